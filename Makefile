@@ -1,0 +1,145 @@
+# parity: build, test, demo. `make deps` installs what everything here needs
+# on Debian 12; `make check` is the whole test suite.
+#
+#   make                      parity (C) and parity-torch (C++, libtorch)
+#   make LIBTORCH=/path       build the executor against another libtorch
+#                             (a CUDA build, or torch's own dir from pip)
+#   make check                unit + end-to-end tests (real libtorch)
+#   make check SANITIZE=address,undefined
+#   make demo                 run the demo fixture
+#   make bench                parity run vs a bare libtorch program
+#   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
+#   make test-models          rebuild the tiny planted models in tests/models
+
+CC ?= cc
+CXX ?= g++
+SANITIZE ?=
+LIBTORCH ?=
+PYTHON_TORCH ?= /usr/bin/python3
+
+comma := ,
+BUILD := build$(if $(SANITIZE),/san-$(subst $(comma),-,$(SANITIZE)))
+TORCH_BUILD := build/torch$(if $(LIBTORCH),-$(subst /,_,$(LIBTORCH)))
+
+PKGS := yaml-0.1 libpcre2-8 libcrypto libutf8proc
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
+
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -Iinclude $(PKG_CFLAGS)
+LDLIBS := $(PKG_LIBS) -lpthread -lm
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_LDFLAGS := -fsanitize=$(SANITIZE)
+endif
+
+# libtorch: Debian's by default; LIBTORCH= a libtorch tree (include/, lib/),
+# e.g. $(python3 -c 'import torch,os;print(os.path.dirname(torch.__file__))').
+ifeq ($(LIBTORCH),)
+TORCH_CXXFLAGS := -I/usr/include/torch/csrc/api/include
+TORCH_LIBS := -ltorch -ltorch_cpu -lc10
+else
+TORCH_ABI := $(shell grep -ho '_GLIBCXX_USE_CXX11_ABI=[01]' $(LIBTORCH)/share/cmake/Torch/TorchConfig.cmake 2>/dev/null | head -1)
+TORCH_CXXFLAGS := -I$(LIBTORCH)/include -I$(LIBTORCH)/include/torch/csrc/api/include $(if $(TORCH_ABI),-D$(TORCH_ABI))
+TORCH_CUDA := $(if $(wildcard $(LIBTORCH)/lib/libtorch_cuda.so),-ltorch_cuda -lc10_cuda)
+# --no-as-needed: nothing references libtorch_cuda by symbol, but loading it
+# is what registers the CUDA kernels.
+TORCH_LIBS := -L$(LIBTORCH)/lib -Wl,-rpath,$(LIBTORCH)/lib -Wl,--no-as-needed $(TORCH_CUDA) -ltorch -ltorch_cpu -lc10 -Wl,--as-needed
+endif
+CXXFLAGS ?= -O2 -g
+ALL_CXXFLAGS := -std=c++17 $(WARN) -Wno-unused-parameter $(CXXFLAGS) -Iinclude $(TORCH_CXXFLAGS)
+
+LIB_SRC := src/error.c src/hash.c src/proto.c src/fixture.c src/tokenizer.c src/clean.c \
+           src/prepare.c src/results.c src/emit.c src/atomic.c src/runner.c src/cli.c src/cmd_run.c
+LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
+TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
+
+PARITY := $(BUILD)/parity
+EXECUTOR := $(TORCH_BUILD)/parity-torch
+
+.PHONY: all deps deps-train check unit e2e demo bench clean demo-model test-models lint-man
+all: $(PARITY) $(EXECUTOR) $(BUILD)/parity-torch
+
+$(BUILD)/.gitignore:
+	@mkdir -p $(BUILD) build && echo '*' > build/.gitignore && touch $@
+
+$(BUILD)/obj/%.o: src/%.c $(wildcard include/parity/*.h) | $(BUILD)/.gitignore
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libparity.a: $(LIB_OBJ)
+	ar rcs $@ $^
+
+$(PARITY): $(BUILD)/obj/main.o $(BUILD)/libparity.a
+	$(CC) $(SAN_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The executor is never sanitized (libtorch is not instrumented); parity
+# finds it beside itself, so each build dir gets a link to it.
+$(TORCH_BUILD)/proto.o: src/proto.c include/parity/proto.h
+	@mkdir -p $(dir $@) && echo '*' > build/.gitignore
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -Iinclude -c $< -o $@
+
+$(TORCH_BUILD)/parity_torch.o: src/executor/parity_torch.cpp include/parity/proto.h
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
+
+$(EXECUTOR): $(TORCH_BUILD)/parity_torch.o $(TORCH_BUILD)/proto.o
+	$(CXX) -o $@ $^ $(TORCH_LIBS) -ldl -lpthread
+
+$(BUILD)/parity-torch: $(EXECUTOR) | $(BUILD)/.gitignore
+	ln -sf $(abspath $(EXECUTOR)) $@
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libparity.a tests/testlib.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libparity.a $(SAN_LDFLAGS) $(LDLIBS) $(CRITERION_LIBS)
+
+# Each test binary runs from the repo root; PARITY_BIN/PARITY_TORCH point
+# the end-to-end tests at what was just built.
+check: all $(TEST_BINS) lint-man
+	@set -e; export PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(EXECUTOR)); \
+	for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs 1; done
+	@echo "make check: all test binaries passed"
+
+lint-man:
+	@command -v mandoc >/dev/null || { echo "mandoc missing: make deps"; exit 1; }
+	mandoc -Tlint -W warning man/*.[1-9]
+
+demo: all
+	$(PARITY) run fixtures/campus-club/fixture.yaml -o build/demo-results.yaml
+
+bench: all
+	tests/bench/run.sh $(PARITY) $(EXECUTOR)
+
+# Debian packages for building, testing and the demo. Idempotent: installs
+# only what is missing.
+DEBS := build-essential pkg-config libtorch-dev libncurses-dev libyaml-dev libpcre2-dev \
+        libssl-dev libutf8proc-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+define install_debs
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	else echo "deps: all installed"; fi
+endef
+deps:
+	$(call install_debs,$(DEBS))
+
+# Only for regenerating models: Debian's PyTorch for Python.
+deps-train:
+	$(call install_debs,python3-torch)
+
+demo-model: deps-train
+	$(PYTHON_TORCH) src/tools/train_demo.py --corpus fixtures/campus-club/corpus.tsv --out fixtures/campus-club
+	@echo "now pin the printed sha256 values in fixtures/campus-club/fixture.yaml"
+
+test-models: deps-train
+	$(PYTHON_TORCH) tests/models/make_models.py tests/models
+
+clean:
+	rm -rf build

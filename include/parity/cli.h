@@ -1,0 +1,28 @@
+/* The command line: one table of commands and options from which --help is
+ * printed and against which the man page is checked (tests/test_cli.c). */
+#ifndef PARITY_CLI_H
+#define PARITY_CLI_H
+
+#include <stdio.h>
+
+typedef struct px_option {
+    char short_name;     /* 0 when none */
+    const char *long_name;
+    const char *arg;     /* NULL for a flag */
+    const char *help;
+} px_option;
+
+typedef struct px_command {
+    const char *name;
+    const char *synopsis;
+    const char *help;
+    int (*run)(int argc, char **argv);
+} px_command;
+
+extern const px_option cli_options[];
+extern const px_command cli_commands[];
+
+void cli_usage(FILE *out);
+int cmd_run(int argc, char **argv);
+
+#endif

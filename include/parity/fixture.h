@@ -1,0 +1,117 @@
+/* A fixture: the correctness contract, the environments to run it in, and
+ * the hand-reviewed examples, loaded from one YAML file. Loading validates
+ * the schema strictly: an unknown key, a wrong type or a missing field is an
+ * error naming file:line:col. Paths inside the fixture are resolved relative
+ * to the fixture's directory. */
+#ifndef PARITY_FIXTURE_H
+#define PARITY_FIXTURE_H
+
+#include <stddef.h>
+
+#include "parity/error.h"
+#include "parity/hash.h"
+
+#define PX_FIXTURE_VERSION 1
+
+typedef struct px_loc {
+    int line, col; /* 1-based; 0 when absent */
+} px_loc;
+
+typedef struct px_clean_rule {
+    char *pattern, *replace, *why;
+    px_loc loc;
+} px_clean_rule;
+
+typedef struct px_tolerance {
+    int present;
+    double rtol, atol;
+    char *stat; /* elementwise | max | mean | quantile */
+    double q;   /* for quantile */
+    char *why;  /* NULL when not written (a lint finding) */
+    px_loc loc;
+} px_tolerance;
+
+typedef struct px_env {
+    char *name;
+    char *device;       /* NULL for an imported environment */
+    char *dtype;        /* as written; checked when the environment starts */
+    int threads;        /* 0: libtorch's default */
+    double timeout_s;   /* per forward */
+    int tf32;           /* -1 unset, 0 off, 1 on (CUDA matmuls) */
+    char *role;         /* reference | twin | candidate | oracle */
+    char *note;
+    char *results;      /* imported results file (not runnable) */
+    px_loc loc;
+} px_env;
+
+enum px_expect_kind { PX_EXPECT_NONE, PX_EXPECT_LABEL, PX_EXPECT_ANY_OF, PX_EXPECT_REJECTED };
+
+typedef struct px_expect {
+    enum px_expect_kind kind;
+    int label;          /* index into labels */
+    int *any_of;        /* label indices */
+    size_t n_any_of;
+    int top_k;          /* 0: not stated */
+    px_loc loc;
+} px_expect;
+
+typedef struct px_review {
+    char *decision, *note, *by, *at;
+} px_review;
+
+typedef struct px_example {
+    char *id;
+    char *kind;         /* normal | short | long | reject | ambiguous | ... */
+    char *text;
+    size_t text_len;
+    px_expect expect;
+    char *why;
+    px_review review;
+    px_loc loc, text_loc;
+} px_example;
+
+typedef struct px_fixture {
+    char *path;         /* as given */
+    char *dir;          /* its directory, for relative paths */
+    char sha256[PX_SHA256_HEX]; /* of the file's bytes as loaded */
+    char *task;
+    char *model_path;   /* resolved */
+    char *model_sha256; /* NULL when not pinned */
+    px_loc model_sha_loc, model_loc;
+    char **inputs;      /* forward argument names, in order */
+    size_t n_inputs;
+    char *output;
+    px_clean_rule *rules;
+    size_t n_rules;
+    char *vocab_path;   /* resolved */
+    char *vocab_sha256;
+    px_loc vocab_sha_loc, tokenizer_loc;
+    int lowercase;
+    size_t max_tokens;
+    size_t pad_to;
+    int empty_reject;   /* 1: an empty (after cleaning) text is rejected */
+    char **labels;
+    size_t n_labels;
+    px_loc labels_loc;
+    px_tolerance logits_tol;
+    char *decision;     /* exact */
+    px_env *envs;
+    size_t n_envs;
+    px_example *examples;
+    size_t n_examples;
+} px_fixture;
+
+/* Load and validate; NULL with *err (code PX_EXIT_USAGE) on any problem. */
+px_fixture *fixture_load(const char *path, px_error *err);
+/* Same, from bytes in memory (path only names it in errors). */
+px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_error *err);
+void fixture_free(px_fixture *f);
+
+/* -1 when absent. */
+int fixture_label_index(const px_fixture *f, const char *label);
+const px_env *fixture_env(const px_fixture *f, const char *name);
+/* The environment others are compared with: role reference, else the one
+ * named "reference", else the first runnable one. -1 when none. */
+int fixture_reference(const px_fixture *f);
+
+#endif

@@ -1,0 +1,16 @@
+/* SHA-256 of files and buffers (OpenSSL EVP), as 64 lower-case hex digits. */
+#ifndef PARITY_HASH_H
+#define PARITY_HASH_H
+
+#include <stddef.h>
+
+#include "parity/error.h"
+
+#define PX_SHA256_HEX 65 /* 64 digits + NUL */
+
+int hash_file(const char *path, char hex[PX_SHA256_HEX], px_error *err);
+void hash_buffer(const void *data, size_t len, char hex[PX_SHA256_HEX]);
+/* 1 when s is exactly 64 hex digits. */
+int hash_is_sha256(const char *s);
+
+#endif

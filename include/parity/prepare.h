@@ -1,0 +1,39 @@
+/* Input processing, the part of the contract that runs before any model:
+ * check the pinned model and vocab revisions, apply the cleaning rules,
+ * tokenize, and reject what the contract says must be rejected (an empty
+ * text, a text over max_tokens: never silently cut). The same for every
+ * environment, so it runs once per example. */
+#ifndef PARITY_PREPARE_H
+#define PARITY_PREPARE_H
+
+#include "parity/clean.h"
+#include "parity/fixture.h"
+#include "parity/tokenizer.h"
+
+typedef struct px_prepared {
+    char *clean_text;
+    px_encoding enc;
+    int rejected;
+    char *reason;       /* why rejected, or why processing failed */
+} px_prepared;
+
+typedef struct px_prep {
+    px_cleaner *cleaner;
+    px_tokenizer *tok;
+    char model_sha256[PX_SHA256_HEX], vocab_sha256[PX_SHA256_HEX];
+} px_prep;
+
+/* Verify the model and vocab against their pinned sha256 (refuse a
+ * different file: it is a different task), compile the rules, load the vocab.
+ * Errors name the fixture line that pins or states the thing. */
+int prep_open(px_prep *p, const px_fixture *f, px_error *err);
+void prep_close(px_prep *p);
+
+/* Process one text. Returns 0 (possibly rejected) or -1 with *err. */
+int prep_example(const px_prep *p, const px_fixture *f, const char *text, size_t len,
+                 px_prepared *out, px_error *err);
+/* The probe input: [CLS] [SEP] (padded as the contract says). */
+int prep_probe(const px_prep *p, const px_fixture *f, px_prepared *out, px_error *err);
+void prepared_free(px_prepared *x);
+
+#endif

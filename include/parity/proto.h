@@ -1,0 +1,102 @@
+/* The executor protocol: how parity talks to a parity-torch child.
+ *
+ * Transport. The child is started as
+ *     parity-torch --model PATH --device DEV --dtype T --threads N
+ *                  [--tf32 on|off] [--backend-lib PATH]
+ * with a pipe on stdin (parent -> child) and one on stdout (child -> parent);
+ * the child moves its own stdout to stderr at once, so that nothing libtorch
+ * prints can corrupt the stream. stderr is a third pipe whose tail parity
+ * keeps for crash reports.
+ *
+ * Framing. Every message is a frame: an 8-byte header, then the payload.
+ *     u32 type     (one of enum px_frame_type, little-endian)
+ *     u32 length   (payload bytes, at most PX_FRAME_MAX)
+ * Payload fields are little-endian: u32, i64, f64 (IEEE-754 bits), and
+ * str = u32 byte length + bytes (UTF-8, no NUL).
+ *
+ * Conversation.
+ *     child  -> READY | FAIL(stage device or load)         once, after loading
+ *     parent -> RUN                                        any number of times
+ *     child  -> OUTPUT | FAIL(stage forward)               one per RUN
+ *     parent closes stdin                                  child exits 0
+ *
+ * READY  : str torch_version, str device, str device_name, str dtype,
+ *          f64 load_ms
+ * RUN    : u32 n_inputs, then per input: str name, u32 ndim, i64 dims[ndim],
+ *          i64 values[product(dims)]            (int64 inputs only)
+ * OUTPUT : str dtype, u32 ndim, i64 dims[ndim], u64 count, f64 values[count],
+ *          f64 forward_ms      (values converted to float64 on the host;
+ *                               forward_ms includes the copy to the host)
+ * FAIL   : u32 stage (enum px_stage), str message (exception text, without
+ *          libtorch's C++ backtrace)
+ */
+#ifndef PARITY_PROTO_H
+#define PARITY_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PX_FRAME_HEADER 8u
+#define PX_FRAME_MAX (64u << 20)
+#define PX_MAX_DIMS 8
+
+enum px_frame_type {
+    PX_FRAME_READY = 0x59444552u,  /* "REDY" */
+    PX_FRAME_RUN = 0x204E5552u,    /* "RUN " */
+    PX_FRAME_OUTPUT = 0x2054554Fu, /* "OUT " */
+    PX_FRAME_FAIL = 0x4C494146u,   /* "FAIL" */
+};
+
+enum px_stage {
+    PX_STAGE_DEVICE = 1,  /* device string or dtype not usable here */
+    PX_STAGE_LOAD = 2,    /* model could not be loaded or moved */
+    PX_STAGE_FORWARD = 3, /* forward raised */
+};
+
+/* A growable byte buffer with a read cursor; `bad` latches on overrun or
+ * allocation failure so a decoder checks once at the end. */
+typedef struct px_buf {
+    uint8_t *data;
+    size_t len, cap, pos;
+    int bad;
+} px_buf;
+
+void buf_free(px_buf *b);
+void buf_reset(px_buf *b);
+void buf_put(px_buf *b, const void *p, size_t n);
+void buf_put_u32(px_buf *b, uint32_t v);
+void buf_put_i64(px_buf *b, int64_t v);
+void buf_put_f64(px_buf *b, double v);
+void buf_put_str(px_buf *b, const char *s);
+uint32_t buf_get_u32(px_buf *b);
+int64_t buf_get_i64(px_buf *b);
+double buf_get_f64(px_buf *b);
+/* Returns a malloc'd NUL-terminated copy, or NULL (and bad) on overrun. */
+char *buf_get_str(px_buf *b);
+
+/* Start a frame in b (header with a placeholder length); finish it with
+ * proto_end, which fills in the length. */
+void proto_begin(px_buf *b, uint32_t type);
+void proto_end(px_buf *b);
+
+/* Given `avail` bytes received so far, returns 1 and sets *type and
+ * *frame_len (header included) when a whole frame is there, 0 when more bytes
+ * are needed, -1 when the header is invalid (oversized). */
+int proto_frame_ready(const uint8_t *data, size_t avail, uint32_t *type,
+                      size_t *frame_len);
+
+/* Blocking helpers (used by the child): write all bytes / read one whole
+ * frame into b (payload only, pos 0). Return 0, or -1 on EOF or error. */
+int proto_write_all(int fd, const void *p, size_t n);
+int proto_read_frame(int fd, uint32_t *type, px_buf *b);
+
+const char *proto_stage_name(int stage);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

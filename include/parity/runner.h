@@ -1,0 +1,47 @@
+/* The runner: a background thread that starts one parity-torch child per
+ * environment, sends it each prepared example over the protocol of
+ * parity/proto.h, and records what comes back in a px_results. A child that
+ * dies (signal) or does not answer within the environment's timeout is an
+ * outcome (crash, timeout) of that example; the child is restarted for the
+ * next one. Nothing here exits or prints. */
+#ifndef PARITY_RUNNER_H
+#define PARITY_RUNNER_H
+
+#include <sys/types.h>
+
+#include "parity/error.h"
+#include "parity/fixture.h"
+#include "parity/prepare.h"
+#include "parity/results.h"
+
+typedef struct px_runner_opts {
+    const char *executor;     /* path of parity-torch */
+    const char *backend_lib;  /* --backend-lib, from the command line only */
+    double load_timeout_s;    /* for start-up (loading libtorch and the model) */
+} px_runner_opts;
+
+typedef struct px_runner px_runner;
+
+/* Starts the thread. `prepared` has one entry per fixture example and `probe`
+ * is the [CLS] [SEP] input; both, f and res must outlive the runner. The
+ * runner writes into res; read it after runner_wait(), or under
+ * runner_lock(). */
+px_runner *runner_start(const px_fixture *f, const px_prep *prep, const px_prepared *prepared,
+                        const px_prepared *probe, px_results *res, const px_runner_opts *opts,
+                        px_error *err);
+/* Joins the thread. Returns 0, or -1 with *err when the run had to stop
+ * (the model's output width does not match the contract's labels). */
+int runner_wait(px_runner *r, px_error *err);
+void runner_free(px_runner *r);
+/* Ask the thread to stop after the current example (remaining: not-evaluated). */
+void runner_cancel(px_runner *r);
+
+/* What the thread is doing now: environment index into res (or -1), example
+ * index (or -1 when starting or idle), and the child's pid (or 0). */
+void runner_progress(px_runner *r, int *env, int *example, pid_t *pid);
+/* 1 once the thread has finished (runner_wait will not block). */
+int runner_done(px_runner *r);
+void runner_lock(px_runner *r);
+void runner_unlock(px_runner *r);
+
+#endif

@@ -1,0 +1,42 @@
+#include "parity/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "parity/version.h"
+
+const px_option cli_options[] = {
+    {'e', "env", "ENV", "run only this environment (repeat for several; default: every runnable one)"},
+    {'o', "output", "FILE", "write the results file here (default: results.yaml beside the fixture; - for stdout)"},
+    {0, "executor", "PATH", "the parity-torch program (default: $PARITY_TORCH, else the one beside parity)"},
+    {0, "backend-lib", "PATH", "load this PrivateUse1 backend library into every executor"},
+    {'q', "quiet", NULL, "print no progress line"},
+    {0, NULL, NULL, NULL},
+};
+
+const px_command cli_commands[] = {
+    {"run", "run FIXTURE [-e ENV]... [-o FILE] [--executor PATH] [--backend-lib PATH] [-q]",
+     "run every example through each environment, print the table, write the results file", cmd_run},
+    {NULL, NULL, NULL, NULL},
+};
+
+void cli_usage(FILE *out)
+{
+    fprintf(out, "parity %s: does the result still mean the same thing on the new accelerator?\n\n"
+                 "usage:\n",
+            PX_VERSION);
+    for (const px_command *c = cli_commands; c->name; c++)
+        fprintf(out, "  parity %s\n      %s\n", c->synopsis, c->help);
+    fprintf(out, "  parity --version | --help\n\noptions:\n");
+    for (const px_option *o = cli_options; o->long_name; o++) {
+        char left[64];
+        if (o->short_name)
+            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
+        else
+            snprintf(left, sizeof left, "    --%s%s%s", o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(out, "  %-26s %s\n", left, o->help);
+    }
+    fprintf(out, "\nexit status: 0 ran, 2 usage/fixture/model error, 3 an environment could not run,\n"
+                 "4 results not written. See parity(1).\n");
+}

@@ -1,0 +1,365 @@
+/* parity run: prepare every example once, run it through each environment in
+ * executor children (background thread), print the table, write results. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "parity/cli.h"
+#include "parity/fixture.h"
+#include "parity/prepare.h"
+#include "parity/results.h"
+#include "parity/runner.h"
+
+typedef struct run_args {
+    const char *fixture, *output, *executor, *backend_lib;
+    const char *envs[64];
+    int n_envs, quiet;
+} run_args;
+
+static int report(const px_error *err)
+{
+    char line[2048];
+    px_error_format(err, line, sizeof line);
+    fprintf(stderr, "parity: %s\n", line);
+    return err->code ? err->code : PX_EXIT_USAGE;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "parity run: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (try parity --help)\n");
+    return PX_EXIT_USAGE;
+}
+
+/* Matches argv[*i] against an option of cli_options; takes its value. */
+static const px_option *match_option(int argc, char **argv, int *i, const char **value)
+{
+    const char *a = argv[*i];
+    for (const px_option *o = cli_options; o->long_name; o++) {
+        size_t n = strlen(o->long_name);
+        int is_long = a[1] == '-' && !strncmp(a + 2, o->long_name, n) && (a[2 + n] == '\0' || a[2 + n] == '=');
+        int is_short = o->short_name && a[1] == o->short_name && a[2] == '\0';
+        if (!is_long && !is_short)
+            continue;
+        *value = NULL;
+        if (o->arg) {
+            if (is_long && a[2 + n] == '=')
+                *value = a + 3 + n;
+            else if (*i + 1 < argc)
+                *value = argv[++*i];
+            else
+                return NULL;
+        } else if (is_long && a[2 + n] == '=') {
+            return NULL;
+        }
+        return o;
+    }
+    return NULL;
+}
+
+static int parse_args(int argc, char **argv, run_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] != '-' || !argv[i][1]) {
+            if (a->fixture)
+                return usage_error("one fixture at a time (got '%s' too)", argv[i]);
+            a->fixture = argv[i];
+            continue;
+        }
+        const char *v;
+        const px_option *o = match_option(argc, argv, &i, &v);
+        if (!o)
+            return usage_error("unknown option or missing value: %s", argv[i]);
+        if (o->short_name == 'e') {
+            if (a->n_envs == (int)(sizeof a->envs / sizeof *a->envs))
+                return usage_error("too many -e options%s", "");
+            a->envs[a->n_envs++] = v;
+        } else if (o->short_name == 'o') {
+            a->output = v;
+        } else if (o->short_name == 'q') {
+            a->quiet = 1;
+        } else if (!strcmp(o->long_name, "executor")) {
+            a->executor = v;
+        } else {
+            a->backend_lib = v;
+        }
+    }
+    if (!a->fixture)
+        return usage_error("which fixture?%s", "");
+    return 0;
+}
+
+/* Environments to run, as indices into the fixture. */
+static int pick_envs(const px_fixture *f, const run_args *a, int *idx, size_t *n)
+{
+    *n = 0;
+    for (int k = 0; k < a->n_envs; k++) {
+        const px_env *e = fixture_env(f, a->envs[k]);
+        if (!e) {
+            char names[512] = "";
+            for (size_t i = 0; i < f->n_envs; i++) {
+                strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+                strncat(names, f->envs[i].name, sizeof names - strlen(names) - 1);
+            }
+            fprintf(stderr, "parity: %s: no environment '%s' (there are: %s)\n", f->path, a->envs[k], names);
+            return PX_EXIT_USAGE;
+        }
+        if (!e->device) {
+            fprintf(stderr, "parity: %s:%d:%d: environment '%s' is imported from %s and cannot run here\n",
+                    f->path, e->loc.line, e->loc.col, e->name, e->results);
+            return PX_EXIT_USAGE;
+        }
+        int idx_e = (int)(e - f->envs), dup = 0;
+        for (size_t i = 0; i < *n; i++)
+            dup |= idx[i] == idx_e;
+        if (!dup)
+            idx[(*n)++] = idx_e;
+    }
+    if (a->n_envs == 0)
+        for (size_t i = 0; i < f->n_envs; i++)
+            if (f->envs[i].device)
+                idx[(*n)++] = (int)i;
+    if (*n == 0) {
+        fprintf(stderr, "parity: %s: no environment can run here (all are imported results)\n", f->path);
+        return PX_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static char *find_executor(const run_args *a)
+{
+    if (a->executor)
+        return strdup(a->executor);
+    const char *env = getenv("PARITY_TORCH");
+    if (env && *env)
+        return strdup(env);
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return strdup("parity-torch");
+    self[n] = '\0';
+    char *dir = dirname(self);
+    size_t len = strlen(dir) + sizeof "/parity-torch";
+    char *p = malloc(len);
+    snprintf(p, len, "%s/parity-torch", dir);
+    return p;
+}
+
+/* What a table cell says: the label, or the outcome when there is none. */
+static void cell_text(const px_fixture *f, const px_example_result *x, char *buf, size_t size)
+{
+    if (x->status == PX_ST_OK)
+        snprintf(buf, size, "%s", f->labels[x->label]);
+    else if (x->status == PX_ST_CRASH || x->status == PX_ST_TIMEOUT)
+        snprintf(buf, size, "%s: %s", status_name(x->status), x->detail ? x->detail : "");
+    else
+        snprintf(buf, size, "%s", status_name(x->status));
+}
+
+static void print_envs(FILE *o, const px_fixture *f, const px_results *r)
+{
+    for (size_t i = 0; i < r->n_envs; i++) {
+        const px_env_result *e = &r->envs[i];
+        const px_env *fe = &f->envs[e->env_index];
+        fprintf(o, "  %-12s %s %s", e->name, fe->device, fe->dtype);
+        if (fe->role)
+            fprintf(o, " (%s)", fe->role);
+        if (e->state == PX_ENV_DOWN)
+            fprintf(o, "  DOWN at %s: %s\n", proto_stage_name(e->down_stage), e->down_msg);
+        else
+            fprintf(o, "  libtorch %s on %s, load %.0f ms, first forward %.1f ms%s\n",
+                    e->m.libtorch_version ? e->m.libtorch_version : "?",
+                    e->m.device_name ? e->m.device_name : "?", e->m.load_ms, e->m.first_forward_ms,
+                    e->restarts ? " (restarted)" : "");
+        if (fe->note)
+            fprintf(o, "  %-12s %s\n", "", fe->note);
+    }
+}
+
+static void print_table(FILE *o, const px_fixture *f, const px_results *r)
+{
+    int idw = 2, kw = 4, cw[64] = {0};
+    char cell[256];
+    for (size_t k = 0; k < f->n_examples; k++) {
+        idw = (int)strlen(f->examples[k].id) > idw ? (int)strlen(f->examples[k].id) : idw;
+        kw = (int)strlen(f->examples[k].kind) > kw ? (int)strlen(f->examples[k].kind) : kw;
+    }
+    size_t ne = r->n_envs < 64 ? r->n_envs : 64;
+    for (size_t i = 0; i < ne; i++) {
+        cw[i] = (int)strlen(r->envs[i].name);
+        for (size_t k = 0; k < f->n_examples; k++) {
+            cell_text(f, &r->envs[i].ex[k], cell, sizeof cell);
+            cw[i] = (int)strlen(cell) > cw[i] ? (int)strlen(cell) : cw[i];
+        }
+        cw[i] = cw[i] > 40 ? 40 : cw[i];
+    }
+    fprintf(o, "\n%-*s  %-*s", idw, "id", kw, "kind");
+    for (size_t i = 0; i < ne; i++)
+        fprintf(o, "  %-*s", cw[i], r->envs[i].name);
+    fprintf(o, "  max|Δlogit| vs %s\n", r->reference >= 0 ? r->envs[r->reference].name : "(no reference)");
+    for (size_t k = 0; k < f->n_examples; k++) {
+        fprintf(o, "%-*s  %-*s", idw, f->examples[k].id, kw, f->examples[k].kind);
+        for (size_t i = 0; i < ne; i++) {
+            cell_text(f, &r->envs[i].ex[k], cell, sizeof cell);
+            fprintf(o, "  %-*.*s", cw[i], cw[i], cell);
+        }
+        double worst = -1;
+        for (size_t i = 0; r->reference >= 0 && i < ne; i++) {
+            if ((int)i == r->reference)
+                continue;
+            double d = results_max_abs_diff(&r->envs[r->reference].ex[k], &r->envs[i].ex[k]);
+            worst = d > worst ? d : worst;
+        }
+        if (worst >= 0)
+            fprintf(o, "  %.4g\n", worst);
+        else
+            fprintf(o, "  -\n");
+    }
+}
+
+/* Counts per outcome and environment: never one "failed". */
+static void print_counts(FILE *o, const px_results *r)
+{
+    fprintf(o, "\n");
+    for (size_t i = 0; i < r->n_envs; i++) {
+        int n[PX_ST_COUNT] = {0};
+        for (size_t k = 0; k < r->n_examples; k++)
+            n[r->envs[i].ex[k].status]++;
+        fprintf(o, "%s:", r->envs[i].name);
+        const char *sep = " ";
+        for (int s = 0; s < PX_ST_COUNT; s++)
+            if (n[s]) {
+                fprintf(o, "%s%d %s", sep, n[s], status_name((px_status)s));
+                sep = ", ";
+            }
+        fprintf(o, "\n");
+    }
+}
+
+static void show_progress(px_runner *run, const px_results *res, int quiet)
+{
+    if (quiet || !isatty(2)) {
+        runner_wait(run, NULL);
+        return;
+    }
+    for (;;) {
+        int env, ex;
+        pid_t pid;
+        runner_progress(run, &env, &ex, &pid);
+        if (runner_done(run))
+            break;
+        if (env >= 0)
+            fprintf(stderr, "\r\033[K%s: %s", res->envs[env].name,
+                    ex < 0 ? "starting" : "running");
+        if (env >= 0 && ex >= 0)
+            fprintf(stderr, " %d/%zu", ex + 1, res->n_examples);
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
+    fprintf(stderr, "\r\033[K");
+}
+
+static int prepare_all(const px_fixture *f, const px_prep *prep, px_prepared *out, px_error *err)
+{
+    for (size_t k = 0; k < f->n_examples; k++) {
+        const px_example *x = &f->examples[k];
+        if (prep_example(prep, f, x->text, x->text_len, &out[k], err)) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            return px_error_set(err, PX_EXIT_USAGE, f->path, x->text_loc.line, x->text_loc.col,
+                                "example '%s': %s", x->id, msg);
+        }
+    }
+    return 0;
+}
+
+static char *default_output(const px_fixture *f)
+{
+    size_t n = strlen(f->dir) + sizeof "/results.yaml";
+    char *p = malloc(n);
+    snprintf(p, n, "%s%sresults.yaml", f->dir, f->dir[0] ? "/" : "");
+    return p;
+}
+
+static int execute(const run_args *a, const px_fixture *f, const int *idx, size_t n_idx)
+{
+    px_error err = {0};
+    if (!f->model_sha256) {
+        px_error_set(&err, PX_EXIT_USAGE, f->path, f->model_loc.line, f->model_loc.col,
+                     "contract.model has no sha256: pin the model revision before running it");
+        return report(&err);
+    }
+    px_prep prep;
+    if (prep_open(&prep, f, &err))
+        return report(&err);
+    px_prepared *in = calloc(f->n_examples ? f->n_examples : 1, sizeof *in);
+    px_prepared probe = {0};
+    px_results *res = results_new(f, idx, n_idx);
+    char *exe = find_executor(a);
+    px_runner_opts opts = {.executor = exe, .backend_lib = a->backend_lib};
+    px_runner *run = NULL;
+    int rc = PX_EXIT_OK;
+    if (prepare_all(f, &prep, in, &err) || prep_probe(&prep, f, &probe, &err)) {
+        rc = report(&err);
+    } else if (access(exe, X_OK)) {
+        fprintf(stderr, "parity: %s: cannot run the executor: %s (build it with make, or pass --executor)\n",
+                exe, strerror(errno));
+        rc = PX_EXIT_ENV;
+    } else if (!(run = runner_start(f, &prep, in, &probe, res, &opts, &err))) {
+        rc = report(&err);
+    } else {
+        show_progress(run, res, a->quiet);
+        if (runner_wait(run, &err)) {
+            rc = report(&err);
+        } else {
+            fprintf(stdout, "%s: %zu examples, %zu environments\n", f->path, f->n_examples, n_idx);
+            print_envs(stdout, f, res);
+            print_table(stdout, f, res);
+            print_counts(stdout, res);
+            char *out = a->output ? strdup(a->output) : default_output(f);
+            if (results_write(res, f, out, &err))
+                rc = report(&err);
+            else if (strcmp(out, "-"))
+                fprintf(stdout, "results: %s\n", out);
+            free(out);
+            for (size_t i = 0; rc == PX_EXIT_OK && i < res->n_envs; i++)
+                if (res->envs[i].state == PX_ENV_DOWN)
+                    rc = PX_EXIT_ENV;
+        }
+    }
+    fflush(stdout);
+    runner_free(run);
+    free(exe);
+    results_free(res);
+    for (size_t k = 0; k < f->n_examples; k++)
+        prepared_free(&in[k]);
+    free(in);
+    prepared_free(&probe);
+    prep_close(&prep);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_args a;
+    if (parse_args(argc, argv, &a))
+        return PX_EXIT_USAGE;
+    px_error err = {0};
+    px_fixture *f = fixture_load(a.fixture, &err);
+    if (!f)
+        return report(&err);
+    int idx[256];
+    size_t n = 0;
+    int rc = f->n_envs > 256 ? PX_EXIT_USAGE : pick_envs(f, &a, idx, &n);
+    if (rc == 0)
+        rc = execute(&a, f, idx, n);
+    fixture_free(f);
+    return rc;
+}

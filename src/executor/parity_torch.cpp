@@ -1,0 +1,308 @@
+// parity-torch: the only program in parity that links libtorch. It loads one
+// TorchScript model on one device/dtype and answers RUN frames on stdin with
+// OUTPUT or FAIL frames on stdout (protocol in include/parity/proto.h).
+// Every entry point catches c10::Error, std::exception and `...` so a failure
+// becomes a FAIL frame; only a real crash (signal) escapes, and parity
+// records that as the example's outcome.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <torch/script.h>
+#include <torch/cuda.h>
+#include <torch/utils.h>
+#include <torch/version.h>
+#include <ATen/Context.h>
+
+#include "parity/proto.h"
+
+namespace {
+
+struct Options {
+    std::string model, device = "cpu", dtype = "float32", tf32, backend_lib;
+    int threads = 1;
+};
+
+struct Failure {
+    int stage;
+    std::string message;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+int out_fd = -1;
+
+void send(px_buf &b)
+{
+    proto_end(&b);
+    if (b.bad || proto_write_all(out_fd, b.data, b.len))
+        std::exit(3);  // parent gone: nothing left to tell anyone
+}
+
+void send_fail(int stage, const std::string &msg)
+{
+    px_buf b{};
+    proto_begin(&b, PX_FRAME_FAIL);
+    buf_put_u32(&b, (uint32_t)stage);
+    buf_put_str(&b, msg.c_str());
+    send(b);
+    buf_free(&b);
+}
+
+c10::ScalarType parse_dtype(const std::string &s)
+{
+    if (s == "float32") return torch::kFloat32;
+    if (s == "bfloat16") return torch::kBFloat16;
+    if (s == "float16") return torch::kFloat16;
+    if (s == "float64") return torch::kFloat64;
+    throw Failure{PX_STAGE_DEVICE, "unknown dtype '" + s +
+                                       "' (float32, bfloat16, float16, float64)"};
+}
+
+std::string dtype_name(c10::ScalarType t)
+{
+    switch (t) {
+    case torch::kFloat32: return "float32";
+    case torch::kBFloat16: return "bfloat16";
+    case torch::kFloat16: return "float16";
+    case torch::kFloat64: return "float64";
+    default: return c10::toString(t);
+    }
+}
+
+std::string cpu_name()
+{
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) {
+            auto p = line.find(':');
+            if (p != std::string::npos)
+                return line.substr(p + 2);
+        }
+    return "cpu";
+}
+
+// A CPU-only libtorch has no CUDA headers, so the GPU's name is read through
+// the CUDA runtime when the process has one loaded (the name is the first
+// field of cudaDeviceProp in every CUDA version).
+std::string cuda_name(int index)
+{
+    using getprop = int (*)(void *, int);
+    void *sym = dlsym(RTLD_DEFAULT, "cudaGetDeviceProperties_v2");
+    if (!sym)
+        sym = dlsym(RTLD_DEFAULT, "cudaGetDeviceProperties");
+    if (sym) {
+        std::vector<char> prop(16384, 0);
+        if (reinterpret_cast<getprop>(sym)(prop.data(), index) == 0 && prop[0])
+            return std::string(prop.data(), strnlen(prop.data(), 256));
+    }
+    return "cuda device " + std::to_string(index);
+}
+
+c10::Device open_device(const Options &o)
+{
+    c10::Device dev(c10::DeviceType::CPU);
+    try {
+        dev = c10::Device(o.device);
+    } catch (const c10::Error &e) {
+        throw Failure{PX_STAGE_DEVICE, "unknown device '" + o.device + "': " +
+                                           e.what_without_backtrace()};
+    }
+    if (dev.is_cuda()) {
+        if (!torch::cuda::is_available())
+            throw Failure{PX_STAGE_DEVICE, "device '" + o.device +
+                                               "': this libtorch has no usable CUDA"};
+        int idx = dev.has_index() ? dev.index() : 0;
+        if (idx >= (int)torch::cuda::device_count())
+            throw Failure{PX_STAGE_DEVICE,
+                          "device '" + o.device + "': only " +
+                              std::to_string(torch::cuda::device_count()) + " CUDA device(s)"};
+        if (!o.tf32.empty()) {
+            at::globalContext().setAllowTF32CuBLAS(o.tf32 == "on");
+            at::globalContext().setAllowTF32CuDNN(o.tf32 == "on");
+        }
+    }
+    return dev;
+}
+
+std::string device_name(const c10::Device &dev)
+{
+    if (dev.is_cpu())
+        return cpu_name();
+    if (dev.is_cuda())
+        return cuda_name(dev.has_index() ? dev.index() : 0);
+    return dev.str();
+}
+
+torch::Tensor output_tensor(const c10::IValue &v)
+{
+    if (v.isTensor())
+        return v.toTensor();
+    // Hugging Face models traced with torchscript=True return a tuple.
+    if (v.isTuple() && !v.toTupleRef().elements().empty() &&
+        v.toTupleRef().elements()[0].isTensor())
+        return v.toTupleRef().elements()[0].toTensor();
+    if (v.isGenericDict())
+        for (const auto &kv : v.toGenericDict())
+            if (kv.key().isString() && kv.key().toStringRef() == "logits" &&
+                kv.value().isTensor())
+                return kv.value().toTensor();
+    throw Failure{PX_STAGE_FORWARD,
+                  "model returned " + v.tagKind() + ", not a tensor or (logits, ...)"};
+}
+
+void run_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
+{
+    std::vector<c10::IValue> inputs;
+    uint32_t n_inputs = buf_get_u32(&in);
+    for (uint32_t i = 0; i < n_inputs && !in.bad; i++) {
+        free(buf_get_str(&in));  // names fix the order; parity sends them in it
+        uint32_t ndim = buf_get_u32(&in);
+        if (ndim > PX_MAX_DIMS)
+            throw Failure{PX_STAGE_FORWARD, "protocol: too many dimensions"};
+        std::vector<int64_t> dims(ndim);
+        int64_t count = 1;
+        for (auto &d : dims)
+            count *= (d = buf_get_i64(&in));
+        if (in.bad || count < 0 || (size_t)count > (in.len - in.pos) / 8)
+            throw Failure{PX_STAGE_FORWARD, "protocol: truncated RUN frame"};
+        auto t = torch::empty(dims, torch::kLong);
+        auto *p = t.data_ptr<int64_t>();
+        for (int64_t k = 0; k < count; k++)
+            p[k] = buf_get_i64(&in);
+        inputs.emplace_back(t.to(dev));
+    }
+    if (in.bad)
+        throw Failure{PX_STAGE_FORWARD, "protocol: malformed RUN frame"};
+    auto t0 = Clock::now();
+    torch::Tensor out;
+    {
+        c10::InferenceMode guard;
+        out = output_tensor(m.forward(inputs));
+        std::string dt = dtype_name(out.scalar_type());
+        out = out.detach().to(torch::kCPU).to(torch::kFloat64).contiguous();
+        double ms = ms_since(t0);
+        px_buf b{};
+        proto_begin(&b, PX_FRAME_OUTPUT);
+        buf_put_str(&b, dt.c_str());
+        buf_put_u32(&b, (uint32_t)out.dim());
+        for (int64_t d : out.sizes())
+            buf_put_i64(&b, d);
+        buf_put_i64(&b, out.numel());
+        const double *v = out.data_ptr<double>();
+        for (int64_t k = 0; k < out.numel(); k++)
+            buf_put_f64(&b, v[k]);
+        buf_put_f64(&b, ms);
+        send(b);
+        buf_free(&b);
+    }
+}
+
+// Runs fn; any exception becomes a FAIL frame at `stage`. Returns false on failure.
+template <class F>
+bool guarded(int stage, F fn)
+{
+    try {
+        fn();
+        return true;
+    } catch (const Failure &f) {
+        send_fail(f.stage, f.message);
+    } catch (const c10::Error &e) {
+        send_fail(stage, e.what_without_backtrace());
+    } catch (const std::exception &e) {
+        send_fail(stage, e.what());
+    } catch (...) {
+        send_fail(stage, "unknown C++ exception");
+    }
+    return false;
+}
+
+int parse_args(int argc, char **argv, Options &o)
+{
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        if (a == "--version") {
+            std::printf("parity-torch (libtorch %s)\n", TORCH_VERSION);
+            std::exit(0);
+        }
+        if (i + 1 >= argc)
+            return -1;
+        std::string v = argv[++i];
+        if (a == "--model") o.model = v;
+        else if (a == "--device") o.device = v;
+        else if (a == "--dtype") o.dtype = v;
+        else if (a == "--tf32") o.tf32 = v;
+        else if (a == "--backend-lib") o.backend_lib = v;
+        else if (a == "--threads") o.threads = std::atoi(v.c_str());
+        else return -1;
+    }
+    return o.model.empty() ? -1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    Options o;
+    if (parse_args(argc, argv, o)) {
+        std::fprintf(stderr, "usage: parity-torch --model PATH [--device D] [--dtype T] "
+                             "[--threads N] [--tf32 on|off] [--backend-lib PATH]\n");
+        return 2;
+    }
+    // The protocol owns the original stdout; anything printed goes to stderr.
+    out_fd = dup(1);
+    dup2(2, 1);
+
+    torch::jit::script::Module module;
+    c10::Device dev(c10::DeviceType::CPU);
+    c10::ScalarType dtype = torch::kFloat32;
+    double load_ms = 0;
+    bool ok = guarded(PX_STAGE_DEVICE, [&] {
+        if (!o.backend_lib.empty() && !dlopen(o.backend_lib.c_str(), RTLD_NOW | RTLD_GLOBAL))
+            throw Failure{PX_STAGE_DEVICE, std::string("backend library: ") + dlerror()};
+        dtype = parse_dtype(o.dtype);
+        dev = open_device(o);
+        if (o.threads > 0)
+            torch::set_num_threads(o.threads);
+    });
+    ok = ok && guarded(PX_STAGE_LOAD, [&] {
+        auto t0 = Clock::now();
+        module = torch::jit::load(o.model, dev);
+        module.to(dtype);
+        module.eval();
+        load_ms = ms_since(t0);
+    });
+    if (!ok)
+        return 1;
+    px_buf b{};
+    proto_begin(&b, PX_FRAME_READY);
+    buf_put_str(&b, TORCH_VERSION);
+    buf_put_str(&b, dev.str().c_str());
+    buf_put_str(&b, device_name(dev).c_str());
+    buf_put_str(&b, dtype_name(dtype).c_str());
+    buf_put_f64(&b, load_ms);
+    send(b);
+
+    uint32_t type;
+    while (proto_read_frame(0, &type, &b) == 0) {
+        if (type != PX_FRAME_RUN) {
+            send_fail(PX_STAGE_FORWARD, "protocol: expected RUN");
+            continue;
+        }
+        guarded(PX_STAGE_FORWARD, [&] { run_one(module, dev, b); });
+    }
+    buf_free(&b);
+    return 0;
+}

@@ -1,0 +1,788 @@
+#define _POSIX_C_SOURCE 200809L
+#include "parity/fixture.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+/* Loading walks libyaml's document tree; every accessor takes the node so an
+ * error can point at it. libyaml marks are 0-based and count characters,
+ * which is what a reader's editor shows as the column. */
+typedef struct ctx {
+    const char *path;
+    yaml_document_t doc;
+    px_error *err;
+    px_fixture *f;
+} ctx;
+
+static yaml_node_t *node_at(ctx *c, int id) { return yaml_document_get_node(&c->doc, id); }
+
+static px_loc loc_of(const yaml_node_t *n)
+{
+    px_loc l = {(int)n->start_mark.line + 1, (int)n->start_mark.column + 1};
+    return l;
+}
+
+static int fail_at(ctx *c, const yaml_node_t *n, const char *fmt, const char *a, const char *b)
+{
+    char msg[768];
+    snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
+    px_loc l = n ? loc_of(n) : (px_loc){0, 0};
+    return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col, "%s", msg);
+}
+
+static const char *type_name(const yaml_node_t *n)
+{
+    switch (n->type) {
+    case YAML_SCALAR_NODE: return "a scalar";
+    case YAML_SEQUENCE_NODE: return "a list";
+    case YAML_MAPPING_NODE: return "a mapping";
+    default: return "nothing";
+    }
+}
+
+static int want(ctx *c, const yaml_node_t *n, yaml_node_type_t t, const char *what)
+{
+    if (n->type == t)
+        return 0;
+    const char *exp = t == YAML_SCALAR_NODE ? "a scalar" : t == YAML_SEQUENCE_NODE ? "a list" : "a mapping";
+    char m[256];
+    snprintf(m, sizeof m, "%s must be %s, not %s", what, exp, type_name(n));
+    return fail_at(c, n, "%s%s", m, "");
+}
+
+static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+
+/* Every key of a mapping must be one of `allowed` (NULL-terminated) and
+ * appear once: a typo must never be silently ignored. */
+static int check_keys(ctx *c, yaml_node_t *map, const char *what, const char *const *allowed)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = node_at(c, p->key);
+        if (k->type != YAML_SCALAR_NODE)
+            return fail_at(c, k, "%s: keys must be plain names%s", what, "");
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            ok |= strcmp(*a, scalar(k)) == 0;
+        if (!ok) {
+            char list[384] = "";
+            for (const char *const *a = allowed; *a; a++) {
+                strncat(list, a == allowed ? "" : ", ", sizeof list - strlen(list) - 1);
+                strncat(list, *a, sizeof list - strlen(list) - 1);
+            }
+            char m[512];
+            snprintf(m, sizeof m, "unknown key '%s' in %s", scalar(k), what);
+            return fail_at(c, k, "%s (expected one of: %s)", m, list);
+        }
+        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+            yaml_node_t *k2 = node_at(c, q->key);
+            if (k2->type == YAML_SCALAR_NODE && !strcmp(scalar(k2), scalar(k)))
+                return fail_at(c, k, "duplicate key '%s' in %s", scalar(k), what);
+        }
+    }
+    return 0;
+}
+
+static yaml_node_t *get(ctx *c, yaml_node_t *map, const char *key)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = node_at(c, p->key);
+        if (k->type == YAML_SCALAR_NODE && !strcmp(scalar(k), key))
+            return node_at(c, p->value);
+    }
+    return NULL;
+}
+
+static yaml_node_t *require(ctx *c, yaml_node_t *map, const char *key, const char *what)
+{
+    yaml_node_t *n = get(c, map, key);
+    if (!n)
+        fail_at(c, map, "%s: missing required key '%s'", what, key);
+    return n;
+}
+
+/* A scalar as a string; *out stays NULL when the key is absent. */
+static int get_str(ctx *c, yaml_node_t *map, const char *key, const char *what, int required, char **out)
+{
+    yaml_node_t *n = required ? require(c, map, key, what) : get(c, map, key);
+    if (!n)
+        return required ? -1 : 0;
+    char w[256];
+    snprintf(w, sizeof w, "%s.%s", what, key);
+    if (want(c, n, YAML_SCALAR_NODE, w))
+        return -1;
+    if (strlen(scalar(n)) != n->data.scalar.length)
+        return fail_at(c, n, "%s contains a NUL character%s", w, "");
+    *out = strdup(scalar(n));
+    return *out ? 0 : fail_at(c, n, "out of memory%s%s", NULL, NULL);
+}
+
+static int get_num(ctx *c, yaml_node_t *map, const char *key, const char *what, double lo, double hi,
+                   int integer, double *out)
+{
+    yaml_node_t *n = get(c, map, key);
+    if (!n)
+        return 0;
+    char w[256];
+    snprintf(w, sizeof w, "%s.%s", what, key);
+    if (want(c, n, YAML_SCALAR_NODE, w))
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(scalar(n), &end);
+    if (end == scalar(n) || *end || errno || !isfinite(v) || (integer && v != floor(v)))
+        return fail_at(c, n, "%s must be %s", w, integer ? "a whole number" : "a number");
+    if (v < lo || v > hi) {
+        char m[128];
+        snprintf(m, sizeof m, "between %g and %g", lo, hi);
+        return fail_at(c, n, "%s must be %s", w, m);
+    }
+    *out = v;
+    return 0;
+}
+
+static int get_bool(ctx *c, yaml_node_t *map, const char *key, const char *what, int *out)
+{
+    yaml_node_t *n = get(c, map, key);
+    if (!n)
+        return 0;
+    char w[256];
+    snprintf(w, sizeof w, "%s.%s", what, key);
+    if (want(c, n, YAML_SCALAR_NODE, w))
+        return -1;
+    if (!strcmp(scalar(n), "true"))
+        *out = 1;
+    else if (!strcmp(scalar(n), "false"))
+        *out = 0;
+    else
+        return fail_at(c, n, "%s must be true or false, not '%s'", w, scalar(n));
+    return 0;
+}
+
+static int is_one_of(const char *s, const char *const *set)
+{
+    for (; *set; set++)
+        if (!strcmp(s, *set))
+            return 1;
+    return 0;
+}
+
+/* A list of scalars into a NULL-terminated-free array of strings. */
+static int get_str_list(ctx *c, yaml_node_t *n, const char *what, char ***out, size_t *count)
+{
+    if (want(c, n, YAML_SEQUENCE_NODE, what))
+        return -1;
+    size_t len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    *out = calloc(len ? len : 1, sizeof **out);
+    if (!*out)
+        return fail_at(c, n, "out of memory%s%s", NULL, NULL);
+    for (size_t i = 0; i < len; i++) {
+        yaml_node_t *it = node_at(c, n->data.sequence.items.start[i]);
+        if (want(c, it, YAML_SCALAR_NODE, what))
+            return -1;
+        (*out)[i] = strdup(scalar(it));
+        (*count)++;
+    }
+    return 0;
+}
+
+static char *resolve(const char *dir, const char *rel)
+{
+    if (rel[0] == '/' || !dir[0])
+        return strdup(rel);
+    size_t n = strlen(dir) + strlen(rel) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, rel);
+    return p;
+}
+
+static int load_model(ctx *c, yaml_node_t *contract)
+{
+    px_fixture *f = c->f;
+    static const char *const keys[] = {"path", "sha256", "inputs", "output", NULL};
+    yaml_node_t *m = require(c, contract, "model", "contract");
+    if (!m || want(c, m, YAML_MAPPING_NODE, "contract.model") || check_keys(c, m, "contract.model", keys))
+        return -1;
+    f->model_loc = loc_of(m);
+    char *path = NULL;
+    if (get_str(c, m, "path", "contract.model", 1, &path))
+        return -1;
+    f->model_path = resolve(f->dir, path);
+    free(path);
+    if (get_str(c, m, "sha256", "contract.model", 0, &f->model_sha256))
+        return -1;
+    yaml_node_t *sha = get(c, m, "sha256");
+    if (sha) {
+        f->model_sha_loc = loc_of(sha);
+        if (!hash_is_sha256(f->model_sha256))
+            return fail_at(c, sha, "contract.model.sha256 must be 64 hex digits, not '%s'%s",
+                           f->model_sha256, NULL);
+    }
+    yaml_node_t *in = get(c, m, "inputs");
+    if (in) {
+        static const char *const names[] = {"input_ids", "attention_mask", "token_type_ids", NULL};
+        if (get_str_list(c, in, "contract.model.inputs", &f->inputs, &f->n_inputs))
+            return -1;
+        for (size_t i = 0; i < f->n_inputs; i++)
+            if (!is_one_of(f->inputs[i], names))
+                return fail_at(c, node_at(c, in->data.sequence.items.start[i]),
+                               "unknown model input '%s' (input_ids, attention_mask, token_type_ids)%s",
+                               f->inputs[i], NULL);
+        if (f->n_inputs == 0)
+            return fail_at(c, in, "contract.model.inputs is empty%s%s", NULL, NULL);
+    } else {
+        f->inputs = calloc(2, sizeof *f->inputs);
+        f->inputs[0] = strdup("input_ids");
+        f->inputs[1] = strdup("attention_mask");
+        f->n_inputs = 2;
+    }
+    if (get_str(c, m, "output", "contract.model", 0, &f->output))
+        return -1;
+    return 0;
+}
+
+static int load_rules(ctx *c, yaml_node_t *n)
+{
+    static const char *const keys[] = {"pattern", "replace", "why", NULL};
+    if (want(c, n, YAML_SEQUENCE_NODE, "contract.input.clean"))
+        return -1;
+    size_t len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    c->f->rules = calloc(len ? len : 1, sizeof *c->f->rules);
+    for (size_t i = 0; i < len; i++) {
+        yaml_node_t *r = node_at(c, n->data.sequence.items.start[i]);
+        px_clean_rule *rule = &c->f->rules[c->f->n_rules++];
+        rule->loc = loc_of(r);
+        if (want(c, r, YAML_MAPPING_NODE, "a cleaning rule") || check_keys(c, r, "a cleaning rule", keys) ||
+            get_str(c, r, "pattern", "clean rule", 1, &rule->pattern) ||
+            get_str(c, r, "replace", "clean rule", 1, &rule->replace) ||
+            get_str(c, r, "why", "clean rule", 0, &rule->why))
+            return -1;
+    }
+    return 0;
+}
+
+static int load_input(ctx *c, yaml_node_t *contract)
+{
+    px_fixture *f = c->f;
+    static const char *const keys[] = {"clean", "tokenizer", "max_tokens", "pad_to", "empty", NULL};
+    static const char *const tkeys[] = {"kind", "vocab", "sha256", "lowercase", NULL};
+    yaml_node_t *in = require(c, contract, "input", "contract");
+    if (!in || want(c, in, YAML_MAPPING_NODE, "contract.input") || check_keys(c, in, "contract.input", keys))
+        return -1;
+    yaml_node_t *rules = get(c, in, "clean");
+    if (rules && load_rules(c, rules))
+        return -1;
+    yaml_node_t *t = require(c, in, "tokenizer", "contract.input");
+    if (!t || want(c, t, YAML_MAPPING_NODE, "contract.input.tokenizer") ||
+        check_keys(c, t, "contract.input.tokenizer", tkeys))
+        return -1;
+    f->tokenizer_loc = loc_of(t);
+    char *kind = NULL, *vocab = NULL;
+    if (get_str(c, t, "kind", "contract.input.tokenizer", 1, &kind))
+        return -1;
+    int bad_kind = strcmp(kind, "wordpiece") != 0;
+    free(kind);
+    if (bad_kind)
+        return fail_at(c, get(c, t, "kind"), "tokenizer kind '%s' is not supported (wordpiece)%s",
+                       scalar(get(c, t, "kind")), NULL);
+    if (get_str(c, t, "vocab", "contract.input.tokenizer", 1, &vocab))
+        return -1;
+    f->vocab_path = resolve(f->dir, vocab);
+    free(vocab);
+    if (get_str(c, t, "sha256", "contract.input.tokenizer", 0, &f->vocab_sha256))
+        return -1;
+    yaml_node_t *sha = get(c, t, "sha256");
+    if (sha) {
+        f->vocab_sha_loc = loc_of(sha);
+        if (!hash_is_sha256(f->vocab_sha256))
+            return fail_at(c, sha, "contract.input.tokenizer.sha256 must be 64 hex digits, not '%s'%s",
+                           f->vocab_sha256, NULL);
+    }
+    f->lowercase = 1;
+    if (get_bool(c, t, "lowercase", "contract.input.tokenizer", &f->lowercase))
+        return -1;
+    double v = 512;
+    if (get_num(c, in, "max_tokens", "contract.input", 2, 1 << 20, 1, &v))
+        return -1;
+    f->max_tokens = (size_t)v;
+    v = 0;
+    if (get_num(c, in, "pad_to", "contract.input", 0, 1 << 20, 1, &v))
+        return -1;
+    f->pad_to = (size_t)v;
+    if (f->pad_to && f->pad_to < f->max_tokens)
+        return fail_at(c, get(c, in, "pad_to"), "pad_to must be at least max_tokens%s%s", NULL, NULL);
+    char *empty = NULL;
+    if (get_str(c, in, "empty", "contract.input", 0, &empty))
+        return -1;
+    f->empty_reject = 1;
+    if (empty && strcmp(empty, "reject") && strcmp(empty, "allow")) {
+        free(empty);
+        return fail_at(c, get(c, in, "empty"), "contract.input.empty must be reject or allow, not '%s'%s",
+                       scalar(get(c, in, "empty")), NULL);
+    }
+    if (empty)
+        f->empty_reject = !strcmp(empty, "reject");
+    free(empty);
+    return 0;
+}
+
+static int load_labels(ctx *c, yaml_node_t *contract)
+{
+    px_fixture *f = c->f;
+    yaml_node_t *l = require(c, contract, "labels", "contract");
+    if (!l || get_str_list(c, l, "contract.labels", &f->labels, &f->n_labels))
+        return -1;
+    f->labels_loc = loc_of(l);
+    if (f->n_labels == 0)
+        return fail_at(c, l, "contract.labels is empty%s%s", NULL, NULL);
+    for (size_t i = 0; i < f->n_labels; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(f->labels[i], f->labels[j]))
+                return fail_at(c, node_at(c, l->data.sequence.items.start[i]),
+                               "label '%s' is listed twice%s", f->labels[i], NULL);
+    return 0;
+}
+
+static int load_compare(ctx *c, yaml_node_t *contract)
+{
+    px_fixture *f = c->f;
+    static const char *const keys[] = {"logits", "decision", NULL};
+    static const char *const tkeys[] = {"rtol", "atol", "stat", "q", "why", NULL};
+    static const char *const stats[] = {"elementwise", "max", "mean", "quantile", NULL};
+    yaml_node_t *cmp = get(c, contract, "compare");
+    if (!cmp)
+        return 0;
+    if (want(c, cmp, YAML_MAPPING_NODE, "contract.compare") || check_keys(c, cmp, "contract.compare", keys))
+        return -1;
+    if (get_str(c, cmp, "decision", "contract.compare", 0, &f->decision))
+        return -1;
+    if (f->decision && strcmp(f->decision, "exact"))
+        return fail_at(c, get(c, cmp, "decision"), "contract.compare.decision must be exact, not '%s'%s",
+                       f->decision, NULL);
+    yaml_node_t *t = get(c, cmp, "logits");
+    if (!t)
+        return 0;
+    px_tolerance *tol = &f->logits_tol;
+    tol->present = 1;
+    tol->loc = loc_of(t);
+    tol->stat = NULL;
+    if (want(c, t, YAML_MAPPING_NODE, "contract.compare.logits") ||
+        check_keys(c, t, "contract.compare.logits", tkeys) ||
+        get_num(c, t, "rtol", "contract.compare.logits", 0, 1e9, 0, &tol->rtol) ||
+        get_num(c, t, "atol", "contract.compare.logits", 0, 1e9, 0, &tol->atol) ||
+        get_num(c, t, "q", "contract.compare.logits", 0, 1, 0, &tol->q) ||
+        get_str(c, t, "stat", "contract.compare.logits", 0, &tol->stat) ||
+        get_str(c, t, "why", "contract.compare.logits", 0, &tol->why))
+        return -1;
+    if (!tol->stat)
+        tol->stat = strdup("elementwise");
+    if (!is_one_of(tol->stat, stats))
+        return fail_at(c, get(c, t, "stat"), "stat must be elementwise, max, mean or quantile, not '%s'%s",
+                       tol->stat, NULL);
+    return 0;
+}
+
+static int load_contract(ctx *c, yaml_node_t *root)
+{
+    static const char *const keys[] = {"task", "model", "input", "labels", "compare", NULL};
+    yaml_node_t *contract = require(c, root, "contract", "the fixture");
+    if (!contract || want(c, contract, YAML_MAPPING_NODE, "contract") ||
+        check_keys(c, contract, "contract", keys))
+        return -1;
+    if (get_str(c, contract, "task", "contract", 1, &c->f->task))
+        return -1;
+    return load_model(c, contract) || load_input(c, contract) || load_labels(c, contract) ||
+                   load_compare(c, contract)
+               ? -1
+               : 0;
+}
+
+static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
+{
+    static const char *const keys[] = {"device", "dtype", "threads", "timeout", "tf32", "role",
+                                       "note", "results", NULL};
+    static const char *const roles[] = {"reference", "twin", "candidate", "oracle", NULL};
+    char what[160];
+    snprintf(what, sizeof what, "environment '%s'", scalar(k));
+    e->name = strdup(scalar(k));
+    e->loc = loc_of(k);
+    e->tf32 = -1;
+    e->timeout_s = 30;
+    if (want(c, v, YAML_MAPPING_NODE, what) || check_keys(c, v, what, keys) ||
+        get_str(c, v, "device", what, 0, &e->device) || get_str(c, v, "dtype", what, 0, &e->dtype) ||
+        get_str(c, v, "role", what, 0, &e->role) || get_str(c, v, "note", what, 0, &e->note) ||
+        get_str(c, v, "results", what, 0, &e->results) || get_bool(c, v, "tf32", what, &e->tf32))
+        return -1;
+    double threads = 1, timeout = e->timeout_s;
+    if (get_num(c, v, "threads", what, 0, 1024, 1, &threads) ||
+        get_num(c, v, "timeout", what, 0.001, 86400, 0, &timeout))
+        return -1;
+    e->threads = (int)threads;
+    e->timeout_s = timeout;
+    if (e->role && !is_one_of(e->role, roles))
+        return fail_at(c, get(c, v, "role"), "role must be reference, twin, candidate or oracle, not '%s'%s",
+                       e->role, NULL);
+    if (e->results && e->device)
+        return fail_at(c, v, "%s has both device and results: it either runs here or is imported%s", what, NULL);
+    if (!e->results && !e->device)
+        return fail_at(c, v, "%s needs a device (cpu, cuda:0, ...) or a results file%s", what, NULL);
+    if (e->results) {
+        char *r = resolve(c->f->dir, e->results);
+        free(e->results);
+        e->results = r;
+    }
+    if (!e->dtype)
+        e->dtype = strdup("float32");
+    return 0;
+}
+
+static int load_envs(ctx *c, yaml_node_t *root)
+{
+    yaml_node_t *n = require(c, root, "environments", "the fixture");
+    if (!n || want(c, n, YAML_MAPPING_NODE, "environments"))
+        return -1;
+    size_t len = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    if (len == 0)
+        return fail_at(c, n, "no environments%s%s", NULL, NULL);
+    c->f->envs = calloc(len, sizeof *c->f->envs);
+    for (size_t i = 0; i < len; i++) {
+        yaml_node_pair_t *p = &n->data.mapping.pairs.start[i];
+        yaml_node_t *k = node_at(c, p->key);
+        if (want(c, k, YAML_SCALAR_NODE, "an environment name"))
+            return -1;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(c->f->envs[j].name, scalar(k)))
+                return fail_at(c, k, "environment '%s' is defined twice%s", scalar(k), NULL);
+        c->f->n_envs++;
+        if (load_env(c, k, node_at(c, p->value), &c->f->envs[i]))
+            return -1;
+    }
+    return 0;
+}
+
+static int label_of(ctx *c, yaml_node_t *n, int *out)
+{
+    if (want(c, n, YAML_SCALAR_NODE, "a label"))
+        return -1;
+    *out = fixture_label_index(c->f, scalar(n));
+    if (*out < 0)
+        return fail_at(c, n, "label '%s' is not in contract.labels%s", scalar(n), NULL);
+    return 0;
+}
+
+static int load_expect(ctx *c, yaml_node_t *n, px_expect *x)
+{
+    static const char *const keys[] = {"label", "any_of", "rejected", "top_k", NULL};
+    if (want(c, n, YAML_MAPPING_NODE, "expect") || check_keys(c, n, "expect", keys))
+        return -1;
+    x->loc = loc_of(n);
+    yaml_node_t *label = get(c, n, "label"), *any = get(c, n, "any_of");
+    int rejected = 0;
+    if (get_bool(c, n, "rejected", "expect", &rejected))
+        return -1;
+    if (!!label + !!any + rejected != 1)
+        return fail_at(c, n, "expect needs exactly one of label, any_of or rejected: true%s%s", NULL, NULL);
+    double k = 0;
+    if (get_num(c, n, "top_k", "expect", 1, 1000, 1, &k))
+        return -1;
+    x->top_k = (int)k;
+    if (label) {
+        x->kind = PX_EXPECT_LABEL;
+        return label_of(c, label, &x->label);
+    }
+    if (rejected) {
+        x->kind = PX_EXPECT_REJECTED;
+        return 0;
+    }
+    x->kind = PX_EXPECT_ANY_OF;
+    if (want(c, any, YAML_SEQUENCE_NODE, "expect.any_of"))
+        return -1;
+    size_t len = (size_t)(any->data.sequence.items.top - any->data.sequence.items.start);
+    if (len == 0)
+        return fail_at(c, any, "expect.any_of is empty%s%s", NULL, NULL);
+    x->any_of = calloc(len, sizeof *x->any_of);
+    for (size_t i = 0; i < len; i++, x->n_any_of++)
+        if (label_of(c, node_at(c, any->data.sequence.items.start[i]), &x->any_of[i]))
+            return -1;
+    return 0;
+}
+
+static int load_review(ctx *c, yaml_node_t *n, px_review *r)
+{
+    static const char *const keys[] = {"decision", "note", "by", "at", NULL};
+    static const char *const decisions[] = {"accept", "defect", "unsupported", "needs-rule", "flag", NULL};
+    if (want(c, n, YAML_MAPPING_NODE, "review") || check_keys(c, n, "review", keys) ||
+        get_str(c, n, "decision", "review", 0, &r->decision) || get_str(c, n, "note", "review", 0, &r->note) ||
+        get_str(c, n, "by", "review", 0, &r->by) || get_str(c, n, "at", "review", 0, &r->at))
+        return -1;
+    if (r->decision && !is_one_of(r->decision, decisions))
+        return fail_at(c, get(c, n, "decision"),
+                       "review.decision must be accept, defect, unsupported, needs-rule or flag, not '%s'%s",
+                       r->decision, NULL);
+    return 0;
+}
+
+static int load_example(ctx *c, yaml_node_t *n, px_example *x)
+{
+    static const char *const keys[] = {"id", "kind", "text", "expect", "why", "review", NULL};
+    static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous", "edge", NULL};
+    if (want(c, n, YAML_MAPPING_NODE, "an example") || check_keys(c, n, "an example", keys) ||
+        get_str(c, n, "id", "example", 1, &x->id) || get_str(c, n, "kind", "example", 0, &x->kind) ||
+        get_str(c, n, "why", "example", 0, &x->why))
+        return -1;
+    x->loc = loc_of(n);
+    if (!x->id[0])
+        return fail_at(c, get(c, n, "id"), "example id is empty%s%s", NULL, NULL);
+    if (!x->kind)
+        x->kind = strdup("normal");
+    if (!is_one_of(x->kind, kinds))
+        return fail_at(c, get(c, n, "kind"),
+                       "example kind must be normal, short, long, reject, ambiguous or edge, not '%s'%s",
+                       x->kind, NULL);
+    yaml_node_t *text = require(c, n, "text", "example");
+    if (!text || get_str(c, n, "text", "example", 1, &x->text))
+        return -1;
+    x->text_len = strlen(x->text);
+    x->text_loc = loc_of(text);
+    yaml_node_t *e = require(c, n, "expect", "example");
+    if (!e || load_expect(c, e, &x->expect))
+        return -1;
+    yaml_node_t *r = get(c, n, "review");
+    return r ? load_review(c, r, &x->review) : 0;
+}
+
+static int load_examples(ctx *c, yaml_node_t *root)
+{
+    yaml_node_t *n = require(c, root, "examples", "the fixture");
+    if (!n || want(c, n, YAML_SEQUENCE_NODE, "examples"))
+        return -1;
+    size_t len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    c->f->examples = calloc(len ? len : 1, sizeof *c->f->examples);
+    for (size_t i = 0; i < len; i++) {
+        yaml_node_t *it = node_at(c, n->data.sequence.items.start[i]);
+        c->f->n_examples++;
+        if (load_example(c, it, &c->f->examples[i]))
+            return -1;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(c->f->examples[j].id, c->f->examples[i].id)) {
+                char first[32];
+                snprintf(first, sizeof first, "%d", c->f->examples[j].loc.line);
+                return fail_at(c, get(c, it, "id"), "duplicate example id '%s' (first at line %s)",
+                               c->f->examples[i].id, first);
+            }
+    }
+    return 0;
+}
+
+/* libyaml reports bad encoding as a byte offset; turn it into line:col
+ * (columns in characters, as for every other error). */
+static px_loc loc_of_offset(const char *data, size_t len, size_t off)
+{
+    px_loc l = {1, 1};
+    for (size_t i = 0; i < off && i < len; i++) {
+        if (data[i] == '\n') {
+            l.line++;
+            l.col = 1;
+        } else if (((unsigned char)data[i] & 0xC0) != 0x80) {
+            l.col++;
+        }
+    }
+    return l;
+}
+
+static int parse_error(ctx *c, yaml_parser_t *p, const char *data, size_t len)
+{
+    px_loc l;
+    if (p->error == YAML_READER_ERROR)
+        l = loc_of_offset(data, len, p->problem_offset);
+    else
+        l = (px_loc){(int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1};
+    if (p->error == YAML_READER_ERROR && p->problem_value != -1)
+        return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col, "%s (byte 0x%02X): not UTF-8 text",
+                            p->problem ? p->problem : "bad input", (unsigned)p->problem_value & 0xFF);
+    if (p->context)
+        return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col, "YAML: %s (%s started at %d:%d)",
+                            p->problem ? p->problem : "syntax error", p->context,
+                            (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
+    return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col, "YAML: %s",
+                        p->problem ? p->problem : "syntax error");
+}
+
+static int load_root(ctx *c)
+{
+    static const char *const keys[] = {"parity", "contract", "environments", "examples", NULL};
+    yaml_node_t *root = yaml_document_get_root_node(&c->doc);
+    if (!root)
+        return px_error_set(c->err, PX_EXIT_USAGE, c->path, 0, 0, "empty file: not a parity fixture");
+    if (want(c, root, YAML_MAPPING_NODE, "the fixture") || check_keys(c, root, "the fixture", keys))
+        return -1;
+    yaml_node_t *v = require(c, root, "parity", "the fixture");
+    if (!v)
+        return -1;
+    if (v->type != YAML_SCALAR_NODE || strcmp(scalar(v), "1"))
+        return fail_at(c, v, "parity: %s is not a fixture version this program reads (1)%s",
+                       v->type == YAML_SCALAR_NODE ? scalar(v) : "?", NULL);
+    return load_contract(c, root) || load_envs(c, root) || load_examples(c, root) ? -1 : 0;
+}
+
+px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_error *err)
+{
+    ctx c = {.path = path, .err = err};
+    c.f = calloc(1, sizeof *c.f);
+    if (!c.f) {
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+        return NULL;
+    }
+    c.f->path = strdup(path);
+    c.f->dir = strdup(path);
+    char *slash = strrchr(c.f->dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        c.f->dir[0] = '\0';
+    hash_buffer(data, len, c.f->sha256);
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+    int rc;
+    if (!yaml_parser_load(&p, &c.doc)) {
+        rc = parse_error(&c, &p, data, len);
+    } else {
+        rc = load_root(&c);
+        yaml_document_delete(&c.doc);
+    }
+    yaml_parser_delete(&p);
+    if (rc) {
+        fixture_free(c.f);
+        return NULL;
+    }
+    return c.f;
+}
+
+px_fixture *fixture_load(const char *path, px_error *err)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read fixture: %s", strerror(errno));
+        return NULL;
+    }
+    char *data = NULL;
+    size_t len = 0, cap = 0, n;
+    char chunk[65536];
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
+        if (len + n > cap) {
+            cap = (len + n) * 2;
+            char *d = realloc(data, cap);
+            if (!d) {
+                free(data);
+                fclose(fp);
+                px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+                return NULL;
+            }
+            data = d;
+        }
+        memcpy(data + len, chunk, n);
+        len += n;
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        free(data);
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read fixture: %s", strerror(EIO));
+        return NULL;
+    }
+    px_fixture *f = fixture_parse(path, data ? data : "", len, err);
+    free(data);
+    return f;
+}
+
+static void free_strs(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+void fixture_free(px_fixture *f)
+{
+    if (!f)
+        return;
+    free(f->path);
+    free(f->dir);
+    free(f->task);
+    free(f->model_path);
+    free(f->model_sha256);
+    free_strs(f->inputs, f->n_inputs);
+    free(f->output);
+    for (size_t i = 0; i < f->n_rules; i++) {
+        free(f->rules[i].pattern);
+        free(f->rules[i].replace);
+        free(f->rules[i].why);
+    }
+    free(f->rules);
+    free(f->vocab_path);
+    free(f->vocab_sha256);
+    free_strs(f->labels, f->n_labels);
+    free(f->logits_tol.stat);
+    free(f->logits_tol.why);
+    free(f->decision);
+    for (size_t i = 0; i < f->n_envs; i++) {
+        px_env *e = &f->envs[i];
+        free(e->name);
+        free(e->device);
+        free(e->dtype);
+        free(e->role);
+        free(e->note);
+        free(e->results);
+    }
+    free(f->envs);
+    for (size_t i = 0; i < f->n_examples; i++) {
+        px_example *x = &f->examples[i];
+        free(x->id);
+        free(x->kind);
+        free(x->text);
+        free(x->why);
+        free(x->expect.any_of);
+        free(x->review.decision);
+        free(x->review.note);
+        free(x->review.by);
+        free(x->review.at);
+    }
+    free(f->examples);
+    free(f);
+}
+
+int fixture_label_index(const px_fixture *f, const char *label)
+{
+    for (size_t i = 0; i < f->n_labels; i++)
+        if (!strcmp(f->labels[i], label))
+            return (int)i;
+    return -1;
+}
+
+const px_env *fixture_env(const px_fixture *f, const char *name)
+{
+    for (size_t i = 0; i < f->n_envs; i++)
+        if (!strcmp(f->envs[i].name, name))
+            return &f->envs[i];
+    return NULL;
+}
+
+int fixture_reference(const px_fixture *f)
+{
+    for (size_t i = 0; i < f->n_envs; i++)
+        if (f->envs[i].role && !strcmp(f->envs[i].role, "reference"))
+            return (int)i;
+    for (size_t i = 0; i < f->n_envs; i++)
+        if (!strcmp(f->envs[i].name, "reference"))
+            return (int)i;
+    for (size_t i = 0; i < f->n_envs; i++)
+        if (f->envs[i].device)
+            return (int)i;
+    return -1;
+}

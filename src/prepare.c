@@ -1,0 +1,102 @@
+#define _POSIX_C_SOURCE 200809L
+#include "parity/prepare.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_pin(const char *what, const char *path, const char *pinned, px_loc loc,
+                     const px_fixture *f, char out[PX_SHA256_HEX], px_error *err)
+{
+    if (hash_file(path, out, err))
+        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "%s file: %s", what, err->msg);
+    if (!pinned)
+        return 0; /* lint reports an unpinned revision; run refuses it in main */
+    if (strcmp(out, pinned))
+        return px_error_set(err, PX_EXIT_USAGE, f->path, loc.line, loc.col,
+                            "%s %s has sha256 %.12s…, not the pinned %.12s…: a different file is a "
+                            "different task (re-pin it only after review)",
+                            what, path, out, pinned);
+    return 0;
+}
+
+int prep_open(px_prep *p, const px_fixture *f, px_error *err)
+{
+    memset(p, 0, sizeof *p);
+    if (check_pin("model", f->model_path, f->model_sha256, f->model_sha_loc, f, p->model_sha256, err) ||
+        check_pin("vocab", f->vocab_path, f->vocab_sha256, f->vocab_sha_loc, f, p->vocab_sha256, err))
+        return -1;
+    p->cleaner = cleaner_new();
+    for (size_t i = 0; i < f->n_rules; i++) {
+        const px_clean_rule *r = &f->rules[i];
+        if (cleaner_add(p->cleaner, r->pattern, r->replace, err)) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            prep_close(p);
+            return px_error_set(err, PX_EXIT_USAGE, f->path, r->loc.line, r->loc.col, "cleaning rule: %s", msg);
+        }
+    }
+    p->tok = tokenizer_load(f->vocab_path, f->lowercase, err);
+    if (!p->tok) {
+        prep_close(p);
+        return -1;
+    }
+    return 0;
+}
+
+void prep_close(px_prep *p)
+{
+    cleaner_free(p->cleaner);
+    tokenizer_free(p->tok);
+    p->cleaner = NULL;
+    p->tok = NULL;
+}
+
+static int only_space(const char *s)
+{
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+            return 0;
+    return 1;
+}
+
+int prep_example(const px_prep *p, const px_fixture *f, const char *text, size_t len, px_prepared *out,
+                 px_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t clen = 0;
+    out->clean_text = cleaner_apply(p->cleaner, text, len, &clen, err);
+    if (!out->clean_text)
+        return -1;
+    if (tokenizer_encode(p->tok, out->clean_text, clen, f->max_tokens, f->pad_to, &out->enc, err)) {
+        prepared_free(out);
+        return -1;
+    }
+    char reason[160];
+    if (f->empty_reject && only_space(out->clean_text)) {
+        snprintf(reason, sizeof reason, "empty text (contract: empty: reject)");
+        out->rejected = 1;
+    } else if (out->enc.over_limit) {
+        snprintf(reason, sizeof reason, "%zu tokens > max_tokens %zu (never truncated)", out->enc.n_real,
+                 f->max_tokens);
+        out->rejected = 1;
+    }
+    if (out->rejected)
+        out->reason = strdup(reason);
+    return 0;
+}
+
+int prep_probe(const px_prep *p, const px_fixture *f, px_prepared *out, px_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->clean_text = strdup("");
+    return tokenizer_encode(p->tok, "", 0, f->max_tokens, f->pad_to, &out->enc, err);
+}
+
+void prepared_free(px_prepared *x)
+{
+    free(x->clean_text);
+    free(x->reason);
+    encoding_free(&x->enc);
+    memset(x, 0, sizeof *x);
+}

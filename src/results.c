@@ -1,0 +1,246 @@
+#define _POSIX_C_SOURCE 200809L
+#include "parity/results.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/atomic.h"
+#include "parity/emit.h"
+
+static const struct {
+    const char *name, *meaning;
+} statuses[PX_ST_COUNT] = {
+    [PX_ST_PENDING] = {"pending", "not run yet"},
+    [PX_ST_OK] = {"ok", "forward ran and the output has the contract's shape"},
+    [PX_ST_REJECTED] = {"rejected", "input processing rejected the text, as the contract says"},
+    [PX_ST_EXCEPTION] = {"exception", "the forward raised an error"},
+    [PX_ST_UNSUPPORTED] = {"unsupported", "the backend does not implement an operation or dtype"},
+    [PX_ST_CRASH] = {"crash", "the executor process died (signal or exit)"},
+    [PX_ST_TIMEOUT] = {"timeout", "no answer within the environment's timeout"},
+    [PX_ST_BAD_SHAPE] = {"bad-shape", "the output shape is not [1, number of labels]"},
+    [PX_ST_EMPTY] = {"empty", "the output has no elements"},
+    [PX_ST_NOT_EVALUATED] = {"not-evaluated", "not run: environment down or run stopped"},
+};
+
+const char *status_name(px_status s) { return s < PX_ST_COUNT ? statuses[s].name : "?"; }
+const char *status_meaning(px_status s) { return s < PX_ST_COUNT ? statuses[s].meaning : "?"; }
+
+int status_from_name(const char *name)
+{
+    for (int i = 0; i < PX_ST_COUNT; i++)
+        if (!strcmp(statuses[i].name, name))
+            return i;
+    return -1;
+}
+
+px_results *results_new(const px_fixture *f, const int *env_indices, size_t n)
+{
+    px_results *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->envs = calloc(n ? n : 1, sizeof *r->envs);
+    r->n_envs = n;
+    r->n_examples = f->n_examples;
+    r->reference = -1;
+    int ref = fixture_reference(f);
+    for (size_t i = 0; i < n; i++) {
+        px_env_result *e = &r->envs[i];
+        e->env_index = env_indices[i];
+        e->name = strdup(f->envs[env_indices[i]].name);
+        e->ex = calloc(f->n_examples ? f->n_examples : 1, sizeof *e->ex);
+        e->m.first_forward_ms = -1;
+        for (size_t k = 0; k < f->n_examples; k++) {
+            e->ex[k].label = -1;
+            e->ex[k].forward_ms = -1;
+        }
+        if (env_indices[i] == ref)
+            r->reference = (int)i;
+    }
+    return r;
+}
+
+void example_result_clear(px_example_result *x)
+{
+    free(x->detail);
+    free(x->stderr_tail);
+    free(x->clean_text);
+    free(x->ids);
+    for (size_t i = 0; x->tokens && i < x->n_ids; i++)
+        free(x->tokens[i]);
+    free(x->tokens);
+    free(x->dtype);
+    free(x->values);
+    memset(x, 0, sizeof *x);
+    x->label = -1;
+    x->forward_ms = -1;
+}
+
+void results_free(px_results *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_envs; i++) {
+        px_env_result *e = &r->envs[i];
+        for (size_t k = 0; k < r->n_examples; k++)
+            example_result_clear(&e->ex[k]);
+        free(e->ex);
+        free(e->name);
+        free(e->down_msg);
+        px_manifest *m = &e->m;
+        free(m->parity_version), free(m->libtorch_version), free(m->device);
+        free(m->device_name), free(m->dtype), free(m->host);
+    }
+    free(r->envs);
+    free(r);
+}
+
+double results_max_abs_diff(const px_example_result *a, const px_example_result *b)
+{
+    if (a->status != PX_ST_OK || b->status != PX_ST_OK || a->n_values != b->n_values)
+        return -1;
+    double m = 0;
+    for (size_t i = 0; i < a->n_values; i++) {
+        double d = fabs(a->values[i] - b->values[i]);
+        if (d > m || d != d)
+            m = d;
+    }
+    return m;
+}
+
+static void key_str(FILE *o, int indent, const char *key, const char *v)
+{
+    fprintf(o, "%*s%s: ", indent, "", key);
+    if (v)
+        emit_yaml_string(o, v);
+    else
+        fputs("null", o);
+    fputc('\n', o);
+}
+
+static void key_num(FILE *o, int indent, const char *key, double v)
+{
+    fprintf(o, "%*s%s: ", indent, "", key);
+    if (v < 0)
+        fputs("null", o);
+    else
+        emit_yaml_double(o, v);
+    fputc('\n', o);
+}
+
+static void write_manifest(FILE *o, const px_env_result *e)
+{
+    const px_manifest *m = &e->m;
+    fprintf(o, "    manifest:\n");
+    key_str(o, 6, "parity_version", m->parity_version);
+    key_str(o, 6, "libtorch_version", m->libtorch_version);
+    key_str(o, 6, "device", m->device);
+    key_str(o, 6, "device_name", m->device_name);
+    key_str(o, 6, "dtype", m->dtype);
+    fprintf(o, "      threads: %d\n", m->threads);
+    key_str(o, 6, "model_sha256", m->model_sha256);
+    key_str(o, 6, "vocab_sha256", m->vocab_sha256);
+    key_str(o, 6, "host", m->host);
+    key_str(o, 6, "started_at", m->started_at);
+    key_num(o, 6, "load_ms", m->libtorch_version ? m->load_ms : -1);
+    key_num(o, 6, "first_forward_ms", m->first_forward_ms);
+    fprintf(o, "      restarts: %d\n", e->restarts);
+}
+
+static void write_example(FILE *o, const px_fixture *f, const px_example_result *x, const char *id)
+{
+    fprintf(o, "      - id: ");
+    emit_yaml_string(o, id);
+    fputc('\n', o);
+    key_str(o, 8, "outcome", status_name(x->status));
+    if (x->detail)
+        key_str(o, 8, "detail", x->detail);
+    if (x->stderr_tail)
+        key_str(o, 8, "stderr", x->stderr_tail);
+    if (x->clean_text)
+        key_str(o, 8, "clean_text", x->clean_text);
+    if (x->clean_text) {
+        fprintf(o, "        token_ids: [");
+        for (size_t k = 0; k < x->n_ids; k++)
+            fprintf(o, "%s%lld", k ? ", " : "", (long long)x->ids[k]);
+        fprintf(o, "]\n        tokens: [");
+        for (size_t k = 0; k < x->n_ids; k++) {
+            fputs(k ? ", " : "", o);
+            emit_yaml_string(o, x->tokens[k]);
+        }
+        fprintf(o, "]\n");
+    }
+    if (x->dtype) {
+        fprintf(o, "        output:\n          dtype: ");
+        emit_yaml_string(o, x->dtype);
+        fprintf(o, "\n          shape: [");
+        for (int k = 0; k < x->ndim; k++)
+            fprintf(o, "%s%lld", k ? ", " : "", (long long)x->shape[k]);
+        fprintf(o, "]\n          values: [");
+        for (size_t k = 0; k < x->n_values; k++) {
+            fputs(k ? ", " : "", o);
+            emit_yaml_double(o, x->values[k]);
+        }
+        fprintf(o, "]\n");
+    }
+    key_str(o, 8, "label", x->label >= 0 ? f->labels[x->label] : NULL);
+    key_num(o, 8, "forward_ms", x->forward_ms);
+}
+
+int results_write(const px_results *r, const px_fixture *f, const char *path, px_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    if (!o)
+        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "out of memory");
+    fprintf(o, "# parity results: what each environment did with each example.\n"
+               "# Format described in parity-results(5); written by `parity run`.\n");
+    fprintf(o, "parity_results: 1\nfixture:\n");
+    key_str(o, 2, "path", f->path);
+    key_str(o, 2, "sha256", f->sha256);
+    fprintf(o, "labels: [");
+    for (size_t i = 0; i < f->n_labels; i++) {
+        fputs(i ? ", " : "", o);
+        emit_yaml_string(o, f->labels[i]);
+    }
+    fprintf(o, "]\nreference: ");
+    if (r->reference >= 0)
+        emit_yaml_string(o, r->envs[r->reference].name);
+    else
+        fputs("null", o);
+    fprintf(o, "\nenvironments:\n");
+    for (size_t i = 0; i < r->n_envs; i++) {
+        const px_env_result *e = &r->envs[i];
+        fprintf(o, "  ");
+        emit_yaml_string(o, e->name);
+        fprintf(o, ":\n");
+        const px_env *fe = &f->envs[e->env_index];
+        key_str(o, 4, "role", fe->role);
+        key_str(o, 4, "note", fe->note);
+        key_str(o, 4, "state", e->state == PX_ENV_DOWN ? "down" : "up");
+        if (e->state == PX_ENV_DOWN) {
+            fprintf(o, "    down:\n");
+            key_str(o, 6, "stage", proto_stage_name(e->down_stage));
+            key_str(o, 6, "message", e->down_msg);
+        }
+        write_manifest(o, e);
+        fprintf(o, "    examples:\n");
+        for (size_t k = 0; k < r->n_examples; k++)
+            write_example(o, f, &e->ex[k], f->examples[k].id);
+    }
+    if (fclose(o)) {
+        free(text);
+        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "out of memory");
+    }
+    int rc = 0;
+    if (!strcmp(path, "-")) {
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout))
+            rc = px_error_set(err, PX_EXIT_IO, "<stdout>", 0, 0, "write failed");
+    } else {
+        rc = atomic_write(path, text, len, err);
+    }
+    free(text);
+    return rc;
+}

@@ -1,0 +1,646 @@
+#define _GNU_SOURCE /* pipe2, sigabbrev_np */
+#include "parity/runner.h"
+#include "parity/version.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+typedef struct child {
+    pid_t pid;
+    int to, from, err; /* -1 when closed */
+    px_buf rx;
+    char tail[2048];   /* last bytes of the child's stderr */
+    size_t tail_len;
+} child;
+
+struct px_runner {
+    const px_fixture *f;
+    const px_prep *prep;
+    const px_prepared *prepared, *probe;
+    px_results *res;
+    px_runner_opts opts;
+    child *kids;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    int cur_env, cur_example, cancel, started, done;
+    pid_t cur_pid;
+    px_error fatal;
+};
+
+enum wait_result { W_FRAME, W_EOF, W_TIMEOUT };
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static void tail_append(child *c, const char *p, size_t n)
+{
+    if (n >= sizeof c->tail) {
+        p += n - sizeof c->tail + 1;
+        n = sizeof c->tail - 1;
+    }
+    size_t keep = c->tail_len + n < sizeof c->tail ? c->tail_len : sizeof c->tail - 1 - n;
+    memmove(c->tail, c->tail + c->tail_len - keep, keep);
+    memcpy(c->tail + keep, p, n);
+    c->tail_len = keep + n;
+    c->tail[c->tail_len] = '\0';
+}
+
+static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->to = c->from = c->err = -1;
+    int in[2], out[2], ep[2];
+    if (pipe2(in, O_CLOEXEC))
+        return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
+    if (pipe2(out, O_CLOEXEC)) {
+        close(in[0]), close(in[1]);
+        return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
+    }
+    if (pipe2(ep, O_CLOEXEC)) {
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+        return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
+    }
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", e->threads);
+    const char *argv[16];
+    int a = 0;
+    argv[a++] = r->opts.executor;
+    argv[a++] = "--model", argv[a++] = r->f->model_path;
+    argv[a++] = "--device", argv[a++] = e->device;
+    argv[a++] = "--dtype", argv[a++] = e->dtype;
+    argv[a++] = "--threads", argv[a++] = threads;
+    if (e->tf32 >= 0)
+        argv[a++] = "--tf32", argv[a++] = e->tf32 ? "on" : "off";
+    if (r->opts.backend_lib)
+        argv[a++] = "--backend-lib", argv[a++] = r->opts.backend_lib;
+    argv[a] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
+    int rc = posix_spawn(&c->pid, r->opts.executor, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(in[0]), close(out[1]), close(ep[1]);
+    c->to = in[1], c->from = out[0], c->err = ep[0];
+    fcntl(c->from, F_SETFL, O_NONBLOCK);
+    fcntl(c->err, F_SETFL, O_NONBLOCK);
+    if (rc) {
+        c->pid = 0;
+        close_fd(&c->to), close_fd(&c->from), close_fd(&c->err);
+        return px_error_set(err, PX_EXIT_ENV, r->opts.executor, 0, 0, "cannot start the executor: %s",
+                            strerror(rc));
+    }
+    return 0;
+}
+
+/* Read whatever is available on fd; returns 0 at EOF, 1 otherwise. */
+static int drain(child *c, int fd)
+{
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n > 0) {
+            if (fd == c->from)
+                buf_put(&c->rx, buf, (size_t)n);
+            else
+                tail_append(c, buf, (size_t)n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        return n == 0 ? 0 : 1;
+    }
+}
+
+/* Pops a whole frame from rx into payload when one is there. */
+static int take_frame(child *c, uint32_t *type, px_buf *payload)
+{
+    size_t len;
+    if (proto_frame_ready(c->rx.data, c->rx.len, type, &len) != 1)
+        return 0;
+    buf_reset(payload);
+    buf_put(payload, c->rx.data + PX_FRAME_HEADER, len - PX_FRAME_HEADER);
+    memmove(c->rx.data, c->rx.data + len, c->rx.len - len);
+    c->rx.len -= len;
+    return 1;
+}
+
+static enum wait_result wait_frame(child *c, double timeout_s, uint32_t *type, px_buf *payload)
+{
+    double deadline = now_s() + timeout_s;
+    for (;;) {
+        if (take_frame(c, type, payload))
+            return W_FRAME;
+        if (c->from < 0 || proto_frame_ready(c->rx.data, c->rx.len, type, &(size_t){0}) < 0)
+            return W_EOF;
+        double left = deadline - now_s();
+        if (left <= 0)
+            return W_TIMEOUT;
+        struct pollfd p[2] = {{c->from, POLLIN, 0}, {c->err, POLLIN, 0}};
+        int np = c->err >= 0 ? 2 : 1;
+        int ms = left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
+        if (poll(p, (nfds_t)np, ms) < 0 && errno != EINTR)
+            return W_EOF;
+        if (np == 2 && p[1].revents && !drain(c, c->err))
+            close_fd(&c->err);
+        if (p[0].revents && !drain(c, c->from))
+            close_fd(&c->from);
+    }
+}
+
+static void describe_status(int st, char *buf, size_t size)
+{
+    if (WIFSIGNALED(st)) {
+        const char *abbrev = sigabbrev_np(WTERMSIG(st));
+        if (abbrev)
+            snprintf(buf, size, "SIG%s", abbrev);
+        else
+            snprintf(buf, size, "signal %d", WTERMSIG(st));
+    } else if (WIFEXITED(st)) {
+        snprintf(buf, size, "exited with status %d", WEXITSTATUS(st));
+    } else {
+        snprintf(buf, size, "stopped");
+    }
+}
+
+/* Ends the child: after `grace_s` without exiting it is killed. Describes how
+ * it ended into buf. */
+static void reap(child *c, double grace_s, int kill_now, char *buf, size_t size)
+{
+    close_fd(&c->to);
+    if (c->pid > 0) {
+        if (kill_now)
+            kill(c->pid, SIGKILL);
+        int st = 0;
+        double deadline = now_s() + grace_s;
+        pid_t w;
+        while ((w = waitpid(c->pid, &st, WNOHANG)) == 0 && now_s() < deadline) {
+            if (c->err >= 0 && !drain(c, c->err))
+                close_fd(&c->err);
+            nanosleep(&(struct timespec){0, 5000000}, NULL);
+        }
+        if (w == 0) {
+            kill(c->pid, SIGKILL);
+            waitpid(c->pid, &st, 0);
+        }
+        if (c->err >= 0)
+            drain(c, c->err);
+        describe_status(st, buf, size);
+    } else if (size) {
+        snprintf(buf, size, "not started");
+    }
+    c->pid = 0;
+    close_fd(&c->from), close_fd(&c->err);
+    buf_free(&c->rx);
+}
+
+static char *tail_line(const child *c)
+{
+    /* The last non-empty line is what a crash usually says about itself. */
+    size_t end = c->tail_len;
+    while (end > 0 && (c->tail[end - 1] == '\n' || c->tail[end - 1] == '\r'))
+        end--;
+    size_t start = end;
+    while (start > 0 && c->tail[start - 1] != '\n')
+        start--;
+    return strndup(c->tail + start, end - start);
+}
+
+static void set_str(char **dst, const char *s)
+{
+    free(*dst);
+    *dst = s ? strdup(s) : NULL;
+}
+
+static void fill_manifest(px_runner *r, px_env_result *er, px_buf *p)
+{
+    px_manifest *m = &er->m;
+    m->libtorch_version = buf_get_str(p);
+    m->device = buf_get_str(p);
+    m->device_name = buf_get_str(p);
+    m->dtype = buf_get_str(p);
+    m->load_ms = buf_get_f64(p);
+    m->threads = r->f->envs[er->env_index].threads;
+    m->parity_version = strdup(PX_VERSION);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    m->host = strdup(host);
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(m->started_at, sizeof m->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    memcpy(m->model_sha256, r->prep->model_sha256, PX_SHA256_HEX);
+    memcpy(m->vocab_sha256, r->prep->vocab_sha256, PX_SHA256_HEX);
+}
+
+/* Start (or restart) the environment's child and wait for READY. Returns 0
+ * when up; otherwise fills stage and msg. */
+static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, char **msg)
+{
+    const px_env *e = &r->f->envs[er->env_index];
+    child *c = &r->kids[er - r->res->envs];
+    px_error err = {0};
+    char how[64], text[1200];
+    if (spawn && spawn_child(r, e, c, &err)) {
+        px_error_format(&err, text, sizeof text);
+        *stage = PX_STAGE_LOAD;
+        *msg = strdup(text);
+        return -1;
+    }
+    px_buf p = {0};
+    uint32_t type = 0;
+    enum wait_result w = wait_frame(c, r->opts.load_timeout_s, &type, &p);
+    int rc = -1;
+    if (w == W_FRAME && type == PX_FRAME_READY) {
+        if (!er->m.libtorch_version)
+            fill_manifest(r, er, &p);
+        rc = p.bad ? -1 : 0;
+        if (rc) {
+            *stage = PX_STAGE_LOAD;
+            *msg = strdup("protocol: malformed READY frame");
+        }
+    } else if (w == W_FRAME && type == PX_FRAME_FAIL) {
+        *stage = (int)buf_get_u32(&p);
+        *msg = buf_get_str(&p);
+        reap(c, 5, 0, how, sizeof how);
+    } else {
+        reap(c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
+        char *line = tail_line(c);
+        if (w == W_TIMEOUT)
+            snprintf(text, sizeof text, "no answer within %g s of start-up", r->opts.load_timeout_s);
+        else
+            snprintf(text, sizeof text, "executor ended during start-up (%s)%s%s", how, *line ? ": " : "", line);
+        free(line);
+        *stage = PX_STAGE_LOAD;
+        *msg = strdup(text);
+    }
+    buf_free(&p);
+    return rc;
+}
+
+static int send_run(px_runner *r, child *c, const px_prepared *x)
+{
+    px_buf b = {0};
+    proto_begin(&b, PX_FRAME_RUN);
+    buf_put_u32(&b, (uint32_t)r->f->n_inputs);
+    for (size_t i = 0; i < r->f->n_inputs; i++) {
+        const char *name = r->f->inputs[i];
+        buf_put_str(&b, name);
+        buf_put_u32(&b, 2);
+        buf_put_i64(&b, 1);
+        buf_put_i64(&b, (int64_t)x->enc.n);
+        for (size_t k = 0; k < x->enc.n; k++) {
+            int64_t v = 0; /* token_type_ids: one segment */
+            if (!strcmp(name, "input_ids"))
+                v = x->enc.ids[k];
+            else if (!strcmp(name, "attention_mask"))
+                v = x->enc.mask[k];
+            buf_put_i64(&b, v);
+        }
+    }
+    proto_end(&b);
+    int rc = b.bad || proto_write_all(c->to, b.data, b.len) ? -1 : 0;
+    buf_free(&b);
+    return rc;
+}
+
+static int decode_output(px_buf *p, px_example_result *x)
+{
+    x->dtype = buf_get_str(p);
+    uint32_t ndim = buf_get_u32(p);
+    if (ndim > PX_MAX_DIMS)
+        return -1;
+    x->ndim = (int)ndim;
+    int64_t count = 1;
+    for (uint32_t i = 0; i < ndim; i++)
+        count *= (x->shape[i] = buf_get_i64(p));
+    int64_t n = buf_get_i64(p);
+    if (p->bad || n != count || n < 0 || (size_t)n > (p->len - p->pos) / 8)
+        return -1;
+    x->values = malloc((size_t)(n ? n : 1) * sizeof *x->values);
+    for (int64_t i = 0; i < n; i++)
+        x->values[i] = buf_get_f64(p);
+    x->n_values = (size_t)n;
+    x->forward_ms = buf_get_f64(p);
+    return p->bad ? -1 : 0;
+}
+
+static void judge_shape(px_example_result *x, size_t n_labels)
+{
+    char d[160];
+    if (x->n_values == 0) {
+        x->status = PX_ST_EMPTY;
+        snprintf(d, sizeof d, "output has no elements");
+    } else if (x->ndim != 2 || x->shape[0] != 1 || x->shape[1] != (int64_t)n_labels) {
+        int o = snprintf(d, sizeof d, "output shape [");
+        for (int i = 0; i < x->ndim && o < (int)sizeof d - 40; i++)
+            o += snprintf(d + o, sizeof d - (size_t)o, "%s%lld", i ? "," : "", (long long)x->shape[i]);
+        snprintf(d + o, sizeof d - (size_t)o, "], contract says [1,%zu]", n_labels);
+        x->status = PX_ST_BAD_SHAPE;
+    } else {
+        x->status = PX_ST_OK;
+        x->label = 0;
+        for (size_t i = 1; i < n_labels; i++)
+            if (x->values[i] > x->values[x->label] || x->values[x->label] != x->values[x->label])
+                x->label = (int)i;
+        return;
+    }
+    set_str(&x->detail, d);
+}
+
+/* libtorch's ways of saying "this backend cannot do that", kept apart from a
+ * defect in the model or the backend. */
+static int is_unsupported(const char *msg)
+{
+    return strstr(msg, "not implemented for") || strstr(msg, "NotImplementedError") ||
+           (strstr(msg, "Could not run '") && strstr(msg, "backend"));
+}
+
+/* Runs one prepared input in a live child; records the outcome in x.
+ * Returns 1 when the child is gone afterwards (crash or timeout). */
+static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, px_example_result *x)
+{
+    const px_env *e = &r->f->envs[er->env_index];
+    child *c = &r->kids[er - r->res->envs];
+    px_buf p = {0};
+    uint32_t type = 0;
+    enum wait_result w = send_run(r, c, in) ? W_EOF : wait_frame(c, e->timeout_s, &type, &p);
+    char how[64], d[160];
+    int gone = 0;
+    if (w == W_FRAME && type == PX_FRAME_OUTPUT) {
+        if (decode_output(&p, x)) {
+            x->status = PX_ST_EXCEPTION;
+            set_str(&x->detail, "protocol: malformed OUTPUT frame");
+        } else {
+            judge_shape(x, r->f->n_labels);
+        }
+    } else if (w == W_FRAME && type == PX_FRAME_FAIL) {
+        buf_get_u32(&p);
+        char *msg = buf_get_str(&p);
+        x->status = msg && is_unsupported(msg) ? PX_ST_UNSUPPORTED : PX_ST_EXCEPTION;
+        x->detail = msg ? msg : strdup("protocol: malformed FAIL frame");
+    } else if (w == W_FRAME) {
+        x->status = PX_ST_EXCEPTION;
+        set_str(&x->detail, "protocol: unexpected frame");
+    } else {
+        reap(c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
+        if (w == W_TIMEOUT) {
+            x->status = PX_ST_TIMEOUT;
+            snprintf(d, sizeof d, "after %g s", e->timeout_s);
+            set_str(&x->detail, d);
+        } else {
+            x->status = PX_ST_CRASH;
+            set_str(&x->detail, how);
+            x->stderr_tail = tail_line(c);
+        }
+        c->tail_len = 0;
+        c->tail[0] = '\0';
+        gone = 1;
+    }
+    buf_free(&p);
+    return gone;
+}
+
+static void copy_input(px_example_result *x, const px_prepared *in, const px_tokenizer *tok)
+{
+    x->clean_text = strdup(in->clean_text ? in->clean_text : "");
+    x->n_ids = in->enc.n;
+    x->ids = malloc((x->n_ids ? x->n_ids : 1) * sizeof *x->ids);
+    x->tokens = calloc(x->n_ids ? x->n_ids : 1, sizeof *x->tokens);
+    for (size_t k = 0; k < x->n_ids; k++) {
+        x->ids[k] = in->enc.ids[k];
+        const char *t = tokenizer_token(tok, in->enc.ids[k]);
+        x->tokens[k] = strdup(t ? t : "?");
+    }
+}
+
+static void mark_rest(px_runner *r, px_env_result *er, size_t from, const char *why)
+{
+    pthread_mutex_lock(&r->mu);
+    for (size_t i = from; i < r->res->n_examples; i++) {
+        px_example_result *x = &er->ex[i];
+        if (x->status != PX_ST_PENDING)
+            continue;
+        x->status = PX_ST_NOT_EVALUATED;
+        set_str(&x->detail, why);
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void go_down(px_runner *r, px_env_result *er, int stage, char *msg, size_t from)
+{
+    char why[1400];
+    pthread_mutex_lock(&r->mu);
+    er->state = PX_ENV_DOWN;
+    er->down_stage = stage;
+    free(er->down_msg);
+    er->down_msg = msg ? msg : strdup("unknown");
+    snprintf(why, sizeof why, "environment down: %s: %s", proto_stage_name(stage), er->down_msg);
+    pthread_mutex_unlock(&r->mu);
+    mark_rest(r, er, from, why);
+}
+
+/* The probe ([CLS] [SEP]) gives the first-forward time and, before any
+ * example, whether the model's output width matches the contract's labels. */
+static int run_probe(px_runner *r, px_env_result *er)
+{
+    px_example_result x = {.label = -1, .forward_ms = -1};
+    int gone = run_in_child(r, er, r->probe, &x);
+    int rc = 0;
+    if (x.status == PX_ST_OK || x.status == PX_ST_BAD_SHAPE || x.status == PX_ST_EMPTY)
+        er->m.first_forward_ms = x.forward_ms;
+    if (x.status == PX_ST_BAD_SHAPE && x.ndim == 2 && x.shape[0] == 1 && x.shape[1] > 0) {
+        const px_env *e = &r->f->envs[er->env_index];
+        px_error_set(&r->fatal, PX_EXIT_USAGE, r->f->path, r->f->labels_loc.line, r->f->labels_loc.col,
+                     "contract lists %zu labels but the model gives %lld outputs (probe forward in '%s')",
+                     r->f->n_labels, (long long)x.shape[1], e->name);
+        rc = -1;
+    } else if (gone) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "the probe input ([CLS] [SEP]) ended the executor: %s %s",
+                 status_name(x.status), x.detail ? x.detail : "");
+        go_down(r, er, PX_STAGE_FORWARD, strdup(msg), 0);
+        rc = 1;
+    }
+    example_result_clear(&x);
+    return rc;
+}
+
+static void set_progress(px_runner *r, int env, int example)
+{
+    pthread_mutex_lock(&r->mu);
+    r->cur_env = env;
+    r->cur_example = example;
+    r->cur_pid = env >= 0 && example >= 0 ? r->kids[env].pid : 0;
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void run_examples(px_runner *r, px_env_result *er)
+{
+    child *c = &r->kids[er - r->res->envs];
+    for (size_t i = 0; i < r->res->n_examples; i++) {
+        if (__atomic_load_n(&r->cancel, __ATOMIC_SEQ_CST)) {
+            mark_rest(r, er, i, "run cancelled");
+            return;
+        }
+        const px_prepared *in = &r->prepared[i];
+        px_example_result x = {.label = -1, .forward_ms = -1};
+        copy_input(&x, in, r->prep->tok);
+        if (in->rejected) {
+            x.status = PX_ST_REJECTED;
+            x.detail = strdup(in->reason);
+        } else {
+            int stage = 0;
+            char *msg = NULL;
+            if (c->pid == 0) {
+                er->restarts++;
+                if (start_child(r, er, 1, &stage, &msg)) {
+                    example_result_clear(&x);
+                    go_down(r, er, stage, msg, i);
+                    return;
+                }
+            }
+            set_progress(r, (int)(er - r->res->envs), (int)i);
+            run_in_child(r, er, in, &x);
+        }
+        pthread_mutex_lock(&r->mu);
+        example_result_clear(&er->ex[i]);
+        er->ex[i] = x;
+        pthread_mutex_unlock(&r->mu);
+    }
+}
+
+static void *runner_main(void *arg)
+{
+    px_runner *r = arg;
+    px_error err = {0};
+    /* Start every child at once: their libtorch start-ups overlap. */
+    int *spawned = calloc(r->res->n_envs ? r->res->n_envs : 1, sizeof *spawned);
+    for (size_t e = 0; e < r->res->n_envs; e++)
+        spawned[e] = spawn_child(r, &r->f->envs[r->res->envs[e].env_index], &r->kids[e], &err) == 0;
+    for (size_t e = 0; e < r->res->n_envs && !r->fatal.code; e++) {
+        px_env_result *er = &r->res->envs[e];
+        set_progress(r, (int)e, -1);
+        int stage = PX_STAGE_LOAD;
+        char *msg = NULL, text[1200];
+        if (!spawned[e]) {
+            px_error_format(&err, text, sizeof text);
+            go_down(r, er, stage, strdup(text), 0);
+            continue;
+        }
+        if (start_child(r, er, 0, &stage, &msg)) {
+            go_down(r, er, stage, msg, 0);
+            continue;
+        }
+        er->state = PX_ENV_UP;
+        if (run_probe(r, er) == 0)
+            run_examples(r, er);
+        char how[64];
+        reap(&r->kids[e], 10, 0, how, sizeof how);
+    }
+    for (size_t e = 0; e < r->res->n_envs; e++) {
+        char how[64];
+        if (r->kids[e].pid)
+            reap(&r->kids[e], 0, 1, how, sizeof how);
+        if (r->fatal.code)
+            mark_rest(r, &r->res->envs[e], 0, "run stopped: the contract does not fit the model");
+    }
+    free(spawned);
+    set_progress(r, -1, -1);
+    __atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+px_runner *runner_start(const px_fixture *f, const px_prep *prep, const px_prepared *prepared,
+                        const px_prepared *probe, px_results *res, const px_runner_opts *opts, px_error *err)
+{
+    px_runner *r = calloc(1, sizeof *r);
+    if (!r) {
+        px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    r->f = f, r->prep = prep, r->prepared = prepared, r->probe = probe, r->res = res;
+    r->opts = *opts;
+    if (r->opts.load_timeout_s <= 0)
+        r->opts.load_timeout_s = 120;
+    r->kids = calloc(res->n_envs ? res->n_envs : 1, sizeof *r->kids);
+    r->cur_env = r->cur_example = -1;
+    pthread_mutex_init(&r->mu, NULL);
+    /* A child that dies while we write to it must be an outcome, not SIGPIPE. */
+    signal(SIGPIPE, SIG_IGN);
+    int rc = pthread_create(&r->thread, NULL, runner_main, r);
+    if (rc) {
+        px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "cannot start the runner thread: %s", strerror(rc));
+        runner_free(r);
+        return NULL;
+    }
+    r->started = 1;
+    return r;
+}
+
+int runner_wait(px_runner *r, px_error *err)
+{
+    if (r->started) {
+        pthread_join(r->thread, NULL);
+        r->started = 0;
+    }
+    if (r->fatal.code) {
+        if (err)
+            *err = r->fatal;
+        return -1;
+    }
+    return 0;
+}
+
+void runner_free(px_runner *r)
+{
+    if (!r)
+        return;
+    if (r->started) {
+        runner_cancel(r);
+        pthread_join(r->thread, NULL);
+    }
+    pthread_mutex_destroy(&r->mu);
+    free(r->kids);
+    free(r);
+}
+
+int runner_done(px_runner *r) { return __atomic_load_n(&r->done, __ATOMIC_SEQ_CST); }
+
+void runner_cancel(px_runner *r) { __atomic_store_n(&r->cancel, 1, __ATOMIC_SEQ_CST); }
+
+void runner_progress(px_runner *r, int *env, int *example, pid_t *pid)
+{
+    pthread_mutex_lock(&r->mu);
+    *env = r->cur_env;
+    *example = r->cur_example;
+    *pid = r->cur_pid;
+    pthread_mutex_unlock(&r->mu);
+}
+
+void runner_lock(px_runner *r) { pthread_mutex_lock(&r->mu); }
+void runner_unlock(px_runner *r) { pthread_mutex_unlock(&r->mu); }

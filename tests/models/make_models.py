@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+"""Write the tiny TorchScript models used by parity's tests.
+
+    /usr/bin/python3 tests/models/make_models.py tests/models
+
+Every model has the forward signature of a traced Hugging Face sequence
+classifier, forward(input_ids: int64 [B,T], attention_mask: int64 [B,T]), and
+misbehaves in one planted way. They accept any token id (ids are folded
+modulo a small table), so they work with any vocab.txt, and they follow the
+module's dtype (so .to(torch.bfloat16) etc. work).
+
+The output is deterministic: fixed seeds, PYTHONHASHSEED pinned (TorchScript
+writes Final constants in set order), and the zip rewritten with fixed
+timestamps and without the *.debug_pkl records (absolute source paths).
+"""
+
+import hashlib
+import io
+import os
+import sys
+import time
+import zipfile
+
+import torch
+import torch.nn as nn
+from torch import Tensor
+
+SEED = 1234
+TABLE = 64   # ids are folded into this many embedding rows
+DIM = 8
+LONG_T = 6   # "long" input: input_ids.size(1) > LONG_T
+# slow.pt: iterations of a 64x64 matmul + tanh on a long input. Tuned for
+# about 5-10 s of forward time on one CPU thread (see the report printed).
+SLOW_ITERS = 70000
+
+
+class Features(nn.Module):
+    """Masked mean of embeddings of (id mod TABLE): [B,T] -> [B,DIM]."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = TABLE
+        self.emb = nn.Embedding(TABLE, DIM)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        x = self.emb(torch.remainder(input_ids, self.table))
+        mask = attention_mask.to(x.dtype).unsqueeze(-1)
+        return (x * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
+
+
+class Slow(nn.Module):
+    """slow.pt -- for the timeout / kill-mid-forward tests: logits [B,5];
+    a long input (T > 6) first spends seconds in a loop of small matmuls
+    whose result feeds the logits (so it cannot be optimized away); a short
+    input returns in milliseconds."""
+
+    def __init__(self, iters: int = SLOW_ITERS):
+        super().__init__()
+        self.iters = iters
+        self.long_t = LONG_T
+        self.features = Features()
+        self.head = nn.Linear(DIM, 5)
+        # a buffer, not a Parameter: the loop never builds an autograd graph,
+        # whatever the caller's grad mode
+        self.register_buffer("w", torch.randn(64, 64) / 8.0)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        pooled = self.features(input_ids, attention_mask)
+        logits = self.head(pooled)
+        if input_ids.size(1) > self.long_t:
+            acc = torch.ones(64, 64, dtype=self.w.dtype, device=self.w.device)
+            for _ in range(self.iters):
+                acc = torch.tanh(torch.mm(acc, self.w))
+            logits = logits + acc.mean() * 0.0
+        return logits
+
+
+class Raises(nn.Module):
+    """raises.pt -- for the model-failure tests: a long input (T > 6) raises
+    RuntimeError("planted failure") inside forward; a short input returns
+    logits [B,5]."""
+
+    def __init__(self):
+        super().__init__()
+        self.long_t = LONG_T
+        self.features = Features()
+        self.head = nn.Linear(DIM, 5)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        if input_ids.size(1) > self.long_t:
+            raise RuntimeError("planted failure")
+        return self.head(self.features(input_ids, attention_mask))
+
+
+class Width4(nn.Module):
+    """width4.pt -- for the output-contract test: returns logits [B,4], one
+    column short of the 5-label contract."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = Features()
+        self.head = nn.Linear(DIM, 4)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        return self.head(self.features(input_ids, attention_mask))
+
+
+class Empty(nn.Module):
+    """empty.pt -- for the output-contract test: returns an empty tensor of
+    shape [B,0] (in the module's dtype)."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = Features()
+        self.head = nn.Linear(DIM, 5)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        logits = self.head(self.features(input_ids, attention_mask))
+        return logits[:, :0]
+
+
+def canonical_torchscript(raw: bytes) -> bytes:
+    """Same entries, same order, stored, fixed timestamps, no *.debug_pkl;
+    data kept 64-byte aligned with an "FB" extra field like PyTorch's."""
+    src = zipfile.ZipFile(io.BytesIO(raw))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            if info.filename.endswith(".debug_pkl"):
+                continue
+            data = src.read(info.filename)
+            zi = zipfile.ZipInfo(info.filename, date_time=(1980, 1, 1, 0, 0, 0))
+            zi.compress_type = zipfile.ZIP_STORED
+            zi.create_system = 0
+            zi.external_attr = 0
+            offset = buf.tell() + 30 + len(info.filename.encode("utf-8"))
+            pad = (-(offset + 4)) % 64
+            zi.extra = b"FB" + pad.to_bytes(2, "little") + b"Z" * pad
+            dst.writestr(zi, data)
+    return buf.getvalue()
+
+
+def save(module: nn.Module, path: str) -> bytes:
+    scripted = torch.jit.script(module.eval())
+    raw = io.BytesIO()
+    torch.jit.save(scripted, raw)
+    data = canonical_torchscript(raw.getvalue())
+    with open(path, "wb") as f:
+        f.write(data)
+    return data
+
+
+def main() -> int:
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        env = dict(os.environ, PYTHONHASHSEED="0")
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    if len(sys.argv) != 2:
+        sys.exit(f"usage: {sys.argv[0]} OUTDIR")
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    torch.set_num_threads(1)
+
+    builders = [("slow.pt", Slow), ("raises.pt", Raises),
+                ("width4.pt", Width4), ("empty.pt", Empty)]
+    short_ids = torch.tensor([[2, 7, 3]], dtype=torch.long)
+    long_ids = torch.tensor([[2, 7, 8, 9, 10, 11, 12, 3]], dtype=torch.long)
+    for name, cls in builders:
+        torch.manual_seed(SEED)
+        data = save(cls(), os.path.join(out, name))
+        print(f"{hashlib.sha256(data).hexdigest()}  {name}  ({len(data)} bytes)")
+
+        m = torch.jit.load(os.path.join(out, name))
+        with torch.no_grad():
+            t0 = time.monotonic()
+            y = m(short_ids, torch.ones_like(short_ids))
+            short_ms = (time.monotonic() - t0) * 1000.0
+            msg = f"    short T=3 -> {list(y.shape)} in {short_ms:.1f} ms"
+            t0 = time.monotonic()
+            try:
+                y = m(long_ids, torch.ones_like(long_ids))
+                msg += f"; long T=8 -> {list(y.shape)}"
+            except Exception as e:  # raises.pt
+                last = str(e).strip().splitlines()[-1]
+                msg += f"; long T=8 -> raised {last!r}"
+            msg += f" in {time.monotonic() - t0:.2f} s (1 thread)"
+        print(msg)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

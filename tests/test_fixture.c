@@ -1,0 +1,211 @@
+/* Fixture loading: the demo fixture reads as written, and every kind of bad
+ * fixture gets one error naming file:line:col. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/fixture.h"
+
+#define DEMO "fixtures/campus-club/fixture.yaml"
+
+static const char *MINIMAL =
+    "parity: 1\n"
+    "contract:\n"
+    "  task: t\n"
+    "  model: {path: m.pt}\n"
+    "  input:\n"
+    "    tokenizer: {kind: wordpiece, vocab: v.txt}\n"
+    "  labels: [a, b]\n"
+    "environments:\n"
+    "  reference: {device: cpu}\n"
+    "examples:\n"
+    "  - id: one\n"
+    "    text: hello\n"
+    "    expect: {label: a}\n";
+
+static px_fixture *parse(const char *text, px_error *err)
+{
+    memset(err, 0, sizeof *err);
+    return fixture_parse("f.yaml", text, strlen(text), err);
+}
+
+/* Replace the first occurrence of `from` in MINIMAL by `to`. */
+static char *variant(const char *from, const char *to)
+{
+    const char *at = strstr(MINIMAL, from);
+    cr_assert_not_null(at, "test bug: '%s' not in MINIMAL", from);
+    size_t n = strlen(MINIMAL) - strlen(from) + strlen(to) + 1;
+    char *s = malloc(n);
+    snprintf(s, n, "%.*s%s%s", (int)(at - MINIMAL), MINIMAL, to, at + strlen(from));
+    return s;
+}
+
+static void expect_error(const char *from, const char *to, int line, int col, const char *needle)
+{
+    char *text = variant(from, to);
+    px_error err;
+    px_fixture *f = parse(text, &err);
+    cr_assert_null(f, "expected an error for: %s", to);
+    cr_expect_eq(err.code, PX_EXIT_USAGE);
+    cr_expect_str_eq(err.file, "f.yaml");
+    cr_expect_eq(err.line, line, "line %d, wanted %d (%s)", err.line, line, err.msg);
+    cr_expect_eq(err.col, col, "col %d, wanted %d (%s)", err.col, col, err.msg);
+    cr_expect(strstr(err.msg, needle) != NULL, "message '%s' lacks '%s'", err.msg, needle);
+    char line_buf[2048];
+    px_error_format(&err, line_buf, sizeof line_buf);
+    cr_expect(strchr(line_buf, '\n') == NULL, "error must be one line: %s", line_buf);
+    free(text);
+}
+
+Test(fixture, demo_loads_as_written)
+{
+    px_error err = {0};
+    px_fixture *f = fixture_load(DEMO, &err);
+    cr_assert_not_null(f, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    cr_expect_eq(f->n_labels, 5);
+    cr_expect_str_eq(f->labels[0], "film");
+    cr_expect_str_eq(f->labels[4], "social");
+    cr_expect_str_eq(f->model_path, "fixtures/campus-club/model.pt");
+    cr_expect_str_eq(f->vocab_path, "fixtures/campus-club/vocab.txt");
+    cr_expect(hash_is_sha256(f->model_sha256));
+    cr_expect_eq(f->max_tokens, 96);
+    cr_expect_eq(f->n_rules, 2);
+    cr_expect_str_eq(f->rules[0].pattern, "\\s+");
+    cr_expect_eq(f->n_envs, 2);
+    cr_expect_str_eq(f->envs[1].name, "cpu-bf16");
+    cr_expect_str_eq(f->envs[1].dtype, "bfloat16");
+    cr_expect_str_eq(f->envs[1].role, "twin");
+    cr_expect(strstr(f->envs[1].note, "not a TPU") != NULL);
+    cr_expect_eq(fixture_reference(f), 0);
+    cr_expect(f->logits_tol.present && f->logits_tol.why != NULL);
+    cr_expect_float_eq(f->logits_tol.rtol, 0.016, 1e-12);
+    /* At least the kinds issue 2 asks for, each with its why. */
+    const char *kinds[] = {"normal", "short", "long", "reject", "ambiguous"};
+    for (size_t k = 0; k < 5; k++) {
+        int seen = 0;
+        for (size_t i = 0; i < f->n_examples; i++)
+            seen += !strcmp(f->examples[i].kind, kinds[k]);
+        cr_expect(seen > 0, "no %s example", kinds[k]);
+    }
+    for (size_t i = 0; i < f->n_examples; i++)
+        cr_expect(f->examples[i].why && *f->examples[i].why, "%s has no why", f->examples[i].id);
+    const px_example *empty = NULL, *amb = NULL;
+    for (size_t i = 0; i < f->n_examples; i++) {
+        if (!strcmp(f->examples[i].id, "empty"))
+            empty = &f->examples[i];
+        if (!strcmp(f->examples[i].id, "charity-run"))
+            amb = &f->examples[i];
+    }
+    cr_assert(empty && amb);
+    cr_expect_eq(empty->text_len, 0);
+    cr_expect_eq(empty->expect.kind, PX_EXPECT_REJECTED);
+    cr_expect_eq(amb->expect.kind, PX_EXPECT_ANY_OF);
+    cr_expect_eq(amb->expect.n_any_of, 2);
+    cr_expect_eq(amb->expect.any_of[0], fixture_label_index(f, "sports"));
+    fixture_free(f);
+}
+
+Test(fixture, minimal_defaults)
+{
+    px_error err;
+    px_fixture *f = parse(MINIMAL, &err);
+    cr_assert_not_null(f, "%d:%d %s", err.line, err.col, err.msg);
+    cr_expect_null(f->model_sha256, "an unpinned model loads; run refuses it later");
+    cr_expect_eq(f->n_inputs, 2);
+    cr_expect_str_eq(f->inputs[1], "attention_mask");
+    cr_expect_str_eq(f->envs[0].dtype, "float32");
+    cr_expect_eq(f->envs[0].threads, 1);
+    cr_expect_float_eq(f->envs[0].timeout_s, 30, 1e-9);
+    cr_expect_eq(f->empty_reject, 1);
+    cr_expect_eq(f->lowercase, 1);
+    fixture_free(f);
+}
+
+Test(fixture, missing_file)
+{
+    px_error err = {0};
+    cr_assert_null(fixture_load("tests/data/no-such-fixture.yaml", &err));
+    cr_expect_eq(err.code, PX_EXIT_USAGE);
+    cr_expect_str_eq(err.file, "tests/data/no-such-fixture.yaml");
+    cr_expect(strstr(err.msg, "No such file") != NULL, "%s", err.msg);
+}
+
+Test(fixture, malformed_yaml_names_line_and_column)
+{
+    expect_error("  labels: [a, b]\n", "  labels: [a, b\n", 8, 13,
+                 "did not find expected ',' or ']' (while parsing a flow sequence started at 7:11)");
+}
+
+Test(fixture, unknown_key_in_contract)
+{
+    expect_error("  task: t\n", "  task: t\n  tolerance: 3\n", 4, 3, "unknown key 'tolerance' in contract");
+}
+
+Test(fixture, unknown_key_in_environment)
+{
+    expect_error("{device: cpu}", "{device: cpu, dtyp: bfloat16}", 9, 28, "unknown key 'dtyp'");
+}
+
+Test(fixture, wrong_type)
+{
+    expect_error("  labels: [a, b]\n", "  labels: {a: 1}\n", 7, 11, "contract.labels must be a list");
+    expect_error("    tokenizer:", "    max_tokens: lots\n    tokenizer:", 6, 17, "must be a whole number");
+    expect_error("{device: cpu}", "{device: cpu, threads: [1]}", 9, 37, "must be a scalar");
+}
+
+Test(fixture, non_utf8_text_is_located)
+{
+    expect_error("text: hello", "text: hel\xff" "lo", 12, 14, "not UTF-8");
+}
+
+Test(fixture, nul_in_text)
+{
+    expect_error("text: hello", "text: \"hel\\0lo\"", 12, 11, "NUL");
+}
+
+Test(fixture, label_not_in_list)
+{
+    expect_error("{label: a}", "{label: c}", 13, 21, "label 'c' is not in contract.labels");
+}
+
+Test(fixture, duplicate_ids_and_labels)
+{
+    expect_error("    expect: {label: a}\n",
+                 "    expect: {label: a}\n  - id: one\n    text: x\n    expect: {label: b}\n", 14, 9,
+                 "duplicate example id 'one'");
+    expect_error("[a, b]", "[a, b, a]", 7, 18, "listed twice");
+}
+
+Test(fixture, expect_needs_exactly_one)
+{
+    expect_error("{label: a}", "{label: a, rejected: true}", 13, 13, "exactly one of");
+}
+
+Test(fixture, environment_needs_device_or_results)
+{
+    expect_error("{device: cpu}", "{dtype: float32}", 9, 14, "needs a device");
+}
+
+Test(fixture, bad_sha256)
+{
+    expect_error("{path: m.pt}", "{path: m.pt, sha256: abc}", 4, 31, "64 hex digits");
+}
+
+Test(fixture, wrong_version)
+{
+    expect_error("parity: 1", "parity: 2", 1, 9, "not a fixture version");
+}
+
+Test(fixture, imported_environment_is_not_runnable)
+{
+    char *text = variant("  reference: {device: cpu}\n",
+                         "  reference: {device: cpu}\n  tpu: {results: runs/tpu.yaml, note: captured on a TPU VM}\n");
+    px_error err;
+    px_fixture *f = parse(text, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect_null(f->envs[1].device);
+    cr_expect_str_eq(f->envs[1].results, "runs/tpu.yaml");
+    fixture_free(f);
+    free(text);
+}

@@ -1,0 +1,343 @@
+/* Golden tests for the BERT tokenizer against tests/data/vocab-small.txt.
+ * The expected ids are the vocab line numbers (0-based) worked out by hand
+ * from HuggingFace's BasicTokenizer + WordpieceTokenizer rules:
+ *   0 [PAD] 1 [UNK] 2 [CLS] 3 [SEP] 4 the 5 cafe 6 zoe 7 play 8 ##ing 9 ##s
+ *   10 7 11 : 12 30 13 ##pm 14 ! 15 中 16 文 17 hello 18 world 19 ##world
+ *   20 , 21 . 22 un 23 ##aff 24 ##able 25 a 26 ##a 27 $ 28 + 29 « 30 »
+ *   31 οδος 32 σ 33 i 34 like 35 tea 36 Hello 37 Café */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parity/tokenizer.h"
+
+#define VOCAB "tests/data/vocab-small.txt"
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static px_tokenizer *load(int lowercase)
+{
+    px_error err = {0};
+    px_tokenizer *tok = tokenizer_load(VOCAB, lowercase, &err);
+    cr_assert_not_null(tok, "loading %s: %s", VOCAB, err.msg);
+    return tok;
+}
+
+/* Encode len bytes of text (no limit, no padding) and compare the ids and
+ * the space-separated pieces with the hand-worked expectation. */
+static void expect_len(px_tokenizer *tok, const char *text, size_t len, const int64_t *ids,
+                       size_t n, const char *pieces)
+{
+    px_encoding enc;
+    px_error err = {0};
+    cr_assert_eq(tokenizer_encode(tok, text, len, 0, 0, &enc, &err), 0, "%s", err.msg);
+    cr_assert_eq(enc.n, n, "for '%s': got %zu ids, want %zu", text, enc.n, n);
+    cr_assert_eq(enc.n_real, n);
+    cr_assert_eq(enc.over_limit, 0);
+    char joined[4096] = "";
+    for (size_t i = 0; i < n; i++) {
+        cr_expect_eq(enc.ids[i], ids[i], "for '%s': id %zu is %lld, want %lld", text, i,
+                     (long long)enc.ids[i], (long long)ids[i]);
+        cr_expect_eq(enc.mask[i], 1);
+        strcat(joined, i ? " " : "");
+        strcat(joined, enc.pieces[i]);
+    }
+    cr_expect_str_eq(joined, pieces);
+    encoding_free(&enc);
+}
+
+static void expect(px_tokenizer *tok, const char *text, const int64_t *ids, size_t n,
+                   const char *pieces)
+{
+    expect_len(tok, text, strlen(text), ids, n, pieces);
+}
+
+Test(tokenizer, accents_are_stripped)
+{
+    px_tokenizer *tok = load(1);
+    static const int64_t want[] = {2, 5, 6, 3};
+    expect(tok, "Caf\xc3\xa9 Zo\xc3\xab", want, N(want), "[CLS] cafe zoe [SEP]");
+    /* the same text with combining marks (NFD input) */
+    expect(tok, "Cafe\xcc\x81 Zoe\xcc\x88", want, N(want), "[CLS] cafe zoe [SEP]");
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, cjk_chars_are_their_own_tokens)
+{
+    px_tokenizer *tok = load(1);
+    static const int64_t a[] = {2, 15, 16, 3};
+    expect(tok, "中文", a, N(a), "[CLS] 中 文 [SEP]");
+    /* glued to a word, and a CJK char missing from the vocab */
+    static const int64_t b[] = {2, 4, 15, 16, 1, 3};
+    expect(tok, "the中文字", b, N(b), "[CLS] the 中 文 [UNK] [SEP]");
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, punctuation_is_split)
+{
+    px_tokenizer *tok = load(1);
+    static const int64_t a[] = {2, 10, 11, 12, 13, 14, 3};
+    expect(tok, "7:30pm!", a, N(a), "[CLS] 7 : 30 ##pm ! [SEP]");
+    /* ASCII symbols count as punctuation, like Unicode P* */
+    static const int64_t b[] = {2, 27, 10, 28, 12, 3};
+    expect(tok, "$7+30", b, N(b), "[CLS] $ 7 + 30 [SEP]");
+    static const int64_t c[] = {2, 29, 17, 30, 3};
+    expect(tok, "\xc2\xabhello\xc2\xbb", c, N(c), "[CLS] « hello » [SEP]");
+    static const int64_t d[] = {2, 25, 21, 25, 3};
+    expect(tok, "a.a", d, N(d), "[CLS] a . a [SEP]");
+    /* a non-ASCII symbol (So) is not punctuation: "a©a" stays one word */
+    static const int64_t e[] = {2, 1, 3};
+    expect(tok, "a\xc2\xa9" "a", e, N(e), "[CLS] [UNK] [SEP]");
+    static const int64_t f[] = {2, 33, 34, 35, 20, 17, 18, 21, 3};
+    expect(tok, "I like tea, hello world.", f, N(f), "[CLS] i like tea , hello world . [SEP]");
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, unknown_words_become_unk)
+{
+    px_tokenizer *tok = load(1);
+    static const int64_t want[] = {2, 1, 3};
+    expect(tok, "xyz", want, N(want), "[CLS] [UNK] [SEP]");
+    /* "play" matches but "##x" does not: the whole word is [UNK] */
+    expect(tok, "playx", want, N(want), "[CLS] [UNK] [SEP]");
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, wordpiece_continuations)
+{
+    px_tokenizer *tok = load(1);
+    static const int64_t a[] = {2, 7, 8, 7, 9, 3};
+    expect(tok, "playing plays", a, N(a), "[CLS] play ##ing play ##s [SEP]");
+    static const int64_t b[] = {2, 22, 23, 24, 3};
+    expect(tok, "unaffable", b, N(b), "[CLS] un ##aff ##able [SEP]");
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, control_chars_are_dropped_not_spaced)
+{
+    px_tokenizer *tok = load(1);
+    static const int64_t want[] = {2, 17, 19, 3};
+    const char *pieces = "[CLS] hello ##world [SEP]";
+    expect(tok, "hel\x01lo\xe2\x80\x8bworld", want, N(want), pieces); /* Cc, Cf (U+200B) */
+    expect(tok, "hello\xef\xbf\xbdworld", want, N(want), pieces);     /* U+FFFD */
+    expect_len(tok, "hello\0world", 11, want, N(want), pieces);       /* U+0000 */
+    expect(tok, "hello\vworld", want, N(want), pieces);               /* VT is Cc */
+    expect(tok, "hello\xee\x80\x80world", want, N(want), pieces);     /* Co (U+E000) */
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, white_space_runs)
+{
+    px_tokenizer *tok = load(1);
+    static const int64_t a[] = {2, 17, 18, 3};
+    expect(tok, " \t hello \n\n  world\r\n\t", a, N(a), "[CLS] hello world [SEP]");
+    expect(tok, "hello\xe2\x80\xa8world", a, N(a), "[CLS] hello world [SEP]"); /* U+2028 */
+    static const int64_t b[] = {2, 17, 18, 4, 3};
+    /* NBSP and IDEOGRAPHIC SPACE are Zs */
+    expect(tok, "hello\xc2\xa0world\xe3\x80\x80the", b, N(b), "[CLS] hello world the [SEP]");
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, empty_text_is_cls_sep)
+{
+    px_tokenizer *tok = load(1);
+    static const int64_t want[] = {2, 3};
+    expect_len(tok, NULL, 0, want, N(want), "[CLS] [SEP]");
+    expect(tok, "", want, N(want), "[CLS] [SEP]");
+    expect(tok, "  \t\n ", want, N(want), "[CLS] [SEP]");
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, word_longer_than_100_chars_is_unk)
+{
+    px_tokenizer *tok = load(1);
+    char word[102];
+    memset(word, 'a', sizeof word);
+    px_encoding enc;
+    px_error err = {0};
+    /* 100 chars: still WordPiece'd, as "a" then 99 "##a" */
+    cr_assert_eq(tokenizer_encode(tok, word, 100, 0, 0, &enc, &err), 0, "%s", err.msg);
+    cr_assert_eq(enc.n_real, 102);
+    cr_expect_eq(enc.ids[1], 25);
+    for (size_t i = 2; i < 101; i++)
+        cr_expect_eq(enc.ids[i], 26);
+    encoding_free(&enc);
+    static const int64_t want[] = {2, 1, 3};
+    expect_len(tok, word, 101, want, N(want), "[CLS] [UNK] [SEP]");
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, final_sigma_like_python_lower)
+{
+    px_tokenizer *tok = load(1);
+    static const int64_t want[] = {2, 31, 31, 21, 32, 3};
+    expect(tok, "ΟΔΟΣ ΟΔΟΣ. Σ", want, N(want), "[CLS] οδος οδος . σ [SEP]");
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, cased_keeps_case_and_composes)
+{
+    px_tokenizer *tok = load(0);
+    static const int64_t want[] = {2, 36, 17, 37, 3};
+    expect(tok, "Hello hello Cafe\xcc\x81", want, N(want), "[CLS] Hello hello Café [SEP]");
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, over_limit_reported_not_truncated)
+{
+    px_tokenizer *tok = load(1);
+    px_encoding enc;
+    px_error err = {0};
+    /* [CLS] the cafe [SEP] is 4 ids: exactly the limit is fine */
+    cr_assert_eq(tokenizer_encode(tok, "the cafe", 8, 4, 0, &enc, &err), 0);
+    cr_expect_eq(enc.over_limit, 0);
+    cr_expect_eq(enc.n_real, 4);
+    encoding_free(&enc);
+    cr_assert_eq(tokenizer_encode(tok, "the cafe", 8, 3, 0, &enc, &err), 0);
+    cr_expect_eq(enc.over_limit, 1);
+    cr_assert_eq(enc.n, 4);
+    cr_expect_eq(enc.n_real, 4);
+    cr_expect_eq(enc.ids[0], 2);
+    cr_expect_eq(enc.ids[1], 4);
+    cr_expect_eq(enc.ids[2], 5);
+    cr_expect_eq(enc.ids[3], 3);
+    encoding_free(&enc);
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, padding_uses_pad_and_mask_zero)
+{
+    px_tokenizer *tok = load(1);
+    px_encoding enc;
+    px_error err = {0};
+    cr_assert_eq(tokenizer_encode(tok, "the cafe", 8, 0, 7, &enc, &err), 0);
+    cr_assert_eq(enc.n, 7);
+    cr_expect_eq(enc.n_real, 4);
+    static const int64_t ids[] = {2, 4, 5, 3, 0, 0, 0};
+    static const int64_t mask[] = {1, 1, 1, 1, 0, 0, 0};
+    for (size_t i = 0; i < 7; i++) {
+        cr_expect_eq(enc.ids[i], ids[i], "id %zu", i);
+        cr_expect_eq(enc.mask[i], mask[i], "mask %zu", i);
+    }
+    cr_expect_str_eq(enc.pieces[3], "[SEP]");
+    cr_expect_str_eq(enc.pieces[6], "[PAD]");
+    encoding_free(&enc);
+    /* pad_to below the real length pads nothing and truncates nothing */
+    cr_assert_eq(tokenizer_encode(tok, "the cafe", 8, 0, 2, &enc, &err), 0);
+    cr_expect_eq(enc.n, 4);
+    cr_expect_eq(enc.ids[3], 3);
+    encoding_free(&enc);
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, invalid_utf8_is_an_error)
+{
+    px_tokenizer *tok = load(1);
+    static const char *const bad[] = {
+        "ok \xff", "caf\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+    };
+    for (size_t i = 0; i < N(bad); i++) {
+        px_encoding enc;
+        px_error err = {0};
+        cr_expect_eq(tokenizer_encode(tok, bad[i], strlen(bad[i]), 0, 0, &enc, &err), -1,
+                     "case %zu accepted", i);
+        cr_expect_eq(err.code, PX_EXIT_USAGE);
+        cr_expect(strstr(err.msg, "UTF-8"), "message: %s", err.msg);
+        cr_expect_null(enc.ids);
+        cr_expect_eq(enc.n, 0);
+        encoding_free(&enc);
+    }
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, vocab_lookup)
+{
+    px_tokenizer *tok = load(1);
+    cr_expect_eq(tokenizer_vocab_size(tok), 38);
+    cr_expect_eq(tokenizer_id(tok, "play"), 7);
+    cr_expect_eq(tokenizer_id(tok, "##ing"), 8);
+    cr_expect_eq(tokenizer_id(tok, "Café"), 37);
+    cr_expect_eq(tokenizer_id(tok, "pla"), -1);
+    cr_expect_eq(tokenizer_id(tok, ""), -1);
+    cr_expect_str_eq(tokenizer_token(tok, 0), "[PAD]");
+    cr_expect_str_eq(tokenizer_token(tok, 37), "Café");
+    cr_expect_null(tokenizer_token(tok, 38));
+    cr_expect_null(tokenizer_token(tok, -1));
+    for (int64_t id = 0; id < 38; id++)
+        cr_expect_eq(tokenizer_id(tok, tokenizer_token(tok, id)), id);
+    tokenizer_free(tok);
+}
+
+/* Write text to a fresh temporary vocab file; the caller unlinks path. */
+static void write_vocab(char *path, const char *text)
+{
+    strcpy(path, "/tmp/parity-vocab-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert_neq(fd, -1);
+    FILE *f = fdopen(fd, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static px_error load_failure(const char *text)
+{
+    char path[64];
+    write_vocab(path, text);
+    px_error err = {0};
+    px_tokenizer *tok = tokenizer_load(path, 1, &err);
+    unlink(path);
+    cr_expect_null(tok);
+    tokenizer_free(tok);
+    cr_expect_eq(err.code, PX_EXIT_USAGE);
+    cr_expect_str_eq(err.file, path);
+    return err;
+}
+
+Test(tokenizer, vocab_missing_special_token)
+{
+    px_error err = load_failure("[PAD]\n[UNK]\n[CLS]\nhello\n");
+    cr_expect(strstr(err.msg, "[SEP]"), "message: %s", err.msg);
+}
+
+Test(tokenizer, vocab_duplicate_token_names_line)
+{
+    px_error err = load_failure("[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nworld\nhello\n");
+    cr_expect_eq(err.line, 7);
+    cr_expect(strstr(err.msg, "hello"), "message: %s", err.msg);
+    cr_expect(strstr(err.msg, "line 5"), "message: %s", err.msg);
+}
+
+Test(tokenizer, vocab_crlf_and_bad_utf8_are_errors)
+{
+    px_error err = load_failure("[PAD]\r\n[UNK]\r\n[CLS]\r\n[SEP]\r\n");
+    cr_expect_eq(err.line, 1);
+    err = load_failure("[PAD]\n[UNK]\n[CLS]\n[SEP]\ncaf\xc3\n");
+    cr_expect_eq(err.line, 5);
+    cr_expect_eq(err.col, 4);
+}
+
+Test(tokenizer, vocab_without_final_newline)
+{
+    char path[64];
+    write_vocab(path, "[PAD]\n[UNK]\n[CLS]\n[SEP]\nlast");
+    px_error err = {0};
+    px_tokenizer *tok = tokenizer_load(path, 1, &err);
+    unlink(path);
+    cr_assert_not_null(tok, "%s", err.msg);
+    cr_expect_eq(tokenizer_vocab_size(tok), 5);
+    cr_expect_eq(tokenizer_id(tok, "last"), 4);
+    tokenizer_free(tok);
+}
+
+Test(tokenizer, vocab_missing_file)
+{
+    px_error err = {0};
+    px_tokenizer *tok = tokenizer_load("tests/data/no-such-vocab.txt", 1, &err);
+    cr_expect_null(tok);
+    cr_expect_eq(err.code, PX_EXIT_USAGE);
+    cr_expect_str_eq(err.file, "tests/data/no-such-vocab.txt");
+    cr_expect(strstr(err.msg, "No such file"), "message: %s", err.msg);
+}

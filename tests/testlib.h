@@ -1,0 +1,113 @@
+/* Helpers shared by the Criterion tests: temporary files and running the
+ * built parity binary as a user would (argv, exit status, stdout, stderr). */
+#ifndef PARITY_TESTLIB_H
+#define PARITY_TESTLIB_H
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+typedef struct cmd_result {
+    int status;      /* exit status, or 128 + signal */
+    char *out, *err; /* malloc'd, NUL-terminated */
+} cmd_result;
+
+static inline char *tl_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
+static inline void tl_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        perror(path);
+        abort();
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A fresh directory under /tmp; the caller may leave it (tests are few). */
+static inline char *tl_tmpdir(void)
+{
+    char *d = strdup("/tmp/parity-test-XXXXXX");
+    if (!mkdtemp(d))
+        abort();
+    return d;
+}
+
+static inline const char *tl_parity(void)
+{
+    const char *p = getenv("PARITY_BIN");
+    return p ? p : "build/parity";
+}
+
+/* Run argv (argv[0] = "parity" is replaced by the built binary), capture
+ * output through files so a large output cannot deadlock. */
+static inline cmd_result tl_run(const char *const *argv)
+{
+    char *dir = tl_tmpdir();
+    char out[256], err[256];
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(err, sizeof err, "%s/err", dir);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const char *args[64];
+    int n = 0;
+    args[n++] = tl_parity();
+    for (int i = 1; argv[i] && n < 63; i++)
+        args[n++] = argv[i];
+    args[n] = NULL;
+    pid_t pid;
+    cmd_result r = {-1, NULL, NULL};
+    if (posix_spawn(&pid, args[0], &fa, NULL, (char *const *)args, environ) == 0) {
+        int st;
+        waitpid(pid, &st, 0);
+        r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    r.out = tl_slurp(out);
+    r.err = tl_slurp(err);
+    unlink(out), unlink(err), rmdir(dir);
+    free(dir);
+    return r;
+}
+
+static inline void tl_free(cmd_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* Number of lines in s (a trailing newline does not start a new line). */
+static inline int tl_lines(const char *s)
+{
+    int n = 0;
+    for (; s && *s; s++)
+        if (*s == '\n' || s[1] == '\0')
+            n++;
+    return n;
+}
+
+#endif
