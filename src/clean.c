@@ -7,6 +7,7 @@
 
 #include <pcre2.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -152,12 +153,11 @@ static int rule_error(const struct rule *r, size_t index, int rc, PCRE2_SIZE off
 {
     PCRE2_UCHAR msg[256];
     pcre2_get_error_message(rc, msg, sizeof msg);
+    char where[64] = "";
     if (error_is_in_replacement(rc))
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0,
-                            "cleaning rule %zu ('%s' -> '%s'): %s at replacement offset %zu",
-                            index + 1, r->pattern, r->replace, (const char *)msg, (size_t)offset);
-    return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "cleaning rule %zu ('%s'): %s",
-                        index + 1, r->pattern, (const char *)msg);
+        snprintf(where, sizeof where, " at replacement offset %zu", (size_t)offset);
+    return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "cleaning rule %zu ('%s' -> '%s'): %s%s",
+                        index + 1, r->pattern, r->replace, (const char *)msg, where);
 }
 
 /* One substitution into a fresh buffer. The first guess at the size is

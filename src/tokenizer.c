@@ -452,9 +452,9 @@ static utf8proc_ssize_t cps_fold(utf8proc_int32_t *cps, utf8proc_ssize_t n)
     return o;
 }
 
-/* Lowercasing: NFD then fold. Otherwise NFC, which HuggingFace applies
- * before splitting since transformers 4.3x so that "é" and "e\u0301" agree;
- * with lowercasing NFC is redundant since NFD follows. */
+/* Lowercasing: NFD then fold. Otherwise NFC, which current HuggingFace
+ * BasicTokenizer applies before splitting so that "é" and "e\u0301" give
+ * the same tokens; with lowercasing NFC is moot since NFD follows. */
 static int text_normalize(const px_tokenizer *tok, const char *s, size_t len, char **out,
                           size_t *out_len, px_error *err)
 {

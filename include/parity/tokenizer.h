@@ -3,10 +3,14 @@
  * line, id = 0-based line number).
  *
  * Pipeline of tokenizer_encode():
- *   1. clean: drop U+0000, U+FFFD and control characters (Cc, Cf) other than
- *      tab/CR/LF; map every white-space character (\s under Unicode) to ' '
+ *   1. clean: drop U+0000, U+FFFD and control characters other than
+ *      tab/CR/LF (every category C*: Cc, Cf, Co, Cn, as HuggingFace's
+ *      _is_control; so VT, FF, NEL are dropped, not spaced); map every
+ *      remaining white-space character (\s under Unicode: Z*, tab, CR, LF)
+ *      to ' '
  *   2. put spaces around CJK ideographs
- *   3. if lowercase: NFD, drop non-spacing marks (Mn), lowercase (utf8proc)
+ *   3. if lowercase: NFD, drop non-spacing marks (Mn), lowercase (utf8proc,
+ *      plus Python's final-sigma rule); otherwise NFC (as HuggingFace does)
  *   4. split on white space; split punctuation (Unicode P* and ASCII
  *      non-alphanumeric symbols) into tokens of their own (PCRE2, UCP)
  *   5. WordPiece each word: longest prefix in vocab, then "##"-prefixed

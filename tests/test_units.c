@@ -1,0 +1,238 @@
+/* Small modules: the protocol's framing, the YAML scalar writer, atomic
+ * writes, and the command table against the man page. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "parity/atomic.h"
+#include "parity/cli.h"
+#include "parity/emit.h"
+#include "parity/proto.h"
+#include "testlib.h"
+
+Test(proto, frame_round_trip_across_partial_reads)
+{
+    px_buf b = {0};
+    proto_begin(&b, PX_FRAME_OUTPUT);
+    buf_put_str(&b, "bfloat16");
+    buf_put_u32(&b, 2);
+    buf_put_i64(&b, -7);
+    buf_put_f64(&b, -0.1);
+    proto_end(&b);
+    uint32_t type;
+    size_t len;
+    /* Every prefix shorter than the frame is "need more", never a frame. */
+    for (size_t n = 0; n < b.len; n++)
+        cr_expect_eq(proto_frame_ready(b.data, n, &type, &len), 0, "prefix %zu", n);
+    cr_assert_eq(proto_frame_ready(b.data, b.len, &type, &len), 1);
+    cr_expect_eq(type, PX_FRAME_OUTPUT);
+    cr_expect_eq(len, b.len);
+    px_buf r = {0};
+    buf_put(&r, b.data + PX_FRAME_HEADER, len - PX_FRAME_HEADER);
+    char *s = buf_get_str(&r);
+    cr_expect_str_eq(s, "bfloat16");
+    cr_expect_eq(buf_get_u32(&r), 2);
+    cr_expect_eq(buf_get_i64(&r), -7);
+    cr_expect(buf_get_f64(&r) == -0.1);
+    cr_expect_eq(r.bad, 0);
+    buf_get_u32(&r); /* past the end */
+    cr_expect_eq(r.bad, 1);
+    free(s);
+    buf_free(&r);
+    buf_free(&b);
+}
+
+Test(proto, oversized_header_is_rejected)
+{
+    uint8_t hdr[8] = {'F', 'A', 'I', 'L', 0xff, 0xff, 0xff, 0x7f};
+    uint32_t type;
+    size_t len;
+    cr_expect_eq(proto_frame_ready(hdr, sizeof hdr, &type, &len), -1);
+}
+
+Test(proto, little_endian_on_the_wire)
+{
+    px_buf b = {0};
+    buf_put_u32(&b, 0x01020304u);
+    cr_expect_eq(b.data[0], 4);
+    cr_expect_eq(b.data[3], 1);
+    buf_free(&b);
+}
+
+/* Emit a string as a YAML scalar and read it back with libyaml. */
+static char *yaml_round_trip(const char *s)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    fputs("k: ", o);
+    emit_yaml_string(o, s);
+    fputc('\n', o);
+    fclose(o);
+    yaml_parser_t p;
+    yaml_document_t d;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    cr_assert(yaml_parser_load(&p, &d), "libyaml rejected %s", text);
+    yaml_node_t *root = yaml_document_get_root_node(&d);
+    yaml_node_t *v = yaml_document_get_node(&d, root->data.mapping.pairs.start[0].value);
+    char *out = malloc(v->data.scalar.length + 1);
+    memcpy(out, v->data.scalar.value, v->data.scalar.length);
+    out[v->data.scalar.length] = '\0';
+    yaml_document_delete(&d);
+    yaml_parser_delete(&p);
+    free(text);
+    return out;
+}
+
+Test(emit, strings_read_back_byte_for_byte)
+{
+    const char *cases[] = {"", "plain", "colon: and # hash", "quote \" backslash \\", "line\nbreak\ttab\r",
+                           "\x01\x1f\x7f control", "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x8e\xb7",
+                           "\xe2\x80\xa8 line separator", "- leading dash", "null", "true", "123", "'single'"};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *back = yaml_round_trip(cases[i]);
+        cr_expect_str_eq(back, cases[i], "case %zu", i);
+        free(back);
+    }
+}
+
+Test(emit, invalid_utf8_is_escaped_not_copied)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    emit_yaml_string(o, "a\xff" "b");
+    fclose(o);
+    cr_expect_str_eq(text, "\"a\\xFFb\"");
+    free(text);
+}
+
+Test(emit, doubles_round_trip_with_a_dot)
+{
+    double cases[] = {0.0, -0.1, 1.0 / 3.0, 1e-5, 6.02e23, -2.5, 0.015625};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *o = open_memstream(&text, &len);
+        emit_yaml_double(o, cases[i]);
+        fclose(o);
+        cr_expect(strtod(text, NULL) == cases[i], "%s", text);
+        if (strchr(text, 'e'))
+            cr_expect(strchr(text, '.') != NULL, "YAML 1.1 float needs a dot: %s", text);
+        free(text);
+    }
+}
+
+Test(atomic, replaces_keeps_mode_and_writes_through_links)
+{
+    char *dir = tl_tmpdir();
+    char path[256], link[256];
+    snprintf(path, sizeof path, "%s/f.yaml", dir);
+    snprintf(link, sizeof link, "%s/l.yaml", dir);
+    tl_write(path, "old\n");
+    chmod(path, 0600);
+    cr_assert_eq(symlink("f.yaml", link), 0);
+    px_error err = {0};
+    cr_assert_eq(atomic_write(link, "new\n", 4, &err), 0, "%s", err.msg);
+    struct stat st;
+    cr_assert_eq(lstat(link, &st), 0);
+    cr_expect(S_ISLNK(st.st_mode), "the link is kept");
+    char *got = tl_slurp(path);
+    cr_expect_str_eq(got, "new\n");
+    free(got);
+    stat(path, &st);
+    cr_expect_eq(st.st_mode & 0777, 0600);
+    unlink(link), unlink(path), rmdir(dir);
+    free(dir);
+}
+
+Test(atomic, failed_write_leaves_the_original)
+{
+    if (geteuid() == 0)
+        cr_skip_test("root ignores directory permissions");
+    char *dir = tl_tmpdir();
+    char path[256];
+    snprintf(path, sizeof path, "%s/f.yaml", dir);
+    tl_write(path, "old\n");
+    chmod(dir, 0500);
+    px_error err = {0};
+    cr_expect_neq(atomic_write(path, "new\n", 4, &err), 0);
+    cr_expect_eq(err.code, PX_EXIT_IO);
+    char *got = tl_slurp(path);
+    cr_expect_str_eq(got, "old\n");
+    free(got);
+    chmod(dir, 0700);
+    unlink(path), rmdir(dir);
+    free(dir);
+}
+
+Test(atomic, missing_directory_is_an_error)
+{
+    px_error err = {0};
+    cr_expect_neq(atomic_write("/nonexistent-dir/x.yaml", "x", 1, &err), 0);
+    cr_expect(strstr(err.msg, "cannot create") != NULL, "%s", err.msg);
+}
+
+/* tig's rule: the docs cannot drift from the table. */
+Test(cli, every_option_and_command_is_in_the_man_page)
+{
+    char *man = tl_slurp("man/parity.1");
+    cr_assert_not_null(man);
+    for (const px_option *o = cli_options; o->long_name; o++) {
+        char want[96];
+        snprintf(want, sizeof want, "Fl -%s", o->long_name);
+        cr_expect(strstr(man, want) != NULL, "man/parity.1 lacks --%s", o->long_name);
+        if (o->short_name) {
+            snprintf(want, sizeof want, "Fl %c", o->short_name);
+            cr_expect(strstr(man, want) != NULL, "man/parity.1 lacks -%c", o->short_name);
+        }
+    }
+    for (const px_command *c = cli_commands; c->name; c++) {
+        char want[96];
+        snprintf(want, sizeof want, ".It Cm %s", c->name);
+        cr_expect(strstr(man, want) != NULL, "man/parity.1 lacks command %s", c->name);
+    }
+    free(man);
+}
+
+Test(cli, help_lists_every_option_and_version_runs_without_libtorch)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "--help", NULL});
+    cr_expect_eq(r.status, 0);
+    for (const px_option *o = cli_options; o->long_name; o++) {
+        char want[96];
+        snprintf(want, sizeof want, "--%s", o->long_name);
+        cr_expect(strstr(r.out, want) != NULL, "--help lacks %s", want);
+    }
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "--version", NULL});
+    cr_expect_eq(r.status, 0);
+    cr_expect(strncmp(r.out, "parity ", 7) == 0, "%s", r.out);
+    tl_free(&r);
+}
+
+Test(cli, usage_errors_exit_2_with_one_line)
+{
+    const char *const *cases[] = {
+        (const char *[]){"parity", NULL},
+        (const char *[]){"parity", "frobnicate", NULL},
+        (const char *[]){"parity", "run", NULL},
+        (const char *[]){"parity", "run", "fixtures/campus-club/fixture.yaml", "--bogus", NULL},
+        (const char *[]){"parity", "run", "fixtures/campus-club/fixture.yaml", "-e", NULL},
+        (const char *[]){"parity", "run", "fixtures/campus-club/fixture.yaml", "-e", "tpu", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cmd_result r = tl_run(cases[i]);
+        cr_expect_eq(r.status, 2, "case %zu: status %d", i, r.status);
+        if (i > 0)
+            cr_expect_eq(tl_lines(r.err), 1, "case %zu: stderr is one line: %s", i, r.err);
+        tl_free(&r);
+    }
+}
