@@ -110,13 +110,17 @@ lint-man:
 demo: all
 	$(PARITY) run fixtures/campus-club/fixture.yaml -o build/demo-results.yaml
 
-bench: all
-	tests/bench/run.sh $(PARITY) $(EXECUTOR)
+$(TORCH_BUILD)/bench-bare: tests/bench/bare.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_CXXFLAGS) -o $@ $< $(TORCH_LIBS) -lpthread
+
+bench: all $(TORCH_BUILD)/bench-bare
+	tests/bench/run.sh $(PARITY) $(TORCH_BUILD)/bench-bare
 
 # Debian packages for building, testing and the demo. Idempotent: installs
 # only what is missing.
 DEBS := build-essential pkg-config libtorch-dev libncurses-dev libyaml-dev libpcre2-dev \
-        libssl-dev libutf8proc-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc
+        libssl-dev libutf8proc-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc bc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 define install_debs
 	@missing=""; for p in $(1); do \

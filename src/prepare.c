@@ -8,8 +8,11 @@
 static int check_pin(const char *what, const char *path, const char *pinned, px_loc loc,
                      const px_fixture *f, char out[PX_SHA256_HEX], px_error *err)
 {
-    if (hash_file(path, out, err))
-        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "%s file: %s", what, err->msg);
+    if (hash_file(path, out, err)) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "%s file: %s", what, msg);
+    }
     if (!pinned)
         return 0; /* lint reports an unpinned revision; run refuses it in main */
     if (strcmp(out, pinned))

@@ -69,7 +69,7 @@ Test(fixture, demo_loads_as_written)
     cr_expect_str_eq(f->model_path, "fixtures/campus-club/model.pt");
     cr_expect_str_eq(f->vocab_path, "fixtures/campus-club/vocab.txt");
     cr_expect(hash_is_sha256(f->model_sha256));
-    cr_expect_eq(f->max_tokens, 96);
+    cr_expect_eq(f->max_tokens, 128);
     cr_expect_eq(f->n_rules, 2);
     cr_expect_str_eq(f->rules[0].pattern, "\\s+");
     cr_expect_eq(f->n_envs, 2);

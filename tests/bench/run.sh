@@ -1,0 +1,32 @@
+#!/bin/bash
+# make bench: time `parity run` on the demo against bench-bare, a C++
+# program that does only the same model loads and forwards; report medians
+# and their ratio, and the start-up time of `parity --version` (no libtorch).
+# Timings are wall clock on a shared machine: read the medians, not one run.
+set -euo pipefail
+parity=$1 bare=$2 runs=${RUNS:-9}
+fixture=fixtures/campus-club/fixture.yaml
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$parity" run "$fixture" -q -o "$tmp/results.yaml" >/dev/null
+# The ids parity sent for the examples it ran in the reference environment.
+awk '/^  "reference":/{r=1} /^  "cpu-bf16":/{r=0}
+     r && /outcome: "ok"/{ok=1} r && /outcome: "rejected"/{ok=0}
+     r && ok && /token_ids:/{gsub(/.*\[|\]|,/,""); print; ok=0}' "$tmp/results.yaml" > "$tmp/ids.txt"
+[ -s "$tmp/ids.txt" ] || { echo "bench: no token ids found" >&2; exit 1; }
+
+median() { sort -n | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+time_cmd() { # prints seconds for each of $runs runs of "$@"
+    for _ in $(seq "$runs"); do
+        s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+        echo "$e - $s" | bc -l
+    done
+}
+p=$(time_cmd "$parity" run "$fixture" -q -o "$tmp/r.yaml" | median)
+b=$(time_cmd "$bare" fixtures/campus-club/model.pt "$tmp/ids.txt" float32 bfloat16 | median)
+v=$(time_cmd "$parity" --version | median)
+printf 'parity run (demo, 2 environments): median %.3f s over %d runs\n' "$p" "$runs"
+printf 'bare libtorch loads + forwards:    median %.3f s over %d runs\n' "$b" "$runs"
+printf 'ratio parity/bare: %.2f (goal <= 1.25)\n' "$(echo "$p / $b" | bc -l)"
+printf 'parity --version:                  median %.4f s\n' "$v"

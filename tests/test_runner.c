@@ -1,0 +1,141 @@
+/* The runner against real executors and planted TorchScript models
+ * (tests/models, made by make_models.py): a child killed mid-forward is a
+ * crash of that example and the next example runs in a restarted child; a
+ * forward past the timeout is a timeout; a raising model is an exception
+ * and the child lives on. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "parity/fixture.h"
+#include "parity/prepare.h"
+#include "parity/results.h"
+#include "parity/runner.h"
+
+typedef struct harness {
+    px_fixture *f;
+    px_prep prep;
+    px_prepared *in, probe;
+    px_results *res;
+    px_runner *run;
+} harness;
+
+static const char *executor(void)
+{
+    const char *p = getenv("PARITY_TORCH");
+    return p ? p : "build/parity-torch";
+}
+
+static void start(harness *h, const char *fixture, const char *env)
+{
+    px_error err = {0};
+    memset(h, 0, sizeof *h);
+    h->f = fixture_load(fixture, &err);
+    cr_assert_not_null(h->f, "%s:%d: %s", err.file, err.line, err.msg);
+    cr_assert_eq(prep_open(&h->prep, h->f, &err), 0, "%s", err.msg);
+    h->in = calloc(h->f->n_examples, sizeof *h->in);
+    for (size_t i = 0; i < h->f->n_examples; i++)
+        cr_assert_eq(prep_example(&h->prep, h->f, h->f->examples[i].text, h->f->examples[i].text_len, &h->in[i],
+                                  &err), 0, "%s", err.msg);
+    cr_assert_eq(prep_probe(&h->prep, h->f, &h->probe, &err), 0);
+    const px_env *e = fixture_env(h->f, env);
+    cr_assert_not_null(e);
+    int idx = (int)(e - h->f->envs);
+    h->res = results_new(h->f, &idx, 1);
+    px_runner_opts o = {.executor = executor()};
+    h->run = runner_start(h->f, &h->prep, h->in, &h->probe, h->res, &o, &err);
+    cr_assert_not_null(h->run, "%s", err.msg);
+}
+
+static void finish(harness *h)
+{
+    px_error err = {0};
+    cr_expect_eq(runner_wait(h->run, &err), 0, "%s", err.msg);
+}
+
+static void cleanup(harness *h)
+{
+    runner_free(h->run);
+    results_free(h->res);
+    for (size_t i = 0; i < h->f->n_examples; i++)
+        prepared_free(&h->in[i]);
+    free(h->in);
+    prepared_free(&h->probe);
+    prep_close(&h->prep);
+    fixture_free(h->f);
+}
+
+static const px_example_result *result(harness *h, const char *id)
+{
+    for (size_t i = 0; i < h->f->n_examples; i++)
+        if (!strcmp(h->f->examples[i].id, id))
+            return &h->res->envs[0].ex[i];
+    cr_assert_fail("no example %s", id);
+    return NULL;
+}
+
+static int index_of(harness *h, const char *id)
+{
+    for (size_t i = 0; i < h->f->n_examples; i++)
+        if (!strcmp(h->f->examples[i].id, id))
+            return (int)i;
+    return -1;
+}
+
+Test(runner, child_killed_mid_forward_is_a_crash_and_the_run_goes_on, .timeout = 180)
+{
+    harness h;
+    start(&h, "tests/data/slow.yaml", "patient");
+    int slow = index_of(&h, "slow"), env, ex;
+    pid_t pid = 0;
+    /* Wait until the slow example is in flight, then kill its executor. */
+    for (int i = 0; i < 6000; i++) {
+        runner_progress(h.run, &env, &ex, &pid);
+        if (ex == slow && pid > 0)
+            break;
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    cr_assert_eq(ex, slow, "the slow example never started");
+    nanosleep(&(struct timespec){0, 300000000}, NULL);
+    cr_assert_eq(kill(pid, SIGKILL), 0);
+    finish(&h);
+    const px_example_result *x = result(&h, "slow");
+    cr_expect_eq(x->status, PX_ST_CRASH, "got %s", status_name(x->status));
+    cr_expect_str_eq(x->detail, "SIGKILL");
+    cr_expect_eq(result(&h, "quick-1")->status, PX_ST_OK);
+    const px_example_result *after = result(&h, "quick-2");
+    cr_expect_eq(after->status, PX_ST_OK, "the next example runs in a restarted child: %s %s",
+                 status_name(after->status), after->detail ? after->detail : "");
+    cr_expect_eq(h.res->envs[0].restarts, 1);
+    cr_expect_eq(h.res->envs[0].state, PX_ENV_UP);
+    cleanup(&h);
+}
+
+Test(runner, forward_past_the_timeout_is_a_timeout, .timeout = 180)
+{
+    harness h;
+    start(&h, "tests/data/slow.yaml", "impatient");
+    finish(&h);
+    const px_example_result *x = result(&h, "slow");
+    cr_expect_eq(x->status, PX_ST_TIMEOUT, "got %s", status_name(x->status));
+    cr_expect_str_eq(x->detail, "after 1 s");
+    cr_expect_eq(result(&h, "quick-2")->status, PX_ST_OK);
+    cr_expect_eq(h.res->envs[0].restarts, 1);
+    cleanup(&h);
+}
+
+Test(runner, raising_model_is_an_exception_and_the_child_lives_on, .timeout = 180)
+{
+    harness h;
+    start(&h, "tests/data/raises.yaml", "reference");
+    finish(&h);
+    const px_example_result *x = result(&h, "slow");
+    cr_expect_eq(x->status, PX_ST_EXCEPTION, "got %s", status_name(x->status));
+    cr_expect(x->detail && strstr(x->detail, "planted failure"), "%s", x->detail);
+    cr_expect(!strstr(x->detail, "Exception raised from"), "no C++ backtrace in the message");
+    cr_expect_eq(result(&h, "quick-2")->status, PX_ST_OK);
+    cr_expect_eq(h.res->envs[0].restarts, 0);
+    cleanup(&h);
+}
