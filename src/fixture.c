@@ -595,16 +595,39 @@ static px_loc loc_of_offset(const char *data, size_t len, size_t off)
     return l;
 }
 
+/* Offset of the first byte that does not start a valid UTF-8 sequence, or
+ * len. libyaml points at the octet where it noticed, which may be the
+ * innocent byte after the bad one. */
+static size_t first_bad_utf8(const char *data, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)data;
+    for (size_t i = 0; i < len;) {
+        int n = s[i] < 0x80 ? 1 : (s[i] & 0xE0) == 0xC0 ? 2 : (s[i] & 0xF0) == 0xE0 ? 3 : (s[i] & 0xF8) == 0xF0 ? 4 : 0;
+        if (n == 0 || i + (size_t)n > len || (n == 2 && s[i] < 0xC2))
+            return i;
+        for (int k = 1; k < n; k++)
+            if ((s[i + (size_t)k] & 0xC0) != 0x80)
+                return i;
+        i += (size_t)n;
+    }
+    return len;
+}
+
 static int parse_error(ctx *c, yaml_parser_t *p, const char *data, size_t len)
 {
     px_loc l;
+    size_t bad = p->error == YAML_READER_ERROR ? first_bad_utf8(data, len) : len;
+    if (bad < len) {
+        l = loc_of_offset(data, len, bad);
+        return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col,
+                            "byte 0x%02X is not UTF-8: a fixture must be UTF-8 text", (unsigned char)data[bad]);
+    }
     if (p->error == YAML_READER_ERROR)
         l = loc_of_offset(data, len, p->problem_offset);
     else
         l = (px_loc){(int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1};
-    if (p->error == YAML_READER_ERROR && p->problem_value != -1)
-        return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col, "%s (byte 0x%02X): not UTF-8 text",
-                            p->problem ? p->problem : "bad input", (unsigned)p->problem_value & 0xFF);
+    if (p->error == YAML_READER_ERROR)
+        return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col, "%s", p->problem ? p->problem : "bad input");
     if (p->context)
         return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col, "YAML: %s (%s started at %d:%d)",
                             p->problem ? p->problem : "syntax error", p->context,

@@ -252,3 +252,27 @@ Test(run, missing_executor_is_exit_3)
     cr_expect(strstr(r.err, "cannot run the executor"), "%s", r.err);
     tl_free(&r);
 }
+
+Test(run, non_utf8_example_text_is_located)
+{
+    expect_usage_error("text: Bouldering tonight", "text: Boulder\xe9ing tonight", ":65:18: byte 0xE9 is not UTF-8");
+}
+
+Test(run, backend_library_comes_from_the_command_line, .timeout = 300)
+{
+    char *dir = tl_tmpdir(), out[256];
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    /* A library that cannot be loaded takes the environment down at "device". */
+    cmd_result r = tl_run((const char *[]){"parity", "run", DEMO, "-q", "-o", out, "-e", "reference",
+                                           "--backend-lib", "/nonexistent/libbackend.so", NULL});
+    cr_expect_eq(r.status, 3, "%s", r.err);
+    cr_expect(strstr(r.out, "DOWN at device: backend library: /nonexistent/libbackend.so"), "%s", r.out);
+    tl_free(&r);
+    /* One that loads is loaded before the device opens, and the run goes on. */
+    r = tl_run((const char *[]){"parity", "run", DEMO, "-q", "-o", out, "-e", "reference", "--backend-lib",
+                                "libm.so.6", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    unlink(out), rmdir(dir);
+    free(dir);
+}
