@@ -3,6 +3,7 @@
  * match context bounds the work one substitution may do. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 
+#include "parity/utf8.h"
 #include "parity/clean.h"
 
 #include <pcre2.h>
@@ -34,21 +35,6 @@ static int oom(px_error *err)
     return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "out of memory");
 }
 
-/* Byte offset of the first invalid UTF-8 sequence, or -1. Checked once up
- * front so that PCRE2 can skip its own check on every rule. */
-static long utf8_invalid_at(const char *s, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        utf8proc_int32_t cp;
-        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
-                                              (utf8proc_ssize_t)(len - i), &cp);
-        if (k <= 0)
-            return (long)i;
-        i += (size_t)k;
-    }
-    return -1;
-}
 
 px_cleaner *cleaner_new(void)
 {

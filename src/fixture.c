@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "parity/fixture.h"
+#include "parity/utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -201,6 +202,22 @@ static char *resolve(const char *dir, const char *rel)
     return p;
 }
 
+/* An optional pinned revision: 64 hex digits when present. */
+static int get_sha(ctx *c, yaml_node_t *map, const char *what, char **out, px_loc *loc)
+{
+    if (get_str(c, map, "sha256", what, 0, out))
+        return -1;
+    yaml_node_t *sha = get(c, map, "sha256");
+    if (!sha)
+        return 0;
+    *loc = loc_of(sha);
+    if (hash_is_sha256(*out))
+        return 0;
+    char w[200];
+    snprintf(w, sizeof w, "%s.sha256", what);
+    return fail_at(c, sha, "%s must be 64 hex digits, not '%s'", w, *out);
+}
+
 static int load_model(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
@@ -214,15 +231,8 @@ static int load_model(ctx *c, yaml_node_t *contract)
         return -1;
     f->model_path = resolve(f->dir, path);
     free(path);
-    if (get_str(c, m, "sha256", "contract.model", 0, &f->model_sha256))
+    if (get_sha(c, m, "contract.model", &f->model_sha256, &f->model_sha_loc))
         return -1;
-    yaml_node_t *sha = get(c, m, "sha256");
-    if (sha) {
-        f->model_sha_loc = loc_of(sha);
-        if (!hash_is_sha256(f->model_sha256))
-            return fail_at(c, sha, "contract.model.sha256 must be 64 hex digits, not '%s'%s",
-                           f->model_sha256, NULL);
-    }
     yaml_node_t *in = get(c, m, "inputs");
     if (in) {
         static const char *const names[] = {"input_ids", "attention_mask", "token_type_ids", NULL};
@@ -294,15 +304,8 @@ static int load_input(ctx *c, yaml_node_t *contract)
         return -1;
     f->vocab_path = resolve(f->dir, vocab);
     free(vocab);
-    if (get_str(c, t, "sha256", "contract.input.tokenizer", 0, &f->vocab_sha256))
+    if (get_sha(c, t, "contract.input.tokenizer", &f->vocab_sha256, &f->vocab_sha_loc))
         return -1;
-    yaml_node_t *sha = get(c, t, "sha256");
-    if (sha) {
-        f->vocab_sha_loc = loc_of(sha);
-        if (!hash_is_sha256(f->vocab_sha256))
-            return fail_at(c, sha, "contract.input.tokenizer.sha256 must be 64 hex digits, not '%s'%s",
-                           f->vocab_sha256, NULL);
-    }
     f->lowercase = 1;
     if (get_bool(c, t, "lowercase", "contract.input.tokenizer", &f->lowercase))
         return -1;
@@ -595,28 +598,12 @@ static px_loc loc_of_offset(const char *data, size_t len, size_t off)
     return l;
 }
 
-/* Offset of the first byte that does not start a valid UTF-8 sequence, or
- * len. libyaml points at the octet where it noticed, which may be the
- * innocent byte after the bad one. */
-static size_t first_bad_utf8(const char *data, size_t len)
-{
-    const unsigned char *s = (const unsigned char *)data;
-    for (size_t i = 0; i < len;) {
-        int n = s[i] < 0x80 ? 1 : (s[i] & 0xE0) == 0xC0 ? 2 : (s[i] & 0xF0) == 0xE0 ? 3 : (s[i] & 0xF8) == 0xF0 ? 4 : 0;
-        if (n == 0 || i + (size_t)n > len || (n == 2 && s[i] < 0xC2))
-            return i;
-        for (int k = 1; k < n; k++)
-            if ((s[i + (size_t)k] & 0xC0) != 0x80)
-                return i;
-        i += (size_t)n;
-    }
-    return len;
-}
 
 static int parse_error(ctx *c, yaml_parser_t *p, const char *data, size_t len)
 {
     px_loc l;
-    size_t bad = p->error == YAML_READER_ERROR ? first_bad_utf8(data, len) : len;
+    long bad_at = p->error == YAML_READER_ERROR ? utf8_invalid_at(data, len) : -1;
+    size_t bad = bad_at < 0 ? len : (size_t)bad_at;
     if (bad < len) {
         l = loc_of_offset(data, len, bad);
         return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col,

@@ -5,6 +5,7 @@
  * the point of parity is to produce the ids the model was trained with. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 
+#include "parity/utf8.h"
 #include "parity/tokenizer.h"
 
 #include <errno.h>
@@ -55,22 +56,6 @@ static int oom(px_error *err)
 
 /* ---- UTF-8 helpers ------------------------------------------------------ */
 
-/* Byte offset of the first invalid UTF-8 sequence, or -1 when valid.
- * utf8proc also rejects surrogates and overlong forms, as Python's decoder
- * does, so whatever passes here is text HuggingFace could have been given. */
-static long utf8_invalid_at(const char *s, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        utf8proc_int32_t cp;
-        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
-                                              (utf8proc_ssize_t)(len - i), &cp);
-        if (k <= 0)
-            return (long)i;
-        i += (size_t)k;
-    }
-    return -1;
-}
 
 /* Characters, not bytes: the 100-character word limit counts code points. */
 static size_t utf8_count(const char *s, size_t len)
