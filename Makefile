@@ -99,6 +99,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libparity.a tests/testlib.h
 # Each test binary runs from the repo root; PARITY_BIN/PARITY_TORCH point
 # the end-to-end tests at what was just built.
 check: all $(TEST_BINS) lint-man
+	@if ldd $(PARITY) | grep -q torch; then echo "parity must not link libtorch"; exit 1; fi
 	@set -e; export PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(EXECUTOR)); \
 	for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs 1; done
 	@echo "make check: all test binaries passed"

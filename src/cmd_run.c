@@ -319,11 +319,13 @@ static int execute(const run_args *a, const px_fixture *f, const int *idx, size_
         if (runner_wait(run, &err)) {
             rc = report(&err);
         } else {
-            fprintf(stdout, "%s: %zu examples, %zu environments\n", f->path, f->n_examples, n_idx);
-            print_envs(stdout, f, res);
-            print_table(stdout, f, res);
-            print_counts(stdout, res);
             char *out = a->output ? strdup(a->output) : default_output(f);
+            /* With the results on stdout, the table goes to stderr. */
+            FILE *tty = strcmp(out, "-") ? stdout : stderr;
+            fprintf(tty, "%s: %zu examples, %zu environments\n", f->path, f->n_examples, n_idx);
+            print_envs(tty, f, res);
+            print_table(tty, f, res);
+            print_counts(tty, res);
             if (results_write(res, f, out, &err))
                 rc = report(&err);
             else if (strcmp(out, "-"))

@@ -276,3 +276,13 @@ Test(run, backend_library_comes_from_the_command_line, .timeout = 300)
     unlink(out), rmdir(dir);
     free(dir);
 }
+
+Test(run, results_on_stdout_keep_the_table_on_stderr, .timeout = 300)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "run", DEMO, "-q", "-e", "reference", "-o", "-", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strncmp(r.out, "# parity results", 16) == 0, "stdout is the results file only");
+    cr_expect(strstr(r.out, "max|Δlogit|") == NULL);
+    cr_expect(strstr(r.err, "max|Δlogit|") != NULL, "%s", r.err);
+    tl_free(&r);
+}
