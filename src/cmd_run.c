@@ -16,11 +16,13 @@
 #include "parity/results.h"
 #include "parity/runner.h"
 
-typedef struct run_args {
+typedef struct run_args run_args;
+struct run_args {
     const char *fixture, *output, *executor, *backend_lib;
     const char *envs[64];
     int n_envs, quiet;
-} run_args;
+    int (*finish)(const run_args *a, const px_fixture *f, const px_results *res);
+};
 
 static int report(const px_error *err)
 {
@@ -154,10 +156,10 @@ static char *find_executor(const run_args *a)
 }
 
 /* What a table cell says: the label, or the outcome when there is none. */
-static void cell_text(const px_fixture *f, const px_example_result *x, char *buf, size_t size)
+static void cell_text(char *const *labels, const px_example_result *x, char *buf, size_t size)
 {
     if (x->status == PX_ST_OK)
-        snprintf(buf, size, "%s", f->labels[x->label]);
+        snprintf(buf, size, "%s", labels[x->label]);
     else if (x->status == PX_ST_CRASH || x->status == PX_ST_TIMEOUT)
         snprintf(buf, size, "%s: %s", status_name(x->status), x->detail ? x->detail : "");
     else
@@ -196,7 +198,7 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
     for (size_t i = 0; i < ne; i++) {
         cw[i] = (int)strlen(r->envs[i].name);
         for (size_t k = 0; k < f->n_examples; k++) {
-            cell_text(f, &r->envs[i].ex[k], cell, sizeof cell);
+            cell_text(f->envs[r->envs[i].env_index].labels, &r->envs[i].ex[k], cell, sizeof cell);
             cw[i] = (int)strlen(cell) > cw[i] ? (int)strlen(cell) : cw[i];
         }
         cw[i] = cw[i] > 40 ? 40 : cw[i];
@@ -208,7 +210,7 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
     for (size_t k = 0; k < f->n_examples; k++) {
         fprintf(o, "%-*s  %-*s", idw, f->examples[k].id, kw, f->examples[k].kind);
         for (size_t i = 0; i < ne; i++) {
-            cell_text(f, &r->envs[i].ex[k], cell, sizeof cell);
+            cell_text(f->envs[r->envs[i].env_index].labels, &r->envs[i].ex[k], cell, sizeof cell);
             fprintf(o, "  %-*.*s", cw[i], cw[i], cell);
         }
         double worst = -1;
@@ -244,7 +246,7 @@ static void print_counts(FILE *o, const px_results *r)
     }
 }
 
-static void show_progress(px_runner *run, const px_results *res, int quiet)
+static void show_progress(px_runner *run, int quiet)
 {
     if (quiet || !isatty(2)) {
         runner_wait(run, NULL);
@@ -257,27 +259,13 @@ static void show_progress(px_runner *run, const px_results *res, int quiet)
         if (runner_done(run))
             break;
         if (env >= 0)
-            fprintf(stderr, "\r\033[K%s: %s", res->envs[env].name,
+            fprintf(stderr, "\r\033[K%s: %s", runner_env_name(run, env),
                     ex < 0 ? "starting" : "running");
         if (env >= 0 && ex >= 0)
-            fprintf(stderr, " %d/%zu", ex + 1, res->n_examples);
+            fprintf(stderr, " %d/%zu", ex + 1, runner_example_count(run));
         nanosleep(&(struct timespec){0, 100000000}, NULL);
     }
     fprintf(stderr, "\r\033[K");
-}
-
-static int prepare_all(const px_fixture *f, const px_prep *prep, px_prepared *out, px_error *err)
-{
-    for (size_t k = 0; k < f->n_examples; k++) {
-        const px_example *x = &f->examples[k];
-        if (prep_example(prep, f, x->text, x->text_len, &out[k], err)) {
-            char msg[sizeof err->msg];
-            snprintf(msg, sizeof msg, "%s", err->msg);
-            return px_error_set(err, PX_EXIT_USAGE, f->path, x->text_loc.line, x->text_loc.col,
-                                "example '%s': %s", x->id, msg);
-        }
-    }
-    return 0;
 }
 
 static char *default_output(const px_fixture *f)
@@ -296,55 +284,61 @@ static int execute(const run_args *a, const px_fixture *f, const int *idx, size_
                      "contract.model has no sha256: pin the model revision before running it");
         return report(&err);
     }
-    px_prep prep;
-    if (prep_open(&prep, f, &err))
-        return report(&err);
-    px_prepared *in = calloc(f->n_examples ? f->n_examples : 1, sizeof *in);
-    px_prepared probe = {0};
+    px_env_input *in = calloc(n_idx, sizeof *in);
+    size_t opened = 0;
+    int rc = PX_EXIT_OK;
+    for (; opened < n_idx; opened++)
+        if (env_input_open(&in[opened], f, &f->envs[idx[opened]], &err))
+            break;
     px_results *res = results_new(f, idx, n_idx);
     char *exe = find_executor(a);
     px_runner_opts opts = {.executor = exe, .backend_lib = a->backend_lib};
     px_runner *run = NULL;
-    int rc = PX_EXIT_OK;
-    if (prepare_all(f, &prep, in, &err) || prep_probe(&prep, f, &probe, &err)) {
+    if (opened < n_idx) {
         rc = report(&err);
     } else if (access(exe, X_OK)) {
         fprintf(stderr, "parity: %s: cannot run the executor: %s (build it with make, or pass --executor)\n",
                 exe, strerror(errno));
         rc = PX_EXIT_ENV;
-    } else if (!(run = runner_start(f, &prep, in, &probe, res, &opts, &err))) {
+    } else if (!(run = runner_start(f, in, res, &opts, &err))) {
         rc = report(&err);
     } else {
-        show_progress(run, res, a->quiet);
-        if (runner_wait(run, &err)) {
+        show_progress(run, a->quiet);
+        if (runner_wait(run, &err))
             rc = report(&err);
-        } else {
-            char *out = a->output ? strdup(a->output) : default_output(f);
-            /* With the results on stdout, the table goes to stderr. */
-            FILE *tty = strcmp(out, "-") ? stdout : stderr;
-            fprintf(tty, "%s: %zu examples, %zu environments\n", f->path, f->n_examples, n_idx);
-            print_envs(tty, f, res);
-            print_table(tty, f, res);
-            print_counts(tty, res);
-            if (results_write(res, f, out, &err))
-                rc = report(&err);
-            else if (strcmp(out, "-"))
-                fprintf(stdout, "results: %s\n", out);
-            free(out);
-            for (size_t i = 0; rc == PX_EXIT_OK && i < res->n_envs; i++)
-                if (res->envs[i].state == PX_ENV_DOWN)
-                    rc = PX_EXIT_ENV;
-        }
+        else
+            rc = a->finish(a, f, res);
     }
     fflush(stdout);
     runner_free(run);
     free(exe);
     results_free(res);
-    for (size_t k = 0; k < f->n_examples; k++)
-        prepared_free(&in[k]);
+    for (size_t i = 0; i < opened; i++)
+        env_input_close(&in[i], f->n_examples);
     free(in);
-    prepared_free(&probe);
-    prep_close(&prep);
+    return rc;
+}
+
+/* What `run` does with the results: table, counts, results file. */
+static int run_finish(const run_args *a, const px_fixture *f, const px_results *res)
+{
+    px_error err = {0};
+    char *out = a->output ? strdup(a->output) : default_output(f);
+    /* With the results on stdout, the table goes to stderr. */
+    FILE *tty = strcmp(out, "-") ? stdout : stderr;
+    fprintf(tty, "%s: %zu examples, %zu environments\n", f->path, f->n_examples, res->n_envs);
+    print_envs(tty, f, res);
+    print_table(tty, f, res);
+    print_counts(tty, res);
+    int rc = PX_EXIT_OK;
+    if (results_write(res, f, out, &err))
+        rc = report(&err);
+    else if (strcmp(out, "-"))
+        fprintf(stdout, "results: %s\n", out);
+    free(out);
+    for (size_t i = 0; rc == PX_EXIT_OK && i < res->n_envs; i++)
+        if (res->envs[i].state == PX_ENV_DOWN)
+            rc = PX_EXIT_ENV;
     return rc;
 }
 
@@ -360,6 +354,7 @@ int cmd_run(int argc, char **argv)
     int idx[256];
     size_t n = 0;
     int rc = f->n_envs > 256 ? PX_EXIT_USAGE : pick_envs(f, &a, idx, &n);
+    a.finish = run_finish;
     if (rc == 0)
         rc = execute(&a, f, idx, n);
     fixture_free(f);

@@ -334,21 +334,28 @@ static int load_input(ctx *c, yaml_node_t *contract)
     return 0;
 }
 
+static int load_labels_list(ctx *c, yaml_node_t *l, const char *what, char ***labels, size_t *n)
+{
+    if (get_str_list(c, l, what, labels, n))
+        return -1;
+    if (*n == 0)
+        return fail_at(c, l, "%s is empty%s", what, NULL);
+    for (size_t i = 0; i < *n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp((*labels)[i], (*labels)[j]))
+                return fail_at(c, node_at(c, l->data.sequence.items.start[i]), "label '%s' is listed twice%s",
+                               (*labels)[i], NULL);
+    return 0;
+}
+
 static int load_labels(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
     yaml_node_t *l = require(c, contract, "labels", "contract");
-    if (!l || get_str_list(c, l, "contract.labels", &f->labels, &f->n_labels))
+    if (!l)
         return -1;
     f->labels_loc = loc_of(l);
-    if (f->n_labels == 0)
-        return fail_at(c, l, "contract.labels is empty%s%s", NULL, NULL);
-    for (size_t i = 0; i < f->n_labels; i++)
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(f->labels[i], f->labels[j]))
-                return fail_at(c, node_at(c, l->data.sequence.items.start[i]),
-                               "label '%s' is listed twice%s", f->labels[i], NULL);
-    return 0;
+    return load_labels_list(c, l, "contract.labels", &f->labels, &f->n_labels);
 }
 
 static int load_compare(ctx *c, yaml_node_t *contract)
@@ -405,10 +412,66 @@ static int load_contract(ctx *c, yaml_node_t *root)
                : 0;
 }
 
+/* A {path, sha256} override of the contract's model or vocab. */
+static int load_file_override(ctx *c, yaml_node_t *v, const char *key, const char *what, char **path,
+                              char **sha, px_loc *sha_loc, int *own)
+{
+    static const char *const keys[] = {"path", "sha256", NULL};
+    yaml_node_t *n = get(c, v, key);
+    if (!n)
+        return 0;
+    char w[200], *rel = NULL;
+    snprintf(w, sizeof w, "%s.%s", what, key);
+    if (want(c, n, YAML_MAPPING_NODE, w) || check_keys(c, n, w, keys) || get_str(c, n, "path", w, 1, &rel))
+        return -1;
+    free(*path);
+    free(*sha);
+    *sha = NULL;
+    *path = resolve(c->f->dir, rel);
+    free(rel);
+    *own = 1;
+    return get_sha(c, n, w, sha, sha_loc);
+}
+
+
+static char **copy_strs(char *const *v, size_t n)
+{
+    char **out = calloc(n ? n : 1, sizeof *out);
+    for (size_t i = 0; out && i < n; i++)
+        out[i] = strdup(v[i]);
+    return out;
+}
+
+static int load_env_overrides(ctx *c, yaml_node_t *v, px_env *e, const char *what)
+{
+    px_fixture *f = c->f;
+    e->model_path = strdup(f->model_path);
+    e->model_sha256 = f->model_sha256 ? strdup(f->model_sha256) : NULL;
+    e->model_sha_loc = f->model_sha_loc;
+    e->vocab_path = strdup(f->vocab_path);
+    e->vocab_sha256 = f->vocab_sha256 ? strdup(f->vocab_sha256) : NULL;
+    e->vocab_sha_loc = f->vocab_sha_loc;
+    e->labels_loc = f->labels_loc;
+    if (load_file_override(c, v, "model", what, &e->model_path, &e->model_sha256, &e->model_sha_loc, &e->own_model) ||
+        load_file_override(c, v, "vocab", what, &e->vocab_path, &e->vocab_sha256, &e->vocab_sha_loc, &e->own_vocab))
+        return -1;
+    yaml_node_t *l = get(c, v, "labels");
+    if (!l) {
+        e->labels = copy_strs(f->labels, f->n_labels);
+        e->n_labels = f->n_labels;
+        return 0;
+    }
+    char w[200];
+    snprintf(w, sizeof w, "%s.labels", what);
+    e->own_labels = 1;
+    e->labels_loc = loc_of(l);
+    return load_labels_list(c, l, w, &e->labels, &e->n_labels);
+}
+
 static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
 {
     static const char *const keys[] = {"device", "dtype", "threads", "timeout", "tf32", "role",
-                                       "note", "results", NULL};
+                                       "note", "results", "model", "vocab", "labels", NULL};
     static const char *const roles[] = {"reference", "twin", "candidate", "oracle", NULL};
     char what[160];
     snprintf(what, sizeof what, "environment '%s'", scalar(k));
@@ -441,7 +504,7 @@ static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
     }
     if (!e->dtype)
         e->dtype = strdup("float32");
-    return 0;
+    return load_env_overrides(c, v, e, what);
 }
 
 static int load_envs(ctx *c, yaml_node_t *root)
@@ -749,6 +812,11 @@ void fixture_free(px_fixture *f)
         free(e->role);
         free(e->note);
         free(e->results);
+        free(e->model_path);
+        free(e->model_sha256);
+        free(e->vocab_path);
+        free(e->vocab_sha256);
+        free_strs(e->labels, e->n_labels);
     }
     free(f->envs);
     for (size_t i = 0; i < f->n_examples; i++) {

@@ -23,11 +23,11 @@ static int check_pin(const char *what, const char *path, const char *pinned, px_
     return 0;
 }
 
-int prep_open(px_prep *p, const px_fixture *f, px_error *err)
+int prep_open(px_prep *p, const px_fixture *f, const px_env *e, px_error *err)
 {
     memset(p, 0, sizeof *p);
-    if (check_pin("model", f->model_path, f->model_sha256, f->model_sha_loc, f, p->model_sha256, err) ||
-        check_pin("vocab", f->vocab_path, f->vocab_sha256, f->vocab_sha_loc, f, p->vocab_sha256, err))
+    if (check_pin("model", e->model_path, e->model_sha256, e->model_sha_loc, f, p->model_sha256, err) ||
+        check_pin("vocab", e->vocab_path, e->vocab_sha256, e->vocab_sha_loc, f, p->vocab_sha256, err))
         return -1;
     p->cleaner = cleaner_new();
     for (size_t i = 0; i < f->n_rules; i++) {
@@ -39,7 +39,7 @@ int prep_open(px_prep *p, const px_fixture *f, px_error *err)
             return px_error_set(err, PX_EXIT_USAGE, f->path, r->loc.line, r->loc.col, "cleaning rule: %s", msg);
         }
     }
-    p->tok = tokenizer_load(f->vocab_path, f->lowercase, err);
+    p->tok = tokenizer_load(e->vocab_path, f->lowercase, err);
     if (!p->tok) {
         prep_close(p);
         return -1;
@@ -102,4 +102,37 @@ void prepared_free(px_prepared *x)
     free(x->reason);
     encoding_free(&x->enc);
     memset(x, 0, sizeof *x);
+}
+
+int env_input_open(px_env_input *in, const px_fixture *f, const px_env *e, px_error *err)
+{
+    memset(in, 0, sizeof *in);
+    if (prep_open(&in->prep, f, e, err))
+        return -1;
+    in->examples = calloc(f->n_examples ? f->n_examples : 1, sizeof *in->examples);
+    for (size_t k = 0; k < f->n_examples; k++) {
+        const px_example *x = &f->examples[k];
+        if (prep_example(&in->prep, f, x->text, x->text_len, &in->examples[k], err)) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            env_input_close(in, f->n_examples);
+            return px_error_set(err, PX_EXIT_USAGE, f->path, x->text_loc.line, x->text_loc.col,
+                                "example '%s': %s", x->id, msg);
+        }
+    }
+    if (prep_probe(&in->prep, f, &in->probe, err)) {
+        env_input_close(in, f->n_examples);
+        return -1;
+    }
+    return 0;
+}
+
+void env_input_close(px_env_input *in, size_t n_examples)
+{
+    for (size_t k = 0; in->examples && k < n_examples; k++)
+        prepared_free(&in->examples[k]);
+    free(in->examples);
+    prepared_free(&in->probe);
+    prep_close(&in->prep);
+    memset(in, 0, sizeof *in);
 }

@@ -148,7 +148,17 @@ static void write_manifest(FILE *o, const px_env_result *e)
     fprintf(o, "      restarts: %d\n", e->restarts);
 }
 
-static void write_example(FILE *o, const px_fixture *f, const px_example_result *x, const char *id)
+static void write_labels(FILE *o, char *const *labels, size_t n)
+{
+    fputc('[', o);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", " : "", o);
+        emit_yaml_string(o, labels[i]);
+    }
+    fputs("]\n", o);
+}
+
+static void write_example(FILE *o, const px_env *e, const px_example_result *x, const char *id)
 {
     fprintf(o, "      - id: ");
     emit_yaml_string(o, id);
@@ -184,7 +194,7 @@ static void write_example(FILE *o, const px_fixture *f, const px_example_result 
         }
         fprintf(o, "]\n");
     }
-    key_str(o, 8, "label", x->label >= 0 ? f->labels[x->label] : NULL);
+    key_str(o, 8, "label", x->label >= 0 ? e->labels[x->label] : NULL);
     key_num(o, 8, "forward_ms", x->forward_ms);
 }
 
@@ -200,12 +210,9 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
     fprintf(o, "parity_results: 1\nfixture:\n");
     key_str(o, 2, "path", f->path);
     key_str(o, 2, "sha256", f->sha256);
-    fprintf(o, "labels: [");
-    for (size_t i = 0; i < f->n_labels; i++) {
-        fputs(i ? ", " : "", o);
-        emit_yaml_string(o, f->labels[i]);
-    }
-    fprintf(o, "]\nreference: ");
+    fprintf(o, "labels: ");
+    write_labels(o, f->labels, f->n_labels);
+    fprintf(o, "reference: ");
     if (r->reference >= 0)
         emit_yaml_string(o, r->envs[r->reference].name);
     else
@@ -220,6 +227,8 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
         key_str(o, 4, "role", fe->role);
         key_str(o, 4, "note", fe->note);
         key_str(o, 4, "state", e->state == PX_ENV_DOWN ? "down" : "up");
+        fprintf(o, "    labels: ");
+        write_labels(o, fe->labels, fe->n_labels);
         if (e->state == PX_ENV_DOWN) {
             fprintf(o, "    down:\n");
             key_str(o, 6, "stage", proto_stage_name(e->down_stage));
@@ -228,7 +237,7 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
         write_manifest(o, e);
         fprintf(o, "    examples:\n");
         for (size_t k = 0; k < r->n_examples; k++)
-            write_example(o, f, &e->ex[k], f->examples[k].id);
+            write_example(o, fe, &e->ex[k], f->examples[k].id);
     }
     if (fclose(o)) {
         free(text);

@@ -27,8 +27,7 @@ typedef struct child {
 
 struct px_runner {
     const px_fixture *f;
-    const px_prep *prep;
-    const px_prepared *prepared, *probe;
+    const px_env_input *inputs;
     px_results *res;
     px_runner_opts opts;
     child *kids;
@@ -88,7 +87,7 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
     const char *argv[16];
     int a = 0;
     argv[a++] = r->opts.executor;
-    argv[a++] = "--model", argv[a++] = r->f->model_path;
+    argv[a++] = "--model", argv[a++] = e->model_path;
     argv[a++] = "--device", argv[a++] = e->device;
     argv[a++] = "--dtype", argv[a++] = e->dtype;
     argv[a++] = "--threads", argv[a++] = threads;
@@ -253,8 +252,9 @@ static void fill_manifest(px_runner *r, px_env_result *er, px_buf *p)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(m->started_at, sizeof m->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    memcpy(m->model_sha256, r->prep->model_sha256, PX_SHA256_HEX);
-    memcpy(m->vocab_sha256, r->prep->vocab_sha256, PX_SHA256_HEX);
+    const px_prep *prep = &r->inputs[er - r->res->envs].prep;
+    memcpy(m->model_sha256, prep->model_sha256, PX_SHA256_HEX);
+    memcpy(m->vocab_sha256, prep->vocab_sha256, PX_SHA256_HEX);
 }
 
 /* Start (or restart) the environment's child and wait for READY. Returns 0
@@ -396,7 +396,7 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
             x->status = PX_ST_EXCEPTION;
             set_str(&x->detail, "protocol: malformed OUTPUT frame");
         } else {
-            judge_shape(x, r->f->n_labels);
+            judge_shape(x, e->n_labels);
         }
     } else if (w == W_FRAME && type == PX_FRAME_FAIL) {
         buf_get_u32(&p);
@@ -469,15 +469,18 @@ static void go_down(px_runner *r, px_env_result *er, int stage, char *msg, size_
 static int run_probe(px_runner *r, px_env_result *er)
 {
     px_example_result x = {.label = -1, .forward_ms = -1};
-    int gone = run_in_child(r, er, r->probe, &x);
+    int gone = run_in_child(r, er, &r->inputs[er - r->res->envs].probe, &x);
     int rc = 0;
     if (x.status == PX_ST_OK || x.status == PX_ST_BAD_SHAPE || x.status == PX_ST_EMPTY)
         er->m.first_forward_ms = x.forward_ms;
-    if (x.status == PX_ST_BAD_SHAPE && x.ndim == 2 && x.shape[0] == 1 && x.shape[1] > 0) {
-        const px_env *e = &r->f->envs[er->env_index];
-        px_error_set(&r->fatal, PX_EXIT_USAGE, r->f->path, r->f->labels_loc.line, r->f->labels_loc.col,
-                     "contract lists %zu labels but the model gives %lld outputs (probe forward in '%s')",
-                     r->f->n_labels, (long long)x.shape[1], e->name);
+    const px_env *e = &r->f->envs[er->env_index];
+    /* With the contract's own model, a width that does not fit the labels is
+     * a contract error; an overriding model's is that environment's outcome. */
+    if (x.status == PX_ST_BAD_SHAPE && x.ndim == 2 && x.shape[0] == 1 && x.shape[1] > 0 && !e->own_model) {
+        px_error_set(&r->fatal, PX_EXIT_USAGE, r->f->path, e->labels_loc.line, e->labels_loc.col,
+                     "%s lists %zu labels but the model gives %lld outputs (probe forward in '%s')",
+                     e->own_labels ? "the environment" : "contract", e->n_labels, (long long)x.shape[1],
+                     e->name);
         rc = -1;
     } else if (gone) {
         char msg[400];
@@ -507,9 +510,10 @@ static void run_examples(px_runner *r, px_env_result *er)
             mark_rest(r, er, i, "run cancelled");
             return;
         }
-        const px_prepared *in = &r->prepared[i];
+        const px_env_input *ein = &r->inputs[er - r->res->envs];
+        const px_prepared *in = &ein->examples[i];
         px_example_result x = {.label = -1, .forward_ms = -1};
-        copy_input(&x, in, r->prep->tok);
+        copy_input(&x, in, ein->prep.tok);
         if (in->rejected) {
             x.status = PX_ST_REJECTED;
             x.detail = strdup(in->reason);
@@ -575,15 +579,15 @@ static void *runner_main(void *arg)
     return NULL;
 }
 
-px_runner *runner_start(const px_fixture *f, const px_prep *prep, const px_prepared *prepared,
-                        const px_prepared *probe, px_results *res, const px_runner_opts *opts, px_error *err)
+px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_results *res,
+                        const px_runner_opts *opts, px_error *err)
 {
     px_runner *r = calloc(1, sizeof *r);
     if (!r) {
         px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "out of memory");
         return NULL;
     }
-    r->f = f, r->prep = prep, r->prepared = prepared, r->probe = probe, r->res = res;
+    r->f = f, r->inputs = inputs, r->res = res;
     r->opts = *opts;
     if (r->opts.load_timeout_s <= 0)
         r->opts.load_timeout_s = 120;
@@ -644,3 +648,6 @@ void runner_progress(px_runner *r, int *env, int *example, pid_t *pid)
 
 void runner_lock(px_runner *r) { pthread_mutex_lock(&r->mu); }
 void runner_unlock(px_runner *r) { pthread_mutex_unlock(&r->mu); }
+
+const char *runner_env_name(px_runner *r, int env) { return r->res->envs[env].name; }
+size_t runner_example_count(px_runner *r) { return r->res->n_examples; }

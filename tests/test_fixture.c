@@ -209,3 +209,28 @@ Test(fixture, imported_environment_is_not_runnable)
     fixture_free(f);
     free(text);
 }
+
+Test(fixture, environment_overrides_model_vocab_and_labels)
+{
+    char *text = variant("  reference: {device: cpu}\n",
+                         "  reference: {device: cpu}\n"
+                         "  v2:\n    device: cpu\n    model: {path: m2.pt, sha256: \"" 
+                         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}\n"
+                         "    vocab: {path: v2.txt}\n    labels: [b, a]\n");
+    px_error err;
+    px_fixture *f = parse(text, &err);
+    cr_assert_not_null(f, "%d:%d %s", err.line, err.col, err.msg);
+    const px_env *ref = fixture_env(f, "reference"), *v2 = fixture_env(f, "v2");
+    cr_expect_str_eq(ref->model_path, "m.pt");
+    cr_expect_eq(ref->own_model + ref->own_vocab + ref->own_labels, 0);
+    cr_expect_str_eq(v2->model_path, "m2.pt");
+    cr_expect_eq(v2->model_sha_loc.line, 11);
+    cr_expect_str_eq(v2->vocab_path, "v2.txt");
+    cr_expect_null(v2->vocab_sha256, "an override pins its own revision, or none");
+    cr_expect_eq(v2->n_labels, 2);
+    cr_expect_str_eq(v2->labels[0], "b");
+    cr_expect(v2->own_model && v2->own_vocab && v2->own_labels);
+    fixture_free(f);
+    free(text);
+    expect_error("  reference: {device: cpu}\n", "  reference: {device: cpu, labels: [a, a]}\n", 9, 40, "listed twice");
+}

@@ -16,8 +16,7 @@
 
 typedef struct harness {
     px_fixture *f;
-    px_prep prep;
-    px_prepared *in, probe;
+    px_env_input in;
     px_results *res;
     px_runner *run;
 } harness;
@@ -34,18 +33,13 @@ static void start(harness *h, const char *fixture, const char *env)
     memset(h, 0, sizeof *h);
     h->f = fixture_load(fixture, &err);
     cr_assert_not_null(h->f, "%s:%d: %s", err.file, err.line, err.msg);
-    cr_assert_eq(prep_open(&h->prep, h->f, &err), 0, "%s", err.msg);
-    h->in = calloc(h->f->n_examples, sizeof *h->in);
-    for (size_t i = 0; i < h->f->n_examples; i++)
-        cr_assert_eq(prep_example(&h->prep, h->f, h->f->examples[i].text, h->f->examples[i].text_len, &h->in[i],
-                                  &err), 0, "%s", err.msg);
-    cr_assert_eq(prep_probe(&h->prep, h->f, &h->probe, &err), 0);
     const px_env *e = fixture_env(h->f, env);
     cr_assert_not_null(e);
     int idx = (int)(e - h->f->envs);
+    cr_assert_eq(env_input_open(&h->in, h->f, e, &err), 0, "%s", err.msg);
     h->res = results_new(h->f, &idx, 1);
     px_runner_opts o = {.executor = executor()};
-    h->run = runner_start(h->f, &h->prep, h->in, &h->probe, h->res, &o, &err);
+    h->run = runner_start(h->f, &h->in, h->res, &o, &err);
     cr_assert_not_null(h->run, "%s", err.msg);
 }
 
@@ -59,11 +53,7 @@ static void cleanup(harness *h)
 {
     runner_free(h->run);
     results_free(h->res);
-    for (size_t i = 0; i < h->f->n_examples; i++)
-        prepared_free(&h->in[i]);
-    free(h->in);
-    prepared_free(&h->probe);
-    prep_close(&h->prep);
+    env_input_close(&h->in, h->f->n_examples);
     fixture_free(h->f);
 }
 

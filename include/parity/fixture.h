@@ -41,6 +41,14 @@ typedef struct px_env {
     char *role;         /* reference | twin | candidate | oracle */
     char *note;
     char *results;      /* imported results file (not runnable) */
+    /* What the environment runs: the contract's model, vocab and labels
+     * unless it overrides them (a re-exported model, another tokenizer
+     * revision, another label map); earliest divergence names the stage. */
+    char *model_path, *model_sha256, *vocab_path, *vocab_sha256;
+    char **labels;
+    size_t n_labels;
+    int own_model, own_vocab, own_labels;
+    px_loc model_sha_loc, vocab_sha_loc, labels_loc;
     px_loc loc;
 } px_env;
 

@@ -23,10 +23,11 @@ typedef struct px_prep {
     char model_sha256[PX_SHA256_HEX], vocab_sha256[PX_SHA256_HEX];
 } px_prep;
 
-/* Verify the model and vocab against their pinned sha256 (refuse a
- * different file: it is a different task), compile the rules, load the vocab.
- * Errors name the fixture line that pins or states the thing. */
-int prep_open(px_prep *p, const px_fixture *f, px_error *err);
+/* Verify the environment's model and vocab (the contract's unless it
+ * overrides them) against their pinned sha256 (refuse a different file: it
+ * is a different task), compile the rules, load the vocab. Errors name the
+ * fixture line that pins or states the thing. */
+int prep_open(px_prep *p, const px_fixture *f, const px_env *e, px_error *err);
 void prep_close(px_prep *p);
 
 /* Process one text. Returns 0 (possibly rejected) or -1 with *err. */
@@ -35,5 +36,16 @@ int prep_example(const px_prep *p, const px_fixture *f, const char *text, size_t
 /* The probe input: [CLS] [SEP] (padded as the contract says). */
 int prep_probe(const px_prep *p, const px_fixture *f, px_prepared *out, px_error *err);
 void prepared_free(px_prepared *x);
+
+/* Everything one environment is sent: its prep, every example processed
+ * (index = fixture example), and the probe. */
+typedef struct px_env_input {
+    px_prep prep;
+    px_prepared *examples;
+    px_prepared probe;
+} px_env_input;
+
+int env_input_open(px_env_input *in, const px_fixture *f, const px_env *e, px_error *err);
+void env_input_close(px_env_input *in, size_t n_examples);
 
 #endif

@@ -22,13 +22,12 @@ typedef struct px_runner_opts {
 
 typedef struct px_runner px_runner;
 
-/* Starts the thread. `prepared` has one entry per fixture example and `probe`
- * is the [CLS] [SEP] input; both, f and res must outlive the runner. The
+/* Starts the thread. `inputs` has one entry per environment of res (what
+ * that environment is sent); it, f and res must outlive the runner. The
  * runner writes into res; read it after runner_wait(), or under
  * runner_lock(). */
-px_runner *runner_start(const px_fixture *f, const px_prep *prep, const px_prepared *prepared,
-                        const px_prepared *probe, px_results *res, const px_runner_opts *opts,
-                        px_error *err);
+px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_results *res,
+                        const px_runner_opts *opts, px_error *err);
 /* Joins the thread. Returns 0, or -1 with *err when the run had to stop
  * (the model's output width does not match the contract's labels). */
 int runner_wait(px_runner *r, px_error *err);
@@ -41,6 +40,8 @@ void runner_cancel(px_runner *r);
 void runner_progress(px_runner *r, int *env, int *example, pid_t *pid);
 /* 1 once the thread has finished (runner_wait will not block). */
 int runner_done(px_runner *r);
+const char *runner_env_name(px_runner *r, int env);
+size_t runner_example_count(px_runner *r);
 void runner_lock(px_runner *r);
 void runner_unlock(px_runner *r);
 

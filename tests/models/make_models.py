@@ -17,6 +17,8 @@ timestamps and without the *.debug_pkl records (absolute source paths).
 import hashlib
 import io
 import os
+import signal
+import subprocess
 import sys
 import time
 import zipfile
@@ -123,6 +125,54 @@ class Empty(nn.Module):
         return logits[:, :0]
 
 
+class Crash(nn.Module):
+    """crash.pt -- for the runner's crash path (a real signal, not an
+    exception): a long input (T > 6) makes forward read far outside a tiny
+    tensor's memory inside libtorch, so the process dies of SIGSEGV; a short
+    input returns logits [B,5].
+
+    aten::_reshape_alias is an internal view op that, unlike as_strided,
+    does not check the new strides against the storage. Element 1 of the
+    view lies 2**46 elements (>= 2**47 bytes) past the data pointer: beyond
+    the top of the x86-64 user address space (4-level paging), so the
+    read always faults. (CPU only: on CUDA it is an illegal-address error.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.long_t = LONG_T
+        self.bad_stride = 1 << 46
+        self.features = Features()
+        self.head = nn.Linear(DIM, 5)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        logits = self.head(self.features(input_ids, attention_mask))
+        if input_ids.size(1) > self.long_t:
+            flat = logits.detach().contiguous().view(-1)
+            wild = torch.ops.aten._reshape_alias(flat, [2], [self.bad_stride])
+            logits = logits + wild.sum() * 0.0
+        return logits
+
+
+class Unsupported(nn.Module):
+    """unsupported.pt -- for the unsupported-backend outcome: logits [B,5]
+    are minus the L1 distances (torch.cdist, p=1) from the pooled features
+    to five prototype rows. Fine in float32; CPU cdist has no BFloat16
+    kernel in this libtorch, so after .to(torch.bfloat16) forward raises
+    '"cdist" not implemented for 'BFloat16''. (In float16 it raises the
+    same kind of error earlier, '"clamp_min_cpu" not implemented for
+    'Half'', from the pooling every model here shares.) p=1 never takes
+    cdist's matmul shortcut, whatever the batch size."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = Features()
+        self.protos = nn.Parameter(torch.randn(5, DIM))
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        pooled = self.features(input_ids, attention_mask)
+        return -torch.cdist(pooled, self.protos, p=1.0)
+
+
 def canonical_torchscript(raw: bytes) -> bytes:
     """Same entries, same order, stored, fixed timestamps, no *.debug_pkl;
     data kept 64-byte aligned with an "FB" extra field like PyTorch's."""
@@ -154,6 +204,20 @@ def save(module: nn.Module, path: str) -> bytes:
     return data
 
 
+def long_in_child(path: str) -> str:
+    """Runs crash.pt on a long input in a child Python; says how it ended."""
+    code = ("import sys, torch\n"
+            "m = torch.jit.load(sys.argv[1])\n"
+            "ids = torch.tensor([[2, 7, 8, 9, 10, 11, 12, 3]])\n"
+            "with torch.no_grad():\n"
+            "    m(ids, torch.ones_like(ids))\n")
+    rc = subprocess.run([sys.executable, "-c", code, path],
+                        stderr=subprocess.DEVNULL).returncode
+    if rc < 0:
+        return f"killed by {signal.Signals(-rc).name}"
+    return f"exit status {rc} (expected a signal)"
+
+
 def main() -> int:
     if os.environ.get("PYTHONHASHSEED") != "0":
         env = dict(os.environ, PYTHONHASHSEED="0")
@@ -165,7 +229,8 @@ def main() -> int:
     torch.set_num_threads(1)
 
     builders = [("slow.pt", Slow), ("raises.pt", Raises),
-                ("width4.pt", Width4), ("empty.pt", Empty)]
+                ("width4.pt", Width4), ("empty.pt", Empty),
+                ("crash.pt", Crash), ("unsupported.pt", Unsupported)]
     short_ids = torch.tensor([[2, 7, 3]], dtype=torch.long)
     long_ids = torch.tensor([[2, 7, 8, 9, 10, 11, 12, 3]], dtype=torch.long)
     for name, cls in builders:
@@ -180,13 +245,24 @@ def main() -> int:
             short_ms = (time.monotonic() - t0) * 1000.0
             msg = f"    short T=3 -> {list(y.shape)} in {short_ms:.1f} ms"
             t0 = time.monotonic()
-            try:
-                y = m(long_ids, torch.ones_like(long_ids))
-                msg += f"; long T=8 -> {list(y.shape)}"
-            except Exception as e:  # raises.pt
-                last = str(e).strip().splitlines()[-1]
-                msg += f"; long T=8 -> raised {last!r}"
+            if name == "crash.pt":  # would take this process down with it
+                msg += f"; long T=8 -> {long_in_child(os.path.join(out, name))}"
+            else:
+                try:
+                    y = m(long_ids, torch.ones_like(long_ids))
+                    msg += f"; long T=8 -> {list(y.shape)}"
+                except Exception as e:  # raises.pt
+                    last = str(e).strip().splitlines()[-1]
+                    msg += f"; long T=8 -> raised {last!r}"
             msg += f" in {time.monotonic() - t0:.2f} s (1 thread)"
+            if name == "unsupported.pt":
+                for dtype in (torch.bfloat16, torch.float16):
+                    try:
+                        y = m.to(dtype)(short_ids, torch.ones_like(short_ids))
+                        msg += f"; {dtype} -> {list(y.shape)}"
+                    except Exception as e:
+                        last = str(e).strip().splitlines()[-1]
+                        msg += f"; {dtype} -> raised {last!r}"
         print(msg)
     return 0
 
