@@ -224,7 +224,7 @@ Test(fixture, environment_overrides_model_vocab_and_labels)
     cr_expect_str_eq(ref->model_path, "m.pt");
     cr_expect_eq(ref->own_model + ref->own_vocab + ref->own_labels, 0);
     cr_expect_str_eq(v2->model_path, "m2.pt");
-    cr_expect_eq(v2->model_sha_loc.line, 11);
+    cr_expect_eq(v2->model_sha_loc.line, 12);
     cr_expect_str_eq(v2->vocab_path, "v2.txt");
     cr_expect_null(v2->vocab_sha256, "an override pins its own revision, or none");
     cr_expect_eq(v2->n_labels, 2);
