@@ -358,12 +358,32 @@ static int load_labels(ctx *c, yaml_node_t *contract)
     return load_labels_list(c, l, "contract.labels", &f->labels, &f->n_labels);
 }
 
+static int load_tolerance(ctx *c, yaml_node_t *t, const char *what, px_tolerance *tol)
+{
+    static const char *const tkeys[] = {"rtol", "atol", "stat", "q", "oracle_factor", "why", NULL};
+    static const char *const stats[] = {"elementwise", "max", "mean", "quantile", NULL};
+    tol->present = 1;
+    tol->loc = loc_of(t);
+    if (want(c, t, YAML_MAPPING_NODE, what) || check_keys(c, t, what, tkeys) ||
+        get_num(c, t, "rtol", what, 0, 1e9, 0, &tol->rtol) || get_num(c, t, "atol", what, 0, 1e9, 0, &tol->atol) ||
+        get_num(c, t, "q", what, 0, 1, 0, &tol->q) ||
+        get_num(c, t, "oracle_factor", what, 1e-9, 1e9, 0, &tol->oracle_factor) ||
+        get_str(c, t, "stat", what, 0, &tol->stat) || get_str(c, t, "why", what, 0, &tol->why))
+        return -1;
+    if (!tol->stat)
+        tol->stat = strdup("elementwise");
+    if (!is_one_of(tol->stat, stats))
+        return fail_at(c, get(c, t, "stat"), "stat must be elementwise, max, mean or quantile, not '%s'%s",
+                       tol->stat, NULL);
+    if (!strcmp(tol->stat, "quantile") && !get(c, t, "q"))
+        return fail_at(c, t, "%s: stat quantile needs q (0 to 1)%s", what, NULL);
+    return 0;
+}
+
 static int load_compare(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
     static const char *const keys[] = {"logits", "decision", NULL};
-    static const char *const tkeys[] = {"rtol", "atol", "stat", "q", "why", NULL};
-    static const char *const stats[] = {"elementwise", "max", "mean", "quantile", NULL};
     yaml_node_t *cmp = get(c, contract, "compare");
     if (!cmp)
         return 0;
@@ -375,26 +395,7 @@ static int load_compare(ctx *c, yaml_node_t *contract)
         return fail_at(c, get(c, cmp, "decision"), "contract.compare.decision must be exact, not '%s'%s",
                        f->decision, NULL);
     yaml_node_t *t = get(c, cmp, "logits");
-    if (!t)
-        return 0;
-    px_tolerance *tol = &f->logits_tol;
-    tol->present = 1;
-    tol->loc = loc_of(t);
-    tol->stat = NULL;
-    if (want(c, t, YAML_MAPPING_NODE, "contract.compare.logits") ||
-        check_keys(c, t, "contract.compare.logits", tkeys) ||
-        get_num(c, t, "rtol", "contract.compare.logits", 0, 1e9, 0, &tol->rtol) ||
-        get_num(c, t, "atol", "contract.compare.logits", 0, 1e9, 0, &tol->atol) ||
-        get_num(c, t, "q", "contract.compare.logits", 0, 1, 0, &tol->q) ||
-        get_str(c, t, "stat", "contract.compare.logits", 0, &tol->stat) ||
-        get_str(c, t, "why", "contract.compare.logits", 0, &tol->why))
-        return -1;
-    if (!tol->stat)
-        tol->stat = strdup("elementwise");
-    if (!is_one_of(tol->stat, stats))
-        return fail_at(c, get(c, t, "stat"), "stat must be elementwise, max, mean or quantile, not '%s'%s",
-                       tol->stat, NULL);
-    return 0;
+    return t ? load_tolerance(c, t, "contract.compare.logits", &f->logits_tol) : 0;
 }
 
 static int load_contract(ctx *c, yaml_node_t *root)
@@ -541,10 +542,22 @@ static int label_of(ctx *c, yaml_node_t *n, int *out)
     return 0;
 }
 
+static int get_pattern(ctx *c, yaml_node_t *map, const char *key, px_pattern *p)
+{
+    yaml_node_t *n = get(c, map, key);
+    if (!n)
+        return 0;
+    p->loc = loc_of(n);
+    return get_str(c, map, key, "expect", 0, &p->text);
+}
+
 static int load_expect(ctx *c, yaml_node_t *n, px_expect *x)
 {
-    static const char *const keys[] = {"label", "any_of", "rejected", "top_k", NULL};
-    if (want(c, n, YAML_MAPPING_NODE, "expect") || check_keys(c, n, "expect", keys))
+    static const char *const keys[] = {"label", "any_of", "rejected", "top_k", "reason", "must_match",
+                                       "must_not_match", NULL};
+    if (want(c, n, YAML_MAPPING_NODE, "expect") || check_keys(c, n, "expect", keys) ||
+        get_pattern(c, n, "reason", &x->reason) || get_pattern(c, n, "must_match", &x->must_match) ||
+        get_pattern(c, n, "must_not_match", &x->must_not_match))
         return -1;
     x->loc = loc_of(n);
     yaml_node_t *label = get(c, n, "label"), *any = get(c, n, "any_of");
@@ -561,6 +574,8 @@ static int load_expect(ctx *c, yaml_node_t *n, px_expect *x)
         x->kind = PX_EXPECT_LABEL;
         return label_of(c, label, &x->label);
     }
+    if (x->reason.text && !rejected)
+        return fail_at(c, get(c, n, "reason"), "expect.reason only goes with rejected: true%s%s", NULL, NULL);
     if (rejected) {
         x->kind = PX_EXPECT_REJECTED;
         return 0;
@@ -595,7 +610,7 @@ static int load_review(ctx *c, yaml_node_t *n, px_review *r)
 
 static int load_example(ctx *c, yaml_node_t *n, px_example *x)
 {
-    static const char *const keys[] = {"id", "kind", "text", "expect", "why", "review", NULL};
+    static const char *const keys[] = {"id", "kind", "text", "expect", "why", "review", "compare", NULL};
     static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous", "edge", NULL};
     if (want(c, n, YAML_MAPPING_NODE, "an example") || check_keys(c, n, "an example", keys) ||
         get_str(c, n, "id", "example", 1, &x->id) || get_str(c, n, "kind", "example", 0, &x->kind) ||
@@ -618,6 +633,14 @@ static int load_example(ctx *c, yaml_node_t *n, px_example *x)
     yaml_node_t *e = require(c, n, "expect", "example");
     if (!e || load_expect(c, e, &x->expect))
         return -1;
+    yaml_node_t *cmp = get(c, n, "compare");
+    if (cmp) {
+        static const char *const ckeys[] = {"logits", NULL};
+        yaml_node_t *t = NULL;
+        if (want(c, cmp, YAML_MAPPING_NODE, "example compare") || check_keys(c, cmp, "example compare", ckeys) ||
+            ((t = get(c, cmp, "logits")) && load_tolerance(c, t, "example compare.logits", &x->tol)))
+            return -1;
+    }
     yaml_node_t *r = get(c, n, "review");
     return r ? load_review(c, r, &x->review) : 0;
 }
@@ -826,6 +849,11 @@ void fixture_free(px_fixture *f)
         free(x->text);
         free(x->why);
         free(x->expect.any_of);
+        free(x->expect.reason.text);
+        free(x->expect.must_match.text);
+        free(x->expect.must_not_match.text);
+        free(x->tol.stat);
+        free(x->tol.why);
         free(x->review.decision);
         free(x->review.note);
         free(x->review.by);

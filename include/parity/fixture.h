@@ -27,9 +27,15 @@ typedef struct px_tolerance {
     double rtol, atol;
     char *stat; /* elementwise | max | mean | quantile */
     double q;   /* for quantile */
+    double oracle_factor; /* k of the oracle rule; 0 when not stated */
     char *why;  /* NULL when not written (a lint finding) */
     px_loc loc;
 } px_tolerance;
+
+typedef struct px_pattern {
+    char *text;   /* PCRE2 pattern; NULL when absent */
+    px_loc loc;
+} px_pattern;
 
 typedef struct px_env {
     char *name;
@@ -60,6 +66,9 @@ typedef struct px_expect {
     int *any_of;        /* label indices */
     size_t n_any_of;
     int top_k;          /* 0: not stated */
+    px_pattern reason;          /* rejected: the reason must match */
+    px_pattern must_match;      /* on the decided label */
+    px_pattern must_not_match;
     px_loc loc;
 } px_expect;
 
@@ -73,6 +82,7 @@ typedef struct px_example {
     char *text;
     size_t text_len;
     px_expect expect;
+    px_tolerance tol;   /* the example's own logits tolerance (present=0: the contract's) */
     char *why;
     px_review review;
     px_loc loc, text_loc;
