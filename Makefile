@@ -51,7 +51,7 @@ endif
 CXXFLAGS ?= -O2 -g
 ALL_CXXFLAGS := -std=c++17 $(WARN) -Wno-unused-parameter $(CXXFLAGS) -Iinclude $(TORCH_CXXFLAGS)
 
-LIB_SRC := src/error.c src/utf8.c src/hash.c src/proto.c src/fixture.c src/tokenizer.c src/clean.c \
+LIB_SRC := src/error.c src/utf8.c src/compare.c src/judge.c src/report.c src/hash.c src/proto.c src/fixture.c src/tokenizer.c src/clean.c \
            src/prepare.c src/results.c src/emit.c src/atomic.c src/runner.c src/cli.c src/cmd_run.c
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))

@@ -11,12 +11,16 @@ const px_option cli_options[] = {
     {0, "executor", "PATH", "the parity-torch program (default: $PARITY_TORCH, else the one beside parity)"},
     {0, "backend-lib", "PATH", "load this PrivateUse1 backend library into every executor"},
     {'q', "quiet", NULL, "print no progress line"},
+    {'f', "format", "FORMAT", "check's report: text (default), json or tap"},
     {0, NULL, NULL, NULL},
 };
 
 const px_command cli_commands[] = {
     {"run", "run FIXTURE [-e ENV]... [-o FILE] [--executor PATH] [--backend-lib PATH] [-q]",
      "run every example through each environment, print the table, write the results file", cmd_run},
+    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [-o FILE] [--executor PATH] [-q]",
+     "run and judge every example against the contract; exit 0 met, 1 not met, 2 bad input, 3 env down",
+     cmd_check},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -37,6 +41,7 @@ void cli_usage(FILE *out)
             snprintf(left, sizeof left, "    --%s%s%s", o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
         fprintf(out, "  %-26s %s\n", left, o->help);
     }
-    fprintf(out, "\nexit status: 0 ran, 2 usage/fixture/model error, 3 an environment could not run,\n"
-                 "4 results not written. See parity(1).\n");
+    fprintf(out, "\nexit status: 0 ran (check: contract met), 1 (check) contract not met,\n"
+                 "2 usage/fixture/model error, 3 an environment could not run, 4 results not written.\n"
+                 "See parity(1).\n");
 }

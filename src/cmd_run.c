@@ -1,5 +1,6 @@
-/* parity run: prepare every example once, run it through each environment in
- * executor children (background thread), print the table, write results. */
+/* parity run and parity check: prepare every example, run it through each
+ * environment in executor children (background thread); run prints the table
+ * and writes the results, check judges them against the contract. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <libgen.h>
@@ -12,13 +13,15 @@
 
 #include "parity/cli.h"
 #include "parity/fixture.h"
+#include "parity/judge.h"
 #include "parity/prepare.h"
+#include "parity/report.h"
 #include "parity/results.h"
 #include "parity/runner.h"
 
 typedef struct run_args run_args;
 struct run_args {
-    const char *fixture, *output, *executor, *backend_lib;
+    const char *command, *fixture, *output, *executor, *backend_lib, *format;
     const char *envs[64];
     int n_envs, quiet;
     int (*finish)(const run_args *a, const px_fixture *f, const px_results *res);
@@ -32,9 +35,11 @@ static int report(const px_error *err)
     return err->code ? err->code : PX_EXIT_USAGE;
 }
 
+static const char *command_name = "run";
+
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "parity run: ");
+    fprintf(stderr, "parity %s: ", command_name);
     fprintf(stderr, fmt, arg);
     fprintf(stderr, " (try parity --help)\n");
     return PX_EXIT_USAGE;
@@ -69,6 +74,7 @@ static const px_option *match_option(int argc, char **argv, int *i, const char *
 static int parse_args(int argc, char **argv, run_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->command = command_name = argv[0];
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-' || !argv[i][1]) {
             if (a->fixture)
@@ -88,6 +94,12 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->output = v;
         } else if (o->short_name == 'q') {
             a->quiet = 1;
+        } else if (o->short_name == 'f') {
+            if (strcmp(a->command, "check"))
+                return usage_error("--format is for parity check%s", "");
+            if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "tap"))
+                return usage_error("--format must be text, json or tap, not '%s'", v);
+            a->format = v;
         } else if (!strcmp(o->long_name, "executor")) {
             a->executor = v;
         } else {
@@ -342,11 +354,35 @@ static int run_finish(const run_args *a, const px_fixture *f, const px_results *
     return rc;
 }
 
-int cmd_run(int argc, char **argv)
+/* What `check` does with the results: judge, report, and the exit code
+ * (3 before 1: an environment that could not run leaves the check
+ * incomplete, which is worse than a known failure). */
+static int check_finish(const run_args *a, const px_fixture *f, const px_results *res)
+{
+    px_error err = {0};
+    px_judgement j;
+    if (judge_results(f, res, &j, &err))
+        return report(&err);
+    int rc = j.any_down ? PX_EXIT_ENV : j.all_met ? PX_EXIT_OK : PX_EXIT_FAILED;
+    if (a->output && results_write(res, f, a->output, &err))
+        rc = report(&err);
+    const char *format = a->format ? a->format : "text";
+    if (!strcmp(format, "json"))
+        report_json(stdout, f, res, &j, rc);
+    else if (!strcmp(format, "tap"))
+        report_tap(stdout, f, res, &j);
+    else
+        report_text(stdout, f, res, &j);
+    judgement_free(&j);
+    return rc;
+}
+
+static int command_main(int argc, char **argv, int (*finish)(const run_args *, const px_fixture *, const px_results *))
 {
     run_args a;
     if (parse_args(argc, argv, &a))
         return PX_EXIT_USAGE;
+    a.finish = finish;
     px_error err = {0};
     px_fixture *f = fixture_load(a.fixture, &err);
     if (!f)
@@ -354,9 +390,11 @@ int cmd_run(int argc, char **argv)
     int idx[256];
     size_t n = 0;
     int rc = f->n_envs > 256 ? PX_EXIT_USAGE : pick_envs(f, &a, idx, &n);
-    a.finish = run_finish;
     if (rc == 0)
         rc = execute(&a, f, idx, n);
     fixture_free(f);
     return rc;
 }
+
+int cmd_run(int argc, char **argv) { return command_main(argc, argv, run_finish); }
+int cmd_check(int argc, char **argv) { return command_main(argc, argv, check_finish); }

@@ -41,50 +41,39 @@ static enum pair_kind pair_kind(double c, double r)
     return PAIR_MISMATCH;
 }
 
-/* One expression for the tolerance, so that the pass test and the
- * smallest_atol check round identically. */
+/* One expression for the tolerance, as the contract states it: an element
+ * fails only when |d| exceeds both atol and rtol * |r|. */
 static double tolerance(double atol, double rtol, double r)
 {
-    return atol + rtol * fabs(r);
-}
-
-/* max(0, excess) can fall an ulp short once atol + rtol * |r| is rounded;
- * step up until d fits. When rtol * |r| dwarfs sa the subtraction that made
- * sa was exact (Sterbenz), so only a few steps are ever taken. */
-static double settle_atol(double sa, double d, double rtol, double r)
-{
-    while (d > tolerance(sa, rtol, r))
-        sa = nextafter(sa, INFINITY);
-    return sa;
+    return fmax(atol, rtol * fabs(r));
 }
 
 static void compare_elementwise(const double *c, const double *r, size_t n, double atol,
                                 double rtol, px_cmp *out)
 {
-    double worst_excess = -INFINITY;
+    double worst_margin = -INFINITY, need = 0;
     int any = 0;
     for (size_t i = 0; i < n; i++) {
         if (pair_kind(c[i], r[i]) != PAIR_FINITE)
             continue;
-        double d = fabs(c[i] - r[i]);
-        double excess = d - rtol * fabs(r[i]);
+        double d = fabs(c[i] - r[i]), covered = rtol * fabs(r[i]);
         if (d > out->value)
             out->value = d;
-        if (!any || excess > worst_excess) {
-            worst_excess = excess;
+        if (!any || d - covered > worst_margin) {
+            worst_margin = d - covered;
             out->worst = i;
             any = 1;
         }
+        /* Within max(atol, rtol|r|) exactly when atol covers every |d| that
+         * rtol alone does not. */
+        if (d > covered && d > need)
+            need = d;
         if (d > tolerance(atol, rtol, r[i]))
             out->n_failing++;
     }
     out->pass = out->n_failing == 0;
     out->threshold = any ? tolerance(atol, rtol, r[out->worst]) : atol;
-    double sa = any && worst_excess > 0 ? worst_excess : 0;
-    for (size_t i = 0; i < n; i++)
-        if (pair_kind(c[i], r[i]) == PAIR_FINITE)
-            sa = settle_atol(sa, fabs(c[i] - r[i]), rtol, r[i]);
-    out->smallest_atol = sa;
+    out->smallest_atol = need;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -175,14 +164,10 @@ static int compare_stat(const double *c, const double *r, size_t n, px_stat stat
     if (summarize(c, r, n, stat, q, &sd, &sr, &out->worst) < 0)
         return -1;
     out->value = sd;
-    out->threshold = atol + rtol * sr;
+    out->threshold = fmax(atol, rtol * sr);
     out->pass = sd <= out->threshold;
     out->n_failing = !out->pass;
-    double excess = sd - rtol * sr;
-    double sa = excess > 0 ? excess : 0;
-    while (sd > sa + rtol * sr) /* as in settle_atol */
-        sa = nextafter(sa, INFINITY);
-    out->smallest_atol = sa;
+    out->smallest_atol = sd > rtol * sr ? sd : 0;
     return 0;
 }
 

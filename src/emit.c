@@ -83,3 +83,49 @@ void emit_yaml_double(FILE *out, double v)
     }
     fputs(buf, out);
 }
+
+void emit_json_string(FILE *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    fputc('"', out);
+    while (*p) {
+        unsigned cp;
+        int n = utf8_len(p, &cp);
+        if (n == 0) {
+            fputs("\\ufffd", out);
+            p++;
+            continue;
+        }
+        if (cp == '"' || cp == '\\')
+            fprintf(out, "\\%c", (char)cp);
+        else if (cp == '\n')
+            fputs("\\n", out);
+        else if (cp == '\t')
+            fputs("\\t", out);
+        else if (cp == '\r')
+            fputs("\\r", out);
+        else if (cp < 0x20 || cp == 0x7F)
+            fprintf(out, "\\u%04x", cp);
+        else if (cp == 0x2028 || cp == 0x2029) /* valid JSON, but not valid JavaScript */
+            fprintf(out, "\\u%04x", cp);
+        else
+            fwrite(p, 1, (size_t)n, out);
+        p += n;
+    }
+    fputc('"', out);
+}
+
+void emit_json_double(FILE *out, double v)
+{
+    if (isnan(v) || isinf(v)) {
+        fputs("null", out);
+        return;
+    }
+    char buf[40];
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, out);
+}

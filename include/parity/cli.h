@@ -24,5 +24,6 @@ extern const px_command cli_commands[];
 
 void cli_usage(FILE *out);
 int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

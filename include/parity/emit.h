@@ -12,4 +12,10 @@ void emit_yaml_string(FILE *out, const char *s);
 /* Shortest %g form that round-trips; "nan", ".inf", "-.inf" as YAML has them. */
 void emit_yaml_double(FILE *out, double v);
 
+/* JSON: strings escaped per RFC 8259 (control characters as \u00XX,
+ * invalid UTF-8 bytes as U+FFFD so the output is always valid JSON);
+ * numbers with the fewest digits that round-trip, null for NaN and inf. */
+void emit_json_string(FILE *out, const char *s);
+void emit_json_double(FILE *out, double v);
+
 #endif

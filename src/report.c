@@ -1,0 +1,205 @@
+#include "parity/report.h"
+
+#include <string.h>
+
+#include "parity/emit.h"
+
+static const char *env_role(const px_fixture *f, const px_env_result *e)
+{
+    const char *role = f->envs[e->env_index].role;
+    return role ? role : "candidate";
+}
+
+static void text_ladder(FILE *o, const px_env_verdict *ev)
+{
+    fprintf(o, "  ladder:");
+    for (int r = 0; r < PX_RUNG_COUNT; r++) {
+        const char *mark = ev->rung[r] == PX_RS_PASSED   ? "ok"
+                           : ev->rung[r] == PX_RS_FAILED ? "FAILED"
+                           : ev->rung[r] == PX_RS_NOT_REACHED ? "not reached"
+                                                              : "not measured";
+        fprintf(o, "%s %s [%s]", r ? " ->" : "", rung_name((px_rung)r), mark);
+    }
+    fputc('\n', o);
+    for (int r = 0; r < PX_RUNG_COUNT; r++)
+        if (ev->rung[r] == PX_RS_FAILED)
+            fprintf(o, "  %s failed: %s\n", rung_name((px_rung)r), ev->rung_detail[r]);
+}
+
+static void text_counts(FILE *o, const px_env_verdict *ev)
+{
+    fprintf(o, "  counts:");
+    const char *sep = " ";
+    for (int k = 0; k < PX_OC_COUNT; k++)
+        if (ev->counts[k]) {
+            fprintf(o, "%s%d %s", sep, ev->counts[k], outcome_name((px_outcome)k));
+            sep = ", ";
+        }
+    fputc('\n', o);
+}
+
+void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j)
+{
+    fprintf(o, "%s: %zu examples, %zu environments, reference %s\n", f->path, r->n_examples, r->n_envs,
+            r->reference >= 0 ? r->envs[r->reference].name : "(none)");
+    for (size_t e = 0; e < r->n_envs; e++) {
+        const px_env *fe = &f->envs[r->envs[e].env_index];
+        fprintf(o, "\n%s (%s) %s %s: %s\n", r->envs[e].name, env_role(f, &r->envs[e]), fe->device, fe->dtype,
+                j->envs[e].met ? "meets the contract" : "DOES NOT meet the contract");
+        text_ladder(o, &j->envs[e]);
+        text_counts(o, &j->envs[e]);
+        for (size_t k = 0; k < r->n_examples; k++) {
+            const px_verdict *v = &j->envs[e].ex[k];
+            int show = !outcome_met(v->outcome) || (v->div != PX_DIV_NONE && v->div != PX_DIV_VALUES);
+            if (!show)
+                continue;
+            fprintf(o, "  %-20s %s: %s\n", f->examples[k].id, outcome_name(v->outcome), v->detail ? v->detail : "");
+            if (v->div != PX_DIV_NONE)
+                fprintf(o, "  %-20s parts from the reference at %s: %s\n", "", div_name(v->div),
+                        v->div_detail ? v->div_detail : "");
+            if (v->attr != PX_ATTR_NONE)
+                fprintf(o, "  %-20s cause: %s (%s)\n", "", attr_name(v->attr),
+                        v->attr == PX_ATTR_PRECISION ? "the bfloat16 twin changes it the same way"
+                                                     : "the twin keeps the reference's decision");
+        }
+    }
+    if (j->n_findings)
+        fprintf(o, "\nfindings:\n");
+    for (size_t i = 0; i < j->n_findings; i++)
+        fprintf(o, "  - %s\n", j->findings[i]);
+    fprintf(o, "\n%s\n", j->all_met ? "contract met in every environment" : "contract NOT met");
+}
+
+static void json_key(FILE *o, const char *k)
+{
+    emit_json_string(o, k);
+    fputc(':', o);
+}
+
+static void json_str_or_null(FILE *o, const char *s)
+{
+    if (s)
+        emit_json_string(o, s);
+    else
+        fputs("null", o);
+}
+
+static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, size_t e, size_t k, const px_verdict *v)
+{
+    const px_example_result *x = &r->envs[e].ex[k];
+    const px_env *fe = &f->envs[r->envs[e].env_index];
+    fputc('{', o);
+    json_key(o, "id"), emit_json_string(o, f->examples[k].id), fputc(',', o);
+    json_key(o, "outcome"), emit_json_string(o, outcome_name(v->outcome)), fputc(',', o);
+    json_key(o, "met"), fputs(outcome_met(v->outcome) ? "true," : "false,", o);
+    json_key(o, "detail"), json_str_or_null(o, v->detail), fputc(',', o);
+    json_key(o, "label"), json_str_or_null(o, x->label >= 0 ? fe->labels[x->label] : NULL), fputc(',', o);
+    json_key(o, "compare");
+    if (v->has_cmp) {
+        fputc('{', o);
+        json_key(o, "stat"), emit_json_string(o, v->stat), fputc(',', o);
+        json_key(o, "value"), emit_json_double(o, v->cmp.value), fputc(',', o);
+        json_key(o, "threshold"), emit_json_double(o, v->cmp.threshold), fputc(',', o);
+        json_key(o, "pass"), fputs(v->cmp.pass ? "true," : "false,", o);
+        json_key(o, "smallest_passing_atol"), emit_json_double(o, v->cmp.smallest_atol), fputc(',', o);
+        json_key(o, "oracle_ratio");
+        if (v->has_oracle)
+            emit_json_double(o, v->oracle_ratio);
+        else
+            fputs("null", o);
+        fputc('}', o);
+    } else {
+        fputs("null", o);
+    }
+    fputc(',', o);
+    json_key(o, "divergence");
+    fputc('{', o);
+    json_key(o, "stage"), emit_json_string(o, div_name(v->div)), fputc(',', o);
+    json_key(o, "detail"), json_str_or_null(o, v->div_detail);
+    fputs("},", o);
+    json_key(o, "cause");
+    json_str_or_null(o, v->attr == PX_ATTR_NONE ? NULL : attr_name(v->attr));
+    fputc('}', o);
+}
+
+static void json_env(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e)
+{
+    const px_env_verdict *ev = &j->envs[e];
+    fputc('{', o);
+    json_key(o, "name"), emit_json_string(o, r->envs[e].name), fputc(',', o);
+    json_key(o, "role"), emit_json_string(o, env_role(f, &r->envs[e])), fputc(',', o);
+    json_key(o, "state"), emit_json_string(o, ev->down ? "down" : "up"), fputc(',', o);
+    json_key(o, "met"), fputs(ev->met ? "true," : "false,", o);
+    json_key(o, "ladder"), fputc('[', o);
+    for (int k = 0; k < PX_RUNG_COUNT; k++) {
+        fputs(k ? ",{" : "{", o);
+        json_key(o, "rung"), emit_json_string(o, rung_name((px_rung)k)), fputc(',', o);
+        json_key(o, "state"), emit_json_string(o, rung_state_name(ev->rung[k])), fputc(',', o);
+        json_key(o, "detail"), json_str_or_null(o, ev->rung_detail[k]), fputc('}', o);
+    }
+    fputs("],", o);
+    json_key(o, "counts"), fputc('{', o);
+    for (int k = 0; k < PX_OC_COUNT; k++) {
+        fputs(k ? "," : "", o);
+        json_key(o, outcome_name((px_outcome)k));
+        fprintf(o, "%d", ev->counts[k]);
+    }
+    fputs("},", o);
+    json_key(o, "examples"), fputc('[', o);
+    for (size_t k = 0; k < r->n_examples; k++) {
+        fputs(k ? "," : "", o);
+        json_verdict(o, f, r, e, k, &ev->ex[k]);
+    }
+    fputs("]}", o);
+}
+
+void report_json(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, int exit_code)
+{
+    fputc('{', o);
+    json_key(o, "parity_check"), fprintf(o, "%d,", PX_CHECK_JSON_VERSION);
+    json_key(o, "fixture"), emit_json_string(o, f->path), fputc(',', o);
+    json_key(o, "reference"), json_str_or_null(o, r->reference >= 0 ? r->envs[r->reference].name : NULL);
+    fputc(',', o);
+    json_key(o, "met"), fputs(j->all_met ? "true," : "false,", o);
+    json_key(o, "exit"), fprintf(o, "%d,", exit_code);
+    json_key(o, "findings"), fputc('[', o);
+    for (size_t i = 0; i < j->n_findings; i++) {
+        fputs(i ? "," : "", o);
+        emit_json_string(o, j->findings[i]);
+    }
+    fputs("],", o);
+    json_key(o, "environments"), fputc('[', o);
+    for (size_t e = 0; e < r->n_envs; e++) {
+        fputs(e ? "," : "", o);
+        json_env(o, f, r, j, e);
+    }
+    fputs("]}\n", o);
+}
+
+/* TAP 13: one test per environment and example; the ladder's failure and
+ * the findings as diagnostics. */
+void report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j)
+{
+    fprintf(o, "TAP version 13\n1..%zu\n", r->n_envs * r->n_examples);
+    size_t n = 0;
+    for (size_t e = 0; e < r->n_envs; e++) {
+        const px_env_verdict *ev = &j->envs[e];
+        for (int k = 0; k < PX_RUNG_COUNT; k++)
+            if (ev->rung[k] == PX_RS_FAILED)
+                fprintf(o, "# %s: %s failed: %s\n", r->envs[e].name, rung_name((px_rung)k), ev->rung_detail[k]);
+        for (size_t k = 0; k < r->n_examples; k++) {
+            const px_verdict *v = &ev->ex[k];
+            fprintf(o, "%s %zu - %s/%s: %s", outcome_met(v->outcome) ? "ok" : "not ok", ++n, r->envs[e].name,
+                    f->examples[k].id, outcome_name(v->outcome));
+            if (!outcome_met(v->outcome) && v->detail) {
+                /* A directive-free one-line reason: '#' would start one. */
+                fputs(" - ", o);
+                for (const char *c = v->detail; *c && c - v->detail < 200; c++)
+                    fputc(*c == '\n' || *c == '#' ? ' ' : *c, o);
+            }
+            fputc('\n', o);
+        }
+    }
+    for (size_t i = 0; i < j->n_findings; i++)
+        fprintf(o, "# finding: %s\n", j->findings[i]);
+}
