@@ -121,7 +121,7 @@ bench: all $(TORCH_BUILD)/bench-bare
 # Debian packages for building, testing and the demo. Idempotent: installs
 # only what is missing.
 DEBS := build-essential pkg-config libtorch-dev libncurses-dev libyaml-dev libpcre2-dev \
-        libssl-dev libutf8proc-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc bc
+        libssl-dev libutf8proc-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc bc python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 define install_debs
 	@missing=""; for p in $(1); do \

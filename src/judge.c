@@ -201,6 +201,19 @@ static int numbers_ok(const px_fixture *f, const px_example *ex, const px_exampl
     return v->cmp.pass;
 }
 
+/* TorchScript prefixes the error with its interpreter traceback; the last
+ * line is the error itself. The results keep the whole text. */
+static char *last_line(const char *s)
+{
+    size_t end = strlen(s);
+    while (end > 0 && (s[end - 1] == '\n' || s[end - 1] == ' '))
+        end--;
+    size_t start = end;
+    while (start > 0 && s[start - 1] != '\n')
+        start--;
+    return fmt("%.*s", (int)(end - start), s + start);
+}
+
 typedef struct jctx {
     const px_fixture *f;
     const px_results *r;
@@ -239,7 +252,7 @@ static int judge_example(const jctx *j, size_t e, size_t k, px_verdict *v)
     }
     if (x->status != PX_ST_OK) {
         v->outcome = from_status(x->status);
-        v->detail = fmt("%s", x->detail ? x->detail : outcome_name(v->outcome));
+        v->detail = last_line(x->detail ? x->detail : outcome_name(v->outcome));
         return 0;
     }
     const char *got = label_of(f, j->r, e, x->label);
@@ -422,8 +435,7 @@ static void ladder(const jctx *j, size_t e, px_env_verdict *ev)
     if (er->state == PX_ENV_DOWN || bad < j->r->n_examples) {
         const px_example_result *x = bad < j->r->n_examples ? &er->ex[bad] : NULL;
         set_rung(ev, PX_RUNG_FORWARD, PX_RS_FAILED,
-                 x ? fmt("%s: %s%s%s", j->f->examples[bad].id, status_name(x->status), x->detail ? ": " : "",
-                         x->detail ? x->detail : "")
+                 x ? fmt("%s: %s: %s", j->f->examples[bad].id, status_name(x->status), ev->ex[bad].detail)
                    : fmt("%s", er->down_msg));
         return;
     }
@@ -470,9 +482,13 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
         px_verdict *v = &ev->ex[k];
         if (judge_example(j, e, k, v))
             return -1;
-        if (j->ref >= 0 && !ev->is_reference)
+        /* Only what both environments recorded can be compared. */
+        if (j->ref >= 0 && !ev->is_reference && !ev->down)
             v->div = diverge(j, e, k, v, &v->div_detail);
-        v->attr = ev->is_reference ? PX_ATTR_NONE : attribute(j, e, k);
+        /* Precision or device is the question only when the two ran the
+         * same model on the same input. */
+        int same_inputs = v->div == PX_DIV_NONE || v->div >= PX_DIV_SHAPE;
+        v->attr = ev->is_reference || !same_inputs ? PX_ATTR_NONE : attribute(j, e, k);
         ev->counts[v->outcome]++;
         if (ev->is_reference && !outcome_met(v->outcome) && v->outcome != PX_OC_NOT_EVALUATED)
             add_finding(out, fmt("the reference itself disagrees with the expectation on %s: %s (%s)",

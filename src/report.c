@@ -50,7 +50,7 @@ void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_jud
         text_counts(o, &j->envs[e]);
         for (size_t k = 0; k < r->n_examples; k++) {
             const px_verdict *v = &j->envs[e].ex[k];
-            int show = !outcome_met(v->outcome) || (v->div != PX_DIV_NONE && v->div != PX_DIV_VALUES);
+            int show = !outcome_met(v->outcome) || v->div == PX_DIV_DECISION;
             if (!show)
                 continue;
             fprintf(o, "  %-20s %s: %s\n", f->examples[k].id, outcome_name(v->outcome), v->detail ? v->detail : "");

@@ -1,0 +1,233 @@
+/* The contract engine on real planted cases (tests/data/planted.yaml): each
+ * outcome, checkpoint rung, divergence stage and cause comes from a real run
+ * of a real model through the executor; then `parity check`'s exit codes,
+ * JSON shape and TAP plan through the built binary. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/judge.h"
+#include "parity/runner.h"
+#include "testlib.h"
+
+#define PLANTED "tests/data/planted.yaml"
+
+static const char *executor(void)
+{
+    const char *p = getenv("PARITY_TORCH");
+    return p ? p : "build/parity-torch";
+}
+
+typedef struct planted {
+    px_fixture *f;
+    px_env_input *in;
+    px_results *res;
+    px_judgement j;
+} planted;
+
+static void run_planted(planted *p)
+{
+    px_error err = {0};
+    p->f = fixture_load(PLANTED, &err);
+    cr_assert_not_null(p->f, "%s:%d: %s", err.file, err.line, err.msg);
+    int idx[32];
+    cr_assert_leq(p->f->n_envs, 32);
+    p->in = calloc(p->f->n_envs, sizeof *p->in);
+    for (size_t e = 0; e < p->f->n_envs; e++) {
+        idx[e] = (int)e;
+        cr_assert_eq(env_input_open(&p->in[e], p->f, &p->f->envs[e], &err), 0, "%s", err.msg);
+    }
+    p->res = results_new(p->f, idx, p->f->n_envs);
+    px_runner_opts o = {.executor = executor()};
+    px_runner *run = runner_start(p->f, p->in, p->res, &o, &err);
+    cr_assert_not_null(run, "%s", err.msg);
+    cr_assert_eq(runner_wait(run, &err), 0, "%s", err.msg);
+    runner_free(run);
+    cr_assert_eq(judge_results(p->f, p->res, &p->j, &err), 0, "%s", err.msg);
+}
+
+static void free_planted(planted *p)
+{
+    judgement_free(&p->j);
+    results_free(p->res);
+    for (size_t e = 0; e < p->f->n_envs; e++)
+        env_input_close(&p->in[e], p->f->n_examples);
+    free(p->in);
+    fixture_free(p->f);
+}
+
+static size_t env_at(planted *p, const char *name)
+{
+    for (size_t e = 0; e < p->res->n_envs; e++)
+        if (!strcmp(p->res->envs[e].name, name))
+            return e;
+    cr_assert_fail("no environment %s", name);
+    return 0;
+}
+
+static const px_verdict *verdict(planted *p, const char *env, const char *id)
+{
+    size_t e = env_at(p, env);
+    for (size_t k = 0; k < p->f->n_examples; k++)
+        if (!strcmp(p->f->examples[k].id, id))
+            return &p->j.envs[e].ex[k];
+    cr_assert_fail("no example %s", id);
+    return NULL;
+}
+
+/* The first failing rung; every rung after it must be not-reached (or,
+ * for performance, not-measured): a later rung is never shown as passed. */
+static int first_failed_rung(planted *p, const char *env)
+{
+    const px_env_verdict *ev = &p->j.envs[env_at(p, env)];
+    int failed = -1;
+    for (int r = 0; r < PX_RUNG_COUNT; r++) {
+        if (failed >= 0)
+            cr_expect_neq(ev->rung[r], PX_RS_PASSED, "%s: %s passed after %s failed", env, rung_name((px_rung)r),
+                          rung_name((px_rung)failed));
+        if (failed < 0 && ev->rung[r] == PX_RS_FAILED)
+            failed = r;
+    }
+    return failed;
+}
+
+static const struct {
+    const char *env, *id, *outcome, *stage, *detail;
+} cases[] = {
+    {"reference", "film-night", "pass", NULL, NULL},
+    {"reference", "empty", "rejected-as-expected", NULL, "empty"},
+    {"reference", "reference-wrong", "wrong-label", NULL, "gave film, expected social"},
+    {"reference", "should-reject", "not-rejected", NULL, NULL},
+    {"reference", "wrongly", "wrongly-rejected", NULL, NULL},
+    {"twin", "jazz", "pass-within-tolerance", "none", NULL},
+    {"twin", "tight", "numeric-drift", "output values", "smallest atol that passes"},
+    {"twin", "near-tie", "pass-within-tolerance", "decision", NULL},
+    {"raises", "film-night", "exception", "model revision", "planted failure"},
+    {"empty-out", "jazz", "empty", "model revision", NULL},
+    {"width4", "jazz", "bad-shape", "model revision", "[1,4]"},
+    {"no-bf16", "jazz", "unsupported", "model revision", "not implemented for 'BFloat16'"},
+    {"crash", "film-night", "crash", "model revision", "SIGSEGV"},
+    {"crash", "jazz", NULL, "model revision", NULL}, /* the restarted child answers */
+    {"sleepy", "film-night", "timeout", "model revision", "after 1 s"},
+    {"swapped", "film-night", "wrong-label", "label map", "logit 0 means film vs volunteer"},
+    {"new-vocab", "film-night", NULL, "token ids", "token 2: 160 vs 515 ('screening' vs 'screen')"},
+    {"no-device", "jazz", "not-evaluated", "none", "unknown device 'tpu9'"},
+};
+
+Test(check, every_outcome_rung_and_stage_from_planted_cases, .timeout = 600)
+{
+    planted p;
+    run_planted(&p);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const px_verdict *v = verdict(&p, cases[i].env, cases[i].id);
+        if (cases[i].outcome)
+            cr_expect_str_eq(outcome_name(v->outcome), cases[i].outcome, "%s/%s: %s", cases[i].env, cases[i].id,
+                             v->detail);
+        if (cases[i].stage)
+            cr_expect_str_eq(div_name(v->div), cases[i].stage, "%s/%s divergence: %s", cases[i].env, cases[i].id,
+                             v->div_detail ? v->div_detail : "");
+        if (cases[i].detail) {
+            const char *where = cases[i].stage && strcmp(cases[i].stage, "none") && v->div_detail &&
+                                        strstr(v->div_detail, cases[i].detail)
+                                    ? v->div_detail
+                                    : v->detail;
+            cr_expect(where && strstr(where, cases[i].detail), "%s/%s: '%s' lacks '%s'", cases[i].env, cases[i].id,
+                      where ? where : "", cases[i].detail);
+        }
+    }
+    cr_expect_neq(verdict(&p, "crash", "jazz")->outcome, PX_OC_CRASH, "the child was restarted after the crash");
+    /* Precision or device: the twin and a second bfloat16 run change the
+     * near tie the same way; a planted model's changes are not attributed. */
+    cr_expect_eq(verdict(&p, "twin", "near-tie")->attr, PX_ATTR_PRECISION);
+    cr_expect_eq(verdict(&p, "bf16-again", "near-tie")->attr, PX_ATTR_PRECISION);
+    cr_expect_eq(verdict(&p, "crash", "jazz")->attr, PX_ATTR_NONE);
+    /* Checkpoint ladders. */
+    cr_expect_eq(first_failed_rung(&p, "reference"), PX_RUNG_CONTRACT);
+    cr_expect_eq(first_failed_rung(&p, "raises"), PX_RUNG_FORWARD);
+    cr_expect_eq(first_failed_rung(&p, "crash"), PX_RUNG_FORWARD);
+    cr_expect_eq(first_failed_rung(&p, "width4"), PX_RUNG_FORWARD);
+    cr_expect_eq(first_failed_rung(&p, "swapped"), PX_RUNG_CONTRACT);
+    cr_expect_eq(first_failed_rung(&p, "no-device"), PX_RUNG_DEVICE);
+    cr_expect_eq(p.j.envs[env_at(&p, "no-device")].rung[PX_RUNG_MODEL], PX_RS_NOT_REACHED);
+    cr_expect_eq(p.j.envs[env_at(&p, "reference")].rung[PX_RUNG_PERF], PX_RS_NOT_MEASURED);
+    /* The reference's own disagreements are findings of their own. */
+    int disagree = 0;
+    for (size_t i = 0; i < p.j.n_findings; i++)
+        disagree += strstr(p.j.findings[i], "reference itself disagrees") != NULL;
+    cr_expect_eq(disagree, 3);
+    /* Counts per outcome add up; never one "failed". */
+    const px_env_verdict *ref = &p.j.envs[env_at(&p, "reference")];
+    int total = 0;
+    for (int o = 0; o < PX_OC_COUNT; o++)
+        total += ref->counts[o];
+    cr_expect_eq((size_t)total, p.f->n_examples);
+    cr_expect_not(p.j.all_met);
+    cr_expect(p.j.any_down);
+    free_planted(&p);
+}
+
+Test(check, exit_codes, .timeout = 600)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "check", "fixtures/campus-club/fixture.yaml", "-q", NULL});
+    cr_expect_eq(r.status, 0, "the demo meets its contract: %s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "contract met in every environment"), "%s", r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", PLANTED, "-q", "-e", "reference", "-e", "twin", NULL});
+    cr_expect_eq(r.status, 1, "unmet contract: %s", r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", PLANTED, "-q", "-e", "reference", "-e", "no-device", NULL});
+    cr_expect_eq(r.status, 3, "an environment down: %s", r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", "tests/data/none.yaml", "-q", NULL});
+    cr_expect_eq(r.status, 2);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", PLANTED, "--format", "xml", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "--format must be text, json or tap"), "%s", r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "run", PLANTED, "--format", "json", NULL});
+    cr_expect_eq(r.status, 2, "--format is for check only");
+    tl_free(&r);
+}
+
+/* JSON is read back by a real parser (Python's json), and its documented
+ * shape is checked key by key. */
+Test(check, json_shape_and_tap_plan, .timeout = 600)
+{
+    char *dir = tl_tmpdir(), path[256], cmd[2048];
+    snprintf(path, sizeof path, "%s/check.json", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "check", PLANTED, "-q", "-e", "reference", "-e", "twin",
+                                           "-e", "no-device", "--format", "json", NULL});
+    cr_assert_eq(r.status, 3, "%s", r.err);
+    tl_write(path, r.out);
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
+             "assert d[\"parity_check\"]==1 and d[\"exit\"]==3 and d[\"met\"] is False;"
+             "assert d[\"reference\"]==\"reference\" and len(d[\"findings\"])==3;"
+             "e={x[\"name\"]:x for x in d[\"environments\"]};"
+             "assert set(e)=={\"reference\",\"twin\",\"no-device\"};"
+             "assert e[\"no-device\"][\"state\"]==\"down\" and e[\"no-device\"][\"ladder\"][0][\"state\"]==\"failed\";"
+             "assert [l[\"rung\"] for l in e[\"twin\"][\"ladder\"]][0]==\"device recognised\";"
+             "t={x[\"id\"]:x for x in e[\"twin\"][\"examples\"]};"
+             "assert t[\"tight\"][\"outcome\"]==\"numeric-drift\" and t[\"tight\"][\"compare\"][\"pass\"] is False;"
+             "assert t[\"tight\"][\"compare\"][\"smallest_passing_atol\"]>0;"
+             "assert t[\"near-tie\"][\"divergence\"][\"stage\"]==\"decision\" and t[\"near-tie\"][\"cause\"]==\"precision\";"
+             "assert sum(e[\"twin\"][\"counts\"].values())==len(t);"
+             "' %s",
+             path);
+    cr_expect_eq(system(cmd), 0, "JSON shape check failed on: %s", r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", PLANTED, "-q", "-e", "reference", "--format", "tap", NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strncmp(r.out, "TAP version 13\n1..8\n", 20) == 0, "%s", r.out);
+    int oks = 0, not_oks = 0;
+    for (const char *l = r.out; (l = strchr(l, '\n')) && *++l;) {
+        oks += !strncmp(l, "ok ", 3);
+        not_oks += !strncmp(l, "not ok ", 7);
+    }
+    cr_expect_eq(oks + not_oks, 8);
+    cr_expect_eq(not_oks, 3);
+    tl_free(&r);
+    unlink(path), rmdir(dir);
+    free(dir);
+}
