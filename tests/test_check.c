@@ -231,3 +231,66 @@ Test(check, json_shape_and_tap_plan, .timeout = 600)
     unlink(path), rmdir(dir);
     free(dir);
 }
+
+static const px_verdict *verdict_in(const px_fixture *f, const px_results *r, const px_judgement *j, const char *env,
+                                    const char *id)
+{
+    for (size_t e = 0; e < r->n_envs; e++)
+        for (size_t k = 0; k < f->n_examples; k++)
+            if (!strcmp(r->envs[e].name, env) && !strcmp(f->examples[k].id, id))
+                return &j->envs[e].ex[k];
+    cr_assert_fail("no %s/%s", env, id);
+    return NULL;
+}
+
+Test(check, oracle_rule_top_k_and_label_patterns, .timeout = 300)
+{
+    planted p = {0};
+    px_error err = {0};
+    p.f = fixture_load("tests/data/oracle.yaml", &err);
+    cr_assert_not_null(p.f, "%s", err.msg);
+    int idx[3] = {0, 1, 2};
+    p.in = calloc(3, sizeof *p.in);
+    for (int e = 0; e < 3; e++)
+        cr_assert_eq(env_input_open(&p.in[e], p.f, &p.f->envs[e], &err), 0, "%s", err.msg);
+    p.res = results_new(p.f, idx, 3);
+    px_runner_opts o = {.executor = executor()};
+    px_runner *run = runner_start(p.f, p.in, p.res, &o, &err);
+    cr_assert_not_null(run);
+    cr_assert_eq(runner_wait(run, &err), 0);
+    runner_free(run);
+    cr_assert_eq(judge_results(p.f, p.res, &p.j, &err), 0, "%s", err.msg);
+    /* bfloat16 is within atol 0.5 of float32, but far more than 1000 times
+     * as far from float64 as float32 is: the oracle rule fails it. */
+    const px_verdict *v = verdict_in(p.f, p.res, &p.j, "twin", "film-night");
+    cr_expect(v->has_cmp && v->cmp.pass, "within the plain tolerance");
+    cr_expect(v->has_oracle);
+    cr_expect_gt(v->oracle_ratio, 1000);
+    cr_expect_eq(v->outcome, PX_OC_NUMERIC_DRIFT, "%s", outcome_name(v->outcome));
+    cr_expect_eq(verdict_in(p.f, p.res, &p.j, "reference", "film-night")->outcome, PX_OC_PASS);
+    v = verdict_in(p.f, p.res, &p.j, "reference", "not-music");
+    cr_expect_eq(v->outcome, PX_OC_WRONG_LABEL);
+    cr_expect(strstr(v->detail, "matches must_not_match"), "%s", v->detail);
+    cr_expect_eq(verdict_in(p.f, p.res, &p.j, "reference", "second-best")->outcome, PX_OC_PASS, "music is second");
+    free_planted(&p);
+}
+
+Test(check, a_pattern_that_does_not_compile_is_a_fixture_error, .timeout = 300)
+{
+    char *text = tl_slurp("tests/data/oracle.yaml"), *dir = tl_tmpdir(), path[256];
+    char *at = strstr(text, "must_match: '^f'");
+    cr_assert_not_null(at);
+    memcpy(at, "must_match: '(f'", 16);
+    /* Paths in the fixture are relative to it: keep it beside the original. */
+    snprintf(path, sizeof path, "tests/data/.oracle-broken-%d.yaml", (int)getpid());
+    tl_write(path, text);
+    cmd_result r = tl_run((const char *[]){"parity", "check", path, "-q", "-e", "reference", NULL});
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, ":27:39: pattern") && strstr(r.err, "missing closing parenthesis at offset 2"), "%s", r.err);
+    cr_expect_eq(tl_lines(r.err), 1);
+    tl_free(&r);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+    free(text);
+}
