@@ -236,3 +236,55 @@ Test(cli, usage_errors_exit_2_with_one_line)
         tl_free(&r);
     }
 }
+
+/* The JSON writer's strings are read back by a real JSON parser. */
+Test(emit, json_strings_read_back_with_python)
+{
+    const char *cases[] = {"", "plain", "quote \" backslash \\ slash /", "line\nbreak\ttab\r",
+                           "\x01\x1f\x7f control", "caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x8e\xb7",
+                           "\xe2\x80\xa8 separators \xe2\x80\xa9", "</script>"};
+    char *dir = tl_tmpdir(), path[256], cmd[1024];
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    FILE *o = fopen(path, "w");
+    fputc('[', o);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        fputs(i ? "," : "", o);
+        emit_json_string(o, cases[i]);
+    }
+    fputs(",", o);
+    emit_json_double(o, 0.1);
+    fputs(",", o);
+    emit_json_double(o, NAN);
+    fputs("]", o);
+    fclose(o);
+    /* Python prints each string's UTF-8 bytes in hex; compare with ours. */
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
+             "assert d[-2]==0.1 and d[-1] is None; print(\" \".join(s.encode().hex() for s in d[:-2]))' %s > %s.out",
+             path, path);
+    cr_assert_eq(system(cmd), 0);
+    char out_path[300];
+    snprintf(out_path, sizeof out_path, "%s.out", path);
+    char *got = tl_slurp(out_path), want[4096] = "";
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        strcat(want, i ? " " : "");
+        for (const unsigned char *c = (const unsigned char *)cases[i]; *c; c++)
+            sprintf(want + strlen(want), "%02x", *c);
+    }
+    strcat(want, "\n");
+    cr_expect_str_eq(got, want);
+    free(got);
+    unlink(out_path), unlink(path), rmdir(dir);
+    free(dir);
+}
+
+Test(emit, json_replaces_invalid_utf8)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    emit_json_string(o, "a\xff" "b");
+    fclose(o);
+    cr_expect_str_eq(text, "\"a\\ufffdb\"");
+    free(text);
+}
