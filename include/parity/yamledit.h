@@ -1,0 +1,35 @@
+/* Writing review decisions back into a hand-written fixture without
+ * touching anything else: a surgical splice of the original bytes at the
+ * review node's span (libyaml marks count characters and skip a BOM, so they
+ * are converted to byte offsets first), then a re-parse that proves every
+ * other node reads exactly as before and the decision reads back as written.
+ * Comments, blank lines, key order, quoting, anchors, flow style, CRLF, a
+ * BOM and a missing final newline all survive, because none of those bytes
+ * are rewritten. */
+#ifndef PARITY_YAMLEDIT_H
+#define PARITY_YAMLEDIT_H
+
+#include <stddef.h>
+
+#include "parity/error.h"
+
+typedef struct px_decision {
+    const char *id;
+    const char *decision; /* accept defect unsupported needs-rule flag, or clear */
+    const char *note;     /* NULL: leave as is */
+    const char *by;       /* NULL: leave as is */
+    const char *at;       /* NULL: leave as is */
+} px_decision;
+
+/* 1 when d is a decision word decide accepts (clear included). */
+int yamledit_is_decision(const char *d);
+
+/* Apply the decisions in order to text (len bytes); on success *out is the
+ * new text (malloc'd, NUL-terminated, length *out_len). Nothing is written
+ * anywhere. Errors (PX_EXIT_USAGE, located in `path`): unparsable text, an
+ * unknown example id, a review node that is not a mapping, a field that is
+ * not a scalar, and a result that does not verify. */
+int yamledit_apply(const char *path, const char *text, size_t len, const px_decision *d, size_t n, char **out,
+                   size_t *out_len, px_error *err);
+
+#endif

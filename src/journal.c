@@ -1,0 +1,173 @@
+#define _GNU_SOURCE /* open_memstream */
+#include "parity/journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAGIC "parity-journal 1"
+
+void journal_path(const char *fixture, char *buf, size_t size)
+{
+    char a[4096], b[4096];
+    snprintf(a, sizeof a, "%s", fixture);
+    snprintf(b, sizeof b, "%s", fixture);
+    snprintf(buf, size, "%s/.%s.parity-journal", dirname(a), basename(b));
+}
+
+static void put_field(FILE *o, const char *s)
+{
+    fputc('\t', o);
+    if (!s) {
+        fputs("\\-", o);
+        return;
+    }
+    for (; *s; s++) {
+        if (*s == '\\')
+            fputs("\\\\", o);
+        else if (*s == '\t')
+            fputs("\\t", o);
+        else if (*s == '\n')
+            fputs("\\n", o);
+        else if (*s == '\r')
+            fputs("\\r", o);
+        else
+            fputc(*s, o);
+    }
+}
+
+static int fsync_parent(const char *path)
+{
+    char a[4096];
+    snprintf(a, sizeof a, "%s", path);
+    int fd = open(dirname(a), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int journal_append(const char *path, const px_decision *d, px_error *err)
+{
+    char *line = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&line, &len);
+    if (!o)
+        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "out of memory");
+    fputs(MAGIC, o);
+    put_field(o, d->id), put_field(o, d->decision), put_field(o, d->note), put_field(o, d->by), put_field(o, d->at);
+    fputc('\n', o);
+    fclose(o);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    int existed_before = 0;
+    if (fd < 0) {
+        free(line);
+        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot open the journal: %s", strerror(errno));
+    }
+    off_t size = lseek(fd, 0, SEEK_END);
+    existed_before = size > 0;
+    ssize_t w = write(fd, line, len);
+    int e = w == (ssize_t)len ? 0 : w < 0 ? errno : ENOSPC;
+    if (!e && fsync(fd))
+        e = errno;
+    close(fd);
+    free(line);
+    /* A new journal's name must survive a crash too. */
+    if (!e && !existed_before && fsync_parent(path))
+        e = errno;
+    if (e)
+        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot record in the journal: %s (nothing written)",
+                            strerror(e));
+    return 0;
+}
+
+/* Splits one line in place; returns 0 with six fields, -1 otherwise. */
+static int split(char *line, char **f)
+{
+    int n = 0;
+    f[n++] = line;
+    for (char *p = line; *p; p++)
+        if (*p == '\t') {
+            if (n == 6)
+                return -1;
+            *p = '\0';
+            f[n++] = p + 1;
+        }
+    return n == 6 && !strcmp(f[0], MAGIC) ? 0 : -1;
+}
+
+static char *unescape(const char *s)
+{
+    if (!strcmp(s, "\\-"))
+        return NULL;
+    char *out = malloc(strlen(s) + 1), *o = out;
+    for (; out && *s; s++) {
+        if (*s != '\\' || !s[1]) {
+            *o++ = *s;
+            continue;
+        }
+        s++;
+        *o++ = *s == 't' ? '\t' : *s == 'n' ? '\n' : *s == 'r' ? '\r' : *s;
+    }
+    if (out)
+        *o = '\0';
+    return out;
+}
+
+int journal_read(const char *path, px_journal *out, px_error *err)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? 0 : px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int lineno = 0, rc = 0;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        if (line[n - 1] != '\n')
+            break; /* torn by a kill before it was acknowledged */
+        line[n - 1] = '\0';
+        char *fl[6];
+        if (split(line, fl)) {
+            rc = px_error_set(err, PX_EXIT_USAGE, path, lineno, 0, "not a parity journal line");
+            break;
+        }
+        px_decision *d = realloc(out->d, (out->n + 1) * sizeof *d);
+        if (!d) {
+            rc = px_error_set(err, PX_EXIT_IO, path, 0, 0, "out of memory");
+            break;
+        }
+        out->d = d;
+        d[out->n++] = (px_decision){unescape(fl[1]), unescape(fl[2]), unescape(fl[3]), unescape(fl[4]), unescape(fl[5])};
+    }
+    free(line);
+    fclose(f);
+    if (rc)
+        journal_free(out);
+    return rc;
+}
+
+int journal_remove(const char *path, px_error *err)
+{
+    if (unlink(path) && errno != ENOENT)
+        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot remove the journal: %s", strerror(errno));
+    fsync_parent(path);
+    return 0;
+}
+
+void journal_free(px_journal *j)
+{
+    for (size_t i = 0; i < j->n; i++) {
+        free((char *)j->d[i].id), free((char *)j->d[i].decision), free((char *)j->d[i].note);
+        free((char *)j->d[i].by), free((char *)j->d[i].at);
+    }
+    free(j->d);
+    memset(j, 0, sizeof *j);
+}

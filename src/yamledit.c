@@ -1,0 +1,471 @@
+#define _GNU_SOURCE /* open_memstream, strndup */
+#include "parity/yamledit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "parity/emit.h"
+
+typedef struct doc {
+    yaml_document_t d;
+    int loaded;
+    const char *text;
+    size_t len;
+    size_t *byte;   /* byte offset of each character index libyaml reports */
+    size_t nchars;
+} doc;
+
+typedef struct edit {
+    size_t start, end; /* bytes replaced */
+    char *repl;
+    size_t seq;        /* insertions at one offset keep the order they were made */
+} edit;
+
+static const char *const decisions[] = {"accept", "defect", "unsupported", "needs-rule", "flag", "clear", NULL};
+
+int yamledit_is_decision(const char *d)
+{
+    for (const char *const *p = decisions; *p; p++)
+        if (!strcmp(*p, d))
+            return 1;
+    return 0;
+}
+
+/* libyaml counts characters from after a BOM; a splice needs bytes. */
+static int doc_open(doc *dc, const char *text, size_t len)
+{
+    memset(dc, 0, sizeof *dc);
+    dc->text = text, dc->len = len;
+    size_t start = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    dc->byte = malloc((len + 2) * sizeof *dc->byte);
+    if (!dc->byte)
+        return -1;
+    size_t n = 0;
+    for (size_t i = start; i < len; i++)
+        if (((unsigned char)text[i] & 0xC0) != 0x80)
+            dc->byte[n++] = i;
+    dc->byte[n] = len;
+    dc->nchars = n;
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    dc->loaded = yaml_parser_load(&p, &dc->d);
+    yaml_parser_delete(&p);
+    return dc->loaded && yaml_document_get_root_node(&dc->d) ? 0 : -1;
+}
+
+static void doc_close(doc *dc)
+{
+    if (dc->loaded)
+        yaml_document_delete(&dc->d);
+    free(dc->byte);
+}
+
+static size_t at_byte(const doc *dc, size_t index) { return dc->byte[index < dc->nchars ? index : dc->nchars]; }
+static yaml_node_t *node(doc *dc, int id) { return yaml_document_get_node(&dc->d, id); }
+
+static int is_scalar(const yaml_node_t *n, const char *s)
+{
+    return n && n->type == YAML_SCALAR_NODE && !strcmp((const char *)n->data.scalar.value, s);
+}
+
+static yaml_node_pair_t *map_pair(doc *dc, yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++)
+        if (is_scalar(node(dc, p->key), key))
+            return p;
+    return NULL;
+}
+
+static yaml_node_t *find_example(doc *dc, const char *id)
+{
+    yaml_node_pair_t *ex = map_pair(dc, yaml_document_get_root_node(&dc->d), "examples");
+    yaml_node_t *seq = ex ? node(dc, ex->value) : NULL;
+    if (!seq || seq->type != YAML_SEQUENCE_NODE)
+        return NULL;
+    for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++) {
+        yaml_node_t *m = node(dc, *it);
+        yaml_node_pair_t *p = map_pair(dc, m, "id");
+        if (p && is_scalar(node(dc, p->value), id))
+            return m;
+    }
+    return NULL;
+}
+
+static int is_block(const yaml_node_t *n)
+{
+    return (n->type == YAML_MAPPING_NODE && n->data.mapping.style == YAML_BLOCK_MAPPING_STYLE) ||
+           (n->type == YAML_SEQUENCE_NODE && n->data.sequence.style == YAML_BLOCK_SEQUENCE_STYLE);
+}
+
+/* The byte just past a node's own text. A block collection's end mark lies
+ * at the next token, past blank lines and comments that belong to what
+ * follows; a block scalar's end includes its trailing line breaks. */
+static size_t content_end(doc *dc, yaml_node_t *n)
+{
+    if (n->type == YAML_MAPPING_NODE && is_block(n) && n->data.mapping.pairs.top > n->data.mapping.pairs.start)
+        return content_end(dc, node(dc, n->data.mapping.pairs.top[-1].value));
+    if (n->type == YAML_SEQUENCE_NODE && is_block(n) && n->data.sequence.items.top > n->data.sequence.items.start)
+        return content_end(dc, node(dc, n->data.sequence.items.top[-1]));
+    size_t end = at_byte(dc, n->end_mark.index), start = at_byte(dc, n->start_mark.index);
+    while (end > start && (dc->text[end - 1] == '\n' || dc->text[end - 1] == '\r'))
+        end--;
+    return end;
+}
+
+/* Where the line holding byte `off` ends (before its line break). */
+static size_t line_end(const doc *dc, size_t off)
+{
+    while (off < dc->len && dc->text[off] != '\n' && dc->text[off] != '\r')
+        off++;
+    return off;
+}
+
+static const char *newline_of(const doc *dc)
+{
+    const char *nl = memchr(dc->text, '\n', dc->len);
+    return nl && nl > dc->text && nl[-1] == '\r' ? "\r\n" : "\n";
+}
+
+/* A value as it will be written: decision words plain, everything else
+ * double-quoted with every special character escaped, so any note (quotes,
+ * colons, '#', newlines, emoji, control characters) reads back as given. */
+static char *render(const char *key, const char *value)
+{
+    if (!strcmp(key, "decision"))
+        return strdup(value);
+    char *s = NULL;
+    size_t n = 0;
+    FILE *o = open_memstream(&s, &n);
+    if (!o)
+        return NULL;
+    emit_yaml_string(o, value);
+    fclose(o);
+    return s;
+}
+
+static char *join(const char *a, const char *b, const char *c, const char *d, const char *e)
+{
+    char *s = NULL;
+    if (asprintf(&s, "%s%s%s%s%s", a, b, c, d, e) < 0)
+        return NULL;
+    return s;
+}
+
+static int push(edit *ed, size_t *n, size_t start, size_t end, char *repl)
+{
+    if (!repl)
+        return -1;
+    ed[*n].start = start, ed[*n].end = end, ed[*n].repl = repl, ed[*n].seq = *n;
+    (*n)++;
+    return 0;
+}
+
+/* Spaces a nested block mapping is indented by, as the file already does it. */
+static int child_indent(doc *dc, yaml_node_t *map)
+{
+    int col = (int)map->start_mark.column;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *v = node(dc, p->value);
+        if (v->type == YAML_MAPPING_NODE && is_block(v) && v->data.mapping.pairs.top > v->data.mapping.pairs.start)
+            return (int)node(dc, v->data.mapping.pairs.start->key)->start_mark.column - col;
+    }
+    return 2;
+}
+
+static const char *const fields[] = {"decision", "note", "by", "at"};
+
+static const char *field_value(const px_decision *d, int i)
+{
+    const char *v[] = {d->decision, d->note, d->by, d->at};
+    return v[i];
+}
+
+/* review: absent. Add it after the example's last line (block) or before
+ * its closing brace (flow). */
+static int add_review(doc *dc, yaml_node_t *ex, const px_decision *d, edit *ed, size_t *n)
+{
+    const char *nl = newline_of(dc);
+    char *s = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&s, &len);
+    if (!o)
+        return -1;
+    int block = is_block(ex);
+    int col = (int)node(dc, ex->data.mapping.pairs.start->key)->start_mark.column;
+    if (block)
+        fprintf(o, "%s%*sreview:", nl, col, "");
+    else
+        fprintf(o, ", review: {");
+    int first = 1;
+    for (int i = 0; i < 4; i++) {
+        const char *v = field_value(d, i);
+        if (!v)
+            continue;
+        char *r = render(fields[i], v);
+        if (block)
+            fprintf(o, "%s%*s%s: %s", nl, col + child_indent(dc, ex), "", fields[i], r);
+        else
+            fprintf(o, "%s%s: %s", first ? "" : ", ", fields[i], r);
+        first = 0;
+        free(r);
+    }
+    if (!block)
+        fputc('}', o);
+    fclose(o);
+    size_t at = block ? line_end(dc, content_end(dc, ex)) : at_byte(dc, ex->end_mark.index) - 1;
+    return push(ed, n, at, at, s);
+}
+
+static int fail_node(px_error *err, const char *path, const yaml_node_t *n, const char *fmt, const char *a)
+{
+    return px_error_set(err, PX_EXIT_USAGE, path, (int)n->start_mark.line + 1, (int)n->start_mark.column + 1, fmt, a);
+}
+
+/* review: present as a mapping. Replace the values that are there, add the
+ * keys that are not, in the review's own style and indentation. */
+static int update_review(doc *dc, const char *path, yaml_node_t *rv, const px_decision *d, edit *ed, size_t *n,
+                         px_error *err)
+{
+    int block = is_block(rv), empty = rv->data.mapping.pairs.top == rv->data.mapping.pairs.start;
+    const char *nl = newline_of(dc);
+    for (int i = 0; i < 4; i++) {
+        const char *v = field_value(d, i);
+        if (!v)
+            continue;
+        yaml_node_pair_t *p = map_pair(dc, rv, fields[i]);
+        if (p) {
+            yaml_node_t *val = node(dc, p->value);
+            if (val->type != YAML_SCALAR_NODE)
+                return fail_node(err, path, val, "review.%s must be a scalar", fields[i]);
+            size_t s = at_byte(dc, val->start_mark.index), e = content_end(dc, val);
+            /* An empty value ("note:") has no span: write after "key: ". */
+            if (s == e && val->data.scalar.length == 0) {
+                size_t colon = at_byte(dc, node(dc, p->key)->end_mark.index);
+                while (colon < dc->len && dc->text[colon] != ':')
+                    colon++;
+                char *r = render(fields[i], v);
+                int rc = push(ed, n, colon + 1, colon + 1, join(" ", r ? r : "", "", "", ""));
+                free(r);
+                if (rc)
+                    return -1;
+                continue;
+            }
+            if (push(ed, n, s, e, render(fields[i], v)))
+                return -1;
+            continue;
+        }
+        char *r = render(fields[i], v);
+        int rc;
+        if (block && !empty) {
+            int col = (int)node(dc, rv->data.mapping.pairs.start->key)->start_mark.column;
+            char ind[256];
+            snprintf(ind, sizeof ind, "%*s", col < 200 ? col : 200, "");
+            rc = push(ed, n, line_end(dc, content_end(dc, rv)), line_end(dc, content_end(dc, rv)),
+                      join(nl, ind, fields[i], ": ", r ? r : ""));
+        } else {
+            size_t at = at_byte(dc, rv->end_mark.index) - 1; /* the closing brace */
+            rc = push(ed, n, at, at, join(empty ? "" : ", ", fields[i], ": ", r ? r : "", ""));
+            empty = 0;
+        }
+        free(r);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* clear: the review entry goes, whole lines in block style, the pair in
+ * flow style. */
+static int clear_review(doc *dc, yaml_node_t *ex, yaml_node_pair_t *p, edit *ed, size_t *n)
+{
+    yaml_node_t *k = node(dc, p->key), *v = node(dc, p->value);
+    size_t ks = at_byte(dc, k->start_mark.index), ve = content_end(dc, v);
+    if (is_block(ex)) {
+        size_t s = ks;
+        while (s > 0 && dc->text[s - 1] != '\n')
+            s--;
+        size_t e = line_end(dc, ve);
+        e += e < dc->len && dc->text[e] == '\r';
+        e += e < dc->len && dc->text[e] == '\n';
+        return push(ed, n, s, e, strdup(""));
+    }
+    /* Flow: take the comma before the pair, or the one after when first. */
+    size_t s = ks, e = at_byte(dc, v->end_mark.index);
+    size_t b = s;
+    while (b > 0 && dc->text[b - 1] != ',' && dc->text[b - 1] != '{')
+        b--;
+    if (b > 0 && dc->text[b - 1] == ',')
+        s = b - 1;
+    else {
+        while (e < dc->len && (dc->text[e] == ' ' || dc->text[e] == ','))
+            e++;
+    }
+    return push(ed, n, s, e, strdup(""));
+}
+
+static int cmp_edit(const void *a, const void *b)
+{
+    const edit *x = a, *y = b;
+    /* Last first, so earlier offsets stay valid; at one offset the later
+     * insertion goes in first and ends up after the earlier one. */
+    if (x->start != y->start)
+        return (x->start < y->start) - (x->start > y->start);
+    return (x->seq < y->seq) - (x->seq > y->seq);
+}
+
+static char *splice(const char *text, size_t len, edit *ed, size_t n, size_t *out_len)
+{
+    qsort(ed, n, sizeof *ed, cmp_edit);
+    size_t extra = 0;
+    for (size_t i = 0; i < n; i++)
+        extra += strlen(ed[i].repl);
+    char *out = malloc(len + extra + 1), *cur = malloc(len + extra + 1);
+    if (!out || !cur) {
+        free(out), free(cur);
+        return NULL;
+    }
+    memcpy(cur, text, len);
+    size_t cl = len;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = strlen(ed[i].repl);
+        memmove(cur + ed[i].start + r, cur + ed[i].end, cl - ed[i].end);
+        memcpy(cur + ed[i].start, ed[i].repl, r);
+        cl = cl - (ed[i].end - ed[i].start) + r;
+    }
+    cur[cl] = '\0';
+    free(out);
+    *out_len = cl;
+    return cur;
+}
+
+/* Two nodes read the same: type, tag, scalar bytes and style, and children
+ * in order. `skip_a`/`skip_b` are pairs (the edited review) left out. */
+static int same(doc *a, yaml_node_t *x, doc *b, yaml_node_t *y, yaml_node_pair_t *skip_a, yaml_node_pair_t *skip_b)
+{
+    if (x->type != y->type || strcmp((char *)x->tag, (char *)y->tag))
+        return 0;
+    if (x->type == YAML_SCALAR_NODE)
+        return x->data.scalar.length == y->data.scalar.length && x->data.scalar.style == y->data.scalar.style &&
+               !memcmp(x->data.scalar.value, y->data.scalar.value, x->data.scalar.length);
+    if (x->type == YAML_SEQUENCE_NODE) {
+        yaml_node_item_t *i = x->data.sequence.items.start, *j = y->data.sequence.items.start;
+        for (; i < x->data.sequence.items.top && j < y->data.sequence.items.top; i++, j++)
+            if (!same(a, node(a, *i), b, node(b, *j), skip_a, skip_b))
+                return 0;
+        return i == x->data.sequence.items.top && j == y->data.sequence.items.top;
+    }
+    yaml_node_pair_t *p = x->data.mapping.pairs.start, *q = y->data.mapping.pairs.start;
+    for (;;) {
+        if (p == skip_a)
+            p++;
+        if (q == skip_b)
+            q++;
+        if (p >= x->data.mapping.pairs.top || q >= y->data.mapping.pairs.top)
+            break;
+        if (!same(a, node(a, p->key), b, node(b, q->key), skip_a, skip_b) ||
+            !same(a, node(a, p->value), b, node(b, q->value), skip_a, skip_b))
+            return 0;
+        p++, q++;
+    }
+    return p >= x->data.mapping.pairs.top && q >= y->data.mapping.pairs.top;
+}
+
+/* The new text reads as the old one everywhere but the example's review,
+ * and that review reads back as decided. */
+static int verify(doc *old, const char *path, const char *text, size_t len, const px_decision *d, px_error *err)
+{
+    doc nw;
+    int ok = doc_open(&nw, text, len) == 0;
+    yaml_node_t *ex_old = find_example(old, d->id), *ex_new = ok ? find_example(&nw, d->id) : NULL;
+    yaml_node_pair_t *ro = map_pair(old, ex_old, "review"), *rn = ex_new ? map_pair(&nw, ex_new, "review") : NULL;
+    ok = ok && ex_new &&
+         same(old, yaml_document_get_root_node(&old->d), &nw, yaml_document_get_root_node(&nw.d), ro, rn);
+    if (ok && !strcmp(d->decision, "clear"))
+        ok = rn == NULL;
+    else if (ok) {
+        yaml_node_t *rv = rn ? node(&nw, rn->value) : NULL;
+        for (int i = 0; ok && i < 4; i++) {
+            const char *want = field_value(d, i);
+            yaml_node_pair_t *p = want ? map_pair(&nw, rv, fields[i]) : NULL;
+            ok = !want || (p && node(&nw, p->value)->type == YAML_SCALAR_NODE &&
+                           node(&nw, p->value)->data.scalar.length == strlen(want) &&
+                           !memcmp(node(&nw, p->value)->data.scalar.value, want, strlen(want)));
+        }
+    }
+    doc_close(&nw);
+    if (!ok)
+        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0,
+                            "the edit for '%s' did not verify; nothing written (please report this fixture)", d->id);
+    return 0;
+}
+
+static int apply_one(const char *path, const char *text, size_t len, const px_decision *d, char **out,
+                     size_t *out_len, px_error *err)
+{
+    doc dc;
+    if (doc_open(&dc, text, len)) {
+        doc_close(&dc);
+        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "not a YAML fixture this program can edit");
+    }
+    edit ed[8];
+    size_t n = 0;
+    int rc = 0;
+    yaml_node_t *ex = find_example(&dc, d->id);
+    yaml_node_pair_t *rp = ex ? map_pair(&dc, ex, "review") : NULL;
+    yaml_node_t *rv = rp ? node(&dc, rp->value) : NULL;
+    if (!ex || ex->type != YAML_MAPPING_NODE)
+        rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "no example with id '%s'", d->id);
+    else if (!strcmp(d->decision, "clear"))
+        rc = rp ? clear_review(&dc, ex, rp, ed, &n) : 0;
+    else if (rv && rv->type != YAML_MAPPING_NODE)
+        rc = fail_node(err, path, rv, "review of '%s' must be a mapping (decision, note, by, at)", d->id);
+    else
+        rc = rv ? update_review(&dc, path, rv, d, ed, &n, err) : add_review(&dc, ex, d, ed, &n);
+    if (rc == 0 && !(*out = splice(text, len, ed, n, out_len)))
+        rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        free(ed[i].repl);
+    if (rc == 0 && verify(&dc, path, *out, *out_len, d, err)) {
+        free(*out);
+        *out = NULL;
+        rc = -1;
+    }
+    doc_close(&dc);
+    return rc;
+}
+
+int yamledit_apply(const char *path, const char *text, size_t len, const px_decision *d, size_t n, char **out,
+                   size_t *out_len, px_error *err)
+{
+    char *cur = malloc(len + 1);
+    if (!cur)
+        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+    memcpy(cur, text, len);
+    cur[len] = '\0';
+    size_t cur_len = len;
+    for (size_t i = 0; i < n; i++) {
+        if (!yamledit_is_decision(d[i].decision)) {
+            free(cur);
+            return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0,
+                                "decision must be accept, defect, unsupported, needs-rule, flag or clear, not '%s'",
+                                d[i].decision);
+        }
+        char *next = NULL;
+        size_t next_len = 0;
+        if (apply_one(path, cur, cur_len, &d[i], &next, &next_len, err)) {
+            free(cur);
+            return -1;
+        }
+        free(cur);
+        cur = next, cur_len = next_len;
+    }
+    *out = cur;
+    *out_len = cur_len;
+    return 0;
+}
