@@ -51,8 +51,8 @@ endif
 CXXFLAGS ?= -O2 -g
 ALL_CXXFLAGS := -std=c++17 $(WARN) -Wno-unused-parameter $(CXXFLAGS) -Iinclude $(TORCH_CXXFLAGS)
 
-LIB_SRC := src/error.c src/utf8.c src/compare.c src/judge.c src/report.c src/hash.c src/proto.c src/fixture.c src/tokenizer.c src/clean.c \
-           src/prepare.c src/results.c src/emit.c src/atomic.c src/runner.c src/cli.c src/cmd_run.c
+LIB_SRC := src/error.c src/utf8.c src/compare.c src/judge.c src/report.c src/yamledit.c src/journal.c src/cmd_decide.c src/hash.c src/proto.c src/fixture.c src/tokenizer.c src/clean.c \
+           src/prepare.c src/results.c src/emit.c src/atomic.c src/runner.c src/cli.c src/cmd_run.c src/lint.c src/cmd_lint.c
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
@@ -60,7 +60,7 @@ TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 PARITY := $(BUILD)/parity
 EXECUTOR := $(TORCH_BUILD)/parity-torch
 
-.PHONY: all deps deps-train check unit e2e demo bench clean demo-model test-models lint-man
+.PHONY: all deps deps-train check unit e2e demo bench clean demo-model test-models lint-man fuzz
 all: $(PARITY) $(EXECUTOR) $(BUILD)/parity-torch
 
 $(BUILD)/.gitignore:
@@ -115,8 +115,31 @@ $(TORCH_BUILD)/bench-bare: tests/bench/bare.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $< $(TORCH_LIBS) -lpthread
 
-bench: all $(TORCH_BUILD)/bench-bare
+$(BUILD)/bench-decide: tests/bench/bench_decide.c $(BUILD)/libparity.a
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libparity.a $(SAN_LDFLAGS) $(LDLIBS)
+
+bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
 	tests/bench/run.sh $(PARITY) $(TORCH_BUILD)/bench-bare
+	$(BUILD)/bench-decide
+
+# libFuzzer harnesses (clang), each run FUZZ_SECONDS on a seed corpus made
+# from the fixtures and golden files; CI runs a short smoke.
+FUZZ_SECONDS ?= 30
+FUZZ_DIR := build/fuzz
+FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude $(PKG_CFLAGS)
+FUZZ_LIB_SRC := $(filter-out src/cli.c src/cmd_%.c,$(LIB_SRC))
+$(FUZZ_DIR)/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(wildcard include/parity/*.h)
+	@mkdir -p $(FUZZ_DIR) && echo '*' > build/.gitignore
+	clang $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIB_SRC) $(LDLIBS)
+
+fuzz: $(FUZZ_DIR)/fuzz_fixture $(FUZZ_DIR)/fuzz_splice
+	@rm -rf $(FUZZ_DIR)/seed-fixture $(FUZZ_DIR)/seed-splice && mkdir -p $(FUZZ_DIR)/seed-fixture $(FUZZ_DIR)/seed-splice
+	@for f in fixtures/*/fixture.yaml tests/data/*.yaml tests/golden/yamledit/*.yaml; do \
+	  [ -f "$$f" ] || continue; n=$$(echo $$f | tr / _); cp $$f $(FUZZ_DIR)/seed-fixture/$$n; \
+	  id=$$(grep -m1 -o 'id: [A-Za-z0-9_-]*' $$f | cut -c5-); \
+	  { echo "$$id"; cat $$f; } > $(FUZZ_DIR)/seed-splice/$$n; done
+	$(FUZZ_DIR)/fuzz_fixture -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 $(FUZZ_DIR)/seed-fixture
+	$(FUZZ_DIR)/fuzz_splice -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 $(FUZZ_DIR)/seed-splice
 
 # Debian packages for building, testing and the demo. Idempotent: installs
 # only what is missing.

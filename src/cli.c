@@ -12,6 +12,10 @@ const px_option cli_options[] = {
     {0, "backend-lib", "PATH", "load this PrivateUse1 backend library into every executor"},
     {'q', "quiet", NULL, "print no progress line"},
     {'f', "format", "FORMAT", "check's report: text (default), json or tap"},
+    {'d', "decision", "D", "decide: accept, defect, unsupported, needs-rule, flag or clear (for the id before it)"},
+    {'n', "note", "TEXT", "decide: the reviewer's note (for the id before it)"},
+    {'r', "reviewer", "NAME", "decide: who decides (default: $USER)"},
+    {0, "recover", NULL, "decide: apply the decisions a killed session left in the journal"},
     {0, NULL, NULL, NULL},
 };
 
@@ -21,6 +25,9 @@ const px_command cli_commands[] = {
     {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [-o FILE] [--executor PATH] [-q]",
      "run and judge every example against the contract; exit 0 met, 1 not met, 2 bad input, 3 env down",
      cmd_check},
+    {"decide", "decide FIXTURE ID --decision D [--note TEXT] [ID --decision D ...] [--reviewer NAME] | --recover",
+     "write review decisions into the fixture, touching nothing else (journal first, atomic write)", cmd_decide},
+    {"lint", "lint FIXTURE", "static checks of a fixture, no model run: every finding names its line", cmd_lint},
     {NULL, NULL, NULL, NULL},
 };
 

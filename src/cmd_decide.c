@@ -157,14 +157,12 @@ static char *edit_text(const char *path, const char *text, size_t len, const px_
     return out;
 }
 
-static int write_back(const decide_args *a, const char *journal, const char *text, size_t len, const char *hash0,
-                      const px_decision *d, size_t n)
+/* Write the edited text (made before anything was journaled, so a typo is
+ * never recorded) unless the file changed on disk since it was read. */
+static int write_back(const decide_args *a, const char *journal, char *out, size_t out_len, const char *hash0,
+                      size_t n)
 {
     px_error err = {0};
-    size_t out_len = 0;
-    char *out = edit_text(a->fixture, text, len, d, n, &out_len, &err);
-    if (!out)
-        return fail(&err);
     /* Someone else's edit since we read it wins: refuse, keep the journal. */
     size_t now_len = 0;
     char *now = read_all(a->fixture, &now_len, &err), hash1[PX_SHA256_HEX] = "";
@@ -212,13 +210,14 @@ int cmd_decide(int argc, char **argv)
     } else if (!rc && check_writable(a.fixture, &err)) {
         rc = fail(&err);
     } else if (!rc && a.recover) {
-        rc = write_back(&a, journal, text, len, hash0, j.d, j.n);
+        size_t out_len = 0;
+        char *out = edit_text(a.fixture, text, len, j.d, j.n, &out_len, &err);
+        rc = out ? write_back(&a, journal, out, out_len, hash0, j.n) : fail(&err);
     } else if (!rc) {
         stamp(&a, at, sizeof at);
-        size_t dry_len;
-        char *dry = edit_text(a.fixture, text, len, a.d, a.n, &dry_len, &err); /* a typo is never journaled */
-        free(dry);
-        if (!dry)
+        size_t out_len = 0;
+        char *out = edit_text(a.fixture, text, len, a.d, a.n, &out_len, &err);
+        if (!out)
             rc = fail(&err);
         for (size_t i = 0; !rc && i < a.n; i++) {
             if (journal_append(journal, &a.d[i], &err))
@@ -227,8 +226,15 @@ int cmd_decide(int argc, char **argv)
                 printf("recorded: %s %s\n", a.d[i].id, a.d[i].decision);
         }
         fflush(stdout);
+        /* Fault injection for the tests: hold the recorded decisions
+         * before writing, as a long review session would. */
+        const char *pause = getenv("PARITY_TEST_PAUSE_BEFORE_WRITE");
+        if (!rc && pause)
+            nanosleep(&(struct timespec){atoi(pause), 0}, NULL);
         if (!rc)
-            rc = write_back(&a, journal, text, len, hash0, a.d, a.n);
+            rc = write_back(&a, journal, out, out_len, hash0, a.n);
+        else
+            free(out);
     }
     journal_free(&j);
     free(text);

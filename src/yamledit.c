@@ -14,8 +14,8 @@ typedef struct doc {
     int loaded;
     const char *text;
     size_t len;
-    size_t *byte;   /* byte offset of each character index libyaml reports */
-    size_t nchars;
+    size_t start;          /* first byte after a BOM */
+    size_t cur_index, cur_byte; /* last converted mark, to walk on from */
 } doc;
 
 typedef struct edit {
@@ -34,21 +34,11 @@ int yamledit_is_decision(const char *d)
     return 0;
 }
 
-/* libyaml counts characters from after a BOM; a splice needs bytes. */
 static int doc_open(doc *dc, const char *text, size_t len)
 {
     memset(dc, 0, sizeof *dc);
     dc->text = text, dc->len = len;
-    size_t start = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
-    dc->byte = malloc((len + 2) * sizeof *dc->byte);
-    if (!dc->byte)
-        return -1;
-    size_t n = 0;
-    for (size_t i = start; i < len; i++)
-        if (((unsigned char)text[i] & 0xC0) != 0x80)
-            dc->byte[n++] = i;
-    dc->byte[n] = len;
-    dc->nchars = n;
+    dc->start = dc->cur_byte = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
     yaml_parser_t p;
     yaml_parser_initialize(&p);
     yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
@@ -61,10 +51,25 @@ static void doc_close(doc *dc)
 {
     if (dc->loaded)
         yaml_document_delete(&dc->d);
-    free(dc->byte);
 }
 
-static size_t at_byte(const doc *dc, size_t index) { return dc->byte[index < dc->nchars ? index : dc->nchars]; }
+/* libyaml marks count characters from after a BOM; a splice needs bytes.
+ * Walk from the last converted mark (the marks asked for are few and near
+ * each other), not from the start of a large file. */
+static size_t at_byte(doc *dc, size_t index)
+{
+    if (index < dc->cur_index)
+        dc->cur_index = 0, dc->cur_byte = dc->start;
+    size_t b = dc->cur_byte, i = dc->cur_index;
+    while (i < index && b < dc->len) {
+        b++;
+        while (b < dc->len && ((unsigned char)dc->text[b] & 0xC0) == 0x80)
+            b++;
+        i++;
+    }
+    dc->cur_index = i, dc->cur_byte = b;
+    return b;
+}
 static yaml_node_t *node(doc *dc, int id) { return yaml_document_get_node(&dc->d, id); }
 
 static int is_scalar(const yaml_node_t *n, const char *s)

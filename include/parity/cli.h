@@ -25,5 +25,7 @@ extern const px_command cli_commands[];
 void cli_usage(FILE *out);
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_decide(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
 
 #endif

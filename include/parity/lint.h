@@ -1,0 +1,37 @@
+/* parity lint: static checks of a fixture, without running any model.
+ * Each finding names the line and column it is about and is rendered as
+ * "FILE:LINE:COL: lint: MESSAGE". The checks: a tolerance or a cleaning rule
+ * without a written why, a missing example kind (normal, short, long,
+ * reject, ambiguous), an ambiguous example without a decided review,
+ * duplicate example ids, an unpinned model or vocabulary, an empty or
+ * repeated label, a pattern that does not compile, and whatever the strict
+ * loader rejects. */
+#ifndef PARITY_LINT_H
+#define PARITY_LINT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "parity/error.h"
+
+typedef struct px_finding {
+    int line, col; /* 1-based */
+    char *msg;     /* one line: control characters are escaped */
+} px_finding;
+
+typedef struct px_lint {
+    px_finding *v; /* sorted by line, then column, then as found */
+    size_t n;
+} px_lint;
+
+/* Lint the fixture at path. 0 with *out filled (n may be 0); -1 with *err
+ * (code PX_EXIT_USAGE) only when the file cannot be read, is not YAML, or
+ * holds no document: there is then no line a finding could name. */
+int lint_fixture(const char *path, px_lint *out, px_error *err);
+/* Same, from bytes in memory (path names it and places relative paths). */
+int lint_parse(const char *path, const char *data, size_t len, px_lint *out, px_error *err);
+/* One "path:line:col: lint: msg" line per finding. */
+void lint_print(FILE *fp, const char *path, const px_lint *l);
+void lint_free(px_lint *l);
+
+#endif

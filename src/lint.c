@@ -1,0 +1,480 @@
+/* parity lint: static checks of a fixture. The strict loader stops at the
+ * first duplicate example id or bad label list, so those are found by
+ * walking libyaml's document first; the typed fixture from fixture_parse
+ * then feeds every other check. A loader error becomes a finding of its own
+ * (it has a line), and the checks that need the typed fixture are skipped. */
+#define _POSIX_C_SOURCE 200809L
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "parity/lint.h"
+
+#include <errno.h>
+#include <pcre2.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "parity/clean.h"
+#include "parity/fixture.h"
+
+typedef struct lctx {
+    yaml_document_t doc;
+    yaml_node_t *root;
+    px_lint *out;
+    size_t cap;
+    int oom; /* a finding could not be stored: the whole lint fails */
+} lctx;
+
+/* A finding is one line whatever a scalar in it holds. */
+static char *escape_line(const char *s)
+{
+    char *out = malloc(strlen(s) * 4 + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '\n')
+            o += sprintf(o, "\\n");
+        else if (ch == '\t')
+            o += sprintf(o, "\\t");
+        else if (ch < 0x20 || ch == 0x7f)
+            o += sprintf(o, "\\x%02X", ch);
+        else
+            *o++ = (char)ch;
+    }
+    *o = '\0';
+    return out;
+}
+
+static void add(lctx *c, px_loc at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void add(lctx *c, px_loc at, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    px_lint *l = c->out;
+    if (l->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 16;
+        px_finding *v = realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            c->oom = 1;
+            return;
+        }
+        l->v = v;
+        c->cap = cap;
+    }
+    char *m = escape_line(msg);
+    if (!m) {
+        c->oom = 1;
+        return;
+    }
+    l->v[l->n++] = (px_finding){at.line, at.col, m};
+}
+
+static int found_at(const px_lint *l, int line, int col)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].line == line && l->v[i].col == col)
+            return 1;
+    return 0;
+}
+
+/* Stable, so findings on one line keep the order the checks found them in
+ * (the missing kinds in their documented order). Lists are short. */
+static void sort_findings(px_lint *l)
+{
+    for (size_t i = 1; i < l->n; i++) {
+        px_finding f = l->v[i];
+        size_t j = i;
+        for (; j > 0 && (l->v[j - 1].line > f.line || (l->v[j - 1].line == f.line && l->v[j - 1].col > f.col)); j--)
+            l->v[j] = l->v[j - 1];
+        l->v[j] = f;
+    }
+}
+
+/* ---- the document: libyaml marks are 0-based, columns in characters ---- */
+
+static px_loc loc_of(const yaml_node_t *n)
+{
+    return (px_loc){(int)n->start_mark.line + 1, (int)n->start_mark.column + 1};
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* The key node of `key` in map; NULL when map is not a mapping or lacks it. */
+static yaml_node_t *key_node(lctx *c, yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        const char *k = scalar(yaml_document_get_node(&c->doc, p->key));
+        if (k && !strcmp(k, key))
+            return yaml_document_get_node(&c->doc, p->key);
+    }
+    return NULL;
+}
+
+/* "X has no Y" points at X's key: a block mapping itself starts at its
+ * first key, a line below the name the finding gives. */
+static px_loc key_loc(lctx *c, yaml_node_t *map, const char *key, px_loc fallback)
+{
+    yaml_node_t *k = key_node(c, map, key);
+    return k ? loc_of(k) : fallback;
+}
+
+static yaml_node_t *get(lctx *c, yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        const char *k = scalar(yaml_document_get_node(&c->doc, p->key));
+        if (k && !strcmp(k, key))
+            return yaml_document_get_node(&c->doc, p->value);
+    }
+    return NULL;
+}
+
+static size_t seq_len(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SEQUENCE_NODE ? (size_t)(n->data.sequence.items.top - n->data.sequence.items.start)
+                                              : 0;
+}
+
+static yaml_node_t *seq_item(lctx *c, const yaml_node_t *n, size_t i)
+{
+    return yaml_document_get_node(&c->doc, n->data.sequence.items.start[i]);
+}
+
+/* ---- checks on the document: what the strict loader stops at ---- */
+
+static void walk_labels(lctx *c, yaml_node_t *list, const char *what)
+{
+    if (!list || list->type != YAML_SEQUENCE_NODE)
+        return; /* absent or not a list: the loader says so */
+    size_t n = seq_len(list);
+    if (n == 0)
+        add(c, loc_of(list), "%s is empty: list the labels in the model's output order", what);
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *it = seq_item(c, list, i);
+        for (size_t j = 0; scalar(it) && j < i; j++) {
+            yaml_node_t *first = seq_item(c, list, j);
+            if (scalar(first) && !strcmp(scalar(first), scalar(it))) {
+                add(c, loc_of(it), "label '%s' is listed twice in %s (first at line %d)", scalar(it), what,
+                    loc_of(first).line);
+                break;
+            }
+        }
+    }
+}
+
+static void walk_env_labels(lctx *c)
+{
+    yaml_node_t *envs = get(c, c->root, "environments");
+    if (!envs || envs->type != YAML_MAPPING_NODE)
+        return;
+    for (yaml_node_pair_t *p = envs->data.mapping.pairs.start; p < envs->data.mapping.pairs.top; p++) {
+        const char *name = scalar(yaml_document_get_node(&c->doc, p->key));
+        char what[256];
+        snprintf(what, sizeof what, "environment '%s'.labels", name ? name : "?");
+        walk_labels(c, get(c, yaml_document_get_node(&c->doc, p->value), "labels"), what);
+    }
+}
+
+static void walk_ids(lctx *c)
+{
+    yaml_node_t *ex = get(c, c->root, "examples");
+    size_t n = seq_len(ex);
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *id = get(c, seq_item(c, ex, i), "id");
+        for (size_t j = 0; scalar(id) && j < i; j++) {
+            yaml_node_t *first = seq_item(c, ex, j);
+            const char *fid = scalar(get(c, first, "id"));
+            if (fid && !strcmp(fid, scalar(id))) {
+                /* The line of the first example, as the loader names it. */
+                add(c, loc_of(id), "duplicate example id '%s' (first at line %d)", scalar(id), loc_of(first).line);
+                break;
+            }
+        }
+    }
+}
+
+/* ---- checks on the typed fixture ---- */
+
+static int blank(const char *s)
+{
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+            return 0;
+    return 1;
+}
+
+static void check_why(lctx *c, const char *why, px_loc at, const char *what, const char *ask)
+{
+    if (!why)
+        add(c, at, "%s has no why: %s", what, ask);
+    else if (blank(why))
+        add(c, at, "%s has an empty why: %s", what, ask);
+}
+
+static void check_tolerances(lctx *c, const px_fixture *f)
+{
+    static const char ask[] = "write down why the tolerance is this wide";
+    yaml_node_t *cmp = get(c, get(c, c->root, "contract"), "compare");
+    if (f->logits_tol.present)
+        check_why(c, f->logits_tol.why, key_loc(c, cmp, "logits", f->logits_tol.loc), "contract.compare.logits", ask);
+    yaml_node_t *ex = get(c, c->root, "examples");
+    for (size_t i = 0; i < f->n_examples; i++) {
+        const px_example *x = &f->examples[i];
+        char what[256];
+        snprintf(what, sizeof what, "example '%s' compare.logits", x->id);
+        cmp = get(c, seq_item(c, ex, i), "compare");
+        if (x->tol.present)
+            check_why(c, x->tol.why, key_loc(c, cmp, "logits", x->tol.loc), what, ask);
+    }
+}
+
+/* Compiled by the cleaner itself, so lint and run agree on what compiles
+ * (it refuses \C, for one). */
+static void check_rules(lctx *c, const px_fixture *f)
+{
+    px_cleaner *cl = cleaner_new();
+    if (!cl) {
+        c->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < f->n_rules; i++) {
+        const px_clean_rule *r = &f->rules[i];
+        char what[64];
+        snprintf(what, sizeof what, "cleaning rule %zu", i + 1);
+        check_why(c, r->why, r->loc, what, "write down why the text may change this way");
+        px_error err = {0};
+        if (cleaner_add(cl, r->pattern, r->replace, &err) == 0)
+            continue;
+        if (err.code != PX_EXIT_USAGE)
+            c->oom = 1;
+        else
+            add(c, r->loc, "%s: %s", what, err.msg);
+    }
+    cleaner_free(cl);
+}
+
+static void check_pattern(lctx *c, const px_pattern *p, const char *key)
+{
+    if (!p->text)
+        return;
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)p->text, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP, &code, &off, NULL);
+    if (re) {
+        pcre2_code_free(re);
+        return;
+    }
+    PCRE2_UCHAR msg[256];
+    pcre2_get_error_message(code, msg, sizeof msg);
+    add(c, p->loc, "expect.%s: pattern '%s': %s at offset %zu", key, p->text, (const char *)msg, (size_t)off);
+}
+
+static void check_kinds(lctx *c, const px_fixture *f)
+{
+    static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous"};
+    yaml_node_t *key = key_node(c, c->root, "examples");
+    if (!key)
+        return; /* the loader already refused it */
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        int seen = 0;
+        for (size_t i = 0; i < f->n_examples; i++)
+            seen |= !strcmp(f->examples[i].kind, kinds[k]);
+        if (!seen)
+            add(c, loc_of(key), "no example of kind '%s' (a fixture needs normal, short, long, reject and ambiguous)",
+                kinds[k]);
+    }
+}
+
+/* An ambiguous example is only a test once someone decided what it means;
+ * needs-rule and flag say that decision is still open. */
+static void check_ambiguous(lctx *c, const px_fixture *f)
+{
+    static const char ask[] = "decide it (accept, defect or unsupported)";
+    for (size_t i = 0; i < f->n_examples; i++) {
+        const px_example *x = &f->examples[i];
+        const char *d = x->review.decision;
+        if (strcmp(x->kind, "ambiguous"))
+            continue;
+        if (!d)
+            add(c, x->loc, "ambiguous example '%s' has no review.decision: %s", x->id, ask);
+        else if (!strcmp(d, "needs-rule") || !strcmp(d, "flag"))
+            add(c, x->loc, "ambiguous example '%s' is undecided (review.decision: %s): %s", x->id, d, ask);
+    }
+}
+
+/* The env's own model: or vocab: key (the typed env keeps no place for it);
+ * the typed environments are in the document's order. */
+static px_loc env_override_loc(lctx *c, const px_env *e, size_t env, const char *key)
+{
+    yaml_node_t *envs = get(c, c->root, "environments");
+    yaml_node_pair_t *p = envs->data.mapping.pairs.start + env;
+    return key_loc(c, yaml_document_get_node(&c->doc, p->value), key, e->loc);
+}
+
+static void check_pins(lctx *c, const px_fixture *f)
+{
+    yaml_node_t *contract = get(c, c->root, "contract");
+    if (!f->model_sha256)
+        add(c, key_loc(c, contract, "model", f->model_loc),
+            "contract.model has no sha256: pin the model revision the examples were reviewed with");
+    if (!f->vocab_sha256)
+        add(c, key_loc(c, get(c, contract, "input"), "tokenizer", f->tokenizer_loc),
+            "contract.input.tokenizer has no sha256: pin the vocabulary revision");
+    for (size_t i = 0; i < f->n_envs; i++) {
+        const px_env *e = &f->envs[i];
+        if (e->own_model && !e->model_sha256)
+            add(c, env_override_loc(c, e, i, "model"), "environment '%s'.model has no sha256: pin the model revision",
+                e->name);
+        if (e->own_vocab && !e->vocab_sha256)
+            add(c, env_override_loc(c, e, i, "vocab"),
+                "environment '%s'.vocab has no sha256: pin the vocabulary revision", e->name);
+    }
+}
+
+static void check_typed(lctx *c, const px_fixture *f)
+{
+    check_pins(c, f);
+    check_rules(c, f);
+    check_tolerances(c, f);
+    check_kinds(c, f);
+    check_ambiguous(c, f);
+    for (size_t i = 0; i < f->n_examples; i++) {
+        const px_expect *x = &f->examples[i].expect;
+        check_pattern(c, &x->reason, "reason");
+        check_pattern(c, &x->must_match, "must_match");
+        check_pattern(c, &x->must_not_match, "must_not_match");
+    }
+}
+
+/* ---- driving it ---- */
+
+/* The loader gives the typed fixture for the other checks; without one its
+ * error is a finding when it has a place (unless a walk finding already
+ * stands there: the same duplicate, found twice), else the lint fails. */
+static int lint_typed(lctx *c, const char *path, const char *data, size_t len, px_error *err)
+{
+    px_error perr = {0};
+    px_fixture *f = fixture_parse(path, data, len, &perr);
+    if (f) {
+        check_typed(c, f);
+        fixture_free(f);
+        return 0;
+    }
+    if (perr.line <= 0) {
+        if (err)
+            *err = perr;
+        return -1;
+    }
+    if (!found_at(c->out, perr.line, perr.col))
+        add(c, (px_loc){perr.line, perr.col}, "%s", perr.msg);
+    return 0;
+}
+
+int lint_parse(const char *path, const char *data, size_t len, px_lint *out, px_error *err)
+{
+    memset(out, 0, sizeof *out);
+    lctx c = {.out = out};
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+    int loaded = yaml_parser_load(&p, &c.doc);
+    yaml_parser_delete(&p);
+    c.root = loaded ? yaml_document_get_root_node(&c.doc) : NULL;
+    int rc = 0;
+    if (!c.root) {
+        /* Not YAML, or no document: the loader words the error, with its place. */
+        px_fixture *f = fixture_parse(path, data, len, err);
+        if (f) { /* cannot happen: the loader parses it the same way */
+            fixture_free(f);
+            px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "not a parity fixture");
+        }
+        rc = -1;
+    } else {
+        walk_labels(&c, get(&c, get(&c, c.root, "contract"), "labels"), "contract.labels");
+        walk_env_labels(&c);
+        walk_ids(&c);
+        rc = lint_typed(&c, path, data, len, err);
+    }
+    if (loaded)
+        yaml_document_delete(&c.doc);
+    if (!rc && c.oom)
+        rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+    if (rc)
+        lint_free(out);
+    else
+        sort_findings(out);
+    return rc;
+}
+
+static char *read_all(const char *path, size_t *len, px_error *err)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read fixture: %s", strerror(errno));
+        return NULL;
+    }
+    char *data = NULL;
+    size_t cap = 0, n;
+    *len = 0;
+    errno = 0; /* so a read error names its cause (a directory, say) */
+    do {
+        if (*len + 65536 > cap) {
+            char *d = realloc(data, cap = (*len + 65536) * 2);
+            if (!d) {
+                free(data);
+                fclose(fp);
+                px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+                return NULL;
+            }
+            data = d;
+        }
+        n = fread(data + *len, 1, cap - *len, fp);
+        *len += n;
+    } while (n > 0);
+    int bad = ferror(fp) ? (errno ? errno : EIO) : 0;
+    fclose(fp);
+    if (bad) {
+        free(data);
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read fixture: %s", strerror(bad));
+        return NULL;
+    }
+    return data;
+}
+
+int lint_fixture(const char *path, px_lint *out, px_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t len;
+    char *data = read_all(path, &len, err);
+    if (!data)
+        return -1;
+    int rc = lint_parse(path, data, len, out, err);
+    free(data);
+    return rc;
+}
+
+void lint_print(FILE *fp, const char *path, const px_lint *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        fprintf(fp, "%s:%d:%d: lint: %s\n", path, l->v[i].line, l->v[i].col, l->v[i].msg);
+}
+
+void lint_free(px_lint *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i].msg);
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}

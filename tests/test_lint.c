@@ -1,0 +1,239 @@
+/* parity lint: the demo fixture is clean; each hand-written fixture in
+ * tests/data/lint-*.yaml plants the problems of one check, and the whole
+ * output is compared line by line (place and wording are the interface);
+ * exit 0 clean, 1 findings, 2 nothing to lint. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/lint.h"
+#include "testlib.h"
+
+#define DEMO "fixtures/campus-club/fixture.yaml"
+#define WHY "tests/data/lint-why.yaml"
+#define KINDS "tests/data/lint-kinds.yaml"
+#define IDS "tests/data/lint-ids.yaml"
+#define LABELS "tests/data/lint-labels.yaml"
+#define PINS "tests/data/lint-pins.yaml"
+#define PATTERNS "tests/data/lint-patterns.yaml"
+#define SCHEMA "tests/data/lint-schema.yaml"
+
+#define DECIDE ": decide it (accept, defect or unsupported)"
+#define KIND_NEEDED " (a fixture needs normal, short, long, reject and ambiguous)"
+
+/* stdout must be exactly the lines of want (NULL-terminated), each ending
+ * in a newline; stderr stays empty. */
+static void expect_lines(const char *out, const char *const *want)
+{
+    size_t i = 0;
+    for (const char *s = out; *s; i++) {
+        const char *eol = strchr(s, '\n');
+        cr_assert_not_null(eol, "unterminated last line: %s", s);
+        int len = (int)(eol - s);
+        cr_expect_not_null(want[i], "unexpected line: %.*s", len, s);
+        if (!want[i])
+            return;
+        cr_expect(strlen(want[i]) == (size_t)len && !strncmp(s, want[i], (size_t)len),
+                  "line %zu:\n  got  %.*s\n  want %s", i + 1, len, s, want[i]);
+        s = eol + 1;
+    }
+    cr_expect_null(want[i], "missing line %zu: %s", i + 1, want[i]);
+}
+
+static void expect_lint(const char *path, int status, const char *const *want)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "lint", path, NULL});
+    cr_expect_eq(r.status, status, "status %d, wanted %d; stderr: %s", r.status, status, r.err);
+    cr_expect_str_empty(r.err);
+    expect_lines(r.out, want);
+    tl_free(&r);
+}
+
+/* parity lint on a file holding text: exit 2, one line on stderr naming
+ * the file, nothing on stdout. */
+static void expect_unlintable(const char *text, const char *needle)
+{
+    char *dir = tl_tmpdir(), path[256];
+    snprintf(path, sizeof path, "%s/fixture.yaml", dir);
+    if (text)
+        tl_write(path, text);
+    cmd_result r = tl_run((const char *[]){"parity", "lint", path, NULL});
+    cr_expect_eq(r.status, 2, "status %d; stdout: %s", r.status, r.out);
+    cr_expect_str_empty(r.out);
+    cr_expect_eq(tl_lines(r.err), 1, "one line: %s", r.err);
+    cr_expect(!strncmp(r.err, "parity: ", 8) && strstr(r.err, path) && strstr(r.err, needle),
+              "stderr '%s' lacks '%s'", r.err, needle);
+    tl_free(&r);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+
+Test(lint, demo_has_no_findings)
+{
+    px_lint l;
+    px_error err = {0};
+    cr_assert_eq(lint_fixture(DEMO, &l, &err), 0, "%s", err.msg);
+    for (size_t i = 0; i < l.n; i++)
+        cr_expect_fail("%d:%d: %s", l.v[i].line, l.v[i].col, l.v[i].msg);
+    lint_free(&l);
+    expect_lint(DEMO, 0, (const char *[]){NULL});
+}
+
+/* The demo's ambiguous example without its review block is a finding:
+ * the check holds on the real fixture, not only on hand-made ones. */
+Test(lint, demo_without_its_review_is_undecided)
+{
+    char *text = tl_slurp(DEMO);
+    cr_assert_not_null(text);
+    char *ex = strstr(text, "  - id: charity-run\n"), *rev = ex ? strstr(ex, "    review:\n") : NULL;
+    cr_assert(ex && rev, "test bug: the demo's charity-run review is not where expected");
+    char *end = strstr(rev, "\n\n");
+    memmove(rev, end + 1, strlen(end + 1) + 1);
+    int line = 1;
+    for (const char *s = text; s < ex; s++)
+        line += *s == '\n';
+    char *dir = tl_tmpdir(), path[256], want[512];
+    snprintf(path, sizeof path, "%s/fixture.yaml", dir);
+    tl_write(path, text);
+    snprintf(want, sizeof want, "%s:%d:5: lint: ambiguous example 'charity-run' has no review.decision%s", path,
+             line, DECIDE);
+    expect_lint(path, 1, (const char *[]){want, NULL});
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+    free(text);
+}
+
+Test(lint, tolerances_and_rules_need_a_why)
+{
+    expect_lint(WHY, 1, (const char *[]){
+        WHY ":8:9: lint: cleaning rule 1 has no why: write down why the text may change this way",
+        WHY ":9:9: lint: cleaning rule 2 has an empty why: write down why the text may change this way",
+        WHY ":14:5: lint: contract.compare.logits has no why: write down why the tolerance is this wide",
+        WHY ":21:66: lint: example 's' compare.logits has an empty why: write down why the tolerance is this wide",
+        NULL});
+}
+
+Test(lint, every_kind_and_every_ambiguous_example_decided)
+{
+    expect_lint(KINDS, 1, (const char *[]){
+        KINDS ":12:1: lint: no example of kind 'short'" KIND_NEEDED,
+        KINDS ":12:1: lint: no example of kind 'long'" KIND_NEEDED,
+        KINDS ":12:1: lint: no example of kind 'reject'" KIND_NEEDED,
+        KINDS ":15:5: lint: ambiguous example 'no-review' has no review.decision" DECIDE,
+        KINDS ":19:5: lint: ambiguous example 'no-decision' has no review.decision" DECIDE,
+        KINDS ":24:5: lint: ambiguous example 'needs-rule' is undecided (review.decision: needs-rule)" DECIDE,
+        KINDS ":25:5: lint: ambiguous example 'flagged' is undecided (review.decision: flag)" DECIDE,
+        NULL});
+}
+
+/* The loader stops at the first repeat (line 18) with the same place: it
+ * is reported once. */
+Test(lint, duplicate_ids_all_found_once_each)
+{
+    expect_lint(IDS, 1, (const char *[]){
+        IDS ":18:9: lint: duplicate example id 'hello' (first at line 13)",
+        IDS ":23:10: lint: duplicate example id 's' (first at line 17)",
+        IDS ":24:10: lint: duplicate example id 'hello' (first at line 13)",
+        NULL});
+}
+
+Test(lint, labels_empty_or_listed_twice)
+{
+    expect_lint(LABELS, 1, (const char *[]){
+        LABELS ":12:7: lint: label 'a' is listed twice in contract.labels (first at line 10)",
+        LABELS ":13:7: lint: label 'a' is listed twice in contract.labels (first at line 10)",
+        LABELS ":16:31: lint: environment 'none'.labels is empty: list the labels in the model's output order",
+        LABELS ":17:39: lint: label 'b' is listed twice in environment 'twice'.labels (first at line 17)",
+        NULL});
+}
+
+Test(lint, every_revision_pinned)
+{
+    expect_lint(PINS, 1, (const char *[]){
+        PINS ":5:3: lint: contract.model has no sha256: pin the model revision the examples were reviewed with",
+        PINS ":8:5: lint: contract.input.tokenizer has no sha256: pin the vocabulary revision",
+        PINS ":12:28: lint: environment 'old-model'.model has no sha256: pin the model revision",
+        PINS ":15:5: lint: environment 'old-vocab'.vocab has no sha256: pin the vocabulary revision",
+        NULL});
+}
+
+Test(lint, patterns_compile)
+{
+    expect_lint(PATTERNS, 1, (const char *[]){
+        PATTERNS ":9:9: lint: cleaning rule 1: pattern '(ab': missing closing parenthesis at offset 3",
+        PATTERNS ":10:9: lint: cleaning rule 2: pattern 'a\\C': using \\C is disabled by the application at offset 3",
+        PATTERNS ":17:71: lint: expect.must_match: pattern '[a-': missing terminating ] for character class at offset 3",
+        PATTERNS ":18:71: lint: expect.must_not_match: pattern 'x{2,1}': numbers out of order in {} quantifier at offset 5",
+        PATTERNS ":20:70: lint: expect.reason: pattern '*empty': quantifier does not follow a repeatable item at offset 0",
+        NULL});
+}
+
+/* The typo is the loader's error, as a finding; the document's checks still
+ * run (the repeated id), the loaded fixture's cannot (the unpinned model). */
+Test(lint, loader_error_is_a_finding)
+{
+    expect_lint(SCHEMA, 1, (const char *[]){
+        SCHEMA ":12:28: lint: unknown key 'dtyp' in environment 'reference' (expected one of: device, dtype, "
+               "threads, timeout, tf32, role, note, results, model, vocab, labels)",
+        SCHEMA ":15:10: lint: duplicate example id 'n' (first at line 14)",
+        NULL});
+}
+
+/* Through the library: a contract with no labels, and a scalar holding a
+ * newline still makes a one-line finding. */
+Test(lint, library_empty_labels_and_one_line_findings)
+{
+    const char *text = "parity: 1\n"
+                       "contract:\n"
+                       "  task: t\n"
+                       "  model: {path: m.pt}\n"
+                       "  input: {tokenizer: {kind: wordpiece, vocab: v.txt}}\n"
+                       "  labels: []\n"
+                       "environments: {reference: {device: cpu}}\n"
+                       "examples:\n"
+                       "  - {id: \"a\\nb\", text: x, expect: {rejected: true}}\n"
+                       "  - {id: \"a\\nb\", text: y, expect: {rejected: true}}\n";
+    px_lint l;
+    px_error err = {0};
+    cr_assert_eq(lint_parse("f.yaml", text, strlen(text), &l, &err), 0, "%s", err.msg);
+    cr_assert_eq(l.n, 2);
+    cr_expect_eq(l.v[0].line, 6);
+    cr_expect_eq(l.v[0].col, 11);
+    cr_expect_str_eq(l.v[0].msg, "contract.labels is empty: list the labels in the model's output order");
+    cr_expect_eq(l.v[1].line, 10);
+    cr_expect_eq(l.v[1].col, 10);
+    cr_expect_str_eq(l.v[1].msg, "duplicate example id 'a\\nb' (first at line 9)");
+    lint_free(&l);
+}
+
+Test(lint, nothing_to_lint_is_exit_2)
+{
+    expect_unlintable(NULL, "cannot read fixture: No such file or directory");
+    expect_unlintable("parity: 1\ncontract: [a,,\n", ":2:14: YAML: did not find expected node content");
+    expect_unlintable("parity: 1\ncontract: {task: caf\xe9}\n", ":2:21: byte 0xE9 is not UTF-8");
+    expect_unlintable("", "empty file: not a parity fixture");
+    cmd_result r = tl_run((const char *[]){"parity", "lint", "tests/data", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "parity: tests/data: cannot read fixture: Is a directory"), "%s", r.err);
+    tl_free(&r);
+}
+
+Test(lint, usage_errors_are_exit_2)
+{
+    const char *const *cases[] = {
+        (const char *[]){"parity", "lint", NULL},
+        (const char *[]){"parity", "lint", DEMO, DEMO, NULL},
+        (const char *[]){"parity", "lint", "--quiet", DEMO, NULL},
+    };
+    const char *needles[] = {"which fixture?", "one fixture at a time", "unknown option: --quiet"};
+    for (size_t i = 0; i < 3; i++) {
+        cmd_result r = tl_run(cases[i]);
+        cr_expect_eq(r.status, 2, "case %zu: status %d", i, r.status);
+        cr_expect_str_empty(r.out);
+        cr_expect(strstr(r.err, needles[i]) && tl_lines(r.err) == 1, "case %zu: %s", i, r.err);
+        tl_free(&r);
+    }
+}
