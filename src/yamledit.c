@@ -349,61 +349,165 @@ static char *splice(const char *text, size_t len, edit *ed, size_t n, size_t *ou
     return cur;
 }
 
-/* Two nodes read the same: type, tag, scalar bytes and style, and children
- * in order. `skip_a`/`skip_b` are pairs (the edited review) left out. */
-static int same(doc *a, yaml_node_t *x, doc *b, yaml_node_t *y, yaml_node_pair_t *skip_a, yaml_node_pair_t *skip_b)
+/* Verification walks the old document's tree and the new text's event
+ * stream side by side (one event parse of the new text, no second tree):
+ * every node must read the same, in order, except the edited example's
+ * review, which is collected instead and must read back as decided. */
+typedef struct walker {
+    doc *old;
+    yaml_parser_t p;
+    yaml_event_t ev;
+    int have, bad;
+    yaml_node_t *target;          /* the edited example in the old tree */
+    yaml_node_pair_t *skip;       /* its old review pair */
+    char *got[4];                 /* the new review's fields */
+    int saw_review;
+    struct { char *name; int node; } anchors[64];
+    int n_anchors;
+} walker;
+
+static yaml_event_t *next_event(walker *w)
 {
-    if (x->type != y->type || strcmp((char *)x->tag, (char *)y->tag))
-        return 0;
-    if (x->type == YAML_SCALAR_NODE)
-        return x->data.scalar.length == y->data.scalar.length && x->data.scalar.style == y->data.scalar.style &&
-               !memcmp(x->data.scalar.value, y->data.scalar.value, x->data.scalar.length);
-    if (x->type == YAML_SEQUENCE_NODE) {
-        yaml_node_item_t *i = x->data.sequence.items.start, *j = y->data.sequence.items.start;
-        for (; i < x->data.sequence.items.top && j < y->data.sequence.items.top; i++, j++)
-            if (!same(a, node(a, *i), b, node(b, *j), skip_a, skip_b))
-                return 0;
-        return i == x->data.sequence.items.top && j == y->data.sequence.items.top;
+    if (w->have)
+        yaml_event_delete(&w->ev);
+    w->have = yaml_parser_parse(&w->p, &w->ev);
+    if (!w->have)
+        w->bad = 1;
+    return w->have ? &w->ev : NULL;
+}
+
+static void remember_anchor(walker *w, const yaml_char_t *anchor, int node_id)
+{
+    if (anchor && w->n_anchors < 64) {
+        w->anchors[w->n_anchors].name = strdup((const char *)anchor);
+        w->anchors[w->n_anchors++].node = node_id;
     }
-    yaml_node_pair_t *p = x->data.mapping.pairs.start, *q = y->data.mapping.pairs.start;
+}
+
+static int walk_node(walker *w, int id, const yaml_event_t *e);
+
+/* Consume the new review's value: a mapping of scalars. */
+static void collect_review(walker *w)
+{
+    yaml_event_t *e = next_event(w);
+    if (!e || e->type != YAML_MAPPING_START_EVENT) {
+        w->bad = 1;
+        return;
+    }
+    w->saw_review = 1;
+    while ((e = next_event(w)) && e->type == YAML_SCALAR_EVENT) {
+        int f = -1;
+        for (int i = 0; i < 4; i++)
+            if (!strcmp((const char *)e->data.scalar.value, fields[i]))
+                f = i;
+        e = next_event(w);
+        if (!e || e->type != YAML_SCALAR_EVENT) {
+            w->bad = 1;
+            return;
+        }
+        if (f >= 0) {
+            free(w->got[f]);
+            w->got[f] = strndup((const char *)e->data.scalar.value, e->data.scalar.length);
+        }
+    }
+    if (!e || e->type != YAML_MAPPING_END_EVENT)
+        w->bad = 1;
+}
+
+static int walk_mapping(walker *w, yaml_node_t *x)
+{
+    yaml_node_pair_t *p = x->data.mapping.pairs.start;
     for (;;) {
-        if (p == skip_a)
+        if (p == w->skip)
             p++;
-        if (q == skip_b)
-            q++;
-        if (p >= x->data.mapping.pairs.top || q >= y->data.mapping.pairs.top)
-            break;
-        if (!same(a, node(a, p->key), b, node(b, q->key), skip_a, skip_b) ||
-            !same(a, node(a, p->value), b, node(b, q->value), skip_a, skip_b))
+        yaml_event_t *e = next_event(w);
+        if (!e)
             return 0;
-        p++, q++;
+        if (x == w->target && e->type == YAML_SCALAR_EVENT && !strcmp((char *)e->data.scalar.value, "review")) {
+            collect_review(w);
+            continue;
+        }
+        if (p >= x->data.mapping.pairs.top)
+            return e->type == YAML_MAPPING_END_EVENT;
+        if (!walk_node(w, p->key, e) || !(e = next_event(w)) || !walk_node(w, p->value, e))
+            return 0;
+        p++;
     }
-    return p >= x->data.mapping.pairs.top && q >= y->data.mapping.pairs.top;
+}
+
+static int walk_sequence(walker *w, yaml_node_t *x)
+{
+    for (yaml_node_item_t *it = x->data.sequence.items.start;; it++) {
+        yaml_event_t *e = next_event(w);
+        if (!e)
+            return 0;
+        if (it >= x->data.sequence.items.top)
+            return e->type == YAML_SEQUENCE_END_EVENT;
+        if (!walk_node(w, *it, e))
+            return 0;
+    }
+}
+
+/* e is the node's first event, already read. */
+static int walk_node(walker *w, int id, const yaml_event_t *e)
+{
+    yaml_node_t *x = node(w->old, id);
+    if (e->type == YAML_ALIAS_EVENT) {
+        for (int i = 0; i < w->n_anchors; i++)
+            if (!strcmp(w->anchors[i].name, (const char *)e->data.alias.anchor))
+                return w->anchors[i].node == id;
+        return 0;
+    }
+    const yaml_char_t *anchor = e->type == YAML_SCALAR_EVENT           ? e->data.scalar.anchor
+                                : e->type == YAML_MAPPING_START_EVENT  ? e->data.mapping_start.anchor
+                                : e->type == YAML_SEQUENCE_START_EVENT ? e->data.sequence_start.anchor
+                                                                       : NULL;
+    remember_anchor(w, anchor, id);
+    if (x->type == YAML_SCALAR_NODE)
+        return e->type == YAML_SCALAR_EVENT && e->data.scalar.length == x->data.scalar.length &&
+               e->data.scalar.style == x->data.scalar.style &&
+               !memcmp(e->data.scalar.value, x->data.scalar.value, x->data.scalar.length);
+    if (x->type == YAML_MAPPING_NODE)
+        return e->type == YAML_MAPPING_START_EVENT && walk_mapping(w, x);
+    return e->type == YAML_SEQUENCE_START_EVENT && walk_sequence(w, x);
+}
+
+static int walk_document(walker *w, yaml_node_t *root)
+{
+    yaml_event_t *e;
+    if (!(e = next_event(w)) || e->type != YAML_STREAM_START_EVENT || !(e = next_event(w)) ||
+        e->type != YAML_DOCUMENT_START_EVENT || !(e = next_event(w)))
+        return 0;
+    int root_id = (int)(root - w->old->d.nodes.start) + 1;
+    return walk_node(w, root_id, e) && (e = next_event(w)) && e->type == YAML_DOCUMENT_END_EVENT &&
+           (e = next_event(w)) && e->type == YAML_STREAM_END_EVENT;
 }
 
 /* The new text reads as the old one everywhere but the example's review,
  * and that review reads back as decided. */
 static int verify(doc *old, const char *path, const char *text, size_t len, const px_decision *d, px_error *err)
 {
-    doc nw;
-    int ok = doc_open(&nw, text, len) == 0;
-    yaml_node_t *ex_old = find_example(old, d->id), *ex_new = ok ? find_example(&nw, d->id) : NULL;
-    yaml_node_pair_t *ro = map_pair(old, ex_old, "review"), *rn = ex_new ? map_pair(&nw, ex_new, "review") : NULL;
-    ok = ok && ex_new &&
-         same(old, yaml_document_get_root_node(&old->d), &nw, yaml_document_get_root_node(&nw.d), ro, rn);
+    walker w;
+    memset(&w, 0, sizeof w);
+    w.old = old;
+    w.target = find_example(old, d->id);
+    w.skip = map_pair(old, w.target, "review");
+    yaml_parser_initialize(&w.p);
+    yaml_parser_set_input_string(&w.p, (const unsigned char *)text, len);
+    int ok = w.target && walk_document(&w, yaml_document_get_root_node(&old->d)) && !w.bad;
     if (ok && !strcmp(d->decision, "clear"))
-        ok = rn == NULL;
-    else if (ok) {
-        yaml_node_t *rv = rn ? node(&nw, rn->value) : NULL;
-        for (int i = 0; ok && i < 4; i++) {
-            const char *want = field_value(d, i);
-            yaml_node_pair_t *p = want ? map_pair(&nw, rv, fields[i]) : NULL;
-            ok = !want || (p && node(&nw, p->value)->type == YAML_SCALAR_NODE &&
-                           node(&nw, p->value)->data.scalar.length == strlen(want) &&
-                           !memcmp(node(&nw, p->value)->data.scalar.value, want, strlen(want)));
-        }
+        ok = !w.saw_review;
+    for (int i = 0; ok && strcmp(d->decision, "clear") && i < 4; i++) {
+        const char *want = field_value(d, i);
+        ok = !want || (w.got[i] && !strcmp(w.got[i], want));
     }
-    doc_close(&nw);
+    if (w.have)
+        yaml_event_delete(&w.ev);
+    yaml_parser_delete(&w.p);
+    for (int i = 0; i < 4; i++)
+        free(w.got[i]);
+    for (int i = 0; i < w.n_anchors; i++)
+        free(w.anchors[i].name);
     if (!ok)
         return px_error_set(err, PX_EXIT_USAGE, path, 0, 0,
                             "the edit for '%s' did not verify; nothing written (please report this fixture)", d->id);
