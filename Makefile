@@ -134,10 +134,12 @@ $(FUZZ_DIR)/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(wildcard include/parity/*.h)
 
 fuzz: $(FUZZ_DIR)/fuzz_fixture $(FUZZ_DIR)/fuzz_splice
 	@rm -rf $(FUZZ_DIR)/seed-fixture $(FUZZ_DIR)/seed-splice && mkdir -p $(FUZZ_DIR)/seed-fixture $(FUZZ_DIR)/seed-splice
+	@cp tests/fuzz/regressions/splice-* $(FUZZ_DIR)/seed-splice/
 	@for f in fixtures/*/fixture.yaml tests/data/*.yaml tests/golden/yamledit/*.yaml; do \
 	  [ -f "$$f" ] || continue; n=$$(echo $$f | tr / _); cp $$f $(FUZZ_DIR)/seed-fixture/$$n; \
 	  id=$$(grep -m1 -o 'id: [A-Za-z0-9_-]*' $$f | cut -c5-); \
 	  { echo "$$id"; cat $$f; } > $(FUZZ_DIR)/seed-splice/$$n; done
+	$(FUZZ_DIR)/fuzz_splice tests/fuzz/regressions/splice-*
 	$(FUZZ_DIR)/fuzz_fixture -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 $(FUZZ_DIR)/seed-fixture
 	$(FUZZ_DIR)/fuzz_splice -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 $(FUZZ_DIR)/seed-splice
 

@@ -245,7 +245,11 @@ static int update_review(doc *dc, const char *path, yaml_node_t *rv, const px_de
             continue;
         yaml_node_pair_t *p = map_pair(dc, rv, fields[i]);
         if (p) {
-            yaml_node_t *val = node(dc, p->value);
+            yaml_node_t *val = node(dc, p->value), *key = node(dc, p->key);
+            /* An alias (*name) stands for a node written elsewhere, which
+             * other places share: never edit through it. */
+            if (val->start_mark.index < key->end_mark.index)
+                return fail_node(err, path, key, "review.%s is an alias; replace it by hand first", fields[i]);
             if (val->type != YAML_SCALAR_NODE)
                 return fail_node(err, path, val, "review.%s must be a scalar", fields[i]);
             size_t s = at_byte(dc, val->start_mark.index), e = content_end(dc, val);
@@ -327,6 +331,11 @@ static int cmp_edit(const void *a, const void *b)
 static char *splice(const char *text, size_t len, edit *ed, size_t n, size_t *out_len)
 {
     qsort(ed, n, sizeof *ed, cmp_edit);
+    /* Edits must lie inside the text and not overlap; anything else is a bug
+     * in locating them, and must not become a memory error. */
+    for (size_t i = 0; i < n; i++)
+        if (ed[i].start > ed[i].end || ed[i].end > len || (i && ed[i].end > ed[i - 1].start))
+            return NULL;
     size_t extra = 0;
     for (size_t i = 0; i < n; i++)
         extra += strlen(ed[i].repl);
@@ -532,12 +541,14 @@ static int apply_one(const char *path, const char *text, size_t len, const px_de
         rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "no example with id '%s'", d->id);
     else if (!strcmp(d->decision, "clear"))
         rc = rp ? clear_review(&dc, ex, rp, ed, &n) : 0;
+    else if (rv && rv->start_mark.index < node(&dc, rp->key)->end_mark.index)
+        rc = fail_node(err, path, node(&dc, rp->key), "review of '%s' is an alias; replace it by hand first", d->id);
     else if (rv && rv->type != YAML_MAPPING_NODE)
         rc = fail_node(err, path, rv, "review of '%s' must be a mapping (decision, note, by, at)", d->id);
     else
         rc = rv ? update_review(&dc, path, rv, d, ed, &n, err) : add_review(&dc, ex, d, ed, &n);
     if (rc == 0 && !(*out = splice(text, len, ed, n, out_len)))
-        rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+        rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot place the edit for '%s'; nothing written", d->id);
     for (size_t i = 0; i < n; i++)
         free(ed[i].repl);
     if (rc == 0 && verify(&dc, path, *out, *out_len, d, err)) {

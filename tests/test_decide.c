@@ -272,3 +272,24 @@ Test(decide, kill_9_loses_nothing_recorded, .timeout = 300)
         free(said), free(fx), free(dir);
     }
 }
+
+/* Found by the fuzzer: a review value that is an alias stands for a node
+ * written elsewhere; editing "it" would edit that. */
+Test(decide, an_aliased_review_value_is_refused)
+{
+    char *dir = tl_tmpdir(), *fx = make_fixture(dir), *text = tl_slurp(fx);
+    /* The task carries an anchor; e2's review names its reviewer by alias. */
+    char *out = malloc(strlen(text) + 128), *o = out;
+    const char *task = strstr(text, "task: t\n"), *e2 = strstr(text, "- id: e2\n");
+    const char *end2 = strstr(e2, "expect: {label: a}\n") + 19;
+    o += sprintf(o, "%.*stask: &sam t\n", (int)(task - text), text);
+    o += sprintf(o, "%.*s    review: {decision: flag, by: *sam}\n%s", (int)(end2 - task - 8), task + 8, end2);
+    tl_write(fx, out);
+    cmd_result r = tl_run((const char *[]){"parity", "decide", fx, "e2", "-d", "accept", "-r", "kim", NULL});
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "review.by is an alias"), "%s", r.err);
+    char *after = tl_slurp(fx);
+    cr_expect_str_eq(after, out);
+    tl_free(&r);
+    free(after), free(out), free(text), free(fx), free(dir);
+}
