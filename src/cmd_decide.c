@@ -88,33 +88,6 @@ static int parse(int argc, char **argv, decide_args *a)
     return 0;
 }
 
-static char *read_all(const char *path, size_t *len, px_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read fixture: %s", strerror(errno));
-        return NULL;
-    }
-    char *buf = NULL;
-    size_t cap = 0, n = 0, r;
-    do {
-        if (n + 65536 > cap) {
-            char *b = realloc(buf, cap = (n + 65536) * 2);
-            if (!b) {
-                free(buf), fclose(f);
-                px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
-                return NULL;
-            }
-            buf = b;
-        }
-        r = fread(buf + n, 1, 65536, f);
-        n += r;
-    } while (r > 0);
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
 
 /* The fixture may not be written: read-only file (a reviewer's "hands
  * off"), even for root, who would otherwise replace it by rename. */
@@ -165,7 +138,7 @@ static int write_back(const decide_args *a, const char *journal, char *out, size
     px_error err = {0};
     /* Someone else's edit since we read it wins: refuse, keep the journal. */
     size_t now_len = 0;
-    char *now = read_all(a->fixture, &now_len, &err), hash1[PX_SHA256_HEX] = "";
+    char *now = fixture_read(a->fixture, &now_len, &err), hash1[PX_SHA256_HEX] = "";
     if (now)
         hash_buffer(now, now_len, hash1);
     free(now);
@@ -195,7 +168,7 @@ int cmd_decide(int argc, char **argv)
     char journal[4200], at[32], hash0[PX_SHA256_HEX];
     journal_path(a.fixture, journal, sizeof journal);
     size_t len = 0;
-    char *text = read_all(a.fixture, &len, &err);
+    char *text = fixture_read(a.fixture, &len, &err);
     if (!text)
         return fail(&err);
     hash_buffer(text, len, hash0);

@@ -27,6 +27,32 @@ static int utf8_len(const unsigned char *s, unsigned *cp)
     return n;
 }
 
+/* The escapes YAML's double-quoted style and JSON share. */
+static int common_escape(FILE *out, unsigned cp)
+{
+    if (cp == '"' || cp == '\\')
+        fprintf(out, "\\%c", (char)cp);
+    else if (cp == '\n')
+        fputs("\\n", out);
+    else if (cp == '\t')
+        fputs("\\t", out);
+    else if (cp == '\r')
+        fputs("\\r", out);
+    else
+        return 0;
+    return 1;
+}
+
+/* The fewest %g digits that read back to v (v finite). */
+static void shortest(char *buf, size_t size, double v)
+{
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
 void emit_yaml_string(FILE *out, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -38,14 +64,8 @@ void emit_yaml_string(FILE *out, const char *s)
             fprintf(out, "\\x%02X", *p++);
             continue;
         }
-        if (cp == '"' || cp == '\\')
-            fprintf(out, "\\%c", (char)cp);
-        else if (cp == '\n')
-            fputs("\\n", out);
-        else if (cp == '\t')
-            fputs("\\t", out);
-        else if (cp == '\r')
-            fputs("\\r", out);
+        if (common_escape(out, cp))
+            ;
         else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0))
             fprintf(out, "\\x%02X", cp);
         else if (cp == 0x2028 || cp == 0x2029 || cp == 0xFEFF || cp == 0x85)
@@ -68,11 +88,7 @@ void emit_yaml_double(FILE *out, double v)
         return;
     }
     char buf[40];
-    for (int prec = 6; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
+    shortest(buf, sizeof buf, v);
     /* YAML 1.1 readers (PyYAML) read 1e-05 as a string: give it a dot. */
     char *e = strchr(buf, 'e');
     if (e && !strchr(buf, '.')) {
@@ -96,14 +112,8 @@ void emit_json_string(FILE *out, const char *s)
             p++;
             continue;
         }
-        if (cp == '"' || cp == '\\')
-            fprintf(out, "\\%c", (char)cp);
-        else if (cp == '\n')
-            fputs("\\n", out);
-        else if (cp == '\t')
-            fputs("\\t", out);
-        else if (cp == '\r')
-            fputs("\\r", out);
+        if (common_escape(out, cp))
+            ;
         else if (cp < 0x20 || cp == 0x7F)
             fprintf(out, "\\u%04x", cp);
         else if (cp == 0x2028 || cp == 0x2029) /* valid JSON, but not valid JavaScript */
@@ -122,10 +132,6 @@ void emit_json_double(FILE *out, double v)
         return;
     }
     char buf[40];
-    for (int prec = 6; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
+    shortest(buf, sizeof buf, v);
     fputs(buf, out);
 }

@@ -760,7 +760,8 @@ px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_err
     return c.f;
 }
 
-px_fixture *fixture_load(const char *path, px_error *err)
+/* The file's bytes, NUL-terminated (one spare byte always allocated). */
+char *fixture_read(const char *path, size_t *len, px_error *err)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) {
@@ -768,12 +769,12 @@ px_fixture *fixture_load(const char *path, px_error *err)
         return NULL;
     }
     char *data = NULL;
-    size_t len = 0, cap = 0, n;
-    char chunk[65536];
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
-        if (len + n > cap) {
-            cap = (len + n) * 2;
-            char *d = realloc(data, cap);
+    size_t cap = 0, n;
+    *len = 0;
+    errno = 0; /* so a read error names its cause (a directory, say) */
+    do {
+        if (*len + 65536 + 1 > cap) {
+            char *d = realloc(data, cap = (*len + 65536) * 2);
             if (!d) {
                 free(data);
                 fclose(fp);
@@ -782,17 +783,31 @@ px_fixture *fixture_load(const char *path, px_error *err)
             }
             data = d;
         }
-        memcpy(data + len, chunk, n);
-        len += n;
-    }
-    int bad = ferror(fp);
+        n = fread(data + *len, 1, cap - *len, fp);
+        *len += n;
+    } while (n > 0);
+    int bad = ferror(fp) ? (errno ? errno : EIO) : 0;
     fclose(fp);
     if (bad) {
         free(data);
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read fixture: %s", strerror(EIO));
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read fixture: %s", strerror(bad));
         return NULL;
     }
-    px_fixture *f = fixture_parse(path, data ? data : "", len, err);
+    if (!data && !(data = malloc(1))) {
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+        return NULL;
+    }
+    data[*len] = '\0';
+    return data;
+}
+
+px_fixture *fixture_load(const char *path, px_error *err)
+{
+    size_t len = 0;
+    char *data = fixture_read(path, &len, err);
+    if (!data)
+        return NULL;
+    px_fixture *f = fixture_parse(path, data, len, err);
     free(data);
     return f;
 }

@@ -417,46 +417,12 @@ int lint_parse(const char *path, const char *data, size_t len, px_lint *out, px_
     return rc;
 }
 
-static char *read_all(const char *path, size_t *len, px_error *err)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read fixture: %s", strerror(errno));
-        return NULL;
-    }
-    char *data = NULL;
-    size_t cap = 0, n;
-    *len = 0;
-    errno = 0; /* so a read error names its cause (a directory, say) */
-    do {
-        if (*len + 65536 > cap) {
-            char *d = realloc(data, cap = (*len + 65536) * 2);
-            if (!d) {
-                free(data);
-                fclose(fp);
-                px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
-                return NULL;
-            }
-            data = d;
-        }
-        n = fread(data + *len, 1, cap - *len, fp);
-        *len += n;
-    } while (n > 0);
-    int bad = ferror(fp) ? (errno ? errno : EIO) : 0;
-    fclose(fp);
-    if (bad) {
-        free(data);
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read fixture: %s", strerror(bad));
-        return NULL;
-    }
-    return data;
-}
 
 int lint_fixture(const char *path, px_lint *out, px_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t len;
-    char *data = read_all(path, &len, err);
+    char *data = fixture_read(path, &len, err);
     if (!data)
         return -1;
     int rc = lint_parse(path, data, len, out, err);

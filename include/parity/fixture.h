@@ -119,6 +119,9 @@ typedef struct px_fixture {
     size_t n_examples;
 } px_fixture;
 
+/* A fixture file's bytes, NUL-terminated; NULL with *err when unreadable. */
+char *fixture_read(const char *path, size_t *len, px_error *err);
+
 /* Load and validate; NULL with *err (code PX_EXIT_USAGE) on any problem. */
 px_fixture *fixture_load(const char *path, px_error *err);
 /* Same, from bytes in memory (path only names it in errors). */
