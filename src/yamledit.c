@@ -28,6 +28,8 @@ static const char *const decisions[] = {"accept", "defect", "unsupported", "need
 
 int yamledit_is_decision(const char *d)
 {
+    if (!d)
+        return 0;
     for (const char *const *p = decisions; *p; p++)
         if (!strcmp(*p, d))
             return 1;
@@ -108,16 +110,58 @@ static int is_block(const yaml_node_t *n)
            (n->type == YAML_SEQUENCE_NODE && n->data.sequence.style == YAML_BLOCK_SEQUENCE_STYLE);
 }
 
+/* A block scalar with the keep indicator (|+, >2+) owns its trailing line
+ * breaks: they are content, not the gap before the next key. */
+static int keeps_breaks(doc *dc, const yaml_node_t *n)
+{
+    if (n->type != YAML_SCALAR_NODE ||
+        (n->data.scalar.style != YAML_LITERAL_SCALAR_STYLE && n->data.scalar.style != YAML_FOLDED_SCALAR_STYLE))
+        return 0;
+    for (size_t b = at_byte(dc, n->start_mark.index) + 1; b < dc->len && dc->text[b] != ' ' &&
+                                                          dc->text[b] != '\n' && dc->text[b] != '\r' && dc->text[b] != '#';
+         b++)
+        if (dc->text[b] == '+')
+            return 1;
+    return 0;
+}
+
+/* The tree gives an alias (*name) as the node it names, written elsewhere;
+ * its own text is the '*name' after the key. */
+static int is_alias(const yaml_node_t *key, const yaml_node_t *val)
+{
+    return val->start_mark.index < key->end_mark.index;
+}
+
+static size_t alias_end(doc *dc, size_t from)
+{
+    size_t b = from;
+    while (b < dc->len && dc->text[b] != '*')
+        b++;
+    for (b++; b < dc->len && !strchr(" \t\r\n,]}#", dc->text[b]); b++)
+        ;
+    return b;
+}
+
+static size_t content_end(doc *dc, yaml_node_t *n);
+
+static size_t pair_end(doc *dc, yaml_node_pair_t *p)
+{
+    yaml_node_t *k = node(dc, p->key), *v = node(dc, p->value);
+    return is_alias(k, v) ? alias_end(dc, at_byte(dc, k->end_mark.index)) : content_end(dc, v);
+}
+
 /* The byte just past a node's own text. A block collection's end mark lies
  * at the next token, past blank lines and comments that belong to what
  * follows; a block scalar's end includes its trailing line breaks. */
 static size_t content_end(doc *dc, yaml_node_t *n)
 {
     if (n->type == YAML_MAPPING_NODE && is_block(n) && n->data.mapping.pairs.top > n->data.mapping.pairs.start)
-        return content_end(dc, node(dc, n->data.mapping.pairs.top[-1].value));
+        return pair_end(dc, n->data.mapping.pairs.top - 1);
     if (n->type == YAML_SEQUENCE_NODE && is_block(n) && n->data.sequence.items.top > n->data.sequence.items.start)
         return content_end(dc, node(dc, n->data.sequence.items.top[-1]));
     size_t end = at_byte(dc, n->end_mark.index), start = at_byte(dc, n->start_mark.index);
+    if (keeps_breaks(dc, n))
+        return end;
     while (end > start && (dc->text[end - 1] == '\n' || dc->text[end - 1] == '\r'))
         end--;
     return end;
@@ -171,17 +215,54 @@ static int push(edit *ed, size_t *n, size_t start, size_t end, char *repl)
     return 0;
 }
 
-/* Spaces a nested block mapping is indented by, as the file already does it. */
-static int child_indent(doc *dc, yaml_node_t *map)
+static int push_after(doc *dc, edit *ed, size_t *n, size_t end, const char *body)
 {
+    const char *nl = newline_of(dc);
+    if (end > 0 && dc->text[end - 1] == '\n') {
+        /* "\nA\nB" becomes "A\nB\n" at the start of the next line. */
+        return push(ed, n, end, end, join(body + strlen(nl), nl, "", "", ""));
+    }
+    size_t at = line_end(dc, end);
+    return push(ed, n, at, at, strdup(body));
+}
+
+/* Spaces a nested block mapping is indented by, as the file already does
+ * it: in this mapping, else in any example. */
+static int nested_indent(doc *dc, yaml_node_t *map)
+{
+    if (map->type != YAML_MAPPING_NODE || !is_block(map))
+        return -1;
     int col = (int)map->start_mark.column;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
         yaml_node_t *v = node(dc, p->value);
-        if (v->type == YAML_MAPPING_NODE && is_block(v) && v->data.mapping.pairs.top > v->data.mapping.pairs.start)
-            return (int)node(dc, v->data.mapping.pairs.start->key)->start_mark.column - col;
+        if (!is_alias(node(dc, p->key), v) && v->type == YAML_MAPPING_NODE && is_block(v) &&
+            v->data.mapping.pairs.top > v->data.mapping.pairs.start) {
+            int d = (int)node(dc, v->data.mapping.pairs.start->key)->start_mark.column - col;
+            if (d > 0)
+                return d;
+        }
     }
+    return -1;
+}
+
+static int child_indent(doc *dc, yaml_node_t *map)
+{
+    int d = nested_indent(dc, map);
+    if (d > 0)
+        return d;
+    yaml_node_pair_t *ex = map_pair(dc, yaml_document_get_root_node(&dc->d), "examples");
+    yaml_node_t *seq = ex ? node(dc, ex->value) : NULL;
+    for (yaml_node_item_t *it = seq && seq->type == YAML_SEQUENCE_NODE ? seq->data.sequence.items.start : NULL;
+         it && it < seq->data.sequence.items.top; it++)
+        if ((d = nested_indent(dc, node(dc, *it))) > 0)
+            return d;
     return 2;
 }
+
+/* New lines (body: each line preceded by a line break) after the node text
+ * that ends at `end`: at the end of that line, or, after kept line breaks,
+ * at the start of the next one. */
+static int push_after(doc *dc, edit *ed, size_t *n, size_t end, const char *body);
 
 static const char *const fields[] = {"decision", "note", "by", "at"};
 
@@ -223,7 +304,12 @@ static int add_review(doc *dc, yaml_node_t *ex, const px_decision *d, edit *ed, 
     if (!block)
         fputc('}', o);
     fclose(o);
-    size_t at = block ? line_end(dc, content_end(dc, ex)) : at_byte(dc, ex->end_mark.index) - 1;
+    if (block) {
+        int rc = push_after(dc, ed, n, content_end(dc, ex), s);
+        free(s);
+        return rc;
+    }
+    size_t at = at_byte(dc, ex->end_mark.index) - 1;
     return push(ed, n, at, at, s);
 }
 
@@ -275,8 +361,9 @@ static int update_review(doc *dc, const char *path, yaml_node_t *rv, const px_de
             int col = (int)node(dc, rv->data.mapping.pairs.start->key)->start_mark.column;
             char ind[256];
             snprintf(ind, sizeof ind, "%*s", col < 200 ? col : 200, "");
-            rc = push(ed, n, line_end(dc, content_end(dc, rv)), line_end(dc, content_end(dc, rv)),
-                      join(nl, ind, fields[i], ": ", r ? r : ""));
+            char *body = join(nl, ind, fields[i], ": ", r ? r : "");
+            rc = body ? push_after(dc, ed, n, content_end(dc, rv), body) : -1;
+            free(body);
         } else {
             size_t at = at_byte(dc, rv->end_mark.index) - 1; /* the closing brace */
             rc = push(ed, n, at, at, join(empty ? "" : ", ", fields[i], ": ", r ? r : "", ""));
@@ -294,18 +381,30 @@ static int update_review(doc *dc, const char *path, yaml_node_t *rv, const px_de
 static int clear_review(doc *dc, yaml_node_t *ex, yaml_node_pair_t *p, edit *ed, size_t *n)
 {
     yaml_node_t *k = node(dc, p->key), *v = node(dc, p->value);
-    size_t ks = at_byte(dc, k->start_mark.index), ve = content_end(dc, v);
+    size_t ks = at_byte(dc, k->start_mark.index), ve = pair_end(dc, p);
     if (is_block(ex)) {
         size_t s = ks;
-        while (s > 0 && dc->text[s - 1] != '\n')
+        while (s > 0 && dc->text[s - 1] == ' ')
             s--;
-        size_t e = line_end(dc, ve);
+        size_t e = keeps_breaks(dc, v) ? ve : line_end(dc, ve);
         e += e < dc->len && dc->text[e] == '\r';
         e += e < dc->len && dc->text[e] == '\n';
+        if (s > 0 && dc->text[s - 1] != '\n') {
+            /* "- review: ..." : the next key moves up behind the "- ". */
+            size_t col = k->start_mark.column, skip = 0;
+            while (skip < col && e + skip < dc->len && dc->text[e + skip] == ' ')
+                skip++;
+            return push(ed, n, ks, e + skip, strdup(""));
+        }
+        if (e == dc->len && !(e > 0 && dc->text[e - 1] == '\n') && s > 0) {
+            /* The last line of a file without a final newline: take the
+             * break before it instead. */
+            s -= 1 + (s > 1 && dc->text[s - 2] == '\r');
+        }
         return push(ed, n, s, e, strdup(""));
     }
     /* Flow: take the comma before the pair, or the one after when first. */
-    size_t s = ks, e = at_byte(dc, v->end_mark.index);
+    size_t s = ks, e = ve;
     size_t b = s;
     while (b > 0 && dc->text[b - 1] != ',' && dc->text[b - 1] != '{')
         b--;
@@ -371,7 +470,7 @@ typedef struct walker {
     yaml_node_pair_t *skip;       /* its old review pair */
     char *got[4];                 /* the new review's fields */
     int saw_review;
-    struct { char *name; int node; } anchors[64];
+    struct anchor { char *name; int node; } *anchors;
     int n_anchors;
 } walker;
 
@@ -387,15 +486,37 @@ static yaml_event_t *next_event(walker *w)
 
 static void remember_anchor(walker *w, const yaml_char_t *anchor, int node_id)
 {
-    if (anchor && w->n_anchors < 64) {
-        w->anchors[w->n_anchors].name = strdup((const char *)anchor);
-        w->anchors[w->n_anchors++].node = node_id;
+    if (!anchor)
+        return;
+    struct anchor *a = realloc(w->anchors, (size_t)(w->n_anchors + 1) * sizeof *a);
+    if (!a) {
+        w->bad = 1;
+        return;
     }
+    w->anchors = a;
+    a[w->n_anchors].name = strdup((const char *)anchor);
+    a[w->n_anchors++].node = node_id;
 }
 
 static int walk_node(walker *w, int id, const yaml_event_t *e);
 
-/* Consume the new review's value: a mapping of scalars. */
+/* Skip the rest of a node whose first event was just read. */
+static void skip_node(walker *w)
+{
+    int depth = w->ev.type == YAML_MAPPING_START_EVENT || w->ev.type == YAML_SEQUENCE_START_EVENT;
+    while (depth > 0) {
+        yaml_event_t *e = next_event(w);
+        if (!e)
+            return;
+        if (e->type == YAML_MAPPING_START_EVENT || e->type == YAML_SEQUENCE_START_EVENT)
+            depth++;
+        else if (e->type == YAML_MAPPING_END_EVENT || e->type == YAML_SEQUENCE_END_EVENT)
+            depth--;
+    }
+}
+
+/* Consume the new review's value, keeping the scalar fields this edit
+ * writes; other keys and values (left as they were) may be anything. */
 static void collect_review(walker *w)
 {
     yaml_event_t *e = next_event(w);
@@ -404,22 +525,21 @@ static void collect_review(walker *w)
         return;
     }
     w->saw_review = 1;
-    while ((e = next_event(w)) && e->type == YAML_SCALAR_EVENT) {
+    while ((e = next_event(w)) && e->type != YAML_MAPPING_END_EVENT) {
         int f = -1;
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; e->type == YAML_SCALAR_EVENT && i < 4; i++)
             if (!strcmp((const char *)e->data.scalar.value, fields[i]))
                 f = i;
-        e = next_event(w);
-        if (!e || e->type != YAML_SCALAR_EVENT) {
-            w->bad = 1;
+        skip_node(w);
+        if (!(e = next_event(w)))
             return;
-        }
-        if (f >= 0) {
+        if (f >= 0 && e->type == YAML_SCALAR_EVENT) {
             free(w->got[f]);
             w->got[f] = strndup((const char *)e->data.scalar.value, e->data.scalar.length);
         }
+        skip_node(w);
     }
-    if (!e || e->type != YAML_MAPPING_END_EVENT)
+    if (!e)
         w->bad = 1;
 }
 
@@ -517,6 +637,7 @@ static int verify(doc *old, const char *path, const char *text, size_t len, cons
         free(w.got[i]);
     for (int i = 0; i < w.n_anchors; i++)
         free(w.anchors[i].name);
+    free(w.anchors);
     if (!ok)
         return px_error_set(err, PX_EXIT_USAGE, path, 0, 0,
                             "the edit for '%s' did not verify; nothing written (please report this fixture)", d->id);
