@@ -16,6 +16,10 @@ const px_option cli_options[] = {
     {'n', "note", "TEXT", "decide: the reviewer's note (for the id before it)"},
     {'r', "reviewer", "NAME", "decide: who decides (default: $USER)"},
     {0, "recover", NULL, "decide: apply the decisions a killed session left in the journal"},
+    {0, "results", "FILE", "review: show results recorded earlier (parity run -o) instead of running"},
+    {0, "demo", NULL, "review: read-only, opens on a summary, Space steps through"},
+    {0, "theme", "NAME", "review: default, light, high-contrast, mono, or one in ~/.config/parity/themes"},
+    {0, "color", "WHEN", "review: --color=auto|always|never (NO_COLOR set also means never)"},
     {0, NULL, NULL, NULL},
 };
 
@@ -25,6 +29,8 @@ const px_command cli_commands[] = {
     {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [-o FILE] [--executor PATH] [-q]",
      "run and judge every example against the contract; exit 0 met, 1 not met, 2 bad input, 3 env down",
      cmd_check},
+    {"review", "review FIXTURE [--results FILE] [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]...",
+     "the review screen (also: parity FIXTURE); keys under ? and in parity(1)", cmd_review},
     {"decide", "decide FIXTURE ID --decision D [--note TEXT] [ID --decision D ...] [--reviewer NAME] | --recover",
      "write review decisions into the fixture, touching nothing else (journal first, atomic write)", cmd_decide},
     {"lint", "lint FIXTURE", "static checks of a fixture, no model run: every finding names its line", cmd_lint},

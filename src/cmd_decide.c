@@ -10,10 +10,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "parity/atomic.h"
+#include "parity/decide.h"
 #include "parity/cli.h"
 #include "parity/fixture.h"
-#include "parity/hash.h"
 #include "parity/journal.h"
 #include "parity/yamledit.h"
 
@@ -89,24 +88,9 @@ static int parse(int argc, char **argv, decide_args *a)
 }
 
 
-/* The fixture may not be written: read-only file (a reviewer's "hands
- * off"), even for root, who would otherwise replace it by rename. */
-static int check_writable(const char *path, px_error *err)
-{
-    struct stat st;
-    if (stat(path, &st))
-        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read fixture: %s", strerror(errno));
-    if (!(st.st_mode & 0222))
-        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "the fixture is read-only; nothing written");
-    return 0;
-}
-
 static void stamp(decide_args *a, char *at, size_t size)
 {
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(at, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    decide_now(at, size);
     const char *by = a->reviewer ? a->reviewer : getenv("USER");
     for (size_t i = 0; i < a->n; i++) {
         a->d[i].at = at;
@@ -114,49 +98,13 @@ static void stamp(decide_args *a, char *at, size_t size)
     }
 }
 
-/* Splice, verify and prove the result is still a fixture. */
-static char *edit_text(const char *path, const char *text, size_t len, const px_decision *d, size_t n, size_t *out_len,
-                       px_error *err)
-{
-    char *out = NULL;
-    if (yamledit_apply(path, text, len, d, n, &out, out_len, err))
-        return NULL;
-    px_fixture *f = fixture_parse(path, out, *out_len, err);
-    if (!f) {
-        free(out);
-        return NULL;
-    }
-    fixture_free(f);
-    return out;
-}
-
-/* Write the edited text (made before anything was journaled, so a typo is
- * never recorded) unless the file changed on disk since it was read. */
-static int write_back(const decide_args *a, const char *journal, char *out, size_t out_len, const char *hash0,
-                      size_t n)
+static int commit(px_decide *s, char *out, size_t out_len, size_t n)
 {
     px_error err = {0};
-    /* Someone else's edit since we read it wins: refuse, keep the journal. */
-    size_t now_len = 0;
-    char *now = fixture_read(a->fixture, &now_len, &err), hash1[PX_SHA256_HEX] = "";
-    if (now)
-        hash_buffer(now, now_len, hash1);
-    free(now);
-    int rc = 0;
-    if (strcmp(hash0, hash1)) {
-        fprintf(stderr, "parity: %s: changed on disk since it was read; nothing written, the decisions wait in %s "
-                        "(parity decide %s --recover)\n", a->fixture, journal, a->fixture);
-        rc = PX_EXIT_USAGE;
-    } else if (atomic_write(a->fixture, out, out_len, &err)) {
-        fprintf(stderr, "parity: %s (the decisions wait in %s)\n", err.msg, journal);
-        rc = PX_EXIT_IO;
-    } else if (journal_remove(journal, &err)) {
-        rc = fail(&err);
-    } else {
-        printf("%s: %zu decision%s written\n", a->fixture, n, n == 1 ? "" : "s");
-    }
-    free(out);
-    return rc;
+    if (decide_commit(s, out, out_len, &err))
+        return fail(&err);
+    printf("%s: %zu decision%s written\n", s->path, n, n == 1 ? "" : "s");
+    return 0;
 }
 
 int cmd_decide(int argc, char **argv)
@@ -165,38 +113,35 @@ int cmd_decide(int argc, char **argv)
     if (parse(argc, argv, &a))
         return PX_EXIT_USAGE;
     px_error err = {0};
-    char journal[4200], at[32], hash0[PX_SHA256_HEX];
-    journal_path(a.fixture, journal, sizeof journal);
-    size_t len = 0;
-    char *text = fixture_read(a.fixture, &len, &err);
-    if (!text)
+    px_decide s;
+    char at[32];
+    if (decide_open(&s, a.fixture, &err))
         return fail(&err);
-    hash_buffer(text, len, hash0);
     px_journal j;
-    int rc = journal_read(journal, &j, &err) ? fail(&err) : 0;
+    int rc = journal_read(s.journal, &j, &err) ? fail(&err) : 0;
     if (!rc && j.n && !a.recover) {
         fprintf(stderr, "parity: %s: %zu decision%s from an interrupted session wait in %s: run parity decide %s "
-                        "--recover first\n", a.fixture, j.n, j.n == 1 ? "" : "s", journal, a.fixture);
+                        "--recover first\n", a.fixture, j.n, j.n == 1 ? "" : "s", s.journal, a.fixture);
         rc = PX_EXIT_USAGE;
     } else if (!rc && a.recover && !j.n) {
         printf("%s: nothing to recover\n", a.fixture);
-    } else if (!rc && check_writable(a.fixture, &err)) {
+    } else if (!rc && decide_writable(&s, &err)) {
         rc = fail(&err);
-    } else if (!rc && a.recover) {
-        size_t out_len = 0;
-        char *out = edit_text(a.fixture, text, len, j.d, j.n, &out_len, &err);
-        rc = out ? write_back(&a, journal, out, out_len, hash0, j.n) : fail(&err);
     } else if (!rc) {
-        stamp(&a, at, sizeof at);
+        const px_decision *d = a.recover ? j.d : a.d;
+        size_t n = a.recover ? j.n : a.n;
+        if (!a.recover)
+            stamp(&a, at, sizeof at);
         size_t out_len = 0;
-        char *out = edit_text(a.fixture, text, len, a.d, a.n, &out_len, &err);
+        /* Edited before anything is journaled, so a typo is never recorded. */
+        char *out = decide_edit(&s, d, n, &out_len, &err);
         if (!out)
             rc = fail(&err);
-        for (size_t i = 0; !rc && i < a.n; i++) {
-            if (journal_append(journal, &a.d[i], &err))
+        for (size_t i = 0; !rc && !a.recover && i < n; i++) {
+            if (journal_append(s.journal, &d[i], &err))
                 rc = fail(&err);
             else
-                printf("recorded: %s %s\n", a.d[i].id, a.d[i].decision);
+                printf("recorded: %s %s\n", d[i].id, d[i].decision);
         }
         fflush(stdout);
         /* Fault injection for the tests: hold the recorded decisions
@@ -205,11 +150,11 @@ int cmd_decide(int argc, char **argv)
         if (!rc && pause)
             nanosleep(&(struct timespec){atoi(pause), 0}, NULL);
         if (!rc)
-            rc = write_back(&a, journal, out, out_len, hash0, a.n);
+            rc = commit(&s, out, out_len, n);
         else
             free(out);
     }
     journal_free(&j);
-    free(text);
+    decide_close(&s);
     return rc;
 }

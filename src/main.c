@@ -24,6 +24,9 @@ int main(int argc, char **argv)
     for (const px_command *c = cli_commands; c->name; c++)
         if (!strcmp(argv[1], c->name))
             return c->run(argc - 1, argv + 1);
+    /* parity FIXTURE: the review screen. */
+    if (argv[1][0] != '-' && (strstr(argv[1], ".yaml") || strstr(argv[1], ".yml") || strchr(argv[1], '/')))
+        return cmd_review(argc, argv);
     fprintf(stderr, "parity: unknown command '%s' (try parity --help)\n", argv[1]);
     return PX_EXIT_USAGE;
 }

@@ -229,6 +229,15 @@ static char *tail_line(const child *c)
     return strndup(c->tail + start, end - start);
 }
 
+/* Wake the UI thread: results changed. A full pipe already says so. */
+static void notify(px_runner *r)
+{
+    if (r->opts.notify_fd > 0) {
+        ssize_t w = write(r->opts.notify_fd, "!", 1);
+        (void)w;
+    }
+}
+
 static void set_str(char **dst, const char *s)
 {
     free(*dst);
@@ -276,8 +285,10 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
     enum wait_result w = wait_frame(c, r->opts.load_timeout_s, &type, &p);
     int rc = -1;
     if (w == W_FRAME && type == PX_FRAME_READY) {
+        pthread_mutex_lock(&r->mu);
         if (!er->m.libtorch_version)
             fill_manifest(r, er, &p);
+        pthread_mutex_unlock(&r->mu);
         rc = p.bad ? -1 : 0;
         if (rc) {
             *stage = PX_STAGE_LOAD;
@@ -412,6 +423,9 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
             x->status = PX_ST_TIMEOUT;
             snprintf(d, sizeof d, "after %g s", e->timeout_s);
             set_str(&x->detail, d);
+        } else if (__atomic_load_n(&r->cancel, __ATOMIC_SEQ_CST)) {
+            x->status = PX_ST_NOT_EVALUATED;
+            set_str(&x->detail, "run cancelled");
         } else {
             x->status = PX_ST_CRASH;
             set_str(&x->detail, how);
@@ -449,6 +463,7 @@ static void mark_rest(px_runner *r, px_env_result *er, size_t from, const char *
         set_str(&x->detail, why);
     }
     pthread_mutex_unlock(&r->mu);
+    notify(r);
 }
 
 static void go_down(px_runner *r, px_env_result *er, int stage, char *msg, size_t from)
@@ -500,6 +515,7 @@ static void set_progress(px_runner *r, int env, int example)
     r->cur_example = example;
     r->cur_pid = env >= 0 && example >= 0 ? r->kids[env].pid : 0;
     pthread_mutex_unlock(&r->mu);
+    notify(r);
 }
 
 static void run_examples(px_runner *r, px_env_result *er)
@@ -535,6 +551,7 @@ static void run_examples(px_runner *r, px_env_result *er)
         example_result_clear(&er->ex[i]);
         er->ex[i] = x;
         pthread_mutex_unlock(&r->mu);
+        notify(r);
     }
 }
 
@@ -560,7 +577,10 @@ static void *runner_main(void *arg)
             go_down(r, er, stage, msg, 0);
             continue;
         }
+        pthread_mutex_lock(&r->mu);
         er->state = PX_ENV_UP;
+        pthread_mutex_unlock(&r->mu);
+        notify(r);
         if (run_probe(r, er) == 0)
             run_examples(r, er);
         char how[64];
@@ -576,6 +596,7 @@ static void *runner_main(void *arg)
     free(spawned);
     set_progress(r, -1, -1);
     __atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
+    notify(r);
     return NULL;
 }
 
@@ -635,7 +656,16 @@ void runner_free(px_runner *r)
 
 int runner_done(px_runner *r) { return __atomic_load_n(&r->done, __ATOMIC_SEQ_CST); }
 
-void runner_cancel(px_runner *r) { __atomic_store_n(&r->cancel, 1, __ATOMIC_SEQ_CST); }
+/* Stop now: the example in flight is killed and, like the rest, becomes
+ * not-evaluated ("run cancelled"), not a crash. */
+void runner_cancel(px_runner *r)
+{
+    __atomic_store_n(&r->cancel, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&r->mu);
+    if (r->cur_pid > 0)
+        kill(r->cur_pid, SIGKILL);
+    pthread_mutex_unlock(&r->mu);
+}
 
 void runner_progress(px_runner *r, int *env, int *example, pid_t *pid)
 {

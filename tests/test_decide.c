@@ -229,7 +229,7 @@ Test(decide, kill_9_loses_nothing_recorded, .timeout = 300)
 {
     srand(20261202);
     for (int round = 0; round < 6; round++) {
-        char *dir = tl_tmpdir(), *fx = make_fixture(dir), out[256], script[1024];
+        char *dir = tl_tmpdir(), *fx = make_fixture(dir), out[256], script[9000];
         snprintf(out, sizeof out, "%s/out", dir);
         snprintf(script, sizeof script,
                  "for i in $(seq 0 %d); do \"%s\" decide \"%s\" e$i -d accept -n \"note $i\" || exit 1; done",

@@ -4,6 +4,7 @@
 #define PARITY_TESTLIB_H
 
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,43 +57,51 @@ static inline char *tl_tmpdir(void)
 
 static inline const char *tl_parity(void)
 {
+    static char abs[4096];
     const char *p = getenv("PARITY_BIN");
-    return p ? p : "build/parity";
+    if (p)
+        return p;
+    return realpath("build/parity", abs) ? abs : "build/parity";
 }
 
-/* Run argv (argv[0] = "parity" is replaced by the built binary), capture
- * output through files so a large output cannot deadlock. */
-static inline cmd_result tl_run(const char *const *argv)
+/* Run argv (argv[0] = "parity" is replaced by the built binary) in `cwd`
+ * (NULL: here), capture output through files so a large output cannot
+ * deadlock. */
+static inline cmd_result tl_run_in(const char *cwd, const char *const *argv)
 {
     char *dir = tl_tmpdir();
     char out[256], err[256];
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(err, sizeof err, "%s/err", dir);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const char *args[64];
     int n = 0;
     args[n++] = tl_parity();
     for (int i = 1; argv[i] && n < 63; i++)
         args[n++] = argv[i];
     args[n] = NULL;
-    pid_t pid;
     cmd_result r = {-1, NULL, NULL};
-    if (posix_spawn(&pid, args[0], &fa, NULL, (char *const *)args, environ) == 0) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY), o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644),
+            e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 || (cwd && chdir(cwd)))
+            _exit(126);
+        execv(args[0], (char *const *)args);
+        _exit(127);
+    }
+    if (pid > 0) {
         int st;
         waitpid(pid, &st, 0);
         r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     }
-    posix_spawn_file_actions_destroy(&fa);
     r.out = tl_slurp(out);
     r.err = tl_slurp(err);
     unlink(out), unlink(err), rmdir(dir);
     free(dir);
     return r;
 }
+
+static inline cmd_result tl_run(const char *const *argv) { return tl_run_in(NULL, argv); }
 
 static inline void tl_free(cmd_result *r)
 {

@@ -26,6 +26,7 @@ void cli_usage(FILE *out);
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_decide(int argc, char **argv);
+int cmd_review(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 
 #endif

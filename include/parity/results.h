@@ -88,6 +88,15 @@ void example_result_clear(px_example_result *x);
 /* Write atomically (temp file, fsync, rename, fsync dir); "-" is stdout. */
 int results_write(const px_results *r, const px_fixture *f, const char *path, px_error *err);
 
+/* Read a results file back (src/results_load.c), matched to the fixture by
+ * environment name and example id: the file's environments, in its order;
+ * a fixture example the file lacks is not-evaluated. Strict like
+ * fixture_load: NULL with *err (code PX_EXIT_USAGE, file:line:col) on an
+ * unknown key, outcome, environment, example or label. The file's
+ * fixture.sha256 is not compared with f's: a fixture that gained review
+ * decisions since the run still reads its results. */
+px_results *results_load(const char *path, const px_fixture *f, px_error *err);
+
 /* Max |a-b| between two examples' outputs; -1 when not comparable. */
 double results_max_abs_diff(const px_example_result *a, const px_example_result *b);
 

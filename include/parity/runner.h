@@ -18,6 +18,8 @@ typedef struct px_runner_opts {
     const char *executor;     /* path of parity-torch */
     const char *backend_lib;  /* --backend-lib, from the command line only */
     double load_timeout_s;    /* for start-up (loading libtorch and the model) */
+    int notify_fd;            /* > 0: a byte is written here whenever results change
+                                 (the review screen polls it with the keyboard) */
 } px_runner_opts;
 
 typedef struct px_runner px_runner;

@@ -1,0 +1,43 @@
+/* Recording review decisions in a fixture safely, for `parity decide` and
+ * the review screen alike: the fixture's bytes and hash as read; each
+ * decision journaled (journal.h) before anything else; the edit spliced and
+ * verified in memory (yamledit.h) and proved still a fixture; written only
+ * if the file is unchanged on disk since it was read, atomically; then the
+ * journal removed. */
+#ifndef PARITY_DECIDE_H
+#define PARITY_DECIDE_H
+
+#include <stddef.h>
+
+#include "parity/error.h"
+#include "parity/hash.h"
+#include "parity/yamledit.h"
+
+typedef struct px_decide {
+    char *path;
+    char *text;               /* the fixture as read (or as last written) */
+    size_t len;
+    char hash[PX_SHA256_HEX];
+    char journal[4200];
+} px_decide;
+
+int decide_open(px_decide *s, const char *path, px_error *err);
+void decide_close(px_decide *s);
+
+/* PX_EXIT_IO when the fixture is read-only (a reviewer's "hands off",
+ * honoured even for root, whom a rename would let through). */
+int decide_writable(const px_decide *s, px_error *err);
+
+/* The edited text (malloc'd), or NULL with *err. Nothing is written. */
+char *decide_edit(const px_decide *s, const px_decision *d, size_t n, size_t *out_len, px_error *err);
+
+/* Write `out` (taken over) over the fixture unless it changed on disk since
+ * it was read (PX_EXIT_USAGE, journal kept) or the write fails (PX_EXIT_IO,
+ * journal kept, original untouched); then remove the journal and keep the
+ * new text as the one read. */
+int decide_commit(px_decide *s, char *out, size_t out_len, px_error *err);
+
+/* "2026-12-02T14:00:00Z" for now. */
+void decide_now(char *buf, size_t size);
+
+#endif

@@ -1,0 +1,16 @@
+/* parity review: the review screen (src/tui.c). */
+#ifndef PARITY_TUI_H
+#define PARITY_TUI_H
+
+typedef struct px_tui_opts {
+    const char *fixture, *results, *theme, *color, *reviewer, *executor, *backend_lib;
+    const char *envs[64];
+    int n_envs, demo;
+} px_tui_opts;
+
+/* Runs the screen until the reviewer quits; returns an exit code. With
+ * PARITY_KEYS=FILE keys come from FILE and the screen is drawn off-screen
+ * at PARITY_SIZE (default 80x24), PARITY_DUMP_DIR receiving "dump" output. */
+int tui_main(const px_tui_opts *o);
+
+#endif

@@ -1,0 +1,97 @@
+#define _GNU_SOURCE /* strdup, gmtime_r */
+#include "parity/decide.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "parity/atomic.h"
+#include "parity/fixture.h"
+#include "parity/journal.h"
+
+int decide_open(px_decide *s, const char *path, px_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->text = fixture_read(path, &s->len, err);
+    if (!s->text)
+        return -1;
+    s->path = strdup(path);
+    hash_buffer(s->text, s->len, s->hash);
+    journal_path(path, s->journal, sizeof s->journal);
+    return 0;
+}
+
+void decide_close(px_decide *s)
+{
+    free(s->path);
+    free(s->text);
+    memset(s, 0, sizeof *s);
+}
+
+int decide_writable(const px_decide *s, px_error *err)
+{
+    struct stat st;
+    if (stat(s->path, &st))
+        return px_error_set(err, PX_EXIT_USAGE, s->path, 0, 0, "cannot read fixture: %s", strerror(errno));
+    if (!(st.st_mode & 0222))
+        return px_error_set(err, PX_EXIT_IO, s->path, 0, 0, "the fixture is read-only; nothing written");
+    return 0;
+}
+
+char *decide_edit(const px_decide *s, const px_decision *d, size_t n, size_t *out_len, px_error *err)
+{
+    char *out = NULL;
+    if (yamledit_apply(s->path, s->text, s->len, d, n, &out, out_len, err))
+        return NULL;
+    px_fixture *f = fixture_parse(s->path, out, *out_len, err);
+    if (!f) {
+        free(out);
+        return NULL;
+    }
+    fixture_free(f);
+    return out;
+}
+
+int decide_commit(px_decide *s, char *out, size_t out_len, px_error *err)
+{
+    size_t now_len = 0;
+    char *now = fixture_read(s->path, &now_len, err), hash[PX_SHA256_HEX] = "";
+    if (now)
+        hash_buffer(now, now_len, hash);
+    free(now);
+    int rc = 0;
+    /* Someone else's edit since we read it wins: refuse, keep the journal. */
+    if (strcmp(hash, s->hash))
+        rc = px_error_set(err, PX_EXIT_USAGE, s->path, 0, 0,
+                          "changed on disk since it was read; nothing written, the decisions wait in %s "
+                          "(parity decide %s --recover)", s->journal, s->path);
+    else if (atomic_write(s->path, out, out_len, err))
+        rc = px_error_set(err, PX_EXIT_IO, s->path, 0, 0, "%s (the decisions wait in %s)", err->msg, s->journal);
+    else if (journal_remove(s->journal, err))
+        rc = -1;
+    if (rc) {
+        free(out);
+        return -1;
+    }
+    free(s->text);
+    s->text = out, s->len = out_len;
+    hash_buffer(out, out_len, s->hash);
+    return 0;
+}
+
+void decide_now(char *buf, size_t size)
+{
+    /* A fixed clock for reproducible screens and files (tests, demos). */
+    const char *fixed = getenv("PARITY_NOW");
+    if (fixed && *fixed) {
+        snprintf(buf, size, "%s", fixed);
+        return;
+    }
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

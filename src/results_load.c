@@ -1,0 +1,740 @@
+/* Reading a results file (parity-results(5)) back into px_results, matched
+ * to a fixture, so results recorded elsewhere (another host, an earlier
+ * run) can be shown and judged without running anything. Such a file may be
+ * foreign or edited by hand, so the reader is as strict as the fixture
+ * loader: an unknown key, a wrong type, or an outcome, environment, example
+ * or label the fixture does not know is an error naming file:line:col.
+ * Values the writer puts as null read back as NULL or -1, so that writing
+ * what was read gives the same file. */
+#define _POSIX_C_SOURCE 200809L
+#include "parity/results.h"
+#include "parity/utf8.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+typedef struct ctx {
+    const char *path;
+    yaml_document_t doc;
+    const px_fixture *f;
+    px_error *err;
+} ctx;
+
+static yaml_node_t *node_at(ctx *c, int id) { return yaml_document_get_node(&c->doc, id); }
+static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+
+static size_t seq_len(const yaml_node_t *n)
+{
+    return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+}
+
+static yaml_node_t *seq_at(ctx *c, const yaml_node_t *n, size_t i)
+{
+    return node_at(c, n->data.sequence.items.start[i]);
+}
+
+static int fail_at(ctx *c, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* libyaml marks are 0-based and count characters, which is what an editor
+ * shows as the column. */
+static int fail_at(ctx *c, const yaml_node_t *n, const char *fmt, ...)
+{
+    char msg[sizeof c->err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = n ? (int)n->start_mark.line + 1 : 1, col = n ? (int)n->start_mark.column + 1 : 1;
+    return px_error_set(c->err, PX_EXIT_USAGE, c->path, line, col, "%s", msg);
+}
+
+static const char *type_name(yaml_node_type_t t)
+{
+    return t == YAML_SCALAR_NODE ? "a scalar" : t == YAML_SEQUENCE_NODE ? "a list" : "a mapping";
+}
+
+static int want(ctx *c, const yaml_node_t *n, yaml_node_type_t t, const char *what)
+{
+    return n->type == t ? 0 : fail_at(c, n, "%s must be %s, not %s", what, type_name(t), type_name(n->type));
+}
+
+/* YAML's null: only a plain scalar, since the writer quotes every string
+ * and a label may well be called "null". */
+static int is_null(const yaml_node_t *n)
+{
+    if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return 0;
+    const char *s = scalar(n);
+    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
+}
+
+/* Every key of a mapping must be one of `allowed` (NULL-terminated) and
+ * appear once: a typo in a hand-edited file must never be ignored. */
+static int check_keys(ctx *c, yaml_node_t *map, const char *what, const char *const *allowed)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = node_at(c, p->key);
+        if (k->type != YAML_SCALAR_NODE)
+            return fail_at(c, k, "%s: keys must be plain names", what);
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            ok |= !strcmp(*a, scalar(k));
+        if (!ok) {
+            char list[512] = "";
+            for (const char *const *a = allowed; *a; a++) {
+                strncat(list, a == allowed ? "" : ", ", sizeof list - strlen(list) - 1);
+                strncat(list, *a, sizeof list - strlen(list) - 1);
+            }
+            return fail_at(c, k, "unknown key '%s' in %s (expected one of: %s)", scalar(k), what, list);
+        }
+        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+            yaml_node_t *k2 = node_at(c, q->key);
+            if (k2->type == YAML_SCALAR_NODE && !strcmp(scalar(k2), scalar(k)))
+                return fail_at(c, k, "duplicate key '%s' in %s", scalar(k), what);
+        }
+    }
+    return 0;
+}
+
+static yaml_node_t *get(ctx *c, yaml_node_t *map, const char *key)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = node_at(c, p->key);
+        if (k->type == YAML_SCALAR_NODE && !strcmp(scalar(k), key))
+            return node_at(c, p->value);
+    }
+    return NULL;
+}
+
+static yaml_node_t *require(ctx *c, yaml_node_t *map, const char *key, const char *what)
+{
+    yaml_node_t *n = get(c, map, key);
+    if (!n)
+        fail_at(c, map, "%s: missing required key '%s'", what, key);
+    return n;
+}
+
+/* A string scalar into *out (malloc'd; out may be NULL to only check it);
+ * null gives NULL unless the value is required. */
+static int node_str(ctx *c, yaml_node_t *n, const char *what, int required, char **out)
+{
+    if (is_null(n))
+        return required ? fail_at(c, n, "%s must not be null", what) : 0;
+    if (want(c, n, YAML_SCALAR_NODE, what))
+        return -1;
+    if (strlen(scalar(n)) != n->data.scalar.length)
+        return fail_at(c, n, "%s contains a NUL character", what);
+    if (out && !(*out = strdup(scalar(n))))
+        return fail_at(c, n, "out of memory");
+    return 0;
+}
+
+static int get_str(ctx *c, yaml_node_t *map, const char *key, const char *what, int required, char **out)
+{
+    yaml_node_t *n = required ? require(c, map, key, what) : get(c, map, key);
+    if (!n)
+        return required ? -1 : 0;
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.%.80s", what, key);
+    return node_str(c, n, w, required, out);
+}
+
+/* A string into a fixed buffer (the manifest's hashes and time); null and
+ * absent give "", as the writer writes an empty one. */
+static int get_fixed(ctx *c, yaml_node_t *map, const char *key, const char *what, char *buf, size_t size)
+{
+    char *s = NULL;
+    if (get_str(c, map, key, what, 0, &s))
+        return -1;
+    size_t len = s ? strlen(s) : 0;
+    if (len >= size) {
+        free(s);
+        return fail_at(c, get(c, map, key), "%s.%s is longer than %zu characters", what, key, size - 1);
+    }
+    memcpy(buf, s ? s : "", len + 1);
+    free(s);
+    return 0;
+}
+
+/* A YAML float: what strtod reads, but only in YAML's own spelling (no
+ * "nan", "inf" or hex), plus .nan, .inf and -.inf; plain, as a quoted
+ * scalar is a string to every other YAML reader. */
+static int parse_double(const yaml_node_t *n, double *out)
+{
+    const char *s = scalar(n), *t = s + (*s == '-' || *s == '+');
+    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return -1;
+    if (!strcmp(s, ".nan") || !strcmp(s, ".NaN") || !strcmp(s, ".NAN")) {
+        *out = NAN;
+        return 0;
+    }
+    if (!strcmp(t, ".inf") || !strcmp(t, ".Inf") || !strcmp(t, ".INF")) {
+        *out = *s == '-' ? -INFINITY : INFINITY;
+        return 0;
+    }
+    if (!*s || strspn(s, "0123456789+-.eE") != strlen(s))
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || (errno == ERANGE && isinf(v)))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int read_double(ctx *c, yaml_node_t *n, const char *what, double *out)
+{
+    if (want(c, n, YAML_SCALAR_NODE, what))
+        return -1;
+    if (parse_double(n, out))
+        return fail_at(c, n, "%s must be a number, not '%s'", what, scalar(n));
+    return 0;
+}
+
+/* A duration in milliseconds; null and absent give -1 (not measured). */
+static int get_ms(ctx *c, yaml_node_t *map, const char *key, const char *what, double *out)
+{
+    yaml_node_t *n = get(c, map, key);
+    *out = -1;
+    if (!n || is_null(n))
+        return 0;
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.%.80s", what, key);
+    if (read_double(c, n, w, out))
+        return -1;
+    if (!isfinite(*out) || *out < 0)
+        return fail_at(c, n, "%s must be a duration of 0 or more milliseconds, not '%s'", w, scalar(n));
+    return 0;
+}
+
+static int read_int(ctx *c, yaml_node_t *n, const char *what, long long lo, long long hi, long long *out)
+{
+    if (want(c, n, YAML_SCALAR_NODE, what))
+        return -1;
+    const char *s = scalar(n), *d = s + (*s == '-' || *s == '+');
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || !*d || strspn(d, "0123456789") != strlen(d) ||
+        *end || errno)
+        return fail_at(c, n, "%s must be a whole number, not '%s'", what, s);
+    if (v < lo || v > hi)
+        return fail_at(c, n, "%s must be between %lld and %lld, not %lld", what, lo, hi, v);
+    *out = v;
+    return 0;
+}
+
+/* An int field of if_null or more; null and absent give if_null. */
+static int get_int(ctx *c, yaml_node_t *map, const char *key, const char *what, int if_null, int *out)
+{
+    yaml_node_t *n = get(c, map, key);
+    *out = if_null;
+    if (!n || is_null(n))
+        return 0;
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.%.80s", what, key);
+    long long v;
+    if (read_int(c, n, w, if_null, INT_MAX, &v))
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* A list of strings that is only checked: the label lists, which the
+ * loaded results do not keep (labels are read back by name). */
+static int check_str_list(ctx *c, yaml_node_t *n, const char *what)
+{
+    if (want(c, n, YAML_SEQUENCE_NODE, what))
+        return -1;
+    for (size_t i = 0; i < seq_len(n); i++)
+        if (node_str(c, seq_at(c, n, i), what, 1, NULL))
+            return -1;
+    return 0;
+}
+
+static int load_down(ctx *c, yaml_node_t *d, px_env_result *e, const char *what)
+{
+    static const char *const keys[] = {"stage", "message", NULL};
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.down", what);
+    if (want(c, d, YAML_MAPPING_NODE, w) || check_keys(c, d, w, keys) ||
+        get_str(c, d, "message", w, 0, &e->down_msg))
+        return -1;
+    yaml_node_t *s = require(c, d, "stage", w);
+    if (!s || node_str(c, s, "down.stage", 1, NULL))
+        return -1;
+    for (int st = PX_STAGE_DEVICE; st <= PX_STAGE_FORWARD; st++)
+        if (!strcmp(proto_stage_name(st), scalar(s))) {
+            e->down_stage = st;
+            return 0;
+        }
+    return fail_at(c, s, "%s: down.stage must be device, load or forward, not '%s'", what, scalar(s));
+}
+
+static int load_state(ctx *c, yaml_node_t *v, px_env_result *e, const char *what)
+{
+    yaml_node_t *s = require(c, v, "state", what), *d = get(c, v, "down");
+    if (!s || node_str(c, s, "state", 1, NULL))
+        return -1;
+    int up = !strcmp(scalar(s), "up"), down = !strcmp(scalar(s), "down");
+    if (!up && !down)
+        return fail_at(c, s, "%s: state must be up or down, not '%s'", what, scalar(s));
+    e->state = up ? PX_ENV_UP : PX_ENV_DOWN;
+    if (up)
+        return d ? fail_at(c, d, "%s: down only goes with state: down", what) : 0;
+    if (!d)
+        return fail_at(c, s, "%s is down but has no down: {stage, message}", what);
+    return load_down(c, d, e, what);
+}
+
+static int check_sha(ctx *c, yaml_node_t *map, const char *key, const char *what, const char *sha)
+{
+    if (!sha[0] || hash_is_sha256(sha))
+        return 0;
+    return fail_at(c, get(c, map, key), "%s.%s must be 64 hex digits, not '%s'", what, key, sha);
+}
+
+/* Absent or null fields read as not known: NULL strings, "" hashes and
+ * time, -1 threads and durations, no restarts. threads -1 is also read as
+ * written, since that is how the writer puts an unknown count. */
+static int load_manifest(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_what)
+{
+    static const char *const keys[] = {"parity_version", "libtorch_version", "device", "device_name", "dtype",
+                                       "threads", "model_sha256", "vocab_sha256", "host", "started_at",
+                                       "load_ms", "first_forward_ms", "restarts", NULL};
+    px_manifest *m = &e->m;
+    yaml_node_t *n = get(c, v, "manifest");
+    m->threads = -1, m->load_ms = -1, m->first_forward_ms = -1;
+    if (!n)
+        return 0;
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.manifest", env_what);
+    return want(c, n, YAML_MAPPING_NODE, w) || check_keys(c, n, w, keys) ||
+                   get_str(c, n, "parity_version", w, 0, &m->parity_version) ||
+                   get_str(c, n, "libtorch_version", w, 0, &m->libtorch_version) ||
+                   get_str(c, n, "device", w, 0, &m->device) ||
+                   get_str(c, n, "device_name", w, 0, &m->device_name) || get_str(c, n, "dtype", w, 0, &m->dtype) ||
+                   get_str(c, n, "host", w, 0, &m->host) || get_int(c, n, "threads", w, -1, &m->threads) ||
+                   get_fixed(c, n, "model_sha256", w, m->model_sha256, sizeof m->model_sha256) ||
+                   get_fixed(c, n, "vocab_sha256", w, m->vocab_sha256, sizeof m->vocab_sha256) ||
+                   check_sha(c, n, "model_sha256", w, m->model_sha256) ||
+                   check_sha(c, n, "vocab_sha256", w, m->vocab_sha256) ||
+                   get_fixed(c, n, "started_at", w, m->started_at, sizeof m->started_at) ||
+                   get_ms(c, n, "load_ms", w, &m->load_ms) ||
+                   get_ms(c, n, "first_forward_ms", w, &m->first_forward_ms) ||
+                   get_int(c, n, "restarts", w, 0, &e->restarts)
+               ? -1
+               : 0;
+}
+
+static int load_outcome(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
+{
+    yaml_node_t *n = require(c, ex, "outcome", what);
+    if (!n || node_str(c, n, "outcome", 1, NULL))
+        return -1;
+    int s = status_from_name(scalar(n));
+    if (s >= 0) {
+        x->status = (px_status)s;
+        return 0;
+    }
+    char list[256] = "";
+    for (int i = PX_ST_OK; i < PX_ST_COUNT; i++) {
+        strncat(list, i == PX_ST_OK ? "" : ", ", sizeof list - strlen(list) - 1);
+        strncat(list, status_name((px_status)i), sizeof list - strlen(list) - 1);
+    }
+    return fail_at(c, n, "%s: unknown outcome '%s' (expected one of: %s)", what, scalar(n), list);
+}
+
+/* token_ids and tokens share one count in px_example_result, so they come
+ * together and are as long as each other. */
+static int load_tokens(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
+{
+    yaml_node_t *ids = get(c, ex, "token_ids"), *toks = get(c, ex, "tokens");
+    if (!ids && !toks)
+        return 0;
+    if (!ids || !toks)
+        return fail_at(c, ids ? ids : toks, "%s: token_ids and tokens go together", what);
+    if (want(c, ids, YAML_SEQUENCE_NODE, "token_ids") || want(c, toks, YAML_SEQUENCE_NODE, "tokens"))
+        return -1;
+    size_t n = seq_len(ids);
+    if (seq_len(toks) != n)
+        return fail_at(c, toks, "%s: %zu tokens for %zu token_ids", what, seq_len(toks), n);
+    x->ids = malloc((n ? n : 1) * sizeof *x->ids);
+    x->tokens = calloc(n ? n : 1, sizeof *x->tokens);
+    if (!x->ids || !x->tokens)
+        return fail_at(c, ids, "out of memory");
+    x->n_ids = n;
+    for (size_t i = 0; i < n; i++) {
+        long long id;
+        if (read_int(c, seq_at(c, ids, i), "a token id", 0, LLONG_MAX, &id) ||
+            node_str(c, seq_at(c, toks, i), "a token", 1, &x->tokens[i]))
+            return -1;
+        x->ids[i] = id;
+    }
+    return 0;
+}
+
+static int load_shape(ctx *c, yaml_node_t *n, px_example_result *x)
+{
+    if (want(c, n, YAML_SEQUENCE_NODE, "output.shape"))
+        return -1;
+    if (seq_len(n) > PX_MAX_DIMS)
+        return fail_at(c, n, "output.shape has %zu dimensions; at most %d are kept", seq_len(n), PX_MAX_DIMS);
+    for (size_t i = 0; i < seq_len(n); i++) {
+        long long d;
+        if (read_int(c, seq_at(c, n, i), "a dimension of output.shape", 0, LLONG_MAX, &d))
+            return -1;
+        x->shape[i] = d;
+    }
+    x->ndim = (int)seq_len(n);
+    return 0;
+}
+
+/* The values must fill the shape exactly, as the executor's always do:
+ * comparisons index them by the shape. */
+static int load_values(ctx *c, yaml_node_t *n, px_example_result *x)
+{
+    if (want(c, n, YAML_SEQUENCE_NODE, "output.values"))
+        return -1;
+    size_t len = seq_len(n);
+    unsigned long long count = 1;
+    for (int i = 0; i < x->ndim; i++)
+        count = x->shape[i] && count > ULLONG_MAX / (unsigned long long)x->shape[i]
+                    ? ULLONG_MAX
+                    : count * (unsigned long long)x->shape[i];
+    if (count != len)
+        return fail_at(c, n, "output has %zu values; its shape holds %llu", len, count);
+    x->values = malloc((len ? len : 1) * sizeof *x->values);
+    if (!x->values)
+        return fail_at(c, n, "out of memory");
+    x->n_values = len;
+    for (size_t i = 0; i < len; i++)
+        if (read_double(c, seq_at(c, n, i), "a value of output.values", &x->values[i]))
+            return -1;
+    return 0;
+}
+
+static int load_output(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
+{
+    static const char *const keys[] = {"dtype", "shape", "values", NULL};
+    yaml_node_t *o = get(c, ex, "output"), *shape, *values;
+    if (!o || is_null(o))
+        return 0;
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.output", what);
+    if (want(c, o, YAML_MAPPING_NODE, w) || check_keys(c, o, w, keys) || get_str(c, o, "dtype", w, 1, &x->dtype))
+        return -1;
+    if (!(shape = require(c, o, "shape", w)) || !(values = require(c, o, "values", w)))
+        return -1;
+    return load_shape(c, shape, x) || load_values(c, values, x) ? -1 : 0;
+}
+
+/* A label is kept as an index into the fixture environment's labels, the
+ * list results_write names it from; the file records it by name. */
+static int load_label(ctx *c, yaml_node_t *ex, const px_env *fe, px_example_result *x, const char *what)
+{
+    yaml_node_t *n = get(c, ex, "label");
+    x->label = -1;
+    if (n && node_str(c, n, "label", 0, NULL))
+        return -1;
+    if (n && !is_null(n)) {
+        for (size_t i = 0; i < fe->n_labels; i++)
+            if (!strcmp(fe->labels[i], scalar(n)))
+                x->label = (int)i;
+        if (x->label < 0)
+            return fail_at(c, n, "%s: label '%s' is not one of environment '%s''s labels in the fixture", what,
+                           scalar(n), fe->name);
+    }
+    if (x->status == PX_ST_OK && x->label < 0)
+        return fail_at(c, n ? n : ex, "%s: outcome ok needs a label", what);
+    return 0;
+}
+
+static int example_index(const px_fixture *f, const char *id)
+{
+    for (size_t k = 0; k < f->n_examples; k++)
+        if (!strcmp(f->examples[k].id, id))
+            return (int)k;
+    return -1;
+}
+
+static int load_example(ctx *c, yaml_node_t *n, px_env_result *e, const char *env_what, char *seen)
+{
+    static const char *const keys[] = {"id", "outcome", "detail", "stderr", "clean_text", "token_ids",
+                                       "tokens", "output", "label", "forward_ms", NULL};
+    char what[400];
+    snprintf(what, sizeof what, "an example in %.300s", env_what);
+    if (want(c, n, YAML_MAPPING_NODE, what) || check_keys(c, n, what, keys))
+        return -1;
+    yaml_node_t *id = require(c, n, "id", what);
+    if (!id || node_str(c, id, "example id", 1, NULL))
+        return -1;
+    int k = example_index(c->f, scalar(id));
+    if (k < 0)
+        return fail_at(c, id, "example '%s' is not in the fixture", scalar(id));
+    if (seen[k])
+        return fail_at(c, id, "example '%s' is listed twice in %s", scalar(id), env_what);
+    seen[k] = 1;
+    px_example_result *x = &e->ex[k];
+    snprintf(what, sizeof what, "example '%.80s' in %.300s", scalar(id), env_what);
+    return load_outcome(c, n, x, what) || get_str(c, n, "detail", what, 0, &x->detail) ||
+                   get_str(c, n, "stderr", what, 0, &x->stderr_tail) ||
+                   get_str(c, n, "clean_text", what, 0, &x->clean_text) || load_tokens(c, n, x, what) ||
+                   load_output(c, n, x, what) || load_label(c, n, &c->f->envs[e->env_index], x, what) ||
+                   get_ms(c, n, "forward_ms", what, &x->forward_ms)
+               ? -1
+               : 0;
+}
+
+/* The file's examples in any order; the fixture's examples it lacks were
+ * not evaluated, as far as this file knows. */
+static int load_examples(ctx *c, yaml_node_t *v, px_env_result *e, const char *what)
+{
+    yaml_node_t *n = get(c, v, "examples");
+    size_t nx = c->f->n_examples;
+    char w[400], *seen = calloc(nx ? nx : 1, 1);
+    if (!seen)
+        return fail_at(c, v, "out of memory");
+    snprintf(w, sizeof w, "%.300s.examples", what);
+    int rc = n ? want(c, n, YAML_SEQUENCE_NODE, w) : 0;
+    for (size_t i = 0; !rc && n && i < seq_len(n); i++)
+        rc = load_example(c, seq_at(c, n, i), e, what, seen);
+    for (size_t k = 0; !rc && k < nx; k++)
+        if (!seen[k]) {
+            e->ex[k].status = PX_ST_NOT_EVALUATED;
+            if (!(e->ex[k].detail = strdup("not in the results file")))
+                rc = fail_at(c, v, "out of memory");
+        }
+    free(seen);
+    return rc;
+}
+
+static int load_env(ctx *c, yaml_node_t *v, px_env_result *e)
+{
+    static const char *const keys[] = {"role", "note", "state", "labels", "down", "manifest", "examples", NULL};
+    char what[300], w[400];
+    snprintf(what, sizeof what, "environment '%.200s'", e->name);
+    snprintf(w, sizeof w, "%.250s.labels", what);
+    yaml_node_t *labels = NULL;
+    if (want(c, v, YAML_MAPPING_NODE, what) || check_keys(c, v, what, keys) ||
+        get_str(c, v, "role", what, 0, NULL) || get_str(c, v, "note", what, 0, NULL) ||
+        ((labels = get(c, v, "labels")) && check_str_list(c, labels, w)))
+        return -1;
+    return load_state(c, v, e, what) || load_manifest(c, v, e, what) || load_examples(c, v, e, what) ? -1 : 0;
+}
+
+/* The fixture index of the environment named by the i-th key of n; the
+ * first i are in idx already, so a name listed twice is caught. */
+static int env_key_index(ctx *c, yaml_node_t *n, size_t i, const int *idx, int *out)
+{
+    yaml_node_t *k = node_at(c, n->data.mapping.pairs.start[i].key);
+    if (node_str(c, k, "an environment name", 1, NULL))
+        return -1;
+    const px_env *fe = fixture_env(c->f, scalar(k));
+    if (!fe)
+        return fail_at(c, k, "environment '%s' is not in the fixture %s", scalar(k), c->f->path);
+    *out = (int)(fe - c->f->envs);
+    for (size_t j = 0; j < i; j++)
+        if (idx[j] == *out)
+            return fail_at(c, k, "environment '%s' is listed twice", scalar(k));
+    return 0;
+}
+
+/* Match the file's environments to the fixture's by name, then read each
+ * into results made for exactly those, in the file's order. */
+static int load_envs(ctx *c, yaml_node_t *root, px_results **out)
+{
+    yaml_node_t *n = require(c, root, "environments", "the results file");
+    if (!n || want(c, n, YAML_MAPPING_NODE, "environments"))
+        return -1;
+    size_t len = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    int *idx = malloc((len ? len : 1) * sizeof *idx);
+    if (!idx)
+        return fail_at(c, n, "out of memory");
+    for (size_t i = 0; i < len; i++)
+        if (env_key_index(c, n, i, idx, &idx[i])) {
+            free(idx);
+            return -1;
+        }
+    *out = results_new(c->f, idx, len);
+    free(idx);
+    if (!*out)
+        return fail_at(c, n, "out of memory");
+    for (size_t i = 0; i < len; i++)
+        if (load_env(c, node_at(c, n->data.mapping.pairs.start[i].value), &(*out)->envs[i]))
+            return -1;
+    return 0;
+}
+
+static int load_reference(ctx *c, yaml_node_t *root, px_results *r)
+{
+    yaml_node_t *n = get(c, root, "reference");
+    r->reference = -1;
+    if (!n || is_null(n))
+        return 0;
+    if (node_str(c, n, "reference", 1, NULL))
+        return -1;
+    for (size_t i = 0; i < r->n_envs; i++)
+        if (!strcmp(r->envs[i].name, scalar(n))) {
+            r->reference = (int)i;
+            return 0;
+        }
+    return fail_at(c, n, "reference '%s' is not an environment in this file", scalar(n));
+}
+
+/* Checked for shape only: the fixture may have gained review decisions
+ * since the run, so a different sha256 is no reason to refuse the file. */
+static int check_fixture(ctx *c, yaml_node_t *root)
+{
+    static const char *const keys[] = {"path", "sha256", NULL};
+    yaml_node_t *n = get(c, root, "fixture"), *l = get(c, root, "labels");
+    if (n && (want(c, n, YAML_MAPPING_NODE, "fixture") || check_keys(c, n, "fixture", keys) ||
+              get_str(c, n, "path", "fixture", 0, NULL) || get_str(c, n, "sha256", "fixture", 0, NULL)))
+        return -1;
+    return l ? check_str_list(c, l, "labels") : 0;
+}
+
+/* The version first: a fixture or other YAML given by mistake should be
+ * named as such, not reported as a pile of unknown keys. */
+static int check_version(ctx *c, yaml_node_t *root)
+{
+    if (want(c, root, YAML_MAPPING_NODE, "a results file"))
+        return -1;
+    yaml_node_t *v = get(c, root, "parity_results");
+    if (!v)
+        return fail_at(c, root, "not a parity results file (no parity_results: 1)");
+    if (v->type != YAML_SCALAR_NODE || strcmp(scalar(v), "1"))
+        return fail_at(c, v, "parity_results: %s is not a results format this program reads (1)",
+                       v->type == YAML_SCALAR_NODE ? scalar(v) : type_name(v->type));
+    return 0;
+}
+
+static int load_root(ctx *c, px_results **out)
+{
+    static const char *const keys[] = {"parity_results", "fixture", "labels", "reference", "environments", NULL};
+    yaml_node_t *root = yaml_document_get_root_node(&c->doc);
+    if (!root)
+        return px_error_set(c->err, PX_EXIT_USAGE, c->path, 1, 1, "empty file: not a parity results file");
+    if (check_version(c, root) || check_keys(c, root, "the results file", keys) || check_fixture(c, root) ||
+        load_envs(c, root, out))
+        return -1;
+    return load_reference(c, root, *out);
+}
+
+/* libyaml reports bad encoding as a byte offset; turn it into line:col
+ * (columns in characters, as for every other error). */
+static void loc_of_offset(const char *data, size_t len, size_t off, int *line, int *col)
+{
+    *line = 1, *col = 1;
+    for (size_t i = 0; i < off && i < len; i++) {
+        if (data[i] == '\n')
+            ++*line, *col = 1;
+        else if (((unsigned char)data[i] & 0xC0) != 0x80)
+            ++*col;
+    }
+}
+
+static int parse_error(ctx *c, yaml_parser_t *p, const char *data, size_t len)
+{
+    int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
+    if (p->error == YAML_READER_ERROR) {
+        long bad = utf8_invalid_at(data, len);
+        loc_of_offset(data, len, bad >= 0 ? (size_t)bad : p->problem_offset, &line, &col);
+        if (bad >= 0)
+            return px_error_set(c->err, PX_EXIT_USAGE, c->path, line, col,
+                                "byte 0x%02X is not UTF-8: a results file must be UTF-8 text",
+                                (unsigned char)data[bad]);
+        return px_error_set(c->err, PX_EXIT_USAGE, c->path, line, col, "%s", p->problem ? p->problem : "bad input");
+    }
+    const char *problem = p->problem ? p->problem : "syntax error";
+    if (p->context)
+        return px_error_set(c->err, PX_EXIT_USAGE, c->path, line, col, "YAML: %s (%s started at %d:%d)", problem,
+                            p->context, (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
+    return px_error_set(c->err, PX_EXIT_USAGE, c->path, line, col, "YAML: %s", problem);
+}
+
+/* A second document would be silently ignored by a reader that takes the
+ * first (two files concatenated, say), so it is an error. */
+static int check_single_document(ctx *c, yaml_parser_t *p, const char *data, size_t len)
+{
+    yaml_document_t next;
+    if (!yaml_parser_load(p, &next))
+        return parse_error(c, p, data, len);
+    yaml_node_t *root = yaml_document_get_root_node(&next);
+    int rc = root ? px_error_set(c->err, PX_EXIT_USAGE, c->path, (int)root->start_mark.line + 1,
+                                 (int)root->start_mark.column + 1, "a second YAML document: a results file is one")
+                  : 0;
+    yaml_document_delete(&next);
+    return rc;
+}
+
+/* The file's bytes, NUL-terminated; NULL with *err when unreadable. */
+static char *read_all(const char *path, size_t *len, px_error *err)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read results file: %s", strerror(errno));
+        return NULL;
+    }
+    char *data = NULL;
+    size_t cap = 0, n;
+    *len = 0;
+    errno = 0; /* so a read error names its cause (a directory, say) */
+    do {
+        if (*len + 65536 + 1 > cap) {
+            char *d = realloc(data, cap = (*len + 65536) * 2);
+            if (!d) {
+                free(data), fclose(fp);
+                px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+                return NULL;
+            }
+            data = d;
+        }
+        *len += n = fread(data + *len, 1, cap - *len - 1, fp);
+    } while (n > 0);
+    int bad = ferror(fp) ? (errno ? errno : EIO) : 0;
+    fclose(fp);
+    if (bad) {
+        free(data);
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read results file: %s", strerror(bad));
+        return NULL;
+    }
+    data[*len] = '\0';
+    return data;
+}
+
+px_results *results_load(const char *path, const px_fixture *f, px_error *err)
+{
+    size_t len = 0;
+    char *data = read_all(path, &len, err);
+    if (!data)
+        return NULL;
+    ctx c = {.path = path, .f = f, .err = err};
+    px_results *r = NULL;
+    yaml_parser_t p;
+    int rc;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+    if (!yaml_parser_load(&p, &c.doc)) {
+        rc = parse_error(&c, &p, data, len);
+    } else {
+        rc = load_root(&c, &r);
+        yaml_document_delete(&c.doc);
+        rc = rc ? rc : check_single_document(&c, &p, data, len);
+    }
+    yaml_parser_delete(&p);
+    free(data);
+    if (rc) {
+        results_free(r);
+        return NULL;
+    }
+    return r;
+}

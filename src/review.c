@@ -1,0 +1,310 @@
+#define _GNU_SOURCE /* strdup */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "parity/review.h"
+
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/journal.h"
+
+const char *filter_name(px_filter f)
+{
+    static const char *const n[PX_FILTER_COUNT] = {"all", "failures", "differences", "undecided", "flagged"};
+    return f < PX_FILTER_COUNT ? n[f] : "?";
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+static void mark_clear(px_mark *m)
+{
+    free(m->decision), free(m->note), free(m->by), free(m->at);
+    memset(m, 0, sizeof *m);
+}
+
+static px_mark mark_copy(const px_mark *m)
+{
+    px_mark c = {dup_or_null(m->decision), dup_or_null(m->note), dup_or_null(m->by), dup_or_null(m->at),
+                 m->unwritten};
+    return c;
+}
+
+static long example_index(const px_fixture *f, const char *id)
+{
+    for (size_t k = 0; k < f->n_examples; k++)
+        if (!strcmp(f->examples[k].id, id))
+            return (long)k;
+    return -1;
+}
+
+static void count_unwritten(px_session *rv)
+{
+    rv->n_unwritten = 0;
+    for (size_t k = 0; k < rv->f->n_examples; k++)
+        rv->n_unwritten += rv->marks[k].unwritten;
+}
+
+/* Decisions a killed session left in the journal come back as unwritten. */
+static void adopt_journal(px_session *rv)
+{
+    px_journal j;
+    px_error err = {0};
+    if (!rv->store || journal_read(rv->store->journal, &j, &err))
+        return;
+    for (size_t i = 0; i < j.n; i++) {
+        long k = example_index(rv->f, j.d[i].id);
+        if (k < 0)
+            continue;
+        px_mark *m = &rv->marks[k];
+        int clear = !strcmp(j.d[i].decision, "clear");
+        char *note = j.d[i].note ? strdup(j.d[i].note) : dup_or_null(m->note);
+        mark_clear(m);
+        if (!clear)
+            *m = (px_mark){strdup(j.d[i].decision), note, dup_or_null(j.d[i].by), dup_or_null(j.d[i].at), 1};
+        else
+            free(note), m->unwritten = 1;
+    }
+    journal_free(&j);
+    count_unwritten(rv);
+}
+
+int review_init(px_session *rv, const px_fixture *f, const px_results *res, px_decide *store, const char *reviewer)
+{
+    memset(rv, 0, sizeof *rv);
+    rv->f = f, rv->res = res, rv->store = store;
+    rv->reviewer = reviewer && *reviewer ? reviewer : "unknown";
+    rv->marks = calloc(f->n_examples ? f->n_examples : 1, sizeof *rv->marks);
+    rv->visible = calloc(f->n_examples ? f->n_examples : 1, sizeof *rv->visible);
+    if (!rv->marks || !rv->visible)
+        return -1;
+    for (size_t k = 0; k < f->n_examples; k++) {
+        const px_example *x = &f->examples[k];
+        rv->marks[k] = (px_mark){dup_or_null(x->review.decision), dup_or_null(x->review.note),
+                                 dup_or_null(x->review.by), dup_or_null(x->review.at), 0};
+    }
+    rv->candidate = -1;
+    review_next_candidate(rv);
+    adopt_journal(rv);
+    review_refilter(rv);
+    return 0;
+}
+
+void review_free(px_session *rv)
+{
+    for (size_t k = 0; rv->marks && k < rv->f->n_examples; k++)
+        mark_clear(&rv->marks[k]);
+    for (size_t i = 0; i < rv->n_undo; i++)
+        mark_clear(&rv->undo[i].before);
+    free(rv->marks), free(rv->undo), free(rv->visible);
+    memset(rv, 0, sizeof *rv);
+}
+
+static int passes_filter(const px_session *rv, size_t k)
+{
+    const px_judgement *j = rv->j;
+    const char *d = rv->marks[k].decision;
+    switch (rv->filter) {
+    case PX_FILTER_UNDECIDED:
+        return d == NULL;
+    case PX_FILTER_FLAGGED:
+        return d && !strcmp(d, "flag");
+    case PX_FILTER_FAILURES:
+        for (size_t e = 0; j && e < j->n_envs; e++)
+            if (!outcome_met(j->envs[e].ex[k].outcome))
+                return 1;
+        return 0;
+    case PX_FILTER_DIFFERENCES:
+        for (size_t e = 0; j && e < j->n_envs; e++)
+            if (j->envs[e].ex[k].div != PX_DIV_NONE)
+                return 1;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+void review_refilter(px_session *rv)
+{
+    long keep = review_current(rv);
+    rv->n_visible = 0;
+    for (size_t k = 0; k < rv->f->n_examples; k++)
+        if (passes_filter(rv, k))
+            rv->visible[rv->n_visible++] = k;
+    rv->cursor = 0;
+    for (size_t i = 0; keep >= 0 && i < rv->n_visible; i++)
+        if (rv->visible[i] == (size_t)keep)
+            rv->cursor = i;
+}
+
+void review_set_filter(px_session *rv, px_filter f)
+{
+    rv->filter = f;
+    review_refilter(rv);
+}
+
+long review_current(const px_session *rv)
+{
+    return rv->n_visible && rv->cursor < rv->n_visible ? (long)rv->visible[rv->cursor] : -1;
+}
+
+void review_move(px_session *rv, long delta)
+{
+    if (!rv->n_visible)
+        return;
+    long c = (long)rv->cursor + delta;
+    rv->cursor = c < 0 ? 0 : c >= (long)rv->n_visible ? rv->n_visible - 1 : (size_t)c;
+}
+
+void review_move_to(px_session *rv, size_t i)
+{
+    if (rv->n_visible)
+        rv->cursor = i < rv->n_visible ? i : rv->n_visible - 1;
+}
+
+void review_next_candidate(px_session *rv)
+{
+    if (!rv->res || !rv->res->n_envs)
+        return;
+    for (size_t step = 1; step <= rv->res->n_envs; step++) {
+        int e = (int)((size_t)(rv->candidate + (long)step + (long)rv->res->n_envs) % rv->res->n_envs);
+        if (e != rv->res->reference) {
+            rv->candidate = e;
+            return;
+        }
+    }
+}
+
+/* Journal first; only then does the model change. */
+static int record(px_session *rv, size_t k, const px_mark *m, px_error *err)
+{
+    if (!rv->store)
+        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "read-only: decisions are off here");
+    px_decision d = {rv->f->examples[k].id, m->decision ? m->decision : "clear", m->note, m->by, m->at};
+    if (journal_append(rv->store->journal, &d, err))
+        return -1;
+    return 0;
+}
+
+static int push_undo(px_session *rv, size_t k)
+{
+    if (rv->n_undo == rv->cap_undo) {
+        size_t cap = rv->cap_undo ? rv->cap_undo * 2 : 16;
+        px_undo *u = realloc(rv->undo, cap * sizeof *u);
+        if (!u)
+            return -1;
+        rv->undo = u, rv->cap_undo = cap;
+    }
+    rv->undo[rv->n_undo].example = k;
+    rv->undo[rv->n_undo++].before = mark_copy(&rv->marks[k]);
+    return 0;
+}
+
+static int set_mark(px_session *rv, size_t k, px_mark *m, px_error *err)
+{
+    if (record(rv, k, m, err)) {
+        mark_clear(m);
+        return -1;
+    }
+    if (push_undo(rv, k)) {
+        mark_clear(m);
+        return px_error_set(err, PX_EXIT_IO, NULL, 0, 0, "out of memory");
+    }
+    mark_clear(&rv->marks[k]);
+    rv->marks[k] = *m;
+    rv->marks[k].unwritten = 1;
+    count_unwritten(rv);
+    review_refilter(rv);
+    return 0;
+}
+
+int review_decide(px_session *rv, const char *decision, const char *note, px_error *err)
+{
+    long k = review_current(rv);
+    if (k < 0)
+        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "no example here");
+    char at[32];
+    decide_now(at, sizeof at);
+    px_mark m = {0};
+    if (strcmp(decision, "clear"))
+        m = (px_mark){strdup(decision), note ? strdup(note) : dup_or_null(rv->marks[k].note), strdup(rv->reviewer),
+                      strdup(at), 1};
+    return set_mark(rv, (size_t)k, &m, err);
+}
+
+int review_note(px_session *rv, const char *note, px_error *err)
+{
+    long k = review_current(rv);
+    if (k < 0 || !rv->marks[k].decision)
+        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "decide first: a note goes with a decision");
+    return review_decide(rv, rv->marks[k].decision, note, err);
+}
+
+int review_undo(px_session *rv, px_error *err)
+{
+    if (!rv->n_undo)
+        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "nothing to undo");
+    px_undo *u = &rv->undo[rv->n_undo - 1];
+    if (record(rv, u->example, &u->before, err))
+        return -1;
+    mark_clear(&rv->marks[u->example]);
+    rv->marks[u->example] = u->before;
+    rv->marks[u->example].unwritten = 1;
+    rv->n_undo--;
+    count_unwritten(rv);
+    review_refilter(rv);
+    return 0;
+}
+
+int review_write(px_session *rv, px_error *err)
+{
+    if (!rv->store)
+        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "read-only: nothing to write");
+    px_decision *d = calloc(rv->f->n_examples ? rv->f->n_examples : 1, sizeof *d);
+    size_t n = 0;
+    for (size_t k = 0; d && k < rv->f->n_examples; k++) {
+        const px_mark *m = &rv->marks[k];
+        if (m->unwritten)
+            d[n++] = (px_decision){rv->f->examples[k].id, m->decision ? m->decision : "clear", m->note, m->by, m->at};
+    }
+    int rc = 0;
+    size_t len = 0;
+    char *out = n ? decide_edit(rv->store, d, n, &len, err) : NULL;
+    if (n && (!out || decide_commit(rv->store, out, len, err)))
+        rc = -1;
+    free(d);
+    for (size_t k = 0; rc == 0 && k < rv->f->n_examples; k++)
+        rv->marks[k].unwritten = 0;
+    count_unwritten(rv);
+    return rc;
+}
+
+int review_search(px_session *rv, const char *pattern, int dir, px_error *err)
+{
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP | PCRE2_CASELESS,
+                                   &code, &off, NULL);
+    if (!re) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(code, msg, sizeof msg);
+        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "/%s: %s at offset %zu", pattern, (char *)msg, (size_t)off);
+    }
+    pcre2_match_context *mc = pcre2_match_context_create(NULL);
+    pcre2_set_match_limit(mc, 1000000);
+    pcre2_set_depth_limit(mc, 10000);
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+    int found = 1;
+    for (size_t step = 1; found == 1 && step <= rv->n_visible; step++) {
+        size_t i = (rv->cursor + rv->n_visible + (size_t)((long)step * dir) % rv->n_visible) % rv->n_visible;
+        const px_example *x = &rv->f->examples[rv->visible[i]];
+        if (pcre2_match(re, (PCRE2_SPTR)x->id, PCRE2_ZERO_TERMINATED, 0, 0, md, mc) >= 0 ||
+            pcre2_match(re, (PCRE2_SPTR)x->text, x->text_len, 0, 0, md, mc) >= 0) {
+            rv->cursor = i;
+            found = 0;
+        }
+    }
+    pcre2_match_data_free(md);
+    pcre2_match_context_free(mc);
+    pcre2_code_free(re);
+    return found;
+}

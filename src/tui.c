@@ -1,0 +1,900 @@
+/* parity review: the review screen. The runner thread fills the results and
+ * wakes this thread through a pipe polled together with the keyboard, so the
+ * first frame appears before any executor is ready and the screen never
+ * blocks on one. Drawing code asks the theme for semantic elements. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#define _GNU_SOURCE
+#include <curses.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "parity/keys.h"
+#include "parity/lineedit.h"
+#include "parity/review.h"
+#include "parity/runner.h"
+#include "parity/textcell.h"
+#include "parity/theme.h"
+#include "parity/tui.h"
+
+enum mode { M_LIST, M_SEARCH, M_NOTE, M_HELP, M_QUIT, M_SUMMARY };
+
+typedef struct tui {
+    const px_fixture *f;
+    px_results *res;
+    px_runner *run;
+    px_session rv;
+    px_judgement j;
+    int judged;
+    px_theme theme;
+    char themes[16][64];
+    size_t n_themes, theme_i;
+    const char *theme_dirs[3];
+    int color, wake;
+    FILE *script;
+    const char *dump_dir;
+    enum mode mode;
+    px_lineedit ed;
+    size_t ed_first;             /* the edit field's scroll, kept between frames */
+    char search[256], msg[1200];
+    int details, demo, quit;
+} tui;
+
+static const char *badge(px_outcome o)
+{
+    static const char *const b[PX_OC_COUNT] = {"ok", "ok~", "WRONG", "DRIFT", "SHAPE", "EMPTY", "EXC",
+                                               "CRASH", "TIME", "UNSUP", "rej", "NOREJ", "WREJ", "n/e"};
+    return o < PX_OC_COUNT ? b[o] : "?";
+}
+
+static int element_of(px_outcome o)
+{
+    switch (o) {
+    case PX_OC_PASS: return PX_EL_PASS;
+    case PX_OC_PASS_TOL: return PX_EL_PASS_TOL;
+    case PX_OC_NUMERIC_DRIFT: return PX_EL_DRIFT;
+    case PX_OC_UNSUPPORTED: return PX_EL_UNSUPPORTED;
+    case PX_OC_REJECTED_OK: return PX_EL_REJECTED;
+    case PX_OC_NOT_EVALUATED: return PX_EL_NOT_EVALUATED;
+    case PX_OC_WRONG_LABEL: case PX_OC_NOT_REJECTED: case PX_OC_WRONGLY_REJECTED: return PX_EL_FAIL;
+    default: return PX_EL_ERROR;
+    }
+}
+
+/* Theme -> curses: pair i+1 for element i. */
+static void apply_theme(tui *t)
+{
+    if (t->color && has_colors()) {
+        start_color();
+        use_default_colors();
+        for (int i = 0; i < PX_EL_COUNT; i++) {
+            int fg = t->theme.style[i].fg, bg = t->theme.style[i].bg;
+            init_pair((short)(i + 1), (short)(fg < COLORS ? fg : -1), (short)(bg < COLORS ? bg : -1));
+        }
+    }
+}
+
+static attr_t style(tui *t, int el)
+{
+    const px_style *s = &t->theme.style[el];
+    attr_t a = A_NORMAL;
+    if (s->attrs & PX_ATTR_BOLD) a |= A_BOLD;
+    if (s->attrs & PX_ATTR_DIM) a |= A_DIM;
+    if (s->attrs & PX_ATTR_REVERSE) a |= A_REVERSE;
+    if (s->attrs & PX_ATTR_UNDERLINE) a |= A_UNDERLINE;
+    if (t->color && has_colors())
+        a |= COLOR_PAIR(el + 1);
+    return a;
+}
+
+/* Untrusted text, made safe and cut to cols columns. */
+static void put(tui *t, int y, int x, int cols, int el, const char *s)
+{
+    if (cols <= 0 || y >= LINES)
+        return;
+    char *safe = textcell_sanitize(s ? s : "", s ? strlen(s) : 0), buf[2048];
+    textcell_fit(safe ? safe : "", cols, buf, sizeof buf);
+    attrset(style(t, el));
+    mvaddstr(y, x, buf);
+    attrset(A_NORMAL);
+    free(safe);
+}
+
+static void putf(tui *t, int y, int x, int cols, int el, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void putf(tui *t, int y, int x, int cols, int el, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    put(t, y, x, cols, el, buf);
+}
+
+static void rejudge(tui *t)
+{
+    px_error err = {0};
+    if (t->judged)
+        judgement_free(&t->j);
+    t->judged = judge_results(t->f, t->res, &t->j, &err) == 0;
+    t->rv.j = t->judged ? &t->j : NULL;
+    if (!t->judged)
+        snprintf(t->msg, sizeof t->msg, "%s", err.msg);
+    review_refilter(&t->rv);
+}
+
+static int env_running(const px_env_result *e) { return e->state == PX_ENV_PENDING; }
+
+static void draw_header(tui *t)
+{
+    putf(t, 0, 0, COLS, PX_EL_HEADER, " parity review  %s  %zu examples  filter: %s%s%s", t->f->path, t->f->n_examples,
+         filter_name(t->rv.filter), t->demo ? "  [demo: read-only]" : "", t->run && !runner_done(t->run) ? "  running…" : "");
+    for (size_t e = 0; e < t->res->n_envs && (int)e + 1 < LINES / 3; e++) {
+        const px_env_result *er = &t->res->envs[e];
+        const px_env *fe = &t->f->envs[er->env_index];
+        int el = (int)e == t->res->reference ? PX_EL_REFERENCE : (int)e == t->rv.candidate ? PX_EL_CANDIDATE : PX_EL_DIM;
+        putf(t, (int)e + 1, 1, 30, el, "%-12s %s %s", er->name, fe->device ? fe->device : "imported", fe->dtype);
+        int x = 32;
+        if (env_running(er)) {
+            put(t, (int)e + 1, x, COLS - x, PX_EL_RUNNING, "starting…");
+            continue;
+        }
+        for (int r = 0; t->judged && r < PX_RUNG_COUNT && x < COLS - 4; r++) {
+            px_rung_state s = t->j.envs[e].rung[r];
+            int sel = s == PX_RS_PASSED ? PX_EL_PASS : s == PX_RS_FAILED ? PX_EL_FAIL : PX_EL_DIM;
+            static const char *const shortname[PX_RUNG_COUNT] = {"device", "model", "input", "forward",
+                                                                 "contract", "perf"};
+            char cell[48];
+            snprintf(cell, sizeof cell, "%s%s ", s == PX_RS_PASSED ? "+" : s == PX_RS_FAILED ? "X" : "-",
+                     shortname[r]);
+            put(t, (int)e + 1, x, COLS - x, sel, cell);
+            x += (int)strlen(cell);
+        }
+    }
+}
+
+static const char *mark_symbol(const px_mark *m)
+{
+    if (!m->decision)
+        return " ";
+    switch (m->decision[0]) {
+    case 'a': return "A";
+    case 'd': return "X";
+    case 'u': return "U";
+    case 'n': return "P";
+    case 'f': return "M";
+    default: return "?";
+    }
+}
+
+static int top_rows(tui *t) { return (int)(t->res->n_envs + 1 < (size_t)LINES / 3 ? t->res->n_envs + 1 : (size_t)LINES / 3) + 1; }
+
+static void draw_list(tui *t, int top, int rows, int w)
+{
+    px_session *rv = &t->rv;
+    size_t first = rv->cursor >= (size_t)rows ? rv->cursor - (size_t)rows + 1 : 0;
+    for (int r = 0; r < rows && first + (size_t)r < rv->n_visible; r++) {
+        size_t k = rv->visible[first + (size_t)r];
+        int sel = first + (size_t)r == rv->cursor;
+        const px_mark *m = &rv->marks[k];
+        attrset(sel ? style(t, PX_EL_SELECTION) : A_NORMAL);
+        mvhline(top + r, 0, ' ', w);
+        putf(t, top + r, 0, 3, m->decision && !strcmp(m->decision, "flag") ? PX_EL_FLAG : PX_EL_DECISION, "%s%s",
+             mark_symbol(m), m->unwritten ? "*" : " ");
+        put(t, top + r, 2, w - 17, sel ? PX_EL_SELECTION : PX_EL_NORMAL, t->f->examples[k].id);
+        int cols[2] = {t->res->reference, t->rv.candidate};
+        for (int c = 0; c < 2; c++) {
+            int e = cols[c];
+            if (e < 0)
+                continue;
+            const px_example_result *x = &t->res->envs[e].ex[k];
+            int x0 = w - 14 + c * 7;
+            if (x->status == PX_ST_PENDING)
+                put(t, top + r, x0, 6, PX_EL_RUNNING, "…");
+            else if (t->judged)
+                put(t, top + r, x0, 6, element_of(t->j.envs[e].ex[k].outcome), badge(t->j.envs[e].ex[k].outcome));
+        }
+    }
+    attrset(style(t, PX_EL_BORDER));
+    mvvline(top, w, '|', rows);
+    attrset(A_NORMAL);
+}
+
+/* One environment's side: its top labels with probability bars, the
+ * decision and the verdict. Returns the rows used. */
+static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
+{
+    if (e < 0 || rows < 2)
+        return 0;
+    const px_env_result *er = &t->res->envs[e];
+    const px_env *fe = &t->f->envs[er->env_index];
+    const px_example_result *r = &er->ex[k];
+    int used = 0;
+    putf(t, y + used++, x, w, e == t->res->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, "%s (%s %s)", er->name,
+         fe->device ? fe->device : "imported", fe->dtype);
+    if (r->status == PX_ST_PENDING) {
+        put(t, y + used++, x, w, PX_EL_RUNNING, "running…");
+        return used;
+    }
+    if (r->status == PX_ST_OK && r->n_values == fe->n_labels) {
+        double mx = r->values[0], sum = 0;
+        for (size_t i = 1; i < r->n_values; i++)
+            mx = r->values[i] > mx ? r->values[i] : mx;
+        for (size_t i = 0; i < r->n_values; i++)
+            sum += exp(r->values[i] - mx);
+        int shown[3] = {-1, -1, -1};
+        for (int top = 0; top < 3 && top < (int)r->n_values; top++) {
+            int best = -1;
+            for (size_t i = 0; i < r->n_values; i++)
+                if ((best < 0 || r->values[i] > r->values[best]) && (int)i != shown[0] && (int)i != shown[1])
+                    best = (int)i;
+            shown[top] = best;
+            double p = exp(r->values[best] - mx) / sum;
+            int width = COLS >= 120 ? 10 : 5, bar = (int)(p * width + 0.5);
+            char bars[16] = "";
+            for (int b = 0; b < width; b++)
+                strcat(bars, b < bar ? "#" : ".");
+            if (used < rows)
+                putf(t, y + used++, x, w, top == 0 ? PX_EL_NORMAL : PX_EL_DIM, "%-9.9s %s %5.1f%% %+.3f",
+                     fe->labels[best], bars, p * 100, r->values[best]);
+        }
+    }
+    if (t->judged && used < rows) {
+        const px_verdict *v = &t->j.envs[e].ex[k];
+        putf(t, y + used++, x, w, element_of(v->outcome), "%s: %s", outcome_name(v->outcome), v->detail ? v->detail : "");
+    }
+    return used;
+}
+
+static void draw_detail(tui *t, int top, int rows, int x, int w)
+{
+    long k = review_current(&t->rv);
+    if (k < 0) {
+        put(t, top, x, w, PX_EL_DIM, "no example passes this filter (f changes it)");
+        return;
+    }
+    const px_example *ex = &t->f->examples[k];
+    int y = top;
+    putf(t, y++, x, w, PX_EL_TITLE, "%s  (%s)", ex->id, ex->kind);
+    if (ex->why)
+        putf(t, y++, x, w, PX_EL_DIM, "why: %s", ex->why);
+    size_t starts[8];
+    char *safe = textcell_sanitize(ex->text, ex->text_len);
+    int n = textcell_wrap(safe ? safe : "", w - 2, starts, 8);
+    for (int i = 0; i < n && i < 4 && y < top + rows; i++) {
+        size_t end = i + 1 < n ? starts[i + 1] : strlen(safe);
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)(end - starts[i]), safe + starts[i]);
+        put(t, y++, x + 2, w - 2, PX_EL_NORMAL, line);
+    }
+    free(safe);
+    const px_example_result *ref = t->res->reference >= 0 ? &t->res->envs[t->res->reference].ex[k] : NULL;
+    if (t->details && ref && ref->clean_text && y + 2 < top + rows) {
+        putf(t, y++, x, w, PX_EL_DIM, "cleaned: %s", ref->clean_text);
+        char toks[1024] = "";
+        for (size_t i = 0; i < ref->n_ids && strlen(toks) < 900; i++)
+            snprintf(toks + strlen(toks), sizeof toks - strlen(toks), "%s%s", i ? " " : "", ref->tokens[i]);
+        putf(t, y++, x, w, PX_EL_DIM, "tokens: %s", toks);
+    }
+    y++;
+    int half = w / 2;
+    int a = draw_side(t, t->res->reference, (size_t)k, y, x, half - 1, top + rows - y - 4);
+    int b = draw_side(t, t->rv.candidate, (size_t)k, y, x + half, w - half, top + rows - y - 4);
+    y += (a > b ? a : b) + 1;
+    if (t->judged && t->rv.candidate >= 0 && y < top + rows) {
+        const px_verdict *v = &t->j.envs[t->rv.candidate].ex[k];
+        const px_tolerance *tol = ex->tol.present ? &ex->tol : &t->f->logits_tol;
+        if (v->has_cmp && y < top + rows)
+            putf(t, y++, x, w, PX_EL_NORMAL, "%s |Δ| %.4g vs %.4g allowed (%s)", v->stat, v->cmp.value,
+                 v->cmp.threshold, tol->why ? tol->why : "no written why");
+        if (v->div != PX_DIV_NONE && y < top + rows)
+            putf(t, y++, x, w, PX_EL_CHANGED, "parts from the reference at %s: %s", div_name(v->div),
+                 v->div_detail ? v->div_detail : "");
+        if (v->attr != PX_ATTR_NONE && y < top + rows)
+            putf(t, y++, x, w, PX_EL_NORMAL, "cause: %s", attr_name(v->attr));
+    }
+    const px_mark *m = &t->rv.marks[k];
+    if (y < top + rows)
+        putf(t, y++, x, w, PX_EL_DECISION, "decision: %s%s%s%s%s", m->decision ? m->decision : "(none)",
+             m->by ? " by " : "", m->by ? m->by : "", m->at ? " at " : "", m->at ? m->at : "");
+    if (m->note && y < top + rows)
+        putf(t, y++, x, w, PX_EL_DECISION, "note: %s", m->note);
+}
+
+static void draw_status(tui *t)
+{
+    int y = LINES - 1;
+    attrset(style(t, PX_EL_STATUS));
+    mvhline(y, 0, ' ', COLS);
+    attrset(A_NORMAL);
+    if (t->mode == M_SEARCH || t->mode == M_NOTE) {
+        int cur = 0;
+        const char *label = t->mode == M_SEARCH ? "/" : "note: ";
+        int lw = (int)strlen(label);
+        int n = lineedit_view(&t->ed, COLS - lw - 1, &t->ed_first, &cur);
+        put(t, y, 0, lw, PX_EL_STATUS, label);
+        attrset(style(t, PX_EL_STATUS));
+        mvaddnstr(y, lw, t->ed.buf + t->ed_first, n > 0 ? n : 0);
+        attrset(A_NORMAL);
+        move(y, lw + cur);
+        curs_set(1);
+        return;
+    }
+    char hint[1300];
+    if (t->msg[0])
+        snprintf(hint, sizeof hint, "%s", t->msg);
+    else if (t->mode == M_QUIT)
+        snprintf(hint, sizeof hint, "%zu decisions not yet written: w write and quit, q quit without, Esc stay",
+                 t->rv.n_unwritten);
+    else if (t->demo)
+        snprintf(hint, sizeof hint, "demo (read-only): Space/-> next  j/k move  Tab candidate  ? help  q quit");
+    else
+        snprintf(hint, sizeof hint, "j/k move  Tab candidate  a x u p m c decide  e note  z undo  w write  f filter  "
+                                    "/ search  ? help  q quit%s",
+                 t->rv.n_unwritten ? "  | unwritten decisions" : "");
+    char n[64] = "";
+    if (t->rv.n_unwritten)
+        snprintf(n, sizeof n, " %zu unwritten ", t->rv.n_unwritten);
+    put(t, y, 0, COLS - (int)strlen(n), PX_EL_STATUS, hint);
+    if (n[0])
+        put(t, y, COLS - (int)strlen(n), (int)strlen(n), PX_EL_FLAG, n);
+}
+
+static void draw_help(tui *t)
+{
+    put(t, 0, 0, COLS, PX_EL_HEADER, " parity review: keys  (any key returns)");
+    for (int i = 0; i < PX_ACT_COUNT && i + 2 < LINES; i++) {
+        put(t, i + 2, 2, 14, PX_EL_HELP_KEY, key_defs[i].keys);
+        put(t, i + 2, 17, COLS - 18, PX_EL_NORMAL, key_defs[i].help);
+    }
+}
+
+static void draw_summary(tui *t)
+{
+    put(t, 0, 0, COLS, PX_EL_HEADER, " parity: what this fixture shows  (Space: walk the examples)");
+    int y = 2;
+    for (size_t e = 0; e < t->res->n_envs && y < LINES - 2; e++) {
+        const px_env_result *er = &t->res->envs[e];
+        const px_env *fe = &t->f->envs[er->env_index];
+        putf(t, y++, 1, COLS - 2, PX_EL_TITLE, "%s  %s %s%s%s", er->name, fe->device ? fe->device : "imported",
+             fe->dtype, fe->note ? "  — " : "", fe->note ? fe->note : "");
+        if (!t->judged) {
+            put(t, y++, 3, COLS - 4, PX_EL_RUNNING, "running…");
+            continue;
+        }
+        char line[512] = "";
+        for (int o = 0; o < PX_OC_COUNT; o++)
+            if (t->j.envs[e].counts[o])
+                snprintf(line + strlen(line), sizeof line - strlen(line), "%d %s  ", t->j.envs[e].counts[o],
+                         outcome_name((px_outcome)o));
+        put(t, y++, 3, COLS - 4, t->j.envs[e].met ? PX_EL_PASS : PX_EL_FAIL, line);
+        for (int r = 0; r < PX_RUNG_COUNT && y < LINES - 2; r++)
+            if (t->j.envs[e].rung[r] == PX_RS_FAILED)
+                putf(t, y++, 3, COLS - 4, PX_EL_FAIL, "%s failed: %s", rung_name((px_rung)r), t->j.envs[e].rung_detail[r]);
+        if (er->state == PX_ENV_DOWN && y < LINES - 2)
+            putf(t, y++, 3, COLS - 4, PX_EL_NOT_EVALUATED, "not evaluated: %s", er->down_msg ? er->down_msg : "down");
+        y++;
+    }
+}
+
+static void draw(tui *t)
+{
+    erase();
+    if (LINES < 24 || COLS < 80) {
+        putf(t, 0, 0, COLS, PX_EL_FAIL, "terminal too small: parity needs 80x24 (now %dx%d)", COLS, LINES);
+        refresh();
+        return;
+    }
+    if (t->res && t->run)
+        runner_lock(t->run);
+    if (t->mode == M_HELP)
+        draw_help(t);
+    else if (t->mode == M_SUMMARY)
+        draw_summary(t);
+    else {
+        draw_header(t);
+        int top = top_rows(t), rows = LINES - top - 1, w = COLS * 3 / 10 < 28 ? 28 : COLS * 3 / 10 > 48 ? 48 : COLS * 3 / 10;
+        draw_list(t, top, rows, w);
+        draw_detail(t, top, rows, w + 2, COLS - w - 3);
+    }
+    draw_status(t);
+    if (t->res && t->run)
+        runner_unlock(t->run);
+    refresh();
+}
+
+static void say(tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(tui *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->msg, sizeof t->msg, fmt, ap);
+    va_end(ap);
+}
+
+static void decide(tui *t, const char *decision)
+{
+    px_error err = {0};
+    if (t->demo)
+        say(t, "demo mode is read-only");
+    else if (review_decide(&t->rv, decision, NULL, &err))
+        say(t, "%s", err.msg);
+    else
+        say(t, "recorded: %s %s (journaled; w writes it into the fixture)", t->f->examples[review_current(&t->rv)].id,
+            decision);
+}
+
+static void write_out(tui *t)
+{
+    px_error err = {0};
+    size_t n = t->rv.n_unwritten;
+    if (review_write(&t->rv, &err))
+        say(t, "%s", err.msg);
+    else
+        say(t, "%zu decision%s written to %s", n, n == 1 ? "" : "s", t->f->path);
+}
+
+static void next_theme(tui *t)
+{
+    if (!t->n_themes)
+        return;
+    t->theme_i = (t->theme_i + 1) % t->n_themes;
+    px_error err = {0};
+    if (theme_load(t->themes[t->theme_i], t->theme_dirs, 3, &t->theme, &err))
+        say(t, "%s", err.msg);
+    else
+        say(t, "theme: %s", t->themes[t->theme_i]);
+    apply_theme(t);
+}
+
+static void act(tui *t, px_action a)
+{
+    long page = LINES - top_rows(t) - 2;
+    px_error err = {0};
+    switch (a) {
+    case PX_ACT_DOWN: review_move(&t->rv, 1); break;
+    case PX_ACT_UP: review_move(&t->rv, -1); break;
+    case PX_ACT_FIRST: review_move_to(&t->rv, 0); break;
+    case PX_ACT_LAST: review_move_to(&t->rv, t->rv.n_visible ? t->rv.n_visible - 1 : 0); break;
+    case PX_ACT_PAGE_DOWN: review_move(&t->rv, page); break;
+    case PX_ACT_PAGE_UP: review_move(&t->rv, -page); break;
+    case PX_ACT_CANDIDATE: review_next_candidate(&t->rv); break;
+    case PX_ACT_DETAILS:
+        if (t->demo)
+            review_move(&t->rv, 1);
+        else
+            t->details = !t->details;
+        break;
+    case PX_ACT_SEARCH:
+        lineedit_init(&t->ed, "");
+        t->ed_first = 0;
+        t->mode = M_SEARCH;
+        break;
+    case PX_ACT_SEARCH_NEXT: case PX_ACT_SEARCH_PREV:
+        if (!t->search[0])
+            say(t, "no search yet: / starts one");
+        else if (review_search(&t->rv, t->search, a == PX_ACT_SEARCH_NEXT ? 1 : -1, &err) > 0)
+            say(t, "/%s: no match", t->search);
+        else if (err.code)
+            say(t, "%s", err.msg);
+        break;
+    case PX_ACT_FILTER:
+        review_set_filter(&t->rv, (px_filter)((t->rv.filter + 1) % PX_FILTER_COUNT));
+        say(t, "filter: %s (%zu examples)", filter_name(t->rv.filter), t->rv.n_visible);
+        break;
+    case PX_ACT_ACCEPT: decide(t, "accept"); break;
+    case PX_ACT_DEFECT: decide(t, "defect"); break;
+    case PX_ACT_UNSUPPORTED: decide(t, "unsupported"); break;
+    case PX_ACT_NEEDS_RULE: decide(t, "needs-rule"); break;
+    case PX_ACT_FLAG: decide(t, "flag"); break;
+    case PX_ACT_CLEAR: decide(t, "clear"); break;
+    case PX_ACT_NOTE: {
+        long k = review_current(&t->rv);
+        if (t->demo || k < 0 || !t->rv.marks[k].decision) {
+            say(t, t->demo ? "demo mode is read-only" : "decide first: a note goes with a decision");
+            break;
+        }
+        lineedit_init(&t->ed, t->rv.marks[k].note ? t->rv.marks[k].note : "");
+        t->ed_first = 0;
+        t->mode = M_NOTE;
+        break;
+    }
+    case PX_ACT_UNDO:
+        if (t->demo || review_undo(&t->rv, &err))
+            say(t, "%s", t->demo ? "demo mode is read-only" : err.msg);
+        else
+            say(t, "undone (journaled)");
+        break;
+    case PX_ACT_WRITE:
+        if (!t->demo)
+            write_out(t);
+        break;
+    case PX_ACT_THEME: next_theme(t); break;
+    case PX_ACT_HELP: t->mode = M_HELP; break;
+    case PX_ACT_QUIT:
+        if (t->rv.n_unwritten && !t->demo)
+            t->mode = M_QUIT;
+        else
+            t->quit = 1;
+        break;
+    default: break;
+    }
+}
+
+typedef struct key_ev {
+    int fn;     /* 1: a curses KEY_* code */
+    wint_t ch;
+} key_ev;
+
+static int le_key(key_ev k)
+{
+    if (k.fn)
+        switch (k.ch) {
+        case KEY_LEFT: return PX_KEY_LEFT;
+        case KEY_RIGHT: return PX_KEY_RIGHT;
+        case KEY_HOME: return PX_KEY_HOME;
+        case KEY_END: return PX_KEY_END;
+        case KEY_BACKSPACE: return PX_KEY_BACKSPACE;
+        case KEY_DC: return PX_KEY_DELETE;
+        case KEY_ENTER: return PX_KEY_ENTER;
+        default: return -1;
+        }
+    return k.ch < 0x20 || k.ch == 0x7F ? (int)k.ch : PX_KEY_CHAR;
+}
+
+static void edit_key(tui *t, key_ev k)
+{
+    char u[8] = "";
+    int key = le_key(k);
+    if (key == PX_KEY_CHAR) {
+        mbstate_t st = {0};
+        size_t n = wcrtomb(u, (wchar_t)k.ch, &st);
+        u[n == (size_t)-1 ? 0 : n] = '\0';
+    }
+    if (key < 0)
+        return;
+    int r = lineedit_key(&t->ed, key, u);
+    if (r == PX_LE_CONTINUE)
+        return;
+    px_error err = {0};
+    if (r == PX_LE_DONE && t->mode == M_SEARCH) {
+        snprintf(t->search, sizeof t->search, "%s", t->ed.buf);
+        int found = review_search(&t->rv, t->search, 1, &err);
+        if (found < 0)
+            say(t, "%s", err.msg);
+        else if (found > 0)
+            say(t, "/%s: no match", t->search);
+    } else if (r == PX_LE_DONE && t->mode == M_NOTE) {
+        if (review_note(&t->rv, t->ed.buf, &err))
+            say(t, "%s", err.msg);
+        else
+            say(t, "note recorded (journaled; w writes it)");
+    }
+    lineedit_free(&t->ed);
+    t->mode = M_LIST;
+    curs_set(0);
+}
+
+static void handle(tui *t, key_ev k)
+{
+    if (!k.fn || k.ch != KEY_RESIZE)
+        t->msg[0] = '\0';
+    if (k.fn && k.ch == KEY_RESIZE)
+        return;
+    if (t->mode == M_SEARCH || t->mode == M_NOTE) {
+        edit_key(t, k);
+        return;
+    }
+    if (t->mode == M_HELP) {
+        t->mode = M_LIST;
+        return;
+    }
+    if (t->mode == M_SUMMARY) {
+        if (!k.fn && k.ch == 'q')
+            t->quit = 1;
+        else
+            t->mode = M_LIST;
+        return;
+    }
+    if (t->mode == M_QUIT) {
+        if (!k.fn && k.ch == 'w') {
+            write_out(t);
+            t->quit = t->rv.n_unwritten == 0;
+        } else if (!k.fn && k.ch == 'q') {
+            t->quit = 1;
+        }
+        if (!t->quit)
+            t->mode = M_LIST;
+        return;
+    }
+    act(t, k.fn || k.ch < 128 ? key_action((int)k.ch) : PX_ACT_NONE);
+}
+
+/* Screen as text, one line a row, trailing blanks trimmed. */
+static void dump(const char *path)
+{
+    FILE *o = fopen(path, "w");
+    if (!o)
+        return;
+    for (int y = 0; y < LINES; y++) {
+        wchar_t w[1024];
+        int n = mvinnwstr(y, 0, w, COLS < 1023 ? COLS : 1023);
+        char line[4096];
+        size_t len = 0;
+        mbstate_t st = {0};
+        for (int i = 0; i < n && len + 8 < sizeof line; i++) {
+            size_t b = wcrtomb(line + len, w[i], &st);
+            len += b == (size_t)-1 ? 0 : b;
+        }
+        while (len && line[len - 1] == ' ')
+            len--;
+        fprintf(o, "%.*s\n", (int)len, line);
+    }
+    fclose(o);
+}
+
+static void drain_wake(tui *t)
+{
+    char buf[256];
+    while (read(t->wake, buf, sizeof buf) > 0)
+        ;
+    if (t->run)
+        runner_lock(t->run);
+    rejudge(t);
+    if (t->run)
+        runner_unlock(t->run);
+}
+
+static const struct {
+    const char *name;
+    int fn;
+    wint_t ch;
+} names[] = {{"Enter", 0, '\n'},  {"Space", 0, ' '},       {"Tab", 0, '\t'},          {"Esc", 0, 27},
+             {"Up", 1, KEY_UP},   {"Down", 1, KEY_DOWN},   {"Left", 1, KEY_LEFT},     {"Right", 1, KEY_RIGHT},
+             {"Home", 1, KEY_HOME}, {"End", 1, KEY_END},   {"PgUp", 1, KEY_PPAGE},    {"PgDn", 1, KEY_NPAGE},
+             {"Backspace", 1, KEY_BACKSPACE}, {"C-u", 0, 0x15}, {"C-w", 0, 0x17}, {"C-a", 0, 0x01}, {"C-e", 0, 0x05}};
+
+/* One step of a key script (PARITY_KEYS): a key name or character per
+ * line, or a command: "type TEXT", "wait" (until every run is done),
+ * "dump NAME" (screen to $PARITY_DUMP_DIR/NAME), "resize COLSxROWS". Keys
+ * typed by "type" are queued; "#" starts a comment (the key '#' is not
+ * bound). Returns 0 at the end of the script. */
+static int script_step(tui *t, key_ev *queue, size_t *nq)
+{
+    char line[1024];
+    if (!fgets(line, sizeof line, t->script))
+        return 0;
+    line[strcspn(line, "\n")] = '\0';
+    if (!strncmp(line, "type ", 5)) {
+        mbstate_t st = {0};
+        const char *p = line + 5;
+        wchar_t wc;
+        size_t n;
+        while (*p && *nq < 256 && (n = mbrtowc(&wc, p, strlen(p), &st)) > 0 && n < (size_t)-2) {
+            queue[(*nq)++] = (key_ev){0, (wint_t)wc};
+            p += n;
+        }
+    } else if (!strcmp(line, "wait")) {
+        while (t->run && !runner_done(t->run))
+            poll(&(struct pollfd){t->wake, POLLIN, 0}, 1, 100);
+        drain_wake(t);
+    } else if (!strncmp(line, "dump ", 5)) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", t->dump_dir ? t->dump_dir : ".", line + 5);
+        draw(t);
+        dump(path);
+    } else if (!strncmp(line, "resize ", 7)) {
+        int c = 80, r = 24;
+        sscanf(line + 7, "%dx%d", &c, &r);
+        resize_term(r, c);
+        queue[(*nq)++] = (key_ev){1, KEY_RESIZE};
+    } else if (line[0] && line[0] != '#') { /* '#' starts a comment line */
+        key_ev k = {0, (unsigned char)line[0]};
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+            if (!strcmp(line, names[i].name))
+                k = (key_ev){names[i].fn, names[i].ch};
+        queue[(*nq)++] = k;
+    }
+    return 1;
+}
+
+static int fail_line(const px_error *err)
+{
+    char line[2048];
+    px_error_format(err, line, sizeof line);
+    fprintf(stderr, "parity: %s\n", line);
+    return err->code ? err->code : PX_EXIT_USAGE;
+}
+
+static void init_theme(tui *t, const px_tui_opts *o)
+{
+    /* The user's themes, then the ones beside the program (build/parity
+     * runs from the tree: ../themes), then an installed copy. */
+    static char user[1024], beside[4096];
+    theme_user_dir(user, sizeof user);
+    ssize_t k = readlink("/proc/self/exe", beside, sizeof beside - 32);
+    beside[k > 0 ? k : 0] = '\0';
+    char *slash = strrchr(beside, '/');
+    snprintf(slash ? slash : beside, 32, "/../themes");
+    if (access(beside, R_OK)) /* a sanitizer build: build/san-x/parity */
+        snprintf(slash ? slash : beside, 32, "/../../themes");
+    t->theme_dirs[0] = user, t->theme_dirs[1] = beside, t->theme_dirs[2] = "/usr/local/share/parity/themes";
+    t->n_themes = theme_list(t->theme_dirs, 3, t->themes, 16);
+    t->color = theme_color_wanted(o->color, getenv("PARITY_KEYS") ? 1 : isatty(1));
+    px_error err = {0};
+    const char *name = t->color ? (o->theme ? o->theme : "default") : "mono";
+    if (theme_load(name, t->theme_dirs, 3, &t->theme, &err)) {
+        if (t->color)
+            theme_default(&t->theme);
+        else
+            theme_mono(&t->theme);
+        if (o->theme)
+            snprintf(t->msg, sizeof t->msg, "%s", err.msg);
+    }
+    for (size_t i = 0; i < t->n_themes; i++)
+        if (!strcmp(t->themes[i], t->theme.name))
+            t->theme_i = i;
+}
+
+static void start_curses(tui *t)
+{
+    setlocale(LC_ALL, "");
+    if (strcmp(nl_langinfo(CODESET), "UTF-8"))
+        setlocale(LC_CTYPE, "C.UTF-8");
+    const char *keys = getenv("PARITY_KEYS");
+    if (keys) {
+        t->script = fopen(keys, "r");
+        t->dump_dir = getenv("PARITY_DUMP_DIR");
+        FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+        const char *term = getenv("TERM");
+        newterm(term && *term && strcmp(term, "dumb") ? (char *)term : "xterm", out, in);
+        int c = 80, r = 24;
+        const char *size = getenv("PARITY_SIZE");
+        if (size)
+            sscanf(size, "%dx%d", &c, &r);
+        resize_term(r, c);
+    } else {
+        initscr();
+    }
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(25);
+    curs_set(0);
+    apply_theme(t);
+}
+
+static void loop(tui *t)
+{
+    key_ev queue[256];
+    size_t nq = 0, qi = 0;
+    while (!t->quit) {
+        draw(t);
+        if (t->script) {
+            if (qi == nq) {
+                qi = nq = 0;
+                if (!script_step(t, queue, &nq))
+                    break;
+            }
+            if (poll(&(struct pollfd){t->wake, POLLIN, 0}, 1, 0) > 0)
+                drain_wake(t);
+            if (qi < nq)
+                handle(t, queue[qi++]);
+            continue;
+        }
+        struct pollfd p[2] = {{0, POLLIN, 0}, {t->wake, POLLIN, 0}};
+        if (poll(p, 2, 500) < 0 && errno != EINTR)
+            break;
+        if (p[1].revents)
+            drain_wake(t);
+        wint_t ch;
+        int rc;
+        while ((rc = get_wch(&ch)) != ERR && !t->quit)
+            handle(t, (key_ev){rc == KEY_CODE_YES, ch});
+    }
+}
+
+static int start_run(tui *t, const px_tui_opts *o, px_env_input **inputs, size_t *n_in, int wake_w, px_error *err)
+{
+    int idx[256];
+    size_t n = 0;
+    for (size_t i = 0; i < t->f->n_envs && n < 256; i++) {
+        int want = o->n_envs == 0;
+        for (int k = 0; k < o->n_envs; k++)
+            want |= !strcmp(o->envs[k], t->f->envs[i].name);
+        if (want && t->f->envs[i].device)
+            idx[n++] = (int)i;
+    }
+    if (!n)
+        return px_error_set(err, PX_EXIT_USAGE, t->f->path, 0, 0, "no environment to run (use --results FILE)");
+    *inputs = calloc(n, sizeof **inputs);
+    for (*n_in = 0; *n_in < n; (*n_in)++)
+        if (env_input_open(&(*inputs)[*n_in], t->f, &t->f->envs[idx[*n_in]], err))
+            return -1;
+    t->res = results_new(t->f, idx, n);
+    static char exe[4096];
+    const char *env = getenv("PARITY_TORCH");
+    if (o->executor)
+        snprintf(exe, sizeof exe, "%s", o->executor);
+    else if (env && *env)
+        snprintf(exe, sizeof exe, "%s", env);
+    else {
+        ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 16);
+        exe[k > 0 ? k : 0] = '\0';
+        char *slash = strrchr(exe, '/');
+        snprintf(slash ? slash + 1 : exe, 16, "parity-torch");
+    }
+    px_runner_opts ro = {.executor = exe, .backend_lib = o->backend_lib, .notify_fd = wake_w};
+    t->run = runner_start(t->f, *inputs, t->res, &ro, err);
+    return t->run ? 0 : -1;
+}
+
+int tui_main(const px_tui_opts *o)
+{
+    tui t;
+    memset(&t, 0, sizeof t);
+    px_error err = {0};
+    px_fixture *f = fixture_load(o->fixture, &err);
+    if (!f)
+        return fail_line(&err);
+    t.f = f, t.demo = o->demo;
+    px_decide store, *sp = NULL;
+    if (!o->demo && decide_open(&store, o->fixture, &err) == 0)
+        sp = &store;
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK)) {
+        fixture_free(f);
+        return PX_EXIT_ENV;
+    }
+    t.wake = pipefd[0];
+    px_env_input *inputs = NULL;
+    size_t n_in = 0;
+    int rc = 0;
+    if (o->results)
+        t.res = results_load(o->results, f, &err);
+    else if (start_run(&t, o, &inputs, &n_in, pipefd[1], &err))
+        t.res = NULL;
+    if (!t.res) {
+        rc = fail_line(&err);
+    } else {
+        review_init(&t.rv, f, t.res, sp, o->reviewer ? o->reviewer : getenv("USER"));
+        if (t.rv.n_unwritten)
+            snprintf(t.msg, sizeof t.msg, "%zu decisions recovered from an interrupted session: w writes them",
+                     t.rv.n_unwritten);
+        init_theme(&t, o);
+        if (o->demo)
+            t.mode = M_SUMMARY;
+        drain_wake(&t);
+        start_curses(&t);
+        loop(&t);
+        endwin();
+        if (t.run)
+            runner_cancel(t.run);
+    }
+    runner_free(t.run);
+    if (t.judged)
+        judgement_free(&t.j);
+    if (t.res)
+        review_free(&t.rv);
+    results_free(t.res);
+    for (size_t i = 0; i < n_in; i++)
+        env_input_close(&inputs[i], f->n_examples);
+    free(inputs);
+    if (t.script)
+        fclose(t.script);
+    close(pipefd[0]), close(pipefd[1]);
+    if (sp)
+        decide_close(sp);
+    fixture_free(f);
+    return rc;
+}

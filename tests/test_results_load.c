@@ -1,0 +1,383 @@
+/* results_load: results files read back, matched to a fixture. What the
+ * built binary writes through real libtorch must read back to the same
+ * bytes when written again; a hand-written foreign file (plain scalars, keys
+ * left out, special floats) must read as its author meant; and every kind of
+ * mistake must be one error naming its line and column. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parity/fixture.h"
+#include "parity/results.h"
+#include "testlib.h"
+
+#define DEMO "fixtures/campus-club/fixture.yaml"
+#define PLANTED "tests/data/planted.yaml"
+#define MINIMAL "tests/data/results-minimal.yaml"
+
+static px_fixture *fixture(const char *path)
+{
+    px_error err = {0};
+    px_fixture *f = fixture_load(path, &err);
+    cr_assert_not_null(f, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    return f;
+}
+
+static px_results *load_ok(const char *path, const px_fixture *f)
+{
+    px_error err = {0};
+    px_results *r = results_load(path, f, &err);
+    cr_assert_not_null(r, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    return r;
+}
+
+static void write_ok(const px_results *r, const px_fixture *f, const char *path)
+{
+    px_error err = {0};
+    cr_assert_eq(results_write(r, f, path, &err), 0, "%s", err.msg);
+}
+
+/* Byte-for-byte equality, reported as the first line that differs (the
+ * files are too long for an assertion message). */
+static void expect_same_file(const char *a, const char *b)
+{
+    char *ta = tl_slurp(a), *tb = tl_slurp(b);
+    cr_assert(ta && tb);
+    size_t i = 0;
+    int line = 1;
+    for (; ta[i] && ta[i] == tb[i]; i++)
+        line += ta[i] == '\n';
+    cr_expect(ta[i] == tb[i], "%s and %s differ at line %d:\n  %.120s\n  %.120s", a, b, line,
+              ta + i - (i && ta[i - 1] != '\n' ? 1 : 0), tb + i);
+    free(ta);
+    free(tb);
+}
+
+static const px_env_result *env_named(const px_results *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_envs; i++)
+        if (!strcmp(r->envs[i].name, name))
+            return &r->envs[i];
+    cr_assert_fail("no environment '%s' in the loaded results", name);
+    return NULL;
+}
+
+static const px_example_result *ex(const px_results *r, const px_fixture *f, const char *env, const char *id)
+{
+    for (size_t k = 0; k < f->n_examples; k++)
+        if (!strcmp(f->examples[k].id, id))
+            return &env_named(r, env)->ex[k];
+    cr_assert_fail("no example '%s' in the fixture", id);
+    return NULL;
+}
+
+/* Run the fixture through the built binary, read the results back and
+ * write them again: the same bytes, so nothing the writer records is lost
+ * or changed by the reader. The caller checks fields and frees. */
+static px_results *round_trip(const px_fixture *f, int want_status)
+{
+    char *dir = tl_tmpdir(), a[300], b[300];
+    snprintf(a, sizeof a, "%s/run.yaml", dir);
+    snprintf(b, sizeof b, "%s/again.yaml", dir);
+    cmd_result run = tl_run((const char *[]){"parity", "run", f->path, "-q", "-o", a, NULL});
+    cr_assert_eq(run.status, want_status, "status %d: %s", run.status, run.err);
+    tl_free(&run);
+    px_results *r = load_ok(a, f);
+    write_ok(r, f, b);
+    expect_same_file(a, b);
+    unlink(a), unlink(b), rmdir(dir);
+    free(dir);
+    return r;
+}
+
+Test(results_load, demo_run_reads_back_to_the_same_file, .timeout = 300)
+{
+    px_fixture *f = fixture(DEMO);
+    px_results *r = round_trip(f, 0);
+    cr_assert_eq(r->n_envs, 2);
+    cr_expect_eq(r->n_examples, f->n_examples);
+    cr_expect_str_eq(r->envs[r->reference].name, "reference");
+    cr_expect_eq(env_named(r, "cpu-bf16")->env_index, 1);
+    const px_example_result *x = ex(r, f, "cpu-bf16", "film-night");
+    cr_expect_eq(x->status, PX_ST_OK);
+    cr_expect_str_eq(f->labels[x->label], "film");
+    cr_expect_str_eq(x->dtype, "bfloat16");
+    cr_expect_eq(x->n_values, 5);
+    cr_expect_eq(x->ndim, 2);
+    cr_expect(x->n_ids > 2 && !strcmp(x->tokens[0], "[CLS]") && x->ids[0] == 2);
+    cr_expect_eq(ex(r, f, "reference", "service-weekend")->status, PX_ST_REJECTED);
+    cr_expect_eq(ex(r, f, "reference", "service-weekend")->label, -1);
+    cr_expect_eq(strlen(env_named(r, "reference")->m.model_sha256), 64);
+    results_free(r);
+    fixture_free(f);
+}
+
+/* The planted fixture has every outcome, a down environment, restarts and
+ * an environment with its own label map. */
+Test(results_load, planted_run_reads_back_to_the_same_file, .timeout = 600)
+{
+    px_fixture *f = fixture(PLANTED);
+    px_results *r = round_trip(f, 3);
+    cr_assert_eq(r->n_envs, f->n_envs);
+    const px_env_result *down = env_named(r, "no-device");
+    cr_expect_eq(down->state, PX_ENV_DOWN);
+    cr_expect_eq(down->down_stage, PX_STAGE_DEVICE);
+    cr_expect(strstr(down->down_msg, "tpu9") != NULL, "%s", down->down_msg);
+    cr_expect_null(down->m.libtorch_version);
+    cr_expect_eq(down->m.load_ms, -1);
+    cr_expect_eq(ex(r, f, "no-device", "jazz")->status, PX_ST_NOT_EVALUATED);
+    const px_example_result *x = ex(r, f, "crash", "film-night");
+    cr_expect_eq(x->status, PX_ST_CRASH);
+    cr_expect_str_eq(x->detail, "SIGSEGV");
+    cr_expect_not_null(x->stderr_tail);
+    cr_expect_gt(env_named(r, "crash")->restarts, 0);
+    cr_expect_eq(ex(r, f, "sleepy", "film-night")->status, PX_ST_TIMEOUT);
+    cr_expect_eq(ex(r, f, "raises", "film-night")->status, PX_ST_EXCEPTION);
+    cr_expect_eq(ex(r, f, "no-bf16", "film-night")->status, PX_ST_UNSUPPORTED);
+    cr_expect_eq(ex(r, f, "width4", "film-night")->status, PX_ST_BAD_SHAPE);
+    x = ex(r, f, "empty-out", "film-night");
+    cr_expect(x->status == PX_ST_EMPTY && x->ndim == 2 && x->shape[1] == 0 && x->n_values == 0);
+    /* swapped lists volunteer first: its label index is into its own map. */
+    x = ex(r, f, "swapped", "film-night");
+    cr_expect_eq(x->label, 0);
+    cr_expect_str_eq(fixture_env(f, "swapped")->labels[x->label], "volunteer");
+    results_free(r);
+    fixture_free(f);
+}
+
+Test(results_load, a_hand_written_file_reads_as_meant)
+{
+    px_fixture *f = fixture(PLANTED);
+    px_results *r = load_ok(MINIMAL, f);
+    cr_assert_eq(r->n_envs, 2, "only the file's environments");
+    cr_expect_eq(r->reference, 0);
+    const px_env_result *e = env_named(r, "reference");
+    cr_expect_eq(e->env_index, 0);
+    cr_expect_eq(e->state, PX_ENV_UP);
+    cr_expect_str_eq(e->m.libtorch_version, "2.3.0");
+    cr_expect_str_eq(e->m.device_name, "TPU v5 lite");
+    cr_expect_null(e->m.parity_version);
+    cr_expect_null(e->m.host);
+    cr_expect_eq(e->m.threads, 4);
+    cr_expect_eq(e->m.load_ms, 1000);
+    cr_expect_eq(e->m.first_forward_ms, -1);
+    cr_expect_str_eq(e->m.model_sha256, "");
+    cr_expect_eq(e->restarts, 1);
+
+    const px_example_result *x = ex(r, f, "reference", "film-night");
+    cr_assert_eq(x->n_values, 5);
+    cr_expect_eq(x->values[0], 1.0e-05);
+    cr_expect(isnan(x->values[1]));
+    cr_expect(isinf(x->values[2]) && x->values[2] > 0);
+    cr_expect(isinf(x->values[3]) && x->values[3] < 0);
+    cr_expect_eq(x->values[4], -2.5);
+    cr_expect_str_eq(f->labels[x->label], "music");
+    cr_expect_eq(x->forward_ms, 0.25);
+    cr_expect_null(x->clean_text);
+    x = ex(r, f, "reference", "jazz");
+    cr_expect_eq(x->status, PX_ST_CRASH);
+    cr_expect_str_eq(x->stderr_tail, "Fatal Python error: Segmentation fault");
+    cr_expect(x->n_ids == 3 && x->ids[1] == 226 && !strcmp(x->tokens[1], "jazz"));
+    cr_expect(x->label == -1 && x->forward_ms == -1 && !x->dtype);
+    x = ex(r, f, "reference", "empty");
+    cr_expect(x->status == PX_ST_REJECTED && !strcmp(x->clean_text, "") && x->n_ids == 0);
+    x = ex(r, f, "reference", "near-tie");
+    cr_expect_eq(x->status, PX_ST_NOT_EVALUATED);
+    cr_expect_str_eq(x->detail, "not in the results file");
+
+    e = env_named(r, "no-device");
+    cr_expect_eq(e->env_index, 11);
+    cr_expect(e->state == PX_ENV_DOWN && e->down_stage == PX_STAGE_DEVICE);
+    cr_expect_str_eq(e->down_msg, "unknown device 'tpu9'");
+    for (size_t k = 0; k < f->n_examples; k++)
+        cr_expect_eq(e->ex[k].status, PX_ST_NOT_EVALUATED);
+    results_free(r);
+    fixture_free(f);
+}
+
+/* What the writer makes of a foreign file is a fixed point: written, read
+ * and written again, the same bytes (NaN and infinities included). */
+Test(results_load, writing_what_was_read_is_a_fixed_point)
+{
+    px_fixture *f = fixture(PLANTED);
+    char *dir = tl_tmpdir(), a[300], b[300];
+    snprintf(a, sizeof a, "%s/a.yaml", dir);
+    snprintf(b, sizeof b, "%s/b.yaml", dir);
+    px_results *r = load_ok(MINIMAL, f);
+    write_ok(r, f, a);
+    results_free(r);
+    r = load_ok(a, f);
+    write_ok(r, f, b);
+    expect_same_file(a, b);
+    cr_expect(isnan(ex(r, f, "reference", "film-night")->values[1]));
+    results_free(r);
+    fixture_free(f);
+    unlink(a), unlink(b), rmdir(dir);
+    free(dir);
+}
+
+/* A small valid file for the planted fixture; each error case changes one
+ * piece of it. Lines: 1 version, 3 the environment, 4 state, 6 the example's
+ * id, 7 outcome, 8 output, 9 label. */
+static const char base[] = "parity_results: 1\n"
+                           "environments:\n"
+                           "  reference:\n"
+                           "    state: up\n"
+                           "    examples:\n"
+                           "      - id: jazz\n"
+                           "        outcome: ok\n"
+                           "        output: {dtype: float32, shape: [1, 5], values: [1, 2, 3, 4, 5]}\n"
+                           "        label: music\n";
+
+typedef struct bad_case {
+    const char *from, *to; /* from NULL: `to` is the whole file */
+    int line, col;
+    const char *needle;
+} bad_case;
+
+/* Load `from` replaced by `to` in base and expect one error at line:col. */
+static void expect_error(const px_fixture *f, const bad_case *b)
+{
+    char *dir = tl_tmpdir(), path[300], *text;
+    snprintf(path, sizeof path, "%s/results.yaml", dir);
+    if (b->from) {
+        const char *at = strstr(base, b->from);
+        cr_assert_not_null(at, "test bug: '%s' not in base", b->from);
+        text = malloc(sizeof base + strlen(b->to));
+        sprintf(text, "%.*s%s%s", (int)(at - base), base, b->to, at + strlen(b->from));
+    } else {
+        text = strdup(b->to);
+    }
+    tl_write(path, text);
+    px_error err = {0};
+    px_results *r = results_load(path, f, &err);
+    cr_expect_null(r, "'%s' -> '%s' must not load", b->from, b->to);
+    results_free(r);
+    char shown[1600], want[400];
+    px_error_format(&err, shown, sizeof shown);
+    snprintf(want, sizeof want, "%s:%d:%d: ", path, b->line, b->col);
+    cr_expect_eq(err.code, PX_EXIT_USAGE, "%s", shown);
+    cr_expect(!strncmp(shown, want, strlen(want)), "'%s' -> '%s': want %s..., got %s", b->from, b->to, want, shown);
+    cr_expect(strstr(err.msg, b->needle) != NULL, "'%s' -> '%s': '%s' lacks '%s'", b->from, b->to, err.msg,
+              b->needle);
+    free(text);
+    unlink(path), rmdir(dir);
+    free(dir);
+}
+
+static void expect_errors(const bad_case *cases, size_t n)
+{
+    px_fixture *f = fixture(PLANTED);
+    for (size_t i = 0; i < n; i++)
+        expect_error(f, &cases[i]);
+    fixture_free(f);
+}
+
+Test(results_load, base_file_loads)
+{
+    px_fixture *f = fixture(PLANTED);
+    char *dir = tl_tmpdir(), path[300];
+    snprintf(path, sizeof path, "%s/results.yaml", dir);
+    tl_write(path, base);
+    px_results *r = load_ok(path, f);
+    cr_expect_eq(r->n_envs, 1);
+    cr_expect_eq(r->reference, -1, "no reference key: none");
+    results_free(r);
+    fixture_free(f);
+    unlink(path), rmdir(dir);
+    free(dir);
+}
+
+Test(results_load, schema_errors_name_line_and_column)
+{
+    static const bad_case cases[] = {
+        {"outcome: ok", "outcme: ok", 7, 9, "unknown key 'outcme' in an example in environment 'reference'"},
+        {"        label: music\n", "        label: music\n        label: film\n", 10, 9, "duplicate key 'label'"},
+        {"parity_results: 1", "parity_results: 2", 1, 17, "parity_results: 2 is not a results format"},
+        {"values: [1, 2, 3, 4, 5]", "values: 1.5", 8, 57, "output.values must be a list, not a scalar"},
+        {"state: up", "state: [up]", 4, 12, "state must be a scalar, not a list"},
+        {"state: up", "state: sideways", 4, 12, "state must be up or down, not 'sideways'"},
+        {"state: up", "state: down", 4, 12, "environment 'reference' is down but has no down"},
+        {"state: up", "state: down\n    down: {stage: warp}", 5, 19, "down.stage must be device, load or forward"},
+        {"state: up", "state: up\n    down: {stage: load}", 5, 11, "down only goes with state: down"},
+        {"    state: up\n", "    state: up\n    manifest: {threads: many}\n", 5, 25,
+         "manifest.threads must be a whole number, not 'many'"},
+        {"    state: up\n", "    state: up\n    manifest: {model_sha256: abc}\n", 5, 30,
+         "model_sha256 must be 64 hex digits"},
+        {"        label: music\n", "", 6, 9, "outcome ok needs a label"},
+        {"        label: music\n", "        label: music\n        token_ids: [2, 3]\n        tokens: [a]\n", 11, 17,
+         "1 tokens for 2 token_ids"},
+        {"        label: music\n", "        label: music\n        tokens: [a]\n", 10, 17,
+         "token_ids and tokens go together"},
+        {"values: [1, 2, 3, 4, 5]", "values: [1, 2, 3]", 8, 57, "output has 3 values; its shape holds 5"},
+        {"shape: [1, 5]", "shape: [1, -5]", 8, 45, "must be between 0 and"},
+        {"dtype: float32, ", "", 8, 17, "missing required key 'dtype'"},
+        {"        label: music\n", "        label: music\n        forward_ms: -1\n", 10, 21,
+         "forward_ms must be a duration of 0 or more"},
+    };
+    expect_errors(cases, sizeof cases / sizeof *cases);
+}
+
+Test(results_load, names_the_fixture_lacks_are_errors)
+{
+    static const bad_case cases[] = {
+        {"outcome: ok", "outcome: fine", 7, 18, "unknown outcome 'fine' (expected one of: ok, rejected,"},
+        {"  reference:", "  refrence:", 3, 3, "environment 'refrence' is not in the fixture tests/data/planted.yaml"},
+        {"id: jazz", "id: jaz", 6, 13, "example 'jaz' is not in the fixture"},
+        {"label: music", "label: jazz", 9, 16, "label 'jazz' is not one of environment 'reference''s labels"},
+        {"label: music", "label: \"null\"", 9, 16, "label 'null' is not one of"},
+        {"        label: music\n", "        label: music\n      - id: jazz\n        outcome: crash\n", 10, 13,
+         "example 'jazz' is listed twice in environment 'reference'"},
+        {"        label: music\n", "        label: music\n  reference:\n    state: up\n", 10, 3,
+         "environment 'reference' is listed twice"},
+        {"parity_results: 1\n", "parity_results: 1\nreference: twin\n", 2, 12,
+         "reference 'twin' is not an environment in this file"},
+    };
+    expect_errors(cases, sizeof cases / sizeof *cases);
+}
+
+Test(results_load, values_must_be_yaml_numbers)
+{
+    static const bad_case cases[] = {
+        {"1, 2, 3, 4, 5", "1, 2, \"3\", 4, 5", 8, 64, "a value of output.values must be a number, not '3'"},
+        {"1, 2, 3, 4, 5", "1, 2, 3.3.3, 4, 5", 8, 64, "must be a number, not '3.3.3'"},
+        {"1, 2, 3, 4, 5", "1, 2, nan, 4, 5", 8, 64, "must be a number, not 'nan'"},
+        {"1, 2, 3, 4, 5", "1, 2, 0x10, 4, 5", 8, 64, "must be a number, not '0x10'"},
+        {"1, 2, 3, 4, 5", "1, 2, 1e999, 4, 5", 8, 64, "must be a number, not '1e999'"},
+        {"1, 2, 3, 4, 5", "1, 2, [3], 4, 5", 8, 64, "a value of output.values must be a scalar, not a list"},
+    };
+    expect_errors(cases, sizeof cases / sizeof *cases);
+}
+
+Test(results_load, files_that_are_not_results_are_errors)
+{
+    static const bad_case cases[] = {
+        {NULL, "", 1, 1, "empty file: not a parity results file"},
+        {NULL, "just some text\n", 1, 1, "a results file must be a mapping, not a scalar"},
+        {NULL, "environments: {}\n", 1, 1, "not a parity results file (no parity_results: 1)"},
+        {"state: up", "state: [up", 5, 13, "YAML: "},
+        {"state: up", "state: u\xffp", 4, 13, "byte 0xFF is not UTF-8"},
+        {"        label: music\n", "        label: music\n---\nparity_results: 1\n", 11, 1, "a second YAML document"},
+    };
+    expect_errors(cases, sizeof cases / sizeof *cases);
+}
+
+Test(results_load, a_fixture_given_as_results_is_named_as_such)
+{
+    px_fixture *f = fixture(PLANTED);
+    px_error err = {0};
+    cr_expect_null(results_load(PLANTED, f, &err));
+    cr_expect_eq(err.code, PX_EXIT_USAGE);
+    cr_expect_eq(err.line, 5, "the first key, after the comments");
+    cr_expect_eq(err.col, 1);
+    cr_expect(strstr(err.msg, "not a parity results file"), "%s", err.msg);
+    memset(&err, 0, sizeof err);
+    cr_expect_null(results_load("tests/data/no-such-results.yaml", f, &err));
+    cr_expect_eq(err.code, PX_EXIT_USAGE);
+    cr_expect_str_eq(err.file, "tests/data/no-such-results.yaml");
+    cr_expect(strstr(err.msg, "cannot read results file: No such file"), "%s", err.msg);
+    fixture_free(f);
+}
