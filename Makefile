@@ -102,6 +102,7 @@ check: all $(TEST_BINS) lint-man
 	@if ldd $(PARITY) | grep -q torch; then echo "parity must not link libtorch"; exit 1; fi
 	@set -e; export PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(EXECUTOR)); \
 	for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs 1; done
+	tests/tmux_smoke.sh $(PARITY) $(EXECUTOR)
 	@echo "make check: all test binaries passed"
 
 lint-man:

@@ -49,6 +49,17 @@ int atomic_write(const char *path, const void *data, size_t len, px_error *err)
     } else {
         snprintf(target, sizeof target, "%s", path);
     }
+    /* A device or a pipe (-o /dev/null) is written to, never replaced by a
+     * rename: that would put a regular file where /dev/null was. */
+    if (exists && S_ISDIR(st.st_mode))
+        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "is a directory");
+    if (exists && !S_ISREG(st.st_mode)) {
+        int fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        int e = fd < 0 || write_fd(fd, data, len) ? errno : 0;
+        if (fd >= 0)
+            close(fd);
+        return e ? px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot write: %s", strerror(e)) : 0;
+    }
     char dirbuf[PATH_MAX], tmp[PATH_MAX + 32];
     snprintf(dirbuf, sizeof dirbuf, "%s", target);
     const char *dir = dirname(dirbuf);

@@ -32,6 +32,8 @@ typedef struct tui {
     const px_fixture *f;
     px_results *res;
     px_runner *run;
+    px_env_input *inputs;        /* what each environment is sent, kept for re-runs */
+    px_runner_opts ropts;
     px_session rv;
     px_judgement j;
     int judged;
@@ -191,6 +193,9 @@ static void draw_list(tui *t, int top, int rows, int w)
         putf(t, top + r, 0, 3, m->decision && !strcmp(m->decision, "flag") ? PX_EL_FLAG : PX_EL_DECISION, "%s%s",
              mark_symbol(m), m->unwritten ? "*" : " ");
         put(t, top + r, 2, w - 17, sel ? PX_EL_SELECTION : PX_EL_NORMAL, t->f->examples[k].id);
+        /* "changed": the shown candidate decides differently from the reference. */
+        if (t->judged && t->rv.candidate >= 0 && t->j.envs[t->rv.candidate].ex[k].div == PX_DIV_DECISION)
+            put(t, top + r, w - 15, 1, PX_EL_CHANGED, "!");
         int cols[2] = {t->res->reference, t->rv.candidate};
         for (int c = 0; c < 2; c++) {
             int e = cols[c];
@@ -456,6 +461,42 @@ static void next_theme(tui *t)
     apply_theme(t);
 }
 
+/* r / R: run one example, or all, again in fresh executors. A run still
+ * in flight finishes first. */
+static void rerun(tui *t, int all)
+{
+    long k = review_current(&t->rv);
+    if (!t->inputs) {
+        say(t, "nothing to run: these results come from a file");
+        return;
+    }
+    if (t->run && !runner_done(t->run)) {
+        say(t, "a run is still in progress");
+        return;
+    }
+    if (!all && k < 0)
+        return;
+    runner_free(t->run);
+    t->run = NULL;
+    for (size_t e = 0; e < t->res->n_envs; e++)
+        for (size_t i = 0; i < t->res->n_examples; i++)
+            if (all || i == (size_t)k)
+                example_result_clear(&t->res->envs[e].ex[i]);
+    t->ropts.one_example = !all;
+    t->ropts.example = all ? 0 : (size_t)k;
+    px_error err = {0};
+    t->run = runner_start(t->f, t->inputs, t->res, &t->ropts, &err);
+    if (!t->run)
+        say(t, "%s", err.msg);
+    else
+        say(t, all ? "running every example again" : "running %s again", all ? "" : t->f->examples[k].id);
+    if (t->run)
+        runner_lock(t->run);
+    rejudge(t);
+    if (t->run)
+        runner_unlock(t->run);
+}
+
 static void act(tui *t, px_action a)
 {
     long page = LINES - top_rows(t) - 2;
@@ -519,6 +560,8 @@ static void act(tui *t, px_action a)
             write_out(t);
         break;
     case PX_ACT_THEME: next_theme(t); break;
+    case PX_ACT_RERUN: rerun(t, 0); break;
+    case PX_ACT_RERUN_ALL: rerun(t, 1); break;
     case PX_ACT_HELP: t->mode = M_HELP; break;
     case PX_ACT_QUIT:
         if (t->rv.n_unwritten && !t->demo)
@@ -834,8 +877,9 @@ static int start_run(tui *t, const px_tui_opts *o, px_env_input **inputs, size_t
         char *slash = strrchr(exe, '/');
         snprintf(slash ? slash + 1 : exe, 16, "parity-torch");
     }
-    px_runner_opts ro = {.executor = exe, .backend_lib = o->backend_lib, .notify_fd = wake_w};
-    t->run = runner_start(t->f, *inputs, t->res, &ro, err);
+    t->ropts = (px_runner_opts){.executor = exe, .backend_lib = o->backend_lib, .notify_fd = wake_w};
+    t->inputs = *inputs;
+    t->run = runner_start(t->f, *inputs, t->res, &t->ropts, err);
     return t->run ? 0 : -1;
 }
 

@@ -31,6 +31,8 @@ px_action key_action(int ch)
     case 'c': return PX_ACT_CLEAR;
     case 'e': return PX_ACT_NOTE;
     case 'z': return PX_ACT_UNDO;
+    case 'r': return PX_ACT_RERUN;
+    case 'R': return PX_ACT_RERUN_ALL;
     case 'w': return PX_ACT_WRITE;
     case 't': return PX_ACT_THEME;
     case '?': return PX_ACT_HELP;

@@ -288,3 +288,18 @@ Test(emit, json_replaces_invalid_utf8)
     cr_expect_str_eq(text, "\"a\\ufffdb\"");
     free(text);
 }
+
+/* -o /dev/null must not replace the device with a regular file. */
+Test(atomic, a_device_is_written_to_not_replaced)
+{
+    px_error err = {0};
+    cr_assert_eq(atomic_write("/dev/null", "x\n", 2, &err), 0, "%s", err.msg);
+    struct stat st;
+    cr_assert_eq(stat("/dev/null", &st), 0);
+    cr_expect(S_ISCHR(st.st_mode), "/dev/null is still a character device");
+    char *dir = tl_tmpdir();
+    cr_expect_neq(atomic_write(dir, "x", 1, &err), 0);
+    cr_expect(strstr(err.msg, "is a directory"), "%s", err.msg);
+    rmdir(dir);
+    free(dir);
+}

@@ -25,6 +25,8 @@
     X(CLEAR, "c", "clear the decision")                                                            \
     X(NOTE, "e", "edit the note (Enter saves, Esc cancels)")                                       \
     X(UNDO, "z", "undo the last decision")                                                         \
+    X(RERUN, "r", "run this example again")                                                        \
+    X(RERUN_ALL, "R", "run every example again")                                                   \
     X(WRITE, "w", "write the decisions into the fixture")                                          \
     X(THEME, "t", "next theme")                                                                    \
     X(HELP, "?", "this help")                                                                      \

@@ -20,6 +20,8 @@ typedef struct px_runner_opts {
     double load_timeout_s;    /* for start-up (loading libtorch and the model) */
     int notify_fd;            /* > 0: a byte is written here whenever results change
                                  (the review screen polls it with the keyboard) */
+    int one_example;          /* 1: run only `example`, leave the others' results */
+    size_t example;
 } px_runner_opts;
 
 typedef struct px_runner px_runner;
