@@ -122,6 +122,7 @@ $(BUILD)/bench-decide: tests/bench/bench_decide.c $(BUILD)/libparity.a
 bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
 	tests/bench/run.sh $(PARITY) $(TORCH_BUILD)/bench-bare
 	$(BUILD)/bench-decide
+	tests/bench/review.sh $(PARITY) $(EXECUTOR)
 
 # libFuzzer harnesses (clang), each run FUZZ_SECONDS on a seed corpus made
 # from the fixtures and golden files; CI runs a short smoke.
@@ -147,7 +148,7 @@ fuzz: $(FUZZ_DIR)/fuzz_fixture $(FUZZ_DIR)/fuzz_splice
 # Debian packages for building, testing and the demo. Idempotent: installs
 # only what is missing.
 DEBS := build-essential pkg-config libtorch-dev libncurses-dev libyaml-dev libpcre2-dev \
-        libssl-dev libutf8proc-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc bc python3
+        libssl-dev libutf8proc-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc bc python3 time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 define install_debs
 	@missing=""; for p in $(1); do \

@@ -136,3 +136,23 @@ Test(tui, every_key_is_in_the_man_page)
     }
     free(man);
 }
+
+/* Quitting while runs are in flight stops the executors: none is left. */
+Test(tui, quit_while_running_leaves_no_executor, .timeout = 60)
+{
+    char *dir = tl_tmpdir(), keys[512], fixture[512], cmd[1024];
+    snprintf(keys, sizeof keys, "%s/keys", dir);
+    snprintf(fixture, sizeof fixture, "%s/fixture.yaml", dir);
+    tl_write(keys, "q\n");
+    copy_file("fixtures/campus-club/fixture.yaml", fixture);
+    copy_file("fixtures/campus-club/model.pt", dir);
+    copy_file("fixtures/campus-club/vocab.txt", dir);
+    setenv("PARITY_KEYS", keys, 1);
+    cmd_result r = tl_run((const char *[]){"parity", "review", fixture, NULL});
+    unsetenv("PARITY_KEYS");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    snprintf(cmd, sizeof cmd, "pgrep -f '[-]-model %s/model.pt' >/dev/null", dir); /* [-]: not pgrep's own shell */
+    cr_expect_neq(system(cmd), 0, "an executor outlived the review screen");
+    tl_free(&r);
+    free(dir);
+}
