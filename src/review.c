@@ -123,14 +123,18 @@ static int passes_filter(const px_session *rv, size_t k)
     }
 }
 
+/* The cursor stays on its example while it is listed; when it leaves (a
+ * decision under "undecided"), the cursor stays on the same row, which now
+ * holds the next example: working down a list never jumps to the top. */
 void review_refilter(px_session *rv)
 {
     long keep = review_current(rv);
+    size_t row = rv->cursor;
     rv->n_visible = 0;
     for (size_t k = 0; k < rv->f->n_examples; k++)
         if (passes_filter(rv, k))
             rv->visible[rv->n_visible++] = k;
-    rv->cursor = 0;
+    rv->cursor = row < rv->n_visible ? row : rv->n_visible ? rv->n_visible - 1 : 0;
     for (size_t i = 0; keep >= 0 && i < rv->n_visible; i++)
         if (rv->visible[i] == (size_t)keep)
             rv->cursor = i;
@@ -222,6 +226,8 @@ int review_decide(px_session *rv, const char *decision, const char *note, px_err
     long k = review_current(rv);
     if (k < 0)
         return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "no example here");
+    if (!yamledit_is_decision(decision))
+        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "not a decision: %s", decision);
     char at[32];
     decide_now(at, sizeof at);
     px_mark m = {0};
@@ -259,12 +265,18 @@ int review_write(px_session *rv, px_error *err)
 {
     if (!rv->store)
         return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "read-only: nothing to write");
-    px_decision *d = calloc(rv->f->n_examples ? rv->f->n_examples : 1, sizeof *d);
+    px_decision *d = calloc(rv->f->n_examples ? 2 * rv->f->n_examples : 1, sizeof *d);
     size_t n = 0;
     for (size_t k = 0; d && k < rv->f->n_examples; k++) {
         const px_mark *m = &rv->marks[k];
-        if (m->unwritten)
-            d[n++] = (px_decision){rv->f->examples[k].id, m->decision ? m->decision : "clear", m->note, m->by, m->at};
+        if (!m->unwritten)
+            continue;
+        /* A mark without a note must not keep the fixture's old one: clear
+         * first, as replaying the journal would. */
+        if (!m->decision || !m->note)
+            d[n++] = (px_decision){rv->f->examples[k].id, "clear", NULL, NULL, NULL};
+        if (m->decision)
+            d[n++] = (px_decision){rv->f->examples[k].id, m->decision, m->note, m->by, m->at};
     }
     int rc = 0;
     size_t len = 0;
@@ -295,7 +307,8 @@ int review_search(px_session *rv, const char *pattern, int dir, px_error *err)
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
     int found = 1;
     for (size_t step = 1; found == 1 && step <= rv->n_visible; step++) {
-        size_t i = (rv->cursor + rv->n_visible + (size_t)((long)step * dir) % rv->n_visible) % rv->n_visible;
+        size_t i = dir < 0 ? (rv->cursor + rv->n_visible - step % rv->n_visible) % rv->n_visible
+                           : (rv->cursor + step) % rv->n_visible;
         const px_example *x = &rv->f->examples[rv->visible[i]];
         if (pcre2_match(re, (PCRE2_SPTR)x->id, PCRE2_ZERO_TERMINATED, 0, 0, md, mc) >= 0 ||
             pcre2_match(re, (PCRE2_SPTR)x->text, x->text_len, 0, 0, md, mc) >= 0) {

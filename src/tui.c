@@ -429,13 +429,13 @@ static void say(tui *t, const char *fmt, ...)
 static void decide(tui *t, const char *decision)
 {
     px_error err = {0};
+    long k = review_current(&t->rv); /* the list may change under the decision */
     if (t->demo)
         say(t, "demo mode is read-only");
     else if (review_decide(&t->rv, decision, NULL, &err))
         say(t, "%s", err.msg);
     else
-        say(t, "recorded: %s %s (journaled; w writes it into the fixture)", t->f->examples[review_current(&t->rv)].id,
-            decision);
+        say(t, "recorded: %s %s (journaled; w writes it into the fixture)", t->f->examples[k].id, decision);
 }
 
 static void write_out(tui *t)

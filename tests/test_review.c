@@ -907,32 +907,57 @@ Test(review, search_backwards)
     teardown(&c);
 }
 
-/* The list has 7 rows (undecided), not a power of two: backwards must still
- * mean the previous rows. */
-Test(review, search_backwards_in_a_list_of_seven)
+/* From every row of the list, a pattern matching the row before, the row
+ * itself and the row after: backwards must land on the row before. */
+static void backwards_from_every_row(ctx *c)
+{
+    size_t n = c->rv.n_visible;
+    px_error err = {0};
+    for (size_t start = 0; start < n; start++) {
+        size_t prev = (start + n - 1) % n, next = (start + 1) % n;
+        char pat[128];
+        snprintf(pat, sizeof pat, "^(%s|%s|%s)$", id_of(c, (long)c->rv.visible[prev]),
+                 id_of(c, (long)c->rv.visible[start]), id_of(c, (long)c->rv.visible[next]));
+        review_move_to(&c->rv, start);
+        cr_expect_eq(review_search(&c->rv, pat, -1, &err), 0, "%s", pat);
+        cr_expect_eq(c->rv.cursor, prev, "%zu rows (%s): backwards from row %zu landed on row %zu, want %zu", n,
+                     filter_name(c->rv.filter), start, c->rv.cursor, prev);
+        review_move_to(&c->rv, start);
+        cr_expect_eq(review_search(&c->rv, pat, 1, &err), 0, "%s", pat);
+        cr_expect_eq(c->rv.cursor, next, "%zu rows (%s): forwards from row %zu landed on row %zu, want %zu", n,
+                     filter_name(c->rv.filter), start, c->rv.cursor, next);
+    }
+}
+
+/* Lists whose length is not a power of two: backwards must still mean the
+ * previous rows (8 rows happens to work). */
+Test(review, search_backwards_in_lists_of_any_length)
 {
     ctx c;
-    setup(&c, 0);
+    setup(&c, 1);
     px_error err = {0};
+    backwards_from_every_row(&c); /* 8 */
     review_set_filter(&c.rv, PX_FILTER_UNDECIDED);
     cr_assert_eq(c.rv.n_visible, 7);
     go(&c, WINTER); /* row 3 */
     cr_expect_eq(review_search(&c.rv, "^(film-night|service-weekend)$", -1, &err), 0);
-    cr_expect_eq(review_current(&c.rv), FILM, "backwards from winter-concert: got %s, want film-night",
+    cr_expect_eq(review_current(&c.rv), FILM, "7 rows, backwards from winter-concert: got %s, want film-night",
                  id_of(&c, review_current(&c.rv)));
+    backwards_from_every_row(&c); /* 7 */
+    go(&c, CAFE);
+    cr_assert_eq(review_decide(&c.rv, "accept", NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(c.rv.n_visible, 6);
+    backwards_from_every_row(&c); /* 6 */
+    go(&c, EMPTY);
+    cr_assert_eq(review_decide(&c.rv, "accept", NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(c.rv.n_visible, 5);
+    backwards_from_every_row(&c); /* 5 */
+    go(&c, SERVICE);
+    cr_assert_eq(review_decide(&c.rv, "accept", NULL, &err), 0, "%s", err.msg);
     go(&c, WINTER);
-    cr_expect_eq(review_search(&c.rv, "^(film-night|service-weekend)$", 1, &err), 0);
-    cr_expect_eq(review_current(&c.rv), SERVICE, "forwards from winter-concert: got %s",
-                 id_of(&c, review_current(&c.rv)));
-    /* Every row backwards in turn, from each start. */
-    for (size_t start = 0; start < 7; start++) {
-        review_move_to(&c.rv, start);
-        size_t prev = (start + 6) % 7;
-        char pat[64];
-        snprintf(pat, sizeof pat, "^%s$", id_of(&c, (long)c.rv.visible[prev]));
-        cr_expect_eq(review_search(&c.rv, pat, -1, &err), 0, "%s", pat);
-        cr_expect_eq(c.rv.cursor, prev, "from row %zu backwards to %s: landed on row %zu", start, pat, c.rv.cursor);
-    }
+    cr_assert_eq(review_decide(&c.rv, "accept", NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(c.rv.n_visible, 3);
+    backwards_from_every_row(&c); /* 3 */
     teardown(&c);
 }
 
@@ -948,11 +973,12 @@ Test(review, search_without_a_match_or_with_a_bad_pattern)
     cr_expect_eq(err.code, 0);
     /* Only listed examples are searched. */
     review_set_filter(&c.rv, PX_FILTER_UNDECIDED);
-    cr_expect_eq(review_search(&c.rv, "charity", 1, &err), 1);
+    cr_expect_eq(review_search(&c.rv, "charity-run|5K", 1, &err), 1);
     cr_expect_eq(review_current(&c.rv), WINTER);
     review_set_filter(&c.rv, PX_FILTER_FLAGGED);
     cr_expect_eq(review_search(&c.rv, "film", 1, &err), 1, "an empty list has no match");
     review_set_filter(&c.rv, PX_FILTER_ALL);
+    go(&c, WINTER);
 
     cr_expect_eq(review_search(&c.rv, "(film", 1, &err), -1);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
