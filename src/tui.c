@@ -26,7 +26,7 @@
 #include "parity/theme.h"
 #include "parity/tui.h"
 
-enum mode { M_LIST, M_SEARCH, M_NOTE, M_HELP, M_QUIT, M_SUMMARY };
+enum mode { M_LIST, M_SEARCH, M_NOTE, M_HELP, M_QUIT, M_SUMMARY, M_RELOAD };
 
 typedef struct tui {
     const px_fixture *f;
@@ -236,12 +236,17 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
             mx = r->values[i] > mx ? r->values[i] : mx;
         for (size_t i = 0; i < r->n_values; i++)
             sum += exp(r->values[i] - mx);
-        int shown[3] = {-1, -1, -1};
-        for (int top = 0; top < 3 && top < (int)r->n_values; top++) {
+        /* The three best, or with details on every logit, best first. */
+        int shown[64], want = t->details ? (int)r->n_values : 3;
+        for (int top = 0; top < want && top < (int)r->n_values && top < 64; top++) {
             int best = -1;
-            for (size_t i = 0; i < r->n_values; i++)
-                if ((best < 0 || r->values[i] > r->values[best]) && (int)i != shown[0] && (int)i != shown[1])
+            for (size_t i = 0; i < r->n_values; i++) {
+                int seen = 0;
+                for (int s = 0; s < top; s++)
+                    seen |= shown[s] == (int)i;
+                if (!seen && (best < 0 || r->values[i] > r->values[best]))
                     best = (int)i;
+            }
             shown[top] = best;
             double p = exp(r->values[best] - mx) / sum;
             int width = COLS >= 120 ? 10 : 5, bar = (int)(p * width + 0.5);
@@ -442,10 +447,30 @@ static void write_out(tui *t)
 {
     px_error err = {0};
     size_t n = t->rv.n_unwritten;
-    if (review_write(&t->rv, &err))
+    if (review_write(&t->rv, &err) == 0) {
+        say(t, "%zu decision%s written to %s", n, n == 1 ? "" : "s", t->f->path);
+    } else if (err.code == PX_EXIT_USAGE && strstr(err.msg, "changed on disk")) {
+        /* Someone else saved the fixture: offer to take their version and
+         * apply this session's decisions on top (they are in the journal). */
+        t->mode = M_RELOAD;
+        say(t, "%s changed on disk: y reload it and apply your %zu decisions on top, Esc keep them unwritten",
+            t->f->path, n);
+    } else {
+        say(t, "%s", err.msg);
+    }
+}
+
+static void reload_and_write(tui *t)
+{
+    px_error err = {0};
+    px_decide *s = t->rv.store;
+    char *path = strdup(s->path);
+    decide_close(s);
+    if (decide_open(s, path, &err))
         say(t, "%s", err.msg);
     else
-        say(t, "%zu decision%s written to %s", n, n == 1 ? "" : "s", t->f->path);
+        write_out(t);
+    free(path);
 }
 
 static void next_theme(tui *t)
@@ -648,6 +673,12 @@ static void handle(tui *t, key_ev k)
             t->mode = M_LIST;
         return;
     }
+    if (t->mode == M_RELOAD) {
+        t->mode = M_LIST;
+        if (!k.fn && k.ch == 'y')
+            reload_and_write(t);
+        return;
+    }
     if (t->mode == M_QUIT) {
         if (!k.fn && k.ch == 'w') {
             write_out(t);
@@ -708,6 +739,7 @@ static const struct {
 
 /* One step of a key script (PARITY_KEYS): a key name or character per
  * line, or a command: "type TEXT", "wait" (until every run is done),
+ * "sh COMMAND" (run it),
  * "dump NAME" (screen to $PARITY_DUMP_DIR/NAME), "resize COLSxROWS". Keys
  * typed by "type" are queued; "#" starts a comment (the key '#' is not
  * bound). Returns 0 at the end of the script. */
@@ -726,6 +758,11 @@ static int script_step(tui *t, key_ev *queue, size_t *nq)
             queue[(*nq)++] = (key_ev){0, (wint_t)wc};
             p += n;
         }
+    } else if (!strncmp(line, "sh ", 3)) {
+        /* For scenarios that need the world to change mid-session (another
+         * editor saving the fixture). */
+        int rc = system(line + 3);
+        (void)rc;
     } else if (!strcmp(line, "wait")) {
         while (t->run && !runner_done(t->run))
             poll(&(struct pollfd){t->wake, POLLIN, 0}, 1, 100);
