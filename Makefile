@@ -109,8 +109,11 @@ lint-man:
 	@command -v mandoc >/dev/null || { echo "mandoc missing: make deps"; exit 1; }
 	mandoc -Tlint -W warning man/*.[1-9]
 
+# The review screen on the demo (runs both environments as it opens); with
+# no terminal (CI, a pipe) it prints the run's table instead.
 demo: all
-	$(PARITY) run fixtures/campus-club/fixture.yaml -o build/demo-results.yaml
+	@if [ -t 0 ] && [ -t 1 ]; then $(PARITY) review fixtures/campus-club/fixture.yaml; \
+	else $(PARITY) run fixtures/campus-club/fixture.yaml -o build/demo-results.yaml; fi
 
 $(TORCH_BUILD)/bench-bare: tests/bench/bare.cpp
 	@mkdir -p $(dir $@)
