@@ -7,6 +7,7 @@
  * Values the writer puts as null read back as NULL or -1, so that writing
  * what was read gives the same file. */
 #define _POSIX_C_SOURCE 200809L
+#include "parity/ydoc.h"
 #include "parity/results.h"
 #include "parity/utf8.h"
 
@@ -75,43 +76,12 @@ static int is_null(const yaml_node_t *n)
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-/* Every key of a mapping must be one of `allowed` (NULL-terminated) and
- * appear once: a typo in a hand-edited file must never be ignored. */
 static int check_keys(ctx *c, yaml_node_t *map, const char *what, const char *const *allowed)
 {
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = node_at(c, p->key);
-        if (k->type != YAML_SCALAR_NODE)
-            return fail_at(c, k, "%s: keys must be plain names", what);
-        int ok = 0;
-        for (const char *const *a = allowed; *a; a++)
-            ok |= !strcmp(*a, scalar(k));
-        if (!ok) {
-            char list[512] = "";
-            for (const char *const *a = allowed; *a; a++) {
-                strncat(list, a == allowed ? "" : ", ", sizeof list - strlen(list) - 1);
-                strncat(list, *a, sizeof list - strlen(list) - 1);
-            }
-            return fail_at(c, k, "unknown key '%s' in %s (expected one of: %s)", scalar(k), what, list);
-        }
-        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
-            yaml_node_t *k2 = node_at(c, q->key);
-            if (k2->type == YAML_SCALAR_NODE && !strcmp(scalar(k2), scalar(k)))
-                return fail_at(c, k, "duplicate key '%s' in %s", scalar(k), what);
-        }
-    }
-    return 0;
+    return ydoc_check_keys(&c->doc, c->path, map, what, allowed, c->err);
 }
 
-static yaml_node_t *get(ctx *c, yaml_node_t *map, const char *key)
-{
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = node_at(c, p->key);
-        if (k->type == YAML_SCALAR_NODE && !strcmp(scalar(k), key))
-            return node_at(c, p->value);
-    }
-    return NULL;
-}
+static yaml_node_t *get(ctx *c, yaml_node_t *map, const char *key) { return ydoc_get(&c->doc, map, key); }
 
 static yaml_node_t *require(ctx *c, yaml_node_t *map, const char *key, const char *what)
 {
