@@ -413,8 +413,16 @@ static void draw(tui *t)
     else {
         draw_header(t);
         int top = top_rows(t), rows = LINES - top - 1, w = COLS * 3 / 10 < 28 ? 28 : COLS * 3 / 10 > 48 ? 48 : COLS * 3 / 10;
-        draw_list(t, top, rows, w);
-        draw_detail(t, top, rows, w + 2, COLS - w - 3);
+        if (t->demo) {
+            /* Showing a colleague: one example at a time, full width, with
+             * room around it. */
+            long k = review_current(&t->rv);
+            putf(t, top, 2, COLS - 4, PX_EL_DIM, "example %ld of %zu", k + 1, t->rv.n_visible);
+            draw_detail(t, top + 2, rows - 2, 4, COLS - 8);
+        } else {
+            draw_list(t, top, rows, w);
+            draw_detail(t, top, rows, w + 2, COLS - w - 3);
+        }
     }
     draw_status(t);
     if (t->res && t->run)
