@@ -144,9 +144,12 @@ fuzz: $(FUZZ_DIR)/fuzz_fixture $(FUZZ_DIR)/fuzz_splice
 	  [ -f "$$f" ] || continue; n=$$(echo $$f | tr / _); cp $$f $(FUZZ_DIR)/seed-fixture/$$n; \
 	  id=$$(grep -m1 -o 'id: [A-Za-z0-9_-]*' $$f | cut -c5-); \
 	  { echo "$$id"; cat $$f; } > $(FUZZ_DIR)/seed-splice/$$n; done
-	$(FUZZ_DIR)/fuzz_splice tests/fuzz/regressions/splice-*
-	$(FUZZ_DIR)/fuzz_fixture -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 $(FUZZ_DIR)/seed-fixture
-	$(FUZZ_DIR)/fuzz_splice -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 $(FUZZ_DIR)/seed-splice
+	$(FUZZ_DIR)/fuzz_splice tests/fuzz/regressions/splice-* 2> $(FUZZ_DIR)/regressions.log || { cat $(FUZZ_DIR)/regressions.log; exit 1; }
+	@for h in fixture splice; do \
+	  echo "fuzz_$$h: $(FUZZ_SECONDS) s (log: $(FUZZ_DIR)/$$h.log)"; \
+	  $(FUZZ_DIR)/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    $(FUZZ_DIR)/seed-$$h 2> $(FUZZ_DIR)/$$h.log || { tail -40 $(FUZZ_DIR)/$$h.log; exit 1; }; \
+	  grep -h '^Done' $(FUZZ_DIR)/$$h.log; done
 
 # Debian packages for building, testing and the demo. Idempotent: installs
 # only what is missing.
