@@ -16,7 +16,7 @@ const px_option cli_options[] = {
     {'n', "note", "TEXT", "decide: the reviewer's note (for the id before it)"},
     {'r', "reviewer", "NAME", "decide: who decides (default: $USER)"},
     {0, "recover", NULL, "decide: apply the decisions a killed session left in the journal"},
-    {0, "results", "FILE", "review: show results recorded earlier (parity run -o) instead of running"},
+    {0, "results", "FILE", "check, review: use results recorded earlier (parity run -o, another host) instead of running"},
     {0, "demo", NULL, "review: read-only, opens on a summary, Space steps through"},
     {0, "theme", "NAME", "review: default, light, high-contrast, mono, or one in ~/.config/parity/themes"},
     {0, "color", "WHEN", "review: --color=auto|always|never (NO_COLOR set also means never)"},
@@ -26,7 +26,7 @@ const px_option cli_options[] = {
 const px_command cli_commands[] = {
     {"run", "run FIXTURE [-e ENV]... [-o FILE] [--executor PATH] [--backend-lib PATH] [-q]",
      "run every example through each environment, print the table, write the results file", cmd_run},
-    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [-o FILE] [--executor PATH] [-q]",
+    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE] [-o FILE] [--executor PATH] [-q]",
      "run and judge every example against the contract; exit 0 met, 1 not met, 2 bad input, 3 env down",
      cmd_check},
     {"review", "review FIXTURE [--results FILE] [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]...",

@@ -310,3 +310,23 @@ Test(check, a_pattern_that_does_not_compile_is_a_fixture_error, .timeout = 300)
     free(dir);
     free(text);
 }
+
+/* Results recorded elsewhere are judged without running anything. */
+Test(check, judges_a_results_file_without_running)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "check", "fixtures/campus-club/fixture.yaml", "--results",
+                                           "tests/data/campus-results.yaml", "--executor", "/nonexistent", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "contract met in every environment"), "%s", r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", "fixtures/campus-club/fixture.yaml", "--results",
+                                "tests/data/no-such-results.yaml", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "no-such-results.yaml"), "%s", r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "run", "fixtures/campus-club/fixture.yaml", "--results",
+                                "tests/data/campus-results.yaml", NULL});
+    cr_expect_eq(r.status, 2, "run has no --results");
+    cr_expect(strstr(r.err, "--results is not an option of this command"), "%s", r.err);
+    tl_free(&r);
+}
