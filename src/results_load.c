@@ -85,10 +85,7 @@ static yaml_node_t *get(ctx *c, yaml_node_t *map, const char *key) { return ydoc
 
 static yaml_node_t *require(ctx *c, yaml_node_t *map, const char *key, const char *what)
 {
-    yaml_node_t *n = get(c, map, key);
-    if (!n)
-        fail_at(c, map, "%s: missing required key '%s'", what, key);
-    return n;
+    return ydoc_require(&c->doc, c->path, map, key, what, c->err);
 }
 
 /* A string scalar into *out (malloc'd; out may be NULL to only check it);

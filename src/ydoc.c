@@ -23,6 +23,18 @@ static int fail(const char *path, const yaml_node_t *n, px_error *err, const cha
                         msg);
 }
 
+yaml_node_t *ydoc_require(yaml_document_t *d, const char *path, yaml_node_t *map, const char *key, const char *what,
+                          px_error *err)
+{
+    yaml_node_t *n = ydoc_get(d, map, key);
+    if (!n) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%.200s: missing required key '%.200s'", what, key);
+        fail(path, map, err, msg);
+    }
+    return n;
+}
+
 int ydoc_check_keys(yaml_document_t *d, const char *path, yaml_node_t *map, const char *what,
                     const char *const *allowed, px_error *err)
 {

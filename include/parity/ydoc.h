@@ -11,6 +11,10 @@
 /* The value of key in a mapping, or NULL. */
 yaml_node_t *ydoc_get(yaml_document_t *d, yaml_node_t *map, const char *key);
 
+/* The value of a required key, or NULL with *err at the mapping. */
+yaml_node_t *ydoc_require(yaml_document_t *d, const char *path, yaml_node_t *map, const char *key, const char *what,
+                          px_error *err);
+
 /* Every key of the mapping is a scalar in `allowed` (NULL-terminated) and
  * appears once: a typo is never silently ignored. -1 with *err (code 2,
  * path:line:col of the key) otherwise. */
