@@ -465,7 +465,7 @@ typedef struct walker {
     doc *old;
     yaml_parser_t p;
     yaml_event_t ev;
-    int have, bad;
+    int have, bad, ended;
     yaml_node_t *target;          /* the edited example in the old tree */
     yaml_node_pair_t *skip;       /* its old review pair */
     char *got[4];                 /* the new review's fields */
@@ -474,14 +474,26 @@ typedef struct walker {
     int n_anchors;
 } walker;
 
+/* The next event, or NULL on a parse error or past the end of the stream:
+ * libyaml answers every call after STREAM-END with an empty event and
+ * success, so a loop waiting for an end that never comes (a review mapping
+ * cut short by a syntax libyaml accepts) would spin for ever. Every loop
+ * over events therefore stops on NULL. */
 static yaml_event_t *next_event(walker *w)
 {
     if (w->have)
         yaml_event_delete(&w->ev);
-    w->have = yaml_parser_parse(&w->p, &w->ev);
-    if (!w->have)
+    w->have = !w->ended && yaml_parser_parse(&w->p, &w->ev);
+    if (w->have && w->ev.type == YAML_NO_EVENT) {
+        yaml_event_delete(&w->ev);
+        w->have = 0;
+    }
+    if (!w->have) {
         w->bad = 1;
-    return w->have ? &w->ev : NULL;
+        return NULL;
+    }
+    w->ended = w->ev.type == YAML_STREAM_END_EVENT;
+    return &w->ev;
 }
 
 static void remember_anchor(walker *w, const yaml_char_t *anchor, int node_id)

@@ -1011,3 +1011,33 @@ Test(yamledit, property_only_reviews_change, .timeout = 120)
     }
     cr_assert_eq(failures, 0, "%d of 200 generated fixtures failed (first ones shown on stderr)", failures);
 }
+
+/* Every harness regression input (tests/fuzz/regressions/splice-*: first
+ * line the id, then the fixture) is refused or verifies, in bounded time:
+ * splice-hang-after-stream-end.yaml spun for ever once, because libyaml
+ * answers every call after STREAM-END with an empty event and success. */
+Test(yamledit, fuzz_regressions_end, .timeout = 20)
+{
+    const char *names[] = {"splice-alias-value.yaml", "splice-hang-after-stream-end.yaml"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "tests/fuzz/regressions/%s", names[i]);
+        char *text = tl_slurp(path);
+        cr_assert_not_null(text, "%s", path);
+        char *nl = strchr(text, '\n');
+        cr_assert_not_null(nl);
+        *nl = '\0';
+        px_decision d = {text, "accept", NULL, "fuzzer", "2026-12-02T00:00:00Z"};
+        px_error err = {0};
+        char *out = NULL;
+        size_t out_n = 0;
+        int rc = yamledit_apply("fuzz.yaml", nl + 1, strlen(nl + 1), &d, 1, &out, &out_n, &err);
+        if (!strcmp(names[i], "splice-hang-after-stream-end.yaml")) {
+            cr_expect_neq(rc, 0, "%s: the broken review is refused", path);
+            cr_expect_eq(err.code, PX_EXIT_USAGE);
+            cr_expect(strstr(err.msg, "did not verify"), "%s", err.msg);
+        }
+        free(out);
+        free(text);
+    }
+}
