@@ -684,6 +684,13 @@ px_results *results_load(const char *path, const px_fixture *f, px_error *err)
     char *data = read_all(path, &len, err);
     if (!data)
         return NULL;
+    px_results *r = results_parse(path, data, len, f, err);
+    free(data);
+    return r;
+}
+
+px_results *results_parse(const char *path, const char *data, size_t len, const px_fixture *f, px_error *err)
+{
     ctx c = {.path = path, .f = f, .err = err};
     px_results *r = NULL;
     yaml_parser_t p;
@@ -698,7 +705,6 @@ px_results *results_load(const char *path, const px_fixture *f, px_error *err)
         rc = rc ? rc : check_single_document(&c, &p, data, len);
     }
     yaml_parser_delete(&p);
-    free(data);
     if (rc) {
         results_free(r);
         return NULL;

@@ -96,6 +96,8 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
  * fixture.sha256 is not compared with f's: a fixture that gained review
  * decisions since the run still reads its results. */
 px_results *results_load(const char *path, const px_fixture *f, px_error *err);
+/* The same, from bytes in memory (path only names it in errors). */
+px_results *results_parse(const char *path, const char *data, size_t len, const px_fixture *f, px_error *err);
 
 /* Max |a-b| between two examples' outputs; -1 when not comparable. */
 double results_max_abs_diff(const px_example_result *a, const px_example_result *b);
