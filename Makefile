@@ -51,7 +51,7 @@ endif
 CXXFLAGS ?= -O2 -g
 ALL_CXXFLAGS := -std=c++17 $(WARN) -Wno-unused-parameter $(CXXFLAGS) -Iinclude $(TORCH_CXXFLAGS)
 
-LIB_SRC := src/error.c src/utf8.c src/ydoc.c src/compare.c src/judge.c src/report.c src/yamledit.c src/journal.c src/decide.c src/review.c src/tui.c src/tui_keys.c src/cmd_review.c src/cmd_decide.c src/hash.c src/proto.c src/fixture.c src/tokenizer.c src/clean.c \
+LIB_SRC := src/error.c src/utf8.c src/strmap.c src/ydoc.c src/fingerprint.c src/evidence.c src/compare.c src/judge.c src/report.c src/yamledit.c src/journal.c src/decide.c src/review.c src/tui.c src/tui_keys.c src/cmd_review.c src/cmd_decide.c src/hash.c src/proto.c src/fixture.c src/tokenizer.c src/clean.c \
            src/prepare.c src/results.c src/emit.c src/atomic.c src/runner.c src/cli.c src/cmd_run.c src/lint.c src/cmd_lint.c src/results_load.c src/theme.c src/lineedit.c src/textcell.c
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
@@ -127,27 +127,52 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
 	$(BUILD)/bench-decide
 	tests/bench/review.sh $(PARITY) $(EXECUTOR)
 
-# libFuzzer harnesses (clang), each run FUZZ_SECONDS on a seed corpus made
-# from the fixtures and golden files; CI runs a short smoke.
+# libFuzzer harnesses (clang): tests/fuzz/fuzz_NAME.c for the fixture
+# loader, the review splice, the results-file reader, the theme parser and
+# the tokenizer with the cleaning rules. `make fuzz` first runs each file in
+# tests/fuzz/regressions/ through the harness its name starts with (NAME-*;
+# any crash, leak or timeout fails), then each harness FUZZ_SECONDS on a seed
+# corpus made from the fixtures, golden files, results files, themes,
+# tests/fuzz/seed-* and the regression inputs up to 16 KiB (larger ones would
+# only slow the run); logs go to build/fuzz/NAME.log. The harnesses run from
+# the repository root (they load fixtures/campus-club). FUZZ_HARNESSES=theme
+# runs only that one. CI runs a short smoke.
 FUZZ_SECONDS ?= 30
+FUZZ_MAX_LEN ?= 131072
+FUZZ_HARNESSES ?= fixture splice results theme tokenizer
 FUZZ_DIR := build/fuzz
 FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude $(PKG_CFLAGS)
 FUZZ_LIB_SRC := $(filter-out src/cli.c src/cmd_%.c,$(LIB_SRC))
+FUZZ_RUN_FLAGS = -timeout=10 -rss_limit_mb=2048 -max_len=$(FUZZ_MAX_LEN)
 $(FUZZ_DIR)/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(wildcard include/parity/*.h)
 	@mkdir -p $(FUZZ_DIR) && echo '*' > build/.gitignore
 	clang $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIB_SRC) $(LDLIBS)
 
-fuzz: $(FUZZ_DIR)/fuzz_fixture $(FUZZ_DIR)/fuzz_splice
-	@rm -rf $(FUZZ_DIR)/seed-fixture $(FUZZ_DIR)/seed-splice && mkdir -p $(FUZZ_DIR)/seed-fixture $(FUZZ_DIR)/seed-splice
-	@cp tests/fuzz/regressions/splice-* $(FUZZ_DIR)/seed-splice/
+fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
+	@for h in $(FUZZ_HARNESSES); do rm -rf $(FUZZ_DIR)/seed-$$h && mkdir -p $(FUZZ_DIR)/seed-$$h; done
+	@for f in tests/fuzz/regressions/*; do [ -f "$$f" ] || continue; case "$${f##*/}" in \
+	  fixture-*|splice-*|results-*|theme-*|tokenizer-*) ;; \
+	  *) echo "$$f: name it HARNESS-description (fixture, splice, results, theme, tokenizer)"; exit 1;; \
+	  esac; done
 	@for f in fixtures/*/fixture.yaml tests/data/*.yaml tests/golden/yamledit/*.yaml; do \
-	  [ -f "$$f" ] || continue; n=$$(echo $$f | tr / _); cp $$f $(FUZZ_DIR)/seed-fixture/$$n; \
+	  [ -f "$$f" ] || continue; n=$$(echo $$f | tr / _); \
+	  [ ! -d $(FUZZ_DIR)/seed-fixture ] || cp $$f $(FUZZ_DIR)/seed-fixture/$$n; \
 	  id=$$(grep -m1 -o 'id: [A-Za-z0-9_-]*' $$f | cut -c5-); \
-	  { echo "$$id"; cat $$f; } > $(FUZZ_DIR)/seed-splice/$$n; done
-	$(FUZZ_DIR)/fuzz_splice tests/fuzz/regressions/splice-* 2> $(FUZZ_DIR)/regressions.log || { cat $(FUZZ_DIR)/regressions.log; exit 1; }
-	@for h in fixture splice; do \
+	  [ ! -d $(FUZZ_DIR)/seed-splice ] || { echo "$$id"; cat $$f; } > $(FUZZ_DIR)/seed-splice/$$n; done
+	@s=$(FUZZ_DIR)/seed; put() { [ ! -d $$s-$$1 ] || cp $$2 $$s-$$1/$$(echo $$2 | tr / _); }; \
+	  for f in tests/data/campus-results.yaml tests/data/results-minimal.yaml tests/fuzz/seed-results-*; do put results $$f; done; \
+	  for f in themes/*.theme tests/data/theme-*.theme; do put theme $$f; done; \
+	  for f in tests/fuzz/seed-tokenizer-* fixtures/campus-club/fixture.yaml; do put tokenizer $$f; done; \
+	  [ ! -d $$s-tokenizer ] || cut -f2 fixtures/campus-club/corpus.tsv | split -l 4 - $$s-tokenizer/corpus-
+	@: > $(FUZZ_DIR)/regressions.log; for h in $(FUZZ_HARNESSES); do \
+	  set -- tests/fuzz/regressions/$$h-*; [ -f "$$1" ] || continue; \
+	  find "$$@" -size -17k -exec cp {} $(FUZZ_DIR)/seed-$$h/ \; ; \
+	  echo "fuzz_$$h: $$# regression input(s) from tests/fuzz/regressions"; \
+	  $(FUZZ_DIR)/fuzz_$$h $(FUZZ_RUN_FLAGS) "$$@" 2>> $(FUZZ_DIR)/regressions.log || \
+	    { tail -40 $(FUZZ_DIR)/regressions.log; exit 1; }; done
+	@for h in $(FUZZ_HARNESSES); do \
 	  echo "fuzz_$$h: $(FUZZ_SECONDS) s (log: $(FUZZ_DIR)/$$h.log)"; \
-	  $(FUZZ_DIR)/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  $(FUZZ_DIR)/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) $(FUZZ_RUN_FLAGS) \
 	    $(FUZZ_DIR)/seed-$$h 2> $(FUZZ_DIR)/$$h.log || { tail -40 $(FUZZ_DIR)/$$h.log; exit 1; }; \
 	  grep -h '^Done' $(FUZZ_DIR)/$$h.log; done
 

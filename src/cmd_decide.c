@@ -14,6 +14,7 @@
 #include "parity/cli.h"
 #include "parity/fixture.h"
 #include "parity/journal.h"
+#include "parity/results.h"
 #include "parity/yamledit.h"
 
 #define MAX_DECISIONS 256
@@ -22,8 +23,13 @@ typedef struct decide_args {
     const char *fixture;
     px_decision d[MAX_DECISIONS];
     size_t n;
-    const char *reviewer;
+    const char *reviewer, *env, *results;
     int recover;
+    /* What the decisions write: each one's whole review, and whether the
+     * old review must be cleared first (it has a key the new one drops). */
+    px_decision full[2 * MAX_DECISIONS];
+    size_t n_full;
+    char hashes[MAX_DECISIONS][PX_SHA256_HEX];
 } decide_args;
 
 static int fail(const px_error *err)
@@ -61,6 +67,14 @@ static int parse(int argc, char **argv, decide_args *a)
             if (!has_value)
                 return usage("%s needs a name", s);
             a->reviewer = argv[++i];
+        } else if (!strcmp(s, "--env") || !strcmp(s, "-e")) {
+            if (!has_value)
+                return usage("%s needs an environment name", s);
+            a->env = argv[++i];
+        } else if (!strcmp(s, "--results")) {
+            if (!has_value)
+                return usage("%s needs a results file", s);
+            a->results = argv[++i];
         } else if (s[0] == '-' && s[1]) {
             return usage("unknown option %s", s);
         } else if (!a->fixture) {
@@ -77,6 +91,11 @@ static int parse(int argc, char **argv, decide_args *a)
         return usage("--recover applies the journal; give no example ids with it%s", "");
     if (!a->recover && !a->n)
         return usage("which example? parity decide FIXTURE ID --decision D%s", "");
+    if (a->results && !a->env)
+        return usage("--results says what the decision was made on: name the environment with --env too%s", "");
+    if (a->recover && (a->env || a->results || a->reviewer))
+        return usage("--recover applies the journal as it was recorded; give no --env, --results or --reviewer%s",
+                     "");
     for (size_t i = 0; i < a->n; i++) {
         if (!a->d[i].decision)
             return usage("example '%s' has no --decision", a->d[i].id);
@@ -95,6 +114,81 @@ static void stamp(decide_args *a, char *at, size_t size)
     for (size_t i = 0; i < a->n; i++) {
         a->d[i].at = at;
         a->d[i].by = by && *by ? by : "unknown";
+    }
+}
+
+/* What each decision was made on: --env, and with --results the hash of
+ * that environment's results for the example. */
+static int made_on(decide_args *a, const px_fixture *f, px_error *err)
+{
+    px_results *r = a->results ? results_load(a->results, f, err) : NULL;
+    if (a->results && !r)
+        return -1;
+    const px_env_result *e = NULL;
+    for (size_t i = 0; r && i < r->n_envs; i++)
+        if (!strcmp(r->envs[i].name, a->env))
+            e = &r->envs[i];
+    int rc = 0;
+    if (a->env && !fixture_env(f, a->env))
+        rc = px_error_set(err, PX_EXIT_USAGE, f->path, 0, 0, "--env: no environment '%s' in the fixture", a->env);
+    else if (r && !e)
+        rc = px_error_set(err, PX_EXIT_USAGE, a->results, 0, 0, "holds no environment '%s'", a->env);
+    for (size_t i = 0; !rc && i < a->n; i++) {
+        a->d[i].env = a->env;
+        long k = fixture_example_index(f, a->d[i].id);
+        if (!e || k < 0)
+            continue;
+        const px_example_result *x = &e->ex[k];
+        if (x->status == PX_ST_NOT_EVALUATED || x->status == PX_ST_PENDING)
+            rc = px_error_set(err, PX_EXIT_USAGE, a->results, 0, 0, "environment '%s' has no result for '%s'", a->env,
+                              a->d[i].id);
+        results_example_sha256(e, x, a->d[i].id, a->hashes[i]);
+        a->d[i].results = a->hashes[i];
+    }
+    results_free(r);
+    return rc;
+}
+
+/* Each decision becomes the whole review it leaves. A note given with it
+ * is signed by its decider; without one, the example's note stays with the
+ * author it had (note_by/note_at, taken from the old by/at when the note
+ * predates them), so a later decision never signs someone else's note. A
+ * key of the old review the new one drops (env, results_sha256, a note
+ * author) is cleared first rather than left to mislead. */
+static void complete(decide_args *a, const px_fixture *f)
+{
+    a->n_full = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        px_decision *d = &a->d[i];
+        long k = fixture_example_index(f, d->id);
+        const px_review *old = k >= 0 ? &f->examples[k].review : NULL;
+        /* An earlier decision in this same command is the old review. */
+        const px_decision *prev = NULL;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(a->d[j].id, d->id))
+                prev = &a->d[j];
+        const char *o_note = prev ? prev->note : old ? old->note : NULL;
+        const char *o_by = prev ? prev->by : old ? old->by : NULL, *o_at = prev ? prev->at : old ? old->at : NULL;
+        const char *o_nby = prev ? prev->note_by : old ? old->note_by : NULL;
+        const char *o_nat = prev ? prev->note_at : old ? old->note_at : NULL;
+        if (strcmp(d->decision, "clear")) {
+            if (d->note)
+                d->note_by = d->by, d->note_at = d->at;
+            else if (o_note)
+                d->note = o_note, d->note_by = o_nby ? o_nby : o_by, d->note_at = o_nby ? o_nat : o_at;
+        }
+        int drops = 0;
+        if (!prev && old && strcmp(d->decision, "clear")) {
+            const char *had[PX_REVIEW_FIELDS] = {old->decision, old->note,    old->by,  old->at,
+                                                 old->note_by,  old->note_at, old->env, old->results};
+            for (int fi = 0; fi < PX_REVIEW_FIELDS; fi++)
+                drops |= had[fi] && !decision_field(d, fi);
+        }
+        if (prev && strcmp(d->decision, "clear"))
+            drops = 1; /* simplest: the earlier one's keys are all rewritten */
+        if (drops)
+            a->full[a->n_full++] = (px_decision){.id = d->id, .decision = "clear"};
+        a->full[a->n_full++] = *d;
     }
 }
 
@@ -128,21 +222,28 @@ int cmd_decide(int argc, char **argv)
     } else if (!rc && decide_writable(&s, &err)) {
         rc = fail(&err);
     } else if (!rc) {
-        const px_decision *d = a.recover ? j.d : a.d;
-        size_t n = a.recover ? j.n : a.n;
-        if (!a.recover)
+        const px_decision *d = a.recover ? j.d : a.full;
+        size_t n = a.recover ? j.n : 0;
+        px_fixture *f = NULL;
+        if (!a.recover) {
             stamp(&a, at, sizeof at);
+            if (!(f = fixture_parse(s.path, s.text, s.len, &err)) || made_on(&a, f, &err))
+                rc = fail(&err);
+            else
+                complete(&a, f), n = a.n_full;
+        }
         size_t out_len = 0;
         /* Edited before anything is journaled, so a typo is never recorded. */
-        char *out = decide_edit(&s, d, n, &out_len, &err);
-        if (!out)
+        char *out = rc ? NULL : decide_edit(&s, d, n, &out_len, &err);
+        if (!rc && !out)
             rc = fail(&err);
         for (size_t i = 0; !rc && !a.recover && i < n; i++) {
             if (journal_append(s.journal, &d[i], &err))
                 rc = fail(&err);
-            else
+            else if (strcmp(d[i].decision, "clear") || i + 1 == n || strcmp(d[i + 1].id, d[i].id))
                 printf("recorded: %s %s\n", d[i].id, d[i].decision);
         }
+        fixture_free(f);
         fflush(stdout);
         /* Fault injection for the tests: hold the recorded decisions
          * before writing, as a long review session would. */
@@ -150,7 +251,7 @@ int cmd_decide(int argc, char **argv)
         if (!rc && pause)
             nanosleep(&(struct timespec){atoi(pause), 0}, NULL);
         if (!rc)
-            rc = commit(&s, out, out_len, n);
+            rc = commit(&s, out, out_len, a.recover ? j.n : a.n);
         else
             free(out);
     }

@@ -22,11 +22,15 @@ int cmd_review(int argc, char **argv)
                   !strcmp(a, "--executor") || !strcmp(a, "--backend-lib") || !strcmp(a, "-e") ||
                   !strcmp(a, "--env")) && v) {
             i++;
-            if (!strcmp(a, "--results")) o.results = v;
+            if ((!strcmp(a, "--results") && o.n_results == 64) || ((a[1] == 'e' || !strcmp(a, "--env")) && o.n_envs == 64)) {
+                fprintf(stderr, "parity review: at most 64 %s options\n", a);
+                return PX_EXIT_USAGE;
+            }
+            if (!strcmp(a, "--results")) o.results[o.n_results++] = v;
             else if (!strcmp(a, "--theme")) o.theme = v;
             else if (!strcmp(a, "--executor")) o.executor = v;
             else if (!strcmp(a, "--backend-lib")) o.backend_lib = v;
-            else if (a[1] == 'e' || !strcmp(a, "--env")) { if (o.n_envs < 64) o.envs[o.n_envs++] = v; }
+            else if (a[1] == 'e' || !strcmp(a, "--env")) o.envs[o.n_envs++] = v;
             else o.reviewer = v;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "parity review: unknown option or missing value: %s (try parity --help)\n", a);

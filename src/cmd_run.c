@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "parity/cli.h"
+#include "parity/evidence.h"
 #include "parity/fixture.h"
 #include "parity/judge.h"
 #include "parity/prepare.h"
@@ -21,9 +22,9 @@
 
 typedef struct run_args run_args;
 struct run_args {
-    const char *command, *fixture, *output, *executor, *backend_lib, *format, *results;
-    const char *envs[64];
-    int n_envs, quiet;
+    const char *command, *fixture, *output, *executor, *backend_lib, *format;
+    const char *envs[64], *results[64];
+    int n_envs, n_results, quiet;
     int (*finish)(const run_args *a, const px_fixture *f, const px_results *res);
 };
 
@@ -105,7 +106,9 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (!strcmp(o->long_name, "backend-lib")) {
             a->backend_lib = v;
         } else if (!strcmp(o->long_name, "results") && !strcmp(a->command, "check")) {
-            a->results = v;
+            if (a->n_results == (int)(sizeof a->results / sizeof *a->results))
+                return usage_error("too many --results options%s", "");
+            a->results[a->n_results++] = v;
         } else {
             return usage_error("--%s is not an option of this command", o->long_name);
         }
@@ -358,9 +361,9 @@ static int run_finish(const run_args *a, const px_fixture *f, const px_results *
     return rc;
 }
 
-/* What `check` does with the results: judge, report, and the exit code
- * (3 before 1: an environment that could not run leaves the check
- * incomplete, which is worse than a known failure). */
+/* What `check` does with the results: judge, report, and the exit code,
+ * the worst that applies (px_exit_worse: an environment without results
+ * leaves the check incomplete, which is worse than a known failure). */
 static int check_finish(const run_args *a, const px_fixture *f, const px_results *res)
 {
     px_error err = {0};
@@ -369,7 +372,7 @@ static int check_finish(const run_args *a, const px_fixture *f, const px_results
         return report(&err);
     int rc = j.any_down ? PX_EXIT_ENV : j.all_met ? PX_EXIT_OK : PX_EXIT_FAILED;
     if (a->output && results_write(res, f, a->output, &err))
-        rc = report(&err);
+        rc = px_exit_worse(rc, report(&err));
     const char *format = a->format ? a->format : "text";
     if (!strcmp(format, "json"))
         report_json(stdout, f, res, &j, rc);
@@ -378,6 +381,55 @@ static int check_finish(const run_args *a, const px_fixture *f, const px_results
     else
         report_text(stdout, f, res, &j);
     judgement_free(&j);
+    return rc;
+}
+
+/* check: every environment the contract names, from where its results come
+ * (evidence.h), the runnable ones without a file run here, then judged. */
+static int check_main(const run_args *a, const px_fixture *f)
+{
+    px_error err = {0};
+    if (!f->model_sha256) {
+        px_error_set(&err, PX_EXIT_USAGE, f->path, f->model_loc.line, f->model_loc.col,
+                     "contract.model has no sha256: pin the model revision before judging anything against it");
+        return report(&err);
+    }
+    px_sources s = {a->results, (size_t)a->n_results, a->envs, (size_t)a->n_envs};
+    px_results *res = evidence_gather(f, &s, &err);
+    if (!res)
+        return report(&err);
+    px_env_input *in = calloc(res->n_envs ? res->n_envs : 1, sizeof *in);
+    int rc = PX_EXIT_OK, opened = 0;
+    char *exe = NULL;
+    px_runner *run = NULL;
+    if (!in) {
+        px_error_set(&err, PX_EXIT_INTERNAL, NULL, 0, 0, "out of memory");
+        rc = report(&err);
+    } else if (evidence_inputs(f, res, in, &err)) {
+        rc = report(&err);
+    } else {
+        opened = 1;
+        px_runner_opts opts = {.executor = exe = find_executor(a), .backend_lib = a->backend_lib};
+        if (!evidence_runs(res)) {
+            rc = a->finish(a, f, res);
+        } else if (access(exe, X_OK)) {
+            fprintf(stderr, "parity: %s: cannot run the executor: %s (build it with make, or pass --executor)\n",
+                    exe, strerror(errno));
+            rc = PX_EXIT_ENV;
+        } else if (!(run = runner_start(f, in, res, &opts, &err))) {
+            rc = report(&err);
+        } else {
+            show_progress(run, a->quiet);
+            rc = runner_wait(run, &err) ? report(&err) : a->finish(a, f, res);
+        }
+    }
+    fflush(stdout);
+    runner_free(run);
+    free(exe);
+    if (opened)
+        evidence_inputs_close(f, res, in);
+    free(in);
+    results_free(res);
     return rc;
 }
 
@@ -392,12 +444,8 @@ static int command_main(int argc, char **argv, int (*finish)(const run_args *, c
     if (!f)
         return report(&err);
     int rc;
-    if (a.results) {
-        /* Judge results recorded elsewhere (a TPU host, an earlier run):
-         * nothing runs, no libtorch is needed. */
-        px_results *res = results_load(a.results, f, &err);
-        rc = res ? finish(&a, f, res) : report(&err);
-        results_free(res);
+    if (finish == check_finish) {
+        rc = check_main(&a, f);
     } else {
         int idx[256];
         size_t n = 0;

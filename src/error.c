@@ -33,3 +33,29 @@ void px_error_format(const px_error *err, char *buf, size_t size)
     else
         snprintf(buf, size, "%s", err->msg);
 }
+
+/* Precedence: what was asked could not even start (2) or parity itself
+ * failed (70) before anything the run says; a file the caller asked for is
+ * missing (4); a partial run (5) or an environment without results (3)
+ * leave the verdict incomplete, which is worse than a known failure (1). */
+const px_exit_info px_exit_table[] = {
+    {PX_EXIT_USAGE, "bad input or usage: the command line, a fixture, a results file or a theme (the message names "
+                    "file:line:column), an unpinned or mismatching model or vocabulary"},
+    {PX_EXIT_INTERNAL, "an internal error, such as running out of memory"},
+    {PX_EXIT_IO, "a file could not be written (results, fixture); the previous one is untouched"},
+    {PX_EXIT_CUT_SHORT, "the run was cut short (a budget, --max-examples, an interrupt)"},
+    {PX_EXIT_ENV, "an environment could not run, or the contract names one that has no results"},
+    {PX_EXIT_FAILED, "the contract is not met in some environment (lint: there are findings)"},
+    {PX_EXIT_OK, "the contract is met in every selected environment (run: it ran and the results were written)"},
+};
+const int px_exit_count = (int)(sizeof px_exit_table / sizeof *px_exit_table);
+
+static int rank_of(int code)
+{
+    for (int i = 0; i < px_exit_count; i++)
+        if (px_exit_table[i].code == code)
+            return i;
+    return 0; /* unknown: treat as the most severe */
+}
+
+int px_exit_worse(int a, int b) { return rank_of(a) <= rank_of(b) ? a : b; }

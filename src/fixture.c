@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "parity/ydoc.h"
 #include "parity/fixture.h"
+#include "parity/strmap.h"
 #include "parity/utf8.h"
 
 #include <errno.h>
@@ -468,7 +469,7 @@ static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
         free(e->results);
         e->results = r;
     }
-    if (!e->dtype)
+    if (!e->dtype && e->device)
         e->dtype = strdup("float32");
     return load_env_overrides(c, v, e, what);
 }
@@ -482,17 +483,20 @@ static int load_envs(ctx *c, yaml_node_t *root)
     if (len == 0)
         return fail_at(c, n, "no environments%s%s", NULL, NULL);
     c->f->envs = calloc(len, sizeof *c->f->envs);
+    if (!c->f->envs || !(c->f->env_index = strmap_new(len)))
+        return fail_at(c, n, "out of memory%s%s", NULL, NULL);
     for (size_t i = 0; i < len; i++) {
         yaml_node_pair_t *p = &n->data.mapping.pairs.start[i];
         yaml_node_t *k = node_at(c, p->key);
         if (want(c, k, YAML_SCALAR_NODE, "an environment name"))
             return -1;
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(c->f->envs[j].name, scalar(k)))
-                return fail_at(c, k, "environment '%s' is defined twice%s", scalar(k), NULL);
         c->f->n_envs++;
         if (load_env(c, k, node_at(c, p->value), &c->f->envs[i]))
             return -1;
+        int dup = strmap_put(c->f->env_index, c->f->envs[i].name, (long)i, NULL);
+        if (dup)
+            return fail_at(c, k, dup < 0 ? "out of memory%s%s" : "environment '%s' is defined twice%s",
+                           dup < 0 ? NULL : scalar(k), NULL);
     }
     return 0;
 }
@@ -560,12 +564,18 @@ static int load_expect(ctx *c, yaml_node_t *n, px_expect *x)
 
 static int load_review(ctx *c, yaml_node_t *n, px_review *r)
 {
-    static const char *const keys[] = {"decision", "note", "by", "at", NULL};
+    static const char *const keys[] = {"decision", "note", "by", "at", "note_by", "note_at", "env", "results_sha256",
+                                       NULL};
     static const char *const decisions[] = {"accept", "defect", "unsupported", "needs-rule", "flag", NULL};
     if (want(c, n, YAML_MAPPING_NODE, "review") || check_keys(c, n, "review", keys) ||
         get_str(c, n, "decision", "review", 0, &r->decision) || get_str(c, n, "note", "review", 0, &r->note) ||
-        get_str(c, n, "by", "review", 0, &r->by) || get_str(c, n, "at", "review", 0, &r->at))
+        get_str(c, n, "by", "review", 0, &r->by) || get_str(c, n, "at", "review", 0, &r->at) ||
+        get_str(c, n, "note_by", "review", 0, &r->note_by) || get_str(c, n, "note_at", "review", 0, &r->note_at) ||
+        get_str(c, n, "env", "review", 0, &r->env) || get_str(c, n, "results_sha256", "review", 0, &r->results))
         return -1;
+    if (r->results && !hash_is_sha256(r->results))
+        return fail_at(c, get(c, n, "results_sha256"), "review.results_sha256 must be 64 hex digits, not '%s'%s",
+                       r->results, NULL);
     if (r->decision && !is_one_of(r->decision, decisions))
         return fail_at(c, get(c, n, "decision"),
                        "review.decision must be accept, defect, unsupported, needs-rule or flag, not '%s'%s",
@@ -617,61 +627,25 @@ static int load_examples(ctx *c, yaml_node_t *root)
         return -1;
     size_t len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     c->f->examples = calloc(len ? len : 1, sizeof *c->f->examples);
+    if (!c->f->examples || !(c->f->example_index = strmap_new(len)))
+        return fail_at(c, n, "out of memory%s%s", NULL, NULL);
     for (size_t i = 0; i < len; i++) {
         yaml_node_t *it = node_at(c, n->data.sequence.items.start[i]);
         c->f->n_examples++;
         if (load_example(c, it, &c->f->examples[i]))
             return -1;
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(c->f->examples[j].id, c->f->examples[i].id)) {
-                char first[32];
-                snprintf(first, sizeof first, "%d", c->f->examples[j].loc.line);
-                return fail_at(c, get(c, it, "id"), "duplicate example id '%s' (first at line %s)",
-                               c->f->examples[i].id, first);
-            }
-    }
-    return 0;
-}
-
-/* libyaml reports bad encoding as a byte offset; turn it into line:col
- * (columns in characters, as for every other error). */
-static px_loc loc_of_offset(const char *data, size_t len, size_t off)
-{
-    px_loc l = {1, 1};
-    for (size_t i = 0; i < off && i < len; i++) {
-        if (data[i] == '\n') {
-            l.line++;
-            l.col = 1;
-        } else if (((unsigned char)data[i] & 0xC0) != 0x80) {
-            l.col++;
+        long j = -1;
+        int dup = strmap_put(c->f->example_index, c->f->examples[i].id, (long)i, &j);
+        if (dup < 0)
+            return fail_at(c, it, "out of memory%s%s", NULL, NULL);
+        if (dup) {
+            char first[32];
+            snprintf(first, sizeof first, "%d", c->f->examples[j].loc.line);
+            return fail_at(c, get(c, it, "id"), "duplicate example id '%s' (first at line %s)", c->f->examples[i].id,
+                           first);
         }
     }
-    return l;
-}
-
-
-static int parse_error(ctx *c, yaml_parser_t *p, const char *data, size_t len)
-{
-    px_loc l;
-    long bad_at = p->error == YAML_READER_ERROR ? utf8_invalid_at(data, len) : -1;
-    size_t bad = bad_at < 0 ? len : (size_t)bad_at;
-    if (bad < len) {
-        l = loc_of_offset(data, len, bad);
-        return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col,
-                            "byte 0x%02X is not UTF-8: a fixture must be UTF-8 text", (unsigned char)data[bad]);
-    }
-    if (p->error == YAML_READER_ERROR)
-        l = loc_of_offset(data, len, p->problem_offset);
-    else
-        l = (px_loc){(int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1};
-    if (p->error == YAML_READER_ERROR)
-        return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col, "%s", p->problem ? p->problem : "bad input");
-    if (p->context)
-        return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col, "YAML: %s (%s started at %d:%d)",
-                            p->problem ? p->problem : "syntax error", p->context,
-                            (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
-    return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col, "YAML: %s",
-                        p->problem ? p->problem : "syntax error");
+    return 0;
 }
 
 static int load_root(ctx *c)
@@ -707,17 +681,11 @@ px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_err
     else
         c.f->dir[0] = '\0';
     hash_buffer(data, len, c.f->sha256);
-    yaml_parser_t p;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
-    int rc;
-    if (!yaml_parser_load(&p, &c.doc)) {
-        rc = parse_error(&c, &p, data, len);
-    } else {
+    int rc = ydoc_load(path, data, len, "fixture", &c.doc, err);
+    if (!rc) {
         rc = load_root(&c);
         yaml_document_delete(&c.doc);
     }
-    yaml_parser_delete(&p);
     if (rc) {
         fixture_free(c.f);
         return NULL;
@@ -725,46 +693,8 @@ px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_err
     return c.f;
 }
 
-/* The file's bytes, NUL-terminated (one spare byte always allocated). */
-char *fixture_read(const char *path, size_t *len, px_error *err)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read fixture: %s", strerror(errno));
-        return NULL;
-    }
-    char *data = NULL;
-    size_t cap = 0, n;
-    *len = 0;
-    errno = 0; /* so a read error names its cause (a directory, say) */
-    do {
-        if (*len + 65536 + 1 > cap) {
-            char *d = realloc(data, cap = (*len + 65536) * 2);
-            if (!d) {
-                free(data);
-                fclose(fp);
-                px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
-                return NULL;
-            }
-            data = d;
-        }
-        n = fread(data + *len, 1, cap - *len, fp);
-        *len += n;
-    } while (n > 0);
-    int bad = ferror(fp) ? (errno ? errno : EIO) : 0;
-    fclose(fp);
-    if (bad) {
-        free(data);
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read fixture: %s", strerror(bad));
-        return NULL;
-    }
-    if (!data && !(data = malloc(1))) {
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
-        return NULL;
-    }
-    data[*len] = '\0';
-    return data;
-}
+/* The file's bytes, NUL-terminated, refused past the fixture size limit. */
+char *fixture_read(const char *path, size_t *len, px_error *err) { return ydoc_read(path, "fixture", len, err); }
 
 px_fixture *fixture_load(const char *path, px_error *err)
 {
@@ -838,8 +768,14 @@ void fixture_free(px_fixture *f)
         free(x->review.note);
         free(x->review.by);
         free(x->review.at);
+        free(x->review.note_by);
+        free(x->review.note_at);
+        free(x->review.env);
+        free(x->review.results);
     }
     free(f->examples);
+    strmap_free(f->env_index);
+    strmap_free(f->example_index);
     free(f);
 }
 
@@ -853,11 +789,11 @@ int fixture_label_index(const px_fixture *f, const char *label)
 
 const px_env *fixture_env(const px_fixture *f, const char *name)
 {
-    for (size_t i = 0; i < f->n_envs; i++)
-        if (!strcmp(f->envs[i].name, name))
-            return &f->envs[i];
-    return NULL;
+    long i = strmap_get(f->env_index, name);
+    return i >= 0 ? &f->envs[i] : NULL;
 }
+
+long fixture_example_index(const px_fixture *f, const char *id) { return strmap_get(f->example_index, id); }
 
 int fixture_reference(const px_fixture *f)
 {

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAGIC "parity-journal 1"
+#define MAGIC "parity-journal 2"
+#define MAGIC_1 "parity-journal 1" /* decision, note, by, at only: still read */
 
 void journal_path(const char *fixture, char *buf, size_t size)
 {
@@ -60,7 +61,9 @@ int journal_append(const char *path, const px_decision *d, px_error *err)
     if (!o)
         return px_error_set(err, PX_EXIT_IO, path, 0, 0, "out of memory");
     fputs(MAGIC, o);
-    put_field(o, d->id), put_field(o, d->decision), put_field(o, d->note), put_field(o, d->by), put_field(o, d->at);
+    put_field(o, d->id);
+    for (int i = 0; i < PX_REVIEW_FIELDS; i++)
+        put_field(o, decision_field(d, i));
     fputc('\n', o);
     fclose(o);
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -86,19 +89,24 @@ int journal_append(const char *path, const px_decision *d, px_error *err)
     return 0;
 }
 
-/* Splits one line in place; returns 0 with six fields, -1 otherwise. */
+#define MAX_FIELDS (2 + PX_REVIEW_FIELDS)
+
+/* Splits one line in place; returns the number of fields (magic and id
+ * included) of a line of either version, -1 otherwise. */
 static int split(char *line, char **f)
 {
     int n = 0;
     f[n++] = line;
     for (char *p = line; *p; p++)
         if (*p == '\t') {
-            if (n == 6)
+            if (n == MAX_FIELDS)
                 return -1;
             *p = '\0';
             f[n++] = p + 1;
         }
-    return n == 6 && !strcmp(f[0], MAGIC) ? 0 : -1;
+    if (n == MAX_FIELDS && !strcmp(f[0], MAGIC))
+        return n;
+    return n == 6 && !strcmp(f[0], MAGIC_1) ? n : -1;
 }
 
 static char *unescape(const char *s)
@@ -134,18 +142,22 @@ int journal_read(const char *path, px_journal *out, px_error *err)
         if (line[n - 1] != '\n')
             break; /* torn by a kill before it was acknowledged */
         line[n - 1] = '\0';
-        char *fl[6];
-        if (split(line, fl)) {
+        char *fl[MAX_FIELDS] = {0};
+        int nf = split(line, fl);
+        if (nf < 0) {
             rc = px_error_set(err, PX_EXIT_USAGE, path, lineno, 0, "not a parity journal line");
             break;
         }
+        for (int i = nf; i < MAX_FIELDS; i++)
+            fl[i] = "\\-";
         px_decision *d = realloc(out->d, (out->n + 1) * sizeof *d);
         if (!d) {
             rc = px_error_set(err, PX_EXIT_IO, path, 0, 0, "out of memory");
             break;
         }
         out->d = d;
-        d[out->n++] = (px_decision){unescape(fl[1]), unescape(fl[2]), unescape(fl[3]), unescape(fl[4]), unescape(fl[5])};
+        d[out->n++] = (px_decision){unescape(fl[1]), unescape(fl[2]), unescape(fl[3]), unescape(fl[4]), unescape(fl[5]),
+                                    unescape(fl[6]), unescape(fl[7]), unescape(fl[8]), unescape(fl[9])};
     }
     free(line);
     fclose(f);
@@ -165,8 +177,9 @@ int journal_remove(const char *path, px_error *err)
 void journal_free(px_journal *j)
 {
     for (size_t i = 0; i < j->n; i++) {
-        free((char *)j->d[i].id), free((char *)j->d[i].decision), free((char *)j->d[i].note);
-        free((char *)j->d[i].by), free((char *)j->d[i].at);
+        free((char *)j->d[i].id);
+        for (int f = 0; f < PX_REVIEW_FIELDS; f++)
+            free((char *)decision_field(&j->d[i], f));
     }
     free(j->d);
     memset(j, 0, sizeof *j);

@@ -19,6 +19,7 @@ static const struct {
     [PX_OC_NUMERIC_DRIFT] = {"numeric-drift", "the label is right, the numbers are outside the tolerance", 0},
     [PX_OC_BAD_SHAPE] = {"bad-shape", "the output shape is not the one the contract says", 0},
     [PX_OC_EMPTY] = {"empty", "the output has no elements", 0},
+    [PX_OC_NON_FINITE] = {"non-finite", "the output holds a NaN or an infinity", 0},
     [PX_OC_EXCEPTION] = {"exception", "the forward raised an error", 0},
     [PX_OC_CRASH] = {"crash", "the executor process died", 0},
     [PX_OC_TIMEOUT] = {"timeout", "no answer within the environment's timeout", 0},
@@ -26,7 +27,7 @@ static const struct {
     [PX_OC_REJECTED_OK] = {"rejected-as-expected", "the contract says reject, and it was", 1},
     [PX_OC_NOT_REJECTED] = {"not-rejected", "the contract says reject, but a label came out", 0},
     [PX_OC_WRONGLY_REJECTED] = {"wrongly-rejected", "rejected, though the contract expects a label", 0},
-    [PX_OC_NOT_EVALUATED] = {"not-evaluated", "not judged: environment down, excluded or stopped", 0},
+    [PX_OC_NOT_EVALUATED] = {"not-evaluated", "not judged: environment down, without results, or stopped", 0},
 };
 
 const char *outcome_name(px_outcome o) { return o < PX_OC_COUNT ? outcomes[o].name : "?"; }
@@ -98,14 +99,17 @@ static int pattern_match(const px_fixture *f, const px_pattern *p, const char *s
                         (char *)msg);
 }
 
-static const char *label_of(const px_fixture *f, const px_results *r, size_t e, int label)
+/* Labels are named by the label map the environment's outputs were decided
+ * with (as recorded); comparing that map with the contract's is a stage of
+ * its own. */
+static const char *label_of(const px_results *r, size_t e, int label)
 {
-    const px_env *fe = &f->envs[r->envs[e].env_index];
-    return label >= 0 && (size_t)label < fe->n_labels ? fe->labels[label] : NULL;
+    const px_env_result *er = &r->envs[e];
+    return label >= 0 && (size_t)label < er->n_labels ? er->labels[label] : NULL;
 }
 
 /* Rank of the expected label among the output's logits (0 = best). */
-static int rank_of(const px_example_result *x, const char *const *labels, size_t n, const char *want)
+static int rank_of(const px_example_result *x, char *const *labels, size_t n, const char *want)
 {
     int idx = -1;
     for (size_t i = 0; i < n; i++)
@@ -131,7 +135,7 @@ static int label_meets(const px_fixture *f, const px_example *ex, const px_examp
         if (!ok)
             *why = fmt("gave %s, expected %s", got, f->labels[e->label]);
     } else if (e->kind == PX_EXPECT_LABEL) {
-        int rank = rank_of(x, (const char *const *)labels, n_labels, f->labels[e->label]);
+        int rank = rank_of(x, labels, n_labels, f->labels[e->label]);
         ok = rank < e->top_k;
         if (!ok)
             *why = fmt("%s is not among the %d best (gave %s)", f->labels[e->label], e->top_k, got);
@@ -226,13 +230,27 @@ static const px_example_result *result_at(const jctx *j, int e, size_t k)
     return e >= 0 ? &j->r->envs[e].ex[k] : NULL;
 }
 
+/* The first element that is NaN or infinite, -1 when every one is finite. */
+static long first_non_finite(const px_example_result *x)
+{
+    for (size_t i = 0; i < x->n_values; i++)
+        if (!isfinite(x->values[i]))
+            return (long)i;
+    return -1;
+}
+
 static int judge_example(const jctx *j, size_t e, size_t k, px_verdict *v)
 {
     const px_fixture *f = j->f;
     const px_example *ex = &f->examples[k];
-    const px_example_result *x = &j->r->envs[e].ex[k];
-    const px_env *fe = &f->envs[j->r->envs[e].env_index];
+    const px_env_result *er = &j->r->envs[e];
+    const px_example_result *x = &er->ex[k];
     int want_reject = ex->expect.kind == PX_EXPECT_REJECTED;
+    if (!er->selected || er->origin == PX_ORIGIN_NONE) {
+        v->outcome = PX_OC_NOT_EVALUATED;
+        v->detail = fmt("%s", !er->selected ? "not selected (-e)" : er->source ? er->source : "no results");
+        return 0;
+    }
     if (x->status == PX_ST_NOT_EVALUATED || x->status == PX_ST_PENDING) {
         v->outcome = PX_OC_NOT_EVALUATED;
         v->detail = fmt("%s", x->detail ? x->detail : "not run");
@@ -255,14 +273,23 @@ static int judge_example(const jctx *j, size_t e, size_t k, px_verdict *v)
         v->detail = last_line(x->detail ? x->detail : outcome_name(v->outcome));
         return 0;
     }
-    const char *got = label_of(f, j->r, e, x->label);
+    /* A NaN or an infinity is a failure of its own, in the reference as in
+     * a candidate: never compared away as "equal to the reference's NaN". */
+    long bad = first_non_finite(x);
+    if (bad >= 0) {
+        v->outcome = PX_OC_NON_FINITE;
+        v->detail = fmt("logit %ld (%s) is %s", bad, label_of(j->r, e, (int)bad) ? label_of(j->r, e, (int)bad) : "?",
+                        isnan(x->values[bad]) ? "nan" : x->values[bad] > 0 ? "inf" : "-inf");
+        return 0;
+    }
+    const char *got = label_of(j->r, e, x->label);
     if (want_reject) {
         v->outcome = PX_OC_NOT_REJECTED;
         v->detail = fmt("gave %s; the contract says reject", got ? got : "?");
         return 0;
     }
     char *why = NULL;
-    int ok = label_meets(f, ex, x, fe->labels, fe->n_labels, got ? got : "", &why, j->err);
+    int ok = label_meets(f, ex, x, er->labels, er->n_labels, got ? got : "", &why, j->err);
     if (ok < 0)
         return -1;
     if (!ok) {
@@ -303,51 +330,139 @@ static char *shape_str(const px_example_result *x)
     return fmt("%s", buf);
 }
 
-static px_div diverge_inputs(const jctx *j, size_t e, size_t k, char **detail)
+/* ---- what an environment's results say against what the contract says ---- */
+
+/* Something was recorded for the example: it ran, or was rejected. */
+static int recorded(const px_example_result *x)
 {
-    const px_env_result *a = &j->r->envs[j->ref], *b = &j->r->envs[e];
-    const px_env *fa = &j->f->envs[a->env_index], *fb = &j->f->envs[b->env_index];
-    const px_example_result *xa = &a->ex[k], *xb = &b->ex[k];
-    if (strcmp(a->m.model_sha256, b->m.model_sha256)) {
+    return x->status != PX_ST_PENDING && x->status != PX_ST_NOT_EVALUATED;
+}
+
+/* The first difference between two label maps, in words; NULL when equal.
+ * `here` and `there` name the two sides. */
+static char *labels_differ(char *const *a, size_t na, char *const *b, size_t nb, const char *here, const char *there)
+{
+    size_t n = na < nb ? na : nb;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(a[i], b[i]))
+            return fmt("logit %zu means %s %s, %s %s", i, a[i], here, b[i], there);
+    if (na != nb)
+        return fmt("%zu labels %s, %zu %s", na, here, nb, there);
+    return NULL;
+}
+
+static char *text_differs(const char *a, const char *b, const char *here, const char *there)
+{
+    if (!strcmp(a, b))
+        return NULL;
+    size_t i = 0;
+    while (a[i] == b[i])
+        i++;
+    return fmt("byte %zu: \"%.12s\" %s, \"%.12s\" %s", i, a + i, here, b + i, there);
+}
+
+static char *ids_differ(const px_example_result *x, const int64_t *ids, char *const *tokens, size_t n,
+                        const char *here, const char *there)
+{
+    size_t m = x->n_ids < n ? x->n_ids : n;
+    for (size_t i = 0; i < m; i++)
+        if (x->ids[i] != ids[i])
+            return fmt("token %zu: %lld ('%s') %s, %lld ('%s') %s", i, (long long)x->ids[i],
+                       x->tokens ? x->tokens[i] : "?", here, (long long)ids[i], tokens ? tokens[i] : "?", there);
+    if (x->n_ids != n)
+        return fmt("%zu tokens %s, %zu %s", x->n_ids, here, n, there);
+    return NULL;
+}
+
+/* Did the environment process example k's input as the contract says
+ * (cleaned text, rejection, token ids)? NULL when it did or when there is
+ * nothing to compare; else the difference, with *stage set. */
+static char *input_vs_contract(const jctx *j, size_t e, size_t k, px_div *stage)
+{
+    const px_env_result *er = &j->r->envs[e];
+    const px_example_result *x = &er->ex[k];
+    if (!er->expect || x->status == PX_ST_NOT_EVALUATED || x->status == PX_ST_PENDING)
+        return NULL;
+    const px_prepared *p = &er->expect[k];
+    char *d;
+    *stage = PX_DIV_CLEAN;
+    if (!x->clean_text)
+        return fmt("no input recorded (clean_text, token_ids): what went in cannot be checked");
+    if ((d = text_differs(x->clean_text, p->clean_text, "recorded", "by the contract's cleaning rules")))
+        return d;
+    *stage = PX_DIV_TOKENS;
+    if (p->rejected && x->status != PX_ST_REJECTED)
+        return fmt("the contract rejects this input (%s) but it was run (%s)", p->reason, status_name(x->status));
+    if (!p->rejected && x->status == PX_ST_REJECTED)
+        return fmt("rejected (%s), but the contract's input processing accepts it", x->detail ? x->detail : "");
+    if ((d = ids_differ(x, p->enc.ids, p->enc.pieces, p->enc.n, "recorded", "from the contract's vocabulary")))
+        return d;
+    return NULL;
+}
+
+/* The contract's pins and label map, and the environment's own (its
+ * overrides), against what its results record. */
+static const char *model_pin(const jctx *j, size_t e) { return j->f->envs[j->r->envs[e].env_index].model_sha256; }
+static const char *vocab_pin(const jctx *j, size_t e) { return j->f->envs[j->r->envs[e].env_index].vocab_sha256; }
+
+static px_div diverge_inputs(const jctx *j, size_t e, size_t k, char **detail, int *vs_contract)
+{
+    const px_fixture *f = j->f;
+    const px_env_result *b = &j->r->envs[e], *a = j->ref >= 0 && (int)e != j->ref ? &j->r->envs[j->ref] : NULL;
+    if (a && !recorded(&a->ex[k]))
+        a = NULL; /* the reference has not run it (yet): nothing to compare with */
+    const px_example_result *xa = a ? &a->ex[k] : NULL, *xb = &b->ex[k];
+    *vs_contract = 0;
+    if (a && strcmp(a->m.model_sha256, b->m.model_sha256)) {
         *detail = fmt("model sha256 %.12s… vs %.12s…", a->m.model_sha256, b->m.model_sha256);
         return PX_DIV_MODEL;
     }
-    size_t n = fa->n_labels < fb->n_labels ? fa->n_labels : fb->n_labels;
-    for (size_t i = 0; i < n || fa->n_labels != fb->n_labels; i++) {
-        if (i >= n) {
-            *detail = fmt("%zu labels vs %zu", fa->n_labels, fb->n_labels);
-            return PX_DIV_LABELS;
-        }
-        if (strcmp(fa->labels[i], fb->labels[i])) {
-            *detail = fmt("logit %zu means %s vs %s", i, fa->labels[i], fb->labels[i]);
-            return PX_DIV_LABELS;
-        }
+    *vs_contract = 1;
+    if (f->model_sha256 && strcmp(b->m.model_sha256, f->model_sha256)) {
+        *detail = fmt("model sha256 %.12s… recorded, %.12s… pinned by the contract",
+                      b->m.model_sha256[0] ? b->m.model_sha256 : "(none)", f->model_sha256);
+        return PX_DIV_MODEL;
     }
-    if (xa->clean_text && xb->clean_text && strcmp(xa->clean_text, xb->clean_text)) {
-        size_t i = 0;
-        while (xa->clean_text[i] == xb->clean_text[i])
-            i++;
-        *detail = fmt("byte %zu: \"%.12s\" vs \"%.12s\"", i, xa->clean_text + i, xb->clean_text + i);
+    *vs_contract = 0;
+    if (a && (*detail = labels_differ(a->labels, a->n_labels, b->labels, b->n_labels, "in the reference", "here")))
+        return PX_DIV_LABELS;
+    *vs_contract = 1;
+    if ((*detail = labels_differ(b->labels, b->n_labels, f->labels, f->n_labels, "here", "in the contract")))
+        return PX_DIV_LABELS;
+    *vs_contract = 0;
+    if (xa && xa->clean_text && xb->clean_text &&
+        (*detail = text_differs(xa->clean_text, xb->clean_text, "in the reference", "here")))
         return PX_DIV_CLEAN;
+    px_div stage = PX_DIV_NONE;
+    char *d = input_vs_contract(j, e, k, &stage);
+    if (d && stage == PX_DIV_CLEAN) {
+        *detail = d, *vs_contract = 1;
+        return stage;
     }
-    size_t m = xa->n_ids < xb->n_ids ? xa->n_ids : xb->n_ids;
-    for (size_t i = 0; i < m; i++)
-        if (xa->ids[i] != xb->ids[i]) {
-            *detail = fmt("token %zu: %lld vs %lld ('%s' vs '%s')", i, (long long)xa->ids[i], (long long)xb->ids[i],
-                          xa->tokens ? xa->tokens[i] : "?", xb->tokens ? xb->tokens[i] : "?");
+    if (xa && xa->clean_text && xb->clean_text) {
+        char *t = ids_differ(xb, xa->ids, xa->tokens, xa->n_ids, "here", "in the reference");
+        if (t) {
+            free(d);
+            *detail = t;
             return PX_DIV_TOKENS;
         }
-    if (xa->n_ids != xb->n_ids) {
-        *detail = fmt("%zu tokens vs %zu", xa->n_ids, xb->n_ids);
-        return PX_DIV_TOKENS;
     }
+    if (d) {
+        *detail = d, *vs_contract = 1;
+        return stage;
+    }
+    /* Same ids from another vocabulary: this example does not show it; the
+     * ladder's input rung does. */
+    *vs_contract = 0;
     return PX_DIV_NONE;
 }
 
-static px_div diverge(const jctx *j, size_t e, size_t k, const px_verdict *v, char **detail)
+static px_div diverge(const jctx *j, size_t e, size_t k, const px_verdict *v, char **detail, int *vs_contract)
 {
-    px_div d = diverge_inputs(j, e, k, detail);
-    if (d != PX_DIV_NONE)
+    if (!recorded(&j->r->envs[e].ex[k]))
+        return PX_DIV_NONE;
+    px_div d = diverge_inputs(j, e, k, detail, vs_contract);
+    if (d != PX_DIV_NONE || j->ref < 0 || (int)e == j->ref || !recorded(&j->r->envs[j->ref].ex[k]))
         return d;
     const px_example_result *xa = &j->r->envs[j->ref].ex[k], *xb = &j->r->envs[e].ex[k];
     if (xa->status == PX_ST_REJECTED && xb->status == PX_ST_REJECTED)
@@ -366,7 +481,7 @@ static px_div diverge(const jctx *j, size_t e, size_t k, const px_verdict *v, ch
                       xb->values[v->cmp.worst], v->stat, v->cmp.value, v->cmp.threshold);
         return PX_DIV_VALUES;
     }
-    const char *la = label_of(j->f, j->r, (size_t)j->ref, xa->label), *lb = label_of(j->f, j->r, e, xb->label);
+    const char *la = label_of(j->r, (size_t)j->ref, xa->label), *lb = label_of(j->r, e, xb->label);
     if (la && lb && strcmp(la, lb)) {
         *detail = fmt("%s vs %s", la, lb);
         return PX_DIV_DECISION;
@@ -382,7 +497,7 @@ static px_attr attribute(const jctx *j, size_t e, size_t k)
     const px_example_result *ref = result_at(j, j->ref, k), *x = &j->r->envs[e].ex[k];
     if (!ref || ref->status != PX_ST_OK || x->status != PX_ST_OK)
         return PX_ATTR_NONE;
-    const char *lr = label_of(j->f, j->r, (size_t)j->ref, ref->label), *lx = label_of(j->f, j->r, e, x->label);
+    const char *lr = label_of(j->r, (size_t)j->ref, ref->label), *lx = label_of(j->r, e, x->label);
     if (!lr || !lx || !strcmp(lr, lx))
         return PX_ATTR_NONE;
     if ((int)e == j->twin)
@@ -390,7 +505,7 @@ static px_attr attribute(const jctx *j, size_t e, size_t k)
     const px_example_result *tw = result_at(j, j->twin, k);
     if (!tw || tw->status != PX_ST_OK)
         return PX_ATTR_NONE;
-    const char *lt = label_of(j->f, j->r, (size_t)j->twin, tw->label);
+    const char *lt = label_of(j->r, (size_t)j->twin, tw->label);
     return lt && !strcmp(lt, lx) ? PX_ATTR_PRECISION : PX_ATTR_DEVICE;
 }
 
@@ -401,61 +516,151 @@ static void set_rung(px_env_verdict *ev, px_rung r, px_rung_state s, char *detai
     ev->rung_detail[r] = detail;
 }
 
+/* Device recognised: for results read from a file, also the device type
+ * and dtype it claims are the ones the fixture gives the environment. */
+static char *device_mismatch(const jctx *j, size_t e)
+{
+    const px_env_result *er = &j->r->envs[e];
+    const px_env *fe = &j->f->envs[er->env_index];
+    if (er->origin != PX_ORIGIN_FILE)
+        return NULL;
+    if (fe->dtype && (!er->m.dtype || strcmp(er->m.dtype, fe->dtype)))
+        return fmt("recorded dtype %s, but the environment is %s", er->m.dtype ? er->m.dtype : "(none)", fe->dtype);
+    if (fe->device && er->m.device) {
+        size_t n = strcspn(fe->device, ":"), m = strcspn(er->m.device, ":");
+        if (n != m || strncmp(fe->device, er->m.device, n))
+            return fmt("recorded device %s, but the environment is %s", er->m.device, fe->device);
+    }
+    return NULL;
+}
+
+/* Model loaded: the recorded revision is the environment's pinned one, and
+ * its outputs were decided with the environment's label map. */
+static char *model_mismatch(const jctx *j, size_t e)
+{
+    const px_env_result *er = &j->r->envs[e];
+    const px_env *fe = &j->f->envs[er->env_index];
+    const char *pin = model_pin(j, e);
+    if (!pin)
+        return fmt("no pinned revision to check the recorded one against");
+    if (!er->m.model_sha256[0])
+        return fmt("no model revision recorded: it cannot be checked against the pinned %.12s…", pin);
+    if (strcmp(er->m.model_sha256, pin))
+        return fmt("revision %.12s… is not the pinned %.12s…", er->m.model_sha256, pin);
+    return labels_differ(er->labels, er->n_labels, fe->labels, fe->n_labels, "here", "in the fixture");
+}
+
+/* Input processed: the recorded vocabulary is the pinned one and every
+ * example went in as the contract's processing makes it. */
+static char *input_mismatch(const jctx *j, size_t e)
+{
+    const px_env_result *er = &j->r->envs[e];
+    const char *pin = vocab_pin(j, e);
+    if (!pin)
+        return fmt("no pinned vocabulary to check the recorded one against");
+    if (!er->m.vocab_sha256[0])
+        return fmt("no vocabulary sha256 recorded: it cannot be checked against the pinned %.12s…", pin);
+    if (strcmp(er->m.vocab_sha256, pin))
+        return fmt("vocabulary %.12s… is not the pinned %.12s…", er->m.vocab_sha256, pin);
+    for (size_t k = 0; k < j->r->n_examples; k++) {
+        px_div stage;
+        char *d = input_vs_contract(j, e, k, &stage);
+        if (d) {
+            char *s = fmt("%s: %s differs: %s", j->f->examples[k].id, div_name(stage), d);
+            free(d);
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* Contract satisfied also means the contract's own task: an environment
+ * that runs another model, vocabulary or label map than the contract pins
+ * (an override, or a file recorded with one) is a different task. */
+static char *task_mismatch(const jctx *j, size_t e)
+{
+    const px_env_result *er = &j->r->envs[e];
+    const px_fixture *f = j->f;
+    if (f->model_sha256 && strcmp(er->m.model_sha256, f->model_sha256))
+        return fmt("it runs model %.12s…, not the contract's pinned %.12s…: a different task", er->m.model_sha256,
+                   f->model_sha256);
+    if (f->vocab_sha256 && strcmp(er->m.vocab_sha256, f->vocab_sha256))
+        return fmt("it uses vocabulary %.12s…, not the contract's pinned %.12s…: a different task",
+                   er->m.vocab_sha256, f->vocab_sha256);
+    char *d = labels_differ(er->labels, er->n_labels, f->labels, f->n_labels, "here", "in the contract");
+    if (d) {
+        char *s = fmt("its label map is not the contract's (%s): a different task", d);
+        free(d);
+        return s;
+    }
+    return NULL;
+}
+
 /* The first failing rung stops the ladder: nothing after it is shown as
  * passed. */
 static void ladder(const jctx *j, size_t e, px_env_verdict *ev)
 {
     const px_env_result *er = &j->r->envs[e];
-    const px_env *fe = &j->f->envs[er->env_index];
     for (int r = 0; r < PX_RUNG_COUNT; r++)
         ev->rung[r] = PX_RS_NOT_REACHED;
     ev->rung[PX_RUNG_PERF] = PX_RS_NOT_MEASURED;
+    if (!er->selected || er->origin == PX_ORIGIN_NONE)
+        return;
+    char *bad;
     if (er->state == PX_ENV_DOWN && er->down_stage == PX_STAGE_DEVICE) {
-        set_rung(ev, PX_RUNG_DEVICE, PX_RS_FAILED, fmt("%s", er->down_msg));
+        set_rung(ev, PX_RUNG_DEVICE, PX_RS_FAILED, fmt("%s", er->down_msg ? er->down_msg : "down"));
         return;
     }
-    set_rung(ev, PX_RUNG_DEVICE, PX_RS_PASSED, fmt("%s", er->m.device ? er->m.device : fe->device));
+    if ((bad = device_mismatch(j, e))) {
+        set_rung(ev, PX_RUNG_DEVICE, PX_RS_FAILED, bad);
+        return;
+    }
+    set_rung(ev, PX_RUNG_DEVICE, PX_RS_PASSED, fmt("%s", results_env_device(j->f, er)));
     if (er->state == PX_ENV_DOWN && er->down_stage == PX_STAGE_LOAD) {
-        set_rung(ev, PX_RUNG_MODEL, PX_RS_FAILED, fmt("%s", er->down_msg));
+        set_rung(ev, PX_RUNG_MODEL, PX_RS_FAILED, fmt("%s", er->down_msg ? er->down_msg : "down"));
         return;
     }
-    if (fe->model_sha256 && strcmp(er->m.model_sha256, fe->model_sha256)) {
-        set_rung(ev, PX_RUNG_MODEL, PX_RS_FAILED,
-                 fmt("revision %.12s… is not the pinned %.12s…", er->m.model_sha256, fe->model_sha256));
+    if ((bad = model_mismatch(j, e))) {
+        set_rung(ev, PX_RUNG_MODEL, PX_RS_FAILED, bad);
         return;
     }
     set_rung(ev, PX_RUNG_MODEL, PX_RS_PASSED, fmt("sha256 %.12s…", er->m.model_sha256));
-    set_rung(ev, PX_RUNG_INPUT, PX_RS_PASSED, fmt("vocab sha256 %.12s…", er->m.vocab_sha256));
-    size_t bad = j->r->n_examples;
-    for (size_t k = 0; k < j->r->n_examples && bad == j->r->n_examples; k++) {
-        px_status s = er->ex[k].status;
-        if (s != PX_ST_OK && s != PX_ST_REJECTED)
-            bad = k;
-    }
-    if (er->state == PX_ENV_DOWN || bad < j->r->n_examples) {
-        const px_example_result *x = bad < j->r->n_examples ? &er->ex[bad] : NULL;
-        set_rung(ev, PX_RUNG_FORWARD, PX_RS_FAILED,
-                 x ? fmt("%s: %s: %s", j->f->examples[bad].id, status_name(x->status), ev->ex[bad].detail)
-                   : fmt("%s", er->down_msg));
+    if ((bad = input_mismatch(j, e))) {
+        set_rung(ev, PX_RUNG_INPUT, PX_RS_FAILED, bad);
         return;
     }
-    set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, fmt("every example's output is [1,%zu]", fe->n_labels));
+    set_rung(ev, PX_RUNG_INPUT, PX_RS_PASSED, fmt("vocab sha256 %.12s…", er->m.vocab_sha256));
+    size_t n = j->r->n_examples, first = n;
+    for (size_t k = 0; k < n && first == n; k++)
+        if (er->ex[k].status != PX_ST_OK && er->ex[k].status != PX_ST_REJECTED)
+            first = k;
+    if (er->state == PX_ENV_DOWN || first < n) {
+        const px_example_result *x = first < n ? &er->ex[first] : NULL;
+        set_rung(ev, PX_RUNG_FORWARD, PX_RS_FAILED,
+                 x ? fmt("%s: %s: %s", j->f->examples[first].id, status_name(x->status), ev->ex[first].detail)
+                   : fmt("%s", er->down_msg ? er->down_msg : "down"));
+        return;
+    }
+    set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, fmt("every example's output is [1,%zu]", er->n_labels));
     int unmet = 0;
-    const char *first = NULL;
-    for (size_t k = 0; k < j->r->n_examples; k++)
+    const char *id = NULL;
+    for (size_t k = 0; k < n; k++)
         if (!outcome_met(ev->ex[k].outcome) && !unmet++)
-            first = j->f->examples[k].id;
+            id = j->f->examples[k].id;
     if (unmet)
-        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_FAILED, fmt("%d example(s) do not meet it, first %s", unmet, first));
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_FAILED, fmt("%d example(s) do not meet it, first %s", unmet, id));
+    else if ((bad = task_mismatch(j, e)))
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_FAILED, bad);
     else
-        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_PASSED, fmt("all %zu examples", j->r->n_examples));
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_PASSED, fmt("all %zu examples", n));
 }
 
 static int find_role(const px_fixture *f, const px_results *r, const char *role)
 {
     for (size_t e = 0; e < r->n_envs; e++) {
         const px_env *fe = &f->envs[r->envs[e].env_index];
-        if (fe->role && !strcmp(fe->role, role) && r->envs[e].state == PX_ENV_UP)
+        if (fe->role && !strcmp(fe->role, role) && r->envs[e].state == PX_ENV_UP && r->envs[e].selected &&
+            r->envs[e].origin != PX_ORIGIN_NONE)
             return (int)e;
     }
     return -1;
@@ -475,27 +680,36 @@ static void add_finding(px_judgement *out, char *s)
 static int judge_env(const jctx *j, size_t e, px_judgement *out)
 {
     px_env_verdict *ev = &out->envs[e];
+    const px_env_result *er = &j->r->envs[e];
     ev->ex = calloc(j->r->n_examples ? j->r->n_examples : 1, sizeof *ev->ex);
     ev->is_reference = (int)e == j->ref;
-    ev->down = j->r->envs[e].state == PX_ENV_DOWN;
+    ev->selected = er->selected;
+    ev->absent = er->selected && er->origin == PX_ORIGIN_NONE;
+    ev->down = er->selected && er->state == PX_ENV_DOWN;
+    int judged = er->selected && !ev->absent;
     for (size_t k = 0; k < j->r->n_examples; k++) {
         px_verdict *v = &ev->ex[k];
         if (judge_example(j, e, k, v))
             return -1;
-        /* Only what both environments recorded can be compared. */
-        if (j->ref >= 0 && !ev->is_reference && !ev->down)
-            v->div = diverge(j, e, k, v, &v->div_detail);
+        /* Only what was recorded can be compared; a down environment
+         * recorded no inputs. */
+        if (judged && !ev->down)
+            v->div = diverge(j, e, k, v, &v->div_detail, &v->div_contract);
         /* Precision or device is the question only when the two ran the
          * same model on the same input. */
         int same_inputs = v->div == PX_DIV_NONE || v->div >= PX_DIV_SHAPE;
-        v->attr = ev->is_reference || !same_inputs ? PX_ATTR_NONE : attribute(j, e, k);
-        ev->counts[v->outcome]++;
-        if (ev->is_reference && !outcome_met(v->outcome) && v->outcome != PX_OC_NOT_EVALUATED)
+        v->attr = ev->is_reference || !same_inputs || !judged ? PX_ATTR_NONE : attribute(j, e, k);
+        if (er->selected)
+            ev->counts[v->outcome]++;
+        if (ev->is_reference && judged && !outcome_met(v->outcome) && v->outcome != PX_OC_NOT_EVALUATED)
             add_finding(out, fmt("the reference itself disagrees with the expectation on %s: %s (%s)",
                                  j->f->examples[k].id, outcome_name(v->outcome), v->detail ? v->detail : ""));
     }
     ladder(j, e, ev);
-    ev->met = !ev->down;
+    /* Met: every rung up to "contract satisfied" passed. */
+    ev->met = judged && !ev->down;
+    for (int r = 0; r <= PX_RUNG_CONTRACT; r++)
+        ev->met &= ev->rung[r] == PX_RS_PASSED;
     for (int o = 0; o < PX_OC_COUNT; o++)
         if (ev->counts[o] && !outcome_met((px_outcome)o))
             ev->met = 0;
@@ -509,18 +723,26 @@ int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, p
     out->n_envs = r->n_envs;
     out->n_examples = r->n_examples;
     jctx j = {f, r, r->reference, find_role(f, r, "twin"), find_role(f, r, "oracle"), err};
-    if (j.ref >= 0 && r->envs[j.ref].state != PX_ENV_UP)
-        add_finding(out, fmt("the reference environment %s is down: nothing is compared with it", r->envs[j.ref].name));
-    if (j.ref >= 0 && r->envs[j.ref].state != PX_ENV_UP)
-        j.ref = -1;
+    if (j.ref >= 0) {
+        const px_env_result *re = &r->envs[j.ref];
+        if (!re->selected)
+            j.ref = -1;
+        else if (re->origin == PX_ORIGIN_NONE || re->state != PX_ENV_UP) {
+            add_finding(out, fmt("the reference environment %s %s: nothing is compared with it", re->name,
+                                 re->origin == PX_ORIGIN_NONE ? "has no results" : "is down"));
+            j.ref = -1;
+        }
+    }
     out->all_met = 1;
     for (size_t e = 0; e < r->n_envs; e++) {
         if (judge_env(&j, e, out)) {
             judgement_free(out);
             return -1;
         }
+        if (!out->envs[e].selected)
+            continue;
         out->all_met &= out->envs[e].met;
-        out->any_down |= out->envs[e].down;
+        out->any_down |= out->envs[e].down || out->envs[e].absent;
     }
     return 0;
 }
@@ -542,4 +764,46 @@ void judgement_free(px_judgement *j)
         free(j->findings[i]);
     free(j->findings);
     memset(j, 0, sizeof *j);
+}
+
+px_fit decision_fit(const char *decision, const char *env, const char *results, const px_env_result *e,
+                    const px_example_result *x, const char *id)
+{
+    if (!decision)
+        return PX_FIT_NONE;
+    if (!env)
+        return PX_FIT_UNKNOWN;
+    if (strcmp(env, e->name))
+        return PX_FIT_OTHER_ENV;
+    if (!results)
+        return PX_FIT_UNKNOWN;
+    char now[PX_SHA256_HEX];
+    results_example_sha256(e, x, id, now);
+    return strcmp(now, results) ? PX_FIT_OTHER_RESULTS : PX_FIT_HERE;
+}
+
+const char *fit_name(px_fit fit)
+{
+    static const char *const n[] = {"none", "here", "other-environment", "other-results", "not-recorded"};
+    return fit <= PX_FIT_UNKNOWN ? n[fit] : "?";
+}
+
+char *decision_words(px_fit fit, const char *decision, const char *env, const char *here)
+{
+    const char *done = !decision                          ? "undecided"
+                       : !strcmp(decision, "accept")      ? "accepted"
+                       : !strcmp(decision, "defect")      ? "marked a defect"
+                       : !strcmp(decision, "unsupported") ? "marked unsupported"
+                       : !strcmp(decision, "needs-rule")  ? "marked as needing a product rule"
+                       : !strcmp(decision, "flag")        ? "flagged"
+                                                          : decision;
+    switch (fit) {
+    case PX_FIT_HERE: return fmt("%s on %s", done, here);
+    case PX_FIT_OTHER_ENV: return fmt("%s on %s, not yet on %s", done, env, here);
+    case PX_FIT_OTHER_RESULTS: return fmt("%s on %s's earlier results, not on these", done, here);
+    case PX_FIT_UNKNOWN:
+        return env ? fmt("%s on %s, results not recorded", done, env)
+                   : fmt("%s, env not recorded; not yet on %s", done, here);
+    default: return fmt("%s", done);
+    }
 }

@@ -16,6 +16,8 @@
 
 #include "parity/clean.h"
 #include "parity/fixture.h"
+#include "parity/strmap.h"
+#include "parity/ydoc.h"
 
 typedef struct lctx {
     yaml_document_t doc;
@@ -82,17 +84,34 @@ static int found_at(const px_lint *l, int line, int col)
     return 0;
 }
 
+static int finding_cmp(const void *a, const void *b)
+{
+    const px_finding *x = a, *y = b;
+    return x->line != y->line ? (x->line > y->line) - (x->line < y->line) : (x->col > y->col) - (x->col < y->col);
+}
+
 /* Stable, so findings on one line keep the order the checks found them in
- * (the missing kinds in their documented order). Lists are short. */
+ * (the missing kinds in their documented order): a merge sort, since a
+ * hostile fixture can have a finding per example. */
 static void sort_findings(px_lint *l)
 {
-    for (size_t i = 1; i < l->n; i++) {
-        px_finding f = l->v[i];
-        size_t j = i;
-        for (; j > 0 && (l->v[j - 1].line > f.line || (l->v[j - 1].line == f.line && l->v[j - 1].col > f.col)); j--)
-            l->v[j] = l->v[j - 1];
-        l->v[j] = f;
+    px_finding *tmp = malloc((l->n ? l->n : 1) * sizeof *tmp);
+    if (!tmp)
+        return;
+    for (size_t w = 1; w < l->n; w *= 2) {
+        for (size_t lo = 0; lo < l->n; lo += 2 * w) {
+            size_t mid = lo + w < l->n ? lo + w : l->n, hi = lo + 2 * w < l->n ? lo + 2 * w : l->n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = finding_cmp(&l->v[j], &l->v[i]) < 0 ? l->v[j++] : l->v[i++];
+            while (i < mid)
+                tmp[k++] = l->v[i++];
+            while (j < hi)
+                tmp[k++] = l->v[j++];
+        }
+        memcpy(l->v, tmp, l->n * sizeof *tmp);
     }
+    free(tmp);
 }
 
 /* ---- the document: libyaml marks are 0-based, columns in characters ---- */
@@ -160,17 +179,22 @@ static void walk_labels(lctx *c, yaml_node_t *list, const char *what)
     size_t n = seq_len(list);
     if (n == 0)
         add(c, loc_of(list), "%s is empty: list the labels in the model's output order", what);
+    px_strmap *seen = strmap_new(n);
+    if (!seen) {
+        c->oom = 1;
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         yaml_node_t *it = seq_item(c, list, i);
-        for (size_t j = 0; scalar(it) && j < i; j++) {
-            yaml_node_t *first = seq_item(c, list, j);
-            if (scalar(first) && !strcmp(scalar(first), scalar(it))) {
-                add(c, loc_of(it), "label '%s' is listed twice in %s (first at line %d)", scalar(it), what,
-                    loc_of(first).line);
-                break;
-            }
-        }
+        long j = -1;
+        int dup = scalar(it) ? strmap_put(seen, scalar(it), (long)i, &j) : 0;
+        if (dup < 0)
+            c->oom = 1;
+        else if (dup)
+            add(c, loc_of(it), "label '%s' is listed twice in %s (first at line %d)", scalar(it), what,
+                loc_of(seq_item(c, list, (size_t)j)).line);
     }
+    strmap_free(seen);
 }
 
 static void walk_env_labels(lctx *c)
@@ -190,18 +214,22 @@ static void walk_ids(lctx *c)
 {
     yaml_node_t *ex = get(c, c->root, "examples");
     size_t n = seq_len(ex);
+    px_strmap *seen = strmap_new(n);
+    if (!seen) {
+        c->oom = 1;
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         yaml_node_t *id = get(c, seq_item(c, ex, i), "id");
-        for (size_t j = 0; scalar(id) && j < i; j++) {
-            yaml_node_t *first = seq_item(c, ex, j);
-            const char *fid = scalar(get(c, first, "id"));
-            if (fid && !strcmp(fid, scalar(id))) {
-                /* The line of the first example, as the loader names it. */
-                add(c, loc_of(id), "duplicate example id '%s' (first at line %d)", scalar(id), loc_of(first).line);
-                break;
-            }
-        }
+        long j = -1;
+        int dup = scalar(id) ? strmap_put(seen, scalar(id), (long)i, &j) : 0;
+        if (dup < 0)
+            c->oom = 1;
+        else if (dup) /* the line of the first example, as the loader names it */
+            add(c, loc_of(id), "duplicate example id '%s' (first at line %d)", scalar(id),
+                loc_of(seq_item(c, ex, (size_t)j)).line);
     }
+    strmap_free(seen);
 }
 
 /* ---- checks on the typed fixture ---- */
@@ -385,20 +413,11 @@ int lint_parse(const char *path, const char *data, size_t len, px_lint *out, px_
 {
     memset(out, 0, sizeof *out);
     lctx c = {.out = out};
-    yaml_parser_t p;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
-    int loaded = yaml_parser_load(&p, &c.doc);
-    yaml_parser_delete(&p);
+    /* Not YAML, too deep, or no document: ydoc words the error, with its place. */
+    int loaded = ydoc_load(path, data, len, "fixture", &c.doc, err) == 0;
     c.root = loaded ? yaml_document_get_root_node(&c.doc) : NULL;
     int rc = 0;
     if (!c.root) {
-        /* Not YAML, or no document: the loader words the error, with its place. */
-        px_fixture *f = fixture_parse(path, data, len, err);
-        if (f) { /* cannot happen: the loader parses it the same way */
-            fixture_free(f);
-            px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "not a parity fixture");
-        }
         rc = -1;
     } else {
         walk_labels(&c, get(&c, get(&c, c.root, "contract"), "labels"), "contract.labels");

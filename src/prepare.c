@@ -23,10 +23,10 @@ static int check_pin(const char *what, const char *path, const char *pinned, px_
     return 0;
 }
 
-int prep_open(px_prep *p, const px_fixture *f, const px_env *e, px_error *err)
+static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int model, px_error *err)
 {
     memset(p, 0, sizeof *p);
-    if (check_pin("model", e->model_path, e->model_sha256, e->model_sha_loc, f, p->model_sha256, err) ||
+    if ((model && check_pin("model", e->model_path, e->model_sha256, e->model_sha_loc, f, p->model_sha256, err)) ||
         check_pin("vocab", e->vocab_path, e->vocab_sha256, e->vocab_sha_loc, f, p->vocab_sha256, err))
         return -1;
     p->cleaner = cleaner_new();
@@ -45,6 +45,11 @@ int prep_open(px_prep *p, const px_fixture *f, const px_env *e, px_error *err)
         return -1;
     }
     return 0;
+}
+
+int prep_open(px_prep *p, const px_fixture *f, const px_env *e, px_error *err)
+{
+    return prep_open_with(p, f, e, 1, err);
 }
 
 void prep_close(px_prep *p)
@@ -104,10 +109,10 @@ void prepared_free(px_prepared *x)
     memset(x, 0, sizeof *x);
 }
 
-int env_input_open(px_env_input *in, const px_fixture *f, const px_env *e, px_error *err)
+static int env_input_open_with(px_env_input *in, const px_fixture *f, const px_env *e, int model, px_error *err)
 {
     memset(in, 0, sizeof *in);
-    if (prep_open(&in->prep, f, e, err))
+    if (prep_open_with(&in->prep, f, e, model, err))
         return -1;
     in->examples = calloc(f->n_examples ? f->n_examples : 1, sizeof *in->examples);
     for (size_t k = 0; k < f->n_examples; k++) {
@@ -125,6 +130,16 @@ int env_input_open(px_env_input *in, const px_fixture *f, const px_env *e, px_er
         return -1;
     }
     return 0;
+}
+
+int env_input_open(px_env_input *in, const px_fixture *f, const px_env *e, px_error *err)
+{
+    return env_input_open_with(in, f, e, 1, err);
+}
+
+int env_input_open_text(px_env_input *in, const px_fixture *f, const px_env *e, px_error *err)
+{
+    return env_input_open_with(in, f, e, 0, err);
 }
 
 void env_input_close(px_env_input *in, size_t n_examples)

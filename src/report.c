@@ -1,5 +1,6 @@
 #include "parity/report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "parity/emit.h"
@@ -38,25 +39,67 @@ static void text_counts(FILE *o, const px_env_verdict *ev)
     fputc('\n', o);
 }
 
+/* How an environment's results came to be judged, in words. */
+static const char *env_state(const px_env_verdict *ev)
+{
+    if (!ev->selected)
+        return "not-selected";
+    if (ev->absent)
+        return "no-results";
+    return ev->down ? "down" : "up";
+}
+
+static const char *origin_name(px_origin o)
+{
+    return o == PX_ORIGIN_RUN ? "run" : o == PX_ORIGIN_FILE ? "file" : "none";
+}
+
 void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j)
 {
     fprintf(o, "%s: %zu examples, %zu environments, reference %s\n", f->path, r->n_examples, r->n_envs,
             r->reference >= 0 ? r->envs[r->reference].name : "(none)");
+    for (size_t i = 0; i < r->n_warnings; i++)
+        fprintf(o, "warning: %s\n", r->warnings[i]);
     for (size_t e = 0; e < r->n_envs; e++) {
-        const px_env *fe = &f->envs[r->envs[e].env_index];
-        fprintf(o, "\n%s (%s) %s %s: %s\n", r->envs[e].name, env_role(f, &r->envs[e]), fe->device, fe->dtype,
-                j->envs[e].met ? "meets the contract" : "DOES NOT meet the contract");
-        text_ladder(o, &j->envs[e]);
-        text_counts(o, &j->envs[e]);
+        const px_env_result *er = &r->envs[e];
+        const px_env_verdict *ev = &j->envs[e];
+        fprintf(o, "\n%s (%s) %s %s", er->name, env_role(f, er), results_env_device(f, er), results_env_dtype(f, er));
+        if (er->origin == PX_ORIGIN_FILE)
+            fprintf(o, " from %s", er->source);
+        if (!ev->selected) {
+            fprintf(o, ": not selected (-e): not judged, not counted\n");
+            continue;
+        }
+        if (ev->absent) {
+            fprintf(o, ": NOT EVALUATED: %s\n", er->source ? er->source : "no results");
+            text_ladder(o, ev);
+            continue;
+        }
+        fprintf(o, ": %s\n", ev->met ? "meets the contract" : "DOES NOT meet the contract");
+        text_ladder(o, ev);
+        text_counts(o, ev);
         for (size_t k = 0; k < r->n_examples; k++) {
-            const px_verdict *v = &j->envs[e].ex[k];
-            int show = !outcome_met(v->outcome) || v->div == PX_DIV_DECISION;
-            if (!show)
+            const px_verdict *v = &ev->ex[k];
+            const px_review *rv = &f->examples[k].review;
+            px_fit fit = ev->is_reference ? PX_FIT_NONE
+                                          : decision_fit(rv->decision, rv->env, rv->results, er, &er->ex[k],
+                                                         f->examples[k].id);
+            /* The model and the label map part from the reference for every
+             * example alike: the ladder says it once. A decision made on
+             * something else is never carried over silently. */
+            int show = !outcome_met(v->outcome) || v->div == PX_DIV_DECISION || v->div == PX_DIV_CLEAN ||
+                       v->div == PX_DIV_TOKENS;
+            if (!show && (fit == PX_FIT_NONE || fit == PX_FIT_HERE))
                 continue;
             fprintf(o, "  %-20s %s: %s\n", f->examples[k].id, outcome_name(v->outcome), v->detail ? v->detail : "");
+            if (fit != PX_FIT_NONE) {
+                char *w = decision_words(fit, rv->decision, rv->env, er->name);
+                fprintf(o, "  %-20s review: %s (by %s)\n", "", w ? w : "", rv->by ? rv->by : "?");
+                free(w);
+            }
             if (v->div != PX_DIV_NONE)
-                fprintf(o, "  %-20s parts from the reference at %s: %s\n", "", div_name(v->div),
-                        v->div_detail ? v->div_detail : "");
+                fprintf(o, "  %-20s parts from the %s at %s: %s\n", "", v->div_contract ? "contract" : "reference",
+                        div_name(v->div), v->div_detail ? v->div_detail : "");
             if (v->attr != PX_ATTR_NONE)
                 fprintf(o, "  %-20s cause: %s (%s)\n", "", attr_name(v->attr),
                         v->attr == PX_ATTR_PRECISION ? "the bfloat16 twin changes it the same way"
@@ -67,7 +110,7 @@ void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_jud
         fprintf(o, "\nfindings:\n");
     for (size_t i = 0; i < j->n_findings; i++)
         fprintf(o, "  - %s\n", j->findings[i]);
-    fprintf(o, "\n%s\n", j->all_met ? "contract met in every environment" : "contract NOT met");
+    fprintf(o, "\n%s\n", j->all_met ? "contract met in every selected environment" : "contract NOT met");
 }
 
 static void json_key(FILE *o, const char *k)
@@ -84,16 +127,36 @@ static void json_str_or_null(FILE *o, const char *s)
         fputs("null", o);
 }
 
+/* The reviewer's decision, and whether it applies to this environment's
+ * results as they are (decision_fit). */
+static void json_review(FILE *o, const px_fixture *f, const px_results *r, size_t e, size_t k)
+{
+    const px_review *rv = &f->examples[k].review;
+    json_key(o, "review");
+    if (!rv->decision) {
+        fputs("null", o);
+        return;
+    }
+    const char *v[] = {rv->decision, rv->note, rv->by, rv->at, rv->note_by, rv->note_at, rv->env, rv->results};
+    static const char *const keys[] = {"decision", "note", "by", "at", "note_by", "note_at", "env", "results_sha256"};
+    fputc('{', o);
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        json_key(o, keys[i]), json_str_or_null(o, v[i]), fputc(',', o);
+    const px_env_result *er = &r->envs[e];
+    json_key(o, "applies");
+    emit_json_string(o, fit_name(decision_fit(rv->decision, rv->env, rv->results, er, &er->ex[k], f->examples[k].id)));
+    fputc('}', o);
+}
+
 static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, size_t e, size_t k, const px_verdict *v)
 {
     const px_example_result *x = &r->envs[e].ex[k];
-    const px_env *fe = &f->envs[r->envs[e].env_index];
     fputc('{', o);
     json_key(o, "id"), emit_json_string(o, f->examples[k].id), fputc(',', o);
     json_key(o, "outcome"), emit_json_string(o, outcome_name(v->outcome)), fputc(',', o);
     json_key(o, "met"), fputs(outcome_met(v->outcome) ? "true," : "false,", o);
     json_key(o, "detail"), json_str_or_null(o, v->detail), fputc(',', o);
-    json_key(o, "label"), json_str_or_null(o, x->label >= 0 ? fe->labels[x->label] : NULL), fputc(',', o);
+    json_key(o, "label"), json_str_or_null(o, results_label(&r->envs[e], x)), fputc(',', o);
     json_key(o, "compare");
     if (v->has_cmp) {
         fputc('{', o);
@@ -115,10 +178,15 @@ static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, size
     json_key(o, "divergence");
     fputc('{', o);
     json_key(o, "stage"), emit_json_string(o, div_name(v->div)), fputc(',', o);
+    json_key(o, "against");
+    json_str_or_null(o, v->div == PX_DIV_NONE ? NULL : v->div_contract ? "contract" : "reference");
+    fputc(',', o);
     json_key(o, "detail"), json_str_or_null(o, v->div_detail);
     fputs("},", o);
     json_key(o, "cause");
     json_str_or_null(o, v->attr == PX_ATTR_NONE ? NULL : attr_name(v->attr));
+    fputc(',', o);
+    json_review(o, f, r, e, k);
     fputc('}', o);
 }
 
@@ -127,9 +195,14 @@ static void json_env(FILE *o, const px_fixture *f, const px_results *r, const px
     const px_env_verdict *ev = &j->envs[e];
     fputc('{', o);
     json_key(o, "name"), emit_json_string(o, r->envs[e].name), fputc(',', o);
-    json_key(o, "role"), emit_json_string(o, env_role(f, &r->envs[e])), fputc(',', o);
-    json_key(o, "state"), emit_json_string(o, ev->down ? "down" : "up"), fputc(',', o);
-    json_key(o, "met"), fputs(ev->met ? "true," : "false,", o);
+    const px_env_result *er = &r->envs[e];
+    json_key(o, "role"), emit_json_string(o, env_role(f, er)), fputc(',', o);
+    json_key(o, "state"), emit_json_string(o, env_state(ev)), fputc(',', o);
+    json_key(o, "origin"), emit_json_string(o, origin_name(er->origin)), fputc(',', o);
+    json_key(o, "source"), json_str_or_null(o, er->source), fputc(',', o);
+    json_key(o, "device"), emit_json_string(o, results_env_device(f, er)), fputc(',', o);
+    json_key(o, "dtype"), emit_json_string(o, results_env_dtype(f, er)), fputc(',', o);
+    json_key(o, "met"), fputs(!ev->selected ? "null," : ev->met ? "true," : "false,", o);
     json_key(o, "ladder"), fputc('[', o);
     for (int k = 0; k < PX_RUNG_COUNT; k++) {
         fputs(k ? ",{" : "{", o);
@@ -162,6 +235,12 @@ void report_json(FILE *o, const px_fixture *f, const px_results *r, const px_jud
     fputc(',', o);
     json_key(o, "met"), fputs(j->all_met ? "true," : "false,", o);
     json_key(o, "exit"), fprintf(o, "%d,", exit_code);
+    json_key(o, "warnings"), fputc('[', o);
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        fputs(i ? "," : "", o);
+        emit_json_string(o, r->warnings[i]);
+    }
+    fputs("],", o);
     json_key(o, "findings"), fputc('[', o);
     for (size_t i = 0; i < j->n_findings; i++) {
         fputs(i ? "," : "", o);
@@ -176,14 +255,32 @@ void report_json(FILE *o, const px_fixture *f, const px_results *r, const px_jud
     fputs("]}\n", o);
 }
 
-/* TAP 13: one test per environment and example; the ladder's failure and
- * the findings as diagnostics. */
+/* TAP 13: one test per environment and example, then one per environment
+ * for its ladder (an environment can fail the contract with every example
+ * right: another model revision, say); failed rungs, warnings, findings
+ * and the environments left out with -e as diagnostics. */
 void report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j)
 {
-    fprintf(o, "TAP version 13\n1..%zu\n", r->n_envs * r->n_examples);
+    size_t selected = 0;
+    for (size_t e = 0; e < r->n_envs; e++)
+        selected += j->envs[e].selected;
+    fprintf(o, "TAP version 13\n1..%zu\n", selected * (r->n_examples + 1));
+    for (size_t e = 0; e < r->n_envs; e++)
+        if (!j->envs[e].selected)
+            fprintf(o, "# %s: not selected (-e): not judged\n", r->envs[e].name);
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        fputs("# warning: ", o);
+        for (const char *c = r->warnings[i]; *c; c++)
+            fputc(*c == '\n' ? ' ' : *c, o);
+        fputc('\n', o);
+    }
     size_t n = 0;
     for (size_t e = 0; e < r->n_envs; e++) {
         const px_env_verdict *ev = &j->envs[e];
+        if (!ev->selected)
+            continue;
+        if (ev->absent)
+            fprintf(o, "# %s: not evaluated: %s\n", r->envs[e].name, r->envs[e].source ? r->envs[e].source : "");
         for (int k = 0; k < PX_RUNG_COUNT; k++)
             if (ev->rung[k] == PX_RS_FAILED)
                 fprintf(o, "# %s: %s failed: %s\n", r->envs[e].name, rung_name((px_rung)k), ev->rung_detail[k]);
@@ -199,6 +296,13 @@ void report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judg
             }
             fputc('\n', o);
         }
+        int failed = -1;
+        for (int k = 0; k < PX_RUNG_COUNT && failed < 0; k++)
+            if (ev->rung[k] == PX_RS_FAILED)
+                failed = k;
+        fprintf(o, "%s %zu - %s: contract%s%s\n", ev->met ? "ok" : "not ok", ++n, r->envs[e].name,
+                ev->met ? "" : " - ", ev->met ? "" : ev->absent ? "not evaluated" : failed >= 0 ? rung_name((px_rung)failed)
+                                                                                                : "not met");
     }
     for (size_t i = 0; i < j->n_findings; i++)
         fprintf(o, "# finding: %s\n", j->findings[i]);

@@ -1,7 +1,8 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* vasprintf, open_memstream */
 #include "parity/results.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,11 @@ px_results *results_new(const px_fixture *f, const int *env_indices, size_t n)
         e->name = strdup(f->envs[env_indices[i]].name);
         e->ex = calloc(f->n_examples ? f->n_examples : 1, sizeof *e->ex);
         e->m.first_forward_ms = -1;
+        e->selected = 1;
+        const px_env *fe = &f->envs[env_indices[i]];
+        e->labels = calloc(fe->n_labels ? fe->n_labels : 1, sizeof *e->labels);
+        for (size_t l = 0; e->labels && l < fe->n_labels; l++)
+            e->labels[e->n_labels++] = strdup(fe->labels[l]);
         for (size_t k = 0; k < f->n_examples; k++) {
             e->ex[k].label = -1;
             e->ex[k].forward_ms = -1;
@@ -77,23 +83,115 @@ void example_result_clear(px_example_result *x)
     x->forward_ms = -1;
 }
 
+void env_result_clear(px_env_result *e, size_t n_examples)
+{
+    for (size_t k = 0; e->ex && k < n_examples; k++)
+        example_result_clear(&e->ex[k]);
+    free(e->ex);
+    free(e->name);
+    free(e->down_msg);
+    free(e->source);
+    for (size_t l = 0; e->labels && l < e->n_labels; l++)
+        free(e->labels[l]);
+    free(e->labels);
+    px_manifest *m = &e->m;
+    free(m->parity_version), free(m->libtorch_version), free(m->device);
+    free(m->device_name), free(m->dtype), free(m->host);
+    memset(e, 0, sizeof *e);
+}
+
 void results_free(px_results *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->n_envs; i++) {
-        px_env_result *e = &r->envs[i];
-        for (size_t k = 0; k < r->n_examples; k++)
-            example_result_clear(&e->ex[k]);
-        free(e->ex);
-        free(e->name);
-        free(e->down_msg);
-        px_manifest *m = &e->m;
-        free(m->parity_version), free(m->libtorch_version), free(m->device);
-        free(m->device_name), free(m->dtype), free(m->host);
-    }
+    for (size_t i = 0; i < r->n_envs; i++)
+        env_result_clear(&r->envs[i], r->n_examples);
+    for (size_t i = 0; i < r->n_warnings; i++)
+        free(r->warnings[i]);
+    free(r->warnings);
     free(r->envs);
     free(r);
+}
+
+void results_warn(px_results *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    char **v = s ? realloc(r->warnings, (r->n_warnings + 1) * sizeof *v) : NULL;
+    if (!v) {
+        free(s);
+        return;
+    }
+    r->warnings = v;
+    r->warnings[r->n_warnings++] = s;
+}
+
+int results_argmax(const double *v, size_t n)
+{
+    int best = n ? 0 : -1;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(v[i]))
+            return (int)i;
+        if (v[i] > v[best])
+            best = (int)i;
+    }
+    return best;
+}
+
+const char *results_env_device(const px_fixture *f, const px_env_result *e)
+{
+    const px_env *fe = &f->envs[e->env_index];
+    if (e->origin == PX_ORIGIN_FILE || !fe->device)
+        return e->m.device ? e->m.device : "device not recorded";
+    return fe->device;
+}
+
+const char *results_env_dtype(const px_fixture *f, const px_env_result *e)
+{
+    const px_env *fe = &f->envs[e->env_index];
+    if (e->origin == PX_ORIGIN_FILE || !fe->dtype)
+        return e->m.dtype ? e->m.dtype : fe->dtype ? fe->dtype : "dtype not recorded";
+    return fe->dtype;
+}
+
+const char *results_label(const px_env_result *e, const px_example_result *x)
+{
+    return x->label >= 0 && (size_t)x->label < e->n_labels ? e->labels[x->label] : NULL;
+}
+
+void results_example_sha256(const px_env_result *e, const px_example_result *x, const char *id,
+                            char out[PX_SHA256_HEX])
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    if (!o) {
+        out[0] = '\0';
+        return;
+    }
+    fprintf(o, "%zu:%s;%s;%zu:%s;", strlen(id), id, status_name(x->status), x->detail ? strlen(x->detail) : 0,
+            x->detail ? x->detail : "");
+    fprintf(o, "%zu:%s;%zu;", x->clean_text ? strlen(x->clean_text) : 0, x->clean_text ? x->clean_text : "", x->n_ids);
+    for (size_t i = 0; i < x->n_ids; i++)
+        fprintf(o, "%lld,", (long long)x->ids[i]);
+    fprintf(o, ";%d;", x->ndim);
+    for (int i = 0; i < x->ndim; i++)
+        fprintf(o, "%lld,", (long long)x->shape[i]);
+    for (size_t i = 0; i < x->n_values; i++)
+        fprintf(o, "%a,", x->values[i]);
+    const char *label = results_label(e, x);
+    fprintf(o, ";%s", label ? label : "-");
+    if (fclose(o)) {
+        free(buf);
+        out[0] = '\0';
+        return;
+    }
+    hash_buffer(buf, len, out);
+    free(buf);
 }
 
 double results_max_abs_diff(const px_example_result *a, const px_example_result *b)
@@ -158,11 +256,14 @@ static void write_labels(FILE *o, char *const *labels, size_t n)
     fputs("]\n", o);
 }
 
-static void write_example(FILE *o, const px_env *e, const px_example_result *x, const char *id)
+static void write_example(FILE *o, const px_env_result *e, const px_example_result *x, const char *id,
+                          const char *def)
 {
     fprintf(o, "      - id: ");
     emit_yaml_string(o, id);
     fputc('\n', o);
+    if (def[0])
+        key_str(o, 8, "sha256", def);
     key_str(o, 8, "outcome", status_name(x->status));
     if (x->detail)
         key_str(o, 8, "detail", x->detail);
@@ -194,8 +295,23 @@ static void write_example(FILE *o, const px_env *e, const px_example_result *x, 
         }
         fprintf(o, "]\n");
     }
-    key_str(o, 8, "label", x->label >= 0 ? e->labels[x->label] : NULL);
+    key_str(o, 8, "label", results_label(e, x));
     key_num(o, 8, "forward_ms", x->forward_ms);
+}
+
+/* The contract an environment's results were recorded under: the fixture's
+ * now for a run, as the file said for one read back. */
+static void write_contract(FILE *o, const px_env_result *e, const px_fingerprint *now)
+{
+    const px_fingerprint *fp = e->origin == PX_ORIGIN_RUN ? now : &e->recorded;
+    int any = 0;
+    for (int p = 0; p < PX_PART_COUNT; p++)
+        any |= fp->part[p][0] != '\0';
+    if (!any)
+        return;
+    fprintf(o, "    contract:\n");
+    for (int p = 0; p < PX_PART_COUNT; p++)
+        key_str(o, 6, fingerprint_part_name((px_part)p), fp->part[p][0] ? fp->part[p] : NULL);
 }
 
 int results_write(const px_results *r, const px_fixture *f, const char *path, px_error *err)
@@ -205,21 +321,29 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
     FILE *o = open_memstream(&text, &len);
     if (!o)
         return px_error_set(err, PX_EXIT_IO, path, 0, 0, "out of memory");
+    px_fingerprint now;
+    fingerprint_contract(f, &now);
+    char **defs = calloc(f->n_examples ? f->n_examples : 1, sizeof *defs);
+    for (size_t k = 0; defs && k < f->n_examples; k++)
+        if ((defs[k] = malloc(PX_SHA256_HEX)))
+            fingerprint_example(f, k, defs[k]);
     fprintf(o, "# parity results: what each environment did with each example.\n"
                "# Format described in parity-results(5); written by `parity run`.\n");
-    fprintf(o, "parity_results: 1\nfixture:\n");
+    fprintf(o, "parity_results: %d\nfixture:\n", PX_RESULTS_VERSION);
     key_str(o, 2, "path", f->path);
     key_str(o, 2, "sha256", f->sha256);
     fprintf(o, "labels: ");
     write_labels(o, f->labels, f->n_labels);
     fprintf(o, "reference: ");
-    if (r->reference >= 0)
+    if (r->reference >= 0 && r->envs[r->reference].origin != PX_ORIGIN_NONE && r->envs[r->reference].selected)
         emit_yaml_string(o, r->envs[r->reference].name);
     else
         fputs("null", o);
     fprintf(o, "\nenvironments:\n");
     for (size_t i = 0; i < r->n_envs; i++) {
         const px_env_result *e = &r->envs[i];
+        if (e->origin == PX_ORIGIN_NONE || !e->selected)
+            continue;
         fprintf(o, "  ");
         emit_yaml_string(o, e->name);
         fprintf(o, ":\n");
@@ -228,17 +352,23 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
         key_str(o, 4, "note", fe->note);
         key_str(o, 4, "state", e->state == PX_ENV_DOWN ? "down" : "up");
         fprintf(o, "    labels: ");
-        write_labels(o, fe->labels, fe->n_labels);
+        write_labels(o, e->labels, e->n_labels);
         if (e->state == PX_ENV_DOWN) {
             fprintf(o, "    down:\n");
             key_str(o, 6, "stage", proto_stage_name(e->down_stage));
             key_str(o, 6, "message", e->down_msg);
         }
+        write_contract(o, e, &now);
         write_manifest(o, e);
         fprintf(o, "    examples:\n");
-        for (size_t k = 0; k < r->n_examples; k++)
-            write_example(o, fe, &e->ex[k], f->examples[k].id);
+        for (size_t k = 0; k < r->n_examples; k++) {
+            const char *def = e->origin == PX_ORIGIN_RUN ? (defs && defs[k] ? defs[k] : "") : e->ex[k].def_sha256;
+            write_example(o, e, &e->ex[k], f->examples[k].id, def);
+        }
     }
+    for (size_t k = 0; defs && k < f->n_examples; k++)
+        free(defs[k]);
+    free(defs);
     if (fclose(o)) {
         free(text);
         return px_error_set(err, PX_EXIT_IO, path, 0, 0, "out of memory");

@@ -26,6 +26,8 @@ typedef struct ctx {
     yaml_document_t doc;
     const px_fixture *f;
     px_error *err;
+    px_results *r;  /* what is read so far (warnings before the environments) */
+    int version;    /* parity_results: of the file */
 } ctx;
 
 static yaml_node_t *node_at(ctx *c, int id) { return yaml_document_get_node(&c->doc, id); }
@@ -404,38 +406,48 @@ static int load_output(ctx *c, yaml_node_t *ex, px_example_result *x, const char
     return load_shape(c, shape, x) || load_values(c, values, x) ? -1 : 0;
 }
 
-/* A label is kept as an index into the fixture environment's labels, the
- * list results_write names it from; the file records it by name. */
-static int load_label(ctx *c, yaml_node_t *ex, const px_env *fe, px_example_result *x, const char *what)
+/* A label is kept as an index into the environment's recorded label map
+ * (what the file says logit i means; comparing that map with the contract's
+ * is the judge's business, as a divergence at "label map"). The file is
+ * evidence, not a verdict: an ok outcome must hold an output of the shape
+ * [1, labels], and its label must be that output's argmax, as torch.argmax
+ * decides it; anything else is a file that contradicts itself. */
+static int load_label(ctx *c, yaml_node_t *ex, const px_env_result *e, px_example_result *x, const char *what)
 {
     yaml_node_t *n = get(c, ex, "label");
     x->label = -1;
     if (n && node_str(c, n, "label", 0, NULL))
         return -1;
     if (n && !is_null(n)) {
-        for (size_t i = 0; i < fe->n_labels; i++)
-            if (!strcmp(fe->labels[i], scalar(n)))
+        for (size_t i = 0; i < e->n_labels && x->label < 0; i++)
+            if (!strcmp(e->labels[i], scalar(n)))
                 x->label = (int)i;
         if (x->label < 0)
-            return fail_at(c, n, "%s: label '%s' is not one of environment '%s''s labels in the fixture", what,
-                           scalar(n), fe->name);
+            return fail_at(c, n, "%s: label '%s' is not in the environment's recorded label map (labels:)", what,
+                           scalar(n));
     }
-    if (x->status == PX_ST_OK && x->label < 0)
+    if (x->status != PX_ST_OK)
+        return 0;
+    if (x->label < 0)
         return fail_at(c, n ? n : ex, "%s: outcome ok needs a label", what);
+    if (!x->dtype)
+        return fail_at(c, ex, "%s: outcome ok needs its output, so that its label can be checked", what);
+    if (x->ndim != 2 || x->shape[0] != 1 || x->shape[1] != (int64_t)e->n_labels)
+        return fail_at(c, get(c, get(c, ex, "output"), "shape"),
+                       "%s: outcome ok, but the output is not [1, %zu] for the %zu recorded labels: an inconsistent "
+                       "file (that outcome is bad-shape or empty)",
+                       what, e->n_labels, e->n_labels);
+    int best = results_argmax(x->values, x->n_values);
+    if (best != x->label)
+        return fail_at(c, n, "%s: label '%s' is not the argmax of its own logits ('%s', logit %d is %g): an "
+                             "inconsistent file, not trusted",
+                       what, scalar(n), e->labels[best], best, x->values[best]);
     return 0;
-}
-
-static int example_index(const px_fixture *f, const char *id)
-{
-    for (size_t k = 0; k < f->n_examples; k++)
-        if (!strcmp(f->examples[k].id, id))
-            return (int)k;
-    return -1;
 }
 
 static int load_example(ctx *c, yaml_node_t *n, px_env_result *e, const char *env_what, char *seen)
 {
-    static const char *const keys[] = {"id", "outcome", "detail", "stderr", "clean_text", "token_ids",
+    static const char *const keys[] = {"id", "sha256", "outcome", "detail", "stderr", "clean_text", "token_ids",
                                        "tokens", "output", "label", "forward_ms", NULL};
     char what[400];
     snprintf(what, sizeof what, "an example in %.300s", env_what);
@@ -444,18 +456,25 @@ static int load_example(ctx *c, yaml_node_t *n, px_env_result *e, const char *en
     yaml_node_t *id = require(c, n, "id", what);
     if (!id || node_str(c, id, "example id", 1, NULL))
         return -1;
-    int k = example_index(c->f, scalar(id));
-    if (k < 0)
-        return fail_at(c, id, "example '%s' is not in the fixture", scalar(id));
+    long k = fixture_example_index(c->f, scalar(id));
+    if (k < 0) {
+        /* Removed from the fixture since the run: a change of the contract,
+         * named, not a reason to refuse the rest. */
+        results_warn(c->r, "%s:%d: example '%.200s' in %s is not in the fixture any more: not judged", c->path,
+                     (int)id->start_mark.line + 1, scalar(id), env_what);
+        return 0;
+    }
     if (seen[k])
         return fail_at(c, id, "example '%s' is listed twice in %s", scalar(id), env_what);
     seen[k] = 1;
     px_example_result *x = &e->ex[k];
     snprintf(what, sizeof what, "example '%.80s' in %.300s", scalar(id), env_what);
-    return load_outcome(c, n, x, what) || get_str(c, n, "detail", what, 0, &x->detail) ||
+    return get_fixed(c, n, "sha256", what, x->def_sha256, sizeof x->def_sha256) ||
+                   check_sha(c, n, "sha256", what, x->def_sha256) || load_outcome(c, n, x, what) ||
+                   get_str(c, n, "detail", what, 0, &x->detail) ||
                    get_str(c, n, "stderr", what, 0, &x->stderr_tail) ||
                    get_str(c, n, "clean_text", what, 0, &x->clean_text) || load_tokens(c, n, x, what) ||
-                   load_output(c, n, x, what) || load_label(c, n, &c->f->envs[e->env_index], x, what) ||
+                   load_output(c, n, x, what) || load_label(c, n, e, x, what) ||
                    get_ms(c, n, "forward_ms", what, &x->forward_ms)
                ? -1
                : 0;
@@ -484,23 +503,74 @@ static int load_examples(ctx *c, yaml_node_t *v, px_env_result *e, const char *w
     return rc;
 }
 
-static int load_env(ctx *c, yaml_node_t *v, px_env_result *e)
+/* The label map the environment's outputs were decided with: its own
+ * labels: list, else the file's top-level one (written by every version). */
+static int load_env_labels(ctx *c, yaml_node_t *v, yaml_node_t *top, px_env_result *e, const char *what)
 {
-    static const char *const keys[] = {"role", "note", "state", "labels", "down", "manifest", "examples", NULL};
-    char what[300], w[400];
+    yaml_node_t *l = get(c, v, "labels");
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.labels", what);
+    if (!l)
+        l = top;
+    if (!l)
+        return fail_at(c, v, "%s records no label map (labels:): what its logits mean is unknown", what);
+    if (want(c, l, YAML_SEQUENCE_NODE, w))
+        return -1;
+    for (size_t i = 0; i < e->n_labels; i++)
+        free(e->labels[i]);
+    free(e->labels);
+    e->n_labels = 0;
+    e->labels = calloc(seq_len(l) ? seq_len(l) : 1, sizeof *e->labels);
+    if (!e->labels)
+        return fail_at(c, l, "out of memory");
+    for (size_t i = 0; i < seq_len(l); i++) {
+        if (node_str(c, seq_at(c, l, i), w, 1, &e->labels[i]))
+            return -1;
+        e->n_labels++;
+    }
+    return 0;
+}
+
+/* The contract fingerprint the environment was recorded under (format 2). */
+static int load_contract(ctx *c, yaml_node_t *v, px_env_result *e, const char *what)
+{
+    static const char *const keys[] = {"model", "input", "labels", "compare", "examples", NULL};
+    yaml_node_t *n = get(c, v, "contract");
+    if (!n)
+        return 0;
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.contract", what);
+    if (c->version < 2)
+        return fail_at(c, n, "%s: results format 1 has no contract: (it came with format 2)", what);
+    if (want(c, n, YAML_MAPPING_NODE, w) || check_keys(c, n, w, keys))
+        return -1;
+    for (int p = 0; p < PX_PART_COUNT; p++) {
+        const char *key = fingerprint_part_name((px_part)p);
+        if (get_fixed(c, n, key, w, e->recorded.part[p], PX_SHA256_HEX) || check_sha(c, n, key, w, e->recorded.part[p]))
+            return -1;
+    }
+    return 0;
+}
+
+static int load_env(ctx *c, yaml_node_t *v, yaml_node_t *top_labels, px_env_result *e)
+{
+    static const char *const keys[] = {"role", "note", "state", "labels", "down", "contract", "manifest", "examples",
+                                       NULL};
+    char what[300];
     snprintf(what, sizeof what, "environment '%.200s'", e->name);
-    snprintf(w, sizeof w, "%.250s.labels", what);
-    yaml_node_t *labels = NULL;
     if (want(c, v, YAML_MAPPING_NODE, what) || check_keys(c, v, what, keys) ||
         get_str(c, v, "role", what, 0, NULL) || get_str(c, v, "note", what, 0, NULL) ||
-        ((labels = get(c, v, "labels")) && check_str_list(c, labels, w)))
+        load_env_labels(c, v, top_labels, e, what) || load_contract(c, v, e, what))
         return -1;
+    e->origin = PX_ORIGIN_FILE;
+    if (!(e->source = strdup(c->path)))
+        return fail_at(c, v, "out of memory");
     return load_state(c, v, e, what) || load_manifest(c, v, e, what) || load_examples(c, v, e, what) ? -1 : 0;
 }
 
 /* The fixture index of the environment named by the i-th key of n; the
  * first i are in idx already, so a name listed twice is caught. */
-static int env_key_index(ctx *c, yaml_node_t *n, size_t i, const int *idx, int *out)
+static int env_key_index(ctx *c, yaml_node_t *n, size_t i, const char *seen, int *out)
 {
     yaml_node_t *k = node_at(c, n->data.mapping.pairs.start[i].key);
     if (node_str(c, k, "an environment name", 1, NULL))
@@ -509,34 +579,39 @@ static int env_key_index(ctx *c, yaml_node_t *n, size_t i, const int *idx, int *
     if (!fe)
         return fail_at(c, k, "environment '%s' is not in the fixture %s", scalar(k), c->f->path);
     *out = (int)(fe - c->f->envs);
-    for (size_t j = 0; j < i; j++)
-        if (idx[j] == *out)
-            return fail_at(c, k, "environment '%s' is listed twice", scalar(k));
+    if (seen[*out])
+        return fail_at(c, k, "environment '%s' is listed twice", scalar(k));
     return 0;
 }
 
 /* Match the file's environments to the fixture's by name, then read each
  * into results made for exactly those, in the file's order. */
-static int load_envs(ctx *c, yaml_node_t *root, px_results **out)
+static int load_envs(ctx *c, yaml_node_t *root)
 {
     yaml_node_t *n = require(c, root, "environments", "the results file");
     if (!n || want(c, n, YAML_MAPPING_NODE, "environments"))
         return -1;
     size_t len = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
     int *idx = malloc((len ? len : 1) * sizeof *idx);
-    if (!idx)
+    char *seen = calloc(c->f->n_envs ? c->f->n_envs : 1, 1);
+    int rc = idx && seen ? 0 : fail_at(c, n, "out of memory");
+    for (size_t i = 0; !rc && i < len; i++)
+        if (!(rc = env_key_index(c, n, i, seen, &idx[i])))
+            seen[idx[i]] = 1;
+    px_results *r = rc ? NULL : results_new(c->f, idx, len);
+    free(idx), free(seen);
+    if (rc)
+        return -1;
+    if (!r)
         return fail_at(c, n, "out of memory");
+    /* Warnings gathered so far move over. */
+    r->warnings = c->r->warnings, r->n_warnings = c->r->n_warnings;
+    c->r->warnings = NULL, c->r->n_warnings = 0;
+    results_free(c->r);
+    c->r = r;
+    yaml_node_t *top = get(c, root, "labels");
     for (size_t i = 0; i < len; i++)
-        if (env_key_index(c, n, i, idx, &idx[i])) {
-            free(idx);
-            return -1;
-        }
-    *out = results_new(c->f, idx, len);
-    free(idx);
-    if (!*out)
-        return fail_at(c, n, "out of memory");
-    for (size_t i = 0; i < len; i++)
-        if (load_env(c, node_at(c, n->data.mapping.pairs.start[i].value), &(*out)->envs[i]))
+        if (load_env(c, node_at(c, n->data.mapping.pairs.start[i].value), top, &r->envs[i]))
             return -1;
     return 0;
 }
@@ -558,7 +633,8 @@ static int load_reference(ctx *c, yaml_node_t *root, px_results *r)
 }
 
 /* Checked for shape only: the fixture may have gained review decisions
- * since the run, so a different sha256 is no reason to refuse the file. */
+ * since the run, so a different sha256 is no reason to refuse the file (the
+ * contract fingerprint is what is compared). */
 static int check_fixture(ctx *c, yaml_node_t *root)
 {
     static const char *const keys[] = {"path", "sha256", NULL};
@@ -570,118 +646,90 @@ static int check_fixture(ctx *c, yaml_node_t *root)
 }
 
 /* The version first: a fixture or other YAML given by mistake should be
- * named as such, not reported as a pile of unknown keys. */
+ * named as such, not reported as a pile of unknown keys; a file from a
+ * newer parity is refused by name, never half read. */
 static int check_version(ctx *c, yaml_node_t *root)
 {
     if (want(c, root, YAML_MAPPING_NODE, "a results file"))
         return -1;
     yaml_node_t *v = get(c, root, "parity_results");
     if (!v)
-        return fail_at(c, root, "not a parity results file (no parity_results: 1)");
-    if (v->type != YAML_SCALAR_NODE || strcmp(scalar(v), "1"))
-        return fail_at(c, v, "parity_results: %s is not a results format this program reads (1)",
-                       v->type == YAML_SCALAR_NODE ? scalar(v) : type_name(v->type));
+        return fail_at(c, root, "not a parity results file (no parity_results: %d)", PX_RESULTS_VERSION);
+    const char *s = v->type == YAML_SCALAR_NODE ? scalar(v) : "";
+    char *end;
+    errno = 0;
+    long n = strtol(s, &end, 10);
+    if (v->type != YAML_SCALAR_NODE || v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || !*s || *end || errno ||
+        n < 1)
+        return fail_at(c, v, "parity_results: %s is not a results format version (a whole number; this program "
+                             "reads %d to %d)",
+                       v->type == YAML_SCALAR_NODE ? s : type_name(v->type), PX_RESULTS_OLDEST, PX_RESULTS_VERSION);
+    if (n > PX_RESULTS_VERSION)
+        return fail_at(c, v, "results format %ld is newer than this parity reads (%d): upgrade parity to read it", n,
+                       PX_RESULTS_VERSION);
+    c->version = (int)n;
     return 0;
 }
 
-static int load_root(ctx *c, px_results **out)
+/* Each part of the contract that changed since an environment was recorded,
+ * and each example whose definition changed, said before judging; the
+ * recorded outputs are judged with the contract as it is now. */
+static void warn_changes(ctx *c, px_results *r)
+{
+    px_fingerprint now;
+    fingerprint_contract(c->f, &now);
+    for (size_t i = 0; i < r->n_envs; i++) {
+        px_env_result *e = &r->envs[i];
+        if (c->version < 2 || !e->recorded.part[0][0]) {
+            results_warn(r, "%s: environment '%s' was recorded without a contract fingerprint (results format %d): "
+                            "a change to the contract since then cannot be detected",
+                         c->path, e->name, c->version);
+            continue;
+        }
+        for (int p = 0; p < PX_PART_COUNT; p++)
+            if (p != PX_PART_EXAMPLES && strcmp(e->recorded.part[p], now.part[p]))
+                results_warn(r, "%s: contract.%s changed since environment '%s' was recorded (%s): judged with the "
+                                "current contract",
+                             c->path, fingerprint_part_name((px_part)p), e->name, fingerprint_part_meaning((px_part)p));
+        if (!strcmp(e->recorded.part[PX_PART_EXAMPLES], now.part[PX_PART_EXAMPLES]))
+            continue;
+        size_t changed = 0, named = 0;
+        char list[512] = "";
+        for (size_t k = 0; k < r->n_examples; k++) {
+            char def[PX_SHA256_HEX];
+            if (!e->ex[k].def_sha256[0])
+                continue;
+            fingerprint_example(c->f, k, def);
+            if (strcmp(def, e->ex[k].def_sha256) && ++changed && named < 5 && strlen(list) < 400)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%.60s'", named++ ? ", " : "",
+                         c->f->examples[k].id);
+        }
+        if (changed)
+            results_warn(r, "%s: %zu example%s changed since environment '%s' was recorded (%s%s; id, kind, text, "
+                            "expectation or tolerance): judged with the current contract",
+                         c->path, changed, changed == 1 ? "" : "s", e->name, list, changed > named ? ", ..." : "");
+        else
+            results_warn(r, "%s: the examples changed since environment '%s' was recorded (added, removed or "
+                            "reordered): judged with the current contract",
+                         c->path, e->name);
+    }
+}
+
+static int load_root(ctx *c)
 {
     static const char *const keys[] = {"parity_results", "fixture", "labels", "reference", "environments", NULL};
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
-    if (!root)
-        return px_error_set(c->err, PX_EXIT_USAGE, c->path, 1, 1, "empty file: not a parity results file");
     if (check_version(c, root) || check_keys(c, root, "the results file", keys) || check_fixture(c, root) ||
-        load_envs(c, root, out))
+        load_envs(c, root) || load_reference(c, root, c->r))
         return -1;
-    return load_reference(c, root, *out);
-}
-
-/* libyaml reports bad encoding as a byte offset; turn it into line:col
- * (columns in characters, as for every other error). */
-static void loc_of_offset(const char *data, size_t len, size_t off, int *line, int *col)
-{
-    *line = 1, *col = 1;
-    for (size_t i = 0; i < off && i < len; i++) {
-        if (data[i] == '\n')
-            ++*line, *col = 1;
-        else if (((unsigned char)data[i] & 0xC0) != 0x80)
-            ++*col;
-    }
-}
-
-static int parse_error(ctx *c, yaml_parser_t *p, const char *data, size_t len)
-{
-    int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
-    if (p->error == YAML_READER_ERROR) {
-        long bad = utf8_invalid_at(data, len);
-        loc_of_offset(data, len, bad >= 0 ? (size_t)bad : p->problem_offset, &line, &col);
-        if (bad >= 0)
-            return px_error_set(c->err, PX_EXIT_USAGE, c->path, line, col,
-                                "byte 0x%02X is not UTF-8: a results file must be UTF-8 text",
-                                (unsigned char)data[bad]);
-        return px_error_set(c->err, PX_EXIT_USAGE, c->path, line, col, "%s", p->problem ? p->problem : "bad input");
-    }
-    const char *problem = p->problem ? p->problem : "syntax error";
-    if (p->context)
-        return px_error_set(c->err, PX_EXIT_USAGE, c->path, line, col, "YAML: %s (%s started at %d:%d)", problem,
-                            p->context, (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
-    return px_error_set(c->err, PX_EXIT_USAGE, c->path, line, col, "YAML: %s", problem);
-}
-
-/* A second document would be silently ignored by a reader that takes the
- * first (two files concatenated, say), so it is an error. */
-static int check_single_document(ctx *c, yaml_parser_t *p, const char *data, size_t len)
-{
-    yaml_document_t next;
-    if (!yaml_parser_load(p, &next))
-        return parse_error(c, p, data, len);
-    yaml_node_t *root = yaml_document_get_root_node(&next);
-    int rc = root ? px_error_set(c->err, PX_EXIT_USAGE, c->path, (int)root->start_mark.line + 1,
-                                 (int)root->start_mark.column + 1, "a second YAML document: a results file is one")
-                  : 0;
-    yaml_document_delete(&next);
-    return rc;
-}
-
-/* The file's bytes, NUL-terminated; NULL with *err when unreadable. */
-static char *read_all(const char *path, size_t *len, px_error *err)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read results file: %s", strerror(errno));
-        return NULL;
-    }
-    char *data = NULL;
-    size_t cap = 0, n;
-    *len = 0;
-    errno = 0; /* so a read error names its cause (a directory, say) */
-    do {
-        if (*len + 65536 + 1 > cap) {
-            char *d = realloc(data, cap = (*len + 65536) * 2);
-            if (!d) {
-                free(data), fclose(fp);
-                px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
-                return NULL;
-            }
-            data = d;
-        }
-        *len += n = fread(data + *len, 1, cap - *len - 1, fp);
-    } while (n > 0);
-    int bad = ferror(fp) ? (errno ? errno : EIO) : 0;
-    fclose(fp);
-    if (bad) {
-        free(data);
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read results file: %s", strerror(bad));
-        return NULL;
-    }
-    data[*len] = '\0';
-    return data;
+    warn_changes(c, c->r);
+    return 0;
 }
 
 px_results *results_load(const char *path, const px_fixture *f, px_error *err)
 {
     size_t len = 0;
-    char *data = read_all(path, &len, err);
+    char *data = ydoc_read(path, "results file", &len, err);
     if (!data)
         return NULL;
     px_results *r = results_parse(path, data, len, f, err);
@@ -691,23 +739,19 @@ px_results *results_load(const char *path, const px_fixture *f, px_error *err)
 
 px_results *results_parse(const char *path, const char *data, size_t len, const px_fixture *f, px_error *err)
 {
-    ctx c = {.path = path, .f = f, .err = err};
-    px_results *r = NULL;
-    yaml_parser_t p;
-    int rc;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
-    if (!yaml_parser_load(&p, &c.doc)) {
-        rc = parse_error(&c, &p, data, len);
-    } else {
-        rc = load_root(&c, &r);
-        yaml_document_delete(&c.doc);
-        rc = rc ? rc : check_single_document(&c, &p, data, len);
-    }
-    yaml_parser_delete(&p);
-    if (rc) {
-        results_free(r);
+    ctx c = {.path = path, .f = f, .err = err, .r = calloc(1, sizeof *c.r)};
+    if (!c.r) {
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
         return NULL;
     }
-    return r;
+    int rc = ydoc_load(path, data, len, "results file", &c.doc, err);
+    if (!rc) {
+        rc = load_root(&c);
+        yaml_document_delete(&c.doc);
+    }
+    if (rc) {
+        results_free(c.r);
+        return NULL;
+    }
+    return c.r;
 }

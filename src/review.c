@@ -19,23 +19,35 @@ static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 static void mark_clear(px_mark *m)
 {
     free(m->decision), free(m->note), free(m->by), free(m->at);
+    free(m->note_by), free(m->note_at), free(m->env), free(m->results);
     memset(m, 0, sizeof *m);
 }
 
 static px_mark mark_copy(const px_mark *m)
 {
-    px_mark c = {dup_or_null(m->decision), dup_or_null(m->note), dup_or_null(m->by), dup_or_null(m->at),
+    px_mark c = {dup_or_null(m->decision), dup_or_null(m->note),    dup_or_null(m->by),  dup_or_null(m->at),
+                 dup_or_null(m->note_by),  dup_or_null(m->note_at), dup_or_null(m->env), dup_or_null(m->results),
                  m->unwritten};
     return c;
 }
 
-static long example_index(const px_fixture *f, const char *id)
+/* A decision's fields as a mark (NULL ones: none). */
+static px_mark mark_of(const px_decision *d)
 {
-    for (size_t k = 0; k < f->n_examples; k++)
-        if (!strcmp(f->examples[k].id, id))
-            return (long)k;
-    return -1;
+    px_mark m = {dup_or_null(d->decision), dup_or_null(d->note),    dup_or_null(d->by),  dup_or_null(d->at),
+                 dup_or_null(d->note_by),  dup_or_null(d->note_at), dup_or_null(d->env), dup_or_null(d->results),
+                 0};
+    return m;
 }
+
+static px_decision decision_of(const char *id, const px_mark *m)
+{
+    px_decision d = {id,         m->decision ? m->decision : "clear", m->note, m->by, m->at, m->note_by,
+                     m->note_at, m->env,                              m->results};
+    return d;
+}
+
+static long example_index(const px_fixture *f, const char *id) { return fixture_example_index(f, id); }
 
 static void count_unwritten(px_session *rv)
 {
@@ -56,13 +68,16 @@ static void adopt_journal(px_session *rv)
         if (k < 0)
             continue;
         px_mark *m = &rv->marks[k];
-        int clear = !strcmp(j.d[i].decision, "clear");
-        char *note = j.d[i].note ? strdup(j.d[i].note) : dup_or_null(m->note);
+        /* A journal line names every field the mark had (absent: none);
+         * a version-1 line carries no note author: the note keeps its own. */
+        px_mark next = strcmp(j.d[i].decision, "clear") ? mark_of(&j.d[i]) : (px_mark){0};
+        if (next.decision && !next.note && !j.d[i].note_by && m->note) {
+            next.note = strdup(m->note);
+            next.note_by = dup_or_null(m->note_by), next.note_at = dup_or_null(m->note_at);
+        }
         mark_clear(m);
-        if (!clear)
-            *m = (px_mark){strdup(j.d[i].decision), note, dup_or_null(j.d[i].by), dup_or_null(j.d[i].at), 1};
-        else
-            free(note), m->unwritten = 1;
+        *m = next;
+        m->unwritten = 1;
     }
     journal_free(&j);
     count_unwritten(rv);
@@ -79,8 +94,10 @@ int review_init(px_session *rv, const px_fixture *f, const px_results *res, px_d
         return -1;
     for (size_t k = 0; k < f->n_examples; k++) {
         const px_example *x = &f->examples[k];
-        rv->marks[k] = (px_mark){dup_or_null(x->review.decision), dup_or_null(x->review.note),
-                                 dup_or_null(x->review.by), dup_or_null(x->review.at), 0};
+        const px_review *r = &x->review;
+        rv->marks[k] = (px_mark){dup_or_null(r->decision), dup_or_null(r->note),    dup_or_null(r->by),
+                                 dup_or_null(r->at),       dup_or_null(r->note_by), dup_or_null(r->note_at),
+                                 dup_or_null(r->env),      dup_or_null(r->results), 0};
     }
     rv->candidate = -1;
     review_next_candidate(rv);
@@ -109,8 +126,10 @@ static int passes_filter(const px_session *rv, size_t k)
     case PX_FILTER_FLAGGED:
         return d && !strcmp(d, "flag");
     case PX_FILTER_FAILURES:
+        /* An environment left out or without results fails no example of
+         * its own: the header says so once. */
         for (size_t e = 0; j && e < j->n_envs; e++)
-            if (!outcome_met(j->envs[e].ex[k].outcome))
+            if (j->envs[e].selected && !j->envs[e].absent && !outcome_met(j->envs[e].ex[k].outcome))
                 return 1;
         return 0;
     case PX_FILTER_DIFFERENCES:
@@ -171,7 +190,7 @@ void review_next_candidate(px_session *rv)
         return;
     for (size_t step = 1; step <= rv->res->n_envs; step++) {
         int e = (int)((size_t)(rv->candidate + (long)step + (long)rv->res->n_envs) % rv->res->n_envs);
-        if (e != rv->res->reference) {
+        if (e != rv->res->reference && rv->res->envs[e].selected) {
             rv->candidate = e;
             return;
         }
@@ -183,7 +202,7 @@ static int record(px_session *rv, size_t k, const px_mark *m, px_error *err)
 {
     if (!rv->store)
         return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "read-only: decisions are off here");
-    px_decision d = {rv->f->examples[k].id, m->decision ? m->decision : "clear", m->note, m->by, m->at};
+    px_decision d = decision_of(rv->f->examples[k].id, m);
     if (journal_append(rv->store->journal, &d, err))
         return -1;
     return 0;
@@ -221,6 +240,24 @@ static int set_mark(px_session *rv, size_t k, px_mark *m, px_error *err)
     return 0;
 }
 
+/* The environment a decision is made on: the candidate shown beside the
+ * reference (the reference itself when there is none), with the hash of its
+ * results for the example when it has any. */
+static void made_on(const px_session *rv, size_t k, px_mark *m)
+{
+    int e = rv->candidate >= 0 ? rv->candidate : rv->res ? rv->res->reference : -1;
+    if (!rv->res || e < 0)
+        return;
+    const px_env_result *er = &rv->res->envs[e];
+    m->env = strdup(er->name);
+    const px_example_result *x = &er->ex[k];
+    if (er->origin != PX_ORIGIN_NONE && x->status != PX_ST_PENDING && x->status != PX_ST_NOT_EVALUATED) {
+        char h[PX_SHA256_HEX];
+        results_example_sha256(er, x, rv->f->examples[k].id, h);
+        m->results = strdup(h);
+    }
+}
+
 int review_decide(px_session *rv, const char *decision, const char *note, px_error *err)
 {
     long k = review_current(rv);
@@ -230,19 +267,37 @@ int review_decide(px_session *rv, const char *decision, const char *note, px_err
         return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "not a decision: %s", decision);
     char at[32];
     decide_now(at, sizeof at);
+    const px_mark *old = &rv->marks[k];
     px_mark m = {0};
-    if (strcmp(decision, "clear"))
-        m = (px_mark){strdup(decision), note ? strdup(note) : dup_or_null(rv->marks[k].note), strdup(rv->reviewer),
-                      strdup(at), 1};
+    if (strcmp(decision, "clear")) {
+        m.decision = strdup(decision), m.by = strdup(rv->reviewer), m.at = strdup(at);
+        if (note) {
+            m.note = strdup(note), m.note_by = strdup(rv->reviewer), m.note_at = strdup(at);
+        } else if (old->note) {
+            /* The note stays with its author: one reviewer's note is never
+             * signed by the next one's decision. */
+            m.note = strdup(old->note);
+            m.note_by = dup_or_null(old->note_by ? old->note_by : old->by);
+            m.note_at = dup_or_null(old->note_by ? old->note_at : old->at);
+        }
+        made_on(rv, (size_t)k, &m);
+    }
     return set_mark(rv, (size_t)k, &m, err);
 }
 
+/* A note edit is the note author's: the decision keeps its own by, at and
+ * what it was made on. */
 int review_note(px_session *rv, const char *note, px_error *err)
 {
     long k = review_current(rv);
     if (k < 0 || !rv->marks[k].decision)
         return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "decide first: a note goes with a decision");
-    return review_decide(rv, rv->marks[k].decision, note, err);
+    char at[32];
+    decide_now(at, sizeof at);
+    px_mark m = mark_copy(&rv->marks[k]);
+    free(m.note), free(m.note_by), free(m.note_at);
+    m.note = strdup(note), m.note_by = strdup(rv->reviewer), m.note_at = strdup(at);
+    return set_mark(rv, (size_t)k, &m, err);
 }
 
 int review_undo(px_session *rv, px_error *err)
@@ -271,12 +326,18 @@ int review_write(px_session *rv, px_error *err)
         const px_mark *m = &rv->marks[k];
         if (!m->unwritten)
             continue;
-        /* A mark without a note must not keep the fixture's old one: clear
-         * first, as replaying the journal would. */
-        if (!m->decision || !m->note)
-            d[n++] = (px_decision){rv->f->examples[k].id, "clear", NULL, NULL, NULL};
+        /* A mark holds the whole review: what it lacks must not survive
+         * from the fixture's old one, so clear first unless it names every
+         * field (then the review is updated in place). */
+        int whole = m->decision != NULL;
+        for (int i = 0; whole && i < PX_REVIEW_FIELDS; i++) {
+            px_decision full = decision_of(NULL, m);
+            whole = decision_field(&full, i) != NULL;
+        }
+        if (!whole)
+            d[n++] = (px_decision){.id = rv->f->examples[k].id, .decision = "clear"};
         if (m->decision)
-            d[n++] = (px_decision){rv->f->examples[k].id, m->decision, m->note, m->by, m->at};
+            d[n++] = decision_of(rv->f->examples[k].id, m);
     }
     int rc = 0;
     size_t len = 0;

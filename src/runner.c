@@ -374,10 +374,7 @@ static void judge_shape(px_example_result *x, size_t n_labels)
         x->status = PX_ST_BAD_SHAPE;
     } else {
         x->status = PX_ST_OK;
-        x->label = 0;
-        for (size_t i = 1; i < n_labels; i++)
-            if (x->values[i] > x->values[x->label] || x->values[x->label] != x->values[x->label])
-                x->label = (int)i;
+        x->label = results_argmax(x->values, n_labels);
         return;
     }
     set_str(&x->detail, d);
@@ -557,6 +554,9 @@ static void run_examples(px_runner *r, px_env_result *er)
     }
 }
 
+/* Results read from a file, or left out with -e, are not run. */
+static int runs_here(const px_env_result *er) { return er->origin == PX_ORIGIN_RUN && er->selected; }
+
 static void *runner_main(void *arg)
 {
     px_runner *r = arg;
@@ -564,9 +564,12 @@ static void *runner_main(void *arg)
     /* Start every child at once: their libtorch start-ups overlap. */
     int *spawned = calloc(r->res->n_envs ? r->res->n_envs : 1, sizeof *spawned);
     for (size_t e = 0; e < r->res->n_envs; e++)
-        spawned[e] = spawn_child(r, &r->f->envs[r->res->envs[e].env_index], &r->kids[e], &err) == 0;
+        spawned[e] = runs_here(&r->res->envs[e]) &&
+                     spawn_child(r, &r->f->envs[r->res->envs[e].env_index], &r->kids[e], &err) == 0;
     for (size_t e = 0; e < r->res->n_envs && !r->fatal.code; e++) {
         px_env_result *er = &r->res->envs[e];
+        if (!runs_here(er))
+            continue;
         set_progress(r, (int)e, -1);
         int stage = PX_STAGE_LOAD;
         char *msg = NULL, text[1200];
@@ -592,7 +595,7 @@ static void *runner_main(void *arg)
         char how[64];
         if (r->kids[e].pid)
             reap(&r->kids[e], 0, 1, how, sizeof how);
-        if (r->fatal.code)
+        if (r->fatal.code && runs_here(&r->res->envs[e]))
             mark_rest(r, &r->res->envs[e], 0, "run stopped: the contract does not fit the model");
     }
     free(spawned);

@@ -210,6 +210,82 @@ static size_t line_end(const char *s, size_t len, size_t pos, int cols)
     return len;
 }
 
+/* The end of the text of line s[start..next): before the break spaces that
+ * hang there. Its width goes to *cols. */
+static size_t visible_end(const char *s, size_t start, size_t next, int *cols)
+{
+    size_t i = start, end = start;
+    long long width = 0, at_end = 0;
+    while (i < next) {
+        int w;
+        size_t e = textcell_grapheme_end(s, next, i, &w);
+        width += w;
+        if (!is_break_space(s + i, e - i))
+            end = e, at_end = width;
+        i = e;
+    }
+    *cols = at_end < INT_MAX ? (int)at_end : INT_MAX;
+    return end;
+}
+
+/* Shorten a line to cols columns (cols >= 0), between clusters, without
+ * the break spaces the cut leaves at its end. */
+static void line_shorten(const char *s, textcell_line *line, int cols)
+{
+    size_t i = line->start, keep = line->start;
+    long long width = 0;
+    while (i < line->end) {
+        int w;
+        size_t e = textcell_grapheme_end(s, line->end, i, &w);
+        if (width + w > cols)
+            break;
+        width += w;
+        i = keep = e;
+    }
+    line->end = visible_end(s, line->start, keep, &line->cols);
+}
+
+/* Characters (clusters) in s[from..len), less the break spaces it starts with. */
+static size_t clusters_from(const char *s, size_t len, size_t from)
+{
+    size_t n = 0;
+    for (size_t i = from, e; i < len; i = e) {
+        e = textcell_grapheme_end(s, len, i, NULL);
+        if (n || !is_break_space(s + i, e - i))
+            n++;
+    }
+    return n;
+}
+
+int textcell_layout(const char *s, int cols, textcell_line *lines, int max_lines, size_t *hidden)
+{
+    if (hidden)
+        *hidden = 0;
+    if (!s || !lines || cols < 1 || max_lines < 1)
+        return -1;
+    size_t len = strlen(s), pos = 0;
+    for (int n = 0; n < max_lines; n++) {
+        size_t next = line_end(s, len, pos, cols);
+        lines[n].start = pos;
+        lines[n].end = visible_end(s, pos, next, &lines[n].cols);
+        if (next >= len)
+            return n + 1;
+        pos = next;
+    }
+    /* More text than lines: the last one leaves a column for the "…"; the
+     * hidden text starts after it (pos, the next line's start) or, when it
+     * had to give way, where it now ends. */
+    textcell_line *last = &lines[max_lines - 1];
+    size_t from = pos;
+    if (last->cols > cols - 1) {
+        line_shorten(s, last, cols - 1);
+        from = last->end;
+    }
+    if (hidden)
+        *hidden = clusters_from(s, len, from);
+    return max_lines;
+}
+
 int textcell_wrap(const char *s, int cols, size_t *starts, size_t max_lines)
 {
     if (!s || cols < 1)

@@ -10,10 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <utf8proc.h>
 
 /* A theme is a screenful of settings; anything far larger is not one, and
  * reading it whole would only waste memory. */
 #define MAX_THEME_BYTES (1 << 20)
+/* A setting is a few words; a line this long is data, not a theme. */
+#define MAX_LINE_BYTES 4096
+/* What escaped() writes at most: 63 units of up to 4 bytes ("\xNN" or one
+ * UTF-8 character), "..." and the NUL. */
+#define SHOWN_SIZE 256
 /* Deep enough for any sensible layering, shallow enough to stop a chain of
  * distinct names (which no cycle check catches) early. */
 #define MAX_INHERIT 8
@@ -187,6 +193,49 @@ int theme_user_dir(char *buf, size_t size)
     return 0;
 }
 
+/* ---- text as a message shows it ----------------------------------------- */
+
+/* The length of the UTF-8 character at s (n > 0 bytes left), its code point
+ * in *cp; 0 when the bytes there are not UTF-8 (overlong forms and
+ * surrogates included, as the fixture loader's check has it). */
+static size_t char_at(const char *s, size_t n, utf8proc_int32_t *cp)
+{
+    utf8proc_ssize_t k =
+        utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)(n < 4 ? n : 4), cp);
+    return k > 0 ? (size_t)k : 0;
+}
+
+/* Characters a terminal acts on instead of showing: C0 and C1 controls,
+ * DEL, and the bidi controls that reorder what follows (textcell.h). */
+static int is_control(utf8proc_int32_t cp)
+{
+    return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061C || cp == 0x200E ||
+           cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* s[0..n) as a message quotes it, in out (SHOWN_SIZE bytes): at most max
+ * (<= 63) units, then "..."; a unit is a character, or one byte of a
+ * control or of something not UTF-8 written as \xNN. Whatever a file
+ * holds, a message stays one line of valid UTF-8 that cannot drive the
+ * terminal. */
+static const char *escaped(const char *s, size_t n, size_t max, char *out)
+{
+    size_t o = 0, units = 0, i = 0;
+    while (i < n && units < max) {
+        utf8proc_int32_t cp;
+        size_t k = char_at(s + i, n - i, &cp);
+        if (k && !is_control(cp)) {
+            memcpy(out + o, s + i, k);
+            o += k, i += k, units++;
+            continue;
+        }
+        for (size_t end = i + (k ? k : 1); i < end && units < max; i++, units++)
+            o += (size_t)snprintf(out + o, SHOWN_SIZE - o, "\\x%02X", (unsigned char)s[i]);
+    }
+    snprintf(out + o, SHOWN_SIZE - o, "%s", i < n ? "..." : "");
+    return out;
+}
+
 /* A name becomes part of a path, so nothing that could leave the directory. */
 static int name_ok(const char *s, size_t n)
 {
@@ -313,10 +362,11 @@ static int cycle_error(loader *ld, const char *name, const site *at)
 
 static int load_named(loader *ld, const char *name, px_theme *out, const site *at)
 {
+    char b[SHOWN_SIZE];
     if (!name_ok(name, strlen(name)))
         return site_error(ld, at, "",
                           "bad theme name '%s': use letters, digits, '-' and '_' (at most 63)",
-                          name);
+                          escaped(name, strlen(name), 60, b));
     for (int i = 0; i < ld->depth; i++)
         if (!strcmp(ld->chain[i], name))
             return cycle_error(ld, name, at);
@@ -402,17 +452,10 @@ static int fail_at(const pctx *c, const char *p, const char *fmt, ...)
     return px_error_set(c->ld->err, PX_EXIT_USAGE, c->path, c->line, col_at(c, p), "%s", msg);
 }
 
-/* A word as an error message quotes it: bounded, control bytes as '?', so
- * a message stays one readable line whatever the file holds. */
-static const char *shown(word w, char buf[72])
+/* A word as an error message quotes it. */
+static const char *shown(word w, char buf[SHOWN_SIZE])
 {
-    size_t n = w.n < 60 ? w.n : 60;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)w.p[i];
-        buf[i] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
-    }
-    strcpy(buf + n, w.n > 60 ? "..." : "");
-    return buf;
+    return escaped(w.p, w.n, 60, buf);
 }
 
 static int is_space(char ch)
@@ -477,7 +520,7 @@ static unsigned attr_of(word w)
 /* A colour where the grammar wants one: after '=' or after "on". */
 static int want_color(const pctx *c, word w, int *out)
 {
-    char b[72];
+    char b[SHOWN_SIZE];
     int rc = color_of(w, out);
     if (rc == 1)
         return fail_at(c, w.p, "unknown colour '%s'", shown(w, b));
@@ -490,7 +533,7 @@ static int want_color(const pctx *c, word w, int *out)
 static int style_word(const pctx *c, word w, const char **p, const char *le, px_style *s,
                       int *have_bg)
 {
-    char b[72];
+    char b[SHOWN_SIZE];
     int color;
     if (word_is(w, "on")) {
         word bg = next_word(p, le, 0);
@@ -538,20 +581,20 @@ static int parse_style(pctx *c, int el, const char *p, const char *le)
 /* The single word after "KEY ="; a second one is an error. */
 static int one_value(const pctx *c, const char *key, const char *p, const char *le, word *w)
 {
-    char b[72];
+    char b[SHOWN_SIZE], v[SHOWN_SIZE];
     *w = next_word(&p, le, 0);
     if (!w->n)
         return fail_at(c, w->p, "missing value after '%s ='", key);
     word extra = next_word(&p, le, 0);
     if (extra.n)
-        return fail_at(c, extra.p, "unexpected '%s' after '%s = %.*s'", shown(extra, b), key,
-                       (int)(w->n < 63 ? w->n : 63), w->p);
+        return fail_at(c, extra.p, "unexpected '%s' after '%s = %s'", shown(extra, b), key,
+                       shown(*w, v));
     return 0;
 }
 
 static int parse_symbols(pctx *c, const char *p, const char *le)
 {
-    char b[72];
+    char b[SHOWN_SIZE];
     word w;
     if (one_value(c, "symbols", p, le, &w))
         return -1;
@@ -566,7 +609,7 @@ static int parse_symbols(pctx *c, const char *p, const char *le)
  * replaces the built-in defaults, never a setting of this file. */
 static int parse_inherit(pctx *c, word key, const char *p, const char *le)
 {
-    char b[72], name[64];
+    char b[SHOWN_SIZE], name[64];
     word w;
     if (c->settings)
         return fail_at(c, key.p, "'inherit' must come before any other setting");
@@ -586,7 +629,7 @@ static int parse_inherit(pctx *c, word key, const char *p, const char *le)
 
 static int parse_line(pctx *c, const char *p, const char *le)
 {
-    char b[72];
+    char b[SHOWN_SIZE];
     word key = next_word(&p, le, 1);
     while (p < le && is_space(*p))
         p++;
@@ -614,6 +657,60 @@ static int parse_line(pctx *c, const char *p, const char *le)
     return rc;
 }
 
+/* Text that is not a theme file's kind: what is wrong at `at`, the text
+ * around it escaped, so a binary file is recognisable ("\x89PNG") without
+ * sending its bytes to the terminal. */
+static int not_a_theme(const pctx *c, const char *name, const char *at, const char *end,
+                       const char *what)
+{
+    const char *le = memchr(at, '\n', (size_t)(end - at));
+    le = le ? le : end;
+    if (le - at > 1 && le[-1] == '\r')
+        le--;
+    const char *from = at - c->ls > 24 ? at - 24 : c->ls;
+    while (from < at && ((unsigned char)*from & 0xC0) == 0x80)
+        from++; /* all before `at` is UTF-8: this lands on a character */
+    char n[SHOWN_SIZE], near[SHOWN_SIZE];
+    return fail_at(c, at, "theme '%s' is not a theme file: %s (in '%s%s')",
+                   escaped(name, strlen(name), 63, n), what, from > c->ls ? "..." : "",
+                   escaped(from, (size_t)(le - from), 48, near));
+}
+
+/* A theme file is UTF-8 text of short lines without control characters
+ * (a tab, and CR before LF, excepted). Checked first and in one pass, so
+ * that random bytes, an image or a megabyte on one line get one error about
+ * what the file is, in time linear in its size, rather than a complaint
+ * about whichever word the garbage happened to form. */
+static int check_text(pctx *c, const char *name, const char *p, const char *end)
+{
+    c->line = 1;
+    c->ls = p;
+    for (size_t k; p < end; p += k) {
+        utf8proc_int32_t cp;
+        char what[64], b[SHOWN_SIZE];
+        k = char_at(p, (size_t)(end - p), &cp);
+        if (k && cp == '\n') {
+            c->line++;
+            c->ls = p + 1;
+            continue;
+        }
+        if (p - c->ls >= MAX_LINE_BYTES) {
+            snprintf(what, sizeof what, "a line longer than %d bytes", MAX_LINE_BYTES);
+            return not_a_theme(c, name, p, end, what);
+        }
+        if (!k) {
+            snprintf(what, sizeof what, "byte \\x%02X is not UTF-8 text", (unsigned char)*p);
+            return not_a_theme(c, name, p, end, what);
+        }
+        if (!is_control(cp) || cp == '\t' || (cp == '\r' && (p + 1 == end || p[1] == '\n')))
+            continue;
+        snprintf(what, sizeof what, "%s %s", cp ? "control character" : "NUL byte",
+                 escaped(p, k, k, b));
+        return not_a_theme(c, name, p, end, what);
+    }
+    return 0;
+}
+
 static int parse_text(loader *ld, const char *path, const char *name, const char *text,
                       size_t len, px_theme *out)
 {
@@ -621,6 +718,12 @@ static int parse_text(loader *ld, const char *path, const char *name, const char
     theme_default(&t);
     pctx c = {.ld = ld, .path = path, .t = &t};
     const char *p = text, *end = text + len;
+    /* Some editors start a UTF-8 file with a byte order mark. */
+    if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+        p += 3;
+    if (check_text(&c, name, p, end))
+        return -1;
+    c.line = 0;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
         c.line++;

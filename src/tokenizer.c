@@ -36,6 +36,7 @@ struct px_tokenizer {
     const char **tokens; /* id -> token, pointing into buf */
     size_t *lens;        /* id -> token length in bytes */
     size_t n;
+    size_t max_len;      /* bytes in the longest token */
     size_t *slots;       /* open addressing, linear probing: id or NO_ID */
     size_t slot_mask;    /* slot count - 1; the count is a power of two */
     int64_t pad_id, unk_id, cls_id, sep_id;
@@ -192,6 +193,8 @@ static int vocab_split(px_tokenizer *tok, size_t len, const char *path, px_error
         p[l] = '\0';
         tok->tokens[tok->n] = p;
         tok->lens[tok->n] = l;
+        if (l > tok->max_len)
+            tok->max_len = l;
         p += l + 1;
     }
     return 0;
@@ -507,7 +510,14 @@ static int word_piece(const px_tokenizer *tok, const char *w, size_t len, struct
     char scratch[2 + 4 * WORD_MAX_CHARS] = "##";
     size_t mark = ids->n, start = 0;
     while (start < len) {
-        size_t id = NO_ID, end = len;
+        /* No piece longer than the longest token (with "##" after the
+         * start) can be in the vocab, so the search begins at the last
+         * character boundary within that length: the same match, without
+         * looking up every longer prefix of a 100-character word. */
+        size_t room = start ? tok->max_len - 2 : tok->max_len;
+        size_t id = NO_ID, end = len - start > room ? start + room : len;
+        while (end < len && end > start && ((unsigned char)w[end] & 0xC0) == 0x80)
+            end--;
         for (; end > start; end = utf8_prev(w, start, end))
             if ((id = piece_find(tok, w, start, end, scratch)) != NO_ID)
                 break;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "parity/evidence.h"
 #include "parity/keys.h"
 #include "parity/lineedit.h"
 #include "parity/review.h"
@@ -53,8 +54,12 @@ typedef struct tui {
 
 static const char *badge(px_outcome o)
 {
-    static const char *const b[PX_OC_COUNT] = {"ok", "ok~", "WRONG", "DRIFT", "SHAPE", "EMPTY", "EXC",
-                                               "CRASH", "TIME", "UNSUP", "rej", "NOREJ", "WREJ", "n/e"};
+    static const char *const b[PX_OC_COUNT] = {
+        [PX_OC_PASS] = "ok",          [PX_OC_PASS_TOL] = "ok~",       [PX_OC_WRONG_LABEL] = "WRONG",
+        [PX_OC_NUMERIC_DRIFT] = "DRIFT", [PX_OC_BAD_SHAPE] = "SHAPE", [PX_OC_EMPTY] = "EMPTY",
+        [PX_OC_NON_FINITE] = "NaN",   [PX_OC_EXCEPTION] = "EXC",      [PX_OC_CRASH] = "CRASH",
+        [PX_OC_TIMEOUT] = "TIME",     [PX_OC_UNSUPPORTED] = "UNSUP",  [PX_OC_REJECTED_OK] = "rej",
+        [PX_OC_NOT_REJECTED] = "NOREJ", [PX_OC_WRONGLY_REJECTED] = "WREJ", [PX_OC_NOT_EVALUATED] = "n/e"};
     return o < PX_OC_COUNT ? b[o] : "?";
 }
 
@@ -142,10 +147,14 @@ static void draw_header(tui *t)
          filter_name(t->rv.filter), t->demo ? "  [demo: read-only]" : "", t->run && !runner_done(t->run) ? "  running…" : "");
     for (size_t e = 0; e < t->res->n_envs && (int)e + 1 < LINES / 3; e++) {
         const px_env_result *er = &t->res->envs[e];
-        const px_env *fe = &t->f->envs[er->env_index];
         int el = (int)e == t->res->reference ? PX_EL_REFERENCE : (int)e == t->rv.candidate ? PX_EL_CANDIDATE : PX_EL_DIM;
-        putf(t, (int)e + 1, 1, 30, el, "%-12s %s %s", er->name, fe->device ? fe->device : "imported", fe->dtype);
+        putf(t, (int)e + 1, 1, 30, el, "%-12s %s %s", er->name, results_env_device(t->f, er), results_env_dtype(t->f, er));
         int x = 32;
+        if (!er->selected || er->origin == PX_ORIGIN_NONE) {
+            putf(t, (int)e + 1, x, COLS - x, PX_EL_NOT_EVALUATED, "%s",
+                 !er->selected ? "not selected (-e)" : er->source ? er->source : "no results");
+            continue;
+        }
         if (env_running(er)) {
             put(t, (int)e + 1, x, COLS - x, PX_EL_RUNNING, "starting…");
             continue;
@@ -221,16 +230,15 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
     if (e < 0 || rows < 2)
         return 0;
     const px_env_result *er = &t->res->envs[e];
-    const px_env *fe = &t->f->envs[er->env_index];
     const px_example_result *r = &er->ex[k];
     int used = 0;
     putf(t, y + used++, x, w, e == t->res->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, "%s (%s %s)", er->name,
-         fe->device ? fe->device : "imported", fe->dtype);
+         results_env_device(t->f, er), results_env_dtype(t->f, er));
     if (r->status == PX_ST_PENDING) {
         put(t, y + used++, x, w, PX_EL_RUNNING, "running…");
         return used;
     }
-    if (r->status == PX_ST_OK && r->n_values == fe->n_labels) {
+    if (r->status == PX_ST_OK && r->n_values == er->n_labels) {
         double mx = r->values[0], sum = 0;
         for (size_t i = 1; i < r->n_values; i++)
             mx = r->values[i] > mx ? r->values[i] : mx;
@@ -255,7 +263,7 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
                 strcat(bars, b < bar ? "#" : ".");
             if (used < rows)
                 putf(t, y + used++, x, w, top == 0 ? PX_EL_NORMAL : PX_EL_DIM, "%-9.9s %s %5.1f%% %+.3f",
-                     fe->labels[best], bars, p * 100, r->values[best]);
+                     er->labels[best], bars, p * 100, r->values[best]);
         }
     }
     if (t->judged && used < rows) {
@@ -263,6 +271,35 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
         putf(t, y + used++, x, w, element_of(v->outcome), "%s: %s", outcome_name(v->outcome), v->detail ? v->detail : "");
     }
     return used;
+}
+
+/* Sanitized text in at most room rows of cols columns, every character
+ * shown; a text that needs more rows ends its last one in "…" and gives
+ * the row after it to how much is left out. Returns the rows used. */
+static int draw_text(tui *t, const char *s, int y, int x, int cols, int room)
+{
+    int n = textcell_wrap(s, cols, NULL, 0), want = n <= room ? n : room > 1 ? room - 1 : room;
+    textcell_line *lines = want > 0 ? calloc((size_t)want, sizeof *lines) : NULL;
+    size_t hidden = 0;
+    int got = lines ? textcell_layout(s, cols, lines, want, &hidden) : 0;
+    for (int i = 0; i < got; i++) {
+        if (lines[i].cols > cols) { /* one glyph wider than the pane */
+            put(t, y + i, x, cols, PX_EL_DIM, "…");
+            continue;
+        }
+        attrset(style(t, PX_EL_NORMAL));
+        mvaddnstr(y + i, x, s + lines[i].start, (int)(lines[i].end - lines[i].start));
+        attrset(style(t, PX_EL_DIM));
+        if (hidden && i == got - 1)
+            addstr("…");
+        attrset(A_NORMAL);
+    }
+    free(lines);
+    if (!hidden || got >= room)
+        return got;
+    putf(t, y + got, x, cols, PX_EL_DIM, "(text continues: %zu more character%s)", hidden,
+         hidden == 1 ? "" : "s");
+    return got + 1;
 }
 
 static void draw_detail(tui *t, int top, int rows, int x, int w)
@@ -277,15 +314,20 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
     putf(t, y++, x, w, PX_EL_TITLE, "%s  (%s)", ex->id, ex->kind);
     if (ex->why)
         putf(t, y++, x, w, PX_EL_DIM, "why: %s", ex->why);
-    size_t starts[8];
     char *safe = textcell_sanitize(ex->text, ex->text_len);
-    int n = textcell_wrap(safe ? safe : "", w - 2, starts, 8);
-    for (int i = 0; i < n && i < 4 && y < top + rows; i++) {
-        size_t end = i + 1 < n ? starts[i + 1] : strlen(safe);
-        char line[1024];
-        snprintf(line, sizeof line, "%.*s", (int)(end - starts[i]), safe + starts[i]);
-        put(t, y++, x + 2, w - 2, PX_EL_NORMAL, line);
+    /* The text gets the rows the rest leaves, at least 4. The rest: a blank,
+     * the sides (heading, three labels, verdict), a blank, the comparison
+     * lines, the decision and a row on it if there is one, the note;
+     * draw_side leaves 4 rows below the sides however few follow, and
+     * details take 2 more. */
+    const px_mark *mk = &t->rv.marks[k];
+    int left = top + rows - y, below = 8 + (mk->decision != NULL) + (mk->note != NULL);
+    if (t->judged && t->rv.candidate >= 0) {
+        const px_verdict *v = &t->j.envs[t->rv.candidate].ex[k];
+        below += (v->has_cmp != 0) + (v->div != PX_DIV_NONE) + (v->attr != PX_ATTR_NONE);
     }
+    below = (below > 10 ? below : 10) + (t->details ? 2 : 0);
+    y += draw_text(t, safe ? safe : "", y, x + 2, w - 2, left - below > 4 ? left - below : left < 4 ? left : 4);
     free(safe);
     const px_example_result *ref = t->res->reference >= 0 ? &t->res->envs[t->res->reference].ex[k] : NULL;
     if (t->details && ref && ref->clean_text && y + 2 < top + rows) {
@@ -316,8 +358,23 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
     if (y < top + rows)
         putf(t, y++, x, w, PX_EL_DECISION, "decision: %s%s%s%s%s", m->decision ? m->decision : "(none)",
              m->by ? " by " : "", m->by ? m->by : "", m->at ? " at " : "", m->at ? m->at : "");
-    if (m->note && y < top + rows)
-        putf(t, y++, x, w, PX_EL_DECISION, "note: %s", m->note);
+    /* A decision made on another environment, or on results that changed
+     * since, is said to be so beside the candidate shown: never carried
+     * over silently. */
+    int shown = t->rv.candidate >= 0 ? t->rv.candidate : t->res->reference;
+    if (m->decision && shown >= 0 && y < top + rows) {
+        const px_env_result *er = &t->res->envs[shown];
+        px_fit fit = decision_fit(m->decision, m->env, m->results, er, &er->ex[k], ex->id);
+        char *words = decision_words(fit, m->decision, m->env, er->name);
+        if (words)
+            put(t, y++, x + 2, w - 2, fit == PX_FIT_HERE ? PX_EL_DECISION : PX_EL_CHANGED, words);
+        free(words);
+    }
+    if (m->note && y < top + rows) {
+        int other = m->note_by && (!m->by || strcmp(m->note_by, m->by));
+        putf(t, y++, x, w, PX_EL_DECISION, "note: %s%s%s%s", m->note, other ? " (" : "", other ? m->note_by : "",
+             other ? ")" : "");
+    }
 }
 
 static void draw_status(tui *t)
@@ -375,8 +432,8 @@ static void draw_summary(tui *t)
     for (size_t e = 0; e < t->res->n_envs && y < LINES - 2; e++) {
         const px_env_result *er = &t->res->envs[e];
         const px_env *fe = &t->f->envs[er->env_index];
-        putf(t, y++, 1, COLS - 2, PX_EL_TITLE, "%s  %s %s%s%s", er->name, fe->device ? fe->device : "imported",
-             fe->dtype, fe->note ? "  — " : "", fe->note ? fe->note : "");
+        putf(t, y++, 1, COLS - 2, PX_EL_TITLE, "%s  %s %s%s%s", er->name, results_env_device(t->f, er),
+             results_env_dtype(t->f, er), fe->note ? "  — " : "", fe->note ? fe->note : "");
         if (!t->judged) {
             put(t, y++, 3, COLS - 4, PX_EL_RUNNING, "running…");
             continue;
@@ -499,8 +556,8 @@ static void next_theme(tui *t)
 static void rerun(tui *t, int all)
 {
     long k = review_current(&t->rv);
-    if (!t->inputs) {
-        say(t, "nothing to run: these results come from a file");
+    if (!t->inputs || !evidence_runs(t->res)) {
+        say(t, "nothing to run here: these results come from files");
         return;
     }
     if (t->run && !runner_done(t->run)) {
@@ -512,7 +569,8 @@ static void rerun(tui *t, int all)
     runner_free(t->run);
     t->run = NULL;
     for (size_t e = 0; e < t->res->n_envs; e++)
-        for (size_t i = 0; i < t->res->n_examples; i++)
+        for (size_t i = 0; t->res->envs[e].origin == PX_ORIGIN_RUN && t->res->envs[e].selected &&
+                           i < t->res->n_examples; i++)
             if (all || i == (size_t)k)
                 example_result_clear(&t->res->envs[e].ex[i]);
     t->ropts.one_example = !all;
@@ -892,24 +950,27 @@ static void loop(tui *t)
     }
 }
 
-static int start_run(tui *t, const px_tui_opts *o, px_env_input **inputs, size_t *n_in, int wake_w, px_error *err)
+/* Every environment the contract names, from where its results come
+ * (evidence.h); the ones to run here start in the background. */
+static int gather(tui *t, const px_tui_opts *o, px_env_input **inputs, int wake_w, px_error *err)
 {
-    int idx[256];
-    size_t n = 0;
-    for (size_t i = 0; i < t->f->n_envs && n < 256; i++) {
-        int want = o->n_envs == 0;
-        for (int k = 0; k < o->n_envs; k++)
-            want |= !strcmp(o->envs[k], t->f->envs[i].name);
-        if (want && t->f->envs[i].device)
-            idx[n++] = (int)i;
+    px_sources s = {o->results, (size_t)o->n_results, o->envs, (size_t)o->n_envs};
+    if (!t->f->model_sha256)
+        return px_error_set(err, PX_EXIT_USAGE, t->f->path, t->f->model_loc.line, t->f->model_loc.col,
+                            "contract.model has no sha256: pin the model revision before reviewing against it");
+    if (!(t->res = evidence_gather(t->f, &s, err)))
+        return -1;
+    *inputs = calloc(t->res->n_envs ? t->res->n_envs : 1, sizeof **inputs);
+    if (!*inputs)
+        return px_error_set(err, PX_EXIT_INTERNAL, NULL, 0, 0, "out of memory");
+    if (evidence_inputs(t->f, t->res, *inputs, err)) {
+        free(*inputs);
+        *inputs = NULL;
+        return -1;
     }
-    if (!n)
-        return px_error_set(err, PX_EXIT_USAGE, t->f->path, 0, 0, "no environment to run (use --results FILE)");
-    *inputs = calloc(n, sizeof **inputs);
-    for (*n_in = 0; *n_in < n; (*n_in)++)
-        if (env_input_open(&(*inputs)[*n_in], t->f, &t->f->envs[idx[*n_in]], err))
-            return -1;
-    t->res = results_new(t->f, idx, n);
+    t->inputs = *inputs;
+    if (!evidence_runs(t->res))
+        return 0;
     static char exe[4096];
     const char *env = getenv("PARITY_TORCH");
     if (o->executor)
@@ -923,7 +984,6 @@ static int start_run(tui *t, const px_tui_opts *o, px_env_input **inputs, size_t
         snprintf(slash ? slash + 1 : exe, 16, "parity-torch");
     }
     t->ropts = (px_runner_opts){.executor = exe, .backend_lib = o->backend_lib, .notify_fd = wake_w};
-    t->inputs = *inputs;
     t->run = runner_start(t->f, *inputs, t->res, &t->ropts, err);
     return t->run ? 0 : -1;
 }
@@ -947,13 +1007,16 @@ int tui_main(const px_tui_opts *o)
     }
     t.wake = pipefd[0];
     px_env_input *inputs = NULL;
-    size_t n_in = 0;
     int rc = 0;
-    if (o->results)
-        t.res = results_load(o->results, f, &err);
-    else if (start_run(&t, o, &inputs, &n_in, pipefd[1], &err))
+    if (gather(&t, o, &inputs, pipefd[1], &err)) {
+        runner_free(t.run);
+        t.run = NULL;
+        if (inputs)
+            evidence_inputs_close(f, t.res, inputs);
+        free(inputs);
+        inputs = NULL;
+        results_free(t.res);
         t.res = NULL;
-    if (!t.res) {
         rc = fail_line(&err);
     } else {
         review_init(&t.rv, f, t.res, sp, o->reviewer ? o->reviewer : getenv("USER"));
@@ -975,10 +1038,10 @@ int tui_main(const px_tui_opts *o)
         judgement_free(&t.j);
     if (t.res)
         review_free(&t.rv);
-    results_free(t.res);
-    for (size_t i = 0; i < n_in; i++)
-        env_input_close(&inputs[i], f->n_examples);
+    if (inputs)
+        evidence_inputs_close(f, t.res, inputs);
     free(inputs);
+    results_free(t.res);
     if (t.script)
         fclose(t.script);
     close(pipefd[0]), close(pipefd[1]);

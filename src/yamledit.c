@@ -8,6 +8,8 @@
 #include <yaml.h>
 
 #include "parity/emit.h"
+#include "parity/strmap.h"
+#include "parity/ydoc.h"
 
 typedef struct doc {
     yaml_document_t d;
@@ -41,12 +43,9 @@ static int doc_open(doc *dc, const char *text, size_t len)
     memset(dc, 0, sizeof *dc);
     dc->text = text, dc->len = len;
     dc->start = dc->cur_byte = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
-    yaml_parser_t p;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-    dc->loaded = yaml_parser_load(&p, &dc->d);
-    yaml_parser_delete(&p);
-    return dc->loaded && yaml_document_get_root_node(&dc->d) ? 0 : -1;
+    px_error ignored;
+    dc->loaded = ydoc_load("", text, len, "fixture", &dc->d, &ignored) == 0;
+    return dc->loaded ? 0 : -1;
 }
 
 static void doc_close(doc *dc)
@@ -264,13 +263,16 @@ static int child_indent(doc *dc, yaml_node_t *map)
  * at the start of the next one. */
 static int push_after(doc *dc, edit *ed, size_t *n, size_t end, const char *body);
 
-static const char *const fields[] = {"decision", "note", "by", "at"};
+const char *const px_review_keys[PX_REVIEW_FIELDS] = {"decision", "note",    "by",  "at",
+                                                       "note_by",  "note_at", "env", "results_sha256"};
+#define fields px_review_keys
 
-static const char *field_value(const px_decision *d, int i)
+const char *decision_field(const px_decision *d, int i)
 {
-    const char *v[] = {d->decision, d->note, d->by, d->at};
-    return v[i];
+    const char *v[PX_REVIEW_FIELDS] = {d->decision, d->note, d->by, d->at, d->note_by, d->note_at, d->env, d->results};
+    return i >= 0 && i < PX_REVIEW_FIELDS ? v[i] : NULL;
 }
+#define field_value decision_field
 
 /* review: absent. Add it after the example's last line (block) or before
  * its closing brace (flow). */
@@ -289,7 +291,7 @@ static int add_review(doc *dc, yaml_node_t *ex, const px_decision *d, edit *ed, 
     else
         fprintf(o, ", review: {");
     int first = 1;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < PX_REVIEW_FIELDS; i++) {
         const char *v = field_value(d, i);
         if (!v)
             continue;
@@ -325,7 +327,7 @@ static int update_review(doc *dc, const char *path, yaml_node_t *rv, const px_de
 {
     int block = is_block(rv), empty = rv->data.mapping.pairs.top == rv->data.mapping.pairs.start;
     const char *nl = newline_of(dc);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < PX_REVIEW_FIELDS; i++) {
         const char *v = field_value(d, i);
         if (!v)
             continue;
@@ -468,10 +470,11 @@ typedef struct walker {
     int have, bad, ended;
     yaml_node_t *target;          /* the edited example in the old tree */
     yaml_node_pair_t *skip;       /* its old review pair */
-    char *got[4];                 /* the new review's fields */
+    char *got[PX_REVIEW_FIELDS];  /* the new review's fields */
     int saw_review;
-    struct anchor { char *name; int node; } *anchors;
-    int n_anchors;
+    px_strmap *anchors;           /* anchor name -> node id in the old tree */
+    char **names;                 /* the names, owned */
+    size_t n_names;
 } walker;
 
 /* The next event, or NULL on a parse error or past the end of the stream:
@@ -500,14 +503,18 @@ static void remember_anchor(walker *w, const yaml_char_t *anchor, int node_id)
 {
     if (!anchor)
         return;
-    struct anchor *a = realloc(w->anchors, (size_t)(w->n_anchors + 1) * sizeof *a);
-    if (!a) {
+    char **v = realloc(w->names, (w->n_names + 1) * sizeof *v);
+    char *name = v ? strdup((const char *)anchor) : NULL;
+    if (v)
+        w->names = v;
+    /* A name defined twice is refused by the loader of the old text, so a
+     * second one here means the texts differ. */
+    if (!name || strmap_put(w->anchors, name, node_id, NULL)) {
+        free(name);
         w->bad = 1;
         return;
     }
-    w->anchors = a;
-    a[w->n_anchors].name = strdup((const char *)anchor);
-    a[w->n_anchors++].node = node_id;
+    w->names[w->n_names++] = name;
 }
 
 static int walk_node(walker *w, int id, const yaml_event_t *e);
@@ -539,7 +546,7 @@ static void collect_review(walker *w)
     w->saw_review = 1;
     while ((e = next_event(w)) && e->type != YAML_MAPPING_END_EVENT) {
         int f = -1;
-        for (int i = 0; e->type == YAML_SCALAR_EVENT && i < 4; i++)
+        for (int i = 0; e->type == YAML_SCALAR_EVENT && i < PX_REVIEW_FIELDS; i++)
             if (!strcmp((const char *)e->data.scalar.value, fields[i]))
                 f = i;
         skip_node(w);
@@ -593,12 +600,8 @@ static int walk_sequence(walker *w, yaml_node_t *x)
 static int walk_node(walker *w, int id, const yaml_event_t *e)
 {
     yaml_node_t *x = node(w->old, id);
-    if (e->type == YAML_ALIAS_EVENT) {
-        for (int i = 0; i < w->n_anchors; i++)
-            if (!strcmp(w->anchors[i].name, (const char *)e->data.alias.anchor))
-                return w->anchors[i].node == id;
-        return 0;
-    }
+    if (e->type == YAML_ALIAS_EVENT)
+        return strmap_get(w->anchors, (const char *)e->data.alias.anchor) == id;
     const yaml_char_t *anchor = e->type == YAML_SCALAR_EVENT           ? e->data.scalar.anchor
                                 : e->type == YAML_MAPPING_START_EVENT  ? e->data.mapping_start.anchor
                                 : e->type == YAML_SEQUENCE_START_EVENT ? e->data.sequence_start.anchor
@@ -633,23 +636,26 @@ static int verify(doc *old, const char *path, const char *text, size_t len, cons
     w.old = old;
     w.target = find_example(old, d->id);
     w.skip = map_pair(old, w.target, "review");
+    w.anchors = strmap_new(16);
+    w.bad = !w.anchors;
     yaml_parser_initialize(&w.p);
     yaml_parser_set_input_string(&w.p, (const unsigned char *)text, len);
-    int ok = w.target && walk_document(&w, yaml_document_get_root_node(&old->d)) && !w.bad;
+    int ok = !w.bad && w.target && walk_document(&w, yaml_document_get_root_node(&old->d)) && !w.bad;
     if (ok && !strcmp(d->decision, "clear"))
         ok = !w.saw_review;
-    for (int i = 0; ok && strcmp(d->decision, "clear") && i < 4; i++) {
+    for (int i = 0; ok && strcmp(d->decision, "clear") && i < PX_REVIEW_FIELDS; i++) {
         const char *want = field_value(d, i);
         ok = !want || (w.got[i] && !strcmp(w.got[i], want));
     }
     if (w.have)
         yaml_event_delete(&w.ev);
     yaml_parser_delete(&w.p);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < PX_REVIEW_FIELDS; i++)
         free(w.got[i]);
-    for (int i = 0; i < w.n_anchors; i++)
-        free(w.anchors[i].name);
-    free(w.anchors);
+    for (size_t i = 0; i < w.n_names; i++)
+        free(w.names[i]);
+    free(w.names);
+    strmap_free(w.anchors);
     if (!ok)
         return px_error_set(err, PX_EXIT_USAGE, path, 0, 0,
                             "the edit for '%s' did not verify; nothing written (please report this fixture)", d->id);

@@ -1,7 +1,14 @@
+#define _POSIX_C_SOURCE 200809L
 #include "parity/ydoc.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "parity/strmap.h"
+#include "parity/utf8.h"
 
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
@@ -66,4 +73,250 @@ int ydoc_check_keys(yaml_document_t *d, const char *path, yaml_node_t *map, cons
         }
     }
     return 0;
+}
+
+static double max_mb_override;
+
+void ydoc_set_max_mb(double mb) { max_mb_override = mb > 0 ? mb : 0; }
+
+size_t ydoc_max_bytes(const char *kind)
+{
+    double mb = max_mb_override ? max_mb_override : strstr(kind, "results") ? PX_RESULTS_MAX_MB : PX_FIXTURE_MAX_MB;
+    double b = mb * 1024 * 1024;
+    return b >= (double)(SIZE_MAX / 2) ? SIZE_MAX / 2 : (size_t)b;
+}
+
+/* Line and column (in characters) of byte `off`. */
+static void loc_of_offset(const char *data, size_t len, size_t off, int *line, int *col)
+{
+    *line = 1, *col = 1;
+    for (size_t i = 0; i < off && i < len; i++) {
+        if (data[i] == '\n')
+            ++*line, *col = 1;
+        else if (((unsigned char)data[i] & 0xC0) != 0x80)
+            ++*col;
+    }
+}
+
+char *ydoc_read(const char *path, const char *kind, size_t *len, px_error *err)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read %s: %s", kind, strerror(errno));
+        return NULL;
+    }
+    size_t limit = ydoc_max_bytes(kind), cap = 0, n;
+    char *data = NULL;
+    *len = 0;
+    errno = 0; /* so a read error names its cause (a directory, say) */
+    do {
+        if (*len + 65536 + 1 > cap) {
+            char *d = realloc(data, cap = (*len + 65536) * 2);
+            if (!d) {
+                free(data), fclose(fp);
+                px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory reading %s", kind);
+                return NULL;
+            }
+            data = d;
+        }
+        n = fread(data + *len, 1, cap - *len - 1, fp);
+        *len += n;
+    } while (n > 0 && *len <= limit);
+    int bad = ferror(fp) ? (errno ? errno : EIO) : 0;
+    fclose(fp);
+    if (bad) {
+        free(data);
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read %s: %s", kind, strerror(bad));
+        return NULL;
+    }
+    if (*len > limit) {
+        int line, col;
+        loc_of_offset(data, *len, limit, &line, &col);
+        free(data);
+        px_error_set(err, PX_EXIT_USAGE, path, line, col,
+                     "%s is larger than %.6g MiB from here on: refused before parsing (--max-size MIB raises the limit)",
+                     kind, (double)limit / (1024 * 1024));
+        return NULL;
+    }
+    data[*len] = '\0';
+    return data;
+}
+
+static int parse_error(const char *path, yaml_parser_t *p, const char *data, size_t len, const char *kind,
+                       px_error *err)
+{
+    int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
+    if (p->error == YAML_MEMORY_ERROR)
+        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory parsing %s", kind);
+    if (p->error == YAML_READER_ERROR) {
+        long bad = utf8_invalid_at(data, len);
+        loc_of_offset(data, len, bad >= 0 ? (size_t)bad : p->problem_offset, &line, &col);
+        if (bad >= 0)
+            return px_error_set(err, PX_EXIT_USAGE, path, line, col, "byte 0x%02X is not UTF-8: a %s must be UTF-8 text",
+                                (unsigned char)data[bad], kind);
+        return px_error_set(err, PX_EXIT_USAGE, path, line, col, "%s", p->problem ? p->problem : "bad input");
+    }
+    const char *problem = p->problem ? p->problem : "syntax error";
+    if (p->context)
+        return px_error_set(err, PX_EXIT_USAGE, path, line, col, "YAML: %s (%s started at %d:%d)", problem, p->context,
+                            (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
+    return px_error_set(err, PX_EXIT_USAGE, path, line, col, "YAML: %s", problem);
+}
+
+/* The document under construction: a stack of open collections (with the
+ * key a mapping waits to pair) and the anchors seen so far. */
+typedef struct builder {
+    yaml_document_t *doc;
+    int stack[PX_YAML_MAX_DEPTH], pending[PX_YAML_MAX_DEPTH];
+    int depth;
+    px_strmap *anchors;
+    char **names; /* the anchor names, owned (the map borrows them) */
+    size_t n_names, cap_names;
+} builder;
+
+static int fail_mark(const char *path, yaml_mark_t m, px_error *err, const char *fmt, const char *a)
+{
+    return px_error_set(err, PX_EXIT_USAGE, path, (int)m.line + 1, (int)m.column + 1, fmt, a);
+}
+
+static yaml_node_t *node_of(builder *b, int id) { return b->doc->nodes.start + id - 1; }
+
+/* Hang a finished node (or an alias's target) on the open collection. */
+static int attach(builder *b, int id)
+{
+    if (b->depth == 0)
+        return 0; /* the root: the first node added */
+    int parent = b->stack[b->depth - 1];
+    if (node_of(b, parent)->type == YAML_SEQUENCE_NODE)
+        return yaml_document_append_sequence_item(b->doc, parent, id) ? 0 : -1;
+    int *key = &b->pending[b->depth - 1];
+    if (!*key) {
+        *key = id;
+        return 0;
+    }
+    int rc = yaml_document_append_mapping_pair(b->doc, parent, *key, id) ? 0 : -1;
+    *key = 0;
+    return rc;
+}
+
+static int remember(builder *b, const yaml_char_t *anchor, int id, yaml_mark_t at, const char *path, px_error *err)
+{
+    if (!anchor)
+        return 0;
+    if (b->n_names == b->cap_names) {
+        size_t cap = b->cap_names ? b->cap_names * 2 : 16;
+        char **v = realloc(b->names, cap * sizeof *v);
+        if (!v)
+            return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+        b->names = v, b->cap_names = cap;
+    }
+    char *name = strdup((const char *)anchor);
+    if (!name)
+        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+    b->names[b->n_names++] = name;
+    int rc = strmap_put(b->anchors, name, id, NULL);
+    if (rc < 0)
+        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+    return rc ? fail_mark(path, at, err, "anchor '&%.200s' is defined twice", name) : 0;
+}
+
+static const yaml_char_t *tag_of(const yaml_char_t *tag)
+{
+    return tag && strcmp((const char *)tag, "!") ? tag : NULL; /* as libyaml's loader: "!" is the default */
+}
+
+/* One event into the document. 1 when the document is complete. */
+static int build(builder *b, yaml_event_t *e, const char *path, px_error *err)
+{
+    int id;
+    switch (e->type) {
+    case YAML_SCALAR_EVENT:
+        id = yaml_document_add_scalar(b->doc, (yaml_char_t *)tag_of(e->data.scalar.tag), e->data.scalar.value,
+                                      (int)e->data.scalar.length, e->data.scalar.style);
+        if (!id)
+            return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+        node_of(b, id)->start_mark = e->start_mark, node_of(b, id)->end_mark = e->end_mark;
+        return remember(b, e->data.scalar.anchor, id, e->start_mark, path, err) || attach(b, id) ? -1 : 0;
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT: {
+        int seq = e->type == YAML_SEQUENCE_START_EVENT;
+        if (b->depth == PX_YAML_MAX_DEPTH)
+            return fail_mark(path, e->start_mark, err, "nesting deeper than %s levels: refused", "64");
+        id = seq ? yaml_document_add_sequence(b->doc, (yaml_char_t *)tag_of(e->data.sequence_start.tag),
+                                              e->data.sequence_start.style)
+                 : yaml_document_add_mapping(b->doc, (yaml_char_t *)tag_of(e->data.mapping_start.tag),
+                                             e->data.mapping_start.style);
+        if (!id)
+            return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+        node_of(b, id)->start_mark = e->start_mark;
+        if (remember(b, seq ? e->data.sequence_start.anchor : e->data.mapping_start.anchor, id, e->start_mark, path,
+                     err) ||
+            attach(b, id))
+            return -1;
+        b->stack[b->depth] = id, b->pending[b->depth] = 0;
+        b->depth++;
+        return 0;
+    }
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+        node_of(b, b->stack[--b->depth])->end_mark = e->end_mark;
+        return 0;
+    case YAML_ALIAS_EVENT:
+        id = (int)strmap_get(b->anchors, (const char *)e->data.alias.anchor);
+        if (id < 0)
+            return fail_mark(path, e->start_mark, err, "alias '*%.200s' names no anchor defined before it",
+                             (const char *)e->data.alias.anchor);
+        return attach(b, id) ? px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory") : 0;
+    default:
+        return 0;
+    }
+}
+
+int ydoc_load(const char *path, const char *data, size_t len, const char *kind, yaml_document_t *doc,
+              px_error *err)
+{
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+    memset(doc, 0, sizeof *doc);
+    builder b = {.doc = doc, .anchors = strmap_new(16)};
+    int rc = b.anchors ? 0 : px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+    int documents = 0, open = 0, started = 0;
+    yaml_event_t e;
+    while (!rc) {
+        if (!yaml_parser_parse(&p, &e)) {
+            rc = parse_error(path, &p, data, len, kind, err);
+            break;
+        }
+        if (e.type == YAML_STREAM_END_EVENT || e.type == YAML_NO_EVENT) {
+            yaml_event_delete(&e);
+            break;
+        }
+        if (e.type == YAML_DOCUMENT_START_EVENT) {
+            if (documents++)
+                rc = fail_mark(path, e.start_mark, err, "a second YAML document: a %s is one document", kind);
+            else if (!yaml_document_initialize(doc, NULL, NULL, NULL, 1, 1))
+                rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+            else
+                started = open = 1;
+        } else if (e.type == YAML_DOCUMENT_END_EVENT) {
+            open = 0;
+        } else if (open) {
+            rc = build(&b, &e, path, err);
+        }
+        yaml_event_delete(&e);
+    }
+    if (!rc && (!started || !yaml_document_get_root_node(doc)))
+        rc = px_error_set(err, PX_EXIT_USAGE, path, 1, 1, "empty file: not a parity %s", kind);
+    for (size_t i = 0; i < b.n_names; i++)
+        free(b.names[i]);
+    free(b.names);
+    strmap_free(b.anchors);
+    yaml_parser_delete(&p);
+    if (rc) {
+        if (started)
+            yaml_document_delete(doc);
+        memset(doc, 0, sizeof *doc);
+    }
+    return rc;
 }

@@ -109,8 +109,8 @@ static const struct {
     {"crash", "film-night", "crash", "model revision", "SIGSEGV"},
     {"crash", "jazz", NULL, "model revision", NULL}, /* the restarted child answers */
     {"sleepy", "film-night", "timeout", "model revision", "after 1 s"},
-    {"swapped", "film-night", "wrong-label", "label map", "logit 0 means film vs volunteer"},
-    {"new-vocab", "film-night", NULL, "token ids", "token 2: 160 vs 515 ('screening' vs 'screen')"},
+    {"swapped", "film-night", "wrong-label", "label map", "logit 0 means film in the reference, volunteer here"},
+    {"new-vocab", "film-night", NULL, "token ids", "token 2: 515 ('screen') here, 160 ('screening') in the reference"},
     {"no-device", "jazz", "not-evaluated", "none", "unknown device 'tpu9'"},
 };
 
@@ -186,7 +186,7 @@ Test(check, exit_codes, .timeout = 600)
 {
     cmd_result r = tl_run((const char *[]){"parity", "check", "fixtures/campus-club/fixture.yaml", "-q", NULL});
     cr_expect_eq(r.status, 0, "the demo meets its contract: %s%s", r.out, r.err);
-    cr_expect(strstr(r.out, "contract met in every environment"), "%s", r.out);
+    cr_expect(strstr(r.out, "contract met in every selected environment"), "%s", r.out);
     tl_free(&r);
     r = tl_run((const char *[]){"parity", "check", PLANTED, "-q", "-e", "reference", "-e", "twin", NULL});
     cr_expect_eq(r.status, 1, "unmet contract: %s", r.err);
@@ -221,7 +221,8 @@ Test(check, json_shape_and_tap_plan, .timeout = 600)
              "assert d[\"parity_check\"]==1 and d[\"exit\"]==3 and d[\"met\"] is False;"
              "assert d[\"reference\"]==\"reference\" and len(d[\"findings\"])==3;"
              "e={x[\"name\"]:x for x in d[\"environments\"]};"
-             "assert set(e)=={\"reference\",\"twin\",\"no-device\"};"
+             "assert len(e)==12 and {n for n in e if e[n][\"state\"]!=\"not-selected\"}=={\"reference\",\"twin\",\"no-device\"};"
+             "assert e[\"sleepy\"][\"met\"] is None and e[\"twin\"][\"origin\"]==\"run\";"
              "assert e[\"no-device\"][\"state\"]==\"down\" and e[\"no-device\"][\"ladder\"][0][\"state\"]==\"failed\";"
              "assert [l[\"rung\"] for l in e[\"twin\"][\"ladder\"]][0]==\"device recognised\";"
              "t={x[\"id\"]:x for x in e[\"twin\"][\"examples\"]};"
@@ -235,14 +236,14 @@ Test(check, json_shape_and_tap_plan, .timeout = 600)
     tl_free(&r);
     r = tl_run((const char *[]){"parity", "check", PLANTED, "-q", "-e", "reference", "--format", "tap", NULL});
     cr_expect_eq(r.status, 1);
-    cr_expect(strncmp(r.out, "TAP version 13\n1..8\n", 20) == 0, "%s", r.out);
+    cr_expect(strncmp(r.out, "TAP version 13\n1..9\n", 20) == 0, "%s", r.out);
     int oks = 0, not_oks = 0;
     for (const char *l = r.out; (l = strchr(l, '\n')) && *++l;) {
         oks += !strncmp(l, "ok ", 3);
         not_oks += !strncmp(l, "not ok ", 7);
     }
-    cr_expect_eq(oks + not_oks, 8);
-    cr_expect_eq(not_oks, 3);
+    cr_expect_eq(oks + not_oks, 9, "8 examples and the environment's ladder");
+    cr_expect_eq(not_oks, 4, "3 examples and the ladder");
     tl_free(&r);
     unlink(path), rmdir(dir);
     free(dir);
@@ -317,7 +318,7 @@ Test(check, judges_a_results_file_without_running)
     cmd_result r = tl_run((const char *[]){"parity", "check", "fixtures/campus-club/fixture.yaml", "--results",
                                            "tests/data/campus-results.yaml", "--executor", "/nonexistent", NULL});
     cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "contract met in every environment"), "%s", r.out);
+    cr_expect(strstr(r.out, "contract met in every selected environment"), "%s", r.out);
     tl_free(&r);
     r = tl_run((const char *[]){"parity", "check", "fixtures/campus-club/fixture.yaml", "--results",
                                 "tests/data/no-such-results.yaml", NULL});

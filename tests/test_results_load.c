@@ -174,7 +174,7 @@ Test(results_load, a_hand_written_file_reads_as_meant)
     cr_expect(isinf(x->values[2]) && x->values[2] > 0);
     cr_expect(isinf(x->values[3]) && x->values[3] < 0);
     cr_expect_eq(x->values[4], -2.5);
-    cr_expect_str_eq(f->labels[x->label], "music");
+    cr_expect_str_eq(e->labels[x->label], "volunteer", "torch.argmax: the first NaN");
     cr_expect_eq(x->forward_ms, 0.25);
     cr_expect_null(x->clean_text);
     x = ex(r, f, "reference", "jazz");
@@ -220,16 +220,17 @@ Test(results_load, writing_what_was_read_is_a_fixed_point)
 }
 
 /* A small valid file for the planted fixture; each error case changes one
- * piece of it. Lines: 1 version, 3 the environment, 4 state, 6 the example's
- * id, 7 outcome, 8 output, 9 label. */
+ * piece of it. Lines: 1 version, 2 the label map, 4 the environment, 5
+ * state, 7 the example's id, 8 outcome, 9 output, 10 label. */
 static const char base[] = "parity_results: 1\n"
+                           "labels: [film, volunteer, sports, music, social]\n"
                            "environments:\n"
                            "  reference:\n"
                            "    state: up\n"
                            "    examples:\n"
                            "      - id: jazz\n"
                            "        outcome: ok\n"
-                           "        output: {dtype: float32, shape: [1, 5], values: [1, 2, 3, 4, 5]}\n"
+                           "        output: {dtype: float32, shape: [1, 5], values: [1, 2, 3, 5, 4]}\n"
                            "        label: music\n";
 
 typedef struct bad_case {
@@ -294,28 +295,31 @@ Test(results_load, base_file_loads)
 Test(results_load, schema_errors_name_line_and_column)
 {
     static const bad_case cases[] = {
-        {"outcome: ok", "outcme: ok", 7, 9, "unknown key 'outcme' in an example in environment 'reference'"},
-        {"        label: music\n", "        label: music\n        label: film\n", 10, 9, "duplicate key 'label'"},
-        {"parity_results: 1", "parity_results: 2", 1, 17, "parity_results: 2 is not a results format"},
-        {"values: [1, 2, 3, 4, 5]", "values: 1.5", 8, 57, "output.values must be a list, not a scalar"},
-        {"state: up", "state: [up]", 4, 12, "state must be a scalar, not a list"},
-        {"state: up", "state: sideways", 4, 12, "state must be up or down, not 'sideways'"},
-        {"state: up", "state: down", 4, 12, "environment 'reference' is down but has no down"},
-        {"state: up", "state: down\n    down: {stage: warp}", 5, 19, "down.stage must be device, load or forward"},
-        {"state: up", "state: up\n    down: {stage: load}", 5, 11, "down only goes with state: down"},
-        {"    state: up\n", "    state: up\n    manifest: {threads: many}\n", 5, 25,
+        {"outcome: ok", "outcme: ok", 8, 9, "unknown key 'outcme' in an example in environment 'reference'"},
+        {"        label: music\n", "        label: music\n        label: film\n", 11, 9, "duplicate key 'label'"},
+        {"parity_results: 1", "parity_results: 3", 1, 17, "results format 3 is newer than this parity reads (2)"},
+        {"parity_results: 1", "parity_results: 1.5", 1, 17, "parity_results: 1.5 is not a results format version"},
+        {"parity_results: 1", "parity_results: \"1\"", 1, 17, "is not a results format version"},
+        {"parity_results: 1", "parity_results: 0", 1, 17, "is not a results format version"},
+        {"values: [1, 2, 3, 5, 4]", "values: 1.5", 9, 57, "output.values must be a list, not a scalar"},
+        {"state: up", "state: [up]", 5, 12, "state must be a scalar, not a list"},
+        {"state: up", "state: sideways", 5, 12, "state must be up or down, not 'sideways'"},
+        {"state: up", "state: down", 5, 12, "environment 'reference' is down but has no down"},
+        {"state: up", "state: down\n    down: {stage: warp}", 6, 19, "down.stage must be device, load or forward"},
+        {"state: up", "state: up\n    down: {stage: load}", 6, 11, "down only goes with state: down"},
+        {"    state: up\n", "    state: up\n    manifest: {threads: many}\n", 6, 25,
          "manifest.threads must be a whole number, not 'many'"},
-        {"    state: up\n", "    state: up\n    manifest: {model_sha256: abc}\n", 5, 30,
+        {"    state: up\n", "    state: up\n    manifest: {model_sha256: abc}\n", 6, 30,
          "model_sha256 must be 64 hex digits"},
-        {"        label: music\n", "", 6, 9, "outcome ok needs a label"},
-        {"        label: music\n", "        label: music\n        token_ids: [2, 3]\n        tokens: [a]\n", 11, 17,
+        {"        label: music\n", "", 7, 9, "outcome ok needs a label"},
+        {"        label: music\n", "        label: music\n        token_ids: [2, 3]\n        tokens: [a]\n", 12, 17,
          "1 tokens for 2 token_ids"},
-        {"        label: music\n", "        label: music\n        tokens: [a]\n", 10, 17,
+        {"        label: music\n", "        label: music\n        tokens: [a]\n", 11, 17,
          "token_ids and tokens go together"},
-        {"values: [1, 2, 3, 4, 5]", "values: [1, 2, 3]", 8, 57, "output has 3 values; its shape holds 5"},
-        {"shape: [1, 5]", "shape: [1, -5]", 8, 45, "must be between 0 and"},
-        {"dtype: float32, ", "", 8, 17, "missing required key 'dtype'"},
-        {"        label: music\n", "        label: music\n        forward_ms: -1\n", 10, 21,
+        {"values: [1, 2, 3, 5, 4]", "values: [1, 2, 3]", 9, 57, "output has 3 values; its shape holds 5"},
+        {"shape: [1, 5]", "shape: [1, -5]", 9, 45, "must be between 0 and"},
+        {"dtype: float32, ", "", 9, 17, "missing required key 'dtype'"},
+        {"        label: music\n", "        label: music\n        forward_ms: -1\n", 11, 21,
          "forward_ms must be a duration of 0 or more"},
     };
     expect_errors(cases, sizeof cases / sizeof *cases);
@@ -324,14 +328,13 @@ Test(results_load, schema_errors_name_line_and_column)
 Test(results_load, names_the_fixture_lacks_are_errors)
 {
     static const bad_case cases[] = {
-        {"outcome: ok", "outcome: fine", 7, 18, "unknown outcome 'fine' (expected one of: ok, rejected,"},
-        {"  reference:", "  refrence:", 3, 3, "environment 'refrence' is not in the fixture tests/data/planted.yaml"},
-        {"id: jazz", "id: jaz", 6, 13, "example 'jaz' is not in the fixture"},
-        {"label: music", "label: jazz", 9, 16, "label 'jazz' is not one of environment 'reference''s labels"},
-        {"label: music", "label: \"null\"", 9, 16, "label 'null' is not one of"},
-        {"        label: music\n", "        label: music\n      - id: jazz\n        outcome: crash\n", 10, 13,
+        {"outcome: ok", "outcome: fine", 8, 18, "unknown outcome 'fine' (expected one of: ok, rejected,"},
+        {"  reference:", "  refrence:", 4, 3, "environment 'refrence' is not in the fixture tests/data/planted.yaml"},
+        {"label: music", "label: jazz", 10, 16, "label 'jazz' is not in the environment's recorded label map"},
+        {"label: music", "label: \"null\"", 10, 16, "label 'null' is not in the environment's recorded"},
+        {"        label: music\n", "        label: music\n      - id: jazz\n        outcome: crash\n", 11, 13,
          "example 'jazz' is listed twice in environment 'reference'"},
-        {"        label: music\n", "        label: music\n  reference:\n    state: up\n", 10, 3,
+        {"        label: music\n", "        label: music\n  reference:\n    state: up\n", 11, 3,
          "environment 'reference' is listed twice"},
         {"parity_results: 1\n", "parity_results: 1\nreference: twin\n", 2, 12,
          "reference 'twin' is not an environment in this file"},
@@ -339,15 +342,70 @@ Test(results_load, names_the_fixture_lacks_are_errors)
     expect_errors(cases, sizeof cases / sizeof *cases);
 }
 
+/* A results file is evidence, not a verdict: a label that is not its own
+ * logits' argmax, or an ok outcome whose output is not [1, labels], is a
+ * file that contradicts itself, refused and never trusted. */
+Test(results_load, a_file_that_contradicts_itself_is_refused)
+{
+    static const bad_case cases[] = {
+        {"label: music", "label: social", 10, 16,
+         "label 'social' is not the argmax of its own logits ('music', logit 3 is 5): an inconsistent file"},
+        {"shape: [1, 5], values: [1, 2, 3, 5, 4]", "shape: [1, 4], values: [1, 2, 3, 5]", 9, 41,
+         "outcome ok, but the output is not [1, 5] for the 5 recorded labels"},
+        {"shape: [1, 5], values: [1, 2, 3, 5, 4]", "shape: [1, 0], values: []", 9, 41, "is not [1, 5]"},
+        {"        output: {dtype: float32, shape: [1, 5], values: [1, 2, 3, 5, 4]}\n", "", 7, 9,
+         "outcome ok needs its output, so that its label can be checked"},
+        /* torch.argmax: a NaN counts as the largest, the first one wins. */
+        {"values: [1, 2, 3, 5, 4]", "values: [1, .nan, 3, .nan, 4]", 10, 16,
+         "label 'music' is not the argmax of its own logits ('volunteer', logit 1 is nan)"},
+        {"parity_results: 1\nlabels: [film, volunteer, sports, music, social]\n", "parity_results: 1\n", 4, 5,
+         "environment 'reference' records no label map (labels:)"},
+    };
+    expect_errors(cases, sizeof cases / sizeof *cases);
+}
+
+Test(results_load, argmax_is_torch_argmax)
+{
+    double v[] = {1, 2, 2, NAN, 3, NAN};
+    cr_expect_eq(results_argmax(v, 3), 1, "ties: the first largest");
+    cr_expect_eq(results_argmax(v, 6), 3, "the first NaN, as torch.argmax");
+    cr_expect_eq(results_argmax(v + 4, 1), 0);
+    cr_expect_eq(results_argmax(v, 0), -1);
+    double inf[] = {-INFINITY, INFINITY, INFINITY};
+    cr_expect_eq(results_argmax(inf, 3), 1);
+}
+
+/* An example the fixture no longer has is a change of the contract since
+ * the run: named in a warning, not a reason to refuse the rest. */
+Test(results_load, an_example_removed_since_is_a_warning)
+{
+    px_fixture *f = fixture(PLANTED);
+    char *dir = tl_tmpdir(), path[300];
+    snprintf(path, sizeof path, "%s/results.yaml", dir);
+    char *text = strdup(base), *at = strstr(text, "id: jazz");
+    memcpy(at, "id: jaz ", 8);
+    tl_write(path, text);
+    px_results *r = load_ok(path, f);
+    int named = 0;
+    for (size_t i = 0; i < r->n_warnings; i++)
+        named += strstr(r->warnings[i], ":7: example 'jaz' in environment 'reference' is not in the fixture any more") != NULL;
+    cr_expect_eq(named, 1);
+    cr_expect_eq(ex(r, f, "reference", "jazz")->status, PX_ST_NOT_EVALUATED);
+    results_free(r);
+    fixture_free(f);
+    unlink(path), rmdir(dir);
+    free(dir), free(text);
+}
+
 Test(results_load, values_must_be_yaml_numbers)
 {
     static const bad_case cases[] = {
-        {"1, 2, 3, 4, 5", "1, 2, \"3\", 4, 5", 8, 64, "a value of output.values must be a number, not '3'"},
-        {"1, 2, 3, 4, 5", "1, 2, 3.3.3, 4, 5", 8, 64, "must be a number, not '3.3.3'"},
-        {"1, 2, 3, 4, 5", "1, 2, nan, 4, 5", 8, 64, "must be a number, not 'nan'"},
-        {"1, 2, 3, 4, 5", "1, 2, 0x10, 4, 5", 8, 64, "must be a number, not '0x10'"},
-        {"1, 2, 3, 4, 5", "1, 2, 1e999, 4, 5", 8, 64, "must be a number, not '1e999'"},
-        {"1, 2, 3, 4, 5", "1, 2, [3], 4, 5", 8, 64, "a value of output.values must be a scalar, not a list"},
+        {"1, 2, 3, 5, 4", "1, 2, \"3\", 4, 5", 9, 64, "a value of output.values must be a number, not '3'"},
+        {"1, 2, 3, 5, 4", "1, 2, 3.3.3, 4, 5", 9, 64, "must be a number, not '3.3.3'"},
+        {"1, 2, 3, 5, 4", "1, 2, nan, 4, 5", 9, 64, "must be a number, not 'nan'"},
+        {"1, 2, 3, 5, 4", "1, 2, 0x10, 4, 5", 9, 64, "must be a number, not '0x10'"},
+        {"1, 2, 3, 5, 4", "1, 2, 1e999, 4, 5", 9, 64, "must be a number, not '1e999'"},
+        {"1, 2, 3, 5, 4", "1, 2, [3], 4, 5", 9, 64, "a value of output.values must be a scalar, not a list"},
     };
     expect_errors(cases, sizeof cases / sizeof *cases);
 }
@@ -357,9 +415,9 @@ Test(results_load, files_that_are_not_results_are_errors)
     static const bad_case cases[] = {
         {NULL, "", 1, 1, "empty file: not a parity results file"},
         {NULL, "just some text\n", 1, 1, "a results file must be a mapping, not a scalar"},
-        {NULL, "environments: {}\n", 1, 1, "not a parity results file (no parity_results: 1)"},
-        {"state: up", "state: [up", 5, 13, "YAML: "},
-        {"state: up", "state: u\xffp", 4, 13, "byte 0xFF is not UTF-8"},
+        {NULL, "environments: {}\n", 1, 1, "not a parity results file (no parity_results: 2)"},
+        {"state: up", "state: [up", 6, 13, "YAML: "},
+        {"state: up", "state: u\xffp", 5, 13, "byte 0xFF is not UTF-8"},
         {"        label: music\n", "        label: music\n---\nparity_results: 1\n", 11, 1, "a second YAML document"},
     };
     expect_errors(cases, sizeof cases / sizeof *cases);

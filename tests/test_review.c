@@ -419,7 +419,7 @@ Test(review, next_candidate_skips_the_reference)
 
     /* Three environments with the reference in the middle: 0, 2, 0, ... */
     px_env_result e3[3] = {c.r->envs[0], c.r->envs[1], c.r->envs[1]};
-    px_results three = {e3, 3, c.r->n_examples, 1};
+    px_results three = {.envs = e3, .n_envs = 3, .n_examples = c.r->n_examples, .reference = 1};
     cr_assert_eq(review_init(&c.rv, c.f, &three, NULL, REVIEWER), 0);
     cr_expect_eq(c.rv.candidate, 0);
     review_next_candidate(&c.rv);
@@ -431,7 +431,7 @@ Test(review, next_candidate_skips_the_reference)
     review_free(&c.rv);
 
     /* Only the reference, or no results yet: no candidate. */
-    px_results alone = {c.r->envs, 1, c.r->n_examples, 0};
+    px_results alone = {.envs = c.r->envs, .n_envs = 1, .n_examples = c.r->n_examples, .reference = 0};
     cr_assert_eq(review_init(&c.rv, c.f, &alone, NULL, REVIEWER), 0);
     cr_expect_eq(c.rv.candidate, -1);
     review_next_candidate(&c.rv);
@@ -547,13 +547,16 @@ Test(review, a_note_needs_a_decision)
     cr_expect(strstr(err.msg, "decide first"), "%s", err.msg);
     mark_is(&c.rv.marks[FILM], NULL, NULL, NULL, NULL, 0);
     cr_expect_not(journal_exists(&c));
-    /* With a decision the note changes and the decision stays. */
+    /* With a decision the note changes and the decision stays, signed by
+     * whoever decided it: the note is signed by its own author. */
     go(&c, CHARITY);
     err = (px_error){0};
     cr_assert_eq(review_note(&c.rv, "multi-label after all", &err), 0, "%s", err.msg);
-    mark_is(&c.rv.marks[CHARITY], "accept", "multi-label after all", REVIEWER, NOW, 1);
+    mark_is(&c.rv.marks[CHARITY], "accept", "multi-label after all", "fixture author", "2026-12-02T13:30:00Z", 1);
+    str_or_null_eq(c.rv.marks[CHARITY].note_by, REVIEWER, "note_by");
+    str_or_null_eq(c.rv.marks[CHARITY].note_at, NOW, "note_at");
     cr_expect_eq(journal_lines(&c), 1);
-    last_journaled(&c, "charity-run", "accept", "multi-label after all", REVIEWER, NOW);
+    last_journaled(&c, "charity-run", "accept", "multi-label after all", "fixture author", "2026-12-02T13:30:00Z");
     /* An empty list has no example to note. */
     review_set_filter(&c.rv, PX_FILTER_FLAGGED);
     cr_expect_eq(review_note(&c.rv, "x", &err), -1);
@@ -785,7 +788,7 @@ Test(review, a_read_only_session_refuses_decisions)
 static void append(ctx *c, const char *id, const char *decision, const char *note, const char *by, const char *at)
 {
     px_error err = {0};
-    px_decision d = {id, decision, note, by, at};
+    px_decision d = {id, decision, note, by, at, NULL, NULL, NULL, NULL};
     cr_assert_eq(journal_append(c->store.journal, &d, &err), 0, "%s", err.msg);
 }
 

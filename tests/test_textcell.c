@@ -3,6 +3,7 @@
  * say which characters they are. */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,6 +272,18 @@ Test(wrap, clusters_are_not_split)
     WRAP(s, 1, 0, 3, 6);
 }
 
+/* A word ending exactly on the edge stays on its line (its space hangs);
+ * one that crosses it moves to the next, a wide glyph included. */
+Test(wrap, exact_fit_and_crossing_the_edge)
+{
+    WRAP("abcd efgh", 4, 0, 5);
+    WRAP("abcd efgh", 3, 0, 3, 5, 8);
+    /* "abc日 " | "x": 5 columns exactly */
+    WRAP("abc\xe6\x97\xa5 x", 5, 0, 7);
+    /* "abc" | "日 x": 日 would straddle column 4-5 */
+    WRAP("abc\xe6\x97\xa5 x", 4, 0, 3);
+}
+
 Test(wrap, counts_lines_beyond_max_and_rejects_no_columns)
 {
     size_t starts[2] = {99, 99};
@@ -302,6 +315,141 @@ Test(wrap, lines_fit)
             memcpy(line, s + starts[i], end - starts[i]);
             line[end - starts[i]] = '\0';
             cr_expect_leq(textcell_width(line), cols, "cols %d line %d: \"%s\"", cols, i, line);
+        }
+    }
+}
+
+/* ---- layout: wrapped lines as they are drawn ----------------------------- */
+
+/* The lines of textcell_layout(s, cols, max) as "line|line|...", with "…"
+ * after the last when it reports hidden text, and that count in *hidden. */
+static char *laid_out(const char *s, int cols, int max, size_t *hidden)
+{
+    textcell_line lines[64];
+    static char out[4096];
+    int n = textcell_layout(s, cols, lines, max, hidden);
+    cr_assert(n >= 1 && n <= max, "layout(\"%s\", %d, %d): %d lines", s, cols, max, n);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(lines[i].end - lines[i].start), s + lines[i].start);
+        cr_expect_eq(lines[i].cols, textcell_width(line), "\"%s\": cols %d", line, lines[i].cols);
+        int room = *hidden && i == n - 1 ? cols - 1 : cols;
+        cr_expect_leq(lines[i].cols, room, "\"%s\" is wider than %d", line, room);
+        snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s", i ? "|" : "", line);
+    }
+    if (*hidden)
+        snprintf(out + strlen(out), sizeof out - strlen(out), ELLIPSIS);
+    return out;
+}
+
+#define LAID_OUT(s, cols, max, want, want_hidden)                                   \
+    do {                                                                            \
+        size_t hidden_ = 99;                                                        \
+        cr_expect_str_eq(laid_out(s, cols, max, &hidden_), want, "cols %d", cols); \
+        cr_expect_eq(hidden_, (size_t)(want_hidden), "\"%s\" hidden", s);           \
+    } while (0)
+
+/* The review screen at 120 columns: the word that ends exactly on the edge
+ * keeps its last letter, and nothing is cut, so no "…". */
+Test(layout, word_ending_on_the_edge_keeps_every_letter)
+{
+    const char *film = "Film club screening of Tarkovsky's Stalker on Thursday at 7pm in Geography room G3, "
+                       "with a short discussion afterwards.";
+    LAID_OUT(film, 79, 4,
+             "Film club screening of Tarkovsky's Stalker on Thursday at 7pm in Geography room|"
+             "G3, with a short discussion afterwards.",
+             0);
+    /* exact fits: the hanging space is not drawn */
+    LAID_OUT("abcd efgh", 4, 4, "abcd|efgh", 0);
+    LAID_OUT("abcd   efgh  ", 4, 4, "abcd|efgh", 0);
+}
+
+Test(layout, word_crossing_the_edge_moves_to_the_next_line)
+{
+    LAID_OUT("the quick brown fox", 12, 4, "the quick|brown fox", 0);
+    LAID_OUT("the quick brown fox", 5, 4, "the|quick|brown|fox", 0);
+    LAID_OUT("the quick brown fox", 19, 4, "the quick brown fox", 0);
+    LAID_OUT("", 5, 4, "", 0);
+}
+
+Test(layout, word_longer_than_the_line_is_broken)
+{
+    LAID_OUT("a verylongword", 5, 8, "a|veryl|ongwo|rd", 0);
+    LAID_OUT("abcdefghij", 4, 8, "abcd|efgh|ij", 0);
+}
+
+/* A wide character never straddles the edge: it moves on, leaving a blank
+ * column; a base character keeps its combining marks. */
+Test(layout, wide_characters_and_marks_at_the_edge)
+{
+    LAID_OUT("abc\xe6\x97\xa5\xe6\x9c\xac", 4, 4, "abc|\xe6\x97\xa5\xe6\x9c\xac", 0); /* abc|日本 */
+    LAID_OUT(NIHONGO, 5, 4, "\xe6\x97\xa5\xe6\x9c\xac|\xe8\xaa\x9e", 0);              /* 日本|語 */
+    LAID_OUT("ab " NIHONGO, 4, 4, "ab|\xe6\x97\xa5\xe6\x9c\xac|\xe8\xaa\x9e", 0);
+    LAID_OUT("a" GRINNING GRINNING, 4, 4, "a" GRINNING "|" GRINNING, 0);
+    LAID_OUT(E_ACUTE_DECOMPOSED E_ACUTE_DECOMPOSED E_ACUTE_DECOMPOSED, 2, 4,
+             E_ACUTE_DECOMPOSED E_ACUTE_DECOMPOSED "|" E_ACUTE_DECOMPOSED, 0);
+}
+
+/* Only a text that needs more lines than there are gets a "…", after the
+ * last line shown, which makes room for it; hidden counts what is left. */
+Test(layout, cut_only_when_the_lines_run_out)
+{
+    LAID_OUT("one two three four", 5, 2, "one|two" ELLIPSIS, 10); /* "three four" */
+    LAID_OUT("one two", 3, 2, "one|two", 0);                      /* exactly the lines there are */
+    LAID_OUT("abcde fghij klm", 5, 1, "abcd" ELLIPSIS, 11);       /* "e fghij klm" */
+    LAID_OUT("abc d efg", 5, 1, "abc" ELLIPSIS, 5);               /* "d efg" */
+    LAID_OUT(NIHONGO " x", 4, 1, "\xe6\x97\xa5" ELLIPSIS, 4);     /* 日…, then 本語 x */
+    LAID_OUT(E_ACUTE_DECOMPOSED E_ACUTE_DECOMPOSED " " E_ACUTE_DECOMPOSED, 2, 1,
+             E_ACUTE_DECOMPOSED ELLIPSIS, 3);
+    LAID_OUT("abcdefghij", 4, 2, "abcd|efg" ELLIPSIS, 3);
+    size_t hidden = 99;
+    textcell_line one;
+    cr_expect_eq(textcell_layout("a b", 1, &one, 1, &hidden), 1);
+    cr_expect_eq(one.end, 0); /* no column left but the "…"'s */
+    cr_expect_eq(hidden, 3); /* "a b" */
+}
+
+Test(layout, rejects_no_room)
+{
+    textcell_line lines[2];
+    size_t hidden = 99;
+    cr_expect_eq(textcell_layout("abc", 0, lines, 2, &hidden), -1);
+    cr_expect_eq(hidden, 0);
+    cr_expect_eq(textcell_layout("abc", 3, lines, 0, NULL), -1);
+    cr_expect_eq(textcell_layout(NULL, 3, lines, 2, NULL), -1);
+    cr_expect_eq(textcell_layout("abc", 3, NULL, 2, NULL), -1);
+}
+
+/* For any width: every line fits and textcell_fit draws it unchanged (no
+ * "…" where nothing is cut), and between lines only spaces are left out,
+ * so every character of the text is shown. */
+Test(layout, every_character_is_shown)
+{
+    const char *texts[] = {
+        "Le caf\xc3\xa9 " NIHONGO " est " GRINNING " tr" E_ACUTE_DECOMPOSED "s   bon, vraiment tr\xc3\xa8s bon!",
+        "Charity 5K around the lake this Saturday; run, jog or walk, and every entry fee goes to the "
+        "campus food bank. We also need helpers to staff water stations and hand out medals.",
+        NIHONGO NIHONGO " " NIHONGO "a" NIHONGO,
+    };
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+        const char *s = texts[k];
+        for (int cols = 2; cols < 100; cols++) {
+            textcell_line lines[128];
+            size_t hidden = 99, at = 0;
+            int n = textcell_layout(s, cols, lines, 128, &hidden);
+            cr_assert(n >= 1 && hidden == 0, "text %zu cols %d: %d lines, %zu hidden", k, cols, n, hidden);
+            for (int i = 0; i < n; i++) {
+                for (; at < lines[i].start; at++)
+                    cr_assert_eq(s[at], ' ', "text %zu cols %d: '%c' left out", k, cols, s[at]);
+                char line[512], fit[512];
+                snprintf(line, sizeof line, "%.*s", (int)(lines[i].end - lines[i].start), s + lines[i].start);
+                textcell_fit(line, cols, fit, sizeof fit);
+                cr_expect_str_eq(fit, line, "text %zu cols %d line %d", k, cols, i);
+                at = lines[i].end;
+            }
+            for (; s[at]; at++)
+                cr_assert_eq(s[at], ' ', "text %zu cols %d: '%c' left out at the end", k, cols, s[at]);
         }
     }
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "parity/theme.h"
+#include "parity/utf8.h"
 #include "testlib.h"
 
 static const char *const shipped[] = {"default", "high-contrast", "light", "mono"};
@@ -307,7 +308,279 @@ Test(theme_errors, nul_bytes_are_shown_not_cut)
 {
     char msg[2048];
     parse_error("t.theme", "pa\0ss = red\n", 12, msg, sizeof msg);
-    cr_expect_str_eq(msg, "t.theme:1:1: unknown element 'pa?ss'");
+    cr_expect_str_eq(msg, "t.theme:1:3: theme 't' is not a theme file: NUL byte \\x00 (in 'pa\\x00ss = red')");
+}
+
+/* ---- files that are not themes ------------------------------------------ */
+
+/* What every theme error must be, whatever the file held: one line of
+ * valid UTF-8 without a control character (C0, DEL or C1), so it can
+ * neither garble the terminal nor drive it. */
+static void expect_clean_line(const char *msg)
+{
+    size_t n = strlen(msg);
+    cr_expect_eq(utf8_invalid_at(msg, n), -1, "not UTF-8 at byte %ld", utf8_invalid_at(msg, n));
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)msg[i], next = (unsigned char)msg[i + 1];
+        cr_expect(ch >= 0x20 && ch != 0x7f, "control byte 0x%02X at %zu", ch, i);
+        cr_expect(!(ch == 0xC2 && next >= 0x80 && next <= 0x9F), "C1 control at %zu", i);
+    }
+}
+
+/* An escape \xNN: a backslash, 'x', two hex digits. */
+static int has_escape(const char *msg)
+{
+    for (const char *p = strstr(msg, "\\x"); p; p = strstr(p + 1, "\\x"))
+        if (strchr("0123456789ABCDEF", p[2]) && p[2] && strchr("0123456789ABCDEF", p[3]) && p[3])
+            return 1;
+    return 0;
+}
+
+/* Parse text as path, which must be refused as not a theme: the message
+ * names the theme, the file and the line (and column), escapes the bytes. */
+static void expect_not_a_theme(const char *path, const char *name, const char *text, size_t len,
+                               int line, int col)
+{
+    px_theme t;
+    px_error err = {0};
+    char msg[2048], want[512];
+    cr_assert_eq(theme_parse(path, text, len, &t, &err), -1, "%s: accepted", path);
+    px_error_format(&err, msg, sizeof msg);
+    expect_clean_line(msg);
+    cr_expect_eq(err.code, 2);
+    cr_expect_eq(err.line, line, "line %d, want %d: %s", err.line, line, msg);
+    if (col)
+        cr_expect_eq(err.col, col, "column %d, want %d: %s", err.col, col, msg);
+    snprintf(want, sizeof want, "%s:%d:%d: theme '%s' is not a theme file: ", path, err.line,
+             err.col, name);
+    cr_expect(!strncmp(msg, want, strlen(want)), "%s\ndoes not start %s", msg, want);
+}
+
+/* A fixed generator, so a failure is reproducible. */
+static unsigned next_random(unsigned *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 17;
+    *state ^= *state << 5;
+    return *state;
+}
+
+Test(theme_garbage, an_image_is_one_escaped_error)
+{
+    const char *dirs[] = {"tests/data"};
+    px_theme t;
+    px_error err = {0};
+    char msg[2048];
+    cr_assert_eq(theme_load("theme-garbage", dirs, 1, &t, &err), -1);
+    px_error_format(&err, msg, sizeof msg);
+    cr_expect_eq(err.code, 2);
+    cr_expect_str_eq(msg, "tests/data/theme-garbage.theme:1:1: theme 'theme-garbage' is not a "
+                          "theme file: byte \\x89 is not UTF-8 text (in '\\x89PNG')");
+    expect_clean_line(msg);
+    /* Inherited, the garbage is reported where it is. */
+    const char text[] = "inherit = theme-garbage\n";
+    parse_error("tests/data/mine.theme", text, strlen(text), msg, sizeof msg);
+    cr_expect_str_eq(msg, "tests/data/theme-garbage.theme:1:1: theme 'theme-garbage' is not a "
+                          "theme file: byte \\x89 is not UTF-8 text (in '\\x89PNG')");
+}
+
+Test(theme_garbage, random_bytes)
+{
+    static char buf[65536 + 1];
+    for (unsigned seed = 1; seed <= 64; seed++) {
+        unsigned st = seed * 2654435761u;
+        size_t len = 1 + next_random(&st) % (sizeof buf - 1);
+        for (size_t i = 0; i < len; i++)
+            buf[i] = (char)(next_random(&st) >> 11);
+        buf[len] = '\0';
+        px_theme t;
+        px_error err = {0};
+        char msg[2048];
+        cr_assert_eq(theme_parse("dir/rnd.theme", buf, len, &t, &err), -1, "seed %u accepted", seed);
+        px_error_format(&err, msg, sizeof msg);
+        expect_clean_line(msg);
+        cr_expect(err.line >= 1 && err.col >= 1, "seed %u: %s", seed, msg);
+        cr_expect(!strncmp(msg, "dir/rnd.theme:", 14), "seed %u: %s", seed, msg);
+        cr_expect(strstr(msg, "theme 'rnd' is not a theme file: ") != NULL, "seed %u: %s", seed, msg);
+        cr_expect(has_escape(msg), "seed %u: %s", seed, msg);
+    }
+    /* After good lines, the line and column of the first bad byte. */
+    memcpy(buf, "pass = red\n# ok\nfail = \xff\xfe\x01", 26);
+    expect_not_a_theme("t.theme", "t", buf, 26, 3, 8);
+}
+
+Test(theme_garbage, nul_and_control_characters)
+{
+    static const struct {
+        const char *text;
+        size_t len;
+        int line, col;
+        const char *want;
+    } cases[] = {
+        {"pass = green\nfail = r\0ed\n", 26, 2, 9, "NUL byte \\x00 (in 'fail = r\\x00ed')"},
+        {"pass = \x1b[31mred\n", 17, 1, 8, "control character \\x1B (in 'pass = \\x1B[31mred')"},
+        {"pass = red \xc2\x9b" "1m\n", 16, 1, 12, "control character \\xC2\\x9B (in 'pass = red \\xC2\\x9B1m')"},
+        {"# \xe2\x80\xae der\n", 10, 1, 3, "control character \\xE2\\x80\\xAE (in '# \\xE2\\x80\\xAE der')"},
+        {"pass = red\x7f\n", 12, 1, 11, "control character \\x7F (in 'pass = red\\x7F')"},
+        {"pass = red\rfail = blue\r\n", 24, 1, 11, "control character \\x0D (in 'pass = red\\x0Dfail = blue')"},
+        {"pass =\vred\n", 11, 1, 7, "control character \\x0B (in 'pass =\\x0Bred')"},
+        {"\n\n\f\n", 4, 3, 1, "control character \\x0C (in '\\x0C')"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char msg[2048], want[512];
+        parse_error("t.theme", cases[i].text, cases[i].len, msg, sizeof msg);
+        snprintf(want, sizeof want, "t.theme:%d:%d: theme 't' is not a theme file: %s", cases[i].line,
+                 cases[i].col, cases[i].want);
+        cr_expect_str_eq(msg, want);
+        expect_clean_line(msg);
+    }
+}
+
+Test(theme_garbage, invalid_utf8_in_a_name_or_a_value)
+{
+    const char *dirs[] = {"tests/data"};
+    px_theme t;
+    px_error err = {0};
+    char msg[2048];
+    cr_assert_eq(theme_load("theme-garbage-latin1", dirs, 1, &t, &err), -1);
+    px_error_format(&err, msg, sizeof msg);
+    cr_expect_str_eq(msg, "tests/data/theme-garbage-latin1.theme:3:2: theme 'theme-garbage-latin1' "
+                          "is not a theme file: byte \\xE9 is not UTF-8 text (in 'd\\xE9cor = red')");
+    expect_clean_line(msg);
+    static const struct {
+        const char *text;
+        int col;
+        const char *want;
+    } cases[] = {
+        /* a valid é, then a lead byte without its continuation */
+        {"pass = gr\xc3\xa9\xc3n\n", 11, "byte \\xC3 is not UTF-8 text (in 'pass = gré\\xC3n')"},
+        {"fail = red on bl\xffue\n", 17, "byte \\xFF is not UTF-8 text (in 'fail = red on bl\\xFFue')"},
+        {"pass = \xc0\xafred\n", 8, "byte \\xC0 is not UTF-8 text (in 'pass = \\xC0\\xAFred')"}, /* overlong */
+        {"pass = \xed\xa0\x80\n", 8, "byte \\xED is not UTF-8 text (in 'pass = \\xED\\xA0\\x80')"}, /* surrogate */
+        {"pass = red \xe2\x9c", 12, "byte \\xE2 is not UTF-8 text (in 'pass = red \\xE2\\x9C')"}, /* cut short */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char want[512];
+        parse_error("t.theme", cases[i].text, strlen(cases[i].text), msg, sizeof msg);
+        snprintf(want, sizeof want, "t.theme:1:%d: theme 't' is not a theme file: %s", cases[i].col,
+                 cases[i].want);
+        cr_expect_str_eq(msg, want);
+        expect_clean_line(msg);
+    }
+}
+
+/* The name comes from the path, which may hold anything. */
+Test(theme_garbage, name_from_the_path_is_escaped_too)
+{
+    char msg[2048];
+    parse_error("d/caf\xe9\x1b.theme", "\x01", 1, msg, sizeof msg);
+    cr_expect_str_eq(msg, "d/caf\xe9\x1b.theme:1:1: theme 'caf\\xE9\\x1B' is not a theme file: "
+                          "control character \\x01 (in '\\x01')");
+    px_theme t;
+    px_error err = {0};
+    cr_assert_eq(theme_load("\x1b[2Jx\xff", repo_dirs, 1, &t, &err), -1);
+    cr_expect_str_eq(err.msg, "bad theme name '\\x1B[2Jx\\xFF': use letters, digits, '-' and '_' "
+                              "(at most 63)");
+}
+
+/* A megabyte on one line is refused at the limit, whatever it holds. */
+Test(theme_garbage, one_mebibyte_line, .timeout = 20)
+{
+    size_t len = 1 << 20;
+    char *text = malloc(len + 1);
+    cr_assert_not_null(text);
+    memset(text, 'a', len);
+    memcpy(text, "# ", 2); /* a comment: without a limit, quietly accepted */
+    text[len] = '\0';
+    expect_not_a_theme("t.theme", "t", text, len, 1, 4097);
+    char msg[2048];
+    parse_error("t.theme", text, len, msg, sizeof msg);
+    cr_expect_str_eq(msg, "t.theme:1:4097: theme 't' is not a theme file: a line longer than 4096 "
+                          "bytes (in '...aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...')");
+    /* Binary on one line: the first bad byte, escaped, on line 1. */
+    unsigned st = 7;
+    for (size_t i = 0; i < len; i++) {
+        text[i] = (char)(next_random(&st) >> 9);
+        if (text[i] == '\n')
+            text[i] = '\xff';
+    }
+    expect_not_a_theme("t.theme", "t", text, len, 1, 0);
+    parse_error("t.theme", text, len, msg, sizeof msg);
+    cr_expect(has_escape(msg), "%s", msg);
+    /* The same through a file, as the review screen loads it. */
+    char *dir = tl_tmpdir(), path[512], want[1024];
+    snprintf(path, sizeof path, "%s/long.theme", dir);
+    memset(text, ' ', len);
+    memcpy(text, "pass = red", 10);
+    memcpy(text + 4200, "\xc3\x28", 2);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fwrite(text, 1, len, f);
+    fclose(f);
+    const char *dirs[] = {dir};
+    px_theme t;
+    px_error err = {0};
+    cr_assert_eq(theme_load("long", dirs, 1, &t, &err), -1);
+    px_error_format(&err, msg, sizeof msg);
+    snprintf(want, sizeof want, "%s:1:4097: theme 'long' is not a theme file: a line longer than 4096 bytes", path);
+    cr_expect(!strncmp(msg, want, strlen(want)), "%s", msg);
+    expect_clean_line(msg);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+    free(text);
+}
+
+/* One pass over the text: a megabyte of anything is refused or accepted
+ * at once (a loop quadratic in the size would take hours here). */
+Test(theme_garbage, large_inputs_in_linear_time, .timeout = 20)
+{
+    size_t len = 1 << 20;
+    char *text = malloc(len + 1), msg[2048];
+    cr_assert_not_null(text);
+    const char *units[] = {"pass = red\n", "\n", "# \xc3\xa9\n", "fail = bold bold bold bold\n"};
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+        size_t k = strlen(units[u]), n = 0;
+        while (n + k <= len)
+            memcpy(text + n, units[u], k), n += k;
+        text[n] = '\0';
+        px_theme t;
+        px_error err = {0};
+        cr_expect_eq(theme_parse("t.theme", text, n, &t, &err), 0, "%s", err.msg);
+    }
+    memset(text, 0, len); /* a megabyte of NULs: refused at the first */
+    parse_error("t.theme", text, len, msg, sizeof msg);
+    cr_expect_str_eq(msg, "t.theme:1:1: theme 't' is not a theme file: NUL byte \\x00 (in "
+                          "'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+                          "\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+                          "\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+                          "\\x00\\x00\\x00...')");
+    free(text);
+}
+
+/* What a theme file may hold: tabs, CRLF, a byte order mark, UTF-8 in comments. */
+Test(theme_garbage, text_that_is_a_theme)
+{
+    px_theme t = parse_ok("\xef\xbb\xbfpass = red\r\n# café ✓ 色\r\nfail\t=\tblue\r");
+    cr_expect_eq(t.style[PX_EL_PASS].fg, 1);
+    cr_expect_eq(t.style[PX_EL_FAIL].fg, 4);
+    char msg[2048];
+    const char text[] = "\xef\xbb\xbf" "fial = red\n";
+    parse_error("t.theme", text, strlen(text), msg, sizeof msg);
+    cr_expect_str_eq(msg, "t.theme:1:1: unknown element 'fial'"); /* columns start after the mark */
+}
+
+/* A quoted word is cut between characters, never inside one. */
+Test(theme_garbage, long_words_are_cut_between_characters)
+{
+    char text[512] = "fail = red a", msg[2048];
+    for (int i = 0; i < 100; i++)
+        strcat(text, "é");
+    strcat(text, "\n");
+    parse_error("t.theme", text, strlen(text), msg, sizeof msg);
+    expect_clean_line(msg);
+    cr_expect(strstr(msg, "unknown attribute 'aéé") != NULL, "%s", msg);
+    cr_expect(strstr(msg, "é...'") != NULL, "%s", msg);
 }
 
 Test(theme_errors, missing_theme_names_the_dirs)

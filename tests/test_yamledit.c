@@ -340,14 +340,14 @@ Test(yamledit, unknown_id_is_a_usage_error)
     px_error err;
     char *out;
     const char *t = "examples:\n  - id: a\n    text: t\n";
-    int rc = apply1(t, (px_decision){"nope", "accept", NULL, NULL, NULL}, &err, &out);
+    int rc = apply1(t, (px_decision){"nope", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_str_eq(err.file, "f.yaml");
     cr_expect(strstr(err.msg, "nope") != NULL, "message names the id: %s", err.msg);
     cr_expect_null(out);
     /* No examples list at all: also an unknown id. */
-    rc = apply1("parity: 1\n", (px_decision){"a", "flag", NULL, NULL, NULL}, &err, &out);
+    rc = apply1("parity: 1\n", (px_decision){"a", "flag", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_null(out);
@@ -358,7 +358,7 @@ Test(yamledit, review_scalar_is_located)
     px_error err;
     char *out;
     const char *t = "# c\nexamples:\n  - id: a\n    text: t\n    review: accepted   # not a mapping\n";
-    int rc = apply1(t, (px_decision){"a", "accept", NULL, NULL, NULL}, &err, &out);
+    int rc = apply1(t, (px_decision){"a", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 5, "line %d", err.line);
@@ -372,7 +372,7 @@ Test(yamledit, review_sequence_is_located)
     char *out;
     /* Block sequence: the node starts at its first '-'. */
     const char *t = "examples:\n  - id: a\n    review:\n      - accept\n      - flag\n";
-    int rc = apply1(t, (px_decision){"a", "flag", "n", NULL, NULL}, &err, &out);
+    int rc = apply1(t, (px_decision){"a", "flag", "n", NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 4, "line %d", err.line);
@@ -380,7 +380,7 @@ Test(yamledit, review_sequence_is_located)
     cr_expect_null(out);
     /* Flow sequence, after multibyte text on the same line: col counts characters. */
     t = "examples:\n  - {id: é, review: [accept]}\n";
-    rc = apply1(t, (px_decision){"é", "flag", NULL, NULL, NULL}, &err, &out);
+    rc = apply1(t, (px_decision){"é", "flag", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 2, "line %d", err.line);
@@ -393,7 +393,7 @@ Test(yamledit, note_mapping_is_located)
     px_error err;
     char *out;
     const char *t = "examples:\n  - id: a\n    review:\n      decision: flag\n      note: {text: x}\n";
-    int rc = apply1(t, (px_decision){"a", "accept", "plain", NULL, NULL}, &err, &out);
+    int rc = apply1(t, (px_decision){"a", "accept", "plain", NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 5, "line %d", err.line);
@@ -401,14 +401,14 @@ Test(yamledit, note_mapping_is_located)
     cr_expect(strstr(err.msg, "note") != NULL, "message names the field: %s", err.msg);
     cr_expect_null(out);
     /* Leaving the note alone is fine: only the fields written must be scalars. */
-    rc = apply1(t, (px_decision){"a", "accept", NULL, NULL, NULL}, &err, &out);
+    rc = apply1(t, (px_decision){"a", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
     cr_expect_eq(rc, 0, "leaving a mapping note alone: %s", err.msg);
     if (out)
         cr_expect_str_eq(out, "examples:\n  - id: a\n    review:\n      decision: accept\n      note: {text: x}\n");
     free(out);
     /* A block mapping as `by` is located at its first key. */
     t = "examples:\n  - id: a\n    review:\n      by:\n        name: x\n";
-    rc = apply1(t, (px_decision){"a", "accept", NULL, "y", NULL}, &err, &out);
+    rc = apply1(t, (px_decision){"a", "accept", NULL, "y", NULL, NULL, NULL, NULL, NULL}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 5, "line %d", err.line);
@@ -424,7 +424,7 @@ Test(yamledit, aliased_review_value_is_refused_and_located)
     char *out;
     const char *t = "reviewers:\n  - &lee lee\nexamples:\n  - id: a\n    text: t\n    review:\n"
                     "      decision: flag\n      by: *lee\n";
-    int rc = apply1(t, (px_decision){"a", "accept", NULL, "mo", NULL}, &err, &out);
+    int rc = apply1(t, (px_decision){"a", "accept", NULL, "mo", NULL, NULL, NULL, NULL, NULL}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 8, "line %d", err.line);
@@ -432,7 +432,7 @@ Test(yamledit, aliased_review_value_is_refused_and_located)
     cr_expect(strstr(err.msg, "alias") != NULL, "%s", err.msg);
     cr_expect_null(out);
     /* Not writing the aliased field is fine, and the alias stays. */
-    rc = apply1(t, (px_decision){"a", "accept", "n", NULL, NULL}, &err, &out);
+    rc = apply1(t, (px_decision){"a", "accept", "n", NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
     cr_expect_eq(rc, 0, "%s", err.msg);
     if (out)
         cr_expect_str_eq(out, "reviewers:\n  - &lee lee\nexamples:\n  - id: a\n    text: t\n    review:\n"
@@ -440,7 +440,7 @@ Test(yamledit, aliased_review_value_is_refused_and_located)
     free(out);
     /* The whole review an alias. */
     t = "shared: &rev {decision: flag}\nexamples:\n  - {id: a, review: *rev}\n";
-    rc = apply1(t, (px_decision){"a", "accept", NULL, NULL, NULL}, &err, &out);
+    rc = apply1(t, (px_decision){"a", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 3, "line %d", err.line);
@@ -455,7 +455,7 @@ Test(yamledit, text_that_is_not_yaml)
     const char *bad[] = {"examples: [unclosed\n", "examples:\n  - id: a\n   text: [\n", "\"unterminated\n",
                          "key: value\n  bad indent: here\n", ""};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        int rc = apply1(bad[i], (px_decision){"a", "accept", NULL, NULL, NULL}, &err, &out);
+        int rc = apply1(bad[i], (px_decision){"a", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
         cr_expect_neq(rc, 0, "case %zu accepted", i);
         cr_expect_eq(err.code, PX_EXIT_USAGE, "case %zu: code %d", i, err.code);
         cr_expect_null(out, "case %zu", i);
@@ -466,7 +466,7 @@ Test(yamledit, bad_decision_word)
 {
     px_error err;
     char *out;
-    int rc = apply1("examples:\n  - id: a\n", (px_decision){"a", "maybe", NULL, NULL, NULL}, &err, &out);
+    int rc = apply1("examples:\n  - id: a\n", (px_decision){"a", "maybe", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect(strstr(err.msg, "maybe") != NULL, "%s", err.msg);
@@ -481,7 +481,7 @@ Test(yamledit, error_in_a_later_decision_leaves_nothing)
 {
     px_error err = {0};
     const char *t = "examples:\n  - id: a\n    text: t\n";
-    px_decision d[2] = {{"a", "accept", NULL, NULL, NULL}, {"missing", "flag", NULL, NULL, NULL}};
+    px_decision d[2] = {{"a", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, {"missing", "flag", NULL, NULL, NULL, NULL, NULL, NULL, NULL}};
     char *out = NULL;
     size_t out_n = 0;
     int rc = yamledit_apply("f.yaml", t, strlen(t), d, 2, &out, &out_n, &err);
@@ -517,7 +517,7 @@ Test(yamledit, many_anchors_and_aliases)
     for (int i = 0; i < 100; i += 9)
         fprintf(o, "  - id: e%d\n    text: *a%d\n    alt: *a%d\n    why: plain\n", i, i, 99 - i);
     fclose(o);
-    px_decision d[1] = {{"e0", "accept", "n", NULL, NULL}};
+    px_decision d[1] = {{"e0", "accept", "n", NULL, NULL, NULL, NULL, NULL, NULL}};
     char *out = NULL;
     size_t out_n = 0;
     px_error err = {0};
@@ -950,7 +950,7 @@ Test(yamledit, property_only_reviews_change, .timeout = 120)
         for (size_t i = 0; i < nd; i++) {
             gex *e = &g.ex[rn(g.n)];
             d[i] = (px_decision){e->id, chance(15) ? "clear" : PICK(WORDS), chance(50) ? PICK(NEW_NOTES) : NULL,
-                                 chance(40) ? PICK(NEW_BY) : NULL, chance(30) ? PICK(NEW_AT) : NULL};
+                                 chance(40) ? PICK(NEW_BY) : NULL, chance(30) ? PICK(NEW_AT) : NULL, NULL, NULL, NULL, NULL};
             if (!strcmp(d[i].decision, "clear")) {
                 e->has = 0;
                 for (int f = 0; f < 4; f++)
@@ -1027,7 +1027,7 @@ Test(yamledit, fuzz_regressions_end, .timeout = 20)
         char *nl = strchr(text, '\n');
         cr_assert_not_null(nl);
         *nl = '\0';
-        px_decision d = {text, "accept", NULL, "fuzzer", "2026-12-02T00:00:00Z"};
+        px_decision d = {text, "accept", NULL, "fuzzer", "2026-12-02T00:00:00Z", NULL, NULL, NULL, NULL};
         px_error err = {0};
         char *out = NULL;
         size_t out_n = 0;

@@ -11,14 +11,33 @@
 extern "C" {
 #endif
 
-/* Exit codes of the parity command (documented in man/parity.1). */
+/* Exit codes of the parity command: one table (px_exit_table, below), from
+ * which --help prints them and against which man/parity.1 is checked.
+ * Scripts depend on these numbers: they never change meaning. */
 enum px_exit {
-    PX_EXIT_OK = 0,       /* ran; results written */
-    PX_EXIT_FAILED = 1,   /* (check) some example does not meet the contract */
-    PX_EXIT_USAGE = 2,    /* bad command line, fixture, model or vocab */
-    PX_EXIT_ENV = 3,      /* an environment could not run at all */
-    PX_EXIT_IO = 4,       /* results could not be written */
+    PX_EXIT_OK = 0,        /* the contract is met (run: ran, results written) */
+    PX_EXIT_FAILED = 1,    /* the contract is not met (lint: findings) */
+    PX_EXIT_USAGE = 2,     /* bad input or usage: command line, fixture, results
+                              file, theme, model or vocab */
+    PX_EXIT_ENV = 3,       /* an environment could not run, or has no results */
+    PX_EXIT_IO = 4,        /* a file could not be written (results, fixture) */
+    PX_EXIT_CUT_SHORT = 5, /* the run was cut short (budget, --max-examples,
+                              interrupt) */
+    PX_EXIT_INTERNAL = 70, /* an internal error, such as running out of memory */
 };
+
+typedef struct px_exit_info {
+    int code;
+    const char *meaning;
+} px_exit_info;
+
+/* Every exit code, from the most to the least precedent: when several apply,
+ * the one listed first is returned (px_exit_worse). */
+extern const px_exit_info px_exit_table[];
+extern const int px_exit_count;
+
+/* Of two exit codes, the one that takes precedence. */
+int px_exit_worse(int a, int b);
 
 typedef struct px_error {
     int code;            /* one of enum px_exit; 0 means "no error" */

@@ -40,7 +40,8 @@ typedef struct px_pattern {
 typedef struct px_env {
     char *name;
     char *device;       /* NULL for an imported environment */
-    char *dtype;        /* as written; checked when the environment starts */
+    char *dtype;        /* as written (float32 when a runnable one says nothing;
+                           NULL when an imported one says nothing) */
     int threads;        /* 0: libtorch's default */
     double timeout_s;   /* per forward */
     int tf32;           /* -1 unset, 0 off, 1 on (CUDA matmuls) */
@@ -72,8 +73,12 @@ typedef struct px_expect {
     px_loc loc;
 } px_expect;
 
+/* A reviewer's decision on an example: who decided and when; the note and
+ * its own author; what it was made on (an environment, the hash of that
+ * environment's results for the example: results_example_sha256). */
 typedef struct px_review {
     char *decision, *note, *by, *at;
+    char *note_by, *note_at, *env, *results;
 } px_review;
 
 typedef struct px_example {
@@ -87,6 +92,8 @@ typedef struct px_example {
     px_review review;
     px_loc loc, text_loc;
 } px_example;
+
+struct px_strmap;
 
 typedef struct px_fixture {
     char *path;         /* as given */
@@ -117,6 +124,7 @@ typedef struct px_fixture {
     size_t n_envs;
     px_example *examples;
     size_t n_examples;
+    struct px_strmap *env_index, *example_index; /* name -> index, id -> index */
 } px_fixture;
 
 /* A fixture file's bytes, NUL-terminated; NULL with *err when unreadable. */
@@ -131,6 +139,9 @@ void fixture_free(px_fixture *f);
 /* -1 when absent. */
 int fixture_label_index(const px_fixture *f, const char *label);
 const px_env *fixture_env(const px_fixture *f, const char *name);
+/* The index of the example with this id, -1 when none (hashed: results
+ * files with many examples are matched in linear time). */
+long fixture_example_index(const px_fixture *f, const char *id);
 /* The environment others are compared with: role reference, else the one
  * named "reference", else the first runnable one. -1 when none. */
 int fixture_reference(const px_fixture *f);

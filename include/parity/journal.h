@@ -5,10 +5,12 @@
  * successful write the journal is removed.
  *
  * File: "<dir>/.<fixture name>.parity-journal". Each line is
- *     parity-journal 1 TAB id TAB decision TAB note TAB by TAB at LF
- * with backslash escapes (\\ \t \n \r) and "\-" for an absent field. A last
- * line without its LF was torn by a kill before it was acknowledged and is
- * ignored. */
+ *     parity-journal 2 TAB id TAB decision TAB note TAB by TAB at
+ *         TAB note_by TAB note_at TAB env TAB results_sha256 LF
+ * with backslash escapes (\\ \t \n \r) and "\-" for an absent field; a
+ * "parity-journal 1" line (id to at) left by an older parity is still read.
+ * A last line without its LF was torn by a kill before it was acknowledged
+ * and is ignored. */
 #ifndef PARITY_JOURNAL_H
 #define PARITY_JOURNAL_H
 

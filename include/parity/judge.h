@@ -1,10 +1,21 @@
 /* The contract engine: turns what each environment did (px_results) into
  * verdicts. Per example and environment one outcome, never collapsed into
  * "failed"; per example the earliest stage where an environment parts from
- * the reference; per environment a checkpoint ladder; and, where a twin
- * runs, whether a changed decision is precision's doing or the device's.
- * Works only from what the results record, so results made elsewhere are
- * judged the same way. */
+ * the reference or from the contract; per environment a checkpoint ladder;
+ * and, where a twin runs, whether a changed decision is precision's doing
+ * or the device's. Works from what the results record, checked against
+ * what the contract pins and what parity's own input processing gives
+ * (px_env_result.expect), so results made elsewhere are judged exactly as
+ * strictly as a run here.
+ *
+ * An environment meets the contract when every rung of its ladder up to
+ * "contract satisfied" passed: its device and dtype are the ones it claims,
+ * its recorded model revision and label map are its pinned ones, its
+ * vocabulary and every example's cleaned text and token ids are what the
+ * contract makes of them, every forward ran with the contract's shape,
+ * every example meets its expectation, and it runs the contract's own model,
+ * vocabulary and label map (an environment that overrides one runs a
+ * different task: it never meets the contract, whatever its labels). */
 #ifndef PARITY_JUDGE_H
 #define PARITY_JUDGE_H
 
@@ -20,6 +31,7 @@ typedef enum px_outcome {
     PX_OC_NUMERIC_DRIFT,
     PX_OC_BAD_SHAPE,
     PX_OC_EMPTY,
+    PX_OC_NON_FINITE,   /* a NaN or an infinity in the output: never a pass */
     PX_OC_EXCEPTION,
     PX_OC_CRASH,
     PX_OC_TIMEOUT,
@@ -74,8 +86,12 @@ typedef struct px_verdict {
     const char *stat;     /* the statistic used */
     int has_oracle;
     double oracle_ratio;
-    px_div div;           /* earliest divergence from the reference */
+    px_div div;           /* earliest divergence from the reference, or from
+                             what the contract says (div_contract) */
     char *div_detail;
+    int div_contract;     /* 1: the stage differs from the contract (pins,
+                             label map, parity's own input processing), 0:
+                             from the reference */
     px_attr attr;
 } px_verdict;
 
@@ -85,6 +101,8 @@ typedef struct px_env_verdict {
     char *rung_detail[PX_RUNG_COUNT];
     int counts[PX_OC_COUNT];
     int is_reference, down, met;
+    int selected;         /* 0: left out with -e: not judged, not counted */
+    int absent;           /* 1: the contract names it, nobody provided results */
 } px_env_verdict;
 
 typedef struct px_judgement {
@@ -92,8 +110,27 @@ typedef struct px_judgement {
     size_t n_envs, n_examples;
     char **findings;      /* e.g. the reference disagrees with the expectation */
     size_t n_findings;
-    int all_met, any_down;
+    int all_met;          /* every selected environment meets the contract */
+    int any_down;         /* some selected environment could not run or has
+                             no results */
 } px_judgement;
+
+/* Does a review decision, made on environment `env` when its results for
+ * the example hashed to `results`, apply to what environment e recorded
+ * for example `id` now? A decision made while looking at the CPU bfloat16
+ * twin never silently covers a TPU's results imported later. */
+typedef enum px_fit {
+    PX_FIT_NONE,          /* no decision */
+    PX_FIT_HERE,          /* made on this environment's results as they are */
+    PX_FIT_OTHER_ENV,     /* made on another environment */
+    PX_FIT_OTHER_RESULTS, /* made on this environment, on results since changed */
+    PX_FIT_UNKNOWN,       /* the decision does not say what it was made on */
+} px_fit;
+px_fit decision_fit(const char *decision, const char *env, const char *results, const px_env_result *e,
+                    const px_example_result *x, const char *id);
+/* In words, e.g. "accepted on cpu-bf16, not yet on tpu" (malloc'd). */
+char *decision_words(px_fit fit, const char *decision, const char *env, const char *here);
+const char *fit_name(px_fit fit);
 
 /* Judge; -1 with *err when a pattern of the fixture does not compile. */
 int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, px_error *err);

@@ -46,6 +46,10 @@ typedef struct px_env_input {
 } px_env_input;
 
 int env_input_open(px_env_input *in, const px_fixture *f, const px_env *e, px_error *err);
+/* The same without the model (its pin is not checked, it need not be
+ * there): what parity's own input processing makes of each example, to
+ * compare with what a results file recorded. */
+int env_input_open_text(px_env_input *in, const px_fixture *f, const px_env *e, px_error *err);
 void env_input_close(px_env_input *in, size_t n_examples);
 
 #endif

@@ -10,8 +10,14 @@
 #include <stdint.h>
 
 #include "parity/error.h"
+#include "parity/fingerprint.h"
 #include "parity/fixture.h"
+#include "parity/prepare.h"
 #include "parity/proto.h"
+
+/* The results format this program writes, and the oldest it reads. */
+#define PX_RESULTS_VERSION 2
+#define PX_RESULTS_OLDEST 1
 
 /* What happened to one example in one environment, before any judgement
  * against the contract. Never collapsed into one "failed". */
@@ -57,11 +63,24 @@ typedef struct px_example_result {
     int64_t shape[PX_MAX_DIMS];
     double *values;
     size_t n_values;
-    int label;                /* argmax index, -1 when none */
+    int label;                /* index into the environment result's labels
+                                 (the argmax, as torch.argmax: the first NaN,
+                                 else the first largest), -1 when none */
     double forward_ms;        /* -1 when not run */
+    char def_sha256[PX_SHA256_HEX]; /* the example's definition when recorded
+                                       (fingerprint_example); "" unknown */
 } px_example_result;
 
 enum px_env_state { PX_ENV_PENDING, PX_ENV_UP, PX_ENV_DOWN };
+
+/* Where an environment's results come from. Each comes from exactly one
+ * place; an environment the contract names that nobody provided is judged
+ * not-evaluated, never left out. */
+typedef enum px_origin {
+    PX_ORIGIN_RUN,  /* run here, now */
+    PX_ORIGIN_FILE, /* read from a results file (source) */
+    PX_ORIGIN_NONE, /* no results (source says why) */
+} px_origin;
 
 typedef struct px_env_result {
     char *name;
@@ -72,29 +91,75 @@ typedef struct px_env_result {
     int restarts;
     px_manifest m;
     px_example_result *ex;    /* one per fixture example */
+    px_origin origin;
+    char *source;             /* FILE: the results file; NONE: why there are none */
+    int selected;             /* 0: left out with -e: shown as such, never judged */
+    char **labels;            /* the label map its outputs were decided with: the
+                                 fixture environment's for a run, as recorded
+                                 for a file */
+    size_t n_labels;
+    px_fingerprint recorded;  /* the contract it was recorded under ("": not
+                                 recorded; a run's is the fixture's now) */
+    const px_prepared *expect; /* what parity's own input processing makes of
+                                  each example for this environment (borrowed;
+                                  NULL: not computed, not compared) */
 } px_env_result;
 
 typedef struct px_results {
     px_env_result *envs;
     size_t n_envs, n_examples;
     int reference;            /* index into envs, -1 when not run */
+    char **warnings;          /* said before judging: the contract changed
+                                 since a file was recorded, ... */
+    size_t n_warnings;
 } px_results;
 
-/* Results for the given fixture environments (indices), all pending. */
+/* Results for the given fixture environments (indices), all pending, to be
+ * run here (origin RUN, selected, the fixture environment's labels). */
 px_results *results_new(const px_fixture *f, const int *env_indices, size_t n);
 void results_free(px_results *r);
 void example_result_clear(px_example_result *x);
+/* Free what an environment result owns and zero it. */
+void env_result_clear(px_env_result *e, size_t n_examples);
+/* Add a warning (printf-style); ignored when out of memory. */
+void results_warn(px_results *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Write atomically (temp file, fsync, rename, fsync dir); "-" is stdout. */
+/* The decided label as torch.argmax decides it: the index of the first NaN
+ * when there is one (NaN counts as the largest), else of the first largest
+ * value; -1 when n is 0. */
+int results_argmax(const double *v, size_t n);
+
+/* How to name an environment's device and dtype: what its manifest records
+ * for results read from a file (the fixture says nothing of an imported
+ * environment's device), else what the fixture says. Never NULL. */
+const char *results_env_device(const px_fixture *f, const px_env_result *e);
+const char *results_env_dtype(const px_fixture *f, const px_env_result *e);
+
+/* The label name of an example's decision, NULL when none. */
+const char *results_label(const px_env_result *e, const px_example_result *x);
+
+/* SHA-256 of what one environment recorded for one example (outcome,
+ * detail, input, output, label): what a reviewer saw when deciding. */
+void results_example_sha256(const px_env_result *e, const px_example_result *x, const char *id,
+                            char out[PX_SHA256_HEX]);
+
+/* Write atomically (temp file, fsync, rename, fsync dir); "-" is stdout.
+ * Environments with results (run here or read from a file) are written;
+ * the contract fingerprint is the fixture's now for a run, as recorded for
+ * a file. */
 int results_write(const px_results *r, const px_fixture *f, const char *path, px_error *err);
 
 /* Read a results file back (src/results_load.c), matched to the fixture by
- * environment name and example id: the file's environments, in its order;
- * a fixture example the file lacks is not-evaluated. Strict like
- * fixture_load: NULL with *err (code PX_EXIT_USAGE, file:line:col) on an
- * unknown key, outcome, environment, example or label. The file's
- * fixture.sha256 is not compared with f's: a fixture that gained review
- * decisions since the run still reads its results. */
+ * environment name and example id: the file's environments, in its order
+ * (origin FILE, source path); a fixture example the file lacks is
+ * not-evaluated. Strict like fixture_load: NULL with *err (code
+ * PX_EXIT_USAGE, file:line:col) on an unknown key, outcome or environment, a
+ * newer format, and on a file that contradicts itself: a label that is not
+ * the argmax of its own logits, an ok outcome whose output is not
+ * [1, labels]. The file's fixture.sha256 is not compared with f's (review
+ * decisions change it); the recorded contract fingerprint is, and each part
+ * that changed since, and each example the fixture no longer has, becomes a
+ * warning. */
 px_results *results_load(const char *path, const px_fixture *f, px_error *err);
 /* The same, from bytes in memory (path only names it in errors). */
 px_results *results_parse(const char *path, const char *data, size_t len, const px_fixture *f, px_error *err);

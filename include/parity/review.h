@@ -25,6 +25,8 @@ const char *filter_name(px_filter f);
 
 typedef struct px_mark {
     char *decision, *note, *by, *at; /* NULL: none */
+    char *note_by, *note_at;         /* the note's own author and time */
+    char *env, *results;             /* what the decision was made on */
     int unwritten;                   /* journaled, not yet in the fixture */
 } px_mark;
 

@@ -27,7 +27,9 @@ typedef struct px_runner_opts {
 typedef struct px_runner px_runner;
 
 /* Starts the thread. `inputs` has one entry per environment of res (what
- * that environment is sent); it, f and res must outlive the runner. The
+ * that environment is sent); it, f and res must outlive the runner. Only
+ * environments of origin RUN that are selected run; the others' entries
+ * are left alone (their inputs entry is not read). The
  * runner writes into res; read it after runner_wait(), or under
  * runner_lock(). */
 px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_results *res,

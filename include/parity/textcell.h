@@ -59,8 +59,26 @@ size_t textcell_fit(const char *s, int cols, char *out, size_t out_size);
  * than a line is broken between clusters. Spaces at a break stay at the end
  * of the line they follow and may run past cols: draw a line without its
  * trailing spaces and it fits, except that a single glyph wider than cols
- * (a wide character when cols is 1) takes a line of its own. */
+ * (a wide character when cols is 1) takes a line of its own. To draw the
+ * lines, textcell_layout does that and marks a cut. */
 int textcell_wrap(const char *s, int cols, size_t *starts, size_t max_lines);
+
+/* A wrapped line as it is drawn: s[start..end), cols columns wide. */
+typedef struct textcell_line {
+    size_t start, end;
+    int cols;
+} textcell_line;
+
+/* Wrap s as textcell_wrap does into at most max_lines lines, for drawing:
+ * lines[i] leaves out the break spaces hanging at the line's end, so it
+ * fits in cols (but for a single glyph wider than cols) and draws without
+ * textcell_fit adding a "…", and every character of s is on some line. If
+ * s needs more lines, the last line is shortened where needed so that a
+ * "…" (1 column) fits after it, and *hidden (if not NULL) gets how many
+ * characters (grapheme clusters) follow it, not counting the break spaces
+ * right after it; else *hidden is 0. Returns the lines filled, or -1 when
+ * cols or max_lines is below 1 (or s or lines is NULL). */
+int textcell_layout(const char *s, int cols, textcell_line *lines, int max_lines, size_t *hidden);
 
 #ifdef __cplusplus
 }

@@ -20,8 +20,16 @@
  * Elements a file does not set come from the theme it inherits, else from
  * the built-in default (theme_default), so a partial file is a whole theme.
  *
+ * The file is UTF-8 text (a leading byte order mark is skipped) with lines
+ * of at most 4096 bytes and no control characters but tab and CR before LF.
+ * Anything else is refused as a whole before any setting is read, at the
+ * first offending byte: "theme 'NAME' is not a theme file: byte \x89 is not
+ * UTF-8 text (in '\x89PNG')", in time linear in the size.
+ *
  * Every error is code 2 (PX_EXIT_USAGE) with file:line:col, the column (in
- * characters) of the offending word. */
+ * characters) of the offending word or byte. What an error quotes has its
+ * control characters and non-UTF-8 bytes written \xNN, so the message is
+ * one line of valid UTF-8 whatever the file holds. */
 #ifndef PARITY_THEME_H
 #define PARITY_THEME_H
 

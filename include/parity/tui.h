@@ -3,9 +3,9 @@
 #define PARITY_TUI_H
 
 typedef struct px_tui_opts {
-    const char *fixture, *results, *theme, *color, *reviewer, *executor, *backend_lib;
-    const char *envs[64];
-    int n_envs, demo;
+    const char *fixture, *theme, *color, *reviewer, *executor, *backend_lib;
+    const char *envs[64], *results[64]; /* -e, --results (each repeatable) */
+    int n_envs, n_results, demo;
 } px_tui_opts;
 
 /* Runs the screen until the reviewer quits; returns an exit code. With

@@ -1,12 +1,46 @@
 /* Reading libyaml documents strictly, with located errors: shared by the
- * fixture loader, the results reader and lint. libyaml marks are 0-based
- * and count characters, which is what an editor shows as the column. */
+ * fixture loader, the results reader, lint and the decision splice. libyaml
+ * marks are 0-based and count characters, which is what an editor shows as
+ * the column.
+ *
+ * Every file parity reads may be hostile (a results file comes from another
+ * machine), and libyaml's own loader is quadratic in nesting depth and in
+ * the number of anchors. ydoc_read and ydoc_load refuse in time linear in
+ * the input: a size limit before parsing, and a document built here from
+ * libyaml's event stream with a nesting limit and a hashed anchor table. */
 #ifndef PARITY_YDOC_H
 #define PARITY_YDOC_H
 
+#include <stddef.h>
 #include <yaml.h>
 
 #include "parity/error.h"
+
+/* Collections nested deeper than this are refused (a fixture or results
+ * file needs 6). */
+#define PX_YAML_MAX_DEPTH 64
+/* Default size limits, in MiB; --max-size raises or lowers both. */
+#define PX_FIXTURE_MAX_MB 16
+#define PX_RESULTS_MAX_MB 64
+
+/* Override the size limit for every file read from now on (MiB; 0: the
+ * defaults). Set once by the command line before anything is read. */
+void ydoc_set_max_mb(double mb);
+/* The limit in bytes for a kind of file ("fixture", "results file", ...). */
+size_t ydoc_max_bytes(const char *kind);
+
+/* A whole file, NUL-terminated (one spare byte), refused past the size
+ * limit for its kind: "PATH:L:C: KIND is larger than N MiB ..." naming where
+ * the limit falls. NULL with *err (PX_EXIT_USAGE) when unreadable or too big. */
+char *ydoc_read(const char *path, const char *kind, size_t *len, px_error *err);
+
+/* Parse one YAML document from data into *doc (yaml_document_delete it).
+ * -1 with *err (PX_EXIT_USAGE, path:line:col) on a syntax or encoding error,
+ * nesting deeper than PX_YAML_MAX_DEPTH, an undefined or duplicate anchor,
+ * a second document, or no document at all; *doc is then empty. `kind`
+ * words the messages ("fixture", "results file"). */
+int ydoc_load(const char *path, const char *data, size_t len, const char *kind, yaml_document_t *doc,
+              px_error *err);
 
 /* The value of key in a mapping, or NULL. */
 yaml_node_t *ydoc_get(yaml_document_t *d, yaml_node_t *map, const char *key);

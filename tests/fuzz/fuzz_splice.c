@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t head = (size_t)(nl - (const char *)data);
     char *id = strndup((const char *)data, head < 64 ? head : 64);
     static const char *const words[] = {"accept", "flag", "clear", "defect"};
-    px_decision d = {id, words[size % 4], "fuzz \"note\": #\n\x01", "fuzzer", "2026-12-02T00:00:00Z"};
+    px_decision d = {id, words[size % 4], "fuzz \"note\": #\n\x01", "fuzzer", "2026-12-02T00:00:00Z", NULL, NULL, NULL, NULL};
     char *out = NULL;
     size_t out_len = 0;
     px_error err = {0};

@@ -1,0 +1,47 @@
+/* Gathering what is judged: one result per environment the contract names,
+ * from exactly one place each. A run here, a results file given with
+ * --results (any number), or the file a fixture environment names with
+ * `results:` (a TPU run, captured on the TPU host). An environment left out
+ * with -e is kept, marked not selected; one that nobody provided is kept
+ * with the reason, and judged not-evaluated. Results read from a file are
+ * then checked against what parity itself makes of the fixture (cleaned
+ * text, token ids) exactly as a run here is. */
+#ifndef PARITY_EVIDENCE_H
+#define PARITY_EVIDENCE_H
+
+#include <stddef.h>
+
+#include "parity/error.h"
+#include "parity/fixture.h"
+#include "parity/prepare.h"
+#include "parity/results.h"
+
+typedef struct px_sources {
+    const char *const *results; /* --results files, in the order given */
+    size_t n_results;
+    const char *const *envs;    /* -e names; none: every environment */
+    size_t n_envs;
+} px_sources;
+
+/* One result per fixture environment, in the fixture's order (envs[i] is
+ * fixture environment i; reference: the fixture's). Origin FILE for each
+ * environment a file provides; origin RUN (pending) for a runnable one when
+ * no --results is given; origin NONE otherwise, with the reason in source.
+ * NULL with *err (PX_EXIT_USAGE) for an -e name the fixture lacks, a file
+ * that cannot be read or is not a results file (a `results:` file that does
+ * not exist yet leaves its environment NONE), one file given twice, or two
+ * places for one environment (both named). */
+px_results *evidence_gather(const px_fixture *f, const px_sources *s, px_error *err);
+
+/* 1 when some environment of res is to run here. */
+int evidence_runs(const px_results *res);
+
+/* Input processing for every selected environment with results, into
+ * inputs[] (one per environment of res, zeroed first): with the model's pin
+ * checked for one that runs here, without the model for one read from a
+ * file; then each one's expect points at its processed examples. -1 with
+ * *err (PX_EXIT_USAGE) when a vocabulary, pin or cleaning rule fails. */
+int evidence_inputs(const px_fixture *f, px_results *res, px_env_input *inputs, px_error *err);
+void evidence_inputs_close(const px_fixture *f, const px_results *res, px_env_input *inputs);
+
+#endif

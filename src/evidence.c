@@ -1,0 +1,218 @@
+#define _GNU_SOURCE /* strdup, asprintf */
+#include "parity/evidence.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Where each environment's results came from so far, to name both places
+ * when a second one turns up. */
+typedef struct place {
+    char *what; /* "FILE (--results)" or "FILE (the fixture's results:)" */
+} place;
+
+static int set_none(px_env_result *e, const char *fmt, const char *a, const char *b)
+{
+    free(e->source);
+    if (asprintf(&e->source, fmt, a, b) < 0)
+        e->source = NULL;
+    e->origin = PX_ORIGIN_NONE;
+    return 0;
+}
+
+/* Take environment `from` of a loaded file into slot `to` of the gathered
+ * results. */
+static int adopt(const px_fixture *f, px_results *all, place *places, px_results *loaded, size_t from,
+                 const char *where, px_error *err)
+{
+    px_env_result *src = &loaded->envs[from];
+    size_t to = (size_t)src->env_index;
+    px_env_result *dst = &all->envs[to];
+    if (!dst->selected)
+        return 0;
+    if (places[to].what)
+        return px_error_set(err, PX_EXIT_USAGE, f->path, f->envs[to].loc.line, f->envs[to].loc.col,
+                            "environment '%s' comes from two places: %s and %s (each environment comes from one)",
+                            dst->name, places[to].what, where);
+    if (!(places[to].what = strdup(where)))
+        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "out of memory");
+    env_result_clear(dst, all->n_examples);
+    *dst = *src;
+    dst->selected = 1;
+    memset(src, 0, sizeof *src);
+    return 0;
+}
+
+static void take_warnings(px_results *all, px_results *loaded)
+{
+    for (size_t i = 0; i < loaded->n_warnings; i++)
+        results_warn(all, "%s", loaded->warnings[i]);
+}
+
+/* Files given twice (under any name) are one file imported twice. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) || stat(b, &sb))
+        return !strcmp(a, b);
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int select_envs(const px_fixture *f, const px_sources *s, px_results *all, px_error *err)
+{
+    for (size_t i = 0; i < all->n_envs; i++)
+        all->envs[i].selected = s->n_envs == 0;
+    for (size_t k = 0; k < s->n_envs; k++) {
+        const px_env *e = fixture_env(f, s->envs[k]);
+        if (!e) {
+            char names[512] = "";
+            for (size_t i = 0; i < f->n_envs; i++) {
+                strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+                strncat(names, f->envs[i].name, sizeof names - strlen(names) - 1);
+            }
+            return px_error_set(err, PX_EXIT_USAGE, f->path, 0, 0, "no environment '%s' (there are: %s)", s->envs[k],
+                                names);
+        }
+        all->envs[e - f->envs].selected = 1;
+    }
+    return 0;
+}
+
+static int gather_files(const px_fixture *f, const px_sources *s, px_results *all, place *places, px_error *err)
+{
+    for (size_t i = 0; i < s->n_results; i++) {
+        for (size_t j = 0; j < i; j++)
+            if (same_file(s->results[i], s->results[j]))
+                return px_error_set(err, PX_EXIT_USAGE, s->results[i], 0, 0,
+                                    "the same results file is given twice (as %s too): each environment comes from "
+                                    "one place",
+                                    s->results[j]);
+        px_results *loaded = results_load(s->results[i], f, err);
+        if (!loaded)
+            return -1;
+        char where[1200];
+        snprintf(where, sizeof where, "%.1000s (--results)", s->results[i]);
+        int rc = 0;
+        for (size_t e = 0; !rc && e < loaded->n_envs; e++)
+            rc = adopt(f, all, places, loaded, e, where, err);
+        take_warnings(all, loaded);
+        results_free(loaded);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* A fixture environment with results: FILE takes that environment (only)
+ * from the file. A file not there yet leaves it without results. */
+static int gather_imports(const px_fixture *f, px_results *all, place *places, px_error *err)
+{
+    for (size_t i = 0; i < f->n_envs; i++) {
+        const px_env *fe = &f->envs[i];
+        px_env_result *e = &all->envs[i];
+        if (!fe->results || !e->selected)
+            continue;
+        struct stat st;
+        if (stat(fe->results, &st) && errno == ENOENT) {
+            if (!places[i].what)
+                set_none(e, "no results yet: %s does not exist (the fixture's results: for '%s')", fe->results,
+                         fe->name);
+            continue;
+        }
+        px_results *loaded = results_load(fe->results, f, err);
+        if (!loaded)
+            return -1;
+        char where[1200];
+        snprintf(where, sizeof where, "%.1000s (the fixture's results: for '%.100s')", fe->results, fe->name);
+        int rc = 0, found = 0;
+        for (size_t k = 0; !rc && k < loaded->n_envs; k++)
+            if ((size_t)loaded->envs[k].env_index == i) {
+                found = 1;
+                rc = adopt(f, all, places, loaded, k, where, err);
+            }
+        if (!found && !places[i].what)
+            set_none(e, "%s holds no environment '%s'", fe->results, fe->name);
+        take_warnings(all, loaded);
+        results_free(loaded);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+px_results *evidence_gather(const px_fixture *f, const px_sources *s, px_error *err)
+{
+    int *idx = malloc((f->n_envs ? f->n_envs : 1) * sizeof *idx);
+    place *places = calloc(f->n_envs ? f->n_envs : 1, sizeof *places);
+    px_results *all = NULL;
+    if (!idx || !places) {
+        px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < f->n_envs; i++)
+        idx[i] = (int)i;
+    if (!(all = results_new(f, idx, f->n_envs))) {
+        px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    if (select_envs(f, s, all, err) || gather_files(f, s, all, places, err) || gather_imports(f, all, places, err)) {
+        results_free(all);
+        all = NULL;
+        goto out;
+    }
+    for (size_t i = 0; i < f->n_envs; i++) {
+        px_env_result *e = &all->envs[i];
+        if (places[i].what || e->origin == PX_ORIGIN_NONE)
+            continue;
+        if (s->n_results)
+            set_none(e, "not in the results given (%s%s): nothing runs with --results", s->results[0],
+                     s->n_results > 1 ? ", ..." : "");
+        else if (!f->envs[i].device)
+            set_none(e, "no results%s%s", "", "");
+    }
+    all->reference = fixture_reference(f);
+out:
+    for (size_t i = 0; places && i < f->n_envs; i++)
+        free(places[i].what);
+    free(places);
+    free(idx);
+    return all;
+}
+
+int evidence_runs(const px_results *res)
+{
+    for (size_t i = 0; i < res->n_envs; i++)
+        if (res->envs[i].selected && res->envs[i].origin == PX_ORIGIN_RUN)
+            return 1;
+    return 0;
+}
+
+int evidence_inputs(const px_fixture *f, px_results *res, px_env_input *inputs, px_error *err)
+{
+    memset(inputs, 0, res->n_envs * sizeof *inputs);
+    for (size_t i = 0; i < res->n_envs; i++) {
+        px_env_result *e = &res->envs[i];
+        const px_env *fe = &f->envs[e->env_index];
+        if (!e->selected || e->origin == PX_ORIGIN_NONE)
+            continue;
+        int rc = e->origin == PX_ORIGIN_RUN ? env_input_open(&inputs[i], f, fe, err)
+                                            : env_input_open_text(&inputs[i], f, fe, err);
+        if (rc) {
+            evidence_inputs_close(f, res, inputs);
+            return -1;
+        }
+        e->expect = inputs[i].examples;
+    }
+    return 0;
+}
+
+void evidence_inputs_close(const px_fixture *f, const px_results *res, px_env_input *inputs)
+{
+    for (size_t i = 0; i < res->n_envs; i++) {
+        if (inputs[i].examples || inputs[i].prep.tok)
+            env_input_close(&inputs[i], f->n_examples);
+        res->envs[i].expect = NULL;
+    }
+}

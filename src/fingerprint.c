@@ -1,0 +1,137 @@
+#define _GNU_SOURCE /* open_memstream */
+#include "parity/fingerprint.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *fingerprint_part_name(px_part p)
+{
+    static const char *const n[PX_PART_COUNT] = {"model", "input", "labels", "compare", "examples"};
+    return p < PX_PART_COUNT ? n[p] : "?";
+}
+
+const char *fingerprint_part_meaning(px_part p)
+{
+    static const char *const n[PX_PART_COUNT] = {
+        "the model's pinned sha256, inputs or output", "a cleaning rule, the tokenizer, its pin or a limit",
+        "the label list", "a tolerance or the decision rule", "an example's id, kind, text, expectation or tolerance"};
+    return p < PX_PART_COUNT ? n[p] : "?";
+}
+
+/* Length-prefixed fields, so no two different contracts serialise alike. */
+static void put_str(FILE *o, const char *s)
+{
+    if (!s) {
+        fputs("-;", o);
+        return;
+    }
+    fprintf(o, "%zu:", strlen(s));
+    fputs(s, o);
+    fputc(';', o);
+}
+
+static void put_num(FILE *o, double v) { fprintf(o, "%.17g;", v); }
+
+static void put_tolerance(FILE *o, const px_tolerance *t)
+{
+    put_num(o, t->present);
+    if (!t->present)
+        return;
+    put_num(o, t->rtol), put_num(o, t->atol), put_str(o, t->stat), put_num(o, t->q), put_num(o, t->oracle_factor);
+}
+
+typedef void (*writer)(FILE *o, const px_fixture *f, size_t k);
+
+static void hash_with(writer w, const px_fixture *f, size_t k, char out[PX_SHA256_HEX])
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    if (!o) {
+        out[0] = '\0';
+        return;
+    }
+    w(o, f, k);
+    if (fclose(o)) {
+        free(buf);
+        out[0] = '\0';
+        return;
+    }
+    hash_buffer(buf, len, out);
+    free(buf);
+}
+
+static void write_model(FILE *o, const px_fixture *f, size_t k)
+{
+    (void)k;
+    put_str(o, f->model_sha256);
+    put_num(o, (double)f->n_inputs);
+    for (size_t i = 0; i < f->n_inputs; i++)
+        put_str(o, f->inputs[i]);
+    put_str(o, f->output);
+}
+
+static void write_input(FILE *o, const px_fixture *f, size_t k)
+{
+    (void)k;
+    put_num(o, (double)f->n_rules);
+    for (size_t i = 0; i < f->n_rules; i++)
+        put_str(o, f->rules[i].pattern), put_str(o, f->rules[i].replace);
+    put_str(o, "wordpiece"), put_str(o, f->vocab_sha256), put_num(o, f->lowercase);
+    put_num(o, (double)f->max_tokens), put_num(o, (double)f->pad_to), put_num(o, f->empty_reject);
+}
+
+static void write_labels(FILE *o, const px_fixture *f, size_t k)
+{
+    (void)k;
+    put_num(o, (double)f->n_labels);
+    for (size_t i = 0; i < f->n_labels; i++)
+        put_str(o, f->labels[i]);
+}
+
+static void write_compare(FILE *o, const px_fixture *f, size_t k)
+{
+    (void)k;
+    put_tolerance(o, &f->logits_tol);
+    put_str(o, f->decision);
+}
+
+/* Labels by name, so that an example reads the same whatever the order of
+ * the label list (that is the labels part's business). */
+static void write_example(FILE *o, const px_fixture *f, size_t k)
+{
+    const px_example *x = &f->examples[k];
+    const px_expect *e = &x->expect;
+    put_str(o, x->id), put_str(o, x->kind);
+    fprintf(o, "%zu:", x->text_len);
+    fwrite(x->text, 1, x->text_len, o);
+    put_num(o, e->kind);
+    put_str(o, e->kind == PX_EXPECT_LABEL ? f->labels[e->label] : NULL);
+    put_num(o, (double)e->n_any_of);
+    for (size_t i = 0; i < e->n_any_of; i++)
+        put_str(o, f->labels[e->any_of[i]]);
+    put_num(o, e->top_k);
+    put_str(o, e->reason.text), put_str(o, e->must_match.text), put_str(o, e->must_not_match.text);
+    put_tolerance(o, &x->tol);
+}
+
+static void write_examples(FILE *o, const px_fixture *f, size_t k)
+{
+    (void)k;
+    char h[PX_SHA256_HEX];
+    put_num(o, (double)f->n_examples);
+    for (size_t i = 0; i < f->n_examples; i++) {
+        fingerprint_example(f, i, h);
+        put_str(o, h);
+    }
+}
+
+void fingerprint_contract(const px_fixture *f, px_fingerprint *out)
+{
+    static const writer w[PX_PART_COUNT] = {write_model, write_input, write_labels, write_compare, write_examples};
+    for (int p = 0; p < PX_PART_COUNT; p++)
+        hash_with(w[p], f, 0, out->part[p]);
+}
+
+void fingerprint_example(const px_fixture *f, size_t k, char out[PX_SHA256_HEX]) { hash_with(write_example, f, k, out); }

@@ -1,0 +1,59 @@
+/* libFuzzer harness: the results-file reader, the file that crosses
+ * machines, must turn any bytes into results matched to the fixture or a
+ * located usage error, never a crash, leak or hang. The fixture is
+ * fixtures/campus-club/fixture.yaml (run from the repository root). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/results.h"
+
+static px_fixture *fixture;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    px_error err = {0};
+    char msg[2048];
+    if (!(fixture = fixture_load("fixtures/campus-club/fixture.yaml", &err))) {
+        px_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "fuzz_results (run it from the repository root): %s\n", msg);
+        exit(1);
+    }
+    return 0;
+}
+
+/* What results.h promises of a file that reads: one slot per fixture
+ * example, environments the fixture names, a reference among the file's
+ * environments, known outcomes. */
+static void check(const px_results *r)
+{
+    if (r->n_examples != fixture->n_examples || r->reference < -1 || r->reference >= (int)r->n_envs)
+        abort();
+    for (size_t i = 0; i < r->n_envs; i++) {
+        const px_env_result *e = &r->envs[i];
+        if (e->env_index < 0 || (size_t)e->env_index >= fixture->n_envs ||
+            strcmp(e->name, fixture->envs[e->env_index].name))
+            abort();
+        for (size_t k = 0; k < r->n_examples; k++) {
+            const px_example_result *x = &e->ex[k];
+            if ((unsigned)x->status >= PX_ST_COUNT || x->label < -1 || x->ndim < 0 ||
+                x->ndim > PX_MAX_DIMS)
+                abort();
+        }
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    px_error err = {0};
+    px_results *r = results_parse("fuzz-results.yaml", (const char *)data, size, fixture, &err);
+    if (r)
+        check(r);
+    else if (err.code != PX_EXIT_USAGE || !err.msg[0])
+        abort();
+    results_free(r);
+    return 0;
+}

@@ -1,0 +1,112 @@
+/* libFuzzer harness: the WordPiece tokenizer, with and without lowercasing,
+ * and the contract's PCRE2 cleaning rules before it, on any bytes (UTF-8 or
+ * not). Vocab and rules are fixtures/campus-club's (run from the repository
+ * root). Beyond "no crash, leak or hang" it checks what tokenizer.h and
+ * clean.h promise: an error only for invalid UTF-8, [CLS] ... [SEP] then
+ * [PAD]s to pad_to, every id in the vocab and its piece the vocab's token,
+ * nothing truncated (max_tokens only sets over_limit). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/clean.h"
+#include "parity/fixture.h"
+#include "parity/tokenizer.h"
+#include "parity/utf8.h"
+
+#define FIXTURE "fixtures/campus-club/fixture.yaml"
+#define VOCAB "fixtures/campus-club/vocab.txt"
+
+static px_tokenizer *toks[2]; /* lowercase off, on */
+static px_cleaner *cleaner;
+
+static void die(const px_error *err)
+{
+    char msg[2048];
+    px_error_format(err, msg, sizeof msg);
+    fprintf(stderr, "fuzz_tokenizer (run it from the repository root): %s\n", msg);
+    exit(1);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    px_error err = {0};
+    px_fixture *f = fixture_load(FIXTURE, &err);
+    if (!f)
+        die(&err);
+    cleaner = cleaner_new();
+    for (size_t i = 0; i < f->n_rules; i++)
+        if (cleaner_add(cleaner, f->rules[i].pattern, f->rules[i].replace, &err))
+            die(&err);
+    fixture_free(f);
+    for (int lc = 0; lc < 2; lc++)
+        if (!(toks[lc] = tokenizer_load(VOCAB, lc, &err)))
+            die(&err);
+    return 0;
+}
+
+/* One encoding of text; returns it (to compare settings) or, on an error,
+ * an empty one after checking that the error was the text's fault. */
+static px_encoding encode(const px_tokenizer *tok, const char *text, size_t len, size_t max_tokens,
+                          size_t pad_to)
+{
+    px_encoding e;
+    px_error err = {0};
+    int valid = utf8_invalid_at(text, len) < 0;
+    if (tokenizer_encode(tok, text, len, max_tokens, pad_to, &e, &err)) {
+        if (valid || err.code == 0 || !err.msg[0])
+            abort(); /* valid UTF-8 must encode; an error must say why */
+        memset(&e, 0, sizeof e);
+        return e;
+    }
+    size_t vocab = tokenizer_vocab_size(tok);
+    int64_t cls = tokenizer_id(tok, "[CLS]"), sep = tokenizer_id(tok, "[SEP]"),
+            pad = tokenizer_id(tok, "[PAD]");
+    if (!valid || e.n_real < 2 || e.n != (e.n_real > pad_to ? e.n_real : pad_to) ||
+        e.ids[0] != cls || e.ids[e.n_real - 1] != sep ||
+        e.over_limit != (max_tokens && e.n_real > max_tokens))
+        abort();
+    for (size_t i = 0; i < e.n; i++) {
+        const char *piece = tokenizer_token(tok, e.ids[i]);
+        if (e.ids[i] < 0 || (uint64_t)e.ids[i] >= vocab || !piece || strcmp(e.pieces[i], piece) ||
+            e.mask[i] != (i < e.n_real) || (i >= e.n_real && e.ids[i] != pad))
+            abort();
+    }
+    return e;
+}
+
+/* Encode with both lowercase settings under limits the input may exceed
+ * (max_tokens only sets over_limit) and, when whole, with none: the same ids. */
+static void encode_all(const char *text, size_t len, int whole)
+{
+    for (int lc = 0; lc < 2; lc++) {
+        px_encoding capped = encode(toks[lc], text, len, 8, 16);
+        if (whole) {
+            px_encoding all = encode(toks[lc], text, len, 0, 0);
+            if (all.n_real != capped.n_real ||
+                (all.n_real && memcmp(all.ids, capped.ids, all.n_real * sizeof *all.ids)))
+                abort();
+            encoding_free(&all);
+        }
+        encoding_free(&capped);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    encode_all((const char *)data, size, 1);
+    px_error err = {0};
+    size_t len = 0;
+    char *clean = cleaner_apply(cleaner, (const char *)data, size, &len, &err);
+    if (!clean && (utf8_invalid_at((const char *)data, size) < 0 || !err.msg[0]))
+        abort(); /* the rules are bounded; only invalid UTF-8 may fail them */
+    if (clean && (clean[len] || utf8_invalid_at(clean, len) >= 0))
+        abort();
+    if (clean)
+        encode_all(clean, len, 0);
+    free(clean);
+    return 0;
+}
