@@ -3,10 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "parity/error.h"
 #include "parity/version.h"
 
 const px_option cli_options[] = {
-    {'e', "env", "ENV", "run only this environment (repeat for several; default: every runnable one)"},
+    {'e', "env", "ENV", "only this environment (repeatable; default: all); decide: the one the decision was made on"},
     {'o', "output", "FILE", "write the results file here (default: results.yaml beside the fixture; - for stdout)"},
     {0, "executor", "PATH", "the parity-torch program (default: $PARITY_TORCH, else the one beside parity)"},
     {0, "backend-lib", "PATH", "load this PrivateUse1 backend library into every executor"},
@@ -16,22 +17,26 @@ const px_option cli_options[] = {
     {'n', "note", "TEXT", "decide: the reviewer's note (for the id before it)"},
     {'r', "reviewer", "NAME", "decide: who decides (default: $USER)"},
     {0, "recover", NULL, "decide: apply the decisions a killed session left in the journal"},
-    {0, "results", "FILE", "check, review: use results recorded earlier (parity run -o, another host) instead of running"},
+    {0, "results", "FILE", "check, review: judge results recorded earlier (parity run -o, another host), repeatable; "
+                           "decide: the results the decision was made on"},
     {0, "demo", NULL, "review: read-only, opens on a summary, Space steps through"},
     {0, "theme", "NAME", "review: default, light, high-contrast, mono, or one in ~/.config/parity/themes"},
     {0, "color", "WHEN", "review: --color=auto|always|never (NO_COLOR set also means never)"},
+    {0, "max-size", "MIB", "any command: refuse a fixture or results file larger than this (default 16 MiB for a "
+                           "fixture, 64 MiB for results)"},
     {0, NULL, NULL, NULL},
 };
 
 const px_command cli_commands[] = {
     {"run", "run FIXTURE [-e ENV]... [-o FILE] [--executor PATH] [--backend-lib PATH] [-q]",
      "run every example through each environment, print the table, write the results file", cmd_run},
-    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE] [-o FILE] [--executor PATH] [-q]",
-     "run and judge every example against the contract; exit 0 met, 1 not met, 2 bad input, 3 env down",
+    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [-o FILE] [--executor PATH] [-q]",
+     "judge every environment the contract names (run here, or from results files) against the contract",
      cmd_check},
-    {"review", "review FIXTURE [--results FILE] [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]...",
+    {"review", "review FIXTURE [--results FILE]... [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]...",
      "the review screen (also: parity FIXTURE); keys under ? and in parity(1)", cmd_review},
-    {"decide", "decide FIXTURE ID --decision D [--note TEXT] [ID --decision D ...] [--reviewer NAME] | --recover",
+    {"decide", "decide FIXTURE ID --decision D [--note TEXT] [ID --decision D ...] [--reviewer NAME] [--env ENV "
+               "[--results FILE]] | --recover",
      "write review decisions into the fixture, touching nothing else (journal first, atomic write)", cmd_decide},
     {"lint", "lint FIXTURE", "static checks of a fixture, no model run: every finding names its line", cmd_lint},
     {NULL, NULL, NULL, NULL},
@@ -54,7 +59,8 @@ void cli_usage(FILE *out)
             snprintf(left, sizeof left, "    --%s%s%s", o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
         fprintf(out, "  %-26s %s\n", left, o->help);
     }
-    fprintf(out, "\nexit status: 0 ran (check: contract met), 1 (check) contract not met,\n"
-                 "2 usage/fixture/model error, 3 an environment could not run, 4 results not written.\n"
-                 "See parity(1).\n");
+    fprintf(out, "\nexit status (when several apply, the first listed wins):\n");
+    for (int i = 0; i < px_exit_count; i++)
+        fprintf(out, "  %-3d %s\n", px_exit_table[i].code, px_exit_table[i].meaning);
+    fprintf(out, "See parity(1).\n");
 }

@@ -1,14 +1,53 @@
 /* parity: is the result on the new accelerator still the same result?
  * main only dispatches; each command lives in its own file. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parity/cli.h"
 #include "parity/error.h"
 #include "parity/version.h"
+#include "parity/ydoc.h"
+
+/* --max-size MIB (or --max-size=MIB), anywhere on the command line of any
+ * command: the size limit for every fixture and results file read. Taken
+ * out of argv here so each command's parser never sees it. 0: parsed; 2:
+ * a bad value (reported). */
+static int take_max_size(int *argc, char **argv)
+{
+    for (int i = 1; i < *argc; i++) {
+        const char *v = NULL;
+        int used = 0;
+        if (!strcmp(argv[i], "--max-size") && i + 1 < *argc)
+            v = argv[i + 1], used = 2;
+        else if (!strncmp(argv[i], "--max-size=", 11))
+            v = argv[i] + 11, used = 1;
+        else if (!strcmp(argv[i], "--max-size")) {
+            fprintf(stderr, "parity: --max-size needs a size in MiB (try parity --help)\n");
+            return PX_EXIT_USAGE;
+        }
+        if (!used)
+            continue;
+        char *end;
+        errno = 0;
+        double mb = strtod(v, &end);
+        if (end == v || *end || errno || !(mb > 0) || mb > 1048576) {
+            fprintf(stderr, "parity: --max-size must be a size in MiB above 0 (up to 1048576), not '%s'\n", v);
+            return PX_EXIT_USAGE;
+        }
+        ydoc_set_max_mb(mb);
+        memmove(&argv[i], &argv[i + used], (size_t)(*argc - i - used + 1) * sizeof *argv);
+        *argc -= used;
+        i--;
+    }
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
+    if (take_max_size(&argc, argv))
+        return PX_EXIT_USAGE;
     if (argc < 2) {
         cli_usage(stderr);
         return PX_EXIT_USAGE;

@@ -861,7 +861,10 @@ static int fail_line(const px_error *err)
     return err->code ? err->code : PX_EXIT_USAGE;
 }
 
-static void init_theme(tui *t, const px_tui_opts *o)
+/* -1 with *err when the theme asked for with --theme cannot be used: a
+ * reviewer who names a theme is told, before anything starts, rather than
+ * given another one. */
+static int init_theme(tui *t, const px_tui_opts *o, px_error *err)
 {
     /* The user's themes, then the ones beside the program (build/parity
      * runs from the tree: ../themes), then an installed copy. */
@@ -876,19 +879,20 @@ static void init_theme(tui *t, const px_tui_opts *o)
     t->theme_dirs[0] = user, t->theme_dirs[1] = beside, t->theme_dirs[2] = "/usr/local/share/parity/themes";
     t->n_themes = theme_list(t->theme_dirs, 3, t->themes, 16);
     t->color = theme_color_wanted(o->color, getenv("PARITY_KEYS") ? 1 : isatty(1));
-    px_error err = {0};
+    if (o->theme && theme_load(o->theme, t->theme_dirs, 3, &t->theme, err))
+        return -1;
+    px_error ignored = {0};
     const char *name = t->color ? (o->theme ? o->theme : "default") : "mono";
-    if (theme_load(name, t->theme_dirs, 3, &t->theme, &err)) {
+    if (theme_load(name, t->theme_dirs, 3, &t->theme, &ignored)) {
         if (t->color)
             theme_default(&t->theme);
         else
             theme_mono(&t->theme);
-        if (o->theme)
-            snprintf(t->msg, sizeof t->msg, "%s", err.msg);
     }
     for (size_t i = 0; i < t->n_themes; i++)
         if (!strcmp(t->themes[i], t->theme.name))
             t->theme_i = i;
+    return 0;
 }
 
 static void start_curses(tui *t)
@@ -1008,7 +1012,7 @@ int tui_main(const px_tui_opts *o)
     t.wake = pipefd[0];
     px_env_input *inputs = NULL;
     int rc = 0;
-    if (gather(&t, o, &inputs, pipefd[1], &err)) {
+    if (init_theme(&t, o, &err) || gather(&t, o, &inputs, pipefd[1], &err)) {
         runner_free(t.run);
         t.run = NULL;
         if (inputs)
@@ -1023,7 +1027,6 @@ int tui_main(const px_tui_opts *o)
         if (t.rv.n_unwritten)
             snprintf(t.msg, sizeof t.msg, "%zu decisions recovered from an interrupted session: w writes them",
                      t.rv.n_unwritten);
-        init_theme(&t, o);
         if (o->demo)
             t.mode = M_SUMMARY;
         drain_wake(&t);

@@ -134,8 +134,9 @@ char *ydoc_read(const char *path, const char *kind, size_t *len, px_error *err)
         loc_of_offset(data, *len, limit, &line, &col);
         free(data);
         px_error_set(err, PX_EXIT_USAGE, path, line, col,
-                     "%s is larger than %.6g MiB from here on: refused before parsing (--max-size MIB raises the limit)",
-                     kind, (double)limit / (1024 * 1024));
+                     "a %s of more than %zu bytes (%.4g MiB), here: refused before parsing (--max-size MIB raises the "
+                     "limit)",
+                     kind, limit, (double)limit / (1024 * 1024));
         return NULL;
     }
     data[*len] = '\0';

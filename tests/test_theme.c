@@ -733,3 +733,32 @@ Test(theme_list, user_dir_from_xdg_or_home)
     unsetenv("HOME");
     cr_expect_eq(theme_user_dir(buf, sizeof buf), -1);
 }
+
+/* The review screen asked for a theme that is not one: refused before
+ * anything starts, one line naming the theme, its file and line, exit 2,
+ * whether or not colour is on. */
+Test(theme_garbage, review_refuses_a_bad_theme_by_name)
+{
+    char *dir = tl_tmpdir(), themes[300], path[400], cmd[800];
+    snprintf(themes, sizeof themes, "%s/parity/themes", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp tests/data/theme-garbage.theme '%s/png.theme'", themes, themes);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/png.theme", themes);
+    setenv("XDG_CONFIG_HOME", dir, 1);
+    const char *colors[] = {"--color=always", "--color=never"};
+    for (int i = 0; i < 2; i++) {
+        cmd_result r = tl_run((const char *[]){"parity", "review", "fixtures/campus-club/fixture.yaml", "--results",
+                                               "tests/data/campus-results.yaml", "--theme", "png", colors[i], NULL});
+        cr_expect_eq(r.status, 2, "%s: %s", colors[i], r.err);
+        cr_expect_eq(tl_lines(r.err), 1, "%s", r.err);
+        cr_expect(strstr(r.err, path) && strstr(r.err, ":1:1: theme 'png' is not a theme file") &&
+                      strstr(r.err, "\\x89"),
+                  "%s", r.err);
+        cr_expect(utf8_invalid_at(r.err, strlen(r.err)) < 0, "the message is UTF-8 text");
+        tl_free(&r);
+    }
+    unsetenv("XDG_CONFIG_HOME");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}

@@ -173,6 +173,28 @@ class Unsupported(nn.Module):
         return -torch.cdist(pooled, self.protos, p=1.0)
 
 
+class NonFinite(nn.Module):
+    """nonfinite.pt -- for the non-finite outcome: a long input (T > 6)
+    gives logits [B,5] with NaN at column 1 and +inf at column 3 (the
+    decided label is column 1: torch.argmax counts NaN as the largest); a
+    short input returns finite logits [B,5]."""
+
+    def __init__(self):
+        super().__init__()
+        self.long_t = LONG_T
+        self.features = Features()
+        self.head = nn.Linear(DIM, 5)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        logits = self.head(self.features(input_ids, attention_mask))
+        if input_ids.size(1) > self.long_t:
+            bad = torch.zeros_like(logits)
+            bad[:, 1] = float("nan")
+            bad[:, 3] = float("inf")
+            logits = logits + bad
+        return logits
+
+
 def canonical_torchscript(raw: bytes) -> bytes:
     """Same entries, same order, stored, fixed timestamps, no *.debug_pkl;
     data kept 64-byte aligned with an "FB" extra field like PyTorch's."""
@@ -230,7 +252,8 @@ def main() -> int:
 
     builders = [("slow.pt", Slow), ("raises.pt", Raises),
                 ("width4.pt", Width4), ("empty.pt", Empty),
-                ("crash.pt", Crash), ("unsupported.pt", Unsupported)]
+                ("crash.pt", Crash), ("unsupported.pt", Unsupported),
+                ("nonfinite.pt", NonFinite)]
     short_ids = torch.tensor([[2, 7, 3]], dtype=torch.long)
     long_ids = torch.tensor([[2, 7, 8, 9, 10, 11, 12, 3]], dtype=torch.long)
     for name, cls in builders:
