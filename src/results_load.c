@@ -426,6 +426,9 @@ static int load_label(ctx *c, yaml_node_t *ex, const px_env_result *e, px_exampl
             return fail_at(c, n, "%s: label '%s' is not in the environment's recorded label map (labels:)", what,
                            scalar(n));
     }
+    if (x->status != PX_ST_OK && x->label >= 0)
+        return fail_at(c, n, "%s: a label only goes with outcome ok, not %s: an inconsistent file", what,
+                       status_name(x->status));
     if (x->status != PX_ST_OK)
         return 0;
     if (x->label < 0)

@@ -112,6 +112,8 @@ static const struct {
     {"swapped", "film-night", "wrong-label", "label map", "logit 0 means film in the reference, volunteer here"},
     {"new-vocab", "film-night", NULL, "token ids", "token 2: 515 ('screen') here, 160 ('screening') in the reference"},
     {"no-device", "jazz", "not-evaluated", "none", "unknown device 'tpu9'"},
+    {"nan-out", "film-night", "non-finite", "model revision", "logit 1 (volunteer) is nan"},
+    {"nan-out", "jazz", "pass-within-tolerance", "model revision", NULL},
 };
 
 Test(check, every_outcome_rung_and_stage_from_planted_cases, .timeout = 600)
@@ -164,6 +166,20 @@ Test(check, every_outcome_rung_and_stage_from_planted_cases, .timeout = 600)
     cr_expect_eq(first_failed_rung(&p, "width4"), PX_RUNG_FORWARD);
     cr_expect_eq(first_failed_rung(&p, "swapped"), PX_RUNG_CONTRACT);
     cr_expect_eq(first_failed_rung(&p, "no-device"), PX_RUNG_DEVICE);
+    cr_expect_eq(first_failed_rung(&p, "nan-out"), PX_RUNG_CONTRACT);
+    /* A rung that failed, whichever and however, leaves the environment
+     * unmet; and an environment without a failed rung that is unmet says
+     * why on the contract rung. */
+    for (size_t e = 0; e < p.res->n_envs; e++) {
+        int failed = first_failed_rung(&p, p.res->envs[e].name);
+        if (failed >= 0)
+            cr_expect_not(p.j.envs[e].met, "%s failed %s but is met", p.res->envs[e].name, rung_name((px_rung)failed));
+        else
+            cr_expect(p.j.envs[e].met, "%s: no rung failed, yet unmet", p.res->envs[e].name);
+    }
+    /* Runs of another revision (the planted models) never meet the
+     * contract, whatever their labels: the contract rung says so. */
+    cr_expect_not(p.j.envs[env_at(&p, "empty-out")].met);
     cr_expect_eq(p.j.envs[env_at(&p, "no-device")].rung[PX_RUNG_MODEL], PX_RS_NOT_REACHED);
     cr_expect_eq(p.j.envs[env_at(&p, "reference")].rung[PX_RUNG_PERF], PX_RS_NOT_MEASURED);
     /* The reference's own disagreements are findings of their own. */
@@ -221,7 +237,7 @@ Test(check, json_shape_and_tap_plan, .timeout = 600)
              "assert d[\"parity_check\"]==1 and d[\"exit\"]==3 and d[\"met\"] is False;"
              "assert d[\"reference\"]==\"reference\" and len(d[\"findings\"])==3;"
              "e={x[\"name\"]:x for x in d[\"environments\"]};"
-             "assert len(e)==12 and {n for n in e if e[n][\"state\"]!=\"not-selected\"}=={\"reference\",\"twin\",\"no-device\"};"
+             "assert len(e)==13 and {n for n in e if e[n][\"state\"]!=\"not-selected\"}=={\"reference\",\"twin\",\"no-device\"};"
              "assert e[\"sleepy\"][\"met\"] is None and e[\"twin\"][\"origin\"]==\"run\";"
              "assert e[\"no-device\"][\"state\"]==\"down\" and e[\"no-device\"][\"ladder\"][0][\"state\"]==\"failed\";"
              "assert [l[\"rung\"] for l in e[\"twin\"][\"ladder\"]][0]==\"device recognised\";"

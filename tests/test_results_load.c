@@ -358,6 +358,7 @@ Test(results_load, a_file_that_contradicts_itself_is_refused)
         /* torch.argmax: a NaN counts as the largest, the first one wins. */
         {"values: [1, 2, 3, 5, 4]", "values: [1, .nan, 3, .nan, 4]", 10, 16,
          "label 'music' is not the argmax of its own logits ('volunteer', logit 1 is nan)"},
+        {"outcome: ok", "outcome: timeout", 10, 16, "a label only goes with outcome ok, not timeout"},
         {"parity_results: 1\nlabels: [film, volunteer, sports, music, social]\n", "parity_results: 1\n", 4, 5,
          "environment 'reference' records no label map (labels:)"},
     };
