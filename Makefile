@@ -126,6 +126,7 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
 	tests/bench/run.sh $(PARITY) $(TORCH_BUILD)/bench-bare
 	$(BUILD)/bench-decide
 	tests/bench/review.sh $(PARITY) $(EXECUTOR)
+	tests/bench/limits.sh $(PARITY)
 
 # libFuzzer harnesses (clang): tests/fuzz/fuzz_NAME.c for the fixture
 # loader, the review splice, the results-file reader, the theme parser and
