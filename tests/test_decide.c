@@ -293,3 +293,116 @@ Test(decide, an_aliased_review_value_is_refused)
     tl_free(&r);
     free(after), free(out), free(text), free(fx), free(dir);
 }
+
+/* A note belongs to whoever wrote it: a later decision without --note keeps
+ * the note with its author (note_by/note_at), whether that author was
+ * recorded with the note or only as the old decision's by/at. */
+Test(decide, a_note_keeps_its_author)
+{
+    char *dir = tl_tmpdir(), *fx = make_fixture(dir);
+    setenv("PARITY_NOW", "2026-12-01T09:00:00Z", 1);
+    cmd_result r = tl_run((const char *[]){"parity", "decide", fx, "e1", "--decision", "flag", "--note",
+                                           "thin margin", "-r", "sam", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    setenv("PARITY_NOW", "2026-12-02T10:00:00Z", 1);
+    r = tl_run((const char *[]){"parity", "decide", fx, "e1", "--decision", "accept", "-r", "kim", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    px_fixture *f = load(fx);
+    const px_review *rv = &example(f, "e1")->review;
+    cr_expect_str_eq(rv->decision, "accept");
+    cr_expect_str_eq(rv->by, "kim");
+    cr_expect_str_eq(rv->at, "2026-12-02T10:00:00Z");
+    cr_expect_str_eq(rv->note, "thin margin");
+    cr_expect_str_eq(rv->note_by, "sam", "the note is still sam's");
+    cr_expect_str_eq(rv->note_at, "2026-12-01T09:00:00Z");
+    fixture_free(f);
+
+    /* A note written before note_by existed: its author was the old by. */
+    char *text = tl_slurp(fx), *at = strstr(text, "  - id: e2\n"), *legacy = malloc(strlen(text) + 200);
+    cr_assert_not_null(at);
+    at = strstr(at, "expect: {label: a}\n") + 19;
+    sprintf(legacy, "%.*s    review: {decision: flag, note: \"ask the club\", by: lee, at: \"2026-11-30T08:00:00Z\"}\n%s",
+            (int)(at - text), text, at);
+    tl_write(fx, legacy);
+    r = tl_run((const char *[]){"parity", "decide", fx, "e2", "--decision", "defect", "-r", "kim", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    f = load(fx);
+    rv = &example(f, "e2")->review;
+    cr_expect(!strcmp(rv->by, "kim") && !strcmp(rv->note, "ask the club") && !strcmp(rv->note_by, "lee") &&
+                  !strcmp(rv->note_at, "2026-11-30T08:00:00Z"),
+              "by %s note %s note_by %s note_at %s", rv->by, rv->note, rv->note_by, rv->note_at);
+    fixture_free(f);
+    /* With --note, the new note is the decider's. */
+    r = tl_run((const char *[]){"parity", "decide", fx, "e2", "--decision", "defect", "--note", "fixed", "-r", "kim",
+                                NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    f = load(fx);
+    rv = &example(f, "e2")->review;
+    cr_expect(!strcmp(rv->note, "fixed") && !strcmp(rv->note_by, "kim"), "note %s by %s", rv->note, rv->note_by);
+    fixture_free(f);
+    unsetenv("PARITY_NOW");
+    free(text), free(legacy), free(fx), free(dir);
+}
+
+/* A decision says what it was made on: --env, and with --results the hash
+ * of that environment's result; a later decision without them drops them
+ * rather than leave a stale environment standing. */
+Test(decide, a_decision_records_what_it_was_made_on)
+{
+    char *dir = tl_tmpdir(), fx[300], cmd[600];
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", dir);
+    snprintf(cmd, sizeof cmd, "cp fixtures/campus-club/fixture.yaml fixtures/campus-club/model.pt "
+                              "fixtures/campus-club/vocab.txt '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+    cmd_result r = tl_run((const char *[]){"parity", "decide", fx, "bouldering", "--decision", "accept", "--env",
+                                           "cpu-bf16", "--results", "tests/data/campus-results.yaml", "-r", "sam", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    px_fixture *f = load(fx);
+    const px_review *rv = &example(f, "bouldering")->review;
+    cr_expect_str_eq(rv->env, "cpu-bf16");
+    cr_assert_not_null(rv->results);
+    cr_expect_eq(strlen(rv->results), 64);
+    fixture_free(f);
+    /* check says it applies to cpu-bf16's results as they are... */
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", "tests/data/campus-results.yaml", "--format",
+                                "json", NULL});
+    cr_expect(strstr(r.out, "\"env\":\"cpu-bf16\"") && strstr(r.out, "\"applies\":\"here\""), "%s", r.out);
+    tl_free(&r);
+    /* ...and not to other results: one logit changed. */
+    char *res = tl_slurp("tests/data/campus-results.yaml"), *bf = strstr(res, "\n  \"cpu-bf16\":"), other[300];
+    char *b = strchr(strstr(strstr(bf, "id: \"bouldering\""), "values: ["), ',') - 1;
+    *b = *b == '1' ? '2' : '1'; /* the last digit of the first logit */
+    snprintf(other, sizeof other, "%s/other.yaml", dir);
+    tl_write(other, res);
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", other, NULL});
+    cr_expect(strstr(r.out, "review: accepted on cpu-bf16's earlier results, not on these (by sam)"), "%s", r.out);
+    tl_free(&r);
+    /* The same decision on the reference: not yet on cpu-bf16. */
+    r = tl_run((const char *[]){"parity", "decide", fx, "bouldering", "--decision", "accept", "--env", "reference",
+                                "-r", "kim", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    f = load(fx);
+    cr_expect_str_eq(example(f, "bouldering")->review.env, "reference");
+    cr_expect_null(example(f, "bouldering")->review.results, "no --results: the old hash is dropped");
+    fixture_free(f);
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", "tests/data/campus-results.yaml", NULL});
+    cr_expect(strstr(r.out, "review: accepted on reference, not yet on cpu-bf16 (by kim)"), "%s", r.out);
+    tl_free(&r);
+    /* --results needs --env; an environment the fixture lacks is refused. */
+    r = tl_run((const char *[]){"parity", "decide", fx, "bouldering", "--decision", "accept", "--results",
+                                "tests/data/campus-results.yaml", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "name the environment with --env too"), "%s", r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "decide", fx, "bouldering", "--decision", "accept", "--env", "tpu", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "--env: no environment 'tpu'"), "%s", r.err);
+    tl_free(&r);
+    free(res);
+}

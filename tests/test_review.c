@@ -995,3 +995,39 @@ Test(review, search_without_a_match_or_with_a_bad_pattern)
     cr_expect(strstr(err.msg, "/[a-"), "%s", err.msg);
     teardown(&c);
 }
+
+/* ---- what a decision records about its authors and its evidence ---- */
+
+/* Deciding an example with someone else's note keeps the note signed by
+ * them; the decision records the candidate shown and its results' hash,
+ * and writing puts all of it into the fixture. */
+Test(review, a_decision_keeps_the_notes_author_and_says_what_it_saw)
+{
+    ctx c;
+    setup(&c, 1);
+    px_error err = {0};
+    go(&c, CHARITY);
+    cr_assert_eq(review_decide(&c.rv, "flag", NULL, &err), 0, "%s", err.msg);
+    const px_mark *m = &c.rv.marks[CHARITY];
+    mark_is(m, "flag", CHARITY_NOTE, REVIEWER, NOW, 1);
+    str_or_null_eq(m->note_by, "fixture author", "note_by: the note's own author");
+    str_or_null_eq(m->note_at, "2026-12-02T13:30:00Z", "note_at");
+    str_or_null_eq(m->env, "cpu-bf16", "made on the candidate shown");
+    char want[PX_SHA256_HEX];
+    const px_env_result *bf = &c.r->envs[c.rv.candidate];
+    results_example_sha256(bf, &bf->ex[CHARITY], "charity-run", want);
+    str_or_null_eq(m->results, want, "the hash of what it showed");
+    cr_expect_eq(decision_fit(m->decision, m->env, m->results, bf, &bf->ex[CHARITY], "charity-run"), PX_FIT_HERE);
+    cr_expect_eq(decision_fit(m->decision, m->env, m->results, &c.r->envs[c.r->reference],
+                              &c.r->envs[c.r->reference].ex[CHARITY], "charity-run"),
+                 PX_FIT_OTHER_ENV);
+    cr_assert_eq(review_write(&c.rv, &err), 0, "%s", err.msg);
+    px_fixture *f = fixture_load(c.fx, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    const px_review *rv = &f->examples[CHARITY].review;
+    cr_expect(!strcmp(rv->decision, "flag") && !strcmp(rv->by, REVIEWER) && !strcmp(rv->note, CHARITY_NOTE) &&
+                  !strcmp(rv->note_by, "fixture author") && !strcmp(rv->env, "cpu-bf16") && !strcmp(rv->results, want),
+              "written: %s by %s, note by %s, on %s", rv->decision, rv->by, rv->note_by, rv->env);
+    fixture_free(f);
+    teardown(&c);
+}

@@ -180,6 +180,44 @@ Test(atomic, missing_directory_is_an_error)
     cr_expect(strstr(err.msg, "cannot create") != NULL, "%s", err.msg);
 }
 
+/* The exit statuses scripts depend on: the man page lists exactly the
+ * table's codes, in its order of precedence; --help prints them; and the
+ * precedence is what px_exit_worse returns. */
+Test(cli, the_exit_status_table_is_the_man_pages)
+{
+    char *man = tl_slurp("man/parity.1");
+    cr_assert_not_null(man);
+    char *sec = strstr(man, ".Sh EXIT STATUS"), *end = sec ? strstr(sec, ".Sh EXAMPLES") : NULL;
+    cr_assert(sec && end);
+    *end = '\0';
+    const char *at = sec;
+    int listed = 0;
+    for (const char *l = sec; (l = strstr(l, "\n.It ")); l++)
+        listed++;
+    cr_expect_eq(listed, px_exit_count, "the man page lists %d codes, the table %d", listed, px_exit_count);
+    for (int i = 0; i < px_exit_count; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "\n.It %d\n", px_exit_table[i].code);
+        const char *found = strstr(at, want);
+        cr_expect_not_null(found, "exit %d missing from man/parity.1 or out of order", px_exit_table[i].code);
+        if (found)
+            at = found + 1;
+    }
+    cmd_result r = tl_run((const char *[]){"parity", "--help", NULL});
+    for (int i = 0; i < px_exit_count; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "  %-3d %.20s", px_exit_table[i].code, px_exit_table[i].meaning);
+        cr_expect(strstr(r.out, want), "--help lacks '%s'", want);
+    }
+    tl_free(&r);
+    cr_expect_eq(px_exit_worse(PX_EXIT_FAILED, PX_EXIT_ENV), PX_EXIT_ENV, "an incomplete check is worse");
+    cr_expect_eq(px_exit_worse(PX_EXIT_ENV, PX_EXIT_IO), PX_EXIT_IO);
+    cr_expect_eq(px_exit_worse(PX_EXIT_OK, PX_EXIT_FAILED), PX_EXIT_FAILED);
+    cr_expect_eq(px_exit_worse(PX_EXIT_INTERNAL, PX_EXIT_USAGE), PX_EXIT_USAGE);
+    cr_expect_eq(px_exit_worse(PX_EXIT_CUT_SHORT, PX_EXIT_ENV), PX_EXIT_CUT_SHORT);
+    free(man);
+}
+
 /* tig's rule: the docs cannot drift from the table. */
 Test(cli, every_option_and_command_is_in_the_man_page)
 {
