@@ -113,7 +113,7 @@ static const struct {
     {"new-vocab", "film-night", NULL, "token ids", "token 2: 515 ('screen') here, 160 ('screening') in the reference"},
     {"no-device", "jazz", "not-evaluated", "none", "unknown device 'tpu9'"},
     {"nan-out", "film-night", "non-finite", "model revision", "logit 1 (volunteer) is nan"},
-    {"nan-out", "jazz", "pass-within-tolerance", "model revision", NULL},
+    {"nan-out", "jazz", "wrong-label", "model revision", NULL}, /* finite: another model's answer */
 };
 
 Test(check, every_outcome_rung_and_stage_from_planted_cases, .timeout = 600)

@@ -27,5 +27,7 @@ for _ in $(seq 1 20); do tmux has-session -t "$session" 2>/dev/null || break; sl
 if tmux has-session -t "$session" 2>/dev/null; then echo "tmux smoke: did not quit"; screen; exit 1; fi
 diff <(grep -v '^ *$' fixtures/campus-club/fixture.yaml) <(grep -v '^ *$' "$dir/fixture.yaml") > "$dir/diff" || true
 grep -q '^>       decision: flag' "$dir/diff" || { echo "tmux smoke: decision not written"; cat "$dir/diff"; exit 1; }
-[ "$(grep -c '^[<>]' "$dir/diff")" -eq 4 ] || { echo "tmux smoke: more than the review changed"; cat "$dir/diff"; exit 1; }
+# review:, decision, by, at, and what it was made on: env, results_sha256
+grep -q '^>       env: "cpu-bf16"' "$dir/diff" || { echo "tmux smoke: the environment shown was not recorded"; cat "$dir/diff"; exit 1; }
+[ "$(grep -c '^[<>]' "$dir/diff")" -eq 6 ] || { echo "tmux smoke: more than the review changed"; cat "$dir/diff"; exit 1; }
 echo "tmux smoke: 1 passed, 0 failed"
