@@ -125,13 +125,9 @@ static int pick_envs(const px_fixture *f, const run_args *a, int *idx, size_t *n
     for (int k = 0; k < a->n_envs; k++) {
         const px_env *e = fixture_env(f, a->envs[k]);
         if (!e) {
-            char names[512] = "";
-            for (size_t i = 0; i < f->n_envs; i++) {
-                strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
-                strncat(names, f->envs[i].name, sizeof names - strlen(names) - 1);
-            }
-            fprintf(stderr, "parity: %s: no environment '%s' (there are: %s)\n", f->path, a->envs[k], names);
-            return PX_EXIT_USAGE;
+            px_error err = {0};
+            fixture_unknown_env(f, a->envs[k], &err);
+            return report(&err);
         }
         if (!e->device) {
             fprintf(stderr, "parity: %s:%d:%d: environment '%s' is imported from %s and cannot run here\n",
@@ -295,27 +291,16 @@ static char *default_output(const px_fixture *f)
     return p;
 }
 
-static int execute(const run_args *a, const px_fixture *f, const int *idx, size_t n_idx)
+/* Run what res says runs here (inputs parallel to res->envs), show
+ * progress, then finish; the exit code. */
+static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_input *in, px_results *res)
 {
     px_error err = {0};
-    if (!f->model_sha256) {
-        px_error_set(&err, PX_EXIT_USAGE, f->path, f->model_loc.line, f->model_loc.col,
-                     "contract.model has no sha256: pin the model revision before running it");
-        return report(&err);
-    }
-    px_env_input *in = calloc(n_idx, sizeof *in);
-    size_t opened = 0;
-    int rc = PX_EXIT_OK;
-    for (; opened < n_idx; opened++)
-        if (env_input_open(&in[opened], f, &f->envs[idx[opened]], &err))
-            break;
-    px_results *res = results_new(f, idx, n_idx);
     char *exe = find_executor(a);
     px_runner_opts opts = {.executor = exe, .backend_lib = a->backend_lib};
     px_runner *run = NULL;
-    if (opened < n_idx) {
-        rc = report(&err);
-    } else if (access(exe, X_OK)) {
+    int rc;
+    if (access(exe, X_OK)) {
         fprintf(stderr, "parity: %s: cannot run the executor: %s (build it with make, or pass --executor)\n",
                 exe, strerror(errno));
         rc = PX_EXIT_ENV;
@@ -323,14 +308,35 @@ static int execute(const run_args *a, const px_fixture *f, const int *idx, size_
         rc = report(&err);
     } else {
         show_progress(run, a->quiet);
-        if (runner_wait(run, &err))
-            rc = report(&err);
-        else
-            rc = a->finish(a, f, res);
+        rc = runner_wait(run, &err) ? report(&err) : a->finish(a, f, res);
     }
     fflush(stdout);
     runner_free(run);
     free(exe);
+    return rc;
+}
+
+static int refuse_unpinned(const px_fixture *f, const char *doing)
+{
+    px_error err = {0};
+    px_error_set(&err, PX_EXIT_USAGE, f->path, f->model_loc.line, f->model_loc.col,
+                 "contract.model has no sha256: pin the model revision before %s", doing);
+    return report(&err);
+}
+
+static int execute(const run_args *a, const px_fixture *f, const int *idx, size_t n_idx)
+{
+    px_error err = {0};
+    if (!f->model_sha256)
+        return refuse_unpinned(f, "running it");
+    px_env_input *in = calloc(n_idx, sizeof *in);
+    size_t opened = 0;
+    int rc;
+    for (; opened < n_idx; opened++)
+        if (env_input_open(&in[opened], f, &f->envs[idx[opened]], &err))
+            break;
+    px_results *res = results_new(f, idx, n_idx);
+    rc = opened < n_idx ? report(&err) : run_then_finish(a, f, in, res);
     results_free(res);
     for (size_t i = 0; i < opened; i++)
         env_input_close(&in[i], f->n_examples);
@@ -389,45 +395,23 @@ static int check_finish(const run_args *a, const px_fixture *f, const px_results
 static int check_main(const run_args *a, const px_fixture *f)
 {
     px_error err = {0};
-    if (!f->model_sha256) {
-        px_error_set(&err, PX_EXIT_USAGE, f->path, f->model_loc.line, f->model_loc.col,
-                     "contract.model has no sha256: pin the model revision before judging anything against it");
-        return report(&err);
-    }
+    if (!f->model_sha256)
+        return refuse_unpinned(f, "judging anything against it");
     px_sources s = {a->results, (size_t)a->n_results, a->envs, (size_t)a->n_envs};
     px_results *res = evidence_gather(f, &s, &err);
     if (!res)
         return report(&err);
     px_env_input *in = calloc(res->n_envs ? res->n_envs : 1, sizeof *in);
-    int rc = PX_EXIT_OK, opened = 0;
-    char *exe = NULL;
-    px_runner *run = NULL;
+    int rc;
     if (!in) {
         px_error_set(&err, PX_EXIT_INTERNAL, NULL, 0, 0, "out of memory");
         rc = report(&err);
     } else if (evidence_inputs(f, res, in, &err)) {
         rc = report(&err);
     } else {
-        opened = 1;
-        px_runner_opts opts = {.executor = exe = find_executor(a), .backend_lib = a->backend_lib};
-        if (!evidence_runs(res)) {
-            rc = a->finish(a, f, res);
-        } else if (access(exe, X_OK)) {
-            fprintf(stderr, "parity: %s: cannot run the executor: %s (build it with make, or pass --executor)\n",
-                    exe, strerror(errno));
-            rc = PX_EXIT_ENV;
-        } else if (!(run = runner_start(f, in, res, &opts, &err))) {
-            rc = report(&err);
-        } else {
-            show_progress(run, a->quiet);
-            rc = runner_wait(run, &err) ? report(&err) : a->finish(a, f, res);
-        }
-    }
-    fflush(stdout);
-    runner_free(run);
-    free(exe);
-    if (opened)
+        rc = evidence_runs(res) ? run_then_finish(a, f, in, res) : a->finish(a, f, res);
         evidence_inputs_close(f, res, in);
+    }
     free(in);
     results_free(res);
     return rc;

@@ -66,15 +66,8 @@ static int select_envs(const px_fixture *f, const px_sources *s, px_results *all
         all->envs[i].selected = s->n_envs == 0;
     for (size_t k = 0; k < s->n_envs; k++) {
         const px_env *e = fixture_env(f, s->envs[k]);
-        if (!e) {
-            char names[512] = "";
-            for (size_t i = 0; i < f->n_envs; i++) {
-                strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
-                strncat(names, f->envs[i].name, sizeof names - strlen(names) - 1);
-            }
-            return px_error_set(err, PX_EXIT_USAGE, f->path, 0, 0, "no environment '%s' (there are: %s)", s->envs[k],
-                                names);
-        }
+        if (!e)
+            return fixture_unknown_env(f, s->envs[k], err);
         all->envs[e - f->envs].selected = 1;
     }
     return 0;

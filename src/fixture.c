@@ -795,6 +795,16 @@ const px_env *fixture_env(const px_fixture *f, const char *name)
 
 long fixture_example_index(const px_fixture *f, const char *id) { return strmap_get(f->example_index, id); }
 
+int fixture_unknown_env(const px_fixture *f, const char *name, px_error *err)
+{
+    char names[512] = "";
+    for (size_t i = 0; i < f->n_envs; i++) {
+        strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+        strncat(names, f->envs[i].name, sizeof names - strlen(names) - 1);
+    }
+    return px_error_set(err, PX_EXIT_USAGE, f->path, 0, 0, "no environment '%s' (there are: %s)", name, names);
+}
+
 int fixture_reference(const px_fixture *f)
 {
     for (size_t i = 0; i < f->n_envs; i++)

@@ -142,6 +142,8 @@ const px_env *fixture_env(const px_fixture *f, const char *name);
 /* The index of the example with this id, -1 when none (hashed: results
  * files with many examples are matched in linear time). */
 long fixture_example_index(const px_fixture *f, const char *id);
+/* -1 with *err (PX_EXIT_USAGE): "no environment 'x' (there are: ...)". */
+int fixture_unknown_env(const px_fixture *f, const char *name, px_error *err);
 /* The environment others are compared with: role reference, else the one
  * named "reference", else the first runnable one. -1 when none. */
 int fixture_reference(const px_fixture *f);
