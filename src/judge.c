@@ -725,9 +725,11 @@ int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, p
     jctx j = {f, r, r->reference, find_role(f, r, "twin"), find_role(f, r, "oracle"), err};
     if (j.ref >= 0) {
         const px_env_result *re = &r->envs[j.ref];
-        if (!re->selected)
+        if (!re->selected) {
+            add_finding(out, fmt("the reference environment %s is not selected (-e): nothing is compared with it",
+                                 re->name));
             j.ref = -1;
-        else if (re->origin == PX_ORIGIN_NONE || re->state != PX_ENV_UP) {
+        } else if (re->origin == PX_ORIGIN_NONE || re->state != PX_ENV_UP) {
             add_finding(out, fmt("the reference environment %s %s: nothing is compared with it", re->name,
                                  re->origin == PX_ORIGIN_NONE ? "has no results" : "is down"));
             j.ref = -1;
