@@ -17,11 +17,24 @@
 
 #define BASE "tests/data/imported-base.yaml"
 
+static char paths[4][128];
+
+/* Each test runs in a process of its own: what it wrote beside the base
+ * goes when it ends. */
+static void remove_variants(void)
+{
+    for (int i = 0; i < 4; i++)
+        if (paths[i][0])
+            unlink(paths[i]);
+}
+
 /* The audited fixture with `cand` defined as given, beside the base (its
  * paths are relative to it). Returns the path (static per slot). */
 static const char *variant(int slot, const char *cand, int max_tokens)
 {
-    static char paths[4][128];
+    static int registered;
+    if (!registered++)
+        atexit(remove_variants);
     snprintf(paths[slot], sizeof paths[slot], "tests/data/.imported-%d-%d.yaml", (int)getpid(), slot);
     char *base = tl_slurp(BASE), mt[16], *text = malloc(strlen(base) + strlen(cand) + 64);
     cr_assert(base && text);
