@@ -245,23 +245,13 @@ Test(imported, every_failed_rung_leaves_the_environment_unmet, .timeout = 300)
 
 /* ---- where results come from ---- */
 
-static void write_fixture_with(const char *path, const char *cand)
-{
-    char *base = tl_slurp(BASE), *text = malloc(strlen(base) + strlen(cand) + 64), *at = strstr(base, "MAX_TOKENS"),
-         *c = strstr(base, "CAND");
-    sprintf(text, "%.*s128%.*s%s%s", (int)(at - base), base, (int)(c - at - 10), at + 10, cand, c + 4);
-    tl_write(path, text);
-    free(base), free(text);
-}
-
 Test(imported, a_results_environment_is_loaded_and_judged, .timeout = 300)
 {
-    const char *run = recorded_run();
-    char fx[160], cand[600];
-    snprintf(fx, sizeof fx, "tests/data/.imported-%d-r.yaml", (int)getpid());
+    const char *run = recorded_run(), *fx;
+    char cand[600];
     /* The fixture at home: cand's results come from the TPU host's file. */
     snprintf(cand, sizeof cand, "{results: %s, dtype: bfloat16, role: twin, note: captured elsewhere}", run);
-    write_fixture_with(fx, cand);
+    fx = variant(3, cand, 128);
     cmd_result r = tl_run((const char *[]){"parity", "check", fx, "-q", NULL});
     cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
     cr_expect(strstr(r.out, "cand (twin) cpu bfloat16 from ") && strstr(r.out, run), "device and dtype from the "
@@ -271,7 +261,7 @@ Test(imported, a_results_environment_is_loaded_and_judged, .timeout = 300)
 
     /* Not there yet: not evaluated, never absent, exit 3. */
     snprintf(cand, sizeof cand, "{results: no-such-run.yaml, dtype: bfloat16}");
-    write_fixture_with(fx, cand);
+    fx = variant(3, cand, 128);
     r = tl_run((const char *[]){"parity", "check", fx, "-q", "--format", "tap", NULL});
     cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
     cr_expect(strstr(r.out, "# cand: not evaluated: no results yet") && strstr(r.out, "not ok 10 - cand: contract - not evaluated"),
@@ -281,7 +271,7 @@ Test(imported, a_results_environment_is_loaded_and_judged, .timeout = 300)
 
     /* Two places for one environment: an error naming both. */
     snprintf(cand, sizeof cand, "{results: %s, dtype: bfloat16}", run);
-    write_fixture_with(fx, cand);
+    fx = variant(3, cand, 128);
     r = tl_run((const char *[]){"parity", "check", fx, "-q", "--results", run, NULL});
     cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
     cr_expect(strstr(r.err, "environment 'cand' comes from two places") && strstr(r.err, "(--results)") &&
@@ -289,7 +279,6 @@ Test(imported, a_results_environment_is_loaded_and_judged, .timeout = 300)
               "%s", r.err);
     cr_expect_eq(tl_lines(r.err), 1, "%s", r.err);
     tl_free(&r);
-    unlink(fx);
 }
 
 Test(imported, one_file_twice_and_a_file_that_lacks_an_environment, .timeout = 300)
