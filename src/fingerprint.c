@@ -45,21 +45,10 @@ typedef void (*writer)(FILE *o, const px_fixture *f, size_t k);
 
 static void hash_with(writer w, const px_fixture *f, size_t k, char out[PX_SHA256_HEX])
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *o = open_memstream(&buf, &len);
-    if (!o) {
-        out[0] = '\0';
-        return;
-    }
-    w(o, f, k);
-    if (fclose(o)) {
-        free(buf);
-        out[0] = '\0';
-        return;
-    }
-    hash_buffer(buf, len, out);
-    free(buf);
+    px_hasher h;
+    if (hasher_open(&h))
+        w(h.o, f, k);
+    hasher_close(&h, out);
 }
 
 static void write_model(FILE *o, const px_fixture *f, size_t k)

@@ -1,8 +1,10 @@
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "parity/hash.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/evp.h>
@@ -59,4 +61,19 @@ int hash_is_sha256(const char *s)
         if (!isxdigit((unsigned char)s[i]))
             return 0;
     return i == 64;
+}
+
+FILE *hasher_open(px_hasher *h)
+{
+    h->buf = NULL, h->len = 0;
+    return h->o = open_memstream(&h->buf, &h->len);
+}
+
+void hasher_close(px_hasher *h, char hex[PX_SHA256_HEX])
+{
+    hex[0] = '\0';
+    if (h->o && !fclose(h->o))
+        hash_buffer(h->buf, h->len, hex);
+    free(h->buf);
+    h->o = NULL, h->buf = NULL, h->len = 0;
 }

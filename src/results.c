@@ -166,11 +166,10 @@ const char *results_label(const px_env_result *e, const px_example_result *x)
 void results_example_sha256(const px_env_result *e, const px_example_result *x, const char *id,
                             char out[PX_SHA256_HEX])
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *o = open_memstream(&buf, &len);
+    px_hasher h;
+    FILE *o = hasher_open(&h);
     if (!o) {
-        out[0] = '\0';
+        hasher_close(&h, out);
         return;
     }
     fprintf(o, "%zu:%s;%s;%zu:%s;", strlen(id), id, status_name(x->status), x->detail ? strlen(x->detail) : 0,
@@ -185,13 +184,7 @@ void results_example_sha256(const px_env_result *e, const px_example_result *x, 
         fprintf(o, "%a,", x->values[i]);
     const char *label = results_label(e, x);
     fprintf(o, ";%s", label ? label : "-");
-    if (fclose(o)) {
-        free(buf);
-        out[0] = '\0';
-        return;
-    }
-    hash_buffer(buf, len, out);
-    free(buf);
+    hasher_close(&h, out);
 }
 
 double results_max_abs_diff(const px_example_result *a, const px_example_result *b)

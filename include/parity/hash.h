@@ -3,6 +3,7 @@
 #define PARITY_HASH_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "parity/error.h"
 
@@ -10,6 +11,17 @@
 
 int hash_file(const char *path, char hex[PX_SHA256_HEX], px_error *err);
 void hash_buffer(const void *data, size_t len, char hex[PX_SHA256_HEX]);
+/* A stream whose bytes are hashed when it is closed: for fingerprints
+ * printed field by field. hasher_open returns NULL when out of memory;
+ * hasher_close always gives a digest, "" when anything failed. */
+typedef struct px_hasher {
+    FILE *o;
+    char *buf;
+    size_t len;
+} px_hasher;
+FILE *hasher_open(px_hasher *h);
+void hasher_close(px_hasher *h, char hex[PX_SHA256_HEX]);
+
 /* 1 when s is exactly 64 hex digits. */
 int hash_is_sha256(const char *s);
 
