@@ -1,7 +1,11 @@
 # parity: build, test, demo. `make deps` installs what everything here needs
 # on Debian 12; `make check` is the whole test suite.
 #
-#   make                      parity (C) and parity-torch (C++, libtorch)
+#   make                      parity (C), parity-torch (C++, libtorch), the
+#                             Python executor and the test device library
+#   make parity               parity and the Python executor alone: no libtorch
+#                             needed (an accelerator host with Python and torch)
+#   make deps-host            install only what `make parity` needs
 #   make LIBTORCH=/path       build the executor against another libtorch
 #                             (a CUDA build, or torch's own dir from pip)
 #   make check                unit + end-to-end tests (real libtorch)
@@ -60,8 +64,15 @@ TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 PARITY := $(BUILD)/parity
 EXECUTOR := $(TORCH_BUILD)/parity-torch
 
-.PHONY: all deps deps-train check unit e2e demo bench clean demo-model test-models lint-man fuzz
-all: $(PARITY) $(EXECUTOR) $(BUILD)/parity-torch
+.PHONY: all parity deps deps-host deps-train check unit e2e demo bench clean demo-model test-models lint-man fuzz
+all: parity $(EXECUTOR) $(BUILD)/parity-torch
+
+# parity finds the Python executor beside itself (installed: in
+# ../libexec/parity/).
+parity: $(PARITY) $(BUILD)/parity_torch.py
+
+$(BUILD)/parity_torch.py: src/executor/parity_torch.py | $(BUILD)/.gitignore
+	cp $< $@
 
 $(BUILD)/.gitignore:
 	@mkdir -p $(BUILD) build && echo '*' > build/.gitignore && touch $@

@@ -11,6 +11,10 @@ const px_option cli_options[] = {
     {'o', "output", "FILE", "write the results file here (default: results.yaml beside the fixture; - for stdout)"},
     {0, "executor", "PATH", "the parity-torch program (default: $PARITY_TORCH, else the one beside parity)"},
     {0, "backend-lib", "PATH", "load this PrivateUse1 backend library into every executor"},
+    {0, "python", "PATH", "the interpreter for environments with executor: python (default: $PARITY_PYTHON, else "
+                          "python3 on PATH); never taken from a fixture"},
+    {0, "backend-module", "NAME", "import this Python module before the device is opened, e.g. torch_tpu or "
+                                  "torch_xla (repeatable; executor: python)"},
     {'q', "quiet", NULL, "print no progress line"},
     {'f', "format", "FORMAT", "check's report: text (default), json or tap"},
     {'d', "decision", "D", "decide: accept, defect, unsupported, needs-rule, flag or clear (for the id before it)"},
@@ -28,12 +32,15 @@ const px_option cli_options[] = {
 };
 
 const px_command cli_commands[] = {
-    {"run", "run FIXTURE [-e ENV]... [-o FILE] [--executor PATH] [--backend-lib PATH] [-q]",
+    {"run", "run FIXTURE [-e ENV]... [-o FILE] [--executor PATH] [--python PATH] [--backend-module NAME]... "
+            "[--backend-lib PATH] [-q]",
      "run every example through each environment, print the table, write the results file", cmd_run},
-    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [-o FILE] [--executor PATH] [-q]",
+    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [-o FILE] [--executor PATH] "
+              "[--python PATH] [--backend-module NAME]... [--backend-lib PATH] [-q]",
      "judge every environment the contract names (run here, or from results files) against the contract",
      cmd_check},
-    {"review", "review FIXTURE [--results FILE]... [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]...",
+    {"review", "review FIXTURE [--results FILE]... [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]... "
+               "[--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH]",
      "the review screen (also: parity FIXTURE); keys under ? and in parity(1)", cmd_review},
     {"decide", "decide FIXTURE ID --decision D [--note TEXT] [ID --decision D ...] [--reviewer NAME] [--env ENV "
                "[--results FILE]] | --recover",

@@ -20,9 +20,10 @@ int cmd_review(int argc, char **argv)
             o.color = a + 8;
         else if ((!strcmp(a, "--results") || !strcmp(a, "--theme") || !strcmp(a, "--reviewer") || !strcmp(a, "-r") ||
                   !strcmp(a, "--executor") || !strcmp(a, "--backend-lib") || !strcmp(a, "-e") ||
-                  !strcmp(a, "--env")) && v) {
+                  !strcmp(a, "--env") || !strcmp(a, "--python") || !strcmp(a, "--backend-module")) && v) {
             i++;
-            if ((!strcmp(a, "--results") && o.n_results == 64) || ((a[1] == 'e' || !strcmp(a, "--env")) && o.n_envs == 64)) {
+            if ((!strcmp(a, "--results") && o.n_results == 64) || ((a[1] == 'e' || !strcmp(a, "--env")) && o.n_envs == 64) ||
+                (!strcmp(a, "--backend-module") && o.n_modules == 64)) {
                 fprintf(stderr, "parity review: at most 64 %s options\n", a);
                 return PX_EXIT_USAGE;
             }
@@ -30,6 +31,8 @@ int cmd_review(int argc, char **argv)
             else if (!strcmp(a, "--theme")) o.theme = v;
             else if (!strcmp(a, "--executor")) o.executor = v;
             else if (!strcmp(a, "--backend-lib")) o.backend_lib = v;
+            else if (!strcmp(a, "--python")) o.python = v;
+            else if (!strcmp(a, "--backend-module")) o.modules[o.n_modules++] = v;
             else if (a[1] == 'e' || !strcmp(a, "--env")) o.envs[o.n_envs++] = v;
             else o.reviewer = v;
         } else if (a[0] == '-' && a[1]) {

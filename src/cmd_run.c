@@ -22,9 +22,9 @@
 
 typedef struct run_args run_args;
 struct run_args {
-    const char *command, *fixture, *output, *executor, *backend_lib, *format;
-    const char *envs[64], *results[64];
-    int n_envs, n_results, quiet;
+    const char *command, *fixture, *output, *executor, *python, *backend_lib, *format;
+    const char *envs[64], *results[64], *modules[64];
+    int n_envs, n_results, n_modules, quiet;
     int (*finish)(const run_args *a, const px_fixture *f, const px_results *res);
 };
 
@@ -105,6 +105,12 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->executor = v;
         } else if (!strcmp(o->long_name, "backend-lib")) {
             a->backend_lib = v;
+        } else if (!strcmp(o->long_name, "python")) {
+            a->python = v;
+        } else if (!strcmp(o->long_name, "backend-module")) {
+            if (a->n_modules == (int)(sizeof a->modules / sizeof *a->modules))
+                return usage_error("too many --backend-module options%s", "");
+            a->modules[a->n_modules++] = v;
         } else if (!strcmp(o->long_name, "results") && !strcmp(a->command, "check")) {
             if (a->n_results == (int)(sizeof a->results / sizeof *a->results))
                 return usage_error("too many --results options%s", "");
@@ -149,25 +155,6 @@ static int pick_envs(const px_fixture *f, const run_args *a, int *idx, size_t *n
         return PX_EXIT_USAGE;
     }
     return 0;
-}
-
-static char *find_executor(const run_args *a)
-{
-    if (a->executor)
-        return strdup(a->executor);
-    const char *env = getenv("PARITY_TORCH");
-    if (env && *env)
-        return strdup(env);
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return strdup("parity-torch");
-    self[n] = '\0';
-    char *dir = dirname(self);
-    size_t len = strlen(dir) + sizeof "/parity-torch";
-    char *p = malloc(len);
-    snprintf(p, len, "%s/parity-torch", dir);
-    return p;
 }
 
 /* What a table cell says: the label, or the outcome when there is none. */
@@ -296,14 +283,13 @@ static char *default_output(const px_fixture *f)
 static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_input *in, px_results *res)
 {
     px_error err = {0};
-    char *exe = find_executor(a);
-    px_runner_opts opts = {.executor = exe, .backend_lib = a->backend_lib};
+    px_runner_opts opts = {.backend_lib = a->backend_lib, .backend_modules = a->modules,
+                           .n_backend_modules = (size_t)a->n_modules};
+    runner_locate(&opts, a->executor, a->python);
     px_runner *run = NULL;
     int rc;
-    if (access(exe, X_OK)) {
-        fprintf(stderr, "parity: %s: cannot run the executor: %s (build it with make, or pass --executor)\n",
-                exe, strerror(errno));
-        rc = PX_EXIT_ENV;
+    if (runner_check(&opts, f, res, &err)) {
+        rc = report(&err);
     } else if (!(run = runner_start(f, in, res, &opts, &err))) {
         rc = report(&err);
     } else {
@@ -312,7 +298,7 @@ static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_
     }
     fflush(stdout);
     runner_free(run);
-    free(exe);
+    runner_locate_free(&opts);
     return rc;
 }
 

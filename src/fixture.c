@@ -437,8 +437,11 @@ static int load_env_overrides(ctx *c, yaml_node_t *v, px_env *e, const char *wha
 
 static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
 {
-    static const char *const keys[] = {"device", "dtype", "threads", "timeout", "tf32", "role",
-                                       "note", "results", "model", "vocab", "labels", NULL};
+    static const char *const keys[] = {"device", "dtype", "threads", "timeout", "first_forward_timeout", "tf32",
+                                       "matmul_precision", "executor", "role", "note", "results", "model",
+                                       "vocab", "labels", NULL};
+    static const char *const precisions[] = {"highest", "high", "medium", NULL};
+    static const char *const executors[] = {"libtorch", "python", NULL};
     static const char *const roles[] = {"reference", "twin", "candidate", "oracle", NULL};
     char what[160];
     snprintf(what, sizeof what, "environment '%s'", scalar(k));
@@ -449,14 +452,30 @@ static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
     if (want(c, v, YAML_MAPPING_NODE, what) || check_keys(c, v, what, keys) ||
         get_str(c, v, "device", what, 0, &e->device) || get_str(c, v, "dtype", what, 0, &e->dtype) ||
         get_str(c, v, "role", what, 0, &e->role) || get_str(c, v, "note", what, 0, &e->note) ||
-        get_str(c, v, "results", what, 0, &e->results) || get_bool(c, v, "tf32", what, &e->tf32))
+        get_str(c, v, "results", what, 0, &e->results) || get_bool(c, v, "tf32", what, &e->tf32) ||
+        get_str(c, v, "matmul_precision", what, 0, &e->matmul_precision))
         return -1;
-    double threads = 1, timeout = e->timeout_s;
+    char *executor = NULL;
+    if (get_str(c, v, "executor", what, 0, &executor))
+        return -1;
+    e->python = executor && !strcmp(executor, "python");
+    int bad_executor = executor && !is_one_of(executor, executors);
+    free(executor);
+    if (bad_executor)
+        return fail_at(c, get(c, v, "executor"), "executor must be libtorch or python, not '%s'%s",
+                       scalar(get(c, v, "executor")), NULL);
+    if (e->matmul_precision && !is_one_of(e->matmul_precision, precisions))
+        return fail_at(c, get(c, v, "matmul_precision"), "matmul_precision must be highest, high or medium, not '%s'%s",
+                       e->matmul_precision, NULL);
+    double threads = 1, timeout = e->timeout_s, first = -1;
     if (get_num(c, v, "threads", what, 0, 1024, 1, &threads) ||
-        get_num(c, v, "timeout", what, 0.001, 86400, 0, &timeout))
+        get_num(c, v, "timeout", what, 0.001, 86400, 0, &timeout) ||
+        get_num(c, v, "first_forward_timeout", what, 0.001, 86400, 0, &first))
         return -1;
     e->threads = (int)threads;
     e->timeout_s = timeout;
+    /* Generous unless said: compiling a graph for a new shape is not a hang. */
+    e->first_forward_timeout_s = first > 0 ? first : timeout > 300 ? timeout : 300;
     if (e->role && !is_one_of(e->role, roles))
         return fail_at(c, get(c, v, "role"), "role must be reference, twin, candidate or oracle, not '%s'%s",
                        e->role, NULL);
@@ -744,6 +763,7 @@ void fixture_free(px_fixture *f)
         free(e->dtype);
         free(e->role);
         free(e->note);
+        free(e->matmul_precision);
         free(e->results);
         free(e->model_path);
         free(e->model_sha256);

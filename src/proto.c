@@ -206,3 +206,13 @@ const char *proto_stage_name(int stage)
     default: return "unknown";
     }
 }
+
+const char *proto_fail_kind_name(int kind)
+{
+    switch (kind) {
+    case PX_FAIL_EXCEPTION: return "exception";
+    case PX_FAIL_UNSUPPORTED: return "unsupported";
+    case PX_FAIL_NO_TORCH: return "no-torch";
+    default: return NULL;
+    }
+}

@@ -97,6 +97,8 @@ void env_result_clear(px_env_result *e, size_t n_examples)
     px_manifest *m = &e->m;
     free(m->parity_version), free(m->libtorch_version), free(m->device);
     free(m->device_name), free(m->dtype), free(m->host);
+    free(m->executor), free(m->runtime), free(m->backend_modules), free(m->backend_versions);
+    free(m->tf32), free(m->matmul_precision), free(m->ignored);
     memset(e, 0, sizeof *e);
 }
 
@@ -225,10 +227,17 @@ static void write_manifest(FILE *o, const px_env_result *e)
     const px_manifest *m = &e->m;
     fprintf(o, "    manifest:\n");
     key_str(o, 6, "parity_version", m->parity_version);
+    key_str(o, 6, "executor", m->executor);
+    key_str(o, 6, "runtime", m->runtime);
     key_str(o, 6, "libtorch_version", m->libtorch_version);
+    key_str(o, 6, "backend_modules", m->backend_modules);
+    key_str(o, 6, "backend_versions", m->backend_versions);
     key_str(o, 6, "device", m->device);
     key_str(o, 6, "device_name", m->device_name);
     key_str(o, 6, "dtype", m->dtype);
+    key_str(o, 6, "tf32", m->tf32);
+    key_str(o, 6, "matmul_precision", m->matmul_precision);
+    key_str(o, 6, "ignored", m->ignored);
     fprintf(o, "      threads: %d\n", m->threads);
     key_str(o, 6, "model_sha256", m->model_sha256);
     key_str(o, 6, "vocab_sha256", m->vocab_sha256);
@@ -290,6 +299,8 @@ static void write_example(FILE *o, const px_env_result *e, const px_example_resu
     }
     key_str(o, 8, "label", results_label(e, x));
     key_num(o, 8, "forward_ms", x->forward_ms);
+    if (x->compiled != PX_COMPILED_UNKNOWN)
+        fprintf(o, "        compiled: %s\n", x->compiled == PX_COMPILED_YES ? "true" : "false");
 }
 
 /* The contract an environment's results were recorded under: the fixture's

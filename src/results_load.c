@@ -276,9 +276,11 @@ static int check_sha(ctx *c, yaml_node_t *map, const char *key, const char *what
  * written, since that is how the writer puts an unknown count. */
 static int load_manifest(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_what)
 {
-    static const char *const keys[] = {"parity_version", "libtorch_version", "device", "device_name", "dtype",
-                                       "threads", "model_sha256", "vocab_sha256", "host", "started_at",
-                                       "load_ms", "first_forward_ms", "restarts", NULL};
+    static const char *const keys[] = {"parity_version", "executor", "runtime", "libtorch_version",
+                                       "backend_modules", "backend_versions", "device", "device_name", "dtype",
+                                       "tf32", "matmul_precision", "ignored", "threads", "model_sha256",
+                                       "vocab_sha256", "host", "started_at", "load_ms", "first_forward_ms",
+                                       "restarts", NULL};
     px_manifest *m = &e->m;
     yaml_node_t *n = get(c, v, "manifest");
     m->threads = -1, m->load_ms = -1, m->first_forward_ms = -1;
@@ -289,6 +291,12 @@ static int load_manifest(ctx *c, yaml_node_t *v, px_env_result *e, const char *e
     return want(c, n, YAML_MAPPING_NODE, w) || check_keys(c, n, w, keys) ||
                    get_str(c, n, "parity_version", w, 0, &m->parity_version) ||
                    get_str(c, n, "libtorch_version", w, 0, &m->libtorch_version) ||
+                   get_str(c, n, "executor", w, 0, &m->executor) || get_str(c, n, "runtime", w, 0, &m->runtime) ||
+                   get_str(c, n, "backend_modules", w, 0, &m->backend_modules) ||
+                   get_str(c, n, "backend_versions", w, 0, &m->backend_versions) ||
+                   get_str(c, n, "tf32", w, 0, &m->tf32) ||
+                   get_str(c, n, "matmul_precision", w, 0, &m->matmul_precision) ||
+                   get_str(c, n, "ignored", w, 0, &m->ignored) ||
                    get_str(c, n, "device", w, 0, &m->device) ||
                    get_str(c, n, "device_name", w, 0, &m->device_name) || get_str(c, n, "dtype", w, 0, &m->dtype) ||
                    get_str(c, n, "host", w, 0, &m->host) || get_int(c, n, "threads", w, -1, &m->threads) ||
@@ -448,10 +456,30 @@ static int load_label(ctx *c, yaml_node_t *ex, const px_env_result *e, px_exampl
     return 0;
 }
 
+/* compiled: true or false (a lazy device compiled a graph for this
+ * forward, or did not); absent or null: not known. */
+static int get_compiled(ctx *c, yaml_node_t *map, const char *what, int *out)
+{
+    yaml_node_t *n = get(c, map, "compiled");
+    *out = PX_COMPILED_UNKNOWN;
+    if (!n || is_null(n))
+        return 0;
+    if (want(c, n, YAML_SCALAR_NODE, what))
+        return -1;
+    int plain = n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    if (plain && !strcmp(scalar(n), "true"))
+        *out = PX_COMPILED_YES;
+    else if (plain && !strcmp(scalar(n), "false"))
+        *out = PX_COMPILED_NO;
+    else
+        return fail_at(c, n, "%s.compiled must be true or false, not '%s'", what, scalar(n));
+    return 0;
+}
+
 static int load_example(ctx *c, yaml_node_t *n, px_env_result *e, const char *env_what, char *seen)
 {
     static const char *const keys[] = {"id", "sha256", "outcome", "detail", "stderr", "clean_text", "token_ids",
-                                       "tokens", "output", "label", "forward_ms", NULL};
+                                       "tokens", "output", "label", "forward_ms", "compiled", NULL};
     char what[400];
     snprintf(what, sizeof what, "an example in %.300s", env_what);
     if (want(c, n, YAML_MAPPING_NODE, what) || check_keys(c, n, what, keys))
@@ -478,7 +506,7 @@ static int load_example(ctx *c, yaml_node_t *n, px_env_result *e, const char *en
                    get_str(c, n, "stderr", what, 0, &x->stderr_tail) ||
                    get_str(c, n, "clean_text", what, 0, &x->clean_text) || load_tokens(c, n, x, what) ||
                    load_output(c, n, x, what) || load_label(c, n, e, x, what) ||
-                   get_ms(c, n, "forward_ms", what, &x->forward_ms)
+                   get_ms(c, n, "forward_ms", what, &x->forward_ms) || get_compiled(c, n, what, &x->compiled)
                ? -1
                : 0;
 }

@@ -23,6 +23,9 @@ typedef struct child {
     px_buf rx;
     char tail[2048];   /* last bytes of the child's stderr */
     size_t tail_len;
+    size_t *shapes;    /* sequence lengths this child has run once (a lazy
+                          device compiles each new one on its first forward) */
+    size_t n_shapes, cap_shapes;
 } child;
 
 struct px_runner {
@@ -67,8 +70,16 @@ static void tail_append(child *c, const char *p, size_t n)
     c->tail[c->tail_len] = '\0';
 }
 
+/* The first error that stops the whole run; later ones are dropped. */
+static void set_fatal(px_runner *r, int code, const char *path, const char *fmt, const char *a, const char *b)
+{
+    if (!r->fatal.code)
+        px_error_set(&r->fatal, code, path, 0, 0, fmt, a, b);
+}
+
 static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
 {
+    free(c->shapes);
     memset(c, 0, sizeof *c);
     c->to = c->from = c->err = -1;
     int in[2], out[2], ep[2];
@@ -84,25 +95,38 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
     }
     char threads[16];
     snprintf(threads, sizeof threads, "%d", e->threads);
-    const char *argv[16];
+    const char **argv = calloc(24 + 2 * r->opts.n_backend_modules, sizeof *argv);
+    if (!argv) {
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]), close(ep[0]), close(ep[1]);
+        return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "out of memory");
+    }
+    const char *prog = e->python ? r->opts.python : r->opts.executor;
     int a = 0;
-    argv[a++] = r->opts.executor;
+    argv[a++] = prog;
+    if (e->python)
+        argv[a++] = r->opts.script;
     argv[a++] = "--model", argv[a++] = e->model_path;
     argv[a++] = "--device", argv[a++] = e->device;
     argv[a++] = "--dtype", argv[a++] = e->dtype;
     argv[a++] = "--threads", argv[a++] = threads;
     if (e->tf32 >= 0)
         argv[a++] = "--tf32", argv[a++] = e->tf32 ? "on" : "off";
+    if (e->matmul_precision)
+        argv[a++] = "--matmul-precision", argv[a++] = e->matmul_precision;
     if (r->opts.backend_lib)
         argv[a++] = "--backend-lib", argv[a++] = r->opts.backend_lib;
+    for (size_t m = 0; e->python && m < r->opts.n_backend_modules; m++)
+        argv[a++] = "--backend-module", argv[a++] = r->opts.backend_modules[m];
     argv[a] = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
-    int rc = posix_spawn(&c->pid, r->opts.executor, &fa, NULL, (char *const *)argv, environ);
+    /* The interpreter may be a bare name (python3): looked up on PATH. */
+    int rc = (e->python ? posix_spawnp : posix_spawn)(&c->pid, prog, &fa, NULL, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    free(argv);
     close(in[0]), close(out[1]), close(ep[1]);
     c->to = in[1], c->from = out[0], c->err = ep[0];
     fcntl(c->from, F_SETFL, O_NONBLOCK);
@@ -110,9 +134,30 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
     if (rc) {
         c->pid = 0;
         close_fd(&c->to), close_fd(&c->from), close_fd(&c->err);
-        return px_error_set(err, PX_EXIT_ENV, r->opts.executor, 0, 0, "cannot start the executor: %s",
-                            strerror(rc));
+        if (e->python) /* not this environment's outcome: no Python executor can run */
+            set_fatal(r, PX_EXIT_ENV, prog,
+                      "cannot start this Python interpreter: %s (choose one that has torch with --python PATH or "
+                      "PARITY_PYTHON)%s",
+                      strerror(rc), "");
+        return px_error_set(err, PX_EXIT_ENV, prog, 0, 0, "cannot start the executor: %s", strerror(rc));
     }
+    return 0;
+}
+
+/* Whether the child has run an input of this sequence length; records it. */
+static int shape_seen(child *c, size_t len)
+{
+    for (size_t i = 0; i < c->n_shapes; i++)
+        if (c->shapes[i] == len)
+            return 1;
+    if (c->n_shapes == c->cap_shapes) {
+        size_t cap = c->cap_shapes ? 2 * c->cap_shapes : 16;
+        size_t *p = realloc(c->shapes, cap * sizeof *p);
+        if (!p)
+            return 0;
+        c->shapes = p, c->cap_shapes = cap;
+    }
+    c->shapes[c->n_shapes++] = len;
     return 0;
 }
 
@@ -215,6 +260,7 @@ static void reap(child *c, double grace_s, int kill_now, char *buf, size_t size)
     c->pid = 0;
     close_fd(&c->from), close_fd(&c->err);
     buf_free(&c->rx);
+    c->n_shapes = 0; /* a new child compiles afresh */
 }
 
 static char *tail_line(const child *c)
@@ -244,13 +290,31 @@ static void set_str(char **dst, const char *s)
     *dst = s ? strdup(s) : NULL;
 }
 
+/* An optional READY field: "" is not known. */
+static char *get_opt_str(px_buf *p)
+{
+    char *s = buf_get_str(p);
+    if (s && !*s) {
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
 static void fill_manifest(px_runner *r, px_env_result *er, px_buf *p)
 {
     px_manifest *m = &er->m;
+    m->executor = buf_get_str(p);
+    m->runtime = get_opt_str(p);
     m->libtorch_version = buf_get_str(p);
+    m->backend_modules = get_opt_str(p);
+    m->backend_versions = get_opt_str(p);
     m->device = buf_get_str(p);
     m->device_name = buf_get_str(p);
     m->dtype = buf_get_str(p);
+    m->tf32 = get_opt_str(p);
+    m->matmul_precision = get_opt_str(p);
+    m->ignored = get_opt_str(p);
     m->load_ms = buf_get_f64(p);
     m->threads = r->f->envs[er->env_index].threads;
     m->parity_version = strdup(PX_VERSION);
@@ -283,8 +347,19 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
     px_buf p = {0};
     uint32_t type = 0;
     enum wait_result w = wait_frame(c, r->opts.load_timeout_s, &type, &p);
+    const char *prog = e->python ? r->opts.script : r->opts.executor;
     int rc = -1;
-    if (w == W_FRAME && type == PX_FRAME_READY) {
+    uint32_t version = 0;
+    if (w == W_FRAME && type == PX_FRAME_READY && (version = buf_get_u32(&p)) != PX_PROTO_VERSION) {
+        snprintf(text, sizeof text,
+                 "this executor speaks another protocol (its READY says version %u; this parity speaks %u): "
+                 "use the %s built with this parity",
+                 version, PX_PROTO_VERSION, e->python ? "parity_torch.py" : "parity-torch");
+        set_fatal(r, PX_EXIT_ENV, prog, "%s%s", text, "");
+        *stage = PX_STAGE_LOAD;
+        *msg = strdup(text);
+        reap(c, 0, 1, how, sizeof how);
+    } else if (w == W_FRAME && type == PX_FRAME_READY) {
         pthread_mutex_lock(&r->mu);
         if (!er->m.libtorch_version)
             fill_manifest(r, er, &p);
@@ -296,7 +371,16 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
         }
     } else if (w == W_FRAME && type == PX_FRAME_FAIL) {
         *stage = (int)buf_get_u32(&p);
+        uint32_t kind = buf_get_u32(&p);
         *msg = buf_get_str(&p);
+        if (!*msg || p.bad || !proto_fail_kind_name((int)kind)) {
+            free(*msg);
+            *stage = PX_STAGE_LOAD;
+            *msg = strdup("protocol: malformed FAIL frame (an executor of another parity?)");
+        } else if (kind == PX_FAIL_NO_TORCH) {
+            set_fatal(r, PX_EXIT_ENV, NULL, "%s; choose an interpreter that has torch with --python PATH or PARITY_PYTHON%s",
+                      *msg, "");
+        }
         reap(c, 5, 0, how, sizeof how);
     } else {
         reap(c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
@@ -357,6 +441,8 @@ static int decode_output(px_buf *p, px_example_result *x)
         x->values[i] = buf_get_f64(p);
     x->n_values = (size_t)n;
     x->forward_ms = buf_get_f64(p);
+    uint32_t compiled = buf_get_u32(p);
+    x->compiled = compiled <= PX_COMPILED_YES ? (int)compiled : PX_COMPILED_UNKNOWN;
     return p->bad ? -1 : 0;
 }
 
@@ -380,14 +466,6 @@ static void judge_shape(px_example_result *x, size_t n_labels)
     set_str(&x->detail, d);
 }
 
-/* libtorch's ways of saying "this backend cannot do that", kept apart from a
- * defect in the model or the backend. */
-static int is_unsupported(const char *msg)
-{
-    return strstr(msg, "not implemented for") || strstr(msg, "NotImplementedError") ||
-           (strstr(msg, "Could not run '") && strstr(msg, "backend"));
-}
-
 /* Runs one prepared input in a live child; records the outcome in x.
  * Returns 1 when the child is gone afterwards (crash or timeout). */
 static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, px_example_result *x)
@@ -396,7 +474,10 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
     child *c = &r->kids[er - r->res->envs];
     px_buf p = {0};
     uint32_t type = 0;
-    enum wait_result w = send_run(r, c, in) ? W_EOF : wait_frame(c, e->timeout_s, &type, &p);
+    /* The first forward of a new shape may compile: its own timeout. */
+    int first = !shape_seen(c, in->enc.n);
+    double timeout = first ? e->first_forward_timeout_s : e->timeout_s;
+    enum wait_result w = send_run(r, c, in) ? W_EOF : wait_frame(c, timeout, &type, &p);
     char how[64], d[160];
     int gone = 0;
     if (w == W_FRAME && type == PX_FRAME_OUTPUT) {
@@ -408,9 +489,14 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
         }
     } else if (w == W_FRAME && type == PX_FRAME_FAIL) {
         buf_get_u32(&p);
+        uint32_t kind = buf_get_u32(&p);
         char *msg = buf_get_str(&p);
-        x->status = msg && is_unsupported(msg) ? PX_ST_UNSUPPORTED : PX_ST_EXCEPTION;
-        x->detail = msg ? msg : strdup("protocol: malformed FAIL frame");
+        x->status = kind == PX_FAIL_UNSUPPORTED ? PX_ST_UNSUPPORTED : PX_ST_EXCEPTION;
+        if (!msg || p.bad || !proto_fail_kind_name((int)kind)) {
+            free(msg);
+            msg = strdup("protocol: malformed FAIL frame");
+        }
+        x->detail = msg;
     } else if (w == W_FRAME) {
         x->status = PX_ST_EXCEPTION;
         set_str(&x->detail, "protocol: unexpected frame");
@@ -418,7 +504,8 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
         reap(c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
         if (w == W_TIMEOUT) {
             x->status = PX_ST_TIMEOUT;
-            snprintf(d, sizeof d, "after %g s", e->timeout_s);
+            snprintf(d, sizeof d, "after %g s%s", timeout,
+                     first && timeout != e->timeout_s ? " (the first forward of this input length)" : "");
             set_str(&x->detail, d);
         } else if (__atomic_load_n(&r->cancel, __ATOMIC_SEQ_CST)) {
             x->status = PX_ST_NOT_EVALUATED;
@@ -595,8 +682,14 @@ static void *runner_main(void *arg)
         char how[64];
         if (r->kids[e].pid)
             reap(&r->kids[e], 0, 1, how, sizeof how);
-        if (r->fatal.code && runs_here(&r->res->envs[e]))
-            mark_rest(r, &r->res->envs[e], 0, "run stopped: the contract does not fit the model");
+        if (r->fatal.code && runs_here(&r->res->envs[e])) {
+            char why[1200];
+            px_error_format(&r->fatal, why, sizeof why - 20);
+            char line[1300];
+            snprintf(line, sizeof line, "run stopped: %s", why);
+            mark_rest(r, &r->res->envs[e], 0, line);
+        }
+        free(r->kids[e].shapes);
     }
     free(spawned);
     set_progress(r, -1, -1);
@@ -686,3 +779,72 @@ void runner_unlock(px_runner *r) { pthread_mutex_unlock(&r->mu); }
 
 const char *runner_env_name(px_runner *r, int env) { return r->res->envs[env].name; }
 size_t runner_example_count(px_runner *r) { return r->res->n_examples; }
+
+/* The directory of the running parity, "" when unknown. */
+static void self_dir(char *buf, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    buf[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        buf[0] = '\0';
+}
+
+static char *joined(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+void runner_locate(px_runner_opts *o, const char *executor, const char *python)
+{
+    char dir[4096];
+    self_dir(dir, sizeof dir);
+    const char *env = getenv("PARITY_TORCH");
+    if (executor)
+        o->executor = strdup(executor);
+    else if (env && *env)
+        o->executor = strdup(env);
+    else
+        o->executor = dir[0] ? joined(dir, "parity-torch") : strdup("parity-torch");
+    env = getenv("PARITY_PYTHON");
+    o->python = strdup(python ? python : env && *env ? env : "python3");
+    char *beside = joined(dir, "parity_torch.py");
+    if (beside && access(beside, R_OK) == 0) {
+        o->script = beside;
+    } else {
+        free(beside);
+        o->script = joined(dir, "../libexec/parity/parity_torch.py");
+    }
+}
+
+void runner_locate_free(px_runner_opts *o)
+{
+    free((char *)o->executor), free((char *)o->python), free((char *)o->script);
+    o->executor = o->python = o->script = NULL;
+}
+
+int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results *res, px_error *err)
+{
+    for (size_t i = 0; i < res->n_envs; i++) {
+        if (!runs_here(&res->envs[i]))
+            continue;
+        const px_env *e = &f->envs[res->envs[i].env_index];
+        if (e->python && (!o->script || access(o->script, R_OK)))
+            return px_error_set(err, PX_EXIT_ENV, o->script ? o->script : "parity_torch.py", 0, 0,
+                                "cannot read the Python executor, which environment '%s' needs: %s "
+                                "(build it with make, or install parity)",
+                                e->name, o->script ? strerror(errno) : "not found");
+        if (!e->python && (!o->executor || access(o->executor, X_OK)))
+            return px_error_set(err, PX_EXIT_ENV, o->executor ? o->executor : "parity-torch", 0, 0,
+                                "cannot run the executor, which environment '%s' needs: %s (build it with make, "
+                                "or pass --executor)",
+                                e->name, strerror(errno));
+    }
+    return 0;
+}

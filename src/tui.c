@@ -975,19 +975,11 @@ static int gather(tui *t, const px_tui_opts *o, px_env_input **inputs, int wake_
     t->inputs = *inputs;
     if (!evidence_runs(t->res))
         return 0;
-    static char exe[4096];
-    const char *env = getenv("PARITY_TORCH");
-    if (o->executor)
-        snprintf(exe, sizeof exe, "%s", o->executor);
-    else if (env && *env)
-        snprintf(exe, sizeof exe, "%s", env);
-    else {
-        ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 16);
-        exe[k > 0 ? k : 0] = '\0';
-        char *slash = strrchr(exe, '/');
-        snprintf(slash ? slash + 1 : exe, 16, "parity-torch");
-    }
-    t->ropts = (px_runner_opts){.executor = exe, .backend_lib = o->backend_lib, .notify_fd = wake_w};
+    t->ropts = (px_runner_opts){.backend_lib = o->backend_lib, .backend_modules = o->modules,
+                                .n_backend_modules = (size_t)o->n_modules, .notify_fd = wake_w};
+    runner_locate(&t->ropts, o->executor, o->python);
+    if (runner_check(&t->ropts, t->f, t->res, err))
+        return -1;
     t->run = runner_start(t->f, *inputs, t->res, &t->ropts, err);
     return t->run ? 0 : -1;
 }
@@ -1033,10 +1025,12 @@ int tui_main(const px_tui_opts *o)
         start_curses(&t);
         loop(&t);
         endwin();
-        if (t.run)
-            runner_cancel(t.run);
+        px_error fatal = {0};
+        if (t.run && (runner_cancel(t.run), runner_wait(t.run, &fatal)))
+            rc = fail_line(&fatal); /* the whole run had to stop: said once more, below the screen */
     }
     runner_free(t.run);
+    runner_locate_free(&t.ropts);
     if (t.judged)
         judgement_free(&t.j);
     if (t.res)

@@ -44,7 +44,13 @@ typedef struct px_env {
                            NULL when an imported one says nothing) */
     int threads;        /* 0: libtorch's default */
     double timeout_s;   /* per forward */
+    double first_forward_timeout_s; /* the first forward of each new input
+                                       shape in one executor (a lazy device
+                                       such as XLA compiles it then) */
     int tf32;           /* -1 unset, 0 off, 1 on (CUDA matmuls) */
+    char *matmul_precision; /* highest | high | medium; NULL: not set */
+    int python;         /* executor: python (parity_torch.py) rather than
+                           libtorch (parity-torch) */
     char *role;         /* reference | twin | candidate | oracle */
     char *note;
     char *results;      /* imported results file (not runnable) */

@@ -1,12 +1,23 @@
-/* The executor protocol: how parity talks to a parity-torch child.
+/* The executor protocol: how parity talks to an executor child. Two
+ * executors speak it: parity-torch (C++, libtorch; src/executor/
+ * parity_torch.cpp) and parity_torch.py (Python with torch, for backends
+ * reachable only from Python such as torch_tpu or torch_xla). Both change
+ * together; PX_PROTO_VERSION says which revision they speak.
  *
  * Transport. The child is started as
  *     parity-torch --model PATH --device DEV --dtype T --threads N
- *                  [--tf32 on|off] [--backend-lib PATH]
+ *                  [--tf32 on|off] [--matmul-precision highest|high|medium]
+ *                  [--backend-lib PATH]
+ *     PYTHON parity_torch.py (the same options) [--backend-module NAME]...
  * with a pipe on stdin (parent -> child) and one on stdout (child -> parent);
- * the child moves its own stdout to stderr at once, so that nothing libtorch
- * prints can corrupt the stream. stderr is a third pipe whose tail parity
- * keeps for crash reports.
+ * the child moves its own stdout to stderr at once, so that nothing the
+ * backend prints can corrupt the stream. stderr is a third pipe whose tail
+ * parity keeps for crash reports.
+ *
+ * Model handling, the same in both: the TorchScript file is loaded on the
+ * CPU, then moved to the device, then .to(dtype), eval(), and every forward
+ * runs in inference mode. The output is the returned tensor, the first
+ * element of a returned tuple, or the "logits" entry of a returned dict.
  *
  * Framing. Every message is a frame: an 8-byte header, then the payload.
  *     u32 type     (one of enum px_frame_type, little-endian)
@@ -20,15 +31,29 @@
  *     child  -> OUTPUT | FAIL(stage forward)               one per RUN
  *     parent closes stdin                                  child exits 0
  *
- * READY  : str torch_version, str device, str device_name, str dtype,
+ * READY  : u32 protocol (PX_PROTO_VERSION; parity refuses another),
+ *          str executor ("libtorch" | "python"),
+ *          str runtime (the interpreter: "CPython 3.11.2"; "" for libtorch),
+ *          str torch_version,
+ *          str backend_modules, str backend_versions (", "-separated, in
+ *              import order; "" when none was imported),
+ *          str device, str device_name, str dtype,
+ *          str tf32 ("on" | "off" | "" not set),
+ *          str matmul_precision (torch's float32 matmul precision in force),
+ *          str ignored (which of those settings the backend does not read,
+ *              and why; "" when none or not known),
  *          f64 load_ms
  * RUN    : u32 n_inputs, then per input: str name, u32 ndim, i64 dims[ndim],
  *          i64 values[product(dims)]            (int64 inputs only)
  * OUTPUT : str dtype, u32 ndim, i64 dims[ndim], u64 count, f64 values[count],
- *          f64 forward_ms      (values converted to float64 on the host;
- *                               forward_ms includes the copy to the host)
- * FAIL   : u32 stage (enum px_stage), str message (exception text, without
- *          libtorch's C++ backtrace)
+ *          f64 forward_ms  (values converted to float64 on the host;
+ *                           forward_ms includes the copy to the host, which
+ *                           is what makes a lazy device such as XLA execute),
+ *          u32 compiled    (enum px_compiled: whether this forward compiled
+ *                           a graph, where the backend can tell)
+ * FAIL   : u32 stage (enum px_stage), u32 kind (enum px_fail_kind, decided
+ *          by the executor, which knows its backend's wording), str message
+ *          (exception text, without libtorch's C++ backtrace)
  */
 #ifndef PARITY_PROTO_H
 #define PARITY_PROTO_H
@@ -51,10 +76,26 @@ enum px_frame_type {
     PX_FRAME_FAIL = 0x4C494146u,   /* "FAIL" */
 };
 
+#define PX_PROTO_VERSION 2u
+
 enum px_stage {
     PX_STAGE_DEVICE = 1,  /* device string or dtype not usable here */
     PX_STAGE_LOAD = 2,    /* model could not be loaded or moved */
     PX_STAGE_FORWARD = 3, /* forward raised */
+};
+
+enum px_fail_kind {
+    PX_FAIL_EXCEPTION = 1,   /* the model or the backend raised */
+    PX_FAIL_UNSUPPORTED = 2, /* the backend lacks the operator, device or dtype */
+    PX_FAIL_NO_TORCH = 3,    /* the executor cannot work at all here (an
+                                interpreter without torch): never an outcome,
+                                a one-line error of the whole command */
+};
+
+enum px_compiled {
+    PX_COMPILED_UNKNOWN = 0, /* the backend cannot tell */
+    PX_COMPILED_NO = 1,
+    PX_COMPILED_YES = 2,     /* a lazy device compiled a graph for this shape */
 };
 
 /* A growable byte buffer with a read cursor; `bad` latches on overrun or
@@ -95,6 +136,8 @@ int proto_write_all(int fd, const void *p, size_t n);
 int proto_read_frame(int fd, uint32_t *type, px_buf *b);
 
 const char *proto_stage_name(int stage);
+/* "exception", "unsupported", "no-torch"; NULL for an unknown kind. */
+const char *proto_fail_kind_name(int kind);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,7 @@
 #include "parity/proto.h"
 
 /* The results format this program writes, and the oldest it reads. */
-#define PX_RESULTS_VERSION 2
+#define PX_RESULTS_VERSION 3
 #define PX_RESULTS_OLDEST 1
 
 /* What happened to one example in one environment, before any judgement
@@ -43,6 +43,15 @@ int status_from_name(const char *name);
 
 typedef struct px_manifest {
     char *parity_version, *libtorch_version, *device, *device_name, *dtype, *host;
+    /* What produced it (protocol READY): the executor ("libtorch" or
+     * "python"), the interpreter ("CPython 3.11.2"; NULL for libtorch), the
+     * backend modules imported and their versions (", "-separated; NULL when
+     * none), and the precision settings in force: tf32 ("on"/"off"; NULL not
+     * set), torch's float32 matmul precision, and which of the settings the
+     * backend ignores (NULL when none or not known). libtorch_version is
+     * torch's version whichever executor ran. */
+    char *executor, *runtime, *backend_modules, *backend_versions;
+    char *tf32, *matmul_precision, *ignored;
     int threads;
     char model_sha256[PX_SHA256_HEX], vocab_sha256[PX_SHA256_HEX];
     char started_at[32];      /* UTC, ISO 8601 */
@@ -67,6 +76,8 @@ typedef struct px_example_result {
                                  (the argmax, as torch.argmax: the first NaN,
                                  else the first largest), -1 when none */
     double forward_ms;        /* -1 when not run */
+    int compiled;             /* enum px_compiled: whether this forward
+                                 compiled a graph (a lazy device) */
     char def_sha256[PX_SHA256_HEX]; /* the example's definition when recorded
                                        (fingerprint_example); "" unknown */
 } px_example_result;

@@ -15,8 +15,14 @@
 #include "parity/results.h"
 
 typedef struct px_runner_opts {
-    const char *executor;     /* path of parity-torch */
+    const char *executor;     /* path of parity-torch (executor: libtorch) */
+    const char *python;       /* the interpreter for executor: python (a path,
+                                 or a name looked up on PATH) */
+    const char *script;       /* path of parity_torch.py */
     const char *backend_lib;  /* --backend-lib, from the command line only */
+    const char *const *backend_modules; /* --backend-module, imported by the
+                                 Python executor before it opens the device */
+    size_t n_backend_modules;
     double load_timeout_s;    /* for start-up (loading libtorch and the model) */
     int notify_fd;            /* > 0: a byte is written here whenever results change
                                  (the review screen polls it with the keyboard) */
@@ -26,6 +32,22 @@ typedef struct px_runner_opts {
 
 typedef struct px_runner px_runner;
 
+/* Where the executors are, from the command line (NULL when not given), then
+ * the environment, then beside the running parity:
+ *   parity-torch:     --executor, $PARITY_TORCH, DIR/parity-torch
+ *   the interpreter:  --python, $PARITY_PYTHON, python3 on PATH
+ *   parity_torch.py:  DIR/parity_torch.py (the build tree), else
+ *                     DIR/../libexec/parity/parity_torch.py (installed)
+ * Fills o's executor, python and script with malloc'd strings that
+ * runner_locate_free releases. Never fails: what is missing is said by
+ * runner_check. */
+void runner_locate(px_runner_opts *o, const char *executor, const char *python);
+void runner_locate_free(px_runner_opts *o);
+/* Before starting: every executor that the environments to run here need
+ * exists. -1 with *err (PX_EXIT_ENV, naming what is missing and how to
+ * choose another) when not. */
+int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results *res, px_error *err);
+
 /* Starts the thread. `inputs` has one entry per environment of res (what
  * that environment is sent); it, f and res must outlive the runner. Only
  * environments of origin RUN that are selected run; the others' entries
@@ -34,8 +56,10 @@ typedef struct px_runner px_runner;
  * runner_lock(). */
 px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_results *res,
                         const px_runner_opts *opts, px_error *err);
-/* Joins the thread. Returns 0, or -1 with *err when the run had to stop
- * (the model's output width does not match the contract's labels). */
+/* Joins the thread. Returns 0, or -1 with *err when the run had to stop:
+ * the model's output width does not match the contract's labels
+ * (PX_EXIT_USAGE); an executor that speaks another protocol version, an
+ * interpreter that cannot be started or has no torch (PX_EXIT_ENV). */
 int runner_wait(px_runner *r, px_error *err);
 void runner_free(px_runner *r);
 /* Ask the thread to stop after the current example (remaining: not-evaluated). */

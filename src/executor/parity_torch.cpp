@@ -25,13 +25,14 @@
 namespace {
 
 struct Options {
-    std::string model, device = "cpu", dtype = "float32", tf32, backend_lib;
+    std::string model, device = "cpu", dtype = "float32", tf32, matmul_precision, backend_lib;
     int threads = 1;
 };
 
 struct Failure {
     int stage;
     std::string message;
+    int kind = PX_FAIL_EXCEPTION;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -50,11 +51,12 @@ void send(px_buf &b)
         std::exit(3);  // parent gone: nothing left to tell anyone
 }
 
-void send_fail(int stage, const std::string &msg)
+void send_fail(int stage, int kind, const std::string &msg)
 {
     px_buf b{};
     proto_begin(&b, PX_FRAME_FAIL);
     buf_put_u32(&b, (uint32_t)stage);
+    buf_put_u32(&b, (uint32_t)kind);
     buf_put_str(&b, msg.c_str());
     send(b);
     buf_free(&b);
@@ -66,8 +68,8 @@ c10::ScalarType parse_dtype(const std::string &s)
     if (s == "bfloat16") return torch::kBFloat16;
     if (s == "float16") return torch::kFloat16;
     if (s == "float64") return torch::kFloat64;
-    throw Failure{PX_STAGE_DEVICE, "unknown dtype '" + s +
-                                       "' (float32, bfloat16, float16, float64)"};
+    throw Failure{PX_STAGE_DEVICE, "unknown dtype '" + s + "' (float32, bfloat16, float16, float64)",
+                  PX_FAIL_UNSUPPORTED};
 }
 
 std::string dtype_name(c10::ScalarType t)
@@ -117,24 +119,73 @@ c10::Device open_device(const Options &o)
     try {
         dev = c10::Device(o.device);
     } catch (const c10::Error &e) {
-        throw Failure{PX_STAGE_DEVICE, "unknown device '" + o.device + "': " +
-                                           e.what_without_backtrace()};
+        throw Failure{PX_STAGE_DEVICE, "unknown device '" + o.device + "': " + e.what_without_backtrace(),
+                      PX_FAIL_UNSUPPORTED};
     }
     if (dev.is_cuda()) {
         if (!torch::cuda::is_available())
-            throw Failure{PX_STAGE_DEVICE, "device '" + o.device +
-                                               "': this libtorch has no usable CUDA"};
+            throw Failure{PX_STAGE_DEVICE, "device '" + o.device + "': this libtorch has no usable CUDA",
+                          PX_FAIL_UNSUPPORTED};
         int idx = dev.has_index() ? dev.index() : 0;
         if (idx >= (int)torch::cuda::device_count())
             throw Failure{PX_STAGE_DEVICE,
                           "device '" + o.device + "': only " +
-                              std::to_string(torch::cuda::device_count()) + " CUDA device(s)"};
-        if (!o.tf32.empty()) {
-            at::globalContext().setAllowTF32CuBLAS(o.tf32 == "on");
-            at::globalContext().setAllowTF32CuDNN(o.tf32 == "on");
-        }
+                              std::to_string(torch::cuda::device_count()) + " CUDA device(s)",
+                          PX_FAIL_UNSUPPORTED};
+    }
+    // The precision settings, as torch.set_float32_matmul_precision and
+    // torch.backends.cuda.matmul.allow_tf32 set them (tf32 last: it is the
+    // finer of the two on CUDA).
+    if (!o.matmul_precision.empty()) {
+        if (o.matmul_precision != "highest" && o.matmul_precision != "high" && o.matmul_precision != "medium")
+            throw Failure{PX_STAGE_DEVICE, "matmul precision '" + o.matmul_precision +
+                                               "' (highest, high or medium)", PX_FAIL_UNSUPPORTED};
+        at::globalContext().setFloat32MatmulPrecision(o.matmul_precision);
+    }
+    if (!o.tf32.empty()) {
+        at::globalContext().setAllowTF32CuBLAS(o.tf32 == "on");
+        at::globalContext().setAllowTF32CuDNN(o.tf32 == "on");
     }
     return dev;
+}
+
+std::string matmul_precision_name()
+{
+    switch (at::globalContext().float32MatmulPrecision()) {
+    case at::Float32MatmulPrecision::HIGHEST: return "highest";
+    case at::Float32MatmulPrecision::HIGH: return "high";
+    case at::Float32MatmulPrecision::MEDIUM: return "medium";
+    }
+    return "unknown";
+}
+
+// Which of the environment's precision settings this backend does not read.
+// Only what is known is said: torch 1.x reads both on CUDA alone; of other
+// devices (a PrivateUse1 backend) nothing is known.
+std::string ignored_settings(const Options &o, const c10::Device &dev)
+{
+    std::string set;
+    if (!o.matmul_precision.empty())
+        set = "matmul_precision";
+    if (!o.tf32.empty())
+        set += (set.empty() ? "" : " and ") + std::string("tf32");
+    if (set.empty() || dev.is_cuda())
+        return "";
+    if (dev.is_cpu() && TORCH_VERSION_MAJOR < 2)
+        return set + ": torch " TORCH_VERSION " reads them for CUDA matmuls only, not on the CPU";
+    return "";
+}
+
+// libtorch's ways of saying "this backend cannot do that", kept apart from a
+// defect in the model or the backend: the dispatcher's "Could not run
+// 'aten::op' with arguments from the 'X' backend" and a kernel's dispatch
+// macro's "\"op\" not implemented for 'BFloat16'".
+int fail_kind(const char *msg)
+{
+    return std::strstr(msg, "not implemented for") || std::strstr(msg, "NotImplementedError") ||
+                   (std::strstr(msg, "Could not run '") && std::strstr(msg, "backend"))
+               ? PX_FAIL_UNSUPPORTED
+               : PX_FAIL_EXCEPTION;
 }
 
 std::string device_name(const c10::Device &dev)
@@ -159,8 +210,7 @@ torch::Tensor output_tensor(const c10::IValue &v)
             if (kv.key().isString() && kv.key().toStringRef() == "logits" &&
                 kv.value().isTensor())
                 return kv.value().toTensor();
-    throw Failure{PX_STAGE_FORWARD,
-                  "model returned " + v.tagKind() + ", not a tensor or (logits, ...)"};
+    throw Failure{PX_STAGE_FORWARD, "model returned " + v.tagKind() + ", not a tensor, (logits, ...) or {'logits': ...}"};
 }
 
 void run_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
@@ -205,6 +255,7 @@ void run_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
         for (int64_t k = 0; k < out.numel(); k++)
             buf_put_f64(&b, v[k]);
         buf_put_f64(&b, ms);
+        buf_put_u32(&b, PX_COMPILED_UNKNOWN);  // libtorch cannot tell
         send(b);
         buf_free(&b);
     }
@@ -218,13 +269,15 @@ bool guarded(int stage, F fn)
         fn();
         return true;
     } catch (const Failure &f) {
-        send_fail(f.stage, f.message);
+        send_fail(f.stage, f.kind, f.message);
+    } catch (const c10::NotImplementedError &e) {
+        send_fail(stage, PX_FAIL_UNSUPPORTED, e.what_without_backtrace());
     } catch (const c10::Error &e) {
-        send_fail(stage, e.what_without_backtrace());
+        send_fail(stage, fail_kind(e.what_without_backtrace()), e.what_without_backtrace());
     } catch (const std::exception &e) {
-        send_fail(stage, e.what());
+        send_fail(stage, fail_kind(e.what()), e.what());
     } catch (...) {
-        send_fail(stage, "unknown C++ exception");
+        send_fail(stage, PX_FAIL_EXCEPTION, "unknown C++ exception");
     }
     return false;
 }
@@ -244,6 +297,7 @@ int parse_args(int argc, char **argv, Options &o)
         else if (a == "--device") o.device = v;
         else if (a == "--dtype") o.dtype = v;
         else if (a == "--tf32") o.tf32 = v;
+        else if (a == "--matmul-precision") o.matmul_precision = v;
         else if (a == "--backend-lib") o.backend_lib = v;
         else if (a == "--threads") o.threads = std::atoi(v.c_str());
         else return -1;
@@ -258,7 +312,8 @@ int main(int argc, char **argv)
     Options o;
     if (parse_args(argc, argv, o)) {
         std::fprintf(stderr, "usage: parity-torch --model PATH [--device D] [--dtype T] "
-                             "[--threads N] [--tf32 on|off] [--backend-lib PATH]\n");
+                             "[--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium] "
+                             "[--backend-lib PATH]\n");
         return 2;
     }
     // The protocol owns the original stdout; anything printed goes to stderr.
@@ -271,7 +326,7 @@ int main(int argc, char **argv)
     double load_ms = 0;
     bool ok = guarded(PX_STAGE_DEVICE, [&] {
         if (!o.backend_lib.empty() && !dlopen(o.backend_lib.c_str(), RTLD_NOW | RTLD_GLOBAL))
-            throw Failure{PX_STAGE_DEVICE, std::string("backend library: ") + dlerror()};
+            throw Failure{PX_STAGE_DEVICE, std::string("backend library: ") + dlerror(), PX_FAIL_UNSUPPORTED};
         dtype = parse_dtype(o.dtype);
         dev = open_device(o);
         if (o.threads > 0)
@@ -279,7 +334,10 @@ int main(int argc, char **argv)
     });
     ok = ok && guarded(PX_STAGE_LOAD, [&] {
         auto t0 = Clock::now();
-        module = torch::jit::load(o.model, dev);
+        // Loaded on the CPU, then moved: what the Python executor does too, and
+        // the only way for a device whose storage cannot be unpickled into.
+        module = torch::jit::load(o.model, torch::kCPU);
+        module.to(dev);
         module.to(dtype);
         module.eval();
         load_ms = ms_since(t0);
@@ -288,17 +346,25 @@ int main(int argc, char **argv)
         return 1;
     px_buf b{};
     proto_begin(&b, PX_FRAME_READY);
+    buf_put_u32(&b, PX_PROTO_VERSION);
+    buf_put_str(&b, "libtorch");
+    buf_put_str(&b, "");
     buf_put_str(&b, TORCH_VERSION);
+    buf_put_str(&b, "");
+    buf_put_str(&b, "");
     buf_put_str(&b, dev.str().c_str());
     buf_put_str(&b, device_name(dev).c_str());
     buf_put_str(&b, dtype_name(dtype).c_str());
+    buf_put_str(&b, o.tf32.c_str());
+    buf_put_str(&b, matmul_precision_name().c_str());
+    buf_put_str(&b, ignored_settings(o, dev).c_str());
     buf_put_f64(&b, load_ms);
     send(b);
 
     uint32_t type;
     while (proto_read_frame(0, &type, &b) == 0) {
         if (type != PX_FRAME_RUN) {
-            send_fail(PX_STAGE_FORWARD, "protocol: expected RUN");
+            send_fail(PX_STAGE_FORWARD, PX_FAIL_EXCEPTION, "protocol: expected RUN");
             continue;
         }
         guarded(PX_STAGE_FORWARD, [&] { run_one(module, dev, b); });

@@ -1,0 +1,424 @@
+"""parity_torch.py: parity's executor for backends reachable only from Python.
+
+The native TorchTPU backend (import torch_tpu, device "tpu"), torch_xla
+(device "xla") and other Python-first backends cannot be driven from C++,
+so this is parity-torch again, in Python: it loads one TorchScript model on
+one device/dtype and answers RUN frames on stdin with OUTPUT or FAIL frames
+on stdout, speaking the protocol of include/parity/proto.h (read that first:
+this file follows it field by field). Standard library and torch only.
+
+    PYTHON parity_torch.py --model PATH [--device D] [--dtype T]
+        [--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium]
+        [--backend-lib PATH] [--backend-module NAME]...
+
+--backend-module NAME is imported before the device is opened (repeatable);
+--backend-lib PATH is loaded with torch.ops.load_library. Both come from
+parity's command line only, never from a fixture. Every failure becomes a
+FAIL frame with its stage and kind; only a real crash (a signal) escapes,
+and parity records that as the example's outcome.
+"""
+
+import importlib
+import os
+import platform
+import struct
+import sys
+import time
+
+PROTO_VERSION = 2
+FRAME_READY = 0x59444552
+FRAME_RUN = 0x204E5552
+FRAME_OUTPUT = 0x2054554F
+FRAME_FAIL = 0x4C494146
+FRAME_MAX = 64 << 20
+MAX_DIMS = 8
+STAGE_DEVICE, STAGE_LOAD, STAGE_FORWARD = 1, 2, 3
+FAIL_EXCEPTION, FAIL_UNSUPPORTED, FAIL_NO_TORCH = 1, 2, 3
+COMPILED_UNKNOWN, COMPILED_NO, COMPILED_YES = 0, 1, 2
+DTYPES = ("float32", "bfloat16", "float16", "float64")
+USAGE = ("usage: parity_torch.py --model PATH [--device D] [--dtype T] [--threads N] "
+         "[--tf32 on|off] [--matmul-precision highest|high|medium] [--backend-lib PATH] "
+         "[--backend-module NAME]...")
+
+
+class Failure(Exception):
+    def __init__(self, stage, message, kind=FAIL_EXCEPTION):
+        super().__init__(message)
+        self.stage, self.message, self.kind = stage, message, kind
+
+
+class Frame:
+    """A frame's payload being built: little-endian fields."""
+
+    def __init__(self):
+        self.parts = []
+
+    def u32(self, v):
+        self.parts.append(struct.pack("<I", v))
+
+    def i64(self, v):
+        self.parts.append(struct.pack("<q", v))
+
+    def f64(self, v):
+        self.parts.append(struct.pack("<d", v))
+
+    def str(self, s):
+        b = s.encode("utf-8", "replace")
+        self.parts.append(struct.pack("<I", len(b)) + b)
+
+
+class Reader:
+    """A received payload with a read cursor; overruns raise Failure."""
+
+    def __init__(self, data):
+        self.data, self.pos = data, 0
+
+    def take(self, n):
+        if n < 0 or self.pos + n > len(self.data):
+            raise Failure(STAGE_FORWARD, "protocol: truncated RUN frame")
+        b = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return b
+
+    def u32(self):
+        return struct.unpack("<I", self.take(4))[0]
+
+    def i64s(self, n):
+        return struct.unpack("<%dq" % n, self.take(8 * n))
+
+    def str(self):
+        return self.take(self.u32()).decode("utf-8", "replace")
+
+
+class Channel:
+    """stdin and the protocol's own copy of stdout."""
+
+    def __init__(self, out_fd):
+        self.out_fd = out_fd
+
+    def send(self, ftype, frame):
+        payload = b"".join(frame.parts)
+        data = struct.pack("<II", ftype, len(payload)) + payload
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(self.out_fd, view)
+                view = view[n:]
+        except OSError:
+            os._exit(3)  # parent gone: nothing left to tell anyone
+
+    def fail(self, stage, kind, message):
+        f = Frame()
+        f.u32(stage)
+        f.u32(kind)
+        f.str(message)
+        self.send(FRAME_FAIL, f)
+
+    @staticmethod
+    def _read(n):
+        chunks, left = [], n
+        while left:
+            b = os.read(0, left)
+            if not b:
+                return None
+            chunks.append(b)
+            left -= len(b)
+        return b"".join(chunks)
+
+    def receive(self):
+        """(type, payload), or None at EOF or on a bad header."""
+        hdr = self._read(8)
+        if hdr is None:
+            return None
+        ftype, n = struct.unpack("<II", hdr)
+        if n > FRAME_MAX:
+            return None
+        payload = self._read(n) if n else b""
+        return None if payload is None else (ftype, payload)
+
+
+def parse_args(argv):
+    opts = {"model": None, "device": "cpu", "dtype": "float32", "threads": 1, "tf32": "",
+            "matmul_precision": "", "backend_lib": "", "backend_modules": []}
+    names = {"--model": "model", "--device": "device", "--dtype": "dtype", "--threads": "threads",
+             "--tf32": "tf32", "--matmul-precision": "matmul_precision", "--backend-lib": "backend_lib"}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--version":
+            print("parity_torch.py (Python %s)" % platform.python_version())
+            sys.exit(0)
+        if i + 1 >= len(argv):
+            return None
+        v = argv[i + 1]
+        i += 2
+        if a == "--backend-module":
+            opts["backend_modules"].append(v)
+        elif a in names:
+            opts[names[a]] = v
+        else:
+            return None
+    try:
+        opts["threads"] = int(opts["threads"])
+    except ValueError:
+        return None
+    return opts if opts["model"] else None
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("model name") and ":" in line:
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "cpu"
+
+
+def unsupported(text):
+    """The wording of 'this backend cannot do that' (torch's dispatcher and
+    its kernels' dtype dispatch), kept apart from a defect."""
+    return ("not implemented for" in text or "NotImplementedError" in text
+            or ("Could not run '" in text and "backend" in text))
+
+
+def failure_of(exc, stage):
+    if isinstance(exc, Failure):
+        return exc
+    text = str(exc) or type(exc).__name__
+    kind = FAIL_UNSUPPORTED if isinstance(exc, NotImplementedError) or unsupported(text) else FAIL_EXCEPTION
+    return Failure(stage, text, kind)
+
+
+class Executor:
+    def __init__(self, torch, opts):
+        self.torch, self.o = torch, opts
+        self.modules = []  # (name, version, module)
+        self.device = self.dtype = self.model = None
+        self.xla_metrics = None
+
+    def import_backends(self):
+        for name in self.o["backend_modules"]:
+            try:
+                mod = importlib.import_module(name)
+            except BaseException as e:  # SystemExit too: a module must not end us
+                raise Failure(STAGE_DEVICE, "backend module '%s': %s: %s" % (name, type(e).__name__, e),
+                              FAIL_UNSUPPORTED)
+            version = getattr(mod, "__version__", None)
+            if version is None:
+                try:
+                    from importlib import metadata
+                    version = metadata.version(name.replace("_", "-"))
+                except Exception:
+                    version = "unknown"
+            self.modules.append((name, str(version), mod))
+            if name == "torch_xla":
+                try:
+                    self.xla_metrics = importlib.import_module("torch_xla.debug.metrics")
+                except Exception:
+                    self.xla_metrics = None
+
+    def open_device(self):
+        torch, o = self.torch, self.o
+        if o["backend_lib"]:
+            try:
+                torch.ops.load_library(o["backend_lib"])
+            except Exception as e:
+                raise Failure(STAGE_DEVICE, "backend library: %s" % e, FAIL_UNSUPPORTED)
+        self.import_backends()
+        if o["dtype"] not in DTYPES:
+            raise Failure(STAGE_DEVICE, "unknown dtype '%s' (%s)" % (o["dtype"], ", ".join(DTYPES)),
+                          FAIL_UNSUPPORTED)
+        self.dtype = getattr(torch, o["dtype"])
+        try:
+            self.device = torch.device(o["device"])
+        except Exception as e:
+            raise Failure(STAGE_DEVICE, "unknown device '%s': %s" % (o["device"], e), FAIL_UNSUPPORTED)
+        if self.device.type == "cuda":
+            if not torch.cuda.is_available():
+                raise Failure(STAGE_DEVICE, "device '%s': this torch has no usable CUDA" % o["device"],
+                              FAIL_UNSUPPORTED)
+            if (self.device.index or 0) >= torch.cuda.device_count():
+                raise Failure(STAGE_DEVICE, "device '%s': only %d CUDA device(s)"
+                              % (o["device"], torch.cuda.device_count()), FAIL_UNSUPPORTED)
+        if o["matmul_precision"]:
+            if o["matmul_precision"] not in ("highest", "high", "medium"):
+                raise Failure(STAGE_DEVICE, "matmul precision '%s' (highest, high or medium)"
+                              % o["matmul_precision"], FAIL_UNSUPPORTED)
+            torch.set_float32_matmul_precision(o["matmul_precision"])
+        if o["tf32"]:
+            torch.backends.cuda.matmul.allow_tf32 = o["tf32"] == "on"
+            torch.backends.cudnn.allow_tf32 = o["tf32"] == "on"
+        if o["threads"] > 0:
+            torch.set_num_threads(o["threads"])
+        # A device the backend does not know, or a dtype it cannot hold,
+        # fails here with the backend's own words, not in the first forward.
+        try:
+            torch.zeros(1, dtype=self.dtype).to(self.device).to("cpu")
+        except Exception as e:
+            raise failure_of(e, STAGE_DEVICE)
+
+    def load(self):
+        torch = self.torch
+        m = torch.jit.load(self.o["model"], map_location="cpu")
+        m = m.to(self.device)
+        m = m.to(self.dtype)
+        m.eval()
+        self.model = m
+
+    def device_name(self):
+        torch, dev = self.torch, self.device
+        if dev.type == "cpu":
+            return cpu_name()
+        if dev.type == "cuda":
+            return torch.cuda.get_device_name(dev.index or 0)
+        if dev.type == "xla":
+            try:
+                xm = importlib.import_module("torch_xla.core.xla_model")
+                return "%s (%s)" % (xm.xla_device_hw(dev), dev)
+            except Exception:
+                pass
+        # A backend module that follows torch.cuda's shape (torch.tpu, ...).
+        mod = getattr(torch, dev.type, None)
+        getter = getattr(mod, "get_device_name", None)
+        if callable(getter):
+            try:
+                return str(getter(dev.index or 0))
+            except Exception:
+                pass
+        return str(dev)
+
+    def ignored(self):
+        o, dev = self.o, self.device
+        given = [k for k in ("matmul_precision", "tf32") if o[k]]
+        if not given or dev.type == "cuda":
+            return ""
+        major = int(self.torch.__version__.split(".")[0])
+        if dev.type == "cpu" and major < 2:
+            return "%s: torch %s reads them for CUDA matmuls only, not on the CPU" % (
+                " and ".join(given), self.torch.__version__)
+        return ""
+
+    def ready(self, chan, load_ms):
+        f = Frame()
+        f.u32(PROTO_VERSION)
+        f.str("python")
+        f.str("%s %s" % (platform.python_implementation(), platform.python_version()))
+        f.str(self.torch.__version__)
+        f.str(", ".join(m[0] for m in self.modules))
+        f.str(", ".join(m[1] for m in self.modules))
+        f.str(str(self.device))
+        f.str(self.device_name())
+        f.str(self.o["dtype"])
+        f.str(self.o["tf32"])
+        f.str(self.torch.get_float32_matmul_precision())
+        f.str(self.ignored())
+        f.f64(load_ms)
+        chan.send(FRAME_READY, f)
+
+    def compile_count(self):
+        if self.xla_metrics is None:
+            return None
+        try:
+            data = self.xla_metrics.metric_data("CompileTime")
+            return data[0] if data else 0
+        except Exception:
+            return None
+
+    def output_tensor(self, v):
+        torch = self.torch
+        if isinstance(v, torch.Tensor):
+            return v
+        if isinstance(v, (tuple, list)) and v and isinstance(v[0], torch.Tensor):
+            return v[0]
+        if isinstance(v, dict) and isinstance(v.get("logits"), torch.Tensor):
+            return v["logits"]
+        raise Failure(STAGE_FORWARD, "model returned %s, not a tensor, (logits, ...) or {'logits': ...}"
+                      % type(v).__name__)
+
+    def run_one(self, chan, payload):
+        torch = self.torch
+        r = Reader(payload)
+        inputs = []
+        for _ in range(r.u32()):
+            r.str()  # names fix the order; parity sends them in it
+            ndim = r.u32()
+            if ndim > MAX_DIMS:
+                raise Failure(STAGE_FORWARD, "protocol: too many dimensions")
+            dims = r.i64s(ndim)
+            count = 1
+            for d in dims:
+                count *= d
+            if count < 0 or 8 * count > len(payload) - r.pos:
+                raise Failure(STAGE_FORWARD, "protocol: truncated RUN frame")
+            t = torch.tensor(r.i64s(count), dtype=torch.int64).reshape(dims)
+            inputs.append(t.to(self.device))
+        before = self.compile_count()
+        t0 = time.perf_counter()
+        with torch.inference_mode():
+            out = self.output_tensor(self.model(*inputs))
+            dtype = str(out.dtype).replace("torch.", "")
+            host = out.detach().to("cpu").to(torch.float64).contiguous()
+        ms = (time.perf_counter() - t0) * 1000.0
+        after = self.compile_count()
+        f = Frame()
+        f.str(dtype)
+        f.u32(host.dim())
+        for d in host.shape:
+            f.i64(d)
+        values = host.reshape(-1).tolist()
+        f.i64(len(values))
+        f.parts.append(struct.pack("<%dd" % len(values), *values))
+        f.f64(ms)
+        if before is None or after is None:
+            f.u32(COMPILED_UNKNOWN)
+        else:
+            f.u32(COMPILED_YES if after > before else COMPILED_NO)
+        chan.send(FRAME_OUTPUT, f)
+
+
+def main(argv):
+    opts = parse_args(argv)
+    if opts is None:
+        print(USAGE, file=sys.stderr)
+        return 2
+    # The protocol owns the original stdout; anything printed goes to stderr.
+    chan = Channel(os.dup(1))
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        import torch
+    except BaseException as e:
+        chan.fail(STAGE_DEVICE, FAIL_NO_TORCH, "%s (Python %s) cannot import torch: %s: %s"
+                  % (sys.executable or "python", platform.python_version(), type(e).__name__, e))
+        return 1
+    ex = Executor(torch, opts)
+    t0 = time.perf_counter()
+    for stage, step in ((STAGE_DEVICE, ex.open_device), (STAGE_LOAD, ex.load)):
+        if stage == STAGE_LOAD:
+            t0 = time.perf_counter()
+        try:
+            step()
+        except BaseException as e:  # a backend module's SystemExit is a failure too
+            f = failure_of(e, stage)
+            chan.fail(f.stage, f.kind, f.message)
+            return 1
+    ex.ready(chan, (time.perf_counter() - t0) * 1000.0)
+    while True:
+        frame = chan.receive()
+        if frame is None:
+            return 0
+        ftype, payload = frame
+        if ftype != FRAME_RUN:
+            chan.fail(STAGE_FORWARD, FAIL_EXCEPTION, "protocol: expected RUN")
+            continue
+        try:
+            ex.run_one(chan, payload)
+        except Exception as e:
+            f = failure_of(e, STAGE_FORWARD)
+            chan.fail(f.stage, f.kind, f.message)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
