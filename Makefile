@@ -63,9 +63,11 @@ TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 
 PARITY := $(BUILD)/parity
 EXECUTOR := $(TORCH_BUILD)/parity-torch
+# A PrivateUse1 device for the tests (tests/backend/parity_testdev.cpp).
+TESTDEV := $(TORCH_BUILD)/libparity_testdev.so
 
 .PHONY: all parity deps deps-host deps-train check unit e2e demo bench clean demo-model test-models lint-man fuzz
-all: parity $(EXECUTOR) $(BUILD)/parity-torch
+all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV)
 
 # parity finds the Python executor beside itself (installed: in
 # ../libexec/parity/).
@@ -100,6 +102,10 @@ $(TORCH_BUILD)/parity_torch.o: src/executor/parity_torch.cpp include/parity/prot
 $(EXECUTOR): $(TORCH_BUILD)/parity_torch.o $(TORCH_BUILD)/proto.o
 	$(CXX) -o $@ $^ $(TORCH_LIBS) -ldl -lpthread
 
+$(TESTDEV): tests/backend/parity_testdev.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_CXXFLAGS) -fPIC -shared -o $@ $< $(TORCH_LIBS)
+
 $(BUILD)/parity-torch: $(EXECUTOR) | $(BUILD)/.gitignore
 	ln -sf $(abspath $(EXECUTOR)) $@
 
@@ -111,7 +117,8 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libparity.a tests/testlib.h
 # the end-to-end tests at what was just built.
 check: all $(TEST_BINS) lint-man
 	@if ldd $(PARITY) | grep -q torch; then echo "parity must not link libtorch"; exit 1; fi
-	@set -e; export PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(EXECUTOR)); \
+	@set -e; export PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(EXECUTOR)) \
+	  PARITY_TESTDEV=$(abspath $(TESTDEV)); \
 	for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs 1; done
 	tests/tmux_smoke.sh $(PARITY) $(EXECUTOR)
 	@echo "make check: all test binaries passed"

@@ -464,6 +464,11 @@ static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
     if (bad_executor)
         return fail_at(c, get(c, v, "executor"), "executor must be libtorch or python, not '%s'%s",
                        scalar(get(c, v, "executor")), NULL);
+    if (e->matmul_precision && e->tf32 >= 0)
+        return fail_at(c, get(c, v, "matmul_precision"),
+                       "%s sets both tf32 and matmul_precision: on CUDA they are one setting (tf32: true is "
+                       "matmul_precision: high); keep one%s",
+                       what, NULL);
     if (e->matmul_precision && !is_one_of(e->matmul_precision, precisions))
         return fail_at(c, get(c, v, "matmul_precision"), "matmul_precision must be highest, high or medium, not '%s'%s",
                        e->matmul_precision, NULL);

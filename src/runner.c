@@ -378,8 +378,8 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
             *stage = PX_STAGE_LOAD;
             *msg = strdup("protocol: malformed FAIL frame (an executor of another parity?)");
         } else if (kind == PX_FAIL_NO_TORCH) {
-            set_fatal(r, PX_EXIT_ENV, NULL, "%s; choose an interpreter that has torch with --python PATH or PARITY_PYTHON%s",
-                      *msg, "");
+            set_fatal(r, PX_EXIT_ENV, r->opts.python,
+                      "%s; choose an interpreter that has torch with --python PATH or PARITY_PYTHON%s", *msg, "");
         }
         reap(c, 5, 0, how, sizeof how);
     } else {

@@ -172,7 +172,7 @@ std::string ignored_settings(const Options &o, const c10::Device &dev)
     if (set.empty() || dev.is_cuda())
         return "";
     if (dev.is_cpu() && TORCH_VERSION_MAJOR < 2)
-        return set + ": torch " TORCH_VERSION " reads them for CUDA matmuls only, not on the CPU";
+        return set + ": torch " TORCH_VERSION " reads this for CUDA matmuls only, not on the CPU";
     return "";
 }
 

@@ -25,6 +25,12 @@ import struct
 import sys
 import time
 
+# Python puts this script's own directory first on sys.path; a directory
+# named torch beside it (parity's build tree has one) would then be
+# imported as torch. Only the interpreter's own path finds torch.
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
 PROTO_VERSION = 2
 FRAME_READY = 0x59444552
 FRAME_RUN = 0x204E5552
@@ -296,7 +302,7 @@ class Executor:
             return ""
         major = int(self.torch.__version__.split(".")[0])
         if dev.type == "cpu" and major < 2:
-            return "%s: torch %s reads them for CUDA matmuls only, not on the CPU" % (
+            return "%s: torch %s reads this for CUDA matmuls only, not on the CPU" % (
                 " and ".join(given), self.torch.__version__)
         return ""
 
@@ -389,6 +395,9 @@ def main(argv):
     sys.stdout = sys.stderr
     try:
         import torch
+        if not hasattr(torch, "jit"):
+            raise ImportError("the module named torch at %s is not PyTorch"
+                              % (getattr(torch, "__file__", None) or list(getattr(torch, "__path__", []))))
     except BaseException as e:
         chan.fail(STAGE_DEVICE, FAIL_NO_TORCH, "%s (Python %s) cannot import torch: %s: %s"
                   % (sys.executable or "python", platform.python_version(), type(e).__name__, e))

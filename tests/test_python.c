@@ -1,0 +1,425 @@
+/* The Python executor (src/executor/parity_torch.py) against the C++ one,
+ * through the real parity binary and Debian's Python with torch
+ * (/usr/bin/python3, which uses the same libtorch as parity-torch): the same
+ * fixture run through each gives bit-identical logits and the same outcome
+ * for every planted fault (exception, unsupported, crash, timeout, bad
+ * shape, NaN, unknown device). Then what only the Python path has: backend
+ * modules (tests/backend/parity_planted.py: chatter on stdout, abort, a
+ * raising import), an interpreter without torch, a missing interpreter, an
+ * executor that speaks another protocol, and the precision settings in the
+ * manifest. The first forward of each new input length has its own timeout
+ * (a lazy device compiles it). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parity/fixture.h"
+#include "parity/prepare.h"
+#include "parity/results.h"
+#include "parity/runner.h"
+#include "testlib.h"
+
+#define PY "/usr/bin/python3"
+#define DEMO "fixtures/campus-club/fixture.yaml"
+#define PLANTED "tests/data/planted.yaml"
+
+static char made[6][160];
+
+static void remove_made(void)
+{
+    for (int i = 0; i < 6; i++)
+        if (made[i][0])
+            unlink(made[i]);
+}
+
+/* Replaces every `from` in s with `to` (malloc'd). */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+    size_t n = 0, lf = strlen(from), lt = strlen(to);
+    for (const char *p = s; (p = strstr(p, from)); p += lf)
+        n++;
+    char *out = malloc(strlen(s) + n * (lt > lf ? lt - lf : 0) + 1), *o = out;
+    for (const char *p = s, *q; ; p = q + lf) {
+        q = strstr(p, from);
+        size_t k = q ? (size_t)(q - p) : strlen(p);
+        memcpy(o, p, k), o += k;
+        if (!q)
+            break;
+        memcpy(o, to, lt), o += lt;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* A copy of a fixture in tests/data (so its relative paths keep working
+ * after the given rewrites), removed when the test ends. pairs: from, to,
+ * ..., NULL. */
+static const char *variant(int slot, const char *src, const char *const *pairs)
+{
+    static int registered;
+    if (!registered++)
+        atexit(remove_made);
+    snprintf(made[slot], sizeof made[slot], "tests/data/.python-%d-%d.yaml", (int)getpid(), slot);
+    char *text = tl_slurp(src);
+    cr_assert_not_null(text, "%s", src);
+    for (int i = 0; pairs && pairs[i]; i += 2) {
+        cr_assert_not_null(strstr(text, pairs[i]), "%s has no '%s'", src, pairs[i]);
+        char *next = replace_all(text, pairs[i], pairs[i + 1]);
+        free(text);
+        text = next;
+    }
+    tl_write(made[slot], text);
+    free(text);
+    return made[slot];
+}
+
+/* The demo with every environment on the Python executor. */
+static const char *demo_python(int slot)
+{
+    return variant(slot, DEMO,
+                   (const char *[]){"path: model.pt", "path: ../../fixtures/campus-club/model.pt", "vocab: vocab.txt",
+                                    "vocab: ../../fixtures/campus-club/vocab.txt", "    device: cpu\n",
+                                    "    device: cpu\n    executor: python\n", NULL});
+}
+
+static char *tmp_file(const char *name)
+{
+    char *dir = tl_tmpdir(), *p = malloc(strlen(dir) + strlen(name) + 2);
+    sprintf(p, "%s/%s", dir, name);
+    free(dir);
+    return p;
+}
+
+static px_results *load(const char *results, const char *fixture, px_fixture **f)
+{
+    px_error err = {0};
+    *f = fixture_load(fixture, &err);
+    cr_assert_not_null(*f, "%s: %s", fixture, err.msg);
+    px_results *r = results_load(results, *f, &err);
+    cr_assert_not_null(r, "%s:%d: %s", results, err.line, err.msg);
+    return r;
+}
+
+static const px_env_result *env_of(const px_results *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_envs; i++)
+        if (!strcmp(r->envs[i].name, name))
+            return &r->envs[i];
+    cr_assert_fail("no environment %s in the results", name);
+    return NULL;
+}
+
+/* Runs a fixture; returns the results file's path. */
+static char *run(const char *fixture, int want_status, const char *const *extra)
+{
+    char *out = tmp_file("results.yaml");
+    const char *argv[32] = {"parity", "run", fixture, "-q", "-o", out, "--python", PY};
+    int n = 8;
+    for (int i = 0; extra && extra[i]; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    cmd_result r = tl_run(argv);
+    cr_assert_eq(r.status, want_status, "parity run %s: exit %d, want %d\n%s", fixture, r.status, want_status, r.err);
+    tl_free(&r);
+    return out;
+}
+
+/* Every environment of a, every example: the same outcome and, where there
+ * is an output, the same bits. Returns how many outputs were compared. */
+static int expect_same(const px_results *a, const px_results *b, const px_fixture *f)
+{
+    int outputs = 0;
+    cr_assert_eq(a->n_envs, b->n_envs);
+    for (size_t i = 0; i < a->n_envs; i++) {
+        const px_env_result *ea = &a->envs[i], *eb = env_of(b, ea->name);
+        cr_expect_eq(ea->state, eb->state, "%s: state %d vs %d", ea->name, ea->state, eb->state);
+        if (ea->state == PX_ENV_DOWN)
+            cr_expect_eq(ea->down_stage, eb->down_stage, "%s: down at %s vs %s", ea->name,
+                         proto_stage_name(ea->down_stage), proto_stage_name(eb->down_stage));
+        for (size_t k = 0; k < f->n_examples; k++) {
+            const px_example_result *x = &ea->ex[k], *y = &eb->ex[k];
+            cr_expect_eq(x->status, y->status, "%s/%s: libtorch %s, python %s (%s)", ea->name, f->examples[k].id,
+                         status_name(x->status), status_name(y->status), y->detail ? y->detail : "");
+            cr_expect_eq(x->label, y->label, "%s/%s: label %d vs %d", ea->name, f->examples[k].id, x->label,
+                         y->label);
+            cr_expect_eq(x->n_values, y->n_values, "%s/%s", ea->name, f->examples[k].id);
+            if (x->n_values && x->n_values == y->n_values) {
+                cr_expect_eq(memcmp(x->values, y->values, x->n_values * sizeof *x->values), 0,
+                             "%s/%s: the outputs differ in their bits", ea->name, f->examples[k].id);
+                outputs++;
+            }
+        }
+    }
+    return outputs;
+}
+
+Test(python_executor, demo_logits_are_bit_identical_to_libtorch, .timeout = 180)
+{
+    char *cpp = run(DEMO, 0, NULL), *py = run(demo_python(0), 0, NULL);
+    px_fixture *fa, *fb;
+    px_results *a = load(cpp, DEMO, &fa), *b = load(py, made[0], &fb);
+    cr_expect_geq(expect_same(a, b, fa), 12, "two environments with six forwards each");
+    for (size_t i = 0; i < b->n_envs; i++) {
+        const px_manifest *m = &b->envs[i].m, *c = &env_of(a, b->envs[i].name)->m;
+        cr_expect_str_eq(m->executor, "python");
+        cr_expect_str_eq(c->executor, "libtorch");
+        cr_expect(m->runtime && !strncmp(m->runtime, "CPython 3.", 10), "runtime %s", m->runtime);
+        cr_expect_null(c->runtime);
+        cr_expect(m->libtorch_version && !strncmp(m->libtorch_version, "1.13", 4), "%s", m->libtorch_version);
+        cr_expect_str_eq(m->device, "cpu");
+        cr_expect_str_eq(m->device_name, c->device_name);
+        cr_expect_str_eq(m->dtype, c->dtype);
+        cr_expect_str_eq(m->matmul_precision, "highest");
+        cr_expect_null(m->backend_modules);
+        cr_expect_null(m->ignored, "no setting was given: %s", m->ignored);
+    }
+    results_free(a), results_free(b), fixture_free(fa), fixture_free(fb);
+}
+
+/* Every planted fault of tests/data/planted.yaml, through both executors. */
+Test(python_executor, planted_faults_give_the_same_outcomes, .timeout = 400)
+{
+    char *cpp = run(PLANTED, 3, NULL);
+    char *py = run(variant(0, PLANTED, (const char *[]){"{device: ", "{executor: python, device: ", NULL}), 3, NULL);
+    px_fixture *fa, *fb;
+    px_results *a = load(cpp, PLANTED, &fa), *b = load(py, made[0], &fb);
+    cr_expect_geq(expect_same(a, b, fa), 40);
+    /* The faults are really there (not all the same outcome). */
+    int seen[PX_ST_COUNT] = {0};
+    for (size_t i = 0; i < b->n_envs; i++)
+        for (size_t k = 0; k < fb->n_examples; k++)
+            seen[b->envs[i].ex[k].status]++;
+    const px_status want[] = {PX_ST_OK, PX_ST_REJECTED, PX_ST_EXCEPTION, PX_ST_UNSUPPORTED, PX_ST_CRASH,
+                              PX_ST_TIMEOUT, PX_ST_BAD_SHAPE, PX_ST_EMPTY, PX_ST_NOT_EVALUATED};
+    for (size_t s = 0; s < sizeof want / sizeof *want; s++)
+        cr_expect_gt(seen[want[s]], 0, "no %s outcome through the Python executor", status_name(want[s]));
+    const px_env_result *crash = env_of(b, "crash"), *dev = env_of(b, "no-device");
+    cr_expect_str_eq(crash->ex[0].detail, "SIGSEGV");
+    cr_expect_eq(dev->state, PX_ENV_DOWN);
+    cr_expect_eq(dev->down_stage, PX_STAGE_DEVICE);
+    cr_expect(strstr(dev->down_msg, "tpu9"), "the device error names the device: %s", dev->down_msg);
+    results_free(a), results_free(b), fixture_free(fa), fixture_free(fb);
+}
+
+static void plant(const char *what)
+{
+    setenv("PYTHONPATH", "tests/backend", 1);
+    setenv("PARITY_PLANTED", what, 1);
+}
+
+/* A backend module that prints while imported: the executor moved its own
+ * stdout away first, so the protocol stream is untouched; the manifest names
+ * the module and its version. */
+Test(python_executor, backend_module_chatter_on_stdout_is_harmless, .timeout = 120)
+{
+    plant("print");
+    const char *fx = demo_python(0);
+    char *py = run(fx, 0, (const char *[]){"--backend-module", "parity_planted", "-e", "reference", NULL});
+    px_fixture *f;
+    px_results *r = load(py, fx, &f);
+    const px_manifest *m = &env_of(r, "reference")->m;
+    cr_expect_str_eq(m->backend_modules, "parity_planted");
+    cr_expect_str_eq(m->backend_versions, "0.0.1-planted");
+    cr_expect_eq(env_of(r, "reference")->ex[0].status, PX_ST_OK);
+    results_free(r), fixture_free(f);
+}
+
+/* A module that aborts, raises or exits while imported: the environment is
+ * down, at start-up, with what happened; never a stall or a guess. */
+static const px_env_result *down_with(const char *what, px_results **r, px_fixture **f)
+{
+    plant(what);
+    const char *fx = demo_python(0);
+    char *py = run(fx, 3, (const char *[]){"--backend-module", "parity_planted", "-e", "reference", NULL});
+    *r = load(py, fx, f);
+    const px_env_result *e = env_of(*r, "reference");
+    cr_assert_eq(e->state, PX_ENV_DOWN, "%s: not down", what);
+    for (size_t k = 0; k < (*f)->n_examples; k++)
+        cr_expect(e->ex[k].status == PX_ST_NOT_EVALUATED || e->ex[k].status == PX_ST_REJECTED);
+    return e;
+}
+
+Test(python_executor, backend_module_that_aborts_is_a_crash_at_start_up, .timeout = 120)
+{
+    px_results *r;
+    px_fixture *f;
+    const px_env_result *e = down_with("abort", &r, &f);
+    cr_expect(strstr(e->down_msg, "SIGABRT"), "%s", e->down_msg);
+    results_free(r), fixture_free(f);
+}
+
+Test(python_executor, backend_module_that_raises_fails_at_the_device_stage, .timeout = 120)
+{
+    px_results *r;
+    px_fixture *f;
+    const px_env_result *e = down_with("raise", &r, &f);
+    cr_expect_eq(e->down_stage, PX_STAGE_DEVICE);
+    cr_expect(strstr(e->down_msg, "backend module 'parity_planted'") &&
+                  strstr(e->down_msg, "no TPU runtime found on this host"),
+              "%s", e->down_msg);
+    results_free(r), fixture_free(f);
+}
+
+Test(python_executor, backend_module_that_exits_fails_at_the_device_stage, .timeout = 120)
+{
+    px_results *r;
+    px_fixture *f;
+    const px_env_result *e = down_with("exit", &r, &f);
+    cr_expect_eq(e->down_stage, PX_STAGE_DEVICE);
+    cr_expect(strstr(e->down_msg, "SystemExit"), "%s", e->down_msg);
+    results_free(r), fixture_free(f);
+}
+
+Test(python_executor, missing_backend_module_fails_at_the_device_stage, .timeout = 120)
+{
+    const char *fx = demo_python(0);
+    char *py = run(fx, 3, (const char *[]){"--backend-module", "parity_no_such_backend", "-e", "reference", NULL});
+    px_fixture *f;
+    px_results *r = load(py, fx, &f);
+    const px_env_result *e = env_of(r, "reference");
+    cr_expect_eq(e->state, PX_ENV_DOWN);
+    cr_expect_eq(e->down_stage, PX_STAGE_DEVICE);
+    cr_expect(strstr(e->down_msg, "No module named 'parity_no_such_backend'"), "%s", e->down_msg);
+    results_free(r), fixture_free(f);
+}
+
+/* A hang while the backend starts is a timeout of start-up, not a stall. */
+Test(python_executor, backend_module_that_hangs_times_out_at_start_up, .timeout = 120)
+{
+    plant("hang");
+    px_error err = {0};
+    px_fixture *f = fixture_load(demo_python(0), &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    int idx = 0;
+    px_env_input in = {0};
+    cr_assert_eq(env_input_open(&in, f, &f->envs[0], &err), 0, "%s", err.msg);
+    px_results *res = results_new(f, &idx, 1);
+    const char *mods[] = {"parity_planted"};
+    px_runner_opts o = {.load_timeout_s = 3, .backend_modules = mods, .n_backend_modules = 1};
+    runner_locate(&o, NULL, PY);
+    free((char *)o.script);
+    char *script = strdup(tl_parity()), *slash = strrchr(script, '/');
+    cr_assert_not_null(slash);
+    o.script = malloc(strlen(script) + 32);
+    sprintf((char *)o.script, "%.*s/parity_torch.py", (int)(slash - script), script);
+    free(script);
+    px_runner *run = runner_start(f, &in, res, &o, &err);
+    cr_assert_not_null(run, "%s", err.msg);
+    cr_expect_eq(runner_wait(run, &err), 0, "%s", err.msg);
+    cr_expect_eq(res->envs[0].state, PX_ENV_DOWN);
+    cr_expect(strstr(res->envs[0].down_msg, "no answer within 3 s of start-up"), "%s", res->envs[0].down_msg);
+    runner_free(run);
+    runner_locate_free(&o);
+    results_free(res);
+    env_input_close(&in, f->n_examples);
+    fixture_free(f);
+}
+
+/* One line on stderr, exit 3, nothing run and no results file. */
+static void expect_one_line_error(const char *const *argv, const char *const *needles)
+{
+    cmd_result r = tl_run(argv);
+    cr_expect_eq(r.status, 3, "exit %d\n%s", r.status, r.err);
+    cr_expect_eq(tl_lines(r.err), 1, "one line, not:\n%s", r.err);
+    for (int i = 0; needles[i]; i++)
+        cr_expect(strstr(r.err, needles[i]), "'%s' not in: %s", needles[i], r.err);
+    tl_free(&r);
+}
+
+Test(python_executor, interpreter_without_torch_is_a_one_line_error, .timeout = 120)
+{
+    /* Debian's Python without its site packages: no torch there. */
+    char *shim = tmp_file("python-without-torch");
+    tl_write(shim, "#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n");
+    chmod(shim, 0755);
+    char *out = tmp_file("results.yaml");
+    expect_one_line_error((const char *[]){"parity", "run", demo_python(0), "-q", "-o", out, "--python", shim, NULL},
+                          (const char *[]){"cannot import torch", "--python PATH or PARITY_PYTHON", NULL});
+    /* Through the environment variable the same. */
+    setenv("PARITY_PYTHON", shim, 1);
+    expect_one_line_error((const char *[]){"parity", "check", demo_python(0), "-q", NULL},
+                          (const char *[]){"cannot import torch", "PARITY_PYTHON", NULL});
+    cr_expect_neq(access(out, F_OK), 0, "no results file is written");
+}
+
+Test(python_executor, missing_interpreter_is_a_one_line_error, .timeout = 60)
+{
+    expect_one_line_error(
+        (const char *[]){"parity", "run", demo_python(0), "-q", "-o", "-", "--python", "/nonexistent/python3", NULL},
+        (const char *[]){"/nonexistent/python3", "cannot start this Python interpreter", "--python PATH", NULL});
+}
+
+/* An executor of another parity: refused by its READY, with what to do. */
+Test(python_executor, another_protocol_version_is_refused, .timeout = 60)
+{
+    char *fake = tmp_file("parity-torch-v1");
+    tl_write(fake, "#!/usr/bin/python3\n"
+                   "import struct, sys\n"
+                   "def s(t): b = t.encode(); return struct.pack('<I', len(b)) + b\n"
+                   "p = struct.pack('<I', 1) + s('libtorch') + s('')\n"
+                   "sys.stdout.buffer.write(struct.pack('<II', 0x59444552, len(p)) + p)\n"
+                   "sys.stdout.flush()\n"
+                   "sys.stdin.read()\n");
+    chmod(fake, 0755);
+    expect_one_line_error((const char *[]){"parity", "run", DEMO, "-q", "-o", "-", "--executor", fake, NULL},
+                          (const char *[]){"another protocol", "version 1", "this parity speaks 2", NULL});
+}
+
+/* The precision settings are recorded; a backend that does not read one
+ * says so (torch 1.13 reads them for CUDA only), in both executors. */
+Test(python_executor, precision_settings_are_recorded, .timeout = 120)
+{
+    const char *fx = variant(1, DEMO,
+                             (const char *[]){"path: model.pt", "path: ../../fixtures/campus-club/model.pt",
+                                              "vocab: vocab.txt", "vocab: ../../fixtures/campus-club/vocab.txt",
+                                              "    dtype: float32\n",
+                                              "    dtype: float32\n    matmul_precision: medium\n",
+                                              NULL});
+    const char *fy = variant(2, fx, (const char *[]){"    device: cpu\n", "    device: cpu\n    executor: python\n",
+                                                     NULL});
+    const char *fixtures[] = {fx, fy};
+    for (int i = 0; i < 2; i++) {
+        char *out = run(fixtures[i], 0, (const char *[]){"-e", "reference", NULL});
+        px_fixture *f;
+        px_results *r = load(out, fixtures[i], &f);
+        const px_manifest *m = &env_of(r, "reference")->m;
+        cr_expect_str_eq(m->matmul_precision, "medium", "%s", fixtures[i]);
+        cr_expect_null(m->tf32);
+        cr_expect(m->ignored && !strncmp(m->ignored, "matmul_precision: ", 18) && strstr(m->ignored, "CPU"),
+                  "%s: ignored says %s", m->executor, m->ignored);
+        results_free(r), fixture_free(f);
+    }
+}
+
+/* slow.pt computes for seconds on inputs of more than six tokens. With a
+ * timeout of 1 s and a generous first_forward_timeout, the first long input
+ * (a new length: a lazy device would compile it) finishes; the second of
+ * the same length must answer within the ordinary timeout, and does not. */
+Test(python_executor, first_forward_of_a_new_length_has_its_own_timeout, .timeout = 300)
+{
+    const char *fx = variant(1, "tests/data/slow.yaml",
+                             (const char *[]){"  - id: quick-2",
+                                              "  - id: slow-again\n    kind: long\n"
+                                              "    text: an evening concert of choral music in the chapel with free tea\n"
+                                              "    expect: {label: music}\n    why: same length as slow\n"
+                                              "  - id: quick-2",
+                                              "impatient: {device: cpu, dtype: float32, threads: 1, timeout: 1, "
+                                              "first_forward_timeout: 1,",
+                                              "impatient: {executor: python, device: cpu, dtype: float32, threads: 1, "
+                                              "timeout: 1, first_forward_timeout: 120,",
+                                              NULL});
+    char *out = run(fx, 0, (const char *[]){"-e", "impatient", NULL});
+    px_fixture *f;
+    px_results *r = load(out, fx, &f);
+    const px_env_result *e = env_of(r, "impatient");
+    long slow = fixture_example_index(f, "slow"), again = fixture_example_index(f, "slow-again");
+    cr_assert(slow >= 0 && again >= 0);
+    cr_expect_eq(e->ex[slow].n_ids, e->ex[again].n_ids, "the two long inputs must have one length");
+    cr_expect_eq(e->ex[slow].status, PX_ST_OK, "%s %s", status_name(e->ex[slow].status), e->ex[slow].detail);
+    cr_expect_eq(e->ex[again].status, PX_ST_TIMEOUT, "%s", status_name(e->ex[again].status));
+    cr_expect_str_eq(e->ex[again].detail, "after 1 s");
+    cr_expect_eq(e->ex[fixture_example_index(f, "quick-2")].status, PX_ST_OK, "runs on in a new executor");
+    results_free(r), fixture_free(f);
+}
