@@ -331,6 +331,10 @@ int main(int argc, char **argv)
         dev = open_device(o);
         if (o.threads > 0)
             torch::set_num_threads(o.threads);
+        // A device the backend cannot hold this dtype on (or a PrivateUse1
+        // device with no backend loaded) fails here, in the backend's words,
+        // not later while the model moves.
+        torch::zeros({1}, torch::TensorOptions().dtype(dtype)).to(dev).to(torch::kCPU);
     });
     ok = ok && guarded(PX_STAGE_LOAD, [&] {
         auto t0 = Clock::now();
