@@ -11,7 +11,8 @@
 #   make check                unit + end-to-end tests (real libtorch)
 #   make check SANITIZE=address,undefined
 #   make demo                 run the demo fixture
-#   make bench                parity run vs a bare libtorch program
+#   make bench                parity run vs a bare libtorch program; the
+#                             Python executor vs parity-torch
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make test-models          rebuild the tiny planted models in tests/models
 
@@ -121,6 +122,7 @@ check: all $(TEST_BINS) lint-man
 	  PARITY_TESTDEV=$(abspath $(TESTDEV)); \
 	for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs 1; done
 	tests/tmux_smoke.sh $(PARITY) $(EXECUTOR)
+	tests/host_workflow.sh $(PARITY) $(EXECUTOR)
 	@echo "make check: all test binaries passed"
 
 lint-man:
@@ -145,6 +147,7 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
 	$(BUILD)/bench-decide
 	tests/bench/review.sh $(PARITY) $(EXECUTOR)
 	tests/bench/limits.sh $(PARITY)
+	tests/bench/executors.sh $(PARITY) $(EXECUTOR)
 
 # libFuzzer harnesses (clang): tests/fuzz/fuzz_NAME.c for the fixture
 # loader, the review splice, the results-file reader, the theme parser and
@@ -196,9 +199,11 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	  grep -h '^Done' $(FUZZ_DIR)/$$h.log; done
 
 # Debian packages for building, testing and the demo. Idempotent: installs
-# only what is missing.
-DEBS := build-essential pkg-config libtorch-dev libncurses-dev libyaml-dev libpcre2-dev \
-        libssl-dev libutf8proc-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc bc python3 time
+# only what is missing. python3-torch is Debian's PyTorch for Python (the
+# same libtorch): the Python executor's tests run it.
+DEBS_HOST := build-essential pkg-config libncurses-dev libyaml-dev libpcre2-dev libssl-dev libutf8proc-dev
+DEBS := $(DEBS_HOST) libtorch-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc bc python3 \
+        python3-torch time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 define install_debs
 	@missing=""; for p in $(1); do \
@@ -211,6 +216,11 @@ define install_debs
 endef
 deps:
 	$(call install_debs,$(DEBS))
+
+# An accelerator host (a TPU VM: Python and torch, no libtorch headers):
+# only what `make parity` needs, by the same names on Debian and Ubuntu.
+deps-host:
+	$(call install_debs,$(DEBS_HOST))
 
 # Only for regenerating models: Debian's PyTorch for Python.
 deps-train:

@@ -179,10 +179,14 @@ static void print_envs(FILE *o, const px_fixture *f, const px_results *r)
         if (e->state == PX_ENV_DOWN)
             fprintf(o, "  DOWN at %s: %s\n", proto_stage_name(e->down_stage), e->down_msg);
         else
-            fprintf(o, "  libtorch %s on %s, load %.0f ms, first forward %.1f ms%s\n",
+            fprintf(o, "  torch %s (%s%s%s%s%s) on %s, load %.0f ms, first forward %.1f ms%s\n",
                     e->m.libtorch_version ? e->m.libtorch_version : "?",
+                    e->m.executor ? e->m.executor : "?", e->m.runtime ? ", " : "", e->m.runtime ? e->m.runtime : "",
+                    e->m.backend_modules ? ", " : "", e->m.backend_modules ? e->m.backend_modules : "",
                     e->m.device_name ? e->m.device_name : "?", e->m.load_ms, e->m.first_forward_ms,
                     e->restarts ? " (restarted)" : "");
+        if (e->state != PX_ENV_DOWN && e->m.ignored)
+            fprintf(o, "  %-12s ignored: %s\n", "", e->m.ignored);
         if (fe->note)
             fprintf(o, "  %-12s %s\n", "", fe->note);
     }
