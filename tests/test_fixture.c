@@ -234,3 +234,40 @@ Test(fixture, environment_overrides_model_vocab_and_labels)
     free(text);
     expect_error("  reference: {device: cpu}\n", "  reference: {device: cpu, labels: [a, a]}\n", 9, 40, "listed twice");
 }
+
+/* How an environment runs: which executor, the precision settings, the
+ * timeouts. Defaults are libtorch, no setting, 30 s and a generous first
+ * forward; a bad value names its place. */
+Test(fixture, executor_and_precision_settings)
+{
+    px_error err;
+    px_fixture *f = parse(MINIMAL, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect_eq(f->envs[0].python, 0);
+    cr_expect_null(f->envs[0].matmul_precision);
+    cr_expect_float_eq(f->envs[0].first_forward_timeout_s, 300, 1e-9);
+    fixture_free(f);
+    char *text = variant("{device: cpu}", "{device: tpu, executor: python, matmul_precision: high, timeout: 5, "
+                                          "first_forward_timeout: 900}");
+    f = parse(text, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect_eq(f->envs[0].python, 1);
+    cr_expect_str_eq(f->envs[0].matmul_precision, "high");
+    cr_expect_float_eq(f->envs[0].timeout_s, 5, 1e-9);
+    cr_expect_float_eq(f->envs[0].first_forward_timeout_s, 900, 1e-9);
+    fixture_free(f);
+    free(text);
+    /* A timeout longer than the default first-forward one stands for both. */
+    text = variant("{device: cpu}", "{device: cpu, executor: libtorch, timeout: 600}");
+    f = parse(text, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect_float_eq(f->envs[0].first_forward_timeout_s, 600, 1e-9);
+    fixture_free(f);
+    free(text);
+    expect_error("{device: cpu}", "{device: cpu, executor: jax}", 9, 38, "executor must be libtorch or python, not 'jax'");
+    expect_error("{device: cpu}", "{device: cpu, matmul_precision: low}", 9, 46,
+                 "matmul_precision must be highest, high or medium, not 'low'");
+    expect_error("{device: cpu}", "{device: cuda, tf32: true, matmul_precision: high}", 9, 59,
+                 "sets both tf32 and matmul_precision");
+    expect_error("{device: cpu}", "{device: cpu, first_forward_timeout: 0}", 9, 51, "first_forward_timeout");
+}

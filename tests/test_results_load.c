@@ -321,6 +321,11 @@ Test(results_load, schema_errors_name_line_and_column)
         {"dtype: float32, ", "", 9, 17, "missing required key 'dtype'"},
         {"        label: music\n", "        label: music\n        forward_ms: -1\n", 11, 21,
          "forward_ms must be a duration of 0 or more"},
+        {"        label: music\n", "        label: music\n        compiled: yes\n", 11, 19,
+         "compiled must be true or false, not 'yes'"},
+        {"        label: music\n", "        label: music\n        compiled: \"true\"\n", 11, 19,
+         "compiled must be true or false"},
+        {"    state: up\n", "    state: up\n    manifest: {executor: [python]}\n", 6, 26, "must be a scalar"},
     };
     expect_errors(cases, sizeof cases / sizeof *cases);
 }
@@ -439,4 +444,65 @@ Test(results_load, a_fixture_given_as_results_is_named_as_such)
     cr_expect_str_eq(err.file, "tests/data/no-such-results.yaml");
     cr_expect(strstr(err.msg, "cannot read results file: No such file"), "%s", err.msg);
     fixture_free(f);
+}
+
+/* Format 3: what produced a file (executor, interpreter, backend modules,
+ * precision settings) and whether a forward compiled are read as written,
+ * and written back the same. */
+Test(results_load, executor_fields_read_and_write_back)
+{
+    px_fixture *f = fixture(PLANTED);
+    char *dir = tl_tmpdir(), a[300], b[300];
+    snprintf(a, sizeof a, "%s/a.yaml", dir);
+    snprintf(b, sizeof b, "%s/b.yaml", dir);
+    tl_write(a, "parity_results: 3\n"
+                "labels: [film, volunteer, sports, music, social]\n"
+                "environments:\n"
+                "  reference:\n"
+                "    state: up\n"
+                "    manifest:\n"
+                "      executor: python\n"
+                "      runtime: CPython 3.10.12\n"
+                "      libtorch_version: 2.6.0\n"
+                "      backend_modules: torch_tpu, torch_xla\n"
+                "      backend_versions: 0.1.0, 2.6.0\n"
+                "      device: tpu:0\n"
+                "      matmul_precision: medium\n"
+                "      ignored: null\n"
+                "    examples:\n"
+                "      - id: jazz\n"
+                "        outcome: ok\n"
+                "        output: {dtype: bfloat16, shape: [1, 5], values: [1, 2, 3, 5, 4]}\n"
+                "        label: music\n"
+                "        compiled: true\n"
+                "      - id: film-night\n"
+                "        outcome: ok\n"
+                "        output: {dtype: bfloat16, shape: [1, 5], values: [5, 2, 3, 1, 4]}\n"
+                "        label: film\n"
+                "        compiled: false\n");
+    px_results *r = load_ok(a, f);
+    const px_env_result *e = env_named(r, "reference");
+    cr_expect_str_eq(e->m.executor, "python");
+    cr_expect_str_eq(e->m.runtime, "CPython 3.10.12");
+    cr_expect_str_eq(e->m.backend_modules, "torch_tpu, torch_xla");
+    cr_expect_str_eq(e->m.backend_versions, "0.1.0, 2.6.0");
+    cr_expect_str_eq(e->m.matmul_precision, "medium");
+    cr_expect_null(e->m.tf32);
+    cr_expect_null(e->m.ignored);
+    cr_expect_eq(ex(r, f, "reference", "jazz")->compiled, PX_COMPILED_YES);
+    cr_expect_eq(ex(r, f, "reference", "film-night")->compiled, PX_COMPILED_NO);
+    cr_expect_eq(ex(r, f, "reference", "near-tie")->compiled, PX_COMPILED_UNKNOWN);
+    write_ok(r, f, b);
+    results_free(r);
+    char *text = tl_slurp(b);
+    cr_expect(strstr(text, "      executor: \"python\"\n      runtime: \"CPython 3.10.12\"\n"), "%s", text);
+    cr_expect(strstr(text, "        compiled: true\n") && strstr(text, "        compiled: false\n"), "%s", text);
+    free(text);
+    r = load_ok(b, f);
+    write_ok(r, f, a);
+    expect_same_file(a, b);
+    results_free(r);
+    fixture_free(f);
+    unlink(a), unlink(b), rmdir(dir);
+    free(dir);
 }
