@@ -29,7 +29,9 @@ else
     cp -r Makefile src include fixtures "$dir/src/"
 fi
 [ ! -e "$dir/src/build" ] || fail "the copy has a build tree"
-make -s -C "$dir/src" parity LIBTORCH=/nonexistent/libtorch > "$dir/build.log" 2>&1 || { cat "$dir/build.log"; fail "make parity failed"; }
+# A make of its own: nothing of the calling make (SANITIZE=...) comes along.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$dir/src" parity LIBTORCH=/nonexistent/libtorch \
+    > "$dir/build.log" 2>&1 || { cat "$dir/build.log"; fail "make parity failed"; }
 host="$dir/src/build/parity"
 [ -x "$host" ] || fail "make parity built no parity"
 [ -f "$dir/src/build/parity_torch.py" ] || fail "make parity did not put the Python executor beside parity"

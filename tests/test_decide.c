@@ -405,4 +405,7 @@ Test(decide, a_decision_records_what_it_was_made_on)
     cr_expect(strstr(r.err, "--env: no environment 'tpu'"), "%s", r.err);
     tl_free(&r);
     free(res);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
 }
