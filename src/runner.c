@@ -831,6 +831,14 @@ void runner_locate_free(px_runner_opts *o)
 
 int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results *res, px_error *err)
 {
+    int python = 0;
+    for (size_t i = 0; i < res->n_envs; i++)
+        python |= runs_here(&res->envs[i]) && f->envs[res->envs[i].env_index].python;
+    if (o->n_backend_modules && !python)
+        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0,
+                            "--backend-module %s: only the Python executor imports modules, and no environment "
+                            "that runs here has executor: python",
+                            o->backend_modules[0]);
     for (size_t i = 0; i < res->n_envs; i++) {
         if (!runs_here(&res->envs[i]))
             continue;

@@ -153,15 +153,22 @@ static int expect_same(const px_results *a, const px_results *b, const px_fixtur
     for (size_t i = 0; i < a->n_envs; i++) {
         const px_env_result *ea = &a->envs[i], *eb = env_of(b, ea->name);
         cr_expect_eq(ea->state, eb->state, "%s: state %d vs %d", ea->name, ea->state, eb->state);
-        if (ea->state == PX_ENV_DOWN)
+        if (ea->state == PX_ENV_DOWN && eb->state == PX_ENV_DOWN) {
             cr_expect_eq(ea->down_stage, eb->down_stage, "%s: down at %s vs %s", ea->name,
                          proto_stage_name(ea->down_stage), proto_stage_name(eb->down_stage));
+            cr_expect_str_eq(ea->down_msg, eb->down_msg, "%s", ea->name);
+        }
         for (size_t k = 0; k < f->n_examples; k++) {
             const px_example_result *x = &ea->ex[k], *y = &eb->ex[k];
             cr_expect_eq(x->status, y->status, "%s/%s: libtorch %s, python %s (%s)", ea->name, f->examples[k].id,
                          status_name(x->status), status_name(y->status), y->detail ? y->detail : "");
             cr_expect_eq(x->label, y->label, "%s/%s: label %d vs %d", ea->name, f->examples[k].id, x->label,
                          y->label);
+            /* The same words for the same failure (the exception text, the
+             * signal, the timeout), not just the same outcome. */
+            if (x->status != PX_ST_NOT_EVALUATED)
+                cr_expect_str_eq(x->detail ? x->detail : "", y->detail ? y->detail : "", "%s/%s",
+                                 ea->name, f->examples[k].id);
             cr_expect_eq(x->n_values, y->n_values, "%s/%s", ea->name, f->examples[k].id);
             if (x->n_values && x->n_values == y->n_values) {
                 cr_expect_eq(memcmp(x->values, y->values, x->n_values * sizeof *x->values), 0,
@@ -440,4 +447,17 @@ Test(python_executor, first_forward_of_a_new_length_has_its_own_timeout, .timeou
     cr_expect_str_eq(e->ex[again].detail, "after 1 s");
     cr_expect_eq(e->ex[fixture_example_index(f, "quick-2")].status, PX_ST_OK, "runs on in a new executor");
     results_free(r), fixture_free(f);
+}
+
+/* A backend module is for the Python executor: given when nothing selected
+ * runs through it, it is a mistake worth one line, not silence. */
+Test(python_executor, backend_module_without_a_python_environment_is_refused, .timeout = 60)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "run", DEMO, "-q", "-o", "-", "--backend-module", "torch_tpu",
+                                           NULL});
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect_eq(tl_lines(r.err), 1, "%s", r.err);
+    cr_expect(strstr(r.err, "--backend-module") && strstr(r.err, "executor: python"), "%s", r.err);
+    cr_expect_eq(r.out[0], '\0', "nothing ran: %s", r.out);
+    tl_free(&r);
 }

@@ -44,8 +44,9 @@ typedef struct px_runner px_runner;
 void runner_locate(px_runner_opts *o, const char *executor, const char *python);
 void runner_locate_free(px_runner_opts *o);
 /* Before starting: every executor that the environments to run here need
- * exists. -1 with *err (PX_EXIT_ENV, naming what is missing and how to
- * choose another) when not. */
+ * exists (-1 with *err, PX_EXIT_ENV, naming what is missing and how to
+ * choose another, when not), and backend modules are only given when some
+ * environment that runs here has executor: python (PX_EXIT_USAGE). */
 int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results *res, px_error *err);
 
 /* Starts the thread. `inputs` has one entry per environment of res (what
