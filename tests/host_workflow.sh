@@ -29,8 +29,9 @@ else
     cp -r Makefile src include fixtures "$dir/src/"
 fi
 [ ! -e "$dir/src/build" ] || fail "the copy has a build tree"
-# A make of its own: nothing of the calling make (SANITIZE=...) comes along.
-env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$dir/src" parity LIBTORCH=/nonexistent/libtorch \
+# A make of its own: nothing of the calling make comes along (make puts its
+# command-line variables, SANITIZE=..., in the environment too).
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE make -s -C "$dir/src" parity SANITIZE= LIBTORCH=/nonexistent/libtorch \
     > "$dir/build.log" 2>&1 || { cat "$dir/build.log"; fail "make parity failed"; }
 host="$dir/src/build/parity"
 [ -x "$host" ] || fail "make parity built no parity"
