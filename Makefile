@@ -26,7 +26,7 @@ comma := ,
 BUILD := build$(if $(SANITIZE),/san-$(subst $(comma),-,$(SANITIZE)))
 TORCH_BUILD := build/torch$(if $(LIBTORCH),-$(subst /,_,$(LIBTORCH)))
 
-PKGS := yaml-0.1 libpcre2-8 libcrypto libutf8proc ncursesw
+PKGS := yaml-0.1 libpcre2-8 libcrypto libutf8proc ncursesw jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
@@ -57,7 +57,7 @@ CXXFLAGS ?= -O2 -g
 ALL_CXXFLAGS := -std=c++17 $(WARN) -Wno-unused-parameter $(CXXFLAGS) -Iinclude $(TORCH_CXXFLAGS)
 
 LIB_SRC := src/error.c src/utf8.c src/strmap.c src/ydoc.c src/fingerprint.c src/evidence.c src/compare.c src/judge.c src/report.c src/yamledit.c src/journal.c src/decide.c src/review.c src/tui.c src/tui_keys.c src/cmd_review.c src/cmd_decide.c src/hash.c src/proto.c src/fixture.c src/tokenizer.c src/clean.c \
-           src/prepare.c src/results.c src/emit.c src/atomic.c src/runner.c src/cli.c src/cmd_run.c src/lint.c src/cmd_lint.c src/results_load.c src/theme.c src/lineedit.c src/textcell.c
+           src/prepare.c src/hf_json.c src/hf_tables.c src/hf_tables_lookup.c src/results.c src/emit.c src/atomic.c src/runner.c src/cli.c src/cmd_run.c src/lint.c src/cmd_lint.c src/results_load.c src/theme.c src/lineedit.c src/textcell.c
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
@@ -67,7 +67,7 @@ EXECUTOR := $(TORCH_BUILD)/parity-torch
 # A PrivateUse1 device for the tests (tests/backend/parity_testdev.cpp).
 TESTDEV := $(TORCH_BUILD)/libparity_testdev.so
 
-.PHONY: all parity deps deps-host deps-train check unit e2e demo bench clean demo-model test-models lint-man fuzz
+.PHONY: all parity deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo bench clean demo-model test-models lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV)
 
 # parity finds the Python executor beside itself (installed: in
@@ -201,7 +201,8 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 # Debian packages for building, testing and the demo. Idempotent: installs
 # only what is missing. python3-torch is Debian's PyTorch for Python (the
 # same libtorch): the Python executor's tests run it.
-DEBS_HOST := build-essential pkg-config libncurses-dev libyaml-dev libpcre2-dev libssl-dev libutf8proc-dev
+DEBS_HOST := build-essential pkg-config libncurses-dev libyaml-dev libpcre2-dev libssl-dev libutf8proc-dev \
+             libjansson-dev
 DEBS := $(DEBS_HOST) libtorch-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc bc python3 \
         python3-torch time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -214,8 +215,23 @@ define install_debs
 	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	else echo "deps: all installed"; fi
 endef
-deps:
+deps: deps-tokenizers
+deps-debs:
 	$(call install_debs,$(DEBS))
+
+# Hugging Face's `tokenizers` (the Node binding of the Rust library) from the
+# npm registry, into build/npm: the reference the tokenizer agreement test
+# compares parity with (tests/tokenizer/). Node and npm from Debian when the
+# machine has none.
+TOKENIZERS_VERSION := 0.23.2
+NPM_DIR := build/npm
+deps-tokenizers: deps-debs
+	@command -v npm >/dev/null || { $(SUDO) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends nodejs npm; }
+	@mkdir -p build && echo '*' > build/.gitignore
+	@if grep -qs '"version": "$(TOKENIZERS_VERSION)"' $(NPM_DIR)/node_modules/tokenizers/package.json; then \
+	  echo "deps: tokenizers $(TOKENIZERS_VERSION) installed"; \
+	else npm install --prefix $(NPM_DIR) --no-audit --no-fund --no-save tokenizers@$(TOKENIZERS_VERSION); fi
 
 # An accelerator host (a TPU VM: Python and torch, no libtorch headers):
 # only what `make parity` needs, by the same names on Debian and Ubuntu.

@@ -67,7 +67,11 @@ static void write_input(FILE *o, const px_fixture *f, size_t k)
     put_num(o, (double)f->n_rules);
     for (size_t i = 0; i < f->n_rules; i++)
         put_str(o, f->rules[i].pattern), put_str(o, f->rules[i].replace);
-    put_str(o, "wordpiece"), put_str(o, f->vocab_sha256), put_num(o, f->lowercase);
+    /* The wordpiece kind keeps its old bytes: recorded fingerprints stay valid. */
+    if (f->tokenizer_hf)
+        put_str(o, "huggingface"), put_str(o, f->vocab_sha256);
+    else
+        put_str(o, "wordpiece"), put_str(o, f->vocab_sha256), put_num(o, f->lowercase);
     put_num(o, (double)f->max_tokens), put_num(o, (double)f->pad_to), put_num(o, f->empty_reject);
 }
 

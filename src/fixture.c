@@ -246,7 +246,7 @@ static int load_input(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
     static const char *const keys[] = {"clean", "tokenizer", "max_tokens", "pad_to", "empty", NULL};
-    static const char *const tkeys[] = {"kind", "vocab", "sha256", "lowercase", NULL};
+    static const char *const tkeys[] = {"kind", "vocab", "file", "sha256", "lowercase", NULL};
     yaml_node_t *in = require(c, contract, "input", "contract");
     if (!in || want(c, in, YAML_MAPPING_NODE, "contract.input") || check_keys(c, in, "contract.input", keys))
         return -1;
@@ -261,12 +261,20 @@ static int load_input(ctx *c, yaml_node_t *contract)
     char *kind = NULL, *vocab = NULL;
     if (get_str(c, t, "kind", "contract.input.tokenizer", 1, &kind))
         return -1;
-    int bad_kind = strcmp(kind, "wordpiece") != 0;
+    f->tokenizer_hf = !strcmp(kind, "huggingface");
+    int bad_kind = strcmp(kind, "wordpiece") && !f->tokenizer_hf;
     free(kind);
     if (bad_kind)
-        return fail_at(c, get(c, t, "kind"), "tokenizer kind '%s' is not supported (wordpiece)%s",
+        return fail_at(c, get(c, t, "kind"), "tokenizer kind '%s' is not supported (wordpiece or huggingface)%s",
                        scalar(get(c, t, "kind")), NULL);
-    if (get_str(c, t, "vocab", "contract.input.tokenizer", 1, &vocab))
+    /* wordpiece: a vocab.txt and the lowercase flag; huggingface: a
+     * tokenizer.json, which says all the rest itself. */
+    const char *own = f->tokenizer_hf ? "file" : "vocab", *other = f->tokenizer_hf ? "vocab" : "file";
+    if (get(c, t, other) || (f->tokenizer_hf && get(c, t, "lowercase")))
+        return fail_at(c, get(c, t, other) ? get(c, t, other) : get(c, t, "lowercase"),
+                       "a %s tokenizer does not take %s", f->tokenizer_hf ? "huggingface" : "wordpiece",
+                       get(c, t, other) ? other : "lowercase (the tokenizer.json's normalizer says it)");
+    if (get_str(c, t, own, "contract.input.tokenizer", 1, &vocab))
         return -1;
     f->vocab_path = resolve(f->dir, vocab);
     free(vocab);

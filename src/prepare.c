@@ -39,7 +39,7 @@ static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int 
             return px_error_set(err, PX_EXIT_USAGE, f->path, r->loc.line, r->loc.col, "cleaning rule: %s", msg);
         }
     }
-    p->tok = tokenizer_load(e->vocab_path, f->lowercase, err);
+    p->tok = f->tokenizer_hf ? tokenizer_load_hf(e->vocab_path, err) : tokenizer_load(e->vocab_path, f->lowercase, err);
     if (!p->tok) {
         prep_close(p);
         return -1;

@@ -1,35 +1,22 @@
-/* BERT WordPiece tokenizer: the pipeline is described in
- * include/parity/tokenizer.h. The reference is HuggingFace's slow
- * BertTokenizer (BasicTokenizer + WordpieceTokenizer); where this file makes
- * a choice, the comment says which HuggingFace behaviour it mirrors, because
- * the point of parity is to produce the ids the model was trained with. */
-#define PCRE2_CODE_UNIT_WIDTH 8
-
+/* BERT WordPiece as the Hugging Face `tokenizers` library computes it: the
+ * pipeline is described in include/parity/tokenizer.h. Where this file makes
+ * a choice, the comment says which library behaviour it mirrors, because the
+ * point of parity is to produce the ids the model was trained with. */
 #include "parity/utf8.h"
+#include "parity/hf_json.h"
+#include "parity/hf_tables.h"
 #include "parity/tokenizer.h"
 
 #include <errno.h>
-#include <pcre2.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
 
-/* HuggingFace's WordpieceTokenizer max_input_chars_per_word. */
+/* WordPiece's max_input_chars_per_word, as BertTokenizerFast sets it. */
 #define WORD_MAX_CHARS 100
 #define NO_ID SIZE_MAX
-
-/* BERT's _is_chinese_char ranges, and _is_punctuation: every ASCII
- * non-alphanumeric printable (so $ + < = > ^ ` | ~ count although Unicode
- * calls them symbols) plus Unicode P*. A basic token is one CJK ideograph,
- * one punctuation character, or a run of anything else but white space. */
-#define CJK "\\x{4E00}-\\x{9FFF}\\x{3400}-\\x{4DBF}\\x{20000}-\\x{2A6DF}" \
-            "\\x{2A700}-\\x{2B73F}\\x{2B740}-\\x{2B81F}\\x{2B820}-\\x{2CEAF}" \
-            "\\x{F900}-\\x{FAFF}\\x{2F800}-\\x{2FA1F}"
-#define PUNCT "\\x21-\\x2F\\x3A-\\x40\\x5B-\\x60\\x7B-\\x7E\\p{P}"
-static const char SPLIT_PATTERN[] =
-    "[" CJK "]|[" PUNCT "]|[^\\s" CJK PUNCT "]+";
 
 struct px_tokenizer {
     char *buf;           /* the vocab file; each '\n' replaced by NUL */
@@ -39,9 +26,11 @@ struct px_tokenizer {
     size_t max_len;      /* bytes in the longest token */
     size_t *slots;       /* open addressing, linear probing: id or NO_ID */
     size_t slot_mask;    /* slot count - 1; the count is a power of two */
-    int64_t pad_id, unk_id, cls_id, sep_id;
+    int64_t pad_id, unk_id, cls_id, sep_id; /* pad_id -1: none */
     int lowercase;
-    pcre2_code *split_re;
+    const char *prefix;  /* WordPiece continuing_subword_prefix */
+    size_t prefix_len, max_chars;
+    px_hf_config *hf;    /* a tokenizer.json: its pipeline, not BERT's slow one */
 };
 
 /* A growable list of ids for one encoding. */
@@ -246,18 +235,41 @@ static int vocab_specials(px_tokenizer *tok, const char *path, px_error *err)
     return 0;
 }
 
-static int split_compile(px_tokenizer *tok, px_error *err)
+/* A vocab.txt with its lowercase flag means what Hugging Face's
+ * BertTokenizerFast makes of it (what `transformers` gives by default, and
+ * so what produced most models' ids): the tokenizer.json it would save,
+ * BertNormalizer {clean_text, handle_chinese_chars, strip_accents and
+ * lowercase as the flag}, BertPreTokenizer, WordPiece ("##", 100 characters,
+ * [UNK]), its special tokens matched literally in the text, [CLS] ... [SEP]
+ * around it. tests/tokenizer/make_tokenizer_json.js writes that file, and
+ * the agreement test holds both kinds to the library. */
+static int vocab_as_library(px_tokenizer *tok, px_error *err)
 {
-    int code;
-    PCRE2_SIZE offset;
-    tok->split_re = pcre2_compile((PCRE2_SPTR)SPLIT_PATTERN, PCRE2_ZERO_TERMINATED,
-                                  PCRE2_UTF | PCRE2_UCP, &code, &offset, NULL);
-    if (tok->split_re)
-        return 0;
-    PCRE2_UCHAR msg[256];
-    pcre2_get_error_message(code, msg, sizeof msg);
-    return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "tokenizer split pattern: %s at offset %zu",
-                        (const char *)msg, (size_t)offset);
+    static const char *const specials[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+    px_hf_config *c = tok->hf = calloc(1, sizeof *tok->hf);
+    if (!c || !(c->added = calloc(5, sizeof *c->added)) || !(c->before = malloc(sizeof *c->before)) ||
+        !(c->after = malloc(sizeof *c->after)))
+        return oom(err);
+    c->clean_text = c->handle_chinese_chars = 1;
+    c->strip_accents = c->lowercase = tok->lowercase;
+    c->before[0] = tok->cls_id, c->after[0] = tok->sep_id;
+    c->n_before = c->n_after = 1;
+    for (size_t i = 0; i < 5; i++) {
+        int64_t id = tokenizer_id(tok, specials[i]);
+        if (id < 0)
+            continue;
+        px_hf_added *a = &c->added[c->n_added++];
+        if (!(a->content = strdup(specials[i])))
+            return oom(err);
+        a->len = strlen(a->content), a->id = id, a->special = 1;
+    }
+    /* Longest first, as hf_json orders them: [MASK] before [PAD]. */
+    for (size_t i = 1; i < c->n_added; i++)
+        for (size_t j = i; j > 0 && c->added[j].len > c->added[j - 1].len; j--) {
+            px_hf_added t = c->added[j];
+            c->added[j] = c->added[j - 1], c->added[j - 1] = t;
+        }
+    return 0;
 }
 
 px_tokenizer *tokenizer_load(const char *vocab_path, int lowercase, px_error *err)
@@ -268,11 +280,12 @@ px_tokenizer *tokenizer_load(const char *vocab_path, int lowercase, px_error *er
         return NULL;
     }
     tok->lowercase = lowercase != 0;
+    tok->prefix = "##", tok->prefix_len = 2, tok->max_chars = WORD_MAX_CHARS;
     size_t len = 0;
     tok->buf = file_slurp(vocab_path, &len, err);
     if (!tok->buf || vocab_split(tok, len, vocab_path, err) ||
         vocab_index(tok, vocab_path, err) || vocab_specials(tok, vocab_path, err) ||
-        split_compile(tok, err)) {
+        vocab_as_library(tok, err)) {
         tokenizer_free(tok);
         return NULL;
     }
@@ -283,7 +296,10 @@ void tokenizer_free(px_tokenizer *tok)
 {
     if (!tok)
         return;
-    pcre2_code_free(tok->split_re);
+    if (tok->hf) {
+        hf_config_free(tok->hf);
+        free(tok->hf);
+    }
     free(tok->slots);
     free(tok->lens);
     free(tok->tokens);
@@ -311,168 +327,6 @@ const char *tokenizer_token(const px_tokenizer *tok, int64_t id)
     return tok->tokens[id];
 }
 
-/* ---- step 1: clean ------------------------------------------------------ */
-
-/* HuggingFace's _is_control tests category "C*" (Cc, Cf, Co, Cn; Cs cannot
- * occur in valid UTF-8), not just the Cc/Cf of Google's original BERT. */
-static int char_is_dropped(utf8proc_int32_t cp)
-{
-    if (cp == 0 || cp == 0xFFFD)
-        return 1;
-    if (cp == '\t' || cp == '\n' || cp == '\r')
-        return 0;
-    switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_CN:
-    case UTF8PROC_CATEGORY_CC:
-    case UTF8PROC_CATEGORY_CF:
-    case UTF8PROC_CATEGORY_CS:
-    case UTF8PROC_CATEGORY_CO:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-/* BERT maps Zs and tab/CR/LF to ' '; Python's str.split() then also splits
- * on Zl/Zp (U+2028/9). Other \s characters (VT, FF, NEL) are Cc, dropped
- * above, so after this step ' ' is the only white space left. */
-static int char_is_space(utf8proc_int32_t cp)
-{
-    if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r')
-        return 1;
-    utf8proc_category_t cat = utf8proc_category(cp);
-    return cat == UTF8PROC_CATEGORY_ZS || cat == UTF8PROC_CATEGORY_ZL ||
-           cat == UTF8PROC_CATEGORY_ZP;
-}
-
-/* Validate and clean; the result is never longer than the input. */
-static int text_clean(const char *text, size_t len, char **out, size_t *out_len, px_error *err)
-{
-    char *buf = malloc(len + 1);
-    if (!buf)
-        return oom(err);
-    size_t i = 0, o = 0;
-    while (i < len) {
-        utf8proc_int32_t cp;
-        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)text + i,
-                                              (utf8proc_ssize_t)(len - i), &cp);
-        if (k <= 0) {
-            free(buf);
-            return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0,
-                                "invalid UTF-8 at byte %zu of the text", i);
-        }
-        if (char_is_space(cp))
-            buf[o++] = ' ';
-        else if (!char_is_dropped(cp)) {
-            memcpy(buf + o, text + i, (size_t)k);
-            o += (size_t)k;
-        }
-        i += (size_t)k;
-    }
-    buf[o] = '\0';
-    *out = buf;
-    *out_len = o;
-    return 0;
-}
-
-/* ---- step 3: normalize -------------------------------------------------- */
-
-#define CAPITAL_SIGMA 0x03A3
-#define SMALL_SIGMA 0x03C3
-#define FINAL_SIGMA 0x03C2
-
-/* Python's str.lower() applies Unicode's Final_Sigma rule, so "ΟΔΟΣ" becomes
- * "οδος"; utf8proc_tolower alone would give "οδοσ". Cased and
- * Case_Ignorable are approximated from general categories plus the
- * Word_Break MidLetter/MidNumLet/Single_Quote characters. */
-static int char_is_cased(utf8proc_int32_t cp)
-{
-    utf8proc_category_t cat = utf8proc_category(cp);
-    return cat == UTF8PROC_CATEGORY_LU || cat == UTF8PROC_CATEGORY_LL ||
-           cat == UTF8PROC_CATEGORY_LT;
-}
-
-static int char_is_case_ignorable(utf8proc_int32_t cp)
-{
-    static const utf8proc_int32_t mid[] = {
-        0x27, 0x2E, 0x3A, 0xB7, 0x387, 0x55F, 0x5F4, 0x2018, 0x2019,
-        0x2024, 0x2027, 0xFE13, 0xFE52, 0xFE55, 0xFF07, 0xFF0E, 0xFF1A,
-    };
-    for (size_t i = 0; i < sizeof mid / sizeof mid[0]; i++)
-        if (cp == mid[i])
-            return 1;
-    utf8proc_category_t cat = utf8proc_category(cp);
-    return cat == UTF8PROC_CATEGORY_MN || cat == UTF8PROC_CATEGORY_ME ||
-           cat == UTF8PROC_CATEGORY_CF || cat == UTF8PROC_CATEGORY_LM ||
-           cat == UTF8PROC_CATEGORY_SK;
-}
-
-/* before[0..nb) is the text already folded, after[0..na) what follows. Both
- * sides are valid context: folding keeps cased letters cased and only
- * removes Mn, which is case-ignorable anyway. */
-static int sigma_is_final(const utf8proc_int32_t *before, utf8proc_ssize_t nb,
-                          const utf8proc_int32_t *after, utf8proc_ssize_t na)
-{
-    while (nb > 0 && char_is_case_ignorable(before[nb - 1]))
-        nb--;
-    if (nb == 0 || !char_is_cased(before[nb - 1]))
-        return 0;
-    utf8proc_ssize_t i = 0;
-    while (i < na && char_is_case_ignorable(after[i]))
-        i++;
-    return i == na || !char_is_cased(after[i]);
-}
-
-/* In place: drop Mn (accents, after NFD) and lowercase. */
-static utf8proc_ssize_t cps_fold(utf8proc_int32_t *cps, utf8proc_ssize_t n)
-{
-    utf8proc_ssize_t o = 0;
-    for (utf8proc_ssize_t i = 0; i < n; i++) {
-        utf8proc_int32_t cp = cps[i];
-        if (utf8proc_category(cp) == UTF8PROC_CATEGORY_MN)
-            continue;
-        if (cp == CAPITAL_SIGMA)
-            cp = sigma_is_final(cps, o, cps + i + 1, n - i - 1) ? FINAL_SIGMA : SMALL_SIGMA;
-        else
-            cp = utf8proc_tolower(cp);
-        cps[o++] = cp;
-    }
-    return o;
-}
-
-/* Lowercasing: NFD then fold. Otherwise NFC, which current HuggingFace
- * BasicTokenizer applies before splitting so that "é" and "e\u0301" give
- * the same tokens; with lowercasing NFC is moot since NFD follows. */
-static int text_normalize(const px_tokenizer *tok, const char *s, size_t len, char **out,
-                          size_t *out_len, px_error *err)
-{
-    utf8proc_option_t opt = UTF8PROC_STABLE | (tok->lowercase ? UTF8PROC_DECOMPOSE : UTF8PROC_COMPOSE);
-    utf8proc_ssize_t n = utf8proc_decompose((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len,
-                                            NULL, 0, opt);
-    utf8proc_int32_t *cps = n >= 0 ? malloc(((size_t)n + 1) * sizeof *cps) : NULL;
-    char *buf = n >= 0 ? malloc((size_t)n * 4 + 1) : NULL;
-    if (n >= 0 && cps && buf)
-        n = utf8proc_decompose((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len, cps, n, opt);
-    if (n >= 0 && cps && buf)
-        n = tok->lowercase ? cps_fold(cps, n) : utf8proc_normalize_utf32(cps, n, opt);
-    if (n < 0 || !cps || !buf) {
-        free(cps);
-        free(buf);
-        if (n < 0)
-            return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "normalizing text: %s",
-                                utf8proc_errmsg(n));
-        return oom(err);
-    }
-    size_t o = 0;
-    for (utf8proc_ssize_t i = 0; i < n; i++)
-        o += (size_t)utf8proc_encode_char(cps[i], (utf8proc_uint8_t *)buf + o);
-    buf[o] = '\0';
-    free(cps);
-    *out = buf;
-    *out_len = o;
-    return 0;
-}
-
 /* ---- steps 4-6: split, WordPiece, assemble ------------------------------ */
 
 static int ids_push(struct id_list *ids, int64_t id, px_error *err)
@@ -489,15 +343,15 @@ static int ids_push(struct id_list *ids, int64_t id, px_error *err)
     return 0;
 }
 
-/* Look up w[start..end), "##"-prefixed unless it starts the word; scratch
- * has room for "##" and a whole word. */
+/* Look up w[start..end), prefixed ("##") unless it starts the word; scratch
+ * holds the prefix and has room for a whole word after it. */
 static size_t piece_find(const px_tokenizer *tok, const char *w, size_t start, size_t end,
                          char *scratch)
 {
     if (start == 0)
         return vocab_find(tok, w, end);
-    memcpy(scratch + 2, w + start, end - start);
-    return vocab_find(tok, scratch, end - start + 2);
+    memcpy(scratch + tok->prefix_len, w + start, end - start);
+    return vocab_find(tok, scratch, end - start + tok->prefix_len);
 }
 
 /* Greedy longest-match-first; a word with any uncovered part becomes one
@@ -505,16 +359,20 @@ static size_t piece_find(const px_tokenizer *tok, const char *w, size_t start, s
 static int word_piece(const px_tokenizer *tok, const char *w, size_t len, struct id_list *ids,
                       px_error *err)
 {
-    if (utf8_count(w, len) > WORD_MAX_CHARS)
+    if (utf8_count(w, len) > tok->max_chars)
         return ids_push(ids, tok->unk_id, err);
-    char scratch[2 + 4 * WORD_MAX_CHARS] = "##";
+    char *scratch = malloc(tok->prefix_len + len + 1);
+    if (!scratch)
+        return oom(err);
+    memcpy(scratch, tok->prefix, tok->prefix_len);
     size_t mark = ids->n, start = 0;
+    int rc = 0;
     while (start < len) {
-        /* No piece longer than the longest token (with "##" after the
+        /* No piece longer than the longest token (with the prefix after the
          * start) can be in the vocab, so the search begins at the last
          * character boundary within that length: the same match, without
          * looking up every longer prefix of a 100-character word. */
-        size_t room = start ? tok->max_len - 2 : tok->max_len;
+        size_t room = !start ? tok->max_len : tok->max_len > tok->prefix_len ? tok->max_len - tok->prefix_len : 0;
         size_t id = NO_ID, end = len - start > room ? start + room : len;
         while (end < len && end > start && ((unsigned char)w[end] & 0xC0) == 0x80)
             end--;
@@ -523,38 +381,14 @@ static int word_piece(const px_tokenizer *tok, const char *w, size_t len, struct
                 break;
         if (id == NO_ID) {
             ids->n = mark;
-            return ids_push(ids, tok->unk_id, err);
+            rc = ids_push(ids, tok->unk_id, err);
+            break;
         }
-        if (ids_push(ids, (int64_t)id, err))
-            return -1;
+        if ((rc = ids_push(ids, (int64_t)id, err)))
+            break;
         start = end;
     }
-    return 0;
-}
-
-/* Every non-space character is matched by one alternative of the split
- * pattern, so matches never have length zero and each is a basic token. */
-static int text_pieces(const px_tokenizer *tok, const char *s, size_t len, struct id_list *ids,
-                       px_error *err)
-{
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(tok->split_re, NULL);
-    if (!md)
-        return oom(err);
-    PCRE2_SIZE off = 0;
-    int rc = 0;
-    while (rc == 0 && off < len) {
-        int m = pcre2_match(tok->split_re, (PCRE2_SPTR)s, len, off, PCRE2_NO_UTF_CHECK, md, NULL);
-        if (m == PCRE2_ERROR_NOMATCH)
-            break;
-        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-        if (m < 0 || ov[1] <= ov[0]) {
-            rc = px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "tokenizer split failed (%d)", m);
-            break;
-        }
-        rc = word_piece(tok, s + ov[0], ov[1] - ov[0], ids, err);
-        off = ov[1];
-    }
-    pcre2_match_data_free(md);
+    free(scratch);
     return rc;
 }
 
@@ -566,6 +400,8 @@ static int encoding_fill(const px_tokenizer *tok, const struct id_list *ids, siz
     size_t n = ids->n > pad_to ? ids->n : pad_to;
     if (n > SIZE_MAX / 64)
         return oom(err);
+    if (n > ids->n && tok->pad_id < 0)
+        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "pad_to needs a [PAD] token, and the tokenizer has none");
     size_t bytes = n * sizeof(char *);
     for (size_t i = 0; i < n; i++)
         bytes += tok->lens[i < ids->n ? ids->v[i] : tok->pad_id] + 1;
@@ -591,6 +427,234 @@ static int encoding_fill(const px_tokenizer *tok, const struct id_list *ids, siz
     return 0;
 }
 
+/* ---- the tokenizer.json pipeline ---------------------------------------- */
+
+/* What the Hugging Face `tokenizers` library does with a BERT tokenizer.json
+ * (normalizers/bert.rs, pre_tokenizers/bert.rs, models/wordpiece,
+ * added_vocabulary.rs), with its own character classes: the tables in
+ * src/hf_tables.c were generated by probing the library
+ * (tests/tokenizer/gen_tables.js), because its Unicode data is older than
+ * utf8proc's and the point is the ids the model was trained with. */
+
+struct cp_list {
+    uint32_t *v;
+    size_t n, cap;
+};
+
+static int cps_push(struct cp_list *l, uint32_t cp, px_error *err)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        uint32_t *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return oom(err);
+        l->v = v, l->cap = cap;
+    }
+    l->v[l->n++] = cp;
+    return 0;
+}
+
+/* Push the code points of a table's UTF-8 string. */
+static int cps_push_utf8(struct cp_list *l, const char *s, px_error *err)
+{
+    for (utf8proc_ssize_t k; *s; s += k) {
+        utf8proc_int32_t cp;
+        k = utf8proc_iterate((const utf8proc_uint8_t *)s, -1, &cp);
+        if (k <= 0 || cps_push(l, (uint32_t)cp, err))
+            return k <= 0 ? px_error_set(err, PX_EXIT_INTERNAL, NULL, 0, 0, "bad table entry") : -1;
+    }
+    return 0;
+}
+
+static int ccc(uint32_t cp) { return (int)hf_ccc(cp); }
+
+/* NFD's last step: each run of non-starters sorted by combining class,
+ * stably. */
+static void cps_reorder(uint32_t *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        int c = ccc(v[i]);
+        for (size_t j = i; c && j > 0 && ccc(v[j - 1]) > c; j--) {
+            uint32_t t = v[j];
+            v[j] = v[j - 1], v[j - 1] = t;
+        }
+    }
+}
+
+/* BertNormalizer: clean_text, handle_chinese_chars, strip_accents (NFD,
+ * then drop non-spacing marks), lowercase; in that order. */
+static int hf_normalize(const px_hf_config *c, struct cp_list *a, struct cp_list *b, px_error *err)
+{
+    b->n = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        uint32_t cp = a->v[i];
+        if (c->clean_text && hf_in(hf_other_ranges, hf_other_count, cp))
+            continue;
+        if (c->clean_text && hf_in(hf_space_ranges, hf_space_count, cp))
+            cp = ' ';
+        int cjk = c->handle_chinese_chars && hf_in(hf_chinese_ranges, hf_chinese_count, cp);
+        if ((cjk && cps_push(b, ' ', err)) || cps_push(b, cp, err) || (cjk && cps_push(b, ' ', err)))
+            return -1;
+    }
+    if (c->strip_accents) {
+        a->n = 0;
+        for (size_t i = 0; i < b->n; i++) {
+            const char *d = hf_map(hf_nfd, hf_nfd_count, b->v[i]);
+            if (d ? cps_push_utf8(a, d, err) : cps_push(a, b->v[i], err))
+                return -1;
+        }
+        cps_reorder(a->v, a->n);
+        b->n = 0;
+        for (size_t i = 0; i < a->n; i++)
+            if (!hf_in(hf_mn_ranges, hf_mn_count, a->v[i]) && cps_push(b, a->v[i], err))
+                return -1;
+    }
+    if (c->lowercase) {
+        a->n = 0;
+        for (size_t i = 0; i < b->n; i++) {
+            const char *l = hf_map(hf_lower, hf_lower_count, b->v[i]);
+            if (l ? cps_push_utf8(a, l, err) : cps_push(a, b->v[i], err))
+                return -1;
+        }
+        struct cp_list t = *a;
+        *a = *b, *b = t;
+    }
+    return 0;
+}
+
+/* BertPreTokenizer (split on white space, each punctuation character a word
+ * of its own), then WordPiece on each word. */
+static int hf_words(const px_tokenizer *tok, const struct cp_list *v, struct id_list *ids, px_error *err)
+{
+    char *w = malloc(v->n * 4 + 1);
+    if (!w)
+        return oom(err);
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i <= v->n && !rc; i++) {
+        uint32_t cp = i < v->n ? v->v[i] : ' ';
+        int space = hf_in(hf_split_space_ranges, hf_split_space_count, cp) || i == v->n;
+        int punct = !space && hf_in(hf_punct_ranges, hf_punct_count, cp);
+        if ((space || punct) && n) {
+            rc = word_piece(tok, w, n, ids, err);
+            n = 0;
+        }
+        if (!space && !rc)
+            n += (size_t)utf8proc_encode_char((utf8proc_int32_t)cp, (utf8proc_uint8_t *)w + n);
+        if (punct && !rc) {
+            rc = word_piece(tok, w, n, ids, err);
+            n = 0;
+        }
+    }
+    free(w);
+    return rc;
+}
+
+/* One stretch of text between added tokens: normalized and split. */
+static int hf_segment(const px_tokenizer *tok, const char *s, size_t len, struct cp_list *a, struct cp_list *b,
+                      struct id_list *ids, px_error *err)
+{
+    a->n = 0;
+    for (size_t i = 0; i < len;) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(len - i), &cp);
+        if (k <= 0 || cps_push(a, (uint32_t)cp, err))
+            return k <= 0 ? px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "invalid UTF-8 in the text") : -1;
+        i += (size_t)k;
+    }
+    return hf_normalize(tok->hf, a, b, err) || hf_words(tok, b, ids, err) ? -1 : 0;
+}
+
+/* The added tokens (the special ones: [CLS], [SEP], ...) are found in the raw
+ * text first, leftmost and then longest, and become their ids whatever the
+ * normalizer would have made of them; the stretches between go through the
+ * pipeline; the post processor's ids go around the whole. */
+static int hf_encode(const px_tokenizer *tok, const char *text, size_t len, struct id_list *ids, px_error *err)
+{
+    long bad = utf8_invalid_at(text, len);
+    if (bad >= 0)
+        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "invalid UTF-8 at byte %ld of the text", bad);
+    const px_hf_config *c = tok->hf;
+    struct cp_list a = {0}, b = {0};
+    int rc = 0;
+    for (size_t k = 0; k < c->n_before && !rc; k++)
+        rc = ids_push(ids, c->before[k], err);
+    size_t seg = 0;
+    for (size_t i = 0; i < len && !rc;) {
+        const px_hf_added *m = NULL;
+        for (size_t k = 0; k < c->n_added && !m; k++)
+            if (c->added[k].len <= len - i && !memcmp(text + i, c->added[k].content, c->added[k].len))
+                m = &c->added[k];
+        if (!m) {
+            i++;
+            continue;
+        }
+        rc = hf_segment(tok, text + seg, i - seg, &a, &b, ids, err) || ids_push(ids, m->id, err);
+        i += m->len;
+        seg = i;
+    }
+    if (!rc)
+        rc = hf_segment(tok, text + seg, len - seg, &a, &b, ids, err);
+    for (size_t k = 0; k < c->n_after && !rc; k++)
+        rc = ids_push(ids, c->after[k], err);
+    free(a.v);
+    free(b.v);
+    return rc ? -1 : 0;
+}
+
+px_tokenizer *tokenizer_load_hf(const char *path, px_error *err)
+{
+    px_tokenizer *tok = calloc(1, sizeof *tok);
+    if (tok && !(tok->hf = calloc(1, sizeof *tok->hf))) {
+        free(tok);
+        tok = NULL;
+    }
+    if (!tok) {
+        oom(err);
+        return NULL;
+    }
+    if (hf_json_read(path, tok->hf, err)) {
+        tokenizer_free(tok);
+        return NULL;
+    }
+    const px_hf_config *c = tok->hf;
+    size_t bytes = 1;
+    for (size_t id = 0; id < c->n; id++)
+        bytes += strlen(c->tokens[id]) + 1;
+    tok->buf = malloc(bytes);
+    tok->tokens = malloc((c->n + 1) * sizeof *tok->tokens);
+    tok->lens = malloc((c->n + 1) * sizeof *tok->lens);
+    if (!tok->buf || !tok->tokens || !tok->lens) {
+        oom(err);
+        tokenizer_free(tok);
+        return NULL;
+    }
+    char *p = tok->buf;
+    for (size_t id = 0; id < c->n; id++) {
+        size_t l = strlen(c->tokens[id]);
+        memcpy(p, c->tokens[id], l + 1);
+        tok->tokens[id] = p, tok->lens[id] = l;
+        tok->max_len = l > tok->max_len ? l : tok->max_len;
+        p += l + 1;
+    }
+    tok->n = c->n;
+    tok->prefix = c->prefix, tok->prefix_len = strlen(c->prefix), tok->max_chars = c->max_chars;
+    tok->lowercase = c->lowercase;
+    if (vocab_index(tok, path, err)) {
+        tokenizer_free(tok);
+        return NULL;
+    }
+    tok->unk_id = tokenizer_id(tok, c->unk_token);
+    tok->pad_id = tokenizer_id(tok, "[PAD]");
+    tok->cls_id = tok->sep_id = -1;
+    if (tok->unk_id < 0) {
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "model.unk_token '%s' is not in the vocab", c->unk_token);
+        tokenizer_free(tok);
+        return NULL;
+    }
+    return tok;
+}
+
 int tokenizer_encode(const px_tokenizer *tok, const char *text, size_t len,
                      size_t max_tokens, size_t pad_to, px_encoding *out,
                      px_error *err)
@@ -600,19 +664,10 @@ int tokenizer_encode(const px_tokenizer *tok, const char *text, size_t len,
         return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "no text");
     if (len > (size_t)PTRDIFF_MAX / 4)
         return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "text too long");
-    char *clean = NULL, *norm = NULL;
-    size_t clean_len = 0, norm_len = 0;
     struct id_list ids = {0};
-    int rc = -1;
-    if (!text_clean(text ? text : "", len, &clean, &clean_len, err) &&
-        !text_normalize(tok, clean, clean_len, &norm, &norm_len, err) &&
-        !ids_push(&ids, tok->cls_id, err) &&
-        !text_pieces(tok, norm, norm_len, &ids, err) &&
-        !ids_push(&ids, tok->sep_id, err) &&
-        !encoding_fill(tok, &ids, max_tokens, pad_to, out, err))
-        rc = 0;
-    free(clean);
-    free(norm);
+    int rc = hf_encode(tok, text ? text : "", len, &ids, err) || encoding_fill(tok, &ids, max_tokens, pad_to, out, err)
+                 ? -1
+                 : 0;
     free(ids.v);
     return rc;
 }

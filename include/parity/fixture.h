@@ -118,6 +118,7 @@ typedef struct px_fixture {
     char *vocab_sha256;
     px_loc vocab_sha_loc, tokenizer_loc;
     int lowercase;
+    int tokenizer_hf;   /* kind huggingface: vocab_path is a tokenizer.json */
     size_t max_tokens;
     size_t pad_to;
     int empty_reject;   /* 1: an empty (after cleaning) text is rejected */

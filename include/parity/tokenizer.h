@@ -1,25 +1,35 @@
-/* BERT-style WordPiece tokenizer (the "basic" tokenizer of BERT followed by
- * greedy longest-match-first WordPiece), reading a vocab.txt (one token per
- * line, id = 0-based line number).
+/* BERT WordPiece, as the Hugging Face `tokenizers` library (the fast
+ * tokenizer, tokenizer.json) computes it, character classes included: the
+ * ids a model trained with `transformers` learned from. Two ways to give it:
+ *   tokenizer_load     a vocab.txt (one token per line, id = 0-based line
+ *                      number) and a lowercase flag: what BertTokenizerFast
+ *                      makes of them;
+ *   tokenizer_load_hf  a tokenizer.json of the BERT family (parity/hf_json.h).
  *
  * Pipeline of tokenizer_encode():
- *   1. clean: drop U+0000, U+FFFD and control characters other than
- *      tab/CR/LF (every category C*: Cc, Cf, Co, Cn, as HuggingFace's
- *      _is_control; so VT, FF, NEL are dropped, not spaced); map every
- *      remaining white-space character (\s under Unicode: Z*, tab, CR, LF)
- *      to ' '
- *   2. put spaces around CJK ideographs
- *   3. if lowercase: NFD, drop non-spacing marks (Mn), lowercase (utf8proc,
- *      plus Python's final-sigma rule); otherwise NFC (as HuggingFace does)
- *   4. split on white space; split punctuation (Unicode P* and ASCII
- *      non-alphanumeric symbols) into tokens of their own (PCRE2, UCP)
- *   5. WordPiece each word: longest prefix in vocab, then "##"-prefixed
- *      continuations; a word with no full cover (or > 100 code points)
- *      becomes [UNK]
- *   6. [CLS] tokens... [SEP]; optionally [PAD] to pad_to
- * The input is never truncated: when the sequence (with [CLS]/[SEP]) would be
- * longer than max_tokens the encoding reports over_limit and the caller
- * rejects the example. */
+ *   1. the added (special) tokens ([CLS], [SEP], [MASK], ...) are found in
+ *      the raw text, leftmost then longest, and become their ids: a text
+ *      that says "[SEP]" gives the [SEP] id, as in the library;
+ *   2. each stretch between them is normalized (BertNormalizer): clean_text
+ *      drops NUL, U+FFFD and the library's "other" characters (control,
+ *      format, private use, and unassigned as its tables know them; an
+ *      unassigned code point newer than its tables is kept, and ends as
+ *      [UNK]) and maps its white space to ' '; CJK ideographs get spaces
+ *      around them; strip_accents (default: as lowercase) is NFD then drop
+ *      non-spacing marks; lowercase is per character (no final-sigma rule);
+ *   3. split on white space, each punctuation character a word of its own
+ *      (BertPreTokenizer);
+ *   4. WordPiece each word: longest prefix in the vocab, then "##"-prefixed
+ *      continuations; a word with no full cover, or longer than 100 code
+ *      points, becomes [UNK];
+ *   5. [CLS] ... [SEP] around (the post processor's ids); optionally [PAD]
+ *      to pad_to.
+ * The character classes of steps 2-3 are the library's, probed from it
+ * (src/hf_tables.c, tests/tokenizer/gen_tables.js), not utf8proc's newer
+ * ones; tests/test_hf_agree.c holds both kinds to the library on thousands
+ * of adversarial strings. The input is never truncated: when the sequence
+ * would be longer than max_tokens the encoding reports over_limit and the
+ * caller rejects the example. */
 #ifndef PARITY_TOKENIZER_H
 #define PARITY_TOKENIZER_H
 
@@ -46,6 +56,12 @@ typedef struct px_encoding {
 /* Load vocab.txt. Errors: file unreadable, a required special token
  * ([PAD] [UNK] [CLS] [SEP]) missing, duplicate token (file:line). */
 px_tokenizer *tokenizer_load(const char *vocab_path, int lowercase, px_error *err);
+/* Load a Hugging Face tokenizer.json (the BERT family, see
+ * parity/hf_json.h): encoding then follows the `tokenizers` library with its
+ * own character classes (added tokens matched in the raw text, BertNormalizer,
+ * BertPreTokenizer, WordPiece, the post processor's ids around the text),
+ * not the pipeline above. */
+px_tokenizer *tokenizer_load_hf(const char *path, px_error *err);
 void tokenizer_free(px_tokenizer *tok);
 
 size_t tokenizer_vocab_size(const px_tokenizer *tok);
