@@ -103,8 +103,15 @@ static int set_token(ctx *x, size_t id, const char *token, const char *what)
 /* A whole number in [0, limit) from a JSON integer. */
 static int get_id(ctx *x, const json_t *v, size_t limit, const char *what, size_t *out)
 {
-    if (!json_is_integer(v) || json_integer_value(v) < 0 || (json_int_t)limit <= json_integer_value(v))
-        return fail(x, "%s: an id must be a whole number from 0%s", what, NULL);
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || (json_int_t)limit <= json_integer_value(v)) {
+        char msg[160];
+        if (json_is_integer(v))
+            snprintf(msg, sizeof msg, "%s: id %lld is not between 0 and %zu (there are %zu tokens)", what,
+                     (long long)json_integer_value(v), limit - 1, limit);
+        else
+            snprintf(msg, sizeof msg, "%s: an id must be a whole number", what);
+        return fail(x, "%s%s", msg, NULL);
+    }
     *out = (size_t)json_integer_value(v);
     return 0;
 }
@@ -307,8 +314,12 @@ int hf_json_parse(const char *path, const char *data, size_t len, px_hf_config *
                             "not a tokenizer.json: %s", je.text);
     int rc = -1;
     json_t *added = json_object_get(root, "added_tokens"), *none = json_array();
+    static const char *const top[] = {"version", "truncation", "padding", "added_tokens", "normalizer",
+                                      "pre_tokenizer", "model", "post_processor", "decoder", NULL};
     if (!json_is_object(root))
         fail(&x, "not a tokenizer.json: the top level is not an object%s%s", NULL, NULL);
+    else if (only_keys(&x, root, "the file", top))
+        ;
     else if (json_object_get(root, "truncation") && !json_is_null(json_object_get(root, "truncation")))
         fail(&x, "it sets truncation: parity rejects a long input, it never cuts one (set \"truncation\": null)%s%s",
              NULL, NULL);

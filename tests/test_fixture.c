@@ -271,3 +271,30 @@ Test(fixture, executor_and_precision_settings)
                  "sets both tf32 and matmul_precision");
     expect_error("{device: cpu}", "{device: cpu, first_forward_timeout: 0}", 9, 51, "first_forward_timeout");
 }
+
+/* kind huggingface: a tokenizer.json (file:), pinned like a vocab.txt; it
+ * says lowercase itself, and a vocab: is the other kind's. */
+Test(fixture, huggingface_tokenizer_kind)
+{
+    char *text = variant("    tokenizer: {kind: wordpiece, vocab: v.txt}\n",
+                         "    tokenizer: {kind: huggingface, file: tokenizer.json}\n");
+    px_error err;
+    px_fixture *f = parse(text, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect_eq(f->tokenizer_hf, 1);
+    cr_expect_str_eq(f->vocab_path, "tokenizer.json");
+    fixture_free(f);
+    free(text);
+    f = parse(MINIMAL, &err);
+    cr_assert_not_null(f);
+    cr_expect_eq(f->tokenizer_hf, 0);
+    fixture_free(f);
+    expect_error("{kind: wordpiece, vocab: v.txt}", "{kind: huggingface, vocab: v.txt}", 6, 43,
+                 "a huggingface tokenizer does not take vocab");
+    expect_error("{kind: wordpiece, vocab: v.txt}", "{kind: huggingface, file: t.json, lowercase: false}", 6, 61,
+                 "does not take lowercase");
+    expect_error("{kind: wordpiece, vocab: v.txt}", "{kind: wordpiece, file: t.json}", 6, 40,
+                 "a wordpiece tokenizer does not take file");
+    expect_error("{kind: wordpiece, vocab: v.txt}", "{kind: sentencepiece, file: t.model}", 6, 23,
+                 "tokenizer kind 'sentencepiece' is not supported (wordpiece or huggingface)");
+}

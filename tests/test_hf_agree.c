@@ -203,3 +203,44 @@ Test(hf_agree, invalid_utf8_is_refused_not_guessed)
     }
     tokenizer_free(tok);
 }
+
+/* The demo through parity itself with kind huggingface (the tokenizer.json
+ * made from its vocab.txt): the same token ids and the same logits as with
+ * the vocab.txt, for every example. */
+Test(hf_agree, a_fixture_with_tokenizer_json_runs_as_with_vocab_txt, .timeout = 180)
+{
+    char fx[128];
+    snprintf(fx, sizeof fx, "tests/data/.hf-demo-%d.yaml", (int)getpid());
+    char *text = tl_slurp("fixtures/campus-club/fixture.yaml");
+    const char *from_model = "path: model.pt", *from_tok = "      kind: wordpiece\n      vocab: vocab.txt\n";
+    char *m = strstr(text, from_model), *t = strstr(text, from_tok), *l = strstr(text, "      lowercase: true\n");
+    cr_assert(m && t && l && m < t && t < l, "the demo fixture's layout changed");
+    char *out = malloc(strlen(text) + 400);
+    sprintf(out, "%.*spath: ../../fixtures/campus-club/model.pt%.*s      kind: huggingface\n"
+                 "      file: campus-tokenizer.json\n%.*s%s",
+            (int)(m - text), text, (int)(t - (m + strlen(from_model))), m + strlen(from_model),
+            (int)(l - (t + strlen(from_tok))), t + strlen(from_tok), l + strlen("      lowercase: true\n"));
+    /* the pin follows the file: line "sha256:" after "file:" */
+    char *sha = strstr(out, "      file: campus-tokenizer.json\n      sha256: \"");
+    cr_assert_not_null(sha, "%s", out);
+    memcpy(sha + strlen("      file: campus-tokenizer.json\n      sha256: \""),
+           "e56cb739b71ca341e2dbf1f4347583b5b2054de6590a714b2f1a9ec1b2a1d47d", 64);
+    tl_write(fx, out);
+    free(text), free(out);
+    char *d = tl_tmpdir(), a[300], b[300];
+    snprintf(a, sizeof a, "%s/vocab.yaml", d);
+    snprintf(b, sizeof b, "%s/json.yaml", d);
+    cmd_result r1 = tl_run((const char *[]){"parity", "run", "fixtures/campus-club/fixture.yaml", "-q", "-o", a, NULL});
+    cmd_result r2 = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", b, NULL});
+    unlink(fx);
+    cr_expect_eq(r1.status, 0, "%s", r1.err);
+    cr_expect_eq(r2.status, 0, "%s", r2.err);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "diff <(grep -E 'token_ids:|values:' %s) <(grep -E 'token_ids:|values:' %s) >&2 && "
+                              "[ $(grep -c 'token_ids: \\[2,' %s) -ge 12 ]", a, b, b);
+    char full[1500];
+    snprintf(full, sizeof full, "bash -c \"%s\"", cmd);
+    cr_expect_eq(system(full), 0, "the tokenizer.json run differs from the vocab.txt run");
+    tl_free(&r1), tl_free(&r2);
+    unlink(a), unlink(b), rmdir(d), free(d);
+}

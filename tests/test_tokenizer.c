@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "parity/tokenizer.h"
+#include "testlib.h"
 
 #define VOCAB "tests/data/vocab-small.txt"
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -360,4 +361,83 @@ Test(tokenizer, vocab_missing_file)
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_str_eq(err.file, "tests/data/no-such-vocab.txt");
     cr_expect(strstr(err.msg, "No such file"), "message: %s", err.msg);
+}
+
+/* ---- tokenizer.json ---------------------------------------------------- */
+
+#define HF_JSON "tests/data/campus-tokenizer.json"
+
+/* tokenizer.json made from the demo's vocab.txt
+ * (tests/tokenizer/make_tokenizer_json.js): the same vocabulary, the same
+ * ids for the same text as the vocab.txt kind. */
+Test(tokenizer_json, reads_the_same_vocabulary_as_vocab_txt)
+{
+    px_error err = {0};
+    px_tokenizer *a = tokenizer_load_hf(HF_JSON, &err), *b = tokenizer_load("fixtures/campus-club/vocab.txt", 1, &err);
+    cr_assert(a && b, "%s", err.msg);
+    cr_assert_eq(tokenizer_vocab_size(a), tokenizer_vocab_size(b));
+    for (size_t id = 0; id < tokenizer_vocab_size(a); id++)
+        cr_expect_str_eq(tokenizer_token(a, (int64_t)id), tokenizer_token(b, (int64_t)id));
+    const char *text = "Film club screening of Stalker on Thursday at 7pm, Café Zoë [SEP] 中文!";
+    px_encoding x, y;
+    cr_assert_eq(tokenizer_encode(a, text, strlen(text), 0, 0, &x, &err), 0, "%s", err.msg);
+    cr_assert_eq(tokenizer_encode(b, text, strlen(text), 0, 0, &y, &err), 0, "%s", err.msg);
+    cr_assert_eq(x.n, y.n);
+    cr_expect_eq(memcmp(x.ids, y.ids, x.n * sizeof *x.ids), 0);
+    cr_expect_eq(x.ids[0], tokenizer_id(a, "[CLS]"));
+    cr_expect_eq(x.ids[x.n - 1], tokenizer_id(a, "[SEP]"));
+    encoding_free(&x), encoding_free(&y);
+    tokenizer_free(a), tokenizer_free(b);
+}
+
+/* The file with `from` replaced by `to` must be refused, naming the part
+ * parity does not implement; at line:col for a syntax error. */
+static void json_refused(const char *from, const char *to, const char *needle, int line)
+{
+    char *text = tl_slurp(HF_JSON);
+    char *at = strstr(text, from);
+    cr_assert_not_null(at, "test bug: '%s' not in %s", from, HF_JSON);
+    char *changed = malloc(strlen(text) + strlen(to) + 1);
+    sprintf(changed, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    char path[] = "/tmp/parity-tokjson-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, changed, strlen(changed)), (ssize_t)strlen(changed));
+    close(fd);
+    px_error err = {0};
+    px_tokenizer *tok = tokenizer_load_hf(path, &err);
+    cr_expect_null(tok, "'%s' -> '%s' must be refused", from, to);
+    tokenizer_free(tok);
+    cr_expect_eq(err.code, PX_EXIT_USAGE);
+    cr_expect_str_eq(err.file, path);
+    cr_expect(strstr(err.msg, needle), "'%s' -> '%s': '%s' lacks '%s'", from, to, err.msg, needle);
+    if (line)
+        cr_expect_eq(err.line, line, "%s: line %d, want %d", err.msg, err.line, line);
+    unlink(path);
+    free(text), free(changed);
+}
+
+Test(tokenizer_json, what_parity_does_not_implement_is_refused)
+{
+    json_refused("\"truncation\": null", "\"truncation\": {\"max_length\": 128, \"strategy\": \"LongestFirst\"}",
+                 "sets truncation: parity rejects a long input, it never cuts one", 0);
+    json_refused("\"padding\": null", "\"padding\": {\"strategy\": \"BatchLongest\"}", "sets padding", 0);
+    json_refused("\"type\": \"BertNormalizer\"", "\"type\": \"NFKC\"", "normalizer NFKC is not implemented", 0);
+    json_refused("\"type\": \"BertPreTokenizer\"", "\"type\": \"Whitespace\"",
+                 "pre_tokenizer Whitespace is not implemented", 0);
+    json_refused("\"type\": \"WordPiece\",\n    \"unk_token\"", "\"type\": \"BPE\",\n    \"unk_token\"",
+                 "model BPE is not implemented", 0);
+    json_refused("\"type\": \"TemplateProcessing\"", "\"type\": \"RobertaProcessing\"",
+                 "post_processor RobertaProcessing is not implemented", 0);
+    json_refused("\"lstrip\": false", "\"lstrip\": true", "lstrip is not implemented", 0);
+    json_refused("\"normalized\": false", "\"normalized\": true", "normalized: true is not implemented", 0);
+    json_refused("\"unk_token\": \"[UNK]\"", "\"unk_token\": \"[NOPE]\"", "model.unk_token '[NOPE]' is not in the vocab",
+                 0);
+    json_refused("\"lowercase\": true", "\"lowercase\": \"yes\"", "normalizer.lowercase must be true or false", 0);
+    json_refused("\"version\": \"1.0\",", "\"version\": \"1.0\", \"dropout\": 0.1,", "has 'dropout'", 0);
+    json_refused("\"zoe\": 813", "\"zoe\": 900", "id 900 is not between 0 and 818", 0);
+    json_refused("\"zoe\": 813", "\"zoe\": 815", "no token has id 813", 0);
+    json_refused("\"zoe\": 813", "\"zoe\": 812", "two tokens have id 812", 0);
+    json_refused("\"version\": \"1.0\",", "\"version\": \"1.0\" \"x\",", "not a tokenizer.json", 2);
+    json_refused("\"padding\": null,", "\"padding\": null, \"padding\": null,", "duplicate", 4);
 }
