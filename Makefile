@@ -123,6 +123,7 @@ check: all $(TEST_BINS) lint-man
 	for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs 1; done
 	tests/tmux_smoke.sh $(PARITY) $(EXECUTOR)
 	tests/host_workflow.sh $(PARITY) $(EXECUTOR)
+	node tests/tokenizer/gen_tables.js --check > build/tables-check.log || { tail -20 build/tables-check.log; exit 1; }
 	@echo "make check: all test binaries passed"
 
 lint-man:
