@@ -6,6 +6,11 @@
 #   make parity               parity and the Python executor alone: no libtorch
 #                             needed (an accelerator host with Python and torch)
 #   make deps-host            install only what `make parity` needs
+#   make install PREFIX=/usr/local DESTDIR=
+#                             parity in PREFIX/bin, the executors in
+#                             PREFIX/libexec/parity, themes in
+#                             PREFIX/share/parity/themes, man pages;
+#                             make uninstall removes exactly that
 #   make LIBTORCH=/path       build the executor against another libtorch
 #                             (a CUDA build, or torch's own dir from pip)
 #   make check                unit + end-to-end tests (real libtorch)
@@ -67,7 +72,7 @@ EXECUTOR := $(TORCH_BUILD)/parity-torch
 # A PrivateUse1 device for the tests (tests/backend/parity_testdev.cpp).
 TESTDEV := $(TORCH_BUILD)/libparity_testdev.so
 
-.PHONY: all parity deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo bench clean demo-model test-models lint-man fuzz
+.PHONY: all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo bench clean demo-model test-models lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV)
 
 # parity finds the Python executor beside itself (installed: in
@@ -123,6 +128,7 @@ check: all $(TEST_BINS) lint-man
 	for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs 1; done
 	tests/tmux_smoke.sh $(PARITY) $(EXECUTOR)
 	tests/host_workflow.sh $(PARITY) $(EXECUTOR)
+	tests/install.sh
 	node tests/tokenizer/gen_tables.js --check > build/tables-check.log || { tail -20 build/tables-check.log; exit 1; }
 	@echo "make check: all test binaries passed"
 
@@ -149,6 +155,28 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
 	tests/bench/review.sh $(PARITY) $(EXECUTOR)
 	tests/bench/limits.sh $(PARITY)
 	tests/bench/executors.sh $(PARITY) $(EXECUTOR)
+
+# Installed, parity finds its executors in ../libexec/parity and its themes
+# in ../share/parity/themes, relative to itself: PREFIX can be anything.
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALLED := bin/parity libexec/parity/parity-torch libexec/parity/parity_torch.py \
+             $(patsubst %,share/parity/%,$(wildcard themes/*.theme)) \
+             $(patsubst man/%,share/man/man1/%,$(wildcard man/*.1)) $(patsubst man/%,share/man/man5/%,$(wildcard man/*.5))
+INSTALL_DIRS := libexec/parity share/parity/themes share/parity
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/parity $(DESTDIR)$(PREFIX)/share/parity/themes \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(PARITY) $(DESTDIR)$(PREFIX)/bin/parity
+	install -m 755 $(EXECUTOR) $(DESTDIR)$(PREFIX)/libexec/parity/parity-torch
+	install -m 644 src/executor/parity_torch.py $(DESTDIR)$(PREFIX)/libexec/parity/parity_torch.py
+	install -m 644 themes/*.theme $(DESTDIR)$(PREFIX)/share/parity/themes/
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	-rmdir $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALL_DIRS)) 2>/dev/null
 
 # libFuzzer harnesses (clang): tests/fuzz/fuzz_NAME.c for the fixture
 # loader, the review splice, the results-file reader, the theme parser and

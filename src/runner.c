@@ -810,8 +810,17 @@ void runner_locate(px_runner_opts *o, const char *executor, const char *python)
         o->executor = strdup(executor);
     else if (env && *env)
         o->executor = strdup(env);
-    else
+    else {
+        /* Beside parity in the build tree; installed, in ../libexec/parity/. */
         o->executor = dir[0] ? joined(dir, "parity-torch") : strdup("parity-torch");
+        char *installed = dir[0] ? joined(dir, "../libexec/parity/parity-torch") : NULL;
+        if (o->executor && access(o->executor, X_OK) && installed && access(installed, X_OK) == 0) {
+            free((char *)o->executor);
+            o->executor = installed;
+            installed = NULL;
+        }
+        free(installed);
+    }
     env = getenv("PARITY_PYTHON");
     o->python = strdup(python ? python : env && *env ? env : "python3");
     char *beside = joined(dir, "parity_torch.py");

@@ -41,7 +41,7 @@ typedef struct tui {
     px_theme theme;
     char themes[16][64];
     size_t n_themes, theme_i;
-    const char *theme_dirs[3];
+    const char *theme_dirs[3]; /* the user's, the ones that came with parity, NULL */
     int color, wake;
     FILE *script;
     const char *dump_dir;
@@ -544,7 +544,7 @@ static void next_theme(tui *t)
         return;
     t->theme_i = (t->theme_i + 1) % t->n_themes;
     px_error err = {0};
-    if (theme_load(t->themes[t->theme_i], t->theme_dirs, 3, &t->theme, &err))
+    if (theme_load(t->themes[t->theme_i], t->theme_dirs, 2, &t->theme, &err))
         say(t, "%s", err.msg);
     else
         say(t, "theme: %s", t->themes[t->theme_i]);
@@ -866,24 +866,29 @@ static int fail_line(const px_error *err)
  * given another one. */
 static int init_theme(tui *t, const px_tui_opts *o, px_error *err)
 {
-    /* The user's themes, then the ones beside the program (build/parity
-     * runs from the tree: ../themes), then an installed copy. */
+    /* The user's themes, then the ones that came with this parity, found
+     * from where it runs: installed (PREFIX/bin/parity:
+     * ../share/parity/themes), or the source tree's (build/parity: ../themes;
+     * a sanitizer build, build/san-x/parity: ../../themes). */
     static char user[1024], beside[4096];
     theme_user_dir(user, sizeof user);
-    ssize_t k = readlink("/proc/self/exe", beside, sizeof beside - 32);
+    ssize_t k = readlink("/proc/self/exe", beside, sizeof beside - 40);
     beside[k > 0 ? k : 0] = '\0';
     char *slash = strrchr(beside, '/');
-    snprintf(slash ? slash : beside, 32, "/../themes");
-    if (access(beside, R_OK)) /* a sanitizer build: build/san-x/parity */
-        snprintf(slash ? slash : beside, 32, "/../../themes");
-    t->theme_dirs[0] = user, t->theme_dirs[1] = beside, t->theme_dirs[2] = "/usr/local/share/parity/themes";
-    t->n_themes = theme_list(t->theme_dirs, 3, t->themes, 16);
+    static const char *const tails[] = {"/../share/parity/themes", "/../themes", "/../../themes"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(slash ? slash : beside, 40, "%s", tails[i]);
+        if (access(beside, R_OK) == 0)
+            break;
+    }
+    t->theme_dirs[0] = user, t->theme_dirs[1] = beside, t->theme_dirs[2] = NULL;
+    t->n_themes = theme_list(t->theme_dirs, 2, t->themes, 16);
     t->color = theme_color_wanted(o->color, getenv("PARITY_KEYS") ? 1 : isatty(1));
-    if (o->theme && theme_load(o->theme, t->theme_dirs, 3, &t->theme, err))
+    if (o->theme && theme_load(o->theme, t->theme_dirs, 2, &t->theme, err))
         return -1;
     px_error ignored = {0};
     const char *name = t->color ? (o->theme ? o->theme : "default") : "mono";
-    if (theme_load(name, t->theme_dirs, 3, &t->theme, &ignored)) {
+    if (theme_load(name, t->theme_dirs, 2, &t->theme, &ignored)) {
         if (t->color)
             theme_default(&t->theme);
         else

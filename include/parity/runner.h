@@ -34,7 +34,8 @@ typedef struct px_runner px_runner;
 
 /* Where the executors are, from the command line (NULL when not given), then
  * the environment, then beside the running parity:
- *   parity-torch:     --executor, $PARITY_TORCH, DIR/parity-torch
+ *   parity-torch:     --executor, $PARITY_TORCH, DIR/parity-torch (the build
+ *                     tree), else DIR/../libexec/parity/parity-torch
  *   the interpreter:  --python, $PARITY_PYTHON, python3 on PATH
  *   parity_torch.py:  DIR/parity_torch.py (the build tree), else
  *                     DIR/../libexec/parity/parity_torch.py (installed)
