@@ -298,3 +298,85 @@ Test(fixture, huggingface_tokenizer_kind)
     expect_error("{kind: wordpiece, vocab: v.txt}", "{kind: sentencepiece, file: t.model}", 6, 23,
                  "tokenizer kind 'sentencepiece' is not supported (wordpiece or huggingface)");
 }
+
+/* man/parity-fixture.5 documents every key the loader accepts, and nothing
+ * else as a key: at each level, an unknown key makes the loader list what it
+ * accepts there ("expected one of: ..."); each must be in the page's KEYS
+ * section as "Cm KEY"; and each key an ".It" line there names (the first
+ * "Cm" word, and those after ", Cm") must be one the loader accepts. */
+static char *man_keys_section(void)
+{
+    FILE *f = fopen("man/parity-fixture.5", "r");
+    cr_assert_not_null(f, "man/parity-fixture.5");
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *start = strstr(buf, "\n.Sh KEYS\n"), *end = start ? strstr(start + 1, "\n.Sh ") : NULL;
+    cr_assert(start && end, "no KEYS section");
+    *end = '\0';
+    return start;
+}
+
+static int has_word(const char *text, const char *prefix, const char *word)
+{
+    size_t pl = strlen(prefix), wl = strlen(word);
+    for (const char *p = text; (p = strstr(p, prefix)); p += pl)
+        if (!strncmp(p + pl, word, wl) && strchr(" \n,", p[pl + wl]))
+            return 1;
+    return 0;
+}
+
+Test(fixture, every_key_is_in_the_man_page_and_only_those)
+{
+    static const char *const probes[][2] = {
+        {"parity: 1\n", "parity: 1\nzzz: 1\n"},
+        {"  task: t\n", "  task: t\n  zzz: 1\n"},
+        {"{path: m.pt}", "{path: m.pt, zzz: 1}"},
+        {"    tokenizer:", "    zzz: 1\n    tokenizer:"},
+        {"{kind: wordpiece, vocab: v.txt}", "{kind: wordpiece, vocab: v.txt, zzz: 1}"},
+        {"    tokenizer:", "    clean:\n      - {pattern: a, replace: b, zzz: 1}\n    tokenizer:"},
+        {"  labels: [a, b]\n", "  labels: [a, b]\n  compare: {zzz: 1}\n"},
+        {"  labels: [a, b]\n", "  labels: [a, b]\n  compare: {logits: {zzz: 1}}\n"},
+        {"{device: cpu}", "{device: cpu, zzz: 1}"},
+        {"{device: cpu}", "{device: cpu, model: {path: m.pt, zzz: 1}}"},
+        {"    text: hello\n", "    text: hello\n    zzz: 1\n"},
+        {"{label: a}", "{label: a, zzz: 1}"},
+        {"    text: hello\n", "    text: hello\n    review: {zzz: 1}\n"},
+        {"    text: hello\n", "    text: hello\n    compare: {zzz: 1}\n"},
+    };
+    char *man = man_keys_section();
+    char accepted[4096] = " ";
+    for (size_t i = 0; i < sizeof probes / sizeof *probes; i++) {
+        char *text = variant(probes[i][0], probes[i][1]);
+        px_error err;
+        px_fixture *f = parse(text, &err);
+        cr_assert_null(f, "probe %zu loaded", i);
+        char *list = strstr(err.msg, "expected one of: ");
+        cr_assert_not_null(list, "probe %zu: %s", i, err.msg);
+        list += strlen("expected one of: ");
+        list[strcspn(list, ")")] = '\0';
+        for (char *k = strtok(list, ", "); k; k = strtok(NULL, ", ")) {
+            cr_expect(has_word(man, "Cm ", k), "man/parity-fixture.5 KEYS lacks %s (probe %zu)", k, i);
+            char w[80];
+            snprintf(w, sizeof w, "%s ", k);
+            if (!strstr(accepted, w) || strstr(accepted, w)[-1] != ' ')
+                strncat(accepted, w, sizeof accepted - strlen(accepted) - 1);
+        }
+        free(text);
+    }
+    /* The reverse: what an .It line names as a key. */
+    for (char *line = strstr(man, "\n.It Cm "); line; line = strstr(line + 1, "\n.It Cm ")) {
+        char *eol = strchr(line + 1, '\n'), *p = line + strlen("\n.It Cm ");
+        for (int first = 1; p && p < eol; first = 0) {
+            char key[80];
+            size_t n = strcspn(p, " \n");
+            snprintf(key, sizeof key, " %.*s ", (int)n, p);
+            cr_expect(strstr(accepted, key) != NULL, "man/parity-fixture.5 documents '%.*s', which no part of the "
+                                                     "fixture accepts", (int)n, p);
+            (void)first;
+            p = strstr(p, " , Cm ");
+            p = p && p < eol ? p + strlen(" , Cm ") : NULL;
+        }
+    }
+}
