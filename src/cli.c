@@ -34,20 +34,25 @@ const px_option cli_options[] = {
 const px_command cli_commands[] = {
     {"run", "run FIXTURE [-e ENV]... [-o FILE] [--executor PATH] [--python PATH] [--backend-module NAME]... "
             "[--backend-lib PATH] [-q]",
-     "run every example through each environment, print the table, write the results file", cmd_run},
+     "run every example through each environment, print the table, write the results file", cmd_run,
+     "env output executor python backend-module backend-lib quiet"},
     {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [-o FILE] [--executor PATH] "
               "[--python PATH] [--backend-module NAME]... [--backend-lib PATH] [-q]",
      "judge every environment the contract names (run here, or from results files) against the contract",
-     cmd_check},
+     cmd_check, "env format results output executor python backend-module backend-lib quiet"},
     {"review", "review FIXTURE [--results FILE]... [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]... "
                "[--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH]",
-     "the review screen (also: parity FIXTURE); keys under ? and in parity(1)", cmd_review},
+     "the review screen (also: parity FIXTURE); keys under ? and in parity(1)", cmd_review,
+     "results demo theme color reviewer env executor python backend-module backend-lib"},
     {"decide", "decide FIXTURE ID --decision D [--note TEXT] [ID --decision D ...] [--reviewer NAME] [--env ENV "
                "[--results FILE]] | --recover",
-     "write review decisions into the fixture, touching nothing else (journal first, atomic write)", cmd_decide},
-    {"lint", "lint FIXTURE", "static checks of a fixture, no model run: every finding names its line", cmd_lint},
-    {NULL, NULL, NULL, NULL},
+     "write review decisions into the fixture, touching nothing else (journal first, atomic write)", cmd_decide,
+     "decision note reviewer env results recover"},
+    {"lint", "lint FIXTURE", "static checks of a fixture, no model run: every finding names its line", cmd_lint, ""},
+    {NULL, NULL, NULL, NULL, NULL},
 };
+
+static void option_line(FILE *out, const px_option *o);
 
 void cli_usage(FILE *out)
 {
@@ -56,18 +61,56 @@ void cli_usage(FILE *out)
             PX_VERSION);
     for (const px_command *c = cli_commands; c->name; c++)
         fprintf(out, "  parity %s\n      %s\n", c->synopsis, c->help);
-    fprintf(out, "  parity --version | --help\n\noptions:\n");
-    for (const px_option *o = cli_options; o->long_name; o++) {
-        char left[64];
-        if (o->short_name)
-            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name, o->arg ? " " : "",
-                     o->arg ? o->arg : "");
-        else
-            snprintf(left, sizeof left, "    --%s%s%s", o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
-        fprintf(out, "  %-26s %s\n", left, o->help);
-    }
+    fprintf(out, "  parity --version | --help | COMMAND --help\n\noptions:\n");
+    for (const px_option *o = cli_options; o->long_name; o++)
+        option_line(out, o);
     fprintf(out, "\nexit status (when several apply, the first listed wins):\n");
     for (int i = 0; i < px_exit_count; i++)
         fprintf(out, "  %-3d %s\n", px_exit_table[i].code, px_exit_table[i].meaning);
     fprintf(out, "See parity(1).\n");
+}
+
+const px_command *cli_command(const char *name)
+{
+    for (const px_command *c = cli_commands; c->name; c++)
+        if (!strcmp(c->name, name))
+            return c;
+    return NULL;
+}
+
+const px_option *cli_option(const char *long_name)
+{
+    for (const px_option *o = cli_options; o->long_name; o++)
+        if (!strcmp(o->long_name, long_name))
+            return o;
+    return NULL;
+}
+
+int cli_command_has_option(const px_command *c, const char *long_name)
+{
+    size_t n = strlen(long_name);
+    for (const char *p = c->options; (p = strstr(p, long_name)); p += n)
+        if ((p == c->options || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+static void option_line(FILE *out, const px_option *o)
+{
+    char left[64];
+    if (o->short_name)
+        snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name, o->arg ? " " : "",
+                 o->arg ? o->arg : "");
+    else
+        snprintf(left, sizeof left, "    --%s%s%s", o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
+    fprintf(out, "  %-26s %s\n", left, o->help);
+}
+
+void cli_command_usage(FILE *out, const px_command *c)
+{
+    fprintf(out, "usage: parity %s\n\n%s\n\noptions:\n", c->synopsis, c->help);
+    for (const px_option *o = cli_options; o->long_name; o++)
+        if (cli_command_has_option(c, o->long_name) || !strcmp(o->long_name, "max-size"))
+            option_line(out, o);
+    fprintf(out, "  %-26s %s\nSee parity(1) and parity-fixture(5).\n", "-h, --help", "this help");
 }

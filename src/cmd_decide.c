@@ -44,7 +44,7 @@ static int usage(const char *msg, const char *arg)
 {
     fprintf(stderr, "parity decide: ");
     fprintf(stderr, msg, arg);
-    fprintf(stderr, " (try parity --help)\n");
+    fprintf(stderr, " (try parity decide --help)\n");
     return PX_EXIT_USAGE;
 }
 

@@ -12,7 +12,7 @@ static int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "parity lint: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (try parity --help)\n");
+    fprintf(stderr, " (try parity lint --help)\n");
     return PX_EXIT_USAGE;
 }
 

@@ -36,7 +36,7 @@ int cmd_review(int argc, char **argv)
             else if (a[1] == 'e' || !strcmp(a, "--env")) o.envs[o.n_envs++] = v;
             else o.reviewer = v;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "parity review: unknown option or missing value: %s (try parity --help)\n", a);
+            fprintf(stderr, "parity review: unknown option or missing value: %s (try parity review --help)\n", a);
             return PX_EXIT_USAGE;
         } else if (!o.fixture) {
             o.fixture = a;
@@ -46,7 +46,7 @@ int cmd_review(int argc, char **argv)
         }
     }
     if (!o.fixture) {
-        fprintf(stderr, "parity review: which fixture? (try parity --help)\n");
+        fprintf(stderr, "parity review: which fixture? (try parity review --help)\n");
         return PX_EXIT_USAGE;
     }
     if (o.color && strcmp(o.color, "auto") && strcmp(o.color, "always") && strcmp(o.color, "never")) {

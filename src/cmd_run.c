@@ -42,7 +42,7 @@ static int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "parity %s: ", command_name);
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (try parity --help)\n");
+    fprintf(stderr, " (try parity %s --help)\n", command_name);
     return PX_EXIT_USAGE;
 }
 
@@ -87,6 +87,9 @@ static int parse_args(int argc, char **argv, run_args *a)
         const px_option *o = match_option(argc, argv, &i, &v);
         if (!o)
             return usage_error("unknown option or missing value: %s", argv[i]);
+        /* The table says which options each command takes. */
+        if (!cli_command_has_option(cli_command(a->command), o->long_name))
+            return usage_error("--%s is not an option of this command", o->long_name);
         if (o->short_name == 'e') {
             if (a->n_envs == (int)(sizeof a->envs / sizeof *a->envs))
                 return usage_error("too many -e options%s", "");
@@ -96,8 +99,6 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (o->short_name == 'q') {
             a->quiet = 1;
         } else if (o->short_name == 'f') {
-            if (strcmp(a->command, "check"))
-                return usage_error("--format is for parity check%s", "");
             if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "tap"))
                 return usage_error("--format must be text, json or tap, not '%s'", v);
             a->format = v;
@@ -111,7 +112,7 @@ static int parse_args(int argc, char **argv, run_args *a)
             if (a->n_modules == (int)(sizeof a->modules / sizeof *a->modules))
                 return usage_error("too many --backend-module options%s", "");
             a->modules[a->n_modules++] = v;
-        } else if (!strcmp(o->long_name, "results") && !strcmp(a->command, "check")) {
+        } else if (!strcmp(o->long_name, "results")) {
             if (a->n_results == (int)(sizeof a->results / sizeof *a->results))
                 return usage_error("too many --results options%s", "");
             a->results[a->n_results++] = v;

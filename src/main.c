@@ -56,13 +56,24 @@ int main(int argc, char **argv)
         printf("parity %s\n", PX_VERSION);
         return PX_EXIT_OK;
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
         cli_usage(stdout);
         return PX_EXIT_OK;
     }
-    for (const px_command *c = cli_commands; c->name; c++)
-        if (!strcmp(argv[1], c->name))
-            return c->run(argc - 1, argv + 1);
+    const px_command *c = cli_command(argv[1]);
+    /* parity COMMAND --help (anywhere on its line), or -h first. */
+    for (int i = 2; c && i < argc; i++)
+        if (!strcmp(argv[i], "--help") || (i == 2 && !strcmp(argv[i], "-h"))) {
+            cli_command_usage(stdout, c);
+            return PX_EXIT_OK;
+        }
+    if (c)
+        return c->run(argc - 1, argv + 1);
+    /* parity help COMMAND */
+    if (argc == 3 && !strcmp(argv[1], "help") && (c = cli_command(argv[2]))) {
+        cli_command_usage(stdout, c);
+        return PX_EXIT_OK;
+    }
     /* parity FIXTURE: the review screen. */
     if (argv[1][0] != '-' && (strstr(argv[1], ".yaml") || strstr(argv[1], ".yml") || strchr(argv[1], '/')))
         return cmd_review(argc, argv);
