@@ -9,7 +9,8 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #                             parity in PREFIX/bin, the executors in
 #                             PREFIX/libexec/parity, themes in
-#                             PREFIX/share/parity/themes, man pages;
+#                             PREFIX/share/parity/themes, man pages, bash
+#                             completion;
 #                             make uninstall removes exactly that
 #   make LIBTORCH=/path       build the executor against another libtorch
 #                             (a CUDA build, or torch's own dir from pip)
@@ -129,6 +130,7 @@ check: all $(TEST_BINS) lint-man
 	tests/tmux_smoke.sh $(PARITY) $(EXECUTOR)
 	tests/host_workflow.sh $(PARITY) $(EXECUTOR)
 	tests/install.sh
+	tests/completion.sh $(PARITY)
 	node tests/tokenizer/gen_tables.js --check > build/tables-check.log || { tail -20 build/tables-check.log; exit 1; }
 	@echo "make check: all test binaries passed"
 
@@ -162,7 +164,8 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 INSTALLED := bin/parity libexec/parity/parity-torch libexec/parity/parity_torch.py \
              $(patsubst %,share/parity/%,$(wildcard themes/*.theme)) \
-             $(patsubst man/%,share/man/man1/%,$(wildcard man/*.1)) $(patsubst man/%,share/man/man5/%,$(wildcard man/*.5))
+             $(patsubst man/%,share/man/man1/%,$(wildcard man/*.1)) $(patsubst man/%,share/man/man5/%,$(wildcard man/*.5)) \
+             share/bash-completion/completions/parity
 INSTALL_DIRS := libexec/parity share/parity/themes share/parity
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/parity $(DESTDIR)$(PREFIX)/share/parity/themes \
@@ -173,6 +176,8 @@ install: all
 	install -m 644 themes/*.theme $(DESTDIR)$(PREFIX)/share/parity/themes/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 src/completion/parity.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/parity
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))

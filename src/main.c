@@ -7,6 +7,7 @@
 
 #include "parity/cli.h"
 #include "parity/error.h"
+#include "parity/fixture.h"
 #include "parity/version.h"
 #include "parity/ydoc.h"
 
@@ -44,6 +45,40 @@ static int take_max_size(int *argc, char **argv)
     return 0;
 }
 
+/* parity __complete WHAT [ARG]: the words bash completion offers
+ * (src/completion/parity.bash): commands, a command's options, and the
+ * environment names or example ids of a fixture, read by the real loader.
+ * Quiet on a fixture that does not load: completion must not print errors
+ * into a command line. */
+static int complete(int argc, char **argv)
+{
+    const char *what = argc > 2 ? argv[2] : "";
+    if (!strcmp(what, "commands")) {
+        for (const px_command *c = cli_commands; c->name; c++)
+            printf("%s\n", c->name);
+        return PX_EXIT_OK;
+    }
+    if (!strcmp(what, "options") && argc > 3) {
+        const px_command *c = cli_command(argv[3]);
+        for (const px_option *o = cli_options; c && o->long_name; o++)
+            if (cli_command_has_option(c, o->long_name) || !strcmp(o->long_name, "max-size"))
+                printf("--%s\n", o->long_name);
+        printf("--help\n");
+        return PX_EXIT_OK;
+    }
+    if ((!strcmp(what, "envs") || !strcmp(what, "ids")) && argc > 3) {
+        px_error err = {0};
+        px_fixture *f = fixture_load(argv[3], &err);
+        for (size_t i = 0; f && what[0] == 'e' && i < f->n_envs; i++)
+            printf("%s\n", f->envs[i].name);
+        for (size_t i = 0; f && what[0] == 'i' && i < f->n_examples; i++)
+            printf("%s\n", f->examples[i].id);
+        fixture_free(f);
+        return PX_EXIT_OK;
+    }
+    return PX_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
     if (take_max_size(&argc, argv))
@@ -52,6 +87,8 @@ int main(int argc, char **argv)
         cli_usage(stderr);
         return PX_EXIT_USAGE;
     }
+    if (!strcmp(argv[1], "__complete"))
+        return complete(argc, argv);
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("parity %s\n", PX_VERSION);
         return PX_EXIT_OK;

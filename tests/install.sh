@@ -13,7 +13,8 @@ mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE make -s "$@" SANITIZE
 mk install > "$dir/install.log" 2>&1 || { cat "$dir/install.log"; fail "make install failed"; }
 root="$dir/root$prefix"
 for f in bin/parity libexec/parity/parity-torch libexec/parity/parity_torch.py share/parity/themes/light.theme \
-         share/man/man1/parity.1 share/man/man5/parity-results.5; do
+         share/man/man1/parity.1 share/man/man5/parity-results.5 share/man/man5/parity-fixture.5 \
+         share/bash-completion/completions/parity; do
     [ -f "$root/$f" ] || fail "$f not installed"
 done
 [ -x "$root/bin/parity" ] && [ -x "$root/libexec/parity/parity-torch" ] || fail "programs not executable"
@@ -36,6 +37,7 @@ cd - > /dev/null
 mk uninstall > "$dir/uninstall.log" 2>&1 || { cat "$dir/uninstall.log"; fail "make uninstall failed"; }
 left=$(find "$dir/root" -type f -o -type l | head -5)
 [ -z "$left" ] || fail "left after uninstall: $left"
-left=$(find "$dir/root$prefix" -mindepth 1 -type d | grep -v -e '/bin$' -e '/share$' -e '/share/man' -e '/libexec$' || true)
+left=$(find "$dir/root$prefix" -mindepth 1 -type d | grep -v -e '/bin$' -e '/share$' -e '/share/man' -e '/libexec$' \
+    -e '/share/bash-completion' || true)
 [ -z "$left" ] || fail "directories of parity's own left after uninstall: $left"
 echo "install: make install, the installed parity (run, Python executor, theme), make uninstall: passed"
