@@ -28,6 +28,12 @@ const px_option cli_options[] = {
     {0, "color", "WHEN", "review: --color=auto|always|never (NO_COLOR set also means never)"},
     {0, "max-size", "MIB", "any command: refuse a fixture or results file larger than this (default 16 MiB for a "
                            "fixture, 64 MiB for results)"},
+    {0, "model", "FILE", "init: the TorchScript model (its sha256 is pinned)"},
+    {0, "vocab", "FILE", "init: the vocab.txt (kind wordpiece)"},
+    {0, "cased", NULL, "init: the vocab.txt is cased (lowercase: false)"},
+    {0, "tokenizer", "FILE", "init: the model's tokenizer.json (kind huggingface), instead of --vocab"},
+    {0, "labels", "A,B,...", "init: the label of each logit, in order"},
+    {0, "texts", "FILE", "init: one example per line (default: five placeholders, one per kind)"},
     {0, NULL, NULL, NULL},
 };
 
@@ -48,6 +54,10 @@ const px_command cli_commands[] = {
                "[--results FILE]] | --recover",
      "write review decisions into the fixture, touching nothing else (journal first, atomic write)", cmd_decide,
      "decision note reviewer env results recover"},
+    {"init", "init DIR --model FILE --vocab FILE [--cased] | --tokenizer FILE --labels A,B,... [--texts FILE]",
+     "write DIR/fixture.yaml: pinned, loadable, the parts only you can write left for lint to name; never "
+     "overwrites",
+     cmd_init, "model vocab cased tokenizer labels texts"},
     {"lint", "lint FIXTURE", "static checks of a fixture, no model run: every finding names its line", cmd_lint, ""},
     {NULL, NULL, NULL, NULL, NULL},
 };

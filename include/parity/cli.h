@@ -37,5 +37,6 @@ int cmd_check(int argc, char **argv);
 int cmd_decide(int argc, char **argv);
 int cmd_review(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_init(int argc, char **argv);
 
 #endif

@@ -1,0 +1,295 @@
+/* parity init DIR --model FILE (--vocab FILE [--cased] | --tokenizer FILE)
+ *              --labels A,B,... [--texts FILE]
+ * writes DIR/fixture.yaml: the first fixture, pinned and loadable, with the
+ * parts only a person can write (tolerance why, the examples' expectations
+ * and whys) left for lint to name. Never overwrites a fixture. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "parity/atomic.h"
+#include "parity/cli.h"
+#include "parity/emit.h"
+#include "parity/error.h"
+#include "parity/fixture.h"
+#include "parity/hash.h"
+#include "parity/utf8.h"
+
+typedef struct init_args {
+    const char *dir, *model, *vocab, *tokenizer, *labels, *texts;
+    int cased;
+} init_args;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "parity init: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (try parity init --help)\n");
+    return PX_EXIT_USAGE;
+}
+
+static int report(const px_error *err)
+{
+    char line[2048];
+    px_error_format(err, line, sizeof line);
+    fprintf(stderr, "parity: %s\n", line);
+    return err->code ? err->code : PX_EXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, init_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char **slot = !strcmp(s, "--model")       ? &a->model
+                            : !strcmp(s, "--vocab")     ? &a->vocab
+                            : !strcmp(s, "--tokenizer") ? &a->tokenizer
+                            : !strcmp(s, "--labels")    ? &a->labels
+                            : !strcmp(s, "--texts")     ? &a->texts
+                                                        : NULL;
+        if (slot) {
+            if (!v)
+                return usage_error("%s needs a value", s);
+            *slot = v, i++;
+        } else if (!strcmp(s, "--cased")) {
+            a->cased = 1;
+        } else if (s[0] == '-' && s[1]) {
+            return usage_error("unknown option: %s", s);
+        } else if (a->dir) {
+            return usage_error("one directory (got '%s' too)", s);
+        } else {
+            a->dir = s;
+        }
+    }
+    if (!a->dir)
+        return usage_error("which directory?%s", "");
+    if (!a->model)
+        return usage_error("--model FILE is needed (the TorchScript model)%s", "");
+    if (!!a->vocab == !!a->tokenizer)
+        return usage_error("give the tokenizer: --vocab vocab.txt or --tokenizer tokenizer.json%s", "");
+    if (a->cased && !a->vocab)
+        return usage_error("--cased goes with --vocab (a tokenizer.json says it itself)%s", "");
+    if (!a->labels || !a->labels[0])
+        return usage_error("--labels A,B,... is needed (the label of each logit, in order)%s", "");
+    return 0;
+}
+
+/* path as the fixture in dir will refer to it: relative to dir when both
+ * are absolute-resolvable, else absolute. */
+static char *path_from(const char *dir, const char *path, px_error *err)
+{
+    char d[PATH_MAX], p[PATH_MAX];
+    if (!realpath(path, p)) {
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read: %s", strerror(errno));
+        return NULL;
+    }
+    if (!realpath(dir, d))
+        return strdup(p);
+    size_t n = strlen(d);
+    if (!strncmp(p, d, n) && p[n] == '/')
+        return strdup(p + n + 1);
+    return strdup(p);
+}
+
+static int sha_of(const char *path, char out[PX_SHA256_HEX], px_error *err) { return hash_file(path, out, err); }
+
+/* The texts, one example per non-empty line. */
+static char **read_texts(const char *path, size_t *n, px_error *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    char **v = NULL, *line = NULL;
+    size_t cap = 0, lineno = 0;
+    ssize_t got;
+    *n = 0;
+    while ((got = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+            line[--got] = '\0';
+        long bad = utf8_invalid_at(line, (size_t)got);
+        if (bad >= 0 || memchr(line, '\0', (size_t)got)) {
+            px_error_set(err, PX_EXIT_USAGE, path, (int)lineno, bad >= 0 ? (int)bad + 1 : 0,
+                         bad >= 0 ? "not UTF-8" : "a NUL byte (a fixture is text)");
+            break;
+        }
+        if (!got)
+            continue;
+        char **grown = realloc(v, (*n + 1) * sizeof *v);
+        if (!grown || !(grown[*n] = strdup(line))) {
+            v = grown ? grown : v;
+            px_error_set(err, PX_EXIT_INTERNAL, NULL, 0, 0, "out of memory");
+            break;
+        }
+        v = grown;
+        (*n)++;
+    }
+    free(line);
+    fclose(f);
+    if (err->code) {
+        for (size_t i = 0; i < *n; i++)
+            free(v[i]);
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+static void write_example(FILE *o, const char *id, const char *kind, const char *text, const char *labels_flow,
+                          const char *why)
+{
+    fprintf(o, "  - id: %s\n    kind: %s\n    text: ", id, kind);
+    emit_yaml_string(o, text);
+    fprintf(o, "\n");
+    if (!strcmp(kind, "reject"))
+        fprintf(o, "    expect: {rejected: true, reason: empty}\n");
+    else
+        fprintf(o, "    expect: {any_of: %s}   # narrow this to the label it must give\n", labels_flow);
+    if (why) {
+        fprintf(o, "    why: ");
+        emit_yaml_string(o, why);
+        fputc('\n', o);
+    }
+    else
+        fprintf(o, "    # why: what this example stands for, and what a change in it would mean\n");
+}
+
+static int write_fixture(const init_args *a, const char *path, px_error *err)
+{
+    char model_sha[PX_SHA256_HEX], tok_sha[PX_SHA256_HEX];
+    const char *tok_file = a->vocab ? a->vocab : a->tokenizer;
+    char *model = path_from(a->dir, a->model, err), *tok = model ? path_from(a->dir, tok_file, err) : NULL;
+    if (!model || !tok || sha_of(a->model, model_sha, err) || sha_of(tok_file, tok_sha, err)) {
+        free(model), free(tok);
+        return -1;
+    }
+    size_t n_texts = 0;
+    char **texts = a->texts ? read_texts(a->texts, &n_texts, err) : NULL;
+    if (a->texts && !texts && err->code) {
+        free(model), free(tok);
+        return -1;
+    }
+    /* The label list as a YAML flow list, each label quoted as needed; the
+     * loader checks it (duplicates, empty) with the rest below. */
+    char *labels = strdup(a->labels), *flow = NULL;
+    size_t flow_len = 0, n_labels = 0;
+    FILE *fl = open_memstream(&flow, &flow_len);
+    fputc('[', fl);
+    for (char *save = NULL, *l = strtok_r(labels, ",", &save); l; l = strtok_r(NULL, ",", &save)) {
+        while (*l == ' ')
+            l++;
+        fputs(n_labels++ ? ", " : "", fl);
+        emit_yaml_string(fl, l);
+    }
+    fputc(']', fl);
+    fclose(fl);
+    free(labels);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fprintf(f, "# Written by `parity init`. Read it through, then:\n"
+               "#   parity lint fixture.yaml      names what is still to write (whys, expectations)\n"
+               "#   parity run fixture.yaml       runs the reference and the twin\n"
+               "# The format: parity-fixture(5).\n"
+               "parity: 1\n\ncontract:\n"
+               "  task: say in one sentence what the model is for\n"
+               "  model:\n    path: ");
+    emit_yaml_string(f, model);
+    fprintf(f, "\n    sha256: \"%s\"\n    inputs: [input_ids, attention_mask]\n    output: logits\n"
+               "  input:\n    clean:   # keep the rules your task needs, remove the others\n"
+               "      - {pattern: '\\s+', replace: ' ', why: collapse white space and line breaks from copy-paste}\n"
+               "      - {pattern: '^ | $', replace: '', why: leading or trailing space carries no meaning}\n"
+               "    tokenizer:\n",
+            model_sha);
+    if (a->vocab) {
+        fprintf(f, "      kind: wordpiece\n      vocab: ");
+        emit_yaml_string(f, tok);
+        fprintf(f, "\n      sha256: \"%s\"\n      lowercase: %s\n", tok_sha, a->cased ? "false" : "true");
+    } else {
+        fprintf(f, "      kind: huggingface\n      file: ");
+        emit_yaml_string(f, tok);
+        fprintf(f, "\n      sha256: \"%s\"\n", tok_sha);
+    }
+    fprintf(f, "    max_tokens: 512   # what the model takes, [CLS] and [SEP] included; longer is rejected, never cut\n"
+               "    empty: reject\n"
+               "  labels: %s   # logits[i] means labels[i]\n"
+               "  compare:\n"
+               "    logits:\n"
+               "      rtol: 0.016   # torch.testing's bfloat16 rtol\n"
+               "      atol: 0.05\n"
+               "      stat: max\n"
+               "      # why: say why these numbers are right for this task (lint asks until it is written)\n"
+               "    decision: exact\n\n"
+               "environments:\n"
+               "  reference:\n    device: cpu\n    dtype: float32\n    threads: 1\n    role: reference\n"
+               "    note: the environment the task was built and reviewed in\n"
+               "  cpu-bf16:\n    device: cpu\n    dtype: bfloat16\n    threads: 1\n    role: twin\n"
+               "    note: a CPU twin of bfloat16 numerics, not an accelerator\n\n"
+               "examples:\n",
+            flow);
+    if (texts) {
+        for (size_t i = 0; i < n_texts; i++) {
+            char id[32];
+            snprintf(id, sizeof id, "example-%zu", i + 1);
+            write_example(f, id, "normal", texts[i], flow, NULL);
+        }
+    } else {
+        static const char *const kinds[][3] = {
+            {"normal", "an ordinary text of the task", NULL},
+            {"short", "two words", "few words give little evidence: precision shows first on thin margins"},
+            {"long", "a long text near max_tokens, as long as real inputs get",
+             "attention over many tokens accumulates rounding"},
+            {"reject", "   ", "empty after cleaning: must be rejected, never classified"},
+            {"ambiguous", "a text a person could label two ways", NULL},
+        };
+        for (size_t i = 0; i < 5; i++)
+            write_example(f, kinds[i][0], kinds[i][0], kinds[i][1], flow, kinds[i][2]);
+    }
+    for (size_t i = 0; i < n_texts; i++)
+        free(texts[i]);
+    free(texts);
+    free(flow), free(model), free(tok);
+    if (fclose(f)) {
+        free(text);
+        return px_error_set(err, PX_EXIT_INTERNAL, NULL, 0, 0, "out of memory");
+    }
+    /* What was written must load: a fixture init makes is never broken. */
+    px_fixture *check = fixture_parse(path, text, len, err);
+    int rc = check ? atomic_write(path, text, len, err) : -1;
+    fixture_free(check);
+    free(text);
+    return rc;
+}
+
+int cmd_init(int argc, char **argv)
+{
+    init_args a;
+    if (parse(argc, argv, &a))
+        return PX_EXIT_USAGE;
+    px_error err = {0};
+    if (mkdir(a.dir, 0777) && errno != EEXIST) {
+        px_error_set(&err, PX_EXIT_IO, a.dir, 0, 0, "cannot make the directory: %s", strerror(errno));
+        return report(&err);
+    }
+    size_t n = strlen(a.dir) + sizeof "/fixture.yaml";
+    char *path = malloc(n);
+    snprintf(path, n, "%s/fixture.yaml", a.dir);
+    int rc = 0;
+    if (access(path, F_OK) == 0) {
+        px_error_set(&err, PX_EXIT_USAGE, path, 0, 0, "already exists: parity init never overwrites a fixture");
+        rc = report(&err);
+    } else if (write_fixture(&a, path, &err)) {
+        rc = report(&err);
+    } else {
+        printf("%s written: now `parity lint %s` names what is still to write\n", path, path);
+    }
+    free(path);
+    return rc;
+}

@@ -1,0 +1,127 @@
+/* parity init: the first fixture, pinned and loadable, with what only a
+ * person can write left to write (lint names the tolerance's why and the
+ * undecided ambiguous example); never over an existing fixture; bad input
+ * is one line and nothing written. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parity/fixture.h"
+#include "parity/hash.h"
+#include "testlib.h"
+
+#define MODEL "fixtures/campus-club/model.pt"
+#define VOCAB "fixtures/campus-club/vocab.txt"
+#define LABELS "film,volunteer,sports,music,social"
+
+static char *fixture_in(const char *dir)
+{
+    char *p = malloc(strlen(dir) + 32);
+    sprintf(p, "%s/new/fixture.yaml", dir);
+    return p;
+}
+
+Test(init, writes_a_pinned_loadable_fixture_and_leaves_the_whys_to_write, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir);
+    snprintf(target, sizeof target, "%s/new", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "init", target, "--model", MODEL, "--vocab", VOCAB, "--labels",
+                                           LABELS, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    px_error err = {0};
+    px_fixture *f = fixture_load(fx, &err);
+    cr_assert_not_null(f, "%s:%d: %s", err.file, err.line, err.msg);
+    char model_sha[PX_SHA256_HEX], vocab_sha[PX_SHA256_HEX];
+    cr_assert_eq(hash_file(MODEL, model_sha, &err), 0);
+    cr_assert_eq(hash_file(VOCAB, vocab_sha, &err), 0);
+    cr_expect_str_eq(f->model_sha256, model_sha);
+    cr_expect_str_eq(f->vocab_sha256, vocab_sha);
+    cr_expect_eq(f->n_labels, 5);
+    cr_expect_str_eq(f->labels[2], "sports");
+    cr_expect_eq(f->n_envs, 2);
+    cr_expect_str_eq(f->envs[1].dtype, "bfloat16");
+    cr_expect_str_eq(f->envs[1].role, "twin");
+    static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous"};
+    cr_assert_eq(f->n_examples, 5);
+    for (size_t i = 0; i < 5; i++)
+        cr_expect_str_eq(f->examples[i].kind, kinds[i]);
+    cr_expect(f->logits_tol.present && !f->logits_tol.why, "the tolerance's why is left to write");
+    fixture_free(f);
+    /* lint names what is left: the tolerance's why, the ambiguous example. */
+    r = tl_run((const char *[]){"parity", "lint", fx, NULL});
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "contract.compare.logits has no why"), "%s", r.out);
+    cr_expect(strstr(r.out, "ambiguous example 'ambiguous' has no review.decision"), "%s", r.out);
+    tl_free(&r);
+    /* It runs. */
+    char out[300];
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    /* Never over an existing fixture. */
+    char *before = tl_slurp(fx);
+    r = tl_run((const char *[]){"parity", "init", target, "--model", MODEL, "--vocab", VOCAB, "--labels", "a,b", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "already exists: parity init never overwrites a fixture"), "%s", r.err);
+    tl_free(&r);
+    char *after = tl_slurp(fx);
+    cr_expect_str_eq(after, before);
+    free(before), free(after), free(fx), free(dir);
+}
+
+Test(init, one_example_per_line_of_texts_and_a_tokenizer_json)
+{
+    char *dir = tl_tmpdir(), target[300], texts[300], *fx = fixture_in(dir);
+    snprintf(target, sizeof target, "%s/new", dir);
+    snprintf(texts, sizeof texts, "%s/texts.txt", dir);
+    tl_write(texts, "Film night: Casablanca\n\n\"Quoted\" #hash & more\nÜber-long café text\n");
+    cmd_result r = tl_run((const char *[]){"parity", "init", target, "--model", MODEL, "--tokenizer",
+                                           "tests/data/campus-tokenizer.json", "--labels", LABELS, "--texts", texts,
+                                           NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    px_error err = {0};
+    px_fixture *f = fixture_load(fx, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect_eq(f->tokenizer_hf, 1);
+    cr_assert_eq(f->n_examples, 3, "blank lines are not examples");
+    cr_expect_str_eq(f->examples[0].text, "Film night: Casablanca");
+    cr_expect_str_eq(f->examples[1].text, "\"Quoted\" #hash & more");
+    cr_expect_str_eq(f->examples[2].text, "Über-long café text");
+    cr_expect_eq(f->examples[0].expect.n_any_of, 5, "the expectation starts as any label, to narrow");
+    fixture_free(f);
+    free(fx), free(dir);
+}
+
+static void refused(const char *const *argv, const char *needle)
+{
+    cmd_result r = tl_run(argv);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect_eq(tl_lines(r.err), 1, "%s", r.err);
+    cr_expect(strstr(r.err, needle), "'%s' not in: %s", needle, r.err);
+    tl_free(&r);
+}
+
+Test(init, bad_input_is_one_line_and_nothing_written)
+{
+    char *dir = tl_tmpdir(), target[300], texts[300], *fx = fixture_in(dir);
+    snprintf(target, sizeof target, "%s/new", dir);
+    snprintf(texts, sizeof texts, "%s/texts.txt", dir);
+    tl_write(texts, "fine\nnot \xff utf-8\n");
+    refused((const char *[]){"parity", "init", target, "--model", MODEL, "--vocab", VOCAB, NULL}, "--labels");
+    refused((const char *[]){"parity", "init", target, "--model", "no-such.pt", "--vocab", VOCAB, "--labels", "a",
+                             NULL},
+            "no-such.pt");
+    refused((const char *[]){"parity", "init", target, "--model", MODEL, "--labels", "a", NULL}, "--vocab");
+    refused((const char *[]){"parity", "init", target, "--model", MODEL, "--vocab", VOCAB, "--labels", "a,a", NULL},
+            "twice");
+    refused((const char *[]){"parity", "init", target, "--model", MODEL, "--vocab", VOCAB, "--labels", "a",
+                             "--texts", texts, NULL},
+            ":2:5: not UTF-8");
+    cr_expect_neq(access(fx, F_OK), 0, "nothing written");
+    free(fx), free(dir);
+}
