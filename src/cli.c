@@ -34,6 +34,8 @@ const px_option cli_options[] = {
     {0, "tokenizer", "FILE", "init: the model's tokenizer.json (kind huggingface), instead of --vocab"},
     {0, "labels", "A,B,...", "init: the label of each logit, in order"},
     {0, "texts", "FILE", "init: one example per line (default: five placeholders, one per kind)"},
+    {0, "propose", NULL, "init: run the reference and write its answer as each example's expect, flagged as a "
+                         "proposal to confirm"},
     {0, NULL, NULL, NULL},
 };
 
@@ -54,10 +56,10 @@ const px_command cli_commands[] = {
                "[--results FILE]] | --recover",
      "write review decisions into the fixture, touching nothing else (journal first, atomic write)", cmd_decide,
      "decision note reviewer env results recover"},
-    {"init", "init DIR --model FILE --vocab FILE [--cased] | --tokenizer FILE --labels A,B,... [--texts FILE]",
+    {"init", "init DIR --model FILE --vocab FILE [--cased] | --tokenizer FILE --labels A,B,... [--texts FILE] [--propose]",
      "write DIR/fixture.yaml: pinned, loadable, the parts only you can write left for lint to name; never "
      "overwrites",
-     cmd_init, "model vocab cased tokenizer labels texts"},
+     cmd_init, "model vocab cased tokenizer labels texts propose"},
     {"lint", "lint FIXTURE", "static checks of a fixture, no model run: every finding names its line", cmd_lint, ""},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "parity/atomic.h"
@@ -18,12 +21,19 @@
 #include "parity/error.h"
 #include "parity/fixture.h"
 #include "parity/hash.h"
+#include "parity/results.h"
 #include "parity/utf8.h"
 
 typedef struct init_args {
     const char *dir, *model, *vocab, *tokenizer, *labels, *texts;
-    int cased;
+    int cased, propose;
 } init_args;
+
+/* What the reference run proposes for one example (--propose). */
+typedef struct proposal {
+    const char *label; /* NULL: no label */
+    int rejected;
+} proposal;
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -58,6 +68,8 @@ static int parse(int argc, char **argv, init_args *a)
             *slot = v, i++;
         } else if (!strcmp(s, "--cased")) {
             a->cased = 1;
+        } else if (!strcmp(s, "--propose")) {
+            a->propose = 1;
         } else if (s[0] == '-' && s[1]) {
             return usage_error("unknown option: %s", s);
         } else if (a->dir) {
@@ -143,12 +155,23 @@ static char **read_texts(const char *path, size_t *n, px_error *err)
 }
 
 static void write_example(FILE *o, const char *id, const char *kind, const char *text, const char *labels_flow,
-                          const char *why)
+                          const char *why, const proposal *p, const char *now)
 {
     fprintf(o, "  - id: %s\n    kind: %s\n    text: ", id, kind);
     emit_yaml_string(o, text);
     fprintf(o, "\n");
-    if (!strcmp(kind, "reject"))
+    if (p && (p->label || p->rejected)) {
+        /* The reference's answer, as a proposal a person confirms. */
+        if (p->rejected) {
+            fprintf(o, "    expect: {rejected: true}\n");
+        } else {
+            fprintf(o, "    expect: {label: ");
+            emit_yaml_string(o, p->label);
+            fprintf(o, "}\n");
+        }
+        fprintf(o, "    review:\n      decision: flag\n      note: \"%s\"\n      by: parity init\n      at: \"%s\"\n",
+                PX_PROPOSAL_NOTE, now);
+    } else if (!strcmp(kind, "reject"))
         fprintf(o, "    expect: {rejected: true, reason: empty}\n");
     else
         fprintf(o, "    expect: {any_of: %s}   # narrow this to the label it must give\n", labels_flow);
@@ -161,7 +184,9 @@ static void write_example(FILE *o, const char *id, const char *kind, const char 
         fprintf(o, "    # why: what this example stands for, and what a change in it would mean\n");
 }
 
-static int write_fixture(const init_args *a, const char *path, px_error *err)
+/* The fixture's text (malloc'd in *out), with the reference's proposals
+ * when props is not NULL (one per example, in order). */
+static int fixture_text(const init_args *a, const proposal *props, char **out, size_t *out_len, px_error *err)
 {
     char model_sha[PX_SHA256_HEX], tok_sha[PX_SHA256_HEX];
     const char *tok_file = a->vocab ? a->vocab : a->tokenizer;
@@ -191,8 +216,12 @@ static int write_fixture(const init_args *a, const char *path, px_error *err)
     fputc(']', fl);
     fclose(fl);
     free(labels);
-    char *text = NULL;
+    char *text = NULL, now[32];
     size_t len = 0;
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
     FILE *f = open_memstream(&text, &len);
     fprintf(f, "# Written by `parity init`. Read it through, then:\n"
                "#   parity lint fixture.yaml      names what is still to write (whys, expectations)\n"
@@ -238,7 +267,7 @@ static int write_fixture(const init_args *a, const char *path, px_error *err)
         for (size_t i = 0; i < n_texts; i++) {
             char id[32];
             snprintf(id, sizeof id, "example-%zu", i + 1);
-            write_example(f, id, "normal", texts[i], flow, NULL);
+            write_example(f, id, "normal", texts[i], flow, NULL, props ? &props[i] : NULL, now);
         }
     } else {
         static const char *const kinds[][3] = {
@@ -250,7 +279,7 @@ static int write_fixture(const init_args *a, const char *path, px_error *err)
             {"ambiguous", "a text a person could label two ways", NULL},
         };
         for (size_t i = 0; i < 5; i++)
-            write_example(f, kinds[i][0], kinds[i][0], kinds[i][1], flow, kinds[i][2]);
+            write_example(f, kinds[i][0], kinds[i][0], kinds[i][1], flow, kinds[i][2], props ? &props[i] : NULL, now);
     }
     for (size_t i = 0; i < n_texts; i++)
         free(texts[i]);
@@ -260,12 +289,62 @@ static int write_fixture(const init_args *a, const char *path, px_error *err)
         free(text);
         return px_error_set(err, PX_EXIT_INTERNAL, NULL, 0, 0, "out of memory");
     }
-    /* What was written must load: a fixture init makes is never broken. */
+    *out = text, *out_len = len;
+    return 0;
+}
+
+/* What was written must load: a fixture init makes is never broken. */
+static int write_checked(const char *path, const char *text, size_t len, px_error *err)
+{
     px_fixture *check = fixture_parse(path, text, len, err);
     int rc = check ? atomic_write(path, text, len, err) : -1;
     fixture_free(check);
-    free(text);
     return rc;
+}
+
+/* --propose: run the reference on a draft beside the fixture (parity run,
+ * this very program) and read what it decided for each example. */
+static proposal *propose(const init_args *a, const char *draft, const char *results, px_error *err)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "cannot find this parity to run the reference");
+        return NULL;
+    }
+    self[n] = '\0';
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, 1);
+        execl(self, self, "run", draft, "-e", "reference", "-q", "-o", results, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        px_error_set(err, PX_EXIT_ENV, a->dir, 0, 0,
+                     "--propose: the reference run failed (its message is above); nothing written");
+        return NULL;
+    }
+    px_fixture *f = fixture_load(draft, err);
+    px_results *r = f ? results_load(results, f, err) : NULL;
+    proposal *p = r ? calloc(f->n_examples ? f->n_examples : 1, sizeof *p) : NULL;
+    static char labels[4096];
+    size_t used = 0;
+    for (size_t k = 0; p && r->n_envs && k < f->n_examples; k++) {
+        const px_env_result *e = &r->envs[0];
+        const px_example_result *x = &e->ex[k];
+        const char *l = results_label(e, x);
+        p[k].rejected = x->status == PX_ST_REJECTED;
+        if (l && used + strlen(l) + 1 < sizeof labels) { /* copied: the results go before the text is made */
+            p[k].label = strcpy(labels + used, l);
+            used += strlen(l) + 1;
+        }
+    }
+    results_free(r);
+    fixture_free(f);
+    return p;
 }
 
 int cmd_init(int argc, char **argv)
@@ -285,10 +364,26 @@ int cmd_init(int argc, char **argv)
     if (access(path, F_OK) == 0) {
         px_error_set(&err, PX_EXIT_USAGE, path, 0, 0, "already exists: parity init never overwrites a fixture");
         rc = report(&err);
-    } else if (write_fixture(&a, path, &err)) {
-        rc = report(&err);
     } else {
-        printf("%s written: now `parity lint %s` names what is still to write\n", path, path);
+        char *text = NULL, *draft = NULL, *results = NULL;
+        size_t len = 0;
+        proposal *props = NULL;
+        int failed = fixture_text(&a, NULL, &text, &len, &err);
+        if (!failed && a.propose) {
+            draft = malloc(strlen(a.dir) + 64), results = malloc(strlen(a.dir) + 64);
+            sprintf(draft, "%s/.parity-init-draft.yaml", a.dir);
+            sprintf(results, "%s/.parity-init-results.yaml", a.dir);
+            failed = write_checked(draft, text, len, &err) || !(props = propose(&a, draft, results, &err));
+            free(text);
+            text = NULL;
+            failed = failed || fixture_text(&a, props, &text, &len, &err);
+            unlink(draft), unlink(results);
+        }
+        if (failed || write_checked(path, text, len, &err))
+            rc = report(&err);
+        else
+            printf("%s written: now `parity lint %s` names what is still to write\n", path, path);
+        free(text), free(draft), free(results), free(props);
     }
     free(path);
     return rc;

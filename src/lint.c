@@ -341,6 +341,21 @@ static void check_ambiguous(lctx *c, const px_fixture *f)
     }
 }
 
+/* parity init --propose wrote the reference's answer as the expectation,
+ * flagged: until a person confirms it, it is the program's word, not a
+ * reviewer's. */
+static void check_proposals(lctx *c, const px_fixture *f)
+{
+    for (size_t i = 0; i < f->n_examples; i++) {
+        const px_review *r = &f->examples[i].review;
+        if (r->decision && !strcmp(r->decision, "flag") && r->note && !strcmp(r->note, PX_PROPOSAL_NOTE))
+            add(c, f->examples[i].loc,
+                "example '%s' still carries the reference run's proposal: confirm its expect (parity decide, or a "
+                "in the review screen) or correct it",
+                f->examples[i].id);
+    }
+}
+
 /* The env's own model: or vocab: key (the typed env keeps no place for it);
  * the typed environments are in the document's order. */
 static px_loc env_override_loc(lctx *c, const px_env *e, size_t env, const char *key)
@@ -377,6 +392,7 @@ static void check_typed(lctx *c, const px_fixture *f)
     check_tolerances(c, f);
     check_kinds(c, f);
     check_ambiguous(c, f);
+    check_proposals(c, f);
     for (size_t i = 0; i < f->n_examples; i++) {
         const px_expect *x = &f->examples[i].expect;
         check_pattern(c, &x->reason, "reason");

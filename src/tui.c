@@ -355,14 +355,17 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
             putf(t, y++, x, w, PX_EL_NORMAL, "cause: %s", attr_name(v->attr));
     }
     const px_mark *m = &t->rv.marks[k];
-    if (y < top + rows)
+    int proposal = m->decision && !strcmp(m->decision, "flag") && m->note && !strcmp(m->note, PX_PROPOSAL_NOTE);
+    if (proposal && y < top + rows)
+        put(t, y++, x, w, PX_EL_CHANGED, "proposal: from the reference run, confirm (a)");
+    else if (y < top + rows)
         putf(t, y++, x, w, PX_EL_DECISION, "decision: %s%s%s%s%s", m->decision ? m->decision : "(none)",
              m->by ? " by " : "", m->by ? m->by : "", m->at ? " at " : "", m->at ? m->at : "");
     /* A decision made on another environment, or on results that changed
      * since, is said to be so beside the candidate shown: never carried
      * over silently. */
     int shown = t->rv.candidate >= 0 ? t->rv.candidate : t->res->reference;
-    if (m->decision && shown >= 0 && y < top + rows) {
+    if (m->decision && !proposal && shown >= 0 && y < top + rows) {
         const px_env_result *er = &t->res->envs[shown];
         px_fit fit = decision_fit(m->decision, m->env, m->results, er, &er->ex[k], ex->id);
         char *words = decision_words(fit, m->decision, m->env, er->name);

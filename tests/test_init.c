@@ -10,6 +10,7 @@
 
 #include "parity/fixture.h"
 #include "parity/hash.h"
+#include "parity/results.h"
 #include "testlib.h"
 
 #define MODEL "fixtures/campus-club/model.pt"
@@ -123,5 +124,61 @@ Test(init, bad_input_is_one_line_and_nothing_written)
                              "--texts", texts, NULL},
             ":2:5: not UTF-8");
     cr_expect_neq(access(fx, F_OK), 0, "nothing written");
+    free(fx), free(dir);
+}
+
+/* --propose: the reference runs first; its answer is each example's expect,
+ * flagged as a proposal that lint lists and the review screen shows until a
+ * reviewer decides. */
+Test(init, propose_writes_the_reference_answers_as_proposals, .timeout = 180)
+{
+    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir);
+    snprintf(target, sizeof target, "%s/new", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "init", target, "--model", MODEL, "--vocab", VOCAB, "--labels",
+                                           LABELS, "--propose", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    px_error err = {0};
+    px_fixture *f = fixture_load(fx, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    /* What the reference says now is what was proposed. */
+    char out[300];
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    r = tl_run((const char *[]){"parity", "run", fx, "-q", "-e", "reference", "-o", out, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    px_results *res = results_load(out, f, &err);
+    cr_assert_not_null(res, "%s", err.msg);
+    for (size_t k = 0; k < f->n_examples; k++) {
+        const px_example *x = &f->examples[k];
+        const px_example_result *got = &res->envs[0].ex[k];
+        if (got->status == PX_ST_REJECTED)
+            cr_expect_eq(x->expect.kind, PX_EXPECT_REJECTED, "%s", x->id);
+        else
+            cr_expect(x->expect.kind == PX_EXPECT_LABEL && x->expect.label == got->label, "%s", x->id);
+        cr_expect_str_eq(x->review.decision, "flag");
+        cr_expect_str_eq(x->review.note, PX_PROPOSAL_NOTE);
+    }
+    results_free(res);
+    fixture_free(f);
+    r = tl_run((const char *[]){"parity", "lint", fx, NULL});
+    cr_expect(strstr(r.out, "example 'normal' still carries the reference run's proposal"), "%s", r.out);
+    tl_free(&r);
+    /* The review screen says so (off-screen, the first example). */
+    char keys[300], cmd[5200];
+    snprintf(keys, sizeof keys, "%s/keys", dir);
+    tl_write(keys, "dump screen\nq\n");
+    snprintf(cmd, sizeof cmd, "cd '%s' && PARITY_KEYS=keys PARITY_DUMP_DIR=. '%s' review new/fixture.yaml --results "
+             "results.yaml -e reference > /dev/null 2>&1 && grep -q 'proposal: from the reference run, confirm (a)' screen",
+             dir, tl_parity());
+    cr_expect_eq(system(cmd), 0, "the review screen does not show the proposal");
+    /* A reviewer's decision ends it. */
+    r = tl_run((const char *[]){"parity", "decide", fx, "normal", "--decision", "accept", "-r", "sam", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "lint", fx, NULL});
+    cr_expect(!strstr(r.out, "example 'normal' still carries"), "%s", r.out);
+    cr_expect(strstr(r.out, "example 'short' still carries"), "%s", r.out);
+    tl_free(&r);
     free(fx), free(dir);
 }

@@ -82,6 +82,11 @@ typedef struct px_expect {
 /* A reviewer's decision on an example: who decided and when; the note and
  * its own author; what it was made on (an environment, the hash of that
  * environment's results for the example: results_example_sha256). */
+/* The note `parity init --propose` writes beside the reference's label,
+ * with decision flag: a proposal until a reviewer decides (lint lists every
+ * example that still carries it). */
+#define PX_PROPOSAL_NOTE "proposed from the reference run: confirm"
+
 typedef struct px_review {
     char *decision, *note, *by, *at;
     char *note_by, *note_at, *env, *results;
