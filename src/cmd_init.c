@@ -31,7 +31,7 @@ typedef struct init_args {
 
 /* What the reference run proposes for one example (--propose). */
 typedef struct proposal {
-    const char *label; /* NULL: no label */
+    char *label; /* NULL: no label (an outcome other than ok) */
     int rejected;
 } proposal;
 
@@ -304,7 +304,7 @@ static int write_checked(const char *path, const char *text, size_t len, px_erro
 
 /* --propose: run the reference on a draft beside the fixture (parity run,
  * this very program) and read what it decided for each example. */
-static proposal *propose(const init_args *a, const char *draft, const char *results, px_error *err)
+static proposal *propose(const init_args *a, const char *draft, const char *results, size_t *n_out, px_error *err)
 {
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -329,19 +329,17 @@ static proposal *propose(const init_args *a, const char *draft, const char *resu
     }
     px_fixture *f = fixture_load(draft, err);
     px_results *r = f ? results_load(results, f, err) : NULL;
-    proposal *p = r ? calloc(f->n_examples ? f->n_examples : 1, sizeof *p) : NULL;
-    static char labels[4096];
-    size_t used = 0;
-    for (size_t k = 0; p && r->n_envs && k < f->n_examples; k++) {
+    *n_out = f ? f->n_examples : 0;
+    proposal *p = r ? calloc(*n_out ? *n_out : 1, sizeof *p) : NULL;
+    for (size_t k = 0; p && r->n_envs && k < *n_out; k++) {
         const px_env_result *e = &r->envs[0];
         const px_example_result *x = &e->ex[k];
         const char *l = results_label(e, x);
         p[k].rejected = x->status == PX_ST_REJECTED;
-        if (l && used + strlen(l) + 1 < sizeof labels) { /* copied: the results go before the text is made */
-            p[k].label = strcpy(labels + used, l);
-            used += strlen(l) + 1;
-        }
+        p[k].label = l ? strdup(l) : NULL; /* copied: the results go before the text is made */
     }
+    if (r && !p)
+        px_error_set(err, PX_EXIT_INTERNAL, NULL, 0, 0, "out of memory");
     results_free(r);
     fixture_free(f);
     return p;
@@ -368,12 +366,13 @@ int cmd_init(int argc, char **argv)
         char *text = NULL, *draft = NULL, *results = NULL;
         size_t len = 0;
         proposal *props = NULL;
+        size_t n_props = 0;
         int failed = fixture_text(&a, NULL, &text, &len, &err);
         if (!failed && a.propose) {
             draft = malloc(strlen(a.dir) + 64), results = malloc(strlen(a.dir) + 64);
             sprintf(draft, "%s/.parity-init-draft.yaml", a.dir);
             sprintf(results, "%s/.parity-init-results.yaml", a.dir);
-            failed = write_checked(draft, text, len, &err) || !(props = propose(&a, draft, results, &err));
+            failed = write_checked(draft, text, len, &err) || !(props = propose(&a, draft, results, &n_props, &err));
             free(text);
             text = NULL;
             failed = failed || fixture_text(&a, props, &text, &len, &err);
@@ -383,6 +382,8 @@ int cmd_init(int argc, char **argv)
             rc = report(&err);
         else
             printf("%s written: now `parity lint %s` names what is still to write\n", path, path);
+        for (size_t k = 0; k < n_props && props; k++)
+            free(props[k].label);
         free(text), free(draft), free(results), free(props);
     }
     free(path);
