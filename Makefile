@@ -62,7 +62,7 @@ endif
 CXXFLAGS ?= -O2 -g
 ALL_CXXFLAGS := -std=c++17 $(WARN) -Wno-unused-parameter $(CXXFLAGS) -Iinclude $(TORCH_CXXFLAGS)
 
-LIB_SRC := src/error.c src/utf8.c src/strmap.c src/ydoc.c src/fingerprint.c src/evidence.c src/compare.c src/judge.c src/report.c src/yamledit.c src/journal.c src/decide.c src/review.c src/tui.c src/tui_keys.c src/cmd_review.c src/cmd_decide.c src/hash.c src/proto.c src/fixture.c src/tokenizer.c src/clean.c \
+LIB_SRC := src/error.c src/utf8.c src/strmap.c src/ydoc.c src/fingerprint.c src/evidence.c src/compare.c src/judge.c src/report.c src/yamledit.c src/journal.c src/decide.c src/review.c src/decision.c src/tui.c src/tui_keys.c src/cmd_review.c src/cmd_decide.c src/hash.c src/proto.c src/fixture.c src/tokenizer.c src/clean.c \
            src/prepare.c src/hf_json.c src/hf_tables.c src/hf_tables_lookup.c src/results.c src/emit.c src/atomic.c src/runner.c src/cli.c src/cmd_run.c src/lint.c src/cmd_lint.c src/cmd_init.c src/results_load.c src/theme.c src/lineedit.c src/textcell.c
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "parity/decision.h"
 #include "parity/decide.h"
 #include "parity/cli.h"
 #include "parity/fixture.h"
@@ -46,6 +47,15 @@ static int usage(const char *msg, const char *arg)
     fprintf(stderr, msg, arg);
     fprintf(stderr, " (try parity decide --help)\n");
     return PX_EXIT_USAGE;
+}
+
+/* "--decision must be accept, ... or clear, not '%s'" (from the table). */
+static const char *decision_usage(void)
+{
+    static char fmt[200];
+    if (!fmt[0])
+        snprintf(fmt, sizeof fmt, "--decision must be %s, not '%%s'", decision_list(1));
+    return fmt;
 }
 
 static int parse(int argc, char **argv, decide_args *a)
@@ -100,8 +110,7 @@ static int parse(int argc, char **argv, decide_args *a)
         if (!a->d[i].decision)
             return usage("example '%s' has no --decision", a->d[i].id);
         if (!yamledit_is_decision(a->d[i].decision))
-            return usage("--decision must be accept, defect, unsupported, needs-rule, flag or clear, not '%s'",
-                         a->d[i].decision);
+            return usage(decision_usage(), a->d[i].decision);
     }
     return 0;
 }
@@ -171,23 +180,24 @@ static void complete(decide_args *a, const px_fixture *f)
         const char *o_by = prev ? prev->by : old ? old->by : NULL, *o_at = prev ? prev->at : old ? old->at : NULL;
         const char *o_nby = prev ? prev->note_by : old ? old->note_by : NULL;
         const char *o_nat = prev ? prev->note_at : old ? old->note_at : NULL;
-        if (strcmp(d->decision, "clear")) {
+        if (decision_kind(d->decision) != PX_DEC_CLEAR) {
             if (d->note)
                 d->note_by = d->by, d->note_at = d->at;
             else if (o_note)
                 d->note = o_note, d->note_by = o_nby ? o_nby : o_by, d->note_at = o_nby ? o_nat : o_at;
         }
         int drops = 0;
-        if (!prev && old && strcmp(d->decision, "clear")) {
+        if (!prev && old && decision_kind(d->decision) != PX_DEC_CLEAR) {
             const char *had[PX_REVIEW_FIELDS] = {old->decision, old->note,    old->by,  old->at,
                                                  old->note_by,  old->note_at, old->env, old->results};
             for (int fi = 0; fi < PX_REVIEW_FIELDS; fi++)
                 drops |= had[fi] && !decision_field(d, fi);
         }
-        if (prev && strcmp(d->decision, "clear"))
+        if (prev && decision_kind(d->decision) != PX_DEC_CLEAR)
             drops = 1; /* simplest: the earlier one's keys are all rewritten */
         if (drops)
-            a->full[a->n_full++] = (px_decision){.id = d->id, .decision = "clear"};
+            a->full[a->n_full++] =
+                (px_decision){.id = d->id, .decision = px_decision_table[PX_DEC_CLEAR].name};
         a->full[a->n_full++] = *d;
     }
 }
@@ -240,7 +250,7 @@ int cmd_decide(int argc, char **argv)
         for (size_t i = 0; !rc && !a.recover && i < n; i++) {
             if (journal_append(s.journal, &d[i], &err))
                 rc = fail(&err);
-            else if (strcmp(d[i].decision, "clear") || i + 1 == n || strcmp(d[i + 1].id, d[i].id))
+            else if (decision_kind(d[i].decision) != PX_DEC_CLEAR || i + 1 == n || strcmp(d[i + 1].id, d[i].id))
                 printf("recorded: %s %s\n", d[i].id, d[i].decision);
         }
         fixture_free(f);

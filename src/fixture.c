@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "parity/ydoc.h"
 #include "parity/fixture.h"
+#include "parity/decision.h"
 #include "parity/strmap.h"
 #include "parity/utf8.h"
 
@@ -598,7 +599,6 @@ static int load_review(ctx *c, yaml_node_t *n, px_review *r)
 {
     static const char *const keys[] = {"decision", "note", "by", "at", "note_by", "note_at", "env", "results_sha256",
                                        NULL};
-    static const char *const decisions[] = {"accept", "defect", "unsupported", "needs-rule", "flag", NULL};
     if (want(c, n, YAML_MAPPING_NODE, "review") || check_keys(c, n, "review", keys) ||
         get_str(c, n, "decision", "review", 0, &r->decision) || get_str(c, n, "note", "review", 0, &r->note) ||
         get_str(c, n, "by", "review", 0, &r->by) || get_str(c, n, "at", "review", 0, &r->at) ||
@@ -608,10 +608,10 @@ static int load_review(ctx *c, yaml_node_t *n, px_review *r)
     if (r->results && !hash_is_sha256(r->results))
         return fail_at(c, get(c, n, "results_sha256"), "review.results_sha256 must be 64 hex digits, not '%s'%s",
                        r->results, NULL);
-    if (r->decision && !is_one_of(r->decision, decisions))
-        return fail_at(c, get(c, n, "decision"),
-                       "review.decision must be accept, defect, unsupported, needs-rule or flag, not '%s'%s",
-                       r->decision, NULL);
+    px_decision_kind kind = decision_kind(r->decision);
+    if (r->decision && (kind == PX_DEC_NONE || kind == PX_DEC_CLEAR))
+        return fail_at(c, get(c, n, "decision"), "review.decision must be %s, not '%s'", decision_list(0),
+                       r->decision);
     return 0;
 }
 

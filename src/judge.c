@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parity/decision.h"
+
 static const struct {
     const char *name, *meaning;
     int met;
@@ -792,13 +794,8 @@ const char *fit_name(px_fit fit)
 
 char *decision_words(px_fit fit, const char *decision, const char *env, const char *here)
 {
-    const char *done = !decision                          ? "undecided"
-                       : !strcmp(decision, "accept")      ? "accepted"
-                       : !strcmp(decision, "defect")      ? "marked a defect"
-                       : !strcmp(decision, "unsupported") ? "marked unsupported"
-                       : !strcmp(decision, "needs-rule")  ? "marked as needing a product rule"
-                       : !strcmp(decision, "flag")        ? "flagged"
-                                                          : decision;
+    px_decision_kind k = decision_kind(decision);
+    const char *done = !decision ? "undecided" : k != PX_DEC_NONE ? px_decision_table[k].done : decision;
     switch (fit) {
     case PX_FIT_HERE: return fmt("%s on %s", done, here);
     case PX_FIT_OTHER_ENV: return fmt("%s on %s, not yet on %s", done, env, here);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "parity/decision.h"
 #include "parity/clean.h"
 #include "parity/fixture.h"
 #include "parity/strmap.h"
@@ -336,7 +337,7 @@ static void check_ambiguous(lctx *c, const px_fixture *f)
             continue;
         if (!d)
             add(c, x->loc, "ambiguous example '%s' has no review.decision: %s", x->id, ask);
-        else if (!strcmp(d, "needs-rule") || !strcmp(d, "flag"))
+        else if (decision_kind(d) != PX_DEC_NONE && !px_decision_table[decision_kind(d)].settles)
             add(c, x->loc, "ambiguous example '%s' is undecided (review.decision: %s): %s", x->id, d, ask);
     }
 }
@@ -348,7 +349,7 @@ static void check_proposals(lctx *c, const px_fixture *f)
 {
     for (size_t i = 0; i < f->n_examples; i++) {
         const px_review *r = &f->examples[i].review;
-        if (r->decision && !strcmp(r->decision, "flag") && r->note && !strcmp(r->note, PX_PROPOSAL_NOTE))
+        if (decision_kind(r->decision) == PX_DEC_FLAG && r->note && !strcmp(r->note, PX_PROPOSAL_NOTE))
             add(c, f->examples[i].loc,
                 "example '%s' still carries the reference run's proposal: confirm its expect (parity decide, or a "
                 "in the review screen) or correct it",

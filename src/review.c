@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parity/decision.h"
 #include "parity/journal.h"
 
 const char *filter_name(px_filter f)
@@ -42,8 +43,9 @@ static px_mark mark_of(const px_decision *d)
 
 static px_decision decision_of(const char *id, const px_mark *m)
 {
-    px_decision d = {id,         m->decision ? m->decision : "clear", m->note, m->by, m->at, m->note_by,
-                     m->note_at, m->env,                              m->results};
+    const char *clear = px_decision_table[PX_DEC_CLEAR].name;
+    px_decision d = {id, m->decision ? m->decision : clear, m->note, m->by, m->at, m->note_by, m->note_at, m->env,
+                     m->results};
     return d;
 }
 
@@ -70,7 +72,7 @@ static void adopt_journal(px_session *rv)
         px_mark *m = &rv->marks[k];
         /* A journal line names every field the mark had (absent: none);
          * a version-1 line carries no note author: the note keeps its own. */
-        px_mark next = strcmp(j.d[i].decision, "clear") ? mark_of(&j.d[i]) : (px_mark){0};
+        px_mark next = decision_kind(j.d[i].decision) != PX_DEC_CLEAR ? mark_of(&j.d[i]) : (px_mark){0};
         if (next.decision && !next.note && !j.d[i].note_by && m->note) {
             next.note = strdup(m->note);
             next.note_by = dup_or_null(m->note_by), next.note_at = dup_or_null(m->note_at);
@@ -124,7 +126,7 @@ static int passes_filter(const px_session *rv, size_t k)
     case PX_FILTER_UNDECIDED:
         return d == NULL;
     case PX_FILTER_FLAGGED:
-        return d && !strcmp(d, "flag");
+        return decision_kind(d) == PX_DEC_FLAG;
     case PX_FILTER_FAILURES:
         /* An environment left out or without results fails no example of
          * its own: the header says so once. */
@@ -269,7 +271,7 @@ int review_decide(px_session *rv, const char *decision, const char *note, px_err
     decide_now(at, sizeof at);
     const px_mark *old = &rv->marks[k];
     px_mark m = {0};
-    if (strcmp(decision, "clear")) {
+    if (decision_kind(decision) != PX_DEC_CLEAR) {
         m.decision = strdup(decision), m.by = strdup(rv->reviewer), m.at = strdup(at);
         if (note) {
             m.note = strdup(note), m.note_by = strdup(rv->reviewer), m.note_at = strdup(at);
@@ -335,7 +337,8 @@ int review_write(px_session *rv, px_error *err)
             whole = decision_field(&full, i) != NULL;
         }
         if (!whole)
-            d[n++] = (px_decision){.id = rv->f->examples[k].id, .decision = "clear"};
+            d[n++] = (px_decision){.id = rv->f->examples[k].id,
+                                   .decision = px_decision_table[PX_DEC_CLEAR].name};
         if (m->decision)
             d[n++] = decision_of(rv->f->examples[k].id, m);
     }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "parity/decision.h"
 #include "parity/evidence.h"
 #include "parity/keys.h"
 #include "parity/lineedit.h"
@@ -175,16 +176,8 @@ static void draw_header(tui *t)
 
 static const char *mark_symbol(const px_mark *m)
 {
-    if (!m->decision)
-        return " ";
-    switch (m->decision[0]) {
-    case 'a': return "A";
-    case 'd': return "X";
-    case 'u': return "U";
-    case 'n': return "P";
-    case 'f': return "M";
-    default: return "?";
-    }
+    px_decision_kind k = decision_kind(m->decision);
+    return !m->decision ? " " : k == PX_DEC_NONE ? "?" : px_decision_table[k].symbol;
 }
 
 static int top_rows(tui *t) { return (int)(t->res->n_envs + 1 < (size_t)LINES / 3 ? t->res->n_envs + 1 : (size_t)LINES / 3) + 1; }
@@ -199,7 +192,7 @@ static void draw_list(tui *t, int top, int rows, int w)
         const px_mark *m = &rv->marks[k];
         attrset(sel ? style(t, PX_EL_SELECTION) : A_NORMAL);
         mvhline(top + r, 0, ' ', w);
-        putf(t, top + r, 0, 3, m->decision && !strcmp(m->decision, "flag") ? PX_EL_FLAG : PX_EL_DECISION, "%s%s",
+        putf(t, top + r, 0, 3, decision_kind(m->decision) == PX_DEC_FLAG ? PX_EL_FLAG : PX_EL_DECISION, "%s%s",
              mark_symbol(m), m->unwritten ? "*" : " ");
         put(t, top + r, 2, w - 17, sel ? PX_EL_SELECTION : PX_EL_NORMAL, t->f->examples[k].id);
         /* "changed": the shown candidate decides differently from the reference. */
@@ -355,7 +348,7 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
             putf(t, y++, x, w, PX_EL_NORMAL, "cause: %s", attr_name(v->attr));
     }
     const px_mark *m = &t->rv.marks[k];
-    int proposal = m->decision && !strcmp(m->decision, "flag") && m->note && !strcmp(m->note, PX_PROPOSAL_NOTE);
+    int proposal = decision_kind(m->decision) == PX_DEC_FLAG && m->note && !strcmp(m->note, PX_PROPOSAL_NOTE);
     if (proposal && y < top + rows)
         put(t, y++, x, w, PX_EL_CHANGED, "proposal: from the reference run, confirm (a)");
     else if (y < top + rows)
@@ -626,12 +619,12 @@ static void act(tui *t, px_action a)
         review_set_filter(&t->rv, (px_filter)((t->rv.filter + 1) % PX_FILTER_COUNT));
         say(t, "filter: %s (%zu examples)", filter_name(t->rv.filter), t->rv.n_visible);
         break;
-    case PX_ACT_ACCEPT: decide(t, "accept"); break;
-    case PX_ACT_DEFECT: decide(t, "defect"); break;
-    case PX_ACT_UNSUPPORTED: decide(t, "unsupported"); break;
-    case PX_ACT_NEEDS_RULE: decide(t, "needs-rule"); break;
-    case PX_ACT_FLAG: decide(t, "flag"); break;
-    case PX_ACT_CLEAR: decide(t, "clear"); break;
+    case PX_ACT_ACCEPT: decide(t, px_decision_table[PX_DEC_ACCEPT].name); break;
+    case PX_ACT_DEFECT: decide(t, px_decision_table[PX_DEC_DEFECT].name); break;
+    case PX_ACT_UNSUPPORTED: decide(t, px_decision_table[PX_DEC_UNSUPPORTED].name); break;
+    case PX_ACT_NEEDS_RULE: decide(t, px_decision_table[PX_DEC_NEEDS_RULE].name); break;
+    case PX_ACT_FLAG: decide(t, px_decision_table[PX_DEC_FLAG].name); break;
+    case PX_ACT_CLEAR: decide(t, px_decision_table[PX_DEC_CLEAR].name); break;
     case PX_ACT_NOTE: {
         long k = review_current(&t->rv);
         if (t->demo || k < 0 || !t->rv.marks[k].decision) {

@@ -7,6 +7,7 @@
 
 #include <yaml.h>
 
+#include "parity/decision.h"
 #include "parity/emit.h"
 #include "parity/strmap.h"
 #include "parity/ydoc.h"
@@ -26,17 +27,7 @@ typedef struct edit {
     size_t seq;        /* insertions at one offset keep the order they were made */
 } edit;
 
-static const char *const decisions[] = {"accept", "defect", "unsupported", "needs-rule", "flag", "clear", NULL};
-
-int yamledit_is_decision(const char *d)
-{
-    if (!d)
-        return 0;
-    for (const char *const *p = decisions; *p; p++)
-        if (!strcmp(*p, d))
-            return 1;
-    return 0;
-}
+int yamledit_is_decision(const char *d) { return decision_kind(d) != PX_DEC_NONE; }
 
 static int doc_open(doc *dc, const char *text, size_t len)
 {
@@ -641,9 +632,9 @@ static int verify(doc *old, const char *path, const char *text, size_t len, cons
     yaml_parser_initialize(&w.p);
     yaml_parser_set_input_string(&w.p, (const unsigned char *)text, len);
     int ok = !w.bad && w.target && walk_document(&w, yaml_document_get_root_node(&old->d)) && !w.bad;
-    if (ok && !strcmp(d->decision, "clear"))
+    if (ok && decision_kind(d->decision) == PX_DEC_CLEAR)
         ok = !w.saw_review;
-    for (int i = 0; ok && strcmp(d->decision, "clear") && i < PX_REVIEW_FIELDS; i++) {
+    for (int i = 0; ok && decision_kind(d->decision) != PX_DEC_CLEAR && i < PX_REVIEW_FIELDS; i++) {
         const char *want = field_value(d, i);
         ok = !want || (w.got[i] && !strcmp(w.got[i], want));
     }
@@ -678,7 +669,7 @@ static int apply_one(const char *path, const char *text, size_t len, const px_de
     yaml_node_t *rv = rp ? node(&dc, rp->value) : NULL;
     if (!ex || ex->type != YAML_MAPPING_NODE)
         rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "no example with id '%s'", d->id);
-    else if (!strcmp(d->decision, "clear"))
+    else if (decision_kind(d->decision) == PX_DEC_CLEAR)
         rc = rp ? clear_review(&dc, ex, rp, ed, &n) : 0;
     else if (rv && rv->start_mark.index < node(&dc, rp->key)->end_mark.index)
         rc = fail_node(err, path, node(&dc, rp->key), "review of '%s' is an alias; replace it by hand first", d->id);
@@ -712,8 +703,7 @@ int yamledit_apply(const char *path, const char *text, size_t len, const px_deci
         if (!yamledit_is_decision(d[i].decision)) {
             free(cur);
             return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0,
-                                "decision must be accept, defect, unsupported, needs-rule, flag or clear, not '%s'",
-                                d[i].decision);
+                                "decision must be %s, not '%s'", decision_list(1), d[i].decision);
         }
         char *next = NULL;
         size_t next_len = 0;
