@@ -32,7 +32,7 @@ struct px_cleaner {
 
 static int oom(px_error *err)
 {
-    return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "out of memory");
+    return px_error_oom(err, NULL);
 }
 
 

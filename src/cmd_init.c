@@ -137,7 +137,7 @@ static char **read_texts(const char *path, size_t *n, px_error *err)
         char **grown = realloc(v, (*n + 1) * sizeof *v);
         if (!grown || !(grown[*n] = strdup(line))) {
             v = grown ? grown : v;
-            px_error_set(err, PX_EXIT_INTERNAL, NULL, 0, 0, "out of memory");
+            px_error_oom(err, NULL);
             break;
         }
         v = grown;
@@ -287,7 +287,7 @@ static int fixture_text(const init_args *a, const proposal *props, char **out, s
     free(flow), free(model), free(tok);
     if (fclose(f)) {
         free(text);
-        return px_error_set(err, PX_EXIT_INTERNAL, NULL, 0, 0, "out of memory");
+        return px_error_oom(err, NULL);
     }
     *out = text, *out_len = len;
     return 0;
@@ -339,7 +339,7 @@ static proposal *propose(const init_args *a, const char *draft, const char *resu
         p[k].label = l ? strdup(l) : NULL; /* copied: the results go before the text is made */
     }
     if (r && !p)
-        px_error_set(err, PX_EXIT_INTERNAL, NULL, 0, 0, "out of memory");
+        px_error_oom(err, NULL);
     results_free(r);
     fixture_free(f);
     return p;

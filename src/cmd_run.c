@@ -395,7 +395,7 @@ static int check_main(const run_args *a, const px_fixture *f)
     px_env_input *in = calloc(res->n_envs ? res->n_envs : 1, sizeof *in);
     int rc;
     if (!in) {
-        px_error_set(&err, PX_EXIT_INTERNAL, NULL, 0, 0, "out of memory");
+        px_error_oom(&err, NULL);
         rc = report(&err);
     } else if (evidence_inputs(f, res, in, &err)) {
         rc = report(&err);

@@ -59,3 +59,8 @@ static int rank_of(int code)
 }
 
 int px_exit_worse(int a, int b) { return rank_of(a) <= rank_of(b) ? a : b; }
+
+int px_error_oom(px_error *err, const char *file)
+{
+    return px_error_set(err, PX_EXIT_INTERNAL, file, 0, 0, "out of memory");
+}

@@ -37,7 +37,7 @@ static int adopt(const px_fixture *f, px_results *all, place *places, px_results
                             "environment '%s' comes from two places: %s and %s (each environment comes from one)",
                             dst->name, places[to].what, where);
     if (!(places[to].what = strdup(where)))
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "out of memory");
+        return px_error_oom(err, NULL);
     env_result_clear(dst, all->n_examples);
     *dst = *src;
     dst->selected = 1;
@@ -141,13 +141,13 @@ px_results *evidence_gather(const px_fixture *f, const px_sources *s, px_error *
     place *places = calloc(f->n_envs ? f->n_envs : 1, sizeof *places);
     px_results *all = NULL;
     if (!idx || !places) {
-        px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "out of memory");
+        px_error_oom(err, NULL);
         goto out;
     }
     for (size_t i = 0; i < f->n_envs; i++)
         idx[i] = (int)i;
     if (!(all = results_new(f, idx, f->n_envs))) {
-        px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "out of memory");
+        px_error_oom(err, NULL);
         goto out;
     }
     if (select_envs(f, s, all, err) || gather_files(f, s, all, places, err) || gather_imports(f, all, places, err)) {

@@ -86,7 +86,7 @@ static int get_str(ctx *c, yaml_node_t *map, const char *key, const char *what, 
     if (strlen(scalar(n)) != n->data.scalar.length)
         return fail_at(c, n, "%s contains a NUL character%s", w, "");
     *out = strdup(scalar(n));
-    return *out ? 0 : fail_at(c, n, "out of memory%s%s", NULL, NULL);
+    return *out ? 0 : px_error_oom(c->err, c->path);
 }
 
 static int get_num(ctx *c, yaml_node_t *map, const char *key, const char *what, double lo, double hi,
@@ -147,7 +147,7 @@ static int get_str_list(ctx *c, yaml_node_t *n, const char *what, char ***out, s
     size_t len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     *out = calloc(len ? len : 1, sizeof **out);
     if (!*out)
-        return fail_at(c, n, "out of memory%s%s", NULL, NULL);
+        return px_error_oom(c->err, c->path);
     for (size_t i = 0; i < len; i++) {
         yaml_node_t *it = node_at(c, n->data.sequence.items.start[i]);
         if (want(c, it, YAML_SCALAR_NODE, what))
@@ -517,7 +517,7 @@ static int load_envs(ctx *c, yaml_node_t *root)
         return fail_at(c, n, "no environments%s%s", NULL, NULL);
     c->f->envs = calloc(len, sizeof *c->f->envs);
     if (!c->f->envs || !(c->f->env_index = strmap_new(len)))
-        return fail_at(c, n, "out of memory%s%s", NULL, NULL);
+        return px_error_oom(c->err, c->path);
     for (size_t i = 0; i < len; i++) {
         yaml_node_pair_t *p = &n->data.mapping.pairs.start[i];
         yaml_node_t *k = node_at(c, p->key);
@@ -528,8 +528,8 @@ static int load_envs(ctx *c, yaml_node_t *root)
             return -1;
         int dup = strmap_put(c->f->env_index, c->f->envs[i].name, (long)i, NULL);
         if (dup)
-            return fail_at(c, k, dup < 0 ? "out of memory%s%s" : "environment '%s' is defined twice%s",
-                           dup < 0 ? NULL : scalar(k), NULL);
+            return dup < 0 ? px_error_oom(c->err, c->path)
+                           : fail_at(c, k, "environment '%s' is defined twice%s", scalar(k), NULL);
     }
     return 0;
 }
@@ -660,7 +660,7 @@ static int load_examples(ctx *c, yaml_node_t *root)
     size_t len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     c->f->examples = calloc(len ? len : 1, sizeof *c->f->examples);
     if (!c->f->examples || !(c->f->example_index = strmap_new(len)))
-        return fail_at(c, n, "out of memory%s%s", NULL, NULL);
+        return px_error_oom(c->err, c->path);
     for (size_t i = 0; i < len; i++) {
         yaml_node_t *it = node_at(c, n->data.sequence.items.start[i]);
         c->f->n_examples++;
@@ -669,7 +669,7 @@ static int load_examples(ctx *c, yaml_node_t *root)
         long j = -1;
         int dup = strmap_put(c->f->example_index, c->f->examples[i].id, (long)i, &j);
         if (dup < 0)
-            return fail_at(c, it, "out of memory%s%s", NULL, NULL);
+            return px_error_oom(c->err, c->path);
         if (dup) {
             char first[32];
             snprintf(first, sizeof first, "%d", c->f->examples[j].loc.line);
@@ -702,7 +702,7 @@ px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_err
     ctx c = {.path = path, .err = err};
     c.f = calloc(1, sizeof *c.f);
     if (!c.f) {
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+        px_error_oom(err, path);
         return NULL;
     }
     c.f->path = strdup(path);

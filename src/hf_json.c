@@ -22,7 +22,7 @@ static int fail(ctx *x, const char *fmt, const char *a, const char *b)
     return px_error_set(x->err, PX_EXIT_USAGE, x->path, 0, 0, fmt, a ? a : "", b ? b : "");
 }
 
-static int oom(ctx *x) { return px_error_set(x->err, PX_EXIT_ENV, x->path, 0, 0, "out of memory"); }
+static int oom(ctx *x) { return px_error_oom(x->err, x->path); }
 
 /* The object's "type", or NULL. */
 static const char *type_of(const json_t *o) { return json_string_value(json_object_get(o, "type")); }
@@ -358,7 +358,7 @@ int hf_json_read(const char *path, px_hf_config *out, px_error *err)
     if (size > (long)PX_HF_MAX_BYTES || n > PX_HF_MAX_BYTES)
         rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "tokenizer file larger than %u MiB", PX_HF_MAX_BYTES >> 20);
     else if (!buf)
-        rc = px_error_set(err, PX_EXIT_ENV, path, 0, 0, "out of memory");
+        rc = px_error_oom(err, path);
     else if (bad)
         rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read the tokenizer");
     else

@@ -59,7 +59,7 @@ int journal_append(const char *path, const px_decision *d, px_error *err)
     size_t len = 0;
     FILE *o = open_memstream(&line, &len);
     if (!o)
-        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "out of memory");
+        return px_error_oom(err, path);
     fputs(MAGIC, o);
     put_field(o, d->id);
     for (int i = 0; i < PX_REVIEW_FIELDS; i++)
@@ -152,7 +152,7 @@ int journal_read(const char *path, px_journal *out, px_error *err)
             fl[i] = "\\-";
         px_decision *d = realloc(out->d, (out->n + 1) * sizeof *d);
         if (!d) {
-            rc = px_error_set(err, PX_EXIT_IO, path, 0, 0, "out of memory");
+            rc = px_error_oom(err, path);
             break;
         }
         out->d = d;

@@ -445,7 +445,7 @@ int lint_parse(const char *path, const char *data, size_t len, px_lint *out, px_
     if (loaded)
         yaml_document_delete(&c.doc);
     if (!rc && c.oom)
-        rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+        rc = px_error_oom(err, path);
     if (rc)
         lint_free(out);
     else

@@ -324,7 +324,7 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
     size_t len = 0;
     FILE *o = open_memstream(&text, &len);
     if (!o)
-        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "out of memory");
+        return px_error_oom(err, path);
     px_fingerprint now;
     fingerprint_contract(f, &now);
     char **defs = calloc(f->n_examples ? f->n_examples : 1, sizeof *defs);
@@ -375,7 +375,7 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
     free(defs);
     if (fclose(o)) {
         free(text);
-        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "out of memory");
+        return px_error_oom(err, path);
     }
     int rc = 0;
     if (!strcmp(path, "-")) {

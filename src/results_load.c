@@ -101,7 +101,7 @@ static int node_str(ctx *c, yaml_node_t *n, const char *what, int required, char
     if (strlen(scalar(n)) != n->data.scalar.length)
         return fail_at(c, n, "%s contains a NUL character", what);
     if (out && !(*out = strdup(scalar(n))))
-        return fail_at(c, n, "out of memory");
+        return px_error_oom(c->err, c->path);
     return 0;
 }
 
@@ -347,7 +347,7 @@ static int load_tokens(ctx *c, yaml_node_t *ex, px_example_result *x, const char
     x->ids = malloc((n ? n : 1) * sizeof *x->ids);
     x->tokens = calloc(n ? n : 1, sizeof *x->tokens);
     if (!x->ids || !x->tokens)
-        return fail_at(c, ids, "out of memory");
+        return px_error_oom(c->err, c->path);
     x->n_ids = n;
     for (size_t i = 0; i < n; i++) {
         long long id;
@@ -391,7 +391,7 @@ static int load_values(ctx *c, yaml_node_t *n, px_example_result *x)
         return fail_at(c, n, "output has %zu values; its shape holds %llu", len, count);
     x->values = malloc((len ? len : 1) * sizeof *x->values);
     if (!x->values)
-        return fail_at(c, n, "out of memory");
+        return px_error_oom(c->err, c->path);
     x->n_values = len;
     for (size_t i = 0; i < len; i++)
         if (read_double(c, seq_at(c, n, i), "a value of output.values", &x->values[i]))
@@ -519,7 +519,7 @@ static int load_examples(ctx *c, yaml_node_t *v, px_env_result *e, const char *w
     size_t nx = c->f->n_examples;
     char w[400], *seen = calloc(nx ? nx : 1, 1);
     if (!seen)
-        return fail_at(c, v, "out of memory");
+        return px_error_oom(c->err, c->path);
     snprintf(w, sizeof w, "%.300s.examples", what);
     int rc = n ? want(c, n, YAML_SEQUENCE_NODE, w) : 0;
     for (size_t i = 0; !rc && n && i < seq_len(n); i++)
@@ -528,7 +528,7 @@ static int load_examples(ctx *c, yaml_node_t *v, px_env_result *e, const char *w
         if (!seen[k]) {
             e->ex[k].status = PX_ST_NOT_EVALUATED;
             if (!(e->ex[k].detail = strdup("not in the results file")))
-                rc = fail_at(c, v, "out of memory");
+                rc = px_error_oom(c->err, c->path);
         }
     free(seen);
     return rc;
@@ -553,7 +553,7 @@ static int load_env_labels(ctx *c, yaml_node_t *v, yaml_node_t *top, px_env_resu
     e->n_labels = 0;
     e->labels = calloc(seq_len(l) ? seq_len(l) : 1, sizeof *e->labels);
     if (!e->labels)
-        return fail_at(c, l, "out of memory");
+        return px_error_oom(c->err, c->path);
     for (size_t i = 0; i < seq_len(l); i++) {
         if (node_str(c, seq_at(c, l, i), w, 1, &e->labels[i]))
             return -1;
@@ -595,7 +595,7 @@ static int load_env(ctx *c, yaml_node_t *v, yaml_node_t *top_labels, px_env_resu
         return -1;
     e->origin = PX_ORIGIN_FILE;
     if (!(e->source = strdup(c->path)))
-        return fail_at(c, v, "out of memory");
+        return px_error_oom(c->err, c->path);
     return load_state(c, v, e, what) || load_manifest(c, v, e, what) || load_examples(c, v, e, what) ? -1 : 0;
 }
 
@@ -625,7 +625,7 @@ static int load_envs(ctx *c, yaml_node_t *root)
     size_t len = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
     int *idx = malloc((len ? len : 1) * sizeof *idx);
     char *seen = calloc(c->f->n_envs ? c->f->n_envs : 1, 1);
-    int rc = idx && seen ? 0 : fail_at(c, n, "out of memory");
+    int rc = idx && seen ? 0 : px_error_oom(c->err, c->path);
     for (size_t i = 0; !rc && i < len; i++)
         if (!(rc = env_key_index(c, n, i, seen, &idx[i])))
             seen[idx[i]] = 1;
@@ -634,7 +634,7 @@ static int load_envs(ctx *c, yaml_node_t *root)
     if (rc)
         return -1;
     if (!r)
-        return fail_at(c, n, "out of memory");
+        return px_error_oom(c->err, c->path);
     /* Warnings gathered so far move over. */
     r->warnings = c->r->warnings, r->n_warnings = c->r->n_warnings;
     c->r->warnings = NULL, c->r->n_warnings = 0;
@@ -772,7 +772,7 @@ px_results *results_parse(const char *path, const char *data, size_t len, const 
 {
     ctx c = {.path = path, .f = f, .err = err, .r = calloc(1, sizeof *c.r)};
     if (!c.r) {
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+        px_error_oom(err, path);
         return NULL;
     }
     int rc = ydoc_load(path, data, len, "results file", &c.doc, err);

@@ -232,7 +232,7 @@ static int set_mark(px_session *rv, size_t k, px_mark *m, px_error *err)
     }
     if (push_undo(rv, k)) {
         mark_clear(m);
-        return px_error_set(err, PX_EXIT_IO, NULL, 0, 0, "out of memory");
+        return px_error_oom(err, NULL);
     }
     mark_clear(&rv->marks[k]);
     rv->marks[k] = *m;

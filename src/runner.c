@@ -98,7 +98,7 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
     const char **argv = calloc(24 + 2 * r->opts.n_backend_modules, sizeof *argv);
     if (!argv) {
         close(in[0]), close(in[1]), close(out[0]), close(out[1]), close(ep[0]), close(ep[1]);
-        return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "out of memory");
+        return px_error_oom(err, NULL);
     }
     const char *prog = e->python ? r->opts.python : r->opts.executor;
     int a = 0;
@@ -703,7 +703,7 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
 {
     px_runner *r = calloc(1, sizeof *r);
     if (!r) {
-        px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "out of memory");
+        px_error_oom(err, NULL);
         return NULL;
     }
     r->f = f, r->inputs = inputs, r->res = res;

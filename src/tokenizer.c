@@ -41,7 +41,7 @@ struct id_list {
 
 static int oom(px_error *err)
 {
-    return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "out of memory");
+    return px_error_oom(err, NULL);
 }
 
 /* ---- UTF-8 helpers ------------------------------------------------------ */

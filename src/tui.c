@@ -967,7 +967,7 @@ static int gather(tui *t, const px_tui_opts *o, px_env_input **inputs, int wake_
         return -1;
     *inputs = calloc(t->res->n_envs ? t->res->n_envs : 1, sizeof **inputs);
     if (!*inputs)
-        return px_error_set(err, PX_EXIT_INTERNAL, NULL, 0, 0, "out of memory");
+        return px_error_oom(err, NULL);
     if (evidence_inputs(t->f, t->res, *inputs, err)) {
         free(*inputs);
         *inputs = NULL;

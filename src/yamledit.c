@@ -695,7 +695,7 @@ int yamledit_apply(const char *path, const char *text, size_t len, const px_deci
 {
     char *cur = malloc(len + 1);
     if (!cur)
-        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+        return px_error_oom(err, path);
     memcpy(cur, text, len);
     cur[len] = '\0';
     size_t cur_len = len;

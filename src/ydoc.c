@@ -114,7 +114,7 @@ char *ydoc_read(const char *path, const char *kind, size_t *len, px_error *err)
             char *d = realloc(data, cap = (*len + 65536) * 2);
             if (!d) {
                 free(data), fclose(fp);
-                px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory reading %s", kind);
+                px_error_oom(err, path);
                 return NULL;
             }
             data = d;
@@ -148,7 +148,7 @@ static int parse_error(const char *path, yaml_parser_t *p, const char *data, siz
 {
     int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
     if (p->error == YAML_MEMORY_ERROR)
-        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory parsing %s", kind);
+        return px_error_oom(err, path);
     if (p->error == YAML_READER_ERROR) {
         long bad = utf8_invalid_at(data, len);
         loc_of_offset(data, len, bad >= 0 ? (size_t)bad : p->problem_offset, &line, &col);
@@ -208,16 +208,16 @@ static int remember(builder *b, const yaml_char_t *anchor, int id, yaml_mark_t a
         size_t cap = b->cap_names ? b->cap_names * 2 : 16;
         char **v = realloc(b->names, cap * sizeof *v);
         if (!v)
-            return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+            return px_error_oom(err, path);
         b->names = v, b->cap_names = cap;
     }
     char *name = strdup((const char *)anchor);
     if (!name)
-        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+        return px_error_oom(err, path);
     b->names[b->n_names++] = name;
     int rc = strmap_put(b->anchors, name, id, NULL);
     if (rc < 0)
-        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+        return px_error_oom(err, path);
     return rc ? fail_mark(path, at, err, "anchor '&%.200s' is defined twice", name) : 0;
 }
 
@@ -235,7 +235,7 @@ static int build(builder *b, yaml_event_t *e, const char *path, px_error *err)
         id = yaml_document_add_scalar(b->doc, (yaml_char_t *)tag_of(e->data.scalar.tag), e->data.scalar.value,
                                       (int)e->data.scalar.length, e->data.scalar.style);
         if (!id)
-            return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+            return px_error_oom(err, path);
         node_of(b, id)->start_mark = e->start_mark, node_of(b, id)->end_mark = e->end_mark;
         return remember(b, e->data.scalar.anchor, id, e->start_mark, path, err) || attach(b, id) ? -1 : 0;
     case YAML_SEQUENCE_START_EVENT:
@@ -248,7 +248,7 @@ static int build(builder *b, yaml_event_t *e, const char *path, px_error *err)
                  : yaml_document_add_mapping(b->doc, (yaml_char_t *)tag_of(e->data.mapping_start.tag),
                                              e->data.mapping_start.style);
         if (!id)
-            return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+            return px_error_oom(err, path);
         node_of(b, id)->start_mark = e->start_mark;
         if (remember(b, seq ? e->data.sequence_start.anchor : e->data.mapping_start.anchor, id, e->start_mark, path,
                      err) ||
@@ -267,7 +267,7 @@ static int build(builder *b, yaml_event_t *e, const char *path, px_error *err)
         if (id < 0)
             return fail_mark(path, e->start_mark, err, "alias '*%.200s' names no anchor defined before it",
                              (const char *)e->data.alias.anchor);
-        return attach(b, id) ? px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory") : 0;
+        return attach(b, id) ? px_error_oom(err, path) : 0;
     default:
         return 0;
     }
@@ -281,7 +281,7 @@ int ydoc_load(const char *path, const char *data, size_t len, const char *kind, 
     yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
     memset(doc, 0, sizeof *doc);
     builder b = {.doc = doc, .anchors = strmap_new(16)};
-    int rc = b.anchors ? 0 : px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+    int rc = b.anchors ? 0 : px_error_oom(err, path);
     int documents = 0, open = 0, started = 0;
     yaml_event_t e;
     while (!rc) {
@@ -297,7 +297,7 @@ int ydoc_load(const char *path, const char *data, size_t len, const char *kind, 
             if (documents++)
                 rc = fail_mark(path, e.start_mark, err, "a second YAML document: a %s is one document", kind);
             else if (!yaml_document_initialize(doc, NULL, NULL, NULL, 1, 1))
-                rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "out of memory");
+                rc = px_error_oom(err, path);
             else
                 started = open = 1;
         } else if (e.type == YAML_DOCUMENT_END_EVENT) {

@@ -47,6 +47,9 @@ typedef struct px_error {
     char msg[1024];
 } px_error;
 
+/* Running out of memory, wherever it happens: one exit status
+ * (PX_EXIT_INTERNAL), one message. Returns -1. */
+int px_error_oom(px_error *err, const char *file);
 /* Set *err (if not NULL); returns -1 so callers can `return px_error_set(...)`. */
 int px_error_set(px_error *err, int code, const char *file, int line, int col,
                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
