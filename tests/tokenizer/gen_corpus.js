@@ -14,27 +14,8 @@
 
 const fs = require('fs');
 const path = require('path');
-const ROOT = path.resolve(__dirname, '..', '..');
+const { ROOT, prng } = require('./common.js');
 
-// mulberry32: tiny deterministic 32-bit PRNG.
-function prng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const r = {
-    next,
-    int: (n) => Math.floor(next() * n),            // 0 .. n-1
-    range: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)), // inclusive
-    pick: (arr) => arr[Math.floor(next() * arr.length)],
-    chance: (p) => next() < p,
-  };
-  return r;
-}
 
 const seedArg = process.argv[2];
 if (process.argv.length > 3 || (seedArg !== undefined && !/^\d+$/.test(seedArg))) {

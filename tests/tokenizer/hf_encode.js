@@ -8,7 +8,7 @@
 // Tokenizer.fromFile(TOKENIZER_JSON).encode(text) with special tokens added
 // (the post-processor applied), joined by spaces, or "ERROR <message>" when the
 // library throws (or the line is not a JSON string). One output line per input
-// line, in order. The library directory is found as in loadTokenizers below
+// line, in order. The library directory is found as in loadTokenizers (common.js)
 // ($PARITY_TOKENIZERS, else build/npm/node_modules/tokenizers).
 //
 // encode() is asynchronous in the Node binding, so lines are encoded in
@@ -16,33 +16,9 @@
 // only the failing lines report an error.
 
 const fs = require('fs');
-const path = require('path');
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const { loadTokenizers } = require('./common.js');
 
-// The library directory: --tokenizers DIR on the command line, else the
-// PARITY_TOKENIZERS environment variable, else build/npm/node_modules/tokenizers
-// under the repository root (install it with
-//   npm install --prefix build/npm --no-audit --no-fund tokenizers@0.23.2).
-function tokenizersDir(argDir) {
-  return path.resolve(argDir || process.env.PARITY_TOKENIZERS ||
-    path.join(ROOT, 'build', 'npm', 'node_modules', 'tokenizers'));
-}
-
-function loadTokenizers(argDir) {
-  const dir = tokenizersDir(argDir);
-  let lib, version;
-  try {
-    lib = require(dir);
-    version = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
-  } catch (e) {
-    process.stderr.write(`cannot load the tokenizers library from ${dir}: ${e.message}\n` +
-      'install it with: npm install --prefix build/npm --no-audit --no-fund tokenizers@0.23.2\n' +
-      '(or point PARITY_TOKENIZERS at its directory)\n');
-    process.exit(2);
-  }
-  return { lib, version, dir };
-}
 
 function usage(msg) {
   if (msg) process.stderr.write(msg + '\n');
