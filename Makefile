@@ -62,8 +62,14 @@ endif
 CXXFLAGS ?= -O2 -g
 ALL_CXXFLAGS := -std=c++17 $(WARN) -Wno-unused-parameter $(CXXFLAGS) -Iinclude $(TORCH_CXXFLAGS)
 
-LIB_SRC := src/error.c src/utf8.c src/strmap.c src/ydoc.c src/fingerprint.c src/evidence.c src/compare.c src/judge.c src/report.c src/yamledit.c src/journal.c src/decide.c src/review.c src/decision.c src/tui.c src/tui_keys.c src/cmd_review.c src/cmd_decide.c src/hash.c src/proto.c src/fixture.c src/tokenizer.c src/clean.c \
-           src/prepare.c src/hf_json.c src/hf_tables.c src/hf_tables_lookup.c src/results.c src/emit.c src/atomic.c src/runner.c src/cli.c src/cmd_run.c src/lint.c src/cmd_lint.c src/cmd_init.c src/results_load.c src/theme.c src/lineedit.c src/textcell.c
+# Layers, lowest first: the library (src/*.c: reading, running, judging,
+# writing), the review screen (src/tui/), the command line (src/cmd/: main,
+# the option table, the subcommands). See README, "Layout".
+LIB_SRC := $(sort $(wildcard src/*.c)) $(sort $(wildcard src/tui/*.c)) $(filter-out src/cmd/main.c,$(sort $(wildcard src/cmd/*.c)))
+# ar keeps one member per file name: two sources with one name would
+# silently drop one of them from libparity.a.
+DUP_NAMES := $(shell printf '%s\n' $(notdir $(LIB_SRC)) | sort | uniq -d)
+$(if $(DUP_NAMES),$(error two sources share a file name ($(DUP_NAMES)): rename one))
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
@@ -91,9 +97,9 @@ $(BUILD)/obj/%.o: src/%.c $(wildcard include/parity/*.h) | $(BUILD)/.gitignore
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libparity.a: $(LIB_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
-$(PARITY): $(BUILD)/obj/main.o $(BUILD)/libparity.a
+$(PARITY): $(BUILD)/obj/cmd/main.o $(BUILD)/libparity.a
 	$(CC) $(SAN_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The executor is never sanitized (libtorch is not instrumented); parity
@@ -198,7 +204,7 @@ FUZZ_MAX_LEN ?= 131072
 FUZZ_HARNESSES ?= fixture splice results theme tokenizer hfjson
 FUZZ_DIR := build/fuzz
 FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude $(PKG_CFLAGS)
-FUZZ_LIB_SRC := $(filter-out src/cli.c src/cmd_%.c,$(LIB_SRC))
+FUZZ_LIB_SRC := $(filter-out src/cmd/%,$(LIB_SRC))
 FUZZ_RUN_FLAGS = -timeout=10 -rss_limit_mb=2048 -max_len=$(FUZZ_MAX_LEN)
 $(FUZZ_DIR)/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(wildcard include/parity/*.h)
 	@mkdir -p $(FUZZ_DIR) && echo '*' > build/.gitignore

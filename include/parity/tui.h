@@ -1,4 +1,4 @@
-/* parity review: the review screen (src/tui.c). */
+/* parity review: the review screen (src/tui/). */
 #ifndef PARITY_TUI_H
 #define PARITY_TUI_H
 
