@@ -44,7 +44,7 @@ int atomic_write(const char *path, const void *data, size_t len, px_error *err)
     int exists = lstat(path, &st) == 0;
     if (exists && S_ISLNK(st.st_mode)) {
         if (!realpath(path, target))
-            return px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot follow link: %s", strerror(errno));
+            return px_error_set(err, PX_ERR_WRITE, path, 0, 0, "cannot follow link: %s", strerror(errno));
         exists = stat(target, &st) == 0;
     } else {
         snprintf(target, sizeof target, "%s", path);
@@ -52,13 +52,13 @@ int atomic_write(const char *path, const void *data, size_t len, px_error *err)
     /* A device or a pipe (-o /dev/null) is written to, never replaced by a
      * rename: that would put a regular file where /dev/null was. */
     if (exists && S_ISDIR(st.st_mode))
-        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "is a directory");
+        return px_error_set(err, PX_ERR_WRITE, path, 0, 0, "is a directory");
     if (exists && !S_ISREG(st.st_mode)) {
         int fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
         int e = fd < 0 || write_fd(fd, data, len) ? errno : 0;
         if (fd >= 0)
             close(fd);
-        return e ? px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot write: %s", strerror(e)) : 0;
+        return e ? px_error_set(err, PX_ERR_WRITE, path, 0, 0, "cannot write: %s", strerror(e)) : 0;
     }
     char dirbuf[PATH_MAX], tmp[PATH_MAX + 32];
     snprintf(dirbuf, sizeof dirbuf, "%s", target);
@@ -66,7 +66,7 @@ int atomic_write(const char *path, const void *data, size_t len, px_error *err)
     snprintf(tmp, sizeof tmp, "%s/.parity-tmp-XXXXXX", dir);
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
-        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot create a file in %s: %s", dir, strerror(errno));
+        return px_error_set(err, PX_ERR_WRITE, path, 0, 0, "cannot create a file in %s: %s", dir, strerror(errno));
     mode_t mode;
     if (exists) {
         mode = st.st_mode & 07777;
@@ -84,11 +84,11 @@ int atomic_write(const char *path, const void *data, size_t len, px_error *err)
         e = errno;
     if (e) {
         unlink(tmp);
-        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot write: %s (the old file is untouched)",
+        return px_error_set(err, PX_ERR_WRITE, path, 0, 0, "cannot write: %s (the old file is untouched)",
                             strerror(e));
     }
     if (fsync_dir(dir))
-        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "written, but the directory could not be synced: %s",
+        return px_error_set(err, PX_ERR_WRITE, path, 0, 0, "written, but the directory could not be synced: %s",
                             strerror(errno));
     return 0;
 }

@@ -83,7 +83,7 @@ static pcre2_code *rule_compile(const char *pattern, px_error *err)
         return re;
     PCRE2_UCHAR msg[256];
     pcre2_get_error_message(code, msg, sizeof msg);
-    px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "pattern '%s': %s at offset %zu", pattern,
+    px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "pattern '%s': %s at offset %zu", pattern,
                  (const char *)msg, (size_t)offset);
     return NULL;
 }
@@ -104,10 +104,10 @@ static int rules_reserve(px_cleaner *c, px_error *err)
 int cleaner_add(px_cleaner *c, const char *pattern, const char *replace, px_error *err)
 {
     if (!c || !pattern || !replace)
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "cleaning rule without pattern or replacement");
+        return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "cleaning rule without pattern or replacement");
     long bad = utf8_invalid_at(replace, strlen(replace));
     if (bad >= 0)
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0,
+        return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0,
                             "replacement for pattern '%s': invalid UTF-8 at byte %ld", pattern, bad);
     if (rules_reserve(c, err))
         return -1;
@@ -142,7 +142,7 @@ static int rule_error(const struct rule *r, size_t index, int rc, PCRE2_SIZE off
     char where[64] = "";
     if (error_is_in_replacement(rc))
         snprintf(where, sizeof where, " at replacement offset %zu", (size_t)offset);
-    return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "cleaning rule %zu ('%s' -> '%s'): %s%s",
+    return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "cleaning rule %zu ('%s' -> '%s'): %s%s",
                         index + 1, r->pattern, r->replace, (const char *)msg, where);
 }
 
@@ -174,7 +174,7 @@ static int rule_apply(const px_cleaner *c, size_t index, const char *s, size_t l
             return rule_error(r, index, rc, got, err);
         cap = got;
     }
-    return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0,
+    return px_error_set(err, PX_ERR_INTERNAL, NULL, 0, 0,
                         "cleaning rule %zu ('%s'): output size kept changing", index + 1,
                         r->pattern);
 }
@@ -183,12 +183,12 @@ char *cleaner_apply(const px_cleaner *c, const char *text, size_t len,
                     size_t *out_len, px_error *err)
 {
     if (!text && len) {
-        px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "no text");
+        px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "no text");
         return NULL;
     }
     long bad = utf8_invalid_at(text ? text : "", len);
     if (bad >= 0) {
-        px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "invalid UTF-8 at byte %ld of the text", bad);
+        px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "invalid UTF-8 at byte %ld of the text", bad);
         return NULL;
     }
     char *cur = malloc(len + 1);

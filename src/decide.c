@@ -35,9 +35,9 @@ int decide_writable(const px_decide *s, px_error *err)
 {
     struct stat st;
     if (stat(s->path, &st))
-        return px_error_set(err, PX_EXIT_USAGE, s->path, 0, 0, "cannot read fixture: %s", strerror(errno));
+        return px_error_set(err, PX_ERR_NOT_FOUND, s->path, 0, 0, "cannot read fixture: %s", strerror(errno));
     if (!(st.st_mode & 0222))
-        return px_error_set(err, PX_EXIT_IO, s->path, 0, 0, "the fixture is read-only; nothing written");
+        return px_error_set(err, PX_ERR_WRITE, s->path, 0, 0, "the fixture is read-only; nothing written");
     return 0;
 }
 
@@ -65,11 +65,14 @@ int decide_commit(px_decide *s, char *out, size_t out_len, px_error *err)
     int rc = 0;
     /* Someone else's edit since we read it wins: refuse, keep the journal. */
     if (strcmp(hash, s->hash))
-        rc = px_error_set(err, PX_EXIT_USAGE, s->path, 0, 0,
+        rc = px_error_set(err, PX_ERR_STALE, s->path, 0, 0,
                           "changed on disk since it was read; nothing written, the decisions wait in %s "
                           "(parity decide %s --recover)", s->journal, s->path);
-    else if (atomic_write(s->path, out, out_len, err))
-        rc = px_error_set(err, PX_EXIT_IO, s->path, 0, 0, "%s (the decisions wait in %s)", err->msg, s->journal);
+    else if (atomic_write(s->path, out, out_len, err)) {
+        char why[sizeof err->msg]; /* err->msg is also where the new message goes */
+        snprintf(why, sizeof why, "%s", err->msg);
+        rc = px_error_set(err, PX_ERR_WRITE, s->path, 0, 0, "%s (the decisions wait in %s)", why, s->journal);
+    }
     else if (journal_remove(s->journal, err))
         rc = -1;
     if (rc) {

@@ -4,12 +4,47 @@
 #include <stdio.h>
 #include <string.h>
 
-int px_error_set(px_error *err, int code, const char *file, int line, int col,
+const px_reason_info px_reason_table[] = {
+    {PX_ERR_USAGE, "usage", PX_EXIT_USAGE},
+    {PX_ERR_NOT_FOUND, "not-found", PX_EXIT_USAGE},
+    {PX_ERR_MALFORMED, "malformed", PX_EXIT_USAGE},
+    {PX_ERR_TOO_LARGE, "too-large", PX_EXIT_USAGE},
+    {PX_ERR_MISMATCH, "mismatch", PX_EXIT_USAGE},
+    {PX_ERR_STALE, "stale", PX_EXIT_USAGE},
+    {PX_ERR_ENV, "environment", PX_EXIT_ENV},
+    {PX_ERR_WRITE, "write", PX_EXIT_IO},
+    {PX_ERR_NO_MEMORY, "no-memory", PX_EXIT_INTERNAL},
+    {PX_ERR_INTERNAL, "internal", PX_EXIT_INTERNAL},
+};
+const int px_reason_count = (int)(sizeof px_reason_table / sizeof *px_reason_table);
+
+static const px_reason_info *reason_info(px_reason r)
+{
+    for (int i = 0; i < px_reason_count; i++)
+        if (px_reason_table[i].reason == r)
+            return &px_reason_table[i];
+    return NULL;
+}
+
+const char *px_reason_name(px_reason r)
+{
+    const px_reason_info *i = reason_info(r);
+    return i ? i->name : "internal";
+}
+
+int px_reason_exit(px_reason r)
+{
+    const px_reason_info *i = reason_info(r);
+    return i ? i->code : PX_EXIT_INTERNAL;
+}
+
+int px_error_set(px_error *err, px_reason reason, const char *file, int line, int col,
                  const char *fmt, ...)
 {
     if (!err)
         return -1;
-    err->code = code;
+    err->reason = reason_info(reason) ? reason : PX_ERR_INTERNAL;
+    err->code = px_reason_exit(err->reason);
     snprintf(err->file, sizeof err->file, "%s", file ? file : "");
     err->line = line;
     err->col = col;
@@ -62,5 +97,5 @@ int px_exit_worse(int a, int b) { return rank_of(a) <= rank_of(b) ? a : b; }
 
 int px_error_oom(px_error *err, const char *file)
 {
-    return px_error_set(err, PX_EXIT_INTERNAL, file, 0, 0, "out of memory");
+    return px_error_set(err, PX_ERR_NO_MEMORY, file, 0, 0, "out of memory");
 }

@@ -33,7 +33,7 @@ static int adopt(const px_fixture *f, px_results *all, place *places, px_results
     if (!dst->selected)
         return 0;
     if (places[to].what)
-        return px_error_set(err, PX_EXIT_USAGE, f->path, f->envs[to].loc.line, f->envs[to].loc.col,
+        return px_error_set(err, PX_ERR_MALFORMED, f->path, f->envs[to].loc.line, f->envs[to].loc.col,
                             "environment '%s' comes from two places: %s and %s (each environment comes from one)",
                             dst->name, places[to].what, where);
     if (!(places[to].what = strdup(where)))
@@ -78,7 +78,7 @@ static int gather_files(const px_fixture *f, const px_sources *s, px_results *al
     for (size_t i = 0; i < s->n_results; i++) {
         for (size_t j = 0; j < i; j++)
             if (same_file(s->results[i], s->results[j]))
-                return px_error_set(err, PX_EXIT_USAGE, s->results[i], 0, 0,
+                return px_error_set(err, PX_ERR_USAGE, s->results[i], 0, 0,
                                     "the same results file is given twice (as %s too): each environment comes from "
                                     "one place",
                                     s->results[j]);

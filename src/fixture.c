@@ -36,7 +36,7 @@ static int fail_at(ctx *c, const yaml_node_t *n, const char *fmt, const char *a,
     char msg[768];
     snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
     px_loc l = n ? loc_of(n) : (px_loc){0, 0};
-    return px_error_set(c->err, PX_EXIT_USAGE, c->path, l.line, l.col, "%s", msg);
+    return px_error_set(c->err, PX_ERR_MALFORMED, c->path, l.line, l.col, "%s", msg);
 }
 
 static const char *type_name(const yaml_node_t *n)
@@ -685,7 +685,7 @@ static int load_root(ctx *c)
     static const char *const keys[] = {"parity", "contract", "environments", "examples", NULL};
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
     if (!root)
-        return px_error_set(c->err, PX_EXIT_USAGE, c->path, 0, 0, "empty file: not a parity fixture");
+        return px_error_set(c->err, PX_ERR_MALFORMED, c->path, 0, 0, "empty file: not a parity fixture");
     if (want(c, root, YAML_MAPPING_NODE, "the fixture") || check_keys(c, root, "the fixture", keys))
         return -1;
     yaml_node_t *v = require(c, root, "parity", "the fixture");
@@ -835,7 +835,7 @@ int fixture_unknown_env(const px_fixture *f, const char *name, px_error *err)
         strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
         strncat(names, f->envs[i].name, sizeof names - strlen(names) - 1);
     }
-    return px_error_set(err, PX_EXIT_USAGE, f->path, 0, 0, "no environment '%s' (there are: %s)", name, names);
+    return px_error_set(err, PX_ERR_NOT_FOUND, f->path, 0, 0, "no environment '%s' (there are: %s)", name, names);
 }
 
 int fixture_reference(const px_fixture *f)

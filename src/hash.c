@@ -23,12 +23,12 @@ int hash_file(const char *path, char hex[PX_SHA256_HEX], px_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return px_error_set(err, 2, path, 0, 0, "cannot open: %s", strerror(errno));
+        return px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot open: %s", strerror(errno));
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
         fclose(f);
         EVP_MD_CTX_free(ctx);
-        return px_error_set(err, 2, path, 0, 0, "cannot start SHA-256");
+        return px_error_set(err, PX_ERR_NO_MEMORY, path, 0, 0, "cannot start SHA-256");
     }
     unsigned char buf[65536];
     size_t n;
@@ -41,7 +41,7 @@ int hash_file(const char *path, char hex[PX_SHA256_HEX], px_error *err)
     EVP_DigestFinal_ex(ctx, md, &mdlen);
     EVP_MD_CTX_free(ctx);
     if (bad)
-        return px_error_set(err, 2, path, 0, 0, "read error");
+        return px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "read error");
     hex_of(md, hex);
     return 0;
 }

@@ -19,7 +19,7 @@ typedef struct ctx {
 
 static int fail(ctx *x, const char *fmt, const char *a, const char *b)
 {
-    return px_error_set(x->err, PX_EXIT_USAGE, x->path, 0, 0, fmt, a ? a : "", b ? b : "");
+    return px_error_set(x->err, PX_ERR_MALFORMED, x->path, 0, 0, fmt, a ? a : "", b ? b : "");
 }
 
 static int oom(ctx *x) { return px_error_oom(x->err, x->path); }
@@ -310,7 +310,7 @@ int hf_json_parse(const char *path, const char *data, size_t len, px_hf_config *
     json_error_t je;
     json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
     if (!root)
-        return px_error_set(err, PX_EXIT_USAGE, path, je.line > 0 ? je.line : 0, je.column > 0 ? je.column : 0,
+        return px_error_set(err, PX_ERR_MALFORMED, path, je.line > 0 ? je.line : 0, je.column > 0 ? je.column : 0,
                             "not a tokenizer.json: %s", je.text);
     int rc = -1;
     json_t *added = json_object_get(root, "added_tokens"), *none = json_array();
@@ -344,7 +344,7 @@ int hf_json_read(const char *path, px_hf_config *out, px_error *err)
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot open the tokenizer: %s", strerror(errno));
+        return px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot open the tokenizer: %s", strerror(errno));
     /* Refused by its size before it is read (a device or a pipe reads up
      * to the limit and no further). */
     long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
@@ -356,11 +356,11 @@ int hf_json_read(const char *path, px_hf_config *out, px_error *err)
     fclose(f);
     int rc;
     if (size > (long)PX_HF_MAX_BYTES || n > PX_HF_MAX_BYTES)
-        rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "tokenizer file larger than %u MiB", PX_HF_MAX_BYTES >> 20);
+        rc = px_error_set(err, PX_ERR_TOO_LARGE, path, 0, 0, "tokenizer file larger than %u MiB", PX_HF_MAX_BYTES >> 20);
     else if (!buf)
         rc = px_error_oom(err, path);
     else if (bad)
-        rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read the tokenizer");
+        rc = px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot read the tokenizer");
     else
         rc = hf_json_parse(path, buf, n, out, err);
     free(buf);

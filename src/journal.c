@@ -70,7 +70,7 @@ int journal_append(const char *path, const px_decision *d, px_error *err)
     int existed_before = 0;
     if (fd < 0) {
         free(line);
-        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot open the journal: %s", strerror(errno));
+        return px_error_set(err, PX_ERR_WRITE, path, 0, 0, "cannot open the journal: %s", strerror(errno));
     }
     off_t size = lseek(fd, 0, SEEK_END);
     existed_before = size > 0;
@@ -84,7 +84,7 @@ int journal_append(const char *path, const px_decision *d, px_error *err)
     if (!e && !existed_before && fsync_parent(path))
         e = errno;
     if (e)
-        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot record in the journal: %s (nothing written)",
+        return px_error_set(err, PX_ERR_WRITE, path, 0, 0, "cannot record in the journal: %s (nothing written)",
                             strerror(e));
     return 0;
 }
@@ -132,7 +132,7 @@ int journal_read(const char *path, px_journal *out, px_error *err)
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return errno == ENOENT ? 0 : px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+        return errno == ENOENT ? 0 : px_error_set(err, PX_ERR_WRITE, path, 0, 0, "cannot read: %s", strerror(errno));
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
@@ -145,7 +145,7 @@ int journal_read(const char *path, px_journal *out, px_error *err)
         char *fl[MAX_FIELDS] = {0};
         int nf = split(line, fl);
         if (nf < 0) {
-            rc = px_error_set(err, PX_EXIT_USAGE, path, lineno, 0, "not a parity journal line");
+            rc = px_error_set(err, PX_ERR_MALFORMED, path, lineno, 0, "not a parity journal line");
             break;
         }
         for (int i = nf; i < MAX_FIELDS; i++)
@@ -169,7 +169,7 @@ int journal_read(const char *path, px_journal *out, px_error *err)
 int journal_remove(const char *path, px_error *err)
 {
     if (unlink(path) && errno != ENOENT)
-        return px_error_set(err, PX_EXIT_IO, path, 0, 0, "cannot remove the journal: %s", strerror(errno));
+        return px_error_set(err, PX_ERR_WRITE, path, 0, 0, "cannot remove the journal: %s", strerror(errno));
     fsync_parent(path);
     return 0;
 }

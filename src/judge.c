@@ -80,7 +80,7 @@ static int pattern_match(const px_fixture *f, const px_pattern *p, const char *s
     if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(code, msg, sizeof msg);
-        return px_error_set(err, PX_EXIT_USAGE, f->path, p->loc.line, p->loc.col,
+        return px_error_set(err, PX_ERR_MALFORMED, f->path, p->loc.line, p->loc.col,
                             "pattern '%s': %s at offset %zu", p->text, (char *)msg, (size_t)off);
     }
     pcre2_match_context *mc = pcre2_match_context_create(NULL);
@@ -97,7 +97,7 @@ static int pattern_match(const px_fixture *f, const px_pattern *p, const char *s
         return 0;
     PCRE2_UCHAR msg[256];
     pcre2_get_error_message(rc, msg, sizeof msg);
-    return px_error_set(err, PX_EXIT_USAGE, f->path, p->loc.line, p->loc.col, "pattern '%s': %s", p->text,
+    return px_error_set(err, PX_ERR_MALFORMED, f->path, p->loc.line, p->loc.col, "pattern '%s': %s", p->text,
                         (char *)msg);
 }
 

@@ -285,7 +285,7 @@ static void check_rules(lctx *c, const px_fixture *f)
         px_error err = {0};
         if (cleaner_add(cl, r->pattern, r->replace, &err) == 0)
             continue;
-        if (err.code != PX_EXIT_USAGE)
+        if (err.reason == PX_ERR_NO_MEMORY)
             c->oom = 1;
         else
             add(c, r->loc, "%s: %s", what, err.msg);

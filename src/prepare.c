@@ -11,12 +11,12 @@ static int check_pin(const char *what, const char *path, const char *pinned, px_
     if (hash_file(path, out, err)) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);
-        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "%s file: %s", what, msg);
+        return px_error_set(err, PX_ERR_MALFORMED, path, 0, 0, "%s file: %s", what, msg);
     }
     if (!pinned)
         return 0; /* lint reports an unpinned revision; run refuses it in main */
     if (strcmp(out, pinned))
-        return px_error_set(err, PX_EXIT_USAGE, f->path, loc.line, loc.col,
+        return px_error_set(err, PX_ERR_MISMATCH, f->path, loc.line, loc.col,
                             "%s %s has sha256 %.12s…, not the pinned %.12s…: a different file is a "
                             "different task (re-pin it only after review)",
                             what, path, out, pinned);
@@ -36,7 +36,7 @@ static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int 
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
             prep_close(p);
-            return px_error_set(err, PX_EXIT_USAGE, f->path, r->loc.line, r->loc.col, "cleaning rule: %s", msg);
+            return px_error_set(err, PX_ERR_MALFORMED, f->path, r->loc.line, r->loc.col, "cleaning rule: %s", msg);
         }
     }
     p->tok = f->tokenizer_hf ? tokenizer_load_hf(e->vocab_path, err) : tokenizer_load(e->vocab_path, f->lowercase, err);
@@ -121,7 +121,7 @@ static int env_input_open_with(px_env_input *in, const px_fixture *f, const px_e
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
             env_input_close(in, f->n_examples);
-            return px_error_set(err, PX_EXIT_USAGE, f->path, x->text_loc.line, x->text_loc.col,
+            return px_error_set(err, PX_ERR_MALFORMED, f->path, x->text_loc.line, x->text_loc.col,
                                 "example '%s': %s", x->id, msg);
         }
     }

@@ -380,7 +380,7 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
     int rc = 0;
     if (!strcmp(path, "-")) {
         if (fwrite(text, 1, len, stdout) != len || fflush(stdout))
-            rc = px_error_set(err, PX_EXIT_IO, "<stdout>", 0, 0, "write failed");
+            rc = px_error_set(err, PX_ERR_WRITE, "<stdout>", 0, 0, "write failed");
     } else {
         rc = atomic_write(path, text, len, err);
     }

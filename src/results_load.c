@@ -55,7 +55,7 @@ static int fail_at(ctx *c, const yaml_node_t *n, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     int line = n ? (int)n->start_mark.line + 1 : 1, col = n ? (int)n->start_mark.column + 1 : 1;
-    return px_error_set(c->err, PX_EXIT_USAGE, c->path, line, col, "%s", msg);
+    return px_error_set(c->err, PX_ERR_MALFORMED, c->path, line, col, "%s", msg);
 }
 
 static const char *type_name(yaml_node_type_t t)

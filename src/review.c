@@ -203,7 +203,7 @@ void review_next_candidate(px_session *rv)
 static int record(px_session *rv, size_t k, const px_mark *m, px_error *err)
 {
     if (!rv->store)
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "read-only: decisions are off here");
+        return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "read-only: decisions are off here");
     px_decision d = decision_of(rv->f->examples[k].id, m);
     if (journal_append(rv->store->journal, &d, err))
         return -1;
@@ -264,9 +264,9 @@ int review_decide(px_session *rv, const char *decision, const char *note, px_err
 {
     long k = review_current(rv);
     if (k < 0)
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "no example here");
+        return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "no example here");
     if (!yamledit_is_decision(decision))
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "not a decision: %s", decision);
+        return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "not a decision: %s", decision);
     char at[32];
     decide_now(at, sizeof at);
     const px_mark *old = &rv->marks[k];
@@ -293,7 +293,7 @@ int review_note(px_session *rv, const char *note, px_error *err)
 {
     long k = review_current(rv);
     if (k < 0 || !rv->marks[k].decision)
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "decide first: a note goes with a decision");
+        return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "decide first: a note goes with a decision");
     char at[32];
     decide_now(at, sizeof at);
     px_mark m = mark_copy(&rv->marks[k]);
@@ -305,7 +305,7 @@ int review_note(px_session *rv, const char *note, px_error *err)
 int review_undo(px_session *rv, px_error *err)
 {
     if (!rv->n_undo)
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "nothing to undo");
+        return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "nothing to undo");
     px_undo *u = &rv->undo[rv->n_undo - 1];
     if (record(rv, u->example, &u->before, err))
         return -1;
@@ -321,7 +321,7 @@ int review_undo(px_session *rv, px_error *err)
 int review_write(px_session *rv, px_error *err)
 {
     if (!rv->store)
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "read-only: nothing to write");
+        return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "read-only: nothing to write");
     px_decision *d = calloc(rv->f->n_examples ? 2 * rv->f->n_examples : 1, sizeof *d);
     size_t n = 0;
     for (size_t k = 0; d && k < rv->f->n_examples; k++) {
@@ -363,7 +363,7 @@ int review_search(px_session *rv, const char *pattern, int dir, px_error *err)
     if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(code, msg, sizeof msg);
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "/%s: %s at offset %zu", pattern, (char *)msg, (size_t)off);
+        return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "/%s: %s at offset %zu", pattern, (char *)msg, (size_t)off);
     }
     pcre2_match_context *mc = pcre2_match_context_create(NULL);
     pcre2_set_match_limit(mc, 1000000);

@@ -71,7 +71,7 @@ static void tail_append(child *c, const char *p, size_t n)
 }
 
 /* The first error that stops the whole run; later ones are dropped. */
-static void set_fatal(px_runner *r, int code, const char *path, const char *fmt, const char *a, const char *b)
+static void set_fatal(px_runner *r, px_reason code, const char *path, const char *fmt, const char *a, const char *b)
 {
     if (!r->fatal.code)
         px_error_set(&r->fatal, code, path, 0, 0, fmt, a, b);
@@ -84,14 +84,14 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
     c->to = c->from = c->err = -1;
     int in[2], out[2], ep[2];
     if (pipe2(in, O_CLOEXEC))
-        return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
+        return px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
     if (pipe2(out, O_CLOEXEC)) {
         close(in[0]), close(in[1]);
-        return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
+        return px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
     }
     if (pipe2(ep, O_CLOEXEC)) {
         close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-        return px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
+        return px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
     }
     char threads[16];
     snprintf(threads, sizeof threads, "%d", e->threads);
@@ -135,11 +135,11 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
         c->pid = 0;
         close_fd(&c->to), close_fd(&c->from), close_fd(&c->err);
         if (e->python) /* not this environment's outcome: no Python executor can run */
-            set_fatal(r, PX_EXIT_ENV, prog,
+            set_fatal(r, PX_ERR_ENV, prog,
                       "cannot start this Python interpreter: %s (choose one that has torch with --python PATH or "
                       "PARITY_PYTHON)%s",
                       strerror(rc), "");
-        return px_error_set(err, PX_EXIT_ENV, prog, 0, 0, "cannot start the executor: %s", strerror(rc));
+        return px_error_set(err, PX_ERR_ENV, prog, 0, 0, "cannot start the executor: %s", strerror(rc));
     }
     return 0;
 }
@@ -355,7 +355,7 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
                  "this executor speaks another protocol (its READY says version %u; this parity speaks %u): "
                  "use the %s built with this parity",
                  version, PX_PROTO_VERSION, e->python ? "parity_torch.py" : "parity-torch");
-        set_fatal(r, PX_EXIT_ENV, prog, "%s%s", text, "");
+        set_fatal(r, PX_ERR_ENV, prog, "%s%s", text, "");
         *stage = PX_STAGE_LOAD;
         *msg = strdup(text);
         reap(c, 0, 1, how, sizeof how);
@@ -378,7 +378,7 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
             *stage = PX_STAGE_LOAD;
             *msg = strdup("protocol: malformed FAIL frame (an executor of another parity?)");
         } else if (kind == PX_FAIL_NO_TORCH) {
-            set_fatal(r, PX_EXIT_ENV, r->opts.python,
+            set_fatal(r, PX_ERR_ENV, r->opts.python,
                       "%s; choose an interpreter that has torch with --python PATH or PARITY_PYTHON%s", *msg, "");
         }
         reap(c, 5, 0, how, sizeof how);
@@ -576,7 +576,7 @@ static int run_probe(px_runner *r, px_env_result *er)
     /* With the contract's own model, a width that does not fit the labels is
      * a contract error; an overriding model's is that environment's outcome. */
     if (x.status == PX_ST_BAD_SHAPE && x.ndim == 2 && x.shape[0] == 1 && x.shape[1] > 0 && !e->own_model) {
-        px_error_set(&r->fatal, PX_EXIT_USAGE, r->f->path, e->labels_loc.line, e->labels_loc.col,
+        px_error_set(&r->fatal, PX_ERR_MISMATCH, r->f->path, e->labels_loc.line, e->labels_loc.col,
                      "%s lists %zu labels but the model gives %lld outputs (probe forward in '%s')",
                      e->own_labels ? "the environment" : "contract", e->n_labels, (long long)x.shape[1],
                      e->name);
@@ -717,7 +717,7 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
     signal(SIGPIPE, SIG_IGN);
     int rc = pthread_create(&r->thread, NULL, runner_main, r);
     if (rc) {
-        px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "cannot start the runner thread: %s", strerror(rc));
+        px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "cannot start the runner thread: %s", strerror(rc));
         runner_free(r);
         return NULL;
     }
@@ -844,7 +844,7 @@ int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results 
     for (size_t i = 0; i < res->n_envs; i++)
         python |= runs_here(&res->envs[i]) && f->envs[res->envs[i].env_index].python;
     if (o->n_backend_modules && !python)
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0,
+        return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0,
                             "--backend-module %s: only the Python executor imports modules, and no environment "
                             "that runs here has executor: python",
                             o->backend_modules[0]);
@@ -853,12 +853,12 @@ int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results 
             continue;
         const px_env *e = &f->envs[res->envs[i].env_index];
         if (e->python && (!o->script || access(o->script, R_OK)))
-            return px_error_set(err, PX_EXIT_ENV, o->script ? o->script : "parity_torch.py", 0, 0,
+            return px_error_set(err, PX_ERR_ENV, o->script ? o->script : "parity_torch.py", 0, 0,
                                 "cannot read the Python executor, which environment '%s' needs: %s "
                                 "(build it with make, or install parity)",
                                 e->name, o->script ? strerror(errno) : "not found");
         if (!e->python && (!o->executor || access(o->executor, X_OK)))
-            return px_error_set(err, PX_EXIT_ENV, o->executor ? o->executor : "parity-torch", 0, 0,
+            return px_error_set(err, PX_ERR_ENV, o->executor ? o->executor : "parity-torch", 0, 0,
                                 "cannot run the executor, which environment '%s' needs: %s (build it with make, "
                                 "or pass --executor)",
                                 e->name, strerror(errno));

@@ -131,13 +131,13 @@ static char *file_slurp(const char *path, size_t *len_out, px_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot open vocab: %s", strerror(errno));
+        px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot open vocab: %s", strerror(errno));
         return NULL;
     }
     errno = 0;
     char *buf = stream_slurp(f, len_out);
     if (!buf)
-        px_error_set(err, errno == ENOMEM ? PX_EXIT_ENV : PX_EXIT_USAGE, path, 0, 0,
+        px_error_set(err, errno == ENOMEM ? PX_ERR_NO_MEMORY : PX_ERR_NOT_FOUND, path, 0, 0,
                      "cannot read vocab: %s", strerror(errno));
     fclose(f);
     return buf;
@@ -150,14 +150,14 @@ static int vocab_line_check(const char *path, size_t line, const char *s, size_t
 {
     const char *nul = memchr(s, '\0', len);
     if (nul)
-        return px_error_set(err, PX_EXIT_USAGE, path, (int)line, (int)(nul - s) + 1,
+        return px_error_set(err, PX_ERR_MALFORMED, path, (int)line, (int)(nul - s) + 1,
                             "NUL byte in vocab token");
     if (len && s[len - 1] == '\r')
-        return px_error_set(err, PX_EXIT_USAGE, path, (int)line, (int)len,
+        return px_error_set(err, PX_ERR_MALFORMED, path, (int)line, (int)len,
                             "vocab line ends in CR (CRLF file?); the CR would be part of the token");
     long bad = utf8_invalid_at(s, len);
     if (bad >= 0)
-        return px_error_set(err, PX_EXIT_USAGE, path, (int)line, (int)bad + 1,
+        return px_error_set(err, PX_ERR_MALFORMED, path, (int)line, (int)bad + 1,
                             "invalid UTF-8 in vocab token");
     return 0;
 }
@@ -205,7 +205,7 @@ static int vocab_index(px_tokenizer *tok, const char *path, px_error *err)
     for (size_t id = 0; id < tok->n; id++) {
         size_t slot = vocab_slot(tok, tok->tokens[id], tok->lens[id]);
         if (tok->slots[slot] != NO_ID)
-            return px_error_set(err, PX_EXIT_USAGE, path, (int)id + 1, 0,
+            return px_error_set(err, PX_ERR_MALFORMED, path, (int)id + 1, 0,
                                 "duplicate vocab token '%s' (first on line %zu)",
                                 tok->tokens[id], tok->slots[slot] + 1);
         tok->slots[slot] = id;
@@ -218,7 +218,7 @@ static int vocab_special(px_tokenizer *tok, const char *name, int64_t *id,
 {
     size_t found = vocab_find(tok, name, strlen(name));
     if (found == NO_ID)
-        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0,
+        return px_error_set(err, PX_ERR_MALFORMED, path, 0, 0,
                             "vocab lacks the required special token %s (one line reading exactly '%s')",
                             name, name);
     *id = (int64_t)found;
@@ -401,7 +401,7 @@ static int encoding_fill(const px_tokenizer *tok, const struct id_list *ids, siz
     if (n > SIZE_MAX / 64)
         return oom(err);
     if (n > ids->n && tok->pad_id < 0)
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "pad_to needs a [PAD] token, and the tokenizer has none");
+        return px_error_set(err, PX_ERR_MISMATCH, NULL, 0, 0, "pad_to needs a [PAD] token, and the tokenizer has none");
     size_t bytes = n * sizeof(char *);
     for (size_t i = 0; i < n; i++)
         bytes += tok->lens[i < ids->n ? ids->v[i] : tok->pad_id] + 1;
@@ -461,7 +461,7 @@ static int cps_push_utf8(struct cp_list *l, const char *s, px_error *err)
         utf8proc_int32_t cp;
         k = utf8proc_iterate((const utf8proc_uint8_t *)s, -1, &cp);
         if (k <= 0 || cps_push(l, (uint32_t)cp, err))
-            return k <= 0 ? px_error_set(err, PX_EXIT_INTERNAL, NULL, 0, 0, "bad table entry") : -1;
+            return k <= 0 ? px_error_set(err, PX_ERR_INTERNAL, NULL, 0, 0, "bad table entry") : -1;
     }
     return 0;
 }
@@ -559,7 +559,7 @@ static int hf_segment(const px_tokenizer *tok, const char *s, size_t len, struct
         utf8proc_int32_t cp;
         utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(len - i), &cp);
         if (k <= 0 || cps_push(a, (uint32_t)cp, err))
-            return k <= 0 ? px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "invalid UTF-8 in the text") : -1;
+            return k <= 0 ? px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "invalid UTF-8 in the text") : -1;
         i += (size_t)k;
     }
     return hf_normalize(tok->hf, a, b, err) || hf_words(tok, b, ids, err) ? -1 : 0;
@@ -573,7 +573,7 @@ static int hf_encode(const px_tokenizer *tok, const char *text, size_t len, stru
 {
     long bad = utf8_invalid_at(text, len);
     if (bad >= 0)
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "invalid UTF-8 at byte %ld of the text", bad);
+        return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "invalid UTF-8 at byte %ld of the text", bad);
     const px_hf_config *c = tok->hf;
     struct cp_list a = {0}, b = {0};
     int rc = 0;
@@ -648,7 +648,7 @@ px_tokenizer *tokenizer_load_hf(const char *path, px_error *err)
     tok->pad_id = tokenizer_id(tok, "[PAD]");
     tok->cls_id = tok->sep_id = -1;
     if (tok->unk_id < 0) {
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "model.unk_token '%s' is not in the vocab", c->unk_token);
+        px_error_set(err, PX_ERR_MALFORMED, path, 0, 0, "model.unk_token '%s' is not in the vocab", c->unk_token);
         tokenizer_free(tok);
         return NULL;
     }
@@ -661,9 +661,9 @@ int tokenizer_encode(const px_tokenizer *tok, const char *text, size_t len,
 {
     memset(out, 0, sizeof *out);
     if (!text && len)
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "no text");
+        return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "no text");
     if (len > (size_t)PTRDIFF_MAX / 4)
-        return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0, "text too long");
+        return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "text too long");
     struct id_list ids = {0};
     int rc = hf_encode(tok, text ? text : "", len, &ids, err) || encoding_fill(tok, &ids, max_tokens, pad_to, out, err)
                  ? -1

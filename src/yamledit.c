@@ -308,7 +308,7 @@ static int add_review(doc *dc, yaml_node_t *ex, const px_decision *d, edit *ed, 
 
 static int fail_node(px_error *err, const char *path, const yaml_node_t *n, const char *fmt, const char *a)
 {
-    return px_error_set(err, PX_EXIT_USAGE, path, (int)n->start_mark.line + 1, (int)n->start_mark.column + 1, fmt, a);
+    return px_error_set(err, PX_ERR_MALFORMED, path, (int)n->start_mark.line + 1, (int)n->start_mark.column + 1, fmt, a);
 }
 
 /* review: present as a mapping. Replace the values that are there, add the
@@ -648,7 +648,7 @@ static int verify(doc *old, const char *path, const char *text, size_t len, cons
     free(w.names);
     strmap_free(w.anchors);
     if (!ok)
-        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0,
+        return px_error_set(err, PX_ERR_INTERNAL, path, 0, 0,
                             "the edit for '%s' did not verify; nothing written (please report this fixture)", d->id);
     return 0;
 }
@@ -659,7 +659,7 @@ static int apply_one(const char *path, const char *text, size_t len, const px_de
     doc dc;
     if (doc_open(&dc, text, len)) {
         doc_close(&dc);
-        return px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "not a YAML fixture this program can edit");
+        return px_error_set(err, PX_ERR_MALFORMED, path, 0, 0, "not a YAML fixture this program can edit");
     }
     edit ed[8];
     size_t n = 0;
@@ -668,7 +668,7 @@ static int apply_one(const char *path, const char *text, size_t len, const px_de
     yaml_node_pair_t *rp = ex ? map_pair(&dc, ex, "review") : NULL;
     yaml_node_t *rv = rp ? node(&dc, rp->value) : NULL;
     if (!ex || ex->type != YAML_MAPPING_NODE)
-        rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "no example with id '%s'", d->id);
+        rc = px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "no example with id '%s'", d->id);
     else if (decision_kind(d->decision) == PX_DEC_CLEAR)
         rc = rp ? clear_review(&dc, ex, rp, ed, &n) : 0;
     else if (rv && rv->start_mark.index < node(&dc, rp->key)->end_mark.index)
@@ -678,7 +678,7 @@ static int apply_one(const char *path, const char *text, size_t len, const px_de
     else
         rc = rv ? update_review(&dc, path, rv, d, ed, &n, err) : add_review(&dc, ex, d, ed, &n);
     if (rc == 0 && !(*out = splice(text, len, ed, n, out_len)))
-        rc = px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot place the edit for '%s'; nothing written", d->id);
+        rc = px_error_set(err, PX_ERR_INTERNAL, path, 0, 0, "cannot place the edit for '%s'; nothing written", d->id);
     for (size_t i = 0; i < n; i++)
         free(ed[i].repl);
     if (rc == 0 && verify(&dc, path, *out, *out_len, d, err)) {
@@ -702,7 +702,7 @@ int yamledit_apply(const char *path, const char *text, size_t len, const px_deci
     for (size_t i = 0; i < n; i++) {
         if (!yamledit_is_decision(d[i].decision)) {
             free(cur);
-            return px_error_set(err, PX_EXIT_USAGE, NULL, 0, 0,
+            return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0,
                                 "decision must be %s, not '%s'", decision_list(1), d[i].decision);
         }
         char *next = NULL;

@@ -26,7 +26,7 @@ yaml_node_t *ydoc_get(yaml_document_t *d, yaml_node_t *map, const char *key)
 
 static int fail(const char *path, const yaml_node_t *n, px_error *err, const char *msg)
 {
-    return px_error_set(err, PX_EXIT_USAGE, path, (int)n->start_mark.line + 1, (int)n->start_mark.column + 1, "%s",
+    return px_error_set(err, PX_ERR_MALFORMED, path, (int)n->start_mark.line + 1, (int)n->start_mark.column + 1, "%s",
                         msg);
 }
 
@@ -102,7 +102,7 @@ char *ydoc_read(const char *path, const char *kind, size_t *len, px_error *err)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) {
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read %s: %s", kind, strerror(errno));
+        px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot read %s: %s", kind, strerror(errno));
         return NULL;
     }
     size_t limit = ydoc_max_bytes(kind), cap = 0, n;
@@ -126,14 +126,14 @@ char *ydoc_read(const char *path, const char *kind, size_t *len, px_error *err)
     fclose(fp);
     if (bad) {
         free(data);
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read %s: %s", kind, strerror(bad));
+        px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot read %s: %s", kind, strerror(bad));
         return NULL;
     }
     if (*len > limit) {
         int line, col;
         loc_of_offset(data, *len, limit, &line, &col);
         free(data);
-        px_error_set(err, PX_EXIT_USAGE, path, line, col,
+        px_error_set(err, PX_ERR_TOO_LARGE, path, line, col,
                      "a %s of more than %zu bytes (%.4g MiB), here: refused before parsing (--max-size MIB raises the "
                      "limit)",
                      kind, limit, (double)limit / (1024 * 1024));
@@ -153,15 +153,15 @@ static int parse_error(const char *path, yaml_parser_t *p, const char *data, siz
         long bad = utf8_invalid_at(data, len);
         loc_of_offset(data, len, bad >= 0 ? (size_t)bad : p->problem_offset, &line, &col);
         if (bad >= 0)
-            return px_error_set(err, PX_EXIT_USAGE, path, line, col, "byte 0x%02X is not UTF-8: a %s must be UTF-8 text",
+            return px_error_set(err, PX_ERR_MALFORMED, path, line, col, "byte 0x%02X is not UTF-8: a %s must be UTF-8 text",
                                 (unsigned char)data[bad], kind);
-        return px_error_set(err, PX_EXIT_USAGE, path, line, col, "%s", p->problem ? p->problem : "bad input");
+        return px_error_set(err, PX_ERR_MALFORMED, path, line, col, "%s", p->problem ? p->problem : "bad input");
     }
     const char *problem = p->problem ? p->problem : "syntax error";
     if (p->context)
-        return px_error_set(err, PX_EXIT_USAGE, path, line, col, "YAML: %s (%s started at %d:%d)", problem, p->context,
+        return px_error_set(err, PX_ERR_MALFORMED, path, line, col, "YAML: %s (%s started at %d:%d)", problem, p->context,
                             (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
-    return px_error_set(err, PX_EXIT_USAGE, path, line, col, "YAML: %s", problem);
+    return px_error_set(err, PX_ERR_MALFORMED, path, line, col, "YAML: %s", problem);
 }
 
 /* The document under construction: a stack of open collections (with the
@@ -177,7 +177,7 @@ typedef struct builder {
 
 static int fail_mark(const char *path, yaml_mark_t m, px_error *err, const char *fmt, const char *a)
 {
-    return px_error_set(err, PX_EXIT_USAGE, path, (int)m.line + 1, (int)m.column + 1, fmt, a);
+    return px_error_set(err, PX_ERR_MALFORMED, path, (int)m.line + 1, (int)m.column + 1, fmt, a);
 }
 
 static yaml_node_t *node_of(builder *b, int id) { return b->doc->nodes.start + id - 1; }
@@ -308,7 +308,7 @@ int ydoc_load(const char *path, const char *data, size_t len, const char *kind, 
         yaml_event_delete(&e);
     }
     if (!rc && (!started || !yaml_document_get_root_node(doc)))
-        rc = px_error_set(err, PX_EXIT_USAGE, path, 1, 1, "empty file: not a parity %s", kind);
+        rc = px_error_set(err, PX_ERR_MALFORMED, path, 1, 1, "empty file: not a parity %s", kind);
     for (size_t i = 0; i < b.n_names; i++)
         free(b.names[i]);
     free(b.names);

@@ -500,6 +500,7 @@ Test(review, a_failing_journal_changes_nothing)
         go(&c, CHARITY);
         cr_expect_eq(review_decide(&c.rv, kinds[i], "why", &err), -1, "%s", kinds[i]);
         cr_expect_eq(err.code, PX_EXIT_IO, "%s: code %d", kinds[i], err.code);
+        cr_expect_eq(err.reason, PX_ERR_WRITE, "%s: %s", kinds[i], px_reason_name(err.reason));
         cr_expect(strstr(err.msg, "journal"), "%s", err.msg);
         mark_is(&c.rv.marks[CHARITY], "accept", CHARITY_NOTE, "fixture author", "2026-12-02T13:30:00Z", 0);
         go(&c, FILM);
@@ -740,6 +741,9 @@ Test(review, a_write_refused_keeps_the_decisions_unwritten)
     tl_write(c.fx, edited);
     cr_expect_eq(review_write(&c.rv, &err), -1);
     cr_expect(strstr(err.msg, "changed on disk"), "%s", err.msg);
+    /* The screen offers a reload on this reason, not on the message's words. */
+    cr_expect_eq(err.reason, PX_ERR_STALE, "%s", px_reason_name(err.reason));
+    cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(c.rv.n_unwritten, 1);
     cr_expect_eq(c.rv.marks[FILM].unwritten, 1);
     cr_expect(journal_exists(&c), "the decisions wait in the journal");

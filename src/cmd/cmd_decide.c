@@ -139,9 +139,9 @@ static int made_on(decide_args *a, const px_fixture *f, px_error *err)
             e = &r->envs[i];
     int rc = 0;
     if (a->env && !fixture_env(f, a->env))
-        rc = px_error_set(err, PX_EXIT_USAGE, f->path, 0, 0, "--env: no environment '%s' in the fixture", a->env);
+        rc = px_error_set(err, PX_ERR_NOT_FOUND, f->path, 0, 0, "--env: no environment '%s' in the fixture", a->env);
     else if (r && !e)
-        rc = px_error_set(err, PX_EXIT_USAGE, a->results, 0, 0, "holds no environment '%s'", a->env);
+        rc = px_error_set(err, PX_ERR_NOT_FOUND, a->results, 0, 0, "holds no environment '%s'", a->env);
     for (size_t i = 0; !rc && i < a->n; i++) {
         a->d[i].env = a->env;
         long k = fixture_example_index(f, a->d[i].id);
@@ -149,7 +149,7 @@ static int made_on(decide_args *a, const px_fixture *f, px_error *err)
             continue;
         const px_example_result *x = &e->ex[k];
         if (x->status == PX_ST_NOT_EVALUATED || x->status == PX_ST_PENDING)
-            rc = px_error_set(err, PX_EXIT_USAGE, a->results, 0, 0, "environment '%s' has no result for '%s'", a->env,
+            rc = px_error_set(err, PX_ERR_NOT_FOUND, a->results, 0, 0, "environment '%s' has no result for '%s'", a->env,
                               a->d[i].id);
         results_example_sha256(e, x, a->d[i].id, a->hashes[i]);
         a->d[i].results = a->hashes[i];

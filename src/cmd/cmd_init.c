@@ -97,7 +97,7 @@ static char *path_from(const char *dir, const char *path, px_error *err)
 {
     char d[PATH_MAX], p[PATH_MAX];
     if (!realpath(path, p)) {
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot read: %s", strerror(errno));
+        px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot read: %s", strerror(errno));
         return NULL;
     }
     if (!realpath(dir, d))
@@ -115,7 +115,7 @@ static char **read_texts(const char *path, size_t *n, px_error *err)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        px_error_set(err, PX_EXIT_USAGE, path, 0, 0, "cannot open: %s", strerror(errno));
+        px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot open: %s", strerror(errno));
         return NULL;
     }
     char **v = NULL, *line = NULL;
@@ -128,7 +128,7 @@ static char **read_texts(const char *path, size_t *n, px_error *err)
             line[--got] = '\0';
         long bad = utf8_invalid_at(line, (size_t)got);
         if (bad >= 0 || memchr(line, '\0', (size_t)got)) {
-            px_error_set(err, PX_EXIT_USAGE, path, (int)lineno, bad >= 0 ? (int)bad + 1 : 0,
+            px_error_set(err, PX_ERR_MALFORMED, path, (int)lineno, bad >= 0 ? (int)bad + 1 : 0,
                          bad >= 0 ? "not UTF-8" : "a NUL byte (a fixture is text)");
             break;
         }
@@ -309,7 +309,7 @@ static proposal *propose(const init_args *a, const char *draft, const char *resu
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {
-        px_error_set(err, PX_EXIT_ENV, NULL, 0, 0, "cannot find this parity to run the reference");
+        px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "cannot find this parity to run the reference");
         return NULL;
     }
     self[n] = '\0';
@@ -323,7 +323,7 @@ static proposal *propose(const init_args *a, const char *draft, const char *resu
     }
     int st = 0;
     if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        px_error_set(err, PX_EXIT_ENV, a->dir, 0, 0,
+        px_error_set(err, PX_ERR_ENV, a->dir, 0, 0,
                      "--propose: the reference run failed (its message is above); nothing written");
         return NULL;
     }
@@ -352,7 +352,7 @@ int cmd_init(int argc, char **argv)
         return PX_EXIT_USAGE;
     px_error err = {0};
     if (mkdir(a.dir, 0777) && errno != EEXIST) {
-        px_error_set(&err, PX_EXIT_IO, a.dir, 0, 0, "cannot make the directory: %s", strerror(errno));
+        px_error_set(&err, PX_ERR_WRITE, a.dir, 0, 0, "cannot make the directory: %s", strerror(errno));
         return report(&err);
     }
     size_t n = strlen(a.dir) + sizeof "/fixture.yaml";
@@ -360,7 +360,7 @@ int cmd_init(int argc, char **argv)
     snprintf(path, n, "%s/fixture.yaml", a.dir);
     int rc = 0;
     if (access(path, F_OK) == 0) {
-        px_error_set(&err, PX_EXIT_USAGE, path, 0, 0, "already exists: parity init never overwrites a fixture");
+        px_error_set(&err, PX_ERR_USAGE, path, 0, 0, "already exists: parity init never overwrites a fixture");
         rc = report(&err);
     } else {
         char *text = NULL, *draft = NULL, *results = NULL;

@@ -310,7 +310,7 @@ static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_
 static int refuse_unpinned(const px_fixture *f, const char *doing)
 {
     px_error err = {0};
-    px_error_set(&err, PX_EXIT_USAGE, f->path, f->model_loc.line, f->model_loc.col,
+    px_error_set(&err, PX_ERR_MISMATCH, f->path, f->model_loc.line, f->model_loc.col,
                  "contract.model has no sha256: pin the model revision before %s", doing);
     return report(&err);
 }

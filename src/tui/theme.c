@@ -278,8 +278,8 @@ static int site_error(loader *ld, const site *at, const char *fallback_file, con
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (at->file)
-        return px_error_set(ld->err, PX_EXIT_USAGE, at->file, at->line, at->col, "%s", msg);
-    return px_error_set(ld->err, PX_EXIT_USAGE, fallback_file, 0, 0, "%s", msg);
+        return px_error_set(ld->err, PX_ERR_MALFORMED, at->file, at->line, at->col, "%s", msg);
+    return px_error_set(ld->err, PX_ERR_MALFORMED, fallback_file, 0, 0, "%s", msg);
 }
 
 static int missing_error(loader *ld, const char *name, const site *at)
@@ -449,7 +449,7 @@ static int fail_at(const pctx *c, const char *p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return px_error_set(c->ld->err, PX_EXIT_USAGE, c->path, c->line, col_at(c, p), "%s", msg);
+    return px_error_set(c->ld->err, PX_ERR_MALFORMED, c->path, c->line, col_at(c, p), "%s", msg);
 }
 
 /* A word as an error message quotes it. */

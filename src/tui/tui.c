@@ -510,7 +510,7 @@ static void write_out(tui *t)
     size_t n = t->rv.n_unwritten;
     if (review_write(&t->rv, &err) == 0) {
         say(t, "%zu decision%s written to %s", n, n == 1 ? "" : "s", t->f->path);
-    } else if (err.code == PX_EXIT_USAGE && strstr(err.msg, "changed on disk")) {
+    } else if (err.reason == PX_ERR_STALE) {
         /* Someone else saved the fixture: offer to take their version and
          * apply this session's decisions on top (they are in the journal). */
         t->mode = M_RELOAD;
@@ -961,7 +961,7 @@ static int gather(tui *t, const px_tui_opts *o, px_env_input **inputs, int wake_
 {
     px_sources s = {o->results, (size_t)o->n_results, o->envs, (size_t)o->n_envs};
     if (!t->f->model_sha256)
-        return px_error_set(err, PX_EXIT_USAGE, t->f->path, t->f->model_loc.line, t->f->model_loc.col,
+        return px_error_set(err, PX_ERR_MISMATCH, t->f->path, t->f->model_loc.line, t->f->model_loc.col,
                             "contract.model has no sha256: pin the model revision before reviewing against it");
     if (!(t->res = evidence_gather(t->f, &s, err)))
         return -1;
