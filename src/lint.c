@@ -342,6 +342,33 @@ static void check_ambiguous(lctx *c, const px_fixture *f)
     }
 }
 
+/* Every example says what it stands for; an expectation that accepts every
+ * one of three or more labels checks nothing (parity init writes both for
+ * the author to fill in; with two labels, "either" is a fair ambiguous
+ * expectation). */
+static void check_examples(lctx *c, const px_fixture *f)
+{
+    for (size_t i = 0; i < f->n_examples; i++) {
+        const px_example *x = &f->examples[i];
+        char what[160];
+        snprintf(what, sizeof what, "example '%s'", x->id);
+        check_why(c, x->why, x->loc, what, "write down what it stands for, and what a change in it would mean");
+        if (x->expect.kind != PX_EXPECT_ANY_OF || f->n_labels < 3)
+            continue;
+        size_t covered = 0;
+        for (size_t l = 0; l < f->n_labels; l++)
+            for (size_t j = 0; j < x->expect.n_any_of; j++)
+                if (x->expect.any_of[j] == (int)l) {
+                    covered++;
+                    break;
+                }
+        if (covered == f->n_labels)
+            add(c, x->expect.loc, "example '%s' accepts every label (expect.any_of lists all %zu): narrow it to the "
+                                  "labels it may be given",
+                x->id, f->n_labels);
+    }
+}
+
 /* parity init --propose wrote the reference's answer as the expectation,
  * flagged: until a person confirms it, it is the program's word, not a
  * reviewer's. */
@@ -393,6 +420,7 @@ static void check_typed(lctx *c, const px_fixture *f)
     check_tolerances(c, f);
     check_kinds(c, f);
     check_ambiguous(c, f);
+    check_examples(c, f);
     check_proposals(c, f);
     for (size_t i = 0; i < f->n_examples; i++) {
         const px_expect *x = &f->examples[i].expect;

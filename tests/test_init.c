@@ -1,6 +1,6 @@
 /* parity init: the first fixture, pinned and loadable, with what only a
- * person can write left to write (lint names the tolerance's why and the
- * undecided ambiguous example); never over an existing fixture; bad input
+ * person can write left to write (lint names the tolerance's why, the
+ * examples' whys and expectations, the undecided ambiguous example); never over an existing fixture; bad input
  * is one line and nothing written. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -51,11 +51,16 @@ Test(init, writes_a_pinned_loadable_fixture_and_leaves_the_whys_to_write, .timeo
         cr_expect_str_eq(f->examples[i].kind, kinds[i]);
     cr_expect(f->logits_tol.present && !f->logits_tol.why, "the tolerance's why is left to write");
     fixture_free(f);
-    /* lint names what is left: the tolerance's why, the ambiguous example. */
+    /* lint names what is left: the tolerance's why, the ambiguous example,
+     * the placeholders' whys and their accept-anything expectations. */
     r = tl_run((const char *[]){"parity", "lint", fx, NULL});
     cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
     cr_expect(strstr(r.out, "contract.compare.logits has no why"), "%s", r.out);
     cr_expect(strstr(r.out, "ambiguous example 'ambiguous' has no review.decision"), "%s", r.out);
+    cr_expect(strstr(r.out, "example 'normal' has no why"), "%s", r.out);
+    cr_expect(strstr(r.out, "example 'ambiguous' has no why"), "%s", r.out);
+    cr_expect(strstr(r.out, "example 'normal' accepts every label (expect.any_of lists all 5)"), "%s", r.out);
+    cr_expect(!strstr(r.out, "example 'reject' accepts every label"), "%s", r.out);
     tl_free(&r);
     /* It runs. */
     char out[300];

@@ -20,6 +20,7 @@
 #define SCHEMA "tests/data/lint-schema.yaml"
 
 #define DECIDE ": decide it (accept, defect or unsupported)"
+#define EX_WHY ": write down what it stands for, and what a change in it would mean"
 #define KIND_NEEDED " (a fixture needs normal, short, long, reject and ambiguous)"
 
 /* stdout must be exactly the lines of want (NULL-terminated), each ending
@@ -106,13 +107,17 @@ Test(lint, demo_without_its_review_is_undecided)
     free(text);
 }
 
-Test(lint, tolerances_and_rules_need_a_why)
+Test(lint, tolerances_rules_and_examples_need_a_why_and_a_narrow_expect)
 {
     expect_lint(WHY, 1, (const char *[]){
         WHY ":8:9: lint: cleaning rule 1 has no why: write down why the text may change this way",
         WHY ":9:9: lint: cleaning rule 2 has an empty why: write down why the text may change this way",
         WHY ":14:5: lint: contract.compare.logits has no why: write down why the tolerance is this wide",
+        WHY ":20:5: lint: example 'n' has no why" EX_WHY,
+        WHY ":21:5: lint: example 's' has an empty why" EX_WHY,
         WHY ":21:66: lint: example 's' compare.logits has an empty why: write down why the tolerance is this wide",
+        WHY ":25:54: lint: example 'wide' accepts every label (expect.any_of lists all 3): narrow it to the labels it "
+            "may be given",
         NULL});
 }
 
@@ -123,9 +128,9 @@ Test(lint, every_kind_and_every_ambiguous_example_decided)
         KINDS ":12:1: lint: no example of kind 'long'" KIND_NEEDED,
         KINDS ":12:1: lint: no example of kind 'reject'" KIND_NEEDED,
         KINDS ":15:5: lint: ambiguous example 'no-review' has no review.decision" DECIDE,
-        KINDS ":19:5: lint: ambiguous example 'no-decision' has no review.decision" DECIDE,
-        KINDS ":24:5: lint: ambiguous example 'needs-rule' is undecided (review.decision: needs-rule)" DECIDE,
-        KINDS ":25:5: lint: ambiguous example 'flagged' is undecided (review.decision: flag)" DECIDE,
+        KINDS ":20:5: lint: ambiguous example 'no-decision' has no review.decision" DECIDE,
+        KINDS ":26:5: lint: ambiguous example 'needs-rule' is undecided (review.decision: needs-rule)" DECIDE,
+        KINDS ":27:5: lint: ambiguous example 'flagged' is undecided (review.decision: flag)" DECIDE,
         NULL});
 }
 
