@@ -47,11 +47,6 @@ static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int 
     return 0;
 }
 
-int prep_open(px_prep *p, const px_fixture *f, const px_env *e, px_error *err)
-{
-    return prep_open_with(p, f, e, 1, err);
-}
-
 void prep_close(px_prep *p)
 {
     cleaner_free(p->cleaner);
@@ -115,13 +110,18 @@ static int env_input_open_with(px_env_input *in, const px_fixture *f, const px_e
     if (prep_open_with(&in->prep, f, e, model, err))
         return -1;
     in->examples = calloc(f->n_examples ? f->n_examples : 1, sizeof *in->examples);
+    if (!in->examples) {
+        prep_close(&in->prep);
+        return px_error_oom(err, f->path);
+    }
     for (size_t k = 0; k < f->n_examples; k++) {
         const px_example *x = &f->examples[k];
         if (prep_example(&in->prep, f, x->text, x->text_len, &in->examples[k], err)) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
+            px_reason why = err->reason;
             env_input_close(in, f->n_examples);
-            return px_error_set(err, PX_ERR_MALFORMED, f->path, x->text_loc.line, x->text_loc.col,
+            return px_error_set(err, why, f->path, x->text_loc.line, x->text_loc.col,
                                 "example '%s': %s", x->id, msg);
         }
     }

@@ -26,7 +26,6 @@ static const struct {
 };
 
 const char *status_name(px_status s) { return s < PX_ST_COUNT ? statuses[s].name : "?"; }
-const char *status_meaning(px_status s) { return s < PX_ST_COUNT ? statuses[s].meaning : "?"; }
 
 int status_from_name(const char *name)
 {

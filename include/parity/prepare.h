@@ -23,11 +23,6 @@ typedef struct px_prep {
     char model_sha256[PX_SHA256_HEX], vocab_sha256[PX_SHA256_HEX];
 } px_prep;
 
-/* Verify the environment's model and vocab (the contract's unless it
- * overrides them) against their pinned sha256 (refuse a different file: it
- * is a different task), compile the rules, load the vocab. Errors name the
- * fixture line that pins or states the thing. */
-int prep_open(px_prep *p, const px_fixture *f, const px_env *e, px_error *err);
 void prep_close(px_prep *p);
 
 /* Process one text. Returns 0 (possibly rejected) or -1 with *err. */
@@ -45,6 +40,11 @@ typedef struct px_env_input {
     px_prepared probe;
 } px_env_input;
 
+/* Verify the environment's model and vocab (the contract's unless it
+ * overrides them) against their pinned sha256 (refuse a different file: it
+ * is a different task), compile the rules, load the vocab, process every
+ * example and the probe. Errors name the fixture line that pins or states
+ * the thing. */
 int env_input_open(px_env_input *in, const px_fixture *f, const px_env *e, px_error *err);
 /* The same without the model (its pin is not checked, it need not be
  * there): what parity's own input processing makes of each example, to

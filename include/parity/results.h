@@ -36,8 +36,6 @@ typedef enum px_status {
 } px_status;
 
 const char *status_name(px_status s);
-/* One line: what the status means. */
-const char *status_meaning(px_status s);
 /* -1 when the name is unknown. */
 int status_from_name(const char *name);
 
