@@ -92,7 +92,7 @@ $(BUILD)/parity_torch.py: src/executor/parity_torch.py | $(BUILD)/.gitignore
 $(BUILD)/.gitignore:
 	@mkdir -p $(BUILD) build && echo '*' > build/.gitignore && touch $@
 
-$(BUILD)/obj/%.o: src/%.c $(wildcard include/parity/*.h) | $(BUILD)/.gitignore
+$(BUILD)/obj/%.o: src/%.c $(wildcard include/parity/*.h src/*/*.h) | $(BUILD)/.gitignore
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 

@@ -1,4 +1,5 @@
 #define _GNU_SOURCE /* pipe2, sigabbrev_np */
+#include "parity/self.h"
 #include "parity/runner.h"
 #include "parity/version.h"
 
@@ -779,18 +780,6 @@ void runner_unlock(px_runner *r) { pthread_mutex_unlock(&r->mu); }
 
 const char *runner_env_name(px_runner *r, int env) { return r->res->envs[env].name; }
 size_t runner_example_count(px_runner *r) { return r->res->n_examples; }
-
-/* The directory of the running parity, "" when unknown. */
-static void self_dir(char *buf, size_t size)
-{
-    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
-    buf[n > 0 ? n : 0] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        buf[0] = '\0';
-}
 
 static char *joined(const char *dir, const char *name)
 {

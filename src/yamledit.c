@@ -648,7 +648,7 @@ static int verify(doc *old, const char *path, const char *text, size_t len, cons
     free(w.names);
     strmap_free(w.anchors);
     if (!ok)
-        return px_error_set(err, PX_ERR_INTERNAL, path, 0, 0,
+        return px_error_set(err, PX_ERR_MALFORMED, path, 0, 0,
                             "the edit for '%s' did not verify; nothing written (please report this fixture)", d->id);
     return 0;
 }
@@ -678,7 +678,7 @@ static int apply_one(const char *path, const char *text, size_t len, const px_de
     else
         rc = rv ? update_review(&dc, path, rv, d, ed, &n, err) : add_review(&dc, ex, d, ed, &n);
     if (rc == 0 && !(*out = splice(text, len, ed, n, out_len)))
-        rc = px_error_set(err, PX_ERR_INTERNAL, path, 0, 0, "cannot place the edit for '%s'; nothing written", d->id);
+        rc = px_error_set(err, PX_ERR_MALFORMED, path, 0, 0, "cannot place the edit for '%s'; nothing written", d->id);
     for (size_t i = 0; i < n; i++)
         free(ed[i].repl);
     if (rc == 0 && verify(&dc, path, *out, *out_len, d, err)) {

@@ -201,7 +201,7 @@ Test(check, exit_codes, .timeout = 600)
     tl_free(&r);
     r = tl_run((const char *[]){"parity", "check", PLANTED, "--format", "xml", NULL});
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "--format must be text, json or tap"), "%s", r.err);
+    cr_expect(strstr(r.err, "parity check: --format must be one of text, json, tap, not 'xml'"), "%s", r.err);
     tl_free(&r);
     r = tl_run((const char *[]){"parity", "run", PLANTED, "--format", "json", NULL});
     cr_expect_eq(r.status, 2, "--format is for check only");
@@ -330,6 +330,6 @@ Test(check, judges_a_results_file_without_running)
     r = tl_run((const char *[]){"parity", "run", "fixtures/campus-club/fixture.yaml", "--results",
                                 "tests/data/campus-results.yaml", NULL});
     cr_expect_eq(r.status, 2, "run has no --results");
-    cr_expect(strstr(r.err, "--results is not an option of this command"), "%s", r.err);
+    cr_expect(strstr(r.err, "parity run: --results is not an option of run"), "%s", r.err);
     tl_free(&r);
 }

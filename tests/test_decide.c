@@ -94,8 +94,8 @@ Test(decide, bad_input_leaves_the_file_and_no_journal)
         (const char *[]){"parity", "decide", fx, "e1", NULL},
         (const char *[]){"parity", "decide", "/nonexistent/f.yaml", "e1", "-d", "accept", NULL},
     };
-    const char *needles[] = {"no example with id 'nope'", "must be accept, defect", "has no --decision",
-                             "cannot read fixture"};
+    const char *needles[] = {"no example with id 'nope'", "--decision must be one of accept, defect",
+                             "has no --decision", "cannot read fixture"};
     for (size_t i = 0; i < 4; i++) {
         cmd_result r = tl_run(cases[i]);
         cr_expect_eq(r.status, 2, "case %zu: %s", i, r.err);

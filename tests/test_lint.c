@@ -234,7 +234,7 @@ Test(lint, usage_errors_are_exit_2)
         (const char *[]){"parity", "lint", DEMO, DEMO, NULL},
         (const char *[]){"parity", "lint", "--quiet", DEMO, NULL},
     };
-    const char *needles[] = {"which fixture?", "one fixture at a time", "unknown option: --quiet"};
+    const char *needles[] = {"which fixture?", "one fixture at a time", "--quiet is not an option of lint"};
     for (size_t i = 0; i < 3; i++) {
         cmd_result r = tl_run(cases[i]);
         cr_expect_eq(r.status, 2, "case %zu: status %d", i, r.status);

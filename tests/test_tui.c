@@ -6,12 +6,14 @@
  * before committing. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <curses.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "parity/journal.h"
 #include "parity/keys.h"
 #include "testlib.h"
 
@@ -121,20 +123,156 @@ Test(tui, at_least_twelve_scenarios)
     cr_expect_geq(list_screens(), 12);
 }
 
-/* One table: every key and its help line are in the man page's KEYS. */
-Test(tui, every_key_is_in_the_man_page)
+/* The man page's KEYS, item by item: ".It Ic KEYS" (mdoc's "\\&" escapes
+ * dropped) and the lines after it up to the next item, joined by spaces. */
+typedef struct man_key {
+    char keys[96], help[256];
+} man_key;
+
+static size_t man_keys(const char *man, man_key *out, size_t max)
+{
+    const char *p = strstr(man, "\n.Sh KEYS\n"), *end = p ? strstr(p + 1, "\n.Sh ") : NULL;
+    size_t n = 0;
+    while (p && (p = strstr(p, "\n.It Ic ")) && (!end || p < end) && n < max) {
+        p += 8;
+        size_t len = strcspn(p, "\n"), k = 0;
+        for (size_t i = 0; i < len && k + 1 < sizeof out[n].keys; i++)
+            if (strncmp(p + i, "\\&", 2) || (i++, 0))
+                out[n].keys[k++] = p[i];
+        out[n].keys[k] = '\0';
+        out[n].help[0] = '\0';
+        for (p += len; *p == '\n' && p[1] && p[1] != '.';) {
+            size_t l = strcspn(++p, "\n"), h = strlen(out[n].help);
+            snprintf(out[n].help + h, sizeof out[n].help - h, "%s%.*s", h ? " " : "", (int)l, p);
+            p += l;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* One table, both ways: the man page lists every action, in order, with
+ * every key bound to it and its help line, and nothing else. */
+Test(tui, man_page_keys_are_the_table)
 {
     char *man = tl_slurp("man/parity.1");
     cr_assert_not_null(man);
-    for (int i = 0; i < PX_ACT_COUNT; i++) {
-        cr_expect(strstr(man, key_defs[i].help) != NULL, "man page lacks '%s'", key_defs[i].help);
-        char want[96];
-        snprintf(want, sizeof want, ".It Ic %s", key_defs[i].keys);
-        if (strchr(key_defs[i].keys, '?') || strchr(key_defs[i].keys, '/'))
-            continue; /* escaped in mdoc */
-        cr_expect(strstr(man, want) != NULL, "man page lacks %s", want);
+    man_key items[PX_ACT_COUNT + 8];
+    size_t n = man_keys(man, items, sizeof items / sizeof *items);
+    cr_expect_eq(n, (size_t)PX_ACT_COUNT, "the man page's KEYS has %zu items, the table %d actions", n,
+                 PX_ACT_COUNT);
+    for (size_t i = 0; i < n && i < PX_ACT_COUNT; i++) {
+        char keys[96];
+        key_names((px_action)i, keys, sizeof keys);
+        cr_expect_str_eq(items[i].keys, keys, "man page KEYS item %zu: '%s', the table binds '%s' (%s)", i + 1,
+                         items[i].keys, keys, key_defs[i].name);
+        cr_expect_str_eq(items[i].help, key_defs[i].help, "man page KEYS item %zu (%s): '%s', the table says '%s'",
+                         i + 1, items[i].keys, items[i].help, key_defs[i].help);
     }
     free(man);
+}
+
+/* What help and the status line name is bound: each key they show is one
+ * of the action's own; no key has two actions; '#' is free (key scripts
+ * take it for a comment). */
+Test(tui, shown_keys_are_bound)
+{
+    for (int a = 0; a < PX_ACT_COUNT; a++) {
+        const char *lists[2] = {key_defs[a].keys, key_defs[a].hint_keys};
+        for (int l = 0; l < 2; l++) {
+            char list[96];
+            snprintf(list, sizeof list, "%s", lists[l] ? lists[l] : "");
+            for (char *save = NULL, *k = strtok_r(list, " ", &save); k; k = strtok_r(NULL, " ", &save))
+                cr_expect_eq(key_action(key_code_of(k)), (px_action)a, "%s shows key '%s', which is not bound to it",
+                             key_defs[a].name, k);
+        }
+        for (size_t i = 0; i < key_defs[a].n_codes; i++)
+            cr_expect_eq(key_action(key_defs[a].codes[i]), (px_action)a, "key %d is bound to two actions",
+                         key_defs[a].codes[i]);
+    }
+    cr_expect_eq(key_action('#'), PX_ACT_NONE);
+}
+
+/* The status line's hints come from the table; these are its words today. */
+Test(tui, status_line_hints)
+{
+    char buf[512];
+    cr_expect_str_eq(key_hints(0, buf, sizeof buf),
+                     "j/k move  Tab candidate  a x u p m c decide  e note  z undo  w write  f filter  / search  "
+                     "? help  q quit");
+    cr_expect_str_eq(key_hints(1, buf, sizeof buf), "Space/-> next  j/k move  Tab candidate  ? help  q quit");
+    for (int a = 0; a < PX_ACT_COUNT; a++)
+        for (int b = 0; b < PX_ACT_COUNT; b++) {
+            const px_keydef *x = &key_defs[a], *y = &key_defs[b];
+            if ((x->hint_review && x->hint_review == y->hint_review) || (x->hint_demo && x->hint_demo == y->hint_demo))
+                cr_expect_str_eq(x->hint_word, y->hint_word, "%s and %s share a hint, not its word", x->name,
+                                 y->name);
+        }
+}
+
+/* Every key name key scripts have used (tests/screens) stays. */
+Test(tui, key_script_names)
+{
+    static const struct {
+        const char *name;
+        int code;
+    } want[] = {{"Enter", '\n'},  {"Space", ' '},      {"Tab", '\t'},       {"Esc", 27},
+                {"Up", KEY_UP},    {"Down", KEY_DOWN},  {"Left", KEY_LEFT},  {"Right", KEY_RIGHT},
+                {"Home", KEY_HOME}, {"End", KEY_END},   {"PgUp", KEY_PPAGE}, {"PgDn", KEY_NPAGE},
+                {"Backspace", KEY_BACKSPACE}, {"C-u", 0x15}, {"C-w", 0x17}, {"C-a", 0x01}, {"C-e", 0x05},
+                {"j", 'j'},        {"?", '?'}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_expect_eq(key_code_of(want[i].name), want[i].code, "key name '%s'", want[i].name);
+    cr_expect_eq(key_code_of("wait"), -1);
+}
+
+/* Demo mode refuses, in one place, every key that would change the
+ * fixture or the journal, with the words it has always used; the fixture
+ * and its journal stay as they were. */
+Test(tui, demo_refuses_what_changes, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), keys[512], fixture[512], results[1024], screen[600], cwd[512];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    snprintf(keys, sizeof keys, "%s/keys", dir);
+    snprintf(fixture, sizeof fixture, "%s/fixture.yaml", dir);
+    snprintf(results, sizeof results, "%s/tests/data/campus-results.yaml", cwd);
+    snprintf(screen, sizeof screen, "%s/screen", dir);
+    copy_file("fixtures/campus-club/fixture.yaml", fixture);
+    copy_file("fixtures/campus-club/model.pt", dir);
+    copy_file("fixtures/campus-club/vocab.txt", dir);
+    char *before = tl_slurp(fixture), hints[512] = "demo (read-only): ";
+    key_hints(1, hints + strlen(hints), sizeof hints - strlen(hints));
+    int refused = 0;
+    for (int a = 0; a < PX_ACT_COUNT; a++) {
+        if (!(key_defs[a].flags & PX_KEY_CHANGES))
+            continue;
+        refused++;
+        char script[128], first[16];
+        snprintf(script, sizeof script, "Space\n%s\ndump screen\n", key_first((px_action)a, first, sizeof first));
+        tl_write(keys, script);
+        remove(screen);
+        setenv("PARITY_KEYS", keys, 1);
+        setenv("PARITY_DUMP_DIR", dir, 1);
+        cmd_result r = tl_run((const char *[]){"parity", "review", fixture, "--results", results, "--demo", NULL});
+        unsetenv("PARITY_KEYS");
+        cr_expect_eq(r.status, 0, "%s: %s", key_defs[a].name, r.err);
+        char *got = tl_slurp(screen);
+        cr_assert_not_null(got, "%s: no screen", key_defs[a].name);
+        size_t len = strlen(got);
+        while (len && got[len - 1] == '\n')
+            got[--len] = '\0';
+        const char *status = strrchr(got, '\n') ? strrchr(got, '\n') + 1 : got; /* the last row */
+        cr_expect_str_eq(status, key_defs[a].flags & PX_KEY_DEMO_QUIET ? hints : "demo mode is read-only",
+                         "%s: the status line says '%s'", key_defs[a].name, status);
+        tl_free(&r);
+        free(got);
+    }
+    cr_expect_eq(refused, 9, "decisions (6), the note, undo and write change the fixture or the journal");
+    char *after = tl_slurp(fixture), journal[1024];
+    cr_expect_str_eq(after, before);
+    journal_path(fixture, journal, sizeof journal);
+    cr_expect_eq(access(journal, F_OK), -1, "demo mode wrote a journal");
+    free(before), free(after), free(dir);
 }
 
 /* Quitting while runs are in flight stops the executors: none is left. */

@@ -1,5 +1,6 @@
 /* Small modules: the protocol's framing, the YAML scalar writer, atomic
- * writes, and the command table against the man page. */
+ * writes, the exit statuses against the man page, the decisions' table. (The
+ * command table and its parser: test_cli.c.) */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
@@ -12,7 +13,6 @@
 
 #include "parity/atomic.h"
 #include "parity/decision.h"
-#include "parity/cli.h"
 #include "parity/emit.h"
 #include "parity/proto.h"
 #include "testlib.h"
@@ -219,63 +219,6 @@ Test(cli, the_exit_status_table_is_the_man_pages)
     free(man);
 }
 
-/* tig's rule: the docs cannot drift from the table. */
-Test(cli, every_option_and_command_is_in_the_man_page)
-{
-    char *man = tl_slurp("man/parity.1");
-    cr_assert_not_null(man);
-    for (const px_option *o = cli_options; o->long_name; o++) {
-        char want[96];
-        snprintf(want, sizeof want, "Fl -%s", o->long_name);
-        cr_expect(strstr(man, want) != NULL, "man/parity.1 lacks --%s", o->long_name);
-        if (o->short_name) {
-            snprintf(want, sizeof want, "Fl %c", o->short_name);
-            cr_expect(strstr(man, want) != NULL, "man/parity.1 lacks -%c", o->short_name);
-        }
-    }
-    for (const px_command *c = cli_commands; c->name; c++) {
-        char want[96];
-        snprintf(want, sizeof want, ".It Cm %s", c->name);
-        cr_expect(strstr(man, want) != NULL, "man/parity.1 lacks command %s", c->name);
-    }
-    free(man);
-}
-
-Test(cli, help_lists_every_option_and_version_runs_without_libtorch)
-{
-    cmd_result r = tl_run((const char *[]){"parity", "--help", NULL});
-    cr_expect_eq(r.status, 0);
-    for (const px_option *o = cli_options; o->long_name; o++) {
-        char want[96];
-        snprintf(want, sizeof want, "--%s", o->long_name);
-        cr_expect(strstr(r.out, want) != NULL, "--help lacks %s", want);
-    }
-    tl_free(&r);
-    r = tl_run((const char *[]){"parity", "--version", NULL});
-    cr_expect_eq(r.status, 0);
-    cr_expect(strncmp(r.out, "parity ", 7) == 0, "%s", r.out);
-    tl_free(&r);
-}
-
-Test(cli, usage_errors_exit_2_with_one_line)
-{
-    const char *const *cases[] = {
-        (const char *[]){"parity", NULL},
-        (const char *[]){"parity", "frobnicate", NULL},
-        (const char *[]){"parity", "run", NULL},
-        (const char *[]){"parity", "run", "fixtures/campus-club/fixture.yaml", "--bogus", NULL},
-        (const char *[]){"parity", "run", "fixtures/campus-club/fixture.yaml", "-e", NULL},
-        (const char *[]){"parity", "run", "fixtures/campus-club/fixture.yaml", "-e", "tpu", NULL},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        cmd_result r = tl_run(cases[i]);
-        cr_expect_eq(r.status, 2, "case %zu: status %d", i, r.status);
-        if (i > 0)
-            cr_expect_eq(tl_lines(r.err), 1, "case %zu: stderr is one line: %s", i, r.err);
-        tl_free(&r);
-    }
-}
-
 /* The JSON writer's strings are read back by a real JSON parser. */
 Test(emit, json_strings_read_back_with_python)
 {
@@ -341,79 +284,6 @@ Test(atomic, a_device_is_written_to_not_replaced)
     cr_expect(strstr(err.msg, "is a directory"), "%s", err.msg);
     rmdir(dir);
     free(dir);
-}
-
-/* What the man page's SYNOPSIS says a command takes: its blocks (".Nm" then
- * ".Cm NAME" or ".Op Cm NAME", up to the next ".Nm"), joined. */
-static char *man_synopsis_of(const char *man, const char *name)
-{
-    const char *syn = strstr(man, ".Sh SYNOPSIS\n"), *end = syn ? strstr(syn, "\n.Sh DESCRIPTION") : NULL;
-    cr_assert(syn && end);
-    char *out = calloc(1, (size_t)(end - syn) + 1), want[64], want_op[64];
-    snprintf(want, sizeof want, ".Nm\n.Cm %s\n", name);
-    snprintf(want_op, sizeof want_op, ".Nm\n.Op Cm %s\n", name);
-    for (const char *p = syn; p < end; p++)
-        if (!strncmp(p, want, strlen(want)) || !strncmp(p, want_op, strlen(want_op))) {
-            const char *next = strstr(p + 4, "\n.Nm\n");
-            if (!next || next > end)
-                next = end;
-            strncat(out, p, (size_t)(next - p));
-        }
-    return out;
-}
-
-/* tok in s, followed by the end, a space, a newline, ']' or '='. */
-static int has_token(const char *s, const char *tok)
-{
-    size_t n = strlen(tok);
-    for (const char *p = s; (p = strstr(p, tok)); p++)
-        if (strchr(" \n]=", p[n]))
-            return 1;
-    return 0;
-}
-
-/* parity COMMAND --help, the option table and the man page's SYNOPSIS agree
- * on what each command takes, both ways. */
-Test(cli, each_command_help_table_and_man_page_agree)
-{
-    char *man = tl_slurp("man/parity.1");
-    cr_assert_not_null(man);
-    static const char *const executor_group[] = {"executor", "python", "backend-module", "backend-lib", NULL};
-    for (const px_command *c = cli_commands; c->name; c++) {
-        cmd_result r = tl_run((const char *[]){"parity", c->name, "--help", NULL});
-        cr_expect_eq(r.status, 0, "parity %s --help: exit %d", c->name, r.status);
-        char head[512];
-        snprintf(head, sizeof head, "usage: parity %s\n", c->synopsis);
-        cr_expect(!strncmp(r.out, head, strlen(head)), "parity %s --help starts otherwise:\n%s", c->name, r.out);
-        char *syn = man_synopsis_of(man, c->name);
-        cr_expect(syn[0], "man/parity.1 SYNOPSIS has no %s", c->name);
-        for (const px_option *o = cli_options; o->long_name; o++) {
-            if (!strcmp(o->long_name, "max-size"))
-                continue; /* every command's; said once in parity(1) */
-            int takes = cli_command_has_option(c, o->long_name);
-            char lng[64], shrt[16], fl[64], fs[16];
-            snprintf(lng, sizeof lng, "--%s", o->long_name);
-            snprintf(shrt, sizeof shrt, "[-%c", o->short_name);
-            snprintf(fl, sizeof fl, "Fl -%s", o->long_name);
-            snprintf(fs, sizeof fs, "Fl %c", o->short_name);
-            int grouped = 0;
-            for (int g = 0; executor_group[g]; g++)
-                grouped |= !strcmp(executor_group[g], o->long_name);
-            int in_help = has_token(r.out, lng);
-            int in_table = has_token(c->synopsis, lng) || (o->short_name && has_token(c->synopsis, shrt));
-            int in_man = has_token(syn, fl) || (o->short_name && has_token(syn, fs)) ||
-                         (grouped && strstr(syn, "Ar executor options"));
-            cr_expect_eq(in_help, takes, "parity %s --help %s --%s", c->name, takes ? "lacks" : "shows",
-                         o->long_name);
-            cr_expect_eq(in_table, takes, "the table's synopsis of %s %s --%s", c->name, takes ? "lacks" : "shows",
-                         o->long_name);
-            cr_expect_eq(in_man, takes, "man/parity.1 SYNOPSIS of %s %s --%s", c->name, takes ? "lacks" : "shows",
-                         o->long_name);
-        }
-        free(syn);
-        tl_free(&r);
-    }
-    free(man);
 }
 
 /* The decisions' one table: names round-trip, the lists the messages use,

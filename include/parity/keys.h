@@ -1,52 +1,142 @@
-/* The review screen's keys: one table from which the key handling, the `?`
- * help screen and the man page's KEYS section come (tests/test_tui.c fails
- * when the man page drifts from it). X(action, keys as shown, help). */
+/* The review screen's keys: one table, from which come the key handling
+ * (key_action), the actions (src/tui/actions.c), demo mode's refusals, the
+ * `?` help screen, the status line's hints, the key names of key scripts
+ * (PARITY_KEYS) and the check of the man page's KEYS section
+ * (tests/test_tui.c, both ways).
+ *
+ *     X(ID, name, codes, shown, help, flags, hint)
+ *
+ *   ID     the action is PX_ACT_ID
+ *   name   its name; src/tui/actions.c implements it as act_<name>
+ *   codes  the keys bound to it, in parentheses: characters and curses
+ *          KEY_* codes (used only where <curses.h> is included); the man
+ *          page lists every one, by its name in PX_KEY_NAMES
+ *   shown  its keys as the `?` screen shows them (by the same names)
+ *   help   what it does, as the `?` screen and the man page say it
+ *   flags  PX_KEY_* (enum px_key_flag)
+ *   hint   PX_HINT(review, demo, keys, word): its place among the status
+ *          line's hints in the review and in demo mode (1 first, 0 not
+ *          shown); keys: the names of the keys the hint shows (NULL: the
+ *          first of shown); word: what it says after them. Actions with one
+ *          place share one hint: "j/k move". */
 #ifndef PARITY_KEYS_H
 #define PARITY_KEYS_H
 
-#define PX_KEY_TABLE(X)                                                                            \
-    X(DOWN, "j Down", "next example")                                                             \
-    X(UP, "k Up", "previous example")                                                             \
-    X(FIRST, "g Home", "first example")                                                            \
-    X(LAST, "G End", "last example")                                                               \
-    X(PAGE_DOWN, "PgDn", "a page down")                                                             \
-    X(PAGE_UP, "PgUp", "a page up")                                                                 \
-    X(CANDIDATE, "Tab", "next candidate beside the reference")                                     \
-    X(DETAILS, "Enter Space", "toggle details: cleaned text, tokens, all logits (demo: next)")     \
-    X(SEARCH, "/", "search ids and texts (PCRE2)")                                                 \
-    X(SEARCH_NEXT, "n", "next match")                                                              \
-    X(SEARCH_PREV, "N", "previous match")                                                          \
-    X(FILTER, "f", "cycle filter: all, failures, differences, undecided, flagged")                 \
-    X(ACCEPT, "a", "accept: the candidate meets the contract as the reviewer reads it")           \
-    X(DEFECT, "x", "defect")                                                                       \
-    X(UNSUPPORTED, "u", "unsupported: outside the backend's documented support")                   \
-    X(NEEDS_RULE, "p", "needs a product rule (ambiguous)")                                         \
-    X(FLAG, "m", "flag for later")                                                                 \
-    X(CLEAR, "c", "clear the decision")                                                            \
-    X(NOTE, "e", "edit the note (Enter saves, Esc cancels)")                                       \
-    X(UNDO, "z", "undo the last decision")                                                         \
-    X(RERUN, "r", "run this example again")                                                        \
-    X(RERUN_ALL, "R", "run every example again")                                                   \
-    X(WRITE, "w", "write the decisions into the fixture")                                          \
-    X(THEME, "t", "next theme")                                                                    \
-    X(HELP, "?", "this help")                                                                      \
-    X(QUIT, "q", "quit (asks first when decisions are unwritten)")
+#include <stddef.h>
+
+#define PX_HINT(review, demo, keys, word) review, demo, keys, word
+#define PX_NO_HINT PX_HINT(0, 0, NULL, NULL)
+
+#define PX_KEY_TABLE(X)                                                                                               \
+    X(DOWN, down, ('j', KEY_DOWN), "j Down",                                                                          \
+      "next example", 0, PX_HINT(1, 2, NULL, "move"))                                                                 \
+    X(UP, up, ('k', KEY_UP), "k Up",                                                                                  \
+      "previous example", 0, PX_HINT(1, 2, NULL, "move"))                                                             \
+    X(FIRST, first, ('g', KEY_HOME), "g Home",                                                                        \
+      "first example", 0, PX_NO_HINT)                                                                                 \
+    X(LAST, last, ('G', KEY_END), "G End",                                                                            \
+      "last example", 0, PX_NO_HINT)                                                                                  \
+    X(PAGE_DOWN, page_down, (KEY_NPAGE), "PgDn",                                                                      \
+      "a page down", 0, PX_NO_HINT)                                                                                   \
+    X(PAGE_UP, page_up, (KEY_PPAGE), "PgUp",                                                                          \
+      "a page up", 0, PX_NO_HINT)                                                                                     \
+    X(CANDIDATE, candidate, ('\t'), "Tab",                                                                            \
+      "next candidate beside the reference", 0, PX_HINT(2, 3, NULL, "candidate"))                                     \
+    X(DETAILS, details, ('\n', KEY_ENTER, ' ', KEY_RIGHT), "Enter Space ->",                                           \
+      "toggle details: cleaned text, tokens, all logits (demo: next)", 0, PX_HINT(0, 1, "Space Right", "next"))       \
+    X(SEARCH, search, ('/'), "/",                                                                                     \
+      "search ids and texts (PCRE2)", 0, PX_HINT(8, 0, NULL, "search"))                                               \
+    X(SEARCH_NEXT, search_next, ('n'), "n",                                                                           \
+      "next match", 0, PX_NO_HINT)                                                                                    \
+    X(SEARCH_PREV, search_prev, ('N'), "N",                                                                           \
+      "previous match", 0, PX_NO_HINT)                                                                                \
+    X(FILTER, filter, ('f'), "f",                                                                                     \
+      "cycle filter: all, failures, differences, undecided, flagged", 0, PX_HINT(7, 0, NULL, "filter"))               \
+    X(ACCEPT, accept, ('a'), "a",                                                                                     \
+      "accept: the candidate meets the contract as the reviewer reads it",                                            \
+      PX_KEY_CHANGES, PX_HINT(3, 0, NULL, "decide"))                                                                  \
+    X(DEFECT, defect, ('x'), "x",                                                                                     \
+      "defect", PX_KEY_CHANGES, PX_HINT(3, 0, NULL, "decide"))                                                        \
+    X(UNSUPPORTED, unsupported, ('u'), "u",                                                                           \
+      "unsupported: outside the backend's documented support", PX_KEY_CHANGES, PX_HINT(3, 0, NULL, "decide"))         \
+    X(NEEDS_RULE, needs_rule, ('p'), "p",                                                                             \
+      "needs a product rule (ambiguous)", PX_KEY_CHANGES, PX_HINT(3, 0, NULL, "decide"))                              \
+    X(FLAG, flag, ('m'), "m",                                                                                         \
+      "flag for later", PX_KEY_CHANGES, PX_HINT(3, 0, NULL, "decide"))                                                \
+    X(CLEAR, clear, ('c'), "c",                                                                                       \
+      "clear the decision", PX_KEY_CHANGES, PX_HINT(3, 0, NULL, "decide"))                                            \
+    X(NOTE, note, ('e'), "e",                                                                                         \
+      "edit the note (Enter saves, Esc cancels)", PX_KEY_CHANGES, PX_HINT(4, 0, NULL, "note"))                        \
+    X(UNDO, undo, ('z'), "z",                                                                                         \
+      "undo the last decision", PX_KEY_CHANGES, PX_HINT(5, 0, NULL, "undo"))                                          \
+    X(RERUN, rerun, ('r'), "r",                                                                                       \
+      "run this example again", 0, PX_NO_HINT)                                                                        \
+    X(RERUN_ALL, rerun_all, ('R'), "R",                                                                               \
+      "run every example again", 0, PX_NO_HINT)                                                                       \
+    X(WRITE, write, ('w'), "w",                                                                                       \
+      "write the decisions into the fixture", PX_KEY_CHANGES | PX_KEY_DEMO_QUIET, PX_HINT(6, 0, NULL, "write"))       \
+    X(THEME, theme, ('t'), "t",                                                                                       \
+      "next theme", 0, PX_NO_HINT)                                                                                    \
+    X(HELP, help, ('?'), "?",                                                                                         \
+      "this help", 0, PX_HINT(9, 4, NULL, "help"))                                                                    \
+    X(QUIT, quit, ('q'), "q",                                                                                         \
+      "quit (asks first when decisions are unwritten)", 0, PX_HINT(10, 5, NULL, "quit"))
+
+/* Keys by name, as `shown`, the man page and key scripts write them:
+ * X(name, code, terse) where terse is how the status line's hints write it
+ * (NULL: the name). A character not here is named by itself ("j", "?").
+ * Two codes may share a name (the keypad's Enter); the name stands for the
+ * first. Esc, Left, Backspace and the C- keys are the editor's (search,
+ * note). */
+#define PX_KEY_NAMES(X)                                                                                               \
+    X("Enter", '\n', NULL) X("Enter", KEY_ENTER, NULL) X("Space", ' ', NULL)                                          \
+    X("Tab", '\t', NULL) X("Esc", 27, NULL) X("Up", KEY_UP, NULL)                                                     \
+    X("Down", KEY_DOWN, NULL) X("Left", KEY_LEFT, NULL) X("Right", KEY_RIGHT, "->")                                   \
+    X("Home", KEY_HOME, NULL) X("End", KEY_END, NULL) X("PgUp", KEY_PPAGE, NULL)                                      \
+    X("PgDn", KEY_NPAGE, NULL) X("Backspace", KEY_BACKSPACE, NULL) X("C-u", 0x15, NULL)                               \
+    X("C-w", 0x17, NULL) X("C-a", 0x01, NULL) X("C-e", 0x05, NULL)
 
 typedef enum px_action {
-#define PX_KEY_ENUM(name, keys, help) PX_ACT_##name,
+#define PX_KEY_ENUM(id, ...) PX_ACT_##id,
     PX_KEY_TABLE(PX_KEY_ENUM)
 #undef PX_KEY_ENUM
     PX_ACT_COUNT,
     PX_ACT_NONE = -1
 } px_action;
 
+enum px_key_flag {
+    PX_KEY_CHANGES = 1u << 0,    /* changes the fixture or the journal (a decision, a note, undo,
+                                    writing): demo mode refuses it, saying "demo mode is read-only" */
+    PX_KEY_DEMO_QUIET = 1u << 1, /* demo mode refuses it without a word (w, as it always has) */
+};
+
 typedef struct px_keydef {
-    const char *keys, *help;
+    const char *name, *keys, *help; /* keys: as shown */
+    const int *codes;
+    size_t n_codes;
+    unsigned flags;
+    int hint_review, hint_demo;     /* place among the status line's hints; 0: none */
+    const char *hint_keys, *hint_word;
 } px_keydef;
 
 extern const px_keydef key_defs[PX_ACT_COUNT];
 
-/* The action of a curses key code (getch), or PX_ACT_NONE. */
-px_action key_action(int ch);
+/* The action of a curses key code (getch: a character or KEY_*), or
+ * PX_ACT_NONE. */
+px_action key_action(int code);
+
+/* The code of a key name ("Enter", "PgDn", "C-u", "j", or a terse one: "->"), or -1. */
+int key_code_of(const char *name);
+
+/* The names of every key bound to a, each once, space-separated, as the man
+ * page lists them ("Enter Space Right"). Returns buf. */
+const char *key_names(px_action a, char *buf, size_t size);
+/* The first key shown for a ("j" for PX_ACT_DOWN), for messages that name
+ * it. Returns buf. */
+const char *key_first(px_action a, char *buf, size_t size);
+
+/* The status line's hints in the review (demo 0) or in demo mode:
+ * "j/k move  Tab candidate  ...". Returns buf. */
+const char *key_hints(int demo, char *buf, size_t size);
 
 #endif

@@ -136,5 +136,10 @@ size_t theme_list(const char *const *dirs, size_t n_dirs, char names[][64], size
  * an absolute path, else $HOME/.config/parity/themes. Returns -1 (buf "")
  * when neither is set or the path does not fit. */
 int theme_user_dir(char *buf, size_t size);
+/* The themes that came with this parity, found from where it runs:
+ * installed (PREFIX/bin/parity: ../share/parity/themes), or the source
+ * tree's (build/parity: ../themes; build/san-x/parity: ../../themes): the
+ * first that exists. */
+void theme_shipped_dir(char *buf, size_t size);
 
 #endif

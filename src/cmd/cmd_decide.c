@@ -41,80 +41,61 @@ static int fail(const px_error *err)
     return err->code ? err->code : PX_EXIT_USAGE;
 }
 
-static int usage(const char *msg, const char *arg)
+/* One argument (cli_parse): the fixture, then example ids, each taking
+ * the --decision and --note after it. */
+static int on_arg(void *ctx, const px_option *o, const char *v)
 {
-    fprintf(stderr, "parity decide: ");
-    fprintf(stderr, msg, arg);
-    fprintf(stderr, " (try parity decide --help)\n");
-    return PX_EXIT_USAGE;
-}
-
-/* "--decision must be accept, ... or clear, not '%s'" (from the table). */
-static const char *decision_usage(void)
-{
-    static char fmt[200];
-    if (!fmt[0])
-        snprintf(fmt, sizeof fmt, "--decision must be %s, not '%%s'", decision_list(1));
-    return fmt;
-}
-
-static int parse(int argc, char **argv, decide_args *a)
-{
-    memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        int has_value = i + 1 < argc;
-        if (!strcmp(s, "--recover")) {
-            a->recover = 1;
-        } else if (!strcmp(s, "--decision") || !strcmp(s, "-d") || !strcmp(s, "--note") || !strcmp(s, "-n")) {
-            if (!has_value || a->n == 0)
-                return usage("%s needs a value and an example id before it", s);
-            if (s[2] == 'd' || s[1] == 'd')
-                a->d[a->n - 1].decision = argv[++i];
-            else
-                a->d[a->n - 1].note = argv[++i];
-        } else if (!strcmp(s, "--reviewer") || !strcmp(s, "-r")) {
-            if (!has_value)
-                return usage("%s needs a name", s);
-            a->reviewer = argv[++i];
-        } else if (!strcmp(s, "--env") || !strcmp(s, "-e")) {
-            if (!has_value)
-                return usage("%s needs an environment name", s);
-            a->env = argv[++i];
-        } else if (!strcmp(s, "--results")) {
-            if (!has_value)
-                return usage("%s needs a results file", s);
-            a->results = argv[++i];
-        } else if (s[0] == '-' && s[1]) {
-            return usage("unknown option %s", s);
-        } else if (!a->fixture) {
-            a->fixture = s;
-        } else if (a->n == MAX_DECISIONS) {
-            return usage("at most 256 decisions at once%s", "");
-        } else {
-            a->d[a->n++].id = s;
-        }
+    decide_args *a = ctx;
+    const px_command *c = cli_command("decide");
+    if (!o) {
+        if (!a->fixture)
+            a->fixture = v;
+        else if (a->n == MAX_DECISIONS)
+            return cli_usage_error(c, "at most %d decisions at once", MAX_DECISIONS);
+        else
+            a->d[a->n++].id = v;
+        return 0;
     }
-    if (!a->fixture)
-        return usage("which fixture?%s", "");
-    if (a->recover && a->n)
-        return usage("--recover applies the journal; give no example ids with it%s", "");
-    if (!a->recover && !a->n)
-        return usage("which example? parity decide FIXTURE ID --decision D%s", "");
-    if (a->results && !a->env)
-        return usage("--results says what the decision was made on: name the environment with --env too%s", "");
-    if (a->recover && (a->env || a->results || a->reviewer))
-        return usage("--recover applies the journal as it was recorded; give no --env, --results or --reviewer%s",
-                     "");
-    for (size_t i = 0; i < a->n; i++) {
-        if (!a->d[i].decision)
-            return usage("example '%s' has no --decision", a->d[i].id);
-        if (!yamledit_is_decision(a->d[i].decision))
-            return usage(decision_usage(), a->d[i].decision);
+    px_opt id = cli_opt_id(o);
+    if ((id == PX_OPT_DECISION || id == PX_OPT_NOTE) && a->n == 0)
+        return cli_usage_error(c, "--%s needs an example id before it", o->long_name);
+    switch (id) {
+    case PX_OPT_DECISION: a->d[a->n - 1].decision = v; break;
+    case PX_OPT_NOTE: a->d[a->n - 1].note = v; break;
+    case PX_OPT_REVIEWER: a->reviewer = v; break;
+    case PX_OPT_ENV: a->env = v; break;
+    case PX_OPT_RESULTS: a->results = v; break;
+    case PX_OPT_RECOVER: a->recover = 1; break;
+    default: return cli_usage_error(c, "--%s is not an option of decide", o->long_name);
     }
     return 0;
 }
 
+/* CLI_PARSED, or the exit status. */
+static int parse(int argc, char **argv, decide_args *a)
+{
+    const px_command *c = cli_command("decide");
+    memset(a, 0, sizeof *a);
+    int rc = cli_parse(c, argc, argv, on_arg, a);
+    if (rc != CLI_PARSED)
+        return rc;
+    if (!a->fixture)
+        return cli_usage_error(c, "which fixture?");
+    if (a->recover && a->n)
+        return cli_usage_error(c, "--recover applies the journal; give no example ids with it");
+    if (!a->recover && !a->n)
+        return cli_usage_error(c, "which example? parity decide FIXTURE ID --decision D");
+    if (a->results && !a->env)
+        return cli_usage_error(c, "--results says what the decision was made on: name the environment with --env "
+                                  "too");
+    if (a->recover && (a->env || a->results || a->reviewer))
+        return cli_usage_error(c, "--recover applies the journal as it was recorded; give no --env, --results or "
+                                  "--reviewer");
+    for (size_t i = 0; i < a->n; i++)
+        if (!a->d[i].decision)
+            return cli_usage_error(c, "example '%s' has no --decision", a->d[i].id);
+    return CLI_PARSED;
+}
 
 static void stamp(decide_args *a, char *at, size_t size)
 {
@@ -214,8 +195,9 @@ static int commit(px_decide *s, char *out, size_t out_len, size_t n)
 int cmd_decide(int argc, char **argv)
 {
     decide_args a;
-    if (parse(argc, argv, &a))
-        return PX_EXIT_USAGE;
+    int parsed = parse(argc, argv, &a);
+    if (parsed != CLI_PARSED)
+        return parsed;
     px_error err = {0};
     px_decide s;
     char at[32];

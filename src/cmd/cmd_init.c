@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "parity/self.h"
 #include "parity/atomic.h"
 #include "parity/cli.h"
 #include "parity/emit.h"
@@ -35,14 +36,6 @@ typedef struct proposal {
     int rejected;
 } proposal;
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "parity init: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (try parity init --help)\n");
-    return PX_EXIT_USAGE;
-}
-
 static int report(const px_error *err)
 {
     char line[2048];
@@ -51,44 +44,47 @@ static int report(const px_error *err)
     return err->code ? err->code : PX_EXIT_USAGE;
 }
 
+static int on_arg(void *ctx, const px_option *o, const char *v)
+{
+    init_args *a = ctx;
+    if (!o) {
+        if (a->dir)
+            return cli_usage_error(cli_command("init"), "one directory, got '%s' too", v);
+        a->dir = v;
+        return 0;
+    }
+    switch (cli_opt_id(o)) {
+    case PX_OPT_MODEL: a->model = v; break;
+    case PX_OPT_VOCAB: a->vocab = v; break;
+    case PX_OPT_TOKENIZER: a->tokenizer = v; break;
+    case PX_OPT_LABELS: a->labels = v; break;
+    case PX_OPT_TEXTS: a->texts = v; break;
+    case PX_OPT_CASED: a->cased = 1; break;
+    case PX_OPT_PROPOSE: a->propose = 1; break;
+    default: return cli_usage_error(cli_command("init"), "--%s is not an option of init", o->long_name);
+    }
+    return 0;
+}
+
+/* CLI_PARSED, or the exit status. */
 static int parse(int argc, char **argv, init_args *a)
 {
+    const px_command *c = cli_command("init");
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **slot = !strcmp(s, "--model")       ? &a->model
-                            : !strcmp(s, "--vocab")     ? &a->vocab
-                            : !strcmp(s, "--tokenizer") ? &a->tokenizer
-                            : !strcmp(s, "--labels")    ? &a->labels
-                            : !strcmp(s, "--texts")     ? &a->texts
-                                                        : NULL;
-        if (slot) {
-            if (!v)
-                return usage_error("%s needs a value", s);
-            *slot = v, i++;
-        } else if (!strcmp(s, "--cased")) {
-            a->cased = 1;
-        } else if (!strcmp(s, "--propose")) {
-            a->propose = 1;
-        } else if (s[0] == '-' && s[1]) {
-            return usage_error("unknown option: %s", s);
-        } else if (a->dir) {
-            return usage_error("one directory (got '%s' too)", s);
-        } else {
-            a->dir = s;
-        }
-    }
+    int rc = cli_parse(c, argc, argv, on_arg, a);
+    if (rc != CLI_PARSED)
+        return rc;
     if (!a->dir)
-        return usage_error("which directory?%s", "");
+        return cli_usage_error(c, "which directory?");
     if (!a->model)
-        return usage_error("--model FILE is needed (the TorchScript model)%s", "");
+        return cli_usage_error(c, "--model FILE is needed (the TorchScript model)");
     if (!!a->vocab == !!a->tokenizer)
-        return usage_error("give the tokenizer: --vocab vocab.txt or --tokenizer tokenizer.json%s", "");
+        return cli_usage_error(c, "give the tokenizer: --vocab vocab.txt or --tokenizer tokenizer.json");
     if (a->cased && !a->vocab)
-        return usage_error("--cased goes with --vocab (a tokenizer.json says it itself)%s", "");
+        return cli_usage_error(c, "--cased goes with --vocab (a tokenizer.json says it itself)");
     if (!a->labels || !a->labels[0])
-        return usage_error("--labels A,B,... is needed (the label of each logit, in order)%s", "");
-    return 0;
+        return cli_usage_error(c, "--labels A,B,... is needed (the label of each logit, in order)");
+    return CLI_PARSED;
 }
 
 /* path as the fixture in dir will refer to it: relative to dir when both
@@ -307,12 +303,10 @@ static int write_checked(const char *path, const char *text, size_t len, px_erro
 static proposal *propose(const init_args *a, const char *draft, const char *results, size_t *n_out, px_error *err)
 {
     char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
+    if (self_exe(self, sizeof self)) {
         px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "cannot find this parity to run the reference");
         return NULL;
     }
-    self[n] = '\0';
     pid_t pid = fork();
     if (pid == 0) {
         int null = open("/dev/null", O_WRONLY);
@@ -348,8 +342,9 @@ static proposal *propose(const init_args *a, const char *draft, const char *resu
 int cmd_init(int argc, char **argv)
 {
     init_args a;
-    if (parse(argc, argv, &a))
-        return PX_EXIT_USAGE;
+    int parsed = parse(argc, argv, &a);
+    if (parsed != CLI_PARSED)
+        return parsed;
     px_error err = {0};
     if (mkdir(a.dir, 0777) && errno != EEXIST) {
         px_error_set(&err, PX_ERR_WRITE, a.dir, 0, 0, "cannot make the directory: %s", strerror(errno));

@@ -8,27 +8,27 @@
 #include "parity/error.h"
 #include "parity/lint.h"
 
-static int usage_error(const char *fmt, const char *arg)
+static int on_arg(void *ctx, const px_option *o, const char *v)
 {
-    fprintf(stderr, "parity lint: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (try parity lint --help)\n");
-    return PX_EXIT_USAGE;
+    const char **path = ctx;
+    const px_command *c = cli_command("lint");
+    if (o) /* lint takes none of the table's: cli_parse said so already */
+        return cli_usage_error(c, "--%s is not an option of lint", o->long_name);
+    if (*path)
+        return cli_usage_error(c, "one fixture at a time, got '%s' too", v);
+    *path = v;
+    return 0;
 }
 
 int cmd_lint(int argc, char **argv)
 {
+    const px_command *c = cli_command("lint");
     const char *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        /* lint takes no options; "-" alone is a file name like any other */
-        if (argv[i][0] == '-' && argv[i][1])
-            return usage_error("unknown option: %s", argv[i]);
-        if (path)
-            return usage_error("one fixture at a time (got '%s' too)", argv[i]);
-        path = argv[i];
-    }
+    int rc = cli_parse(c, argc, argv, on_arg, &path);
+    if (rc != CLI_PARSED)
+        return rc;
     if (!path)
-        return usage_error("which fixture?%s", "");
+        return cli_usage_error(c, "which fixture?");
     px_error err = {0};
     px_lint l;
     if (lint_fixture(path, &l, &err)) {
@@ -38,7 +38,7 @@ int cmd_lint(int argc, char **argv)
         return PX_EXIT_USAGE;
     }
     lint_print(stdout, path, &l);
-    int rc = l.n ? PX_EXIT_FAILED : PX_EXIT_OK;
+    rc = l.n ? PX_EXIT_FAILED : PX_EXIT_OK;
     lint_free(&l);
     /* Output is only written when there are findings, so a failed write
      * cannot turn them into a pass: the status is 1 either way. */

@@ -1,4 +1,4 @@
-/* parity review FIXTURE (also plain `parity FIXTURE`): argument parsing for
+/* parity review FIXTURE (also plain `parity FIXTURE`): the command line of
  * the review screen. */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -8,50 +8,45 @@
 #include "parity/error.h"
 #include "parity/tui.h"
 
+/* The table's repeat limit is what the options' arrays hold. */
+_Static_assert(sizeof ((px_tui_opts *)0)->envs / sizeof *((px_tui_opts *)0)->envs == CLI_REPEAT_MAX &&
+                   sizeof ((px_tui_opts *)0)->results / sizeof *((px_tui_opts *)0)->results == CLI_REPEAT_MAX &&
+                   sizeof ((px_tui_opts *)0)->modules / sizeof *((px_tui_opts *)0)->modules == CLI_REPEAT_MAX,
+               "px_tui_opts holds CLI_REPEAT_MAX of each repeatable option");
+
+static int on_arg(void *ctx, const px_option *opt, const char *v)
+{
+    px_tui_opts *o = ctx;
+    if (!opt) {
+        if (o->fixture)
+            return cli_usage_error(cli_command("review"), "one fixture at a time, got '%s' too", v);
+        o->fixture = v;
+        return 0;
+    }
+    switch (cli_opt_id(opt)) {
+    case PX_OPT_DEMO: o->demo = 1; break;
+    case PX_OPT_COLOR: o->color = v; break;
+    case PX_OPT_THEME: o->theme = v; break;
+    case PX_OPT_REVIEWER: o->reviewer = v; break;
+    case PX_OPT_EXECUTOR: o->executor = v; break;
+    case PX_OPT_BACKEND_LIB: o->backend_lib = v; break;
+    case PX_OPT_PYTHON: o->python = v; break;
+    case PX_OPT_RESULTS: o->results[o->n_results++] = v; break;
+    case PX_OPT_ENV: o->envs[o->n_envs++] = v; break;
+    case PX_OPT_BACKEND_MODULE: o->modules[o->n_modules++] = v; break;
+    default: return cli_usage_error(cli_command("review"), "--%s is not an option of review", opt->long_name);
+    }
+    return 0;
+}
+
 int cmd_review(int argc, char **argv)
 {
+    const px_command *c = cli_command("review");
     px_tui_opts o = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--demo"))
-            o.demo = 1;
-        else if (!strncmp(a, "--color=", 8))
-            o.color = a + 8;
-        else if ((!strcmp(a, "--results") || !strcmp(a, "--theme") || !strcmp(a, "--reviewer") || !strcmp(a, "-r") ||
-                  !strcmp(a, "--executor") || !strcmp(a, "--backend-lib") || !strcmp(a, "-e") ||
-                  !strcmp(a, "--env") || !strcmp(a, "--python") || !strcmp(a, "--backend-module")) && v) {
-            i++;
-            if ((!strcmp(a, "--results") && o.n_results == 64) || ((a[1] == 'e' || !strcmp(a, "--env")) && o.n_envs == 64) ||
-                (!strcmp(a, "--backend-module") && o.n_modules == 64)) {
-                fprintf(stderr, "parity review: at most 64 %s options\n", a);
-                return PX_EXIT_USAGE;
-            }
-            if (!strcmp(a, "--results")) o.results[o.n_results++] = v;
-            else if (!strcmp(a, "--theme")) o.theme = v;
-            else if (!strcmp(a, "--executor")) o.executor = v;
-            else if (!strcmp(a, "--backend-lib")) o.backend_lib = v;
-            else if (!strcmp(a, "--python")) o.python = v;
-            else if (!strcmp(a, "--backend-module")) o.modules[o.n_modules++] = v;
-            else if (a[1] == 'e' || !strcmp(a, "--env")) o.envs[o.n_envs++] = v;
-            else o.reviewer = v;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "parity review: unknown option or missing value: %s (try parity review --help)\n", a);
-            return PX_EXIT_USAGE;
-        } else if (!o.fixture) {
-            o.fixture = a;
-        } else {
-            fprintf(stderr, "parity review: one fixture at a time (got '%s' too)\n", a);
-            return PX_EXIT_USAGE;
-        }
-    }
-    if (!o.fixture) {
-        fprintf(stderr, "parity review: which fixture? (try parity review --help)\n");
-        return PX_EXIT_USAGE;
-    }
-    if (o.color && strcmp(o.color, "auto") && strcmp(o.color, "always") && strcmp(o.color, "never")) {
-        fprintf(stderr, "parity review: --color must be auto, always or never, not '%s'\n", o.color);
-        return PX_EXIT_USAGE;
-    }
+    int rc = cli_parse(c, argc, argv, on_arg, &o);
+    if (rc != CLI_PARSED)
+        return rc;
+    if (!o.fixture)
+        return cli_usage_error(c, "which fixture?");
     return tui_main(&o);
 }

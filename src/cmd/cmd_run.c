@@ -22,8 +22,9 @@
 
 typedef struct run_args run_args;
 struct run_args {
-    const char *command, *fixture, *output, *executor, *python, *backend_lib, *format;
-    const char *envs[64], *results[64], *modules[64];
+    const px_command *command;
+    const char *fixture, *output, *executor, *python, *backend_lib, *format;
+    const char *envs[CLI_REPEAT_MAX], *results[CLI_REPEAT_MAX], *modules[CLI_REPEAT_MAX]; /* each repeatable */
     int n_envs, n_results, n_modules, quiet;
     int (*finish)(const run_args *a, const px_fixture *f, const px_results *res);
 };
@@ -36,93 +37,41 @@ static int report(const px_error *err)
     return err->code ? err->code : PX_EXIT_USAGE;
 }
 
-static const char *command_name = "run";
-
-static int usage_error(const char *fmt, const char *arg)
+/* One argument of parity run or check (cli_parse). */
+static int on_arg(void *ctx, const px_option *o, const char *v)
 {
-    fprintf(stderr, "parity %s: ", command_name);
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (try parity %s --help)\n", command_name);
-    return PX_EXIT_USAGE;
-}
-
-/* Matches argv[*i] against an option of cli_options; takes its value. */
-static const px_option *match_option(int argc, char **argv, int *i, const char **value)
-{
-    const char *a = argv[*i];
-    for (const px_option *o = cli_options; o->long_name; o++) {
-        size_t n = strlen(o->long_name);
-        int is_long = a[1] == '-' && !strncmp(a + 2, o->long_name, n) && (a[2 + n] == '\0' || a[2 + n] == '=');
-        int is_short = o->short_name && a[1] == o->short_name && a[2] == '\0';
-        if (!is_long && !is_short)
-            continue;
-        *value = NULL;
-        if (o->arg) {
-            if (is_long && a[2 + n] == '=')
-                *value = a + 3 + n;
-            else if (*i + 1 < argc)
-                *value = argv[++*i];
-            else
-                return NULL;
-        } else if (is_long && a[2 + n] == '=') {
-            return NULL;
-        }
-        return o;
+    run_args *a = ctx;
+    if (!o) {
+        if (a->fixture)
+            return cli_usage_error(a->command, "one fixture at a time, got '%s' too", v);
+        a->fixture = v;
+        return 0;
     }
-    return NULL;
+    switch (cli_opt_id(o)) {
+    case PX_OPT_ENV: a->envs[a->n_envs++] = v; break;
+    case PX_OPT_OUTPUT: a->output = v; break;
+    case PX_OPT_QUIET: a->quiet = 1; break;
+    case PX_OPT_FORMAT: a->format = v; break;
+    case PX_OPT_EXECUTOR: a->executor = v; break;
+    case PX_OPT_BACKEND_LIB: a->backend_lib = v; break;
+    case PX_OPT_PYTHON: a->python = v; break;
+    case PX_OPT_BACKEND_MODULE: a->modules[a->n_modules++] = v; break;
+    case PX_OPT_RESULTS: a->results[a->n_results++] = v; break;
+    default: return cli_usage_error(a->command, "--%s is not an option of %s", o->long_name, a->command->name);
+    }
+    return 0;
 }
 
-static int parse_args(int argc, char **argv, run_args *a)
+/* Parses the command line of parity run or check; CLI_PARSED or the exit
+ * status. */
+static int parse_args(const char *command, int argc, char **argv, run_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->command = command_name = argv[0];
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] != '-' || !argv[i][1]) {
-            if (a->fixture)
-                return usage_error("one fixture at a time (got '%s' too)", argv[i]);
-            a->fixture = argv[i];
-            continue;
-        }
-        const char *v;
-        const px_option *o = match_option(argc, argv, &i, &v);
-        if (!o)
-            return usage_error("unknown option or missing value: %s", argv[i]);
-        /* The table says which options each command takes. */
-        if (!cli_command_has_option(cli_command(a->command), o->long_name))
-            return usage_error("--%s is not an option of this command", o->long_name);
-        if (o->short_name == 'e') {
-            if (a->n_envs == (int)(sizeof a->envs / sizeof *a->envs))
-                return usage_error("too many -e options%s", "");
-            a->envs[a->n_envs++] = v;
-        } else if (o->short_name == 'o') {
-            a->output = v;
-        } else if (o->short_name == 'q') {
-            a->quiet = 1;
-        } else if (o->short_name == 'f') {
-            if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "tap"))
-                return usage_error("--format must be text, json or tap, not '%s'", v);
-            a->format = v;
-        } else if (!strcmp(o->long_name, "executor")) {
-            a->executor = v;
-        } else if (!strcmp(o->long_name, "backend-lib")) {
-            a->backend_lib = v;
-        } else if (!strcmp(o->long_name, "python")) {
-            a->python = v;
-        } else if (!strcmp(o->long_name, "backend-module")) {
-            if (a->n_modules == (int)(sizeof a->modules / sizeof *a->modules))
-                return usage_error("too many --backend-module options%s", "");
-            a->modules[a->n_modules++] = v;
-        } else if (!strcmp(o->long_name, "results")) {
-            if (a->n_results == (int)(sizeof a->results / sizeof *a->results))
-                return usage_error("too many --results options%s", "");
-            a->results[a->n_results++] = v;
-        } else {
-            return usage_error("--%s is not an option of this command", o->long_name);
-        }
-    }
-    if (!a->fixture)
-        return usage_error("which fixture?%s", "");
-    return 0;
+    a->command = cli_command(command);
+    int rc = cli_parse(a->command, argc, argv, on_arg, a);
+    if (rc == CLI_PARSED && !a->fixture)
+        rc = cli_usage_error(a->command, "which fixture?");
+    return rc;
 }
 
 /* Environments to run, as indices into the fixture. */
@@ -408,11 +357,13 @@ static int check_main(const run_args *a, const px_fixture *f)
     return rc;
 }
 
-static int command_main(int argc, char **argv, int (*finish)(const run_args *, const px_fixture *, const px_results *))
+static int command_main(const char *command, int argc, char **argv,
+                        int (*finish)(const run_args *, const px_fixture *, const px_results *))
 {
     run_args a;
-    if (parse_args(argc, argv, &a))
-        return PX_EXIT_USAGE;
+    int parsed = parse_args(command, argc, argv, &a);
+    if (parsed != CLI_PARSED)
+        return parsed;
     a.finish = finish;
     px_error err = {0};
     px_fixture *f = fixture_load(a.fixture, &err);
@@ -432,5 +383,5 @@ static int command_main(int argc, char **argv, int (*finish)(const run_args *, c
     return rc;
 }
 
-int cmd_run(int argc, char **argv) { return command_main(argc, argv, run_finish); }
-int cmd_check(int argc, char **argv) { return command_main(argc, argv, check_finish); }
+int cmd_run(int argc, char **argv) { return command_main("run", argc, argv, run_finish); }
+int cmd_check(int argc, char **argv) { return command_main("check", argc, argv, check_finish); }

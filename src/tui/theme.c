@@ -1,8 +1,10 @@
 /* Themes for the review screen: the built-in default and mono themes, the
  * theme file parser, and the lookup of NAME.theme along a list of
  * directories. Deliberately no curses here (see theme.h). */
+#include "parity/self.h"
 #include "parity/theme.h"
 
+#include <unistd.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -174,6 +176,18 @@ int theme_color_wanted(const char *color_flag, int is_tty)
     if (no_color && no_color[0])
         return 0;
     return is_tty ? 1 : 0;
+}
+
+void theme_shipped_dir(char *buf, size_t size)
+{
+    static const char *const tails[] = {"/../share/parity/themes", "/../themes", "/../../themes"};
+    char dir[4096];
+    self_dir(dir, sizeof dir);
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        snprintf(buf, size, "%s%s", dir, tails[i]);
+        if (access(buf, R_OK) == 0)
+            return;
+    }
 }
 
 int theme_user_dir(char *buf, size_t size)

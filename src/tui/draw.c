@@ -1,0 +1,478 @@
+/* The review screen's drawing. Drawing code asks the theme for semantic
+ * elements (theme.h), never for colours; text from a fixture or results
+ * goes through textcell, so it never reaches the terminal unsanitized. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#define _GNU_SOURCE
+#include <curses.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/decision.h"
+#include "parity/textcell.h"
+#include "tui_impl.h"
+
+static const char *badge(px_outcome o)
+{
+    static const char *const b[PX_OC_COUNT] = {
+        [PX_OC_PASS] = "ok",          [PX_OC_PASS_TOL] = "ok~",       [PX_OC_WRONG_LABEL] = "WRONG",
+        [PX_OC_NUMERIC_DRIFT] = "DRIFT", [PX_OC_BAD_SHAPE] = "SHAPE", [PX_OC_EMPTY] = "EMPTY",
+        [PX_OC_NON_FINITE] = "NaN",   [PX_OC_EXCEPTION] = "EXC",      [PX_OC_CRASH] = "CRASH",
+        [PX_OC_TIMEOUT] = "TIME",     [PX_OC_UNSUPPORTED] = "UNSUP",  [PX_OC_REJECTED_OK] = "rej",
+        [PX_OC_NOT_REJECTED] = "NOREJ", [PX_OC_WRONGLY_REJECTED] = "WREJ", [PX_OC_NOT_EVALUATED] = "n/e"};
+    return o < PX_OC_COUNT ? b[o] : "?";
+}
+
+static int element_of(px_outcome o)
+{
+    switch (o) {
+    case PX_OC_PASS: return PX_EL_PASS;
+    case PX_OC_PASS_TOL: return PX_EL_PASS_TOL;
+    case PX_OC_NUMERIC_DRIFT: return PX_EL_DRIFT;
+    case PX_OC_UNSUPPORTED: return PX_EL_UNSUPPORTED;
+    case PX_OC_REJECTED_OK: return PX_EL_REJECTED;
+    case PX_OC_NOT_EVALUATED: return PX_EL_NOT_EVALUATED;
+    case PX_OC_WRONG_LABEL: case PX_OC_NOT_REJECTED: case PX_OC_WRONGLY_REJECTED: return PX_EL_FAIL;
+    default: return PX_EL_ERROR;
+    }
+}
+
+/* Theme -> curses: pair i+1 for element i. */
+void tui_apply_theme(tui *t)
+{
+    if (t->color && has_colors()) {
+        start_color();
+        use_default_colors();
+        for (int i = 0; i < PX_EL_COUNT; i++) {
+            int fg = t->theme.style[i].fg, bg = t->theme.style[i].bg;
+            init_pair((short)(i + 1), (short)(fg < COLORS ? fg : -1), (short)(bg < COLORS ? bg : -1));
+        }
+    }
+}
+
+static attr_t style(const tui *t, int el)
+{
+    const px_style *s = &t->theme.style[el];
+    attr_t a = A_NORMAL;
+    if (s->attrs & PX_ATTR_BOLD) a |= A_BOLD;
+    if (s->attrs & PX_ATTR_DIM) a |= A_DIM;
+    if (s->attrs & PX_ATTR_REVERSE) a |= A_REVERSE;
+    if (s->attrs & PX_ATTR_UNDERLINE) a |= A_UNDERLINE;
+    if (t->color && has_colors())
+        a |= COLOR_PAIR(el + 1);
+    return a;
+}
+
+/* Untrusted text, made safe and cut to cols columns. */
+static void put(tui *t, int y, int x, int cols, int el, const char *s)
+{
+    if (cols <= 0 || y >= LINES)
+        return;
+    char *safe = textcell_sanitize(s ? s : "", s ? strlen(s) : 0), buf[2048];
+    textcell_fit(safe ? safe : "", cols, buf, sizeof buf);
+    attrset(style(t, el));
+    mvaddstr(y, x, buf);
+    attrset(A_NORMAL);
+    free(safe);
+}
+
+static void putf(tui *t, int y, int x, int cols, int el, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void putf(tui *t, int y, int x, int cols, int el, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    put(t, y, x, cols, el, buf);
+}
+
+static void draw_header(tui *t)
+{
+    putf(t, 0, 0, COLS, PX_EL_HEADER, " parity review  %s  %zu examples  filter: %s%s%s", t->f->path, t->f->n_examples,
+         filter_name(t->rv.filter), t->demo ? "  [demo: read-only]" : "", t->shown_running ? "  running…" : "");
+    for (size_t e = 0; e < t->res->n_envs && (int)e + 1 < LINES / 3; e++) {
+        const px_env_result *er = &t->res->envs[e];
+        int el = (int)e == t->res->reference ? PX_EL_REFERENCE : (int)e == t->rv.candidate ? PX_EL_CANDIDATE : PX_EL_DIM;
+        putf(t, (int)e + 1, 1, 30, el, "%-12s %s %s", er->name, results_env_device(t->f, er), results_env_dtype(t->f, er));
+        int x = 32;
+        if (!er->selected || er->origin == PX_ORIGIN_NONE) {
+            putf(t, (int)e + 1, x, COLS - x, PX_EL_NOT_EVALUATED, "%s",
+                 !er->selected ? "not selected (-e)" : er->source ? er->source : "no results");
+            continue;
+        }
+        if (er->state == PX_ENV_PENDING) {
+            put(t, (int)e + 1, x, COLS - x, PX_EL_RUNNING, "starting…");
+            continue;
+        }
+        for (int r = 0; t->judged && r < PX_RUNG_COUNT && x < COLS - 4; r++) {
+            px_rung_state s = t->j.envs[e].rung[r];
+            int sel = s == PX_RS_PASSED ? PX_EL_PASS : s == PX_RS_FAILED ? PX_EL_FAIL : PX_EL_DIM;
+            static const char *const shortname[PX_RUNG_COUNT] = {"device", "model", "input", "forward",
+                                                                 "contract", "perf"};
+            char cell[48];
+            snprintf(cell, sizeof cell, "%s%s ", s == PX_RS_PASSED ? "+" : s == PX_RS_FAILED ? "X" : "-",
+                     shortname[r]);
+            put(t, (int)e + 1, x, COLS - x, sel, cell);
+            x += (int)strlen(cell);
+        }
+    }
+}
+
+static const char *mark_symbol(const px_mark *m)
+{
+    px_decision_kind k = decision_kind(m->decision);
+    return !m->decision ? " " : k == PX_DEC_NONE ? "?" : px_decision_table[k].symbol;
+}
+
+int tui_top_rows(const tui *t)
+{
+    return (int)(t->res->n_envs + 1 < (size_t)LINES / 3 ? t->res->n_envs + 1 : (size_t)LINES / 3) + 1;
+}
+
+static void draw_list(tui *t, int top, int rows, int w)
+{
+    px_session *rv = &t->rv;
+    size_t first = rv->cursor >= (size_t)rows ? rv->cursor - (size_t)rows + 1 : 0;
+    for (int r = 0; r < rows && first + (size_t)r < rv->n_visible; r++) {
+        size_t k = rv->visible[first + (size_t)r];
+        int sel = first + (size_t)r == rv->cursor;
+        const px_mark *m = &rv->marks[k];
+        attrset(sel ? style(t, PX_EL_SELECTION) : A_NORMAL);
+        mvhline(top + r, 0, ' ', w);
+        putf(t, top + r, 0, 3, decision_kind(m->decision) == PX_DEC_FLAG ? PX_EL_FLAG : PX_EL_DECISION, "%s%s",
+             mark_symbol(m), m->unwritten ? "*" : " ");
+        put(t, top + r, 2, w - 17, sel ? PX_EL_SELECTION : PX_EL_NORMAL, t->f->examples[k].id);
+        /* "changed": the shown candidate decides differently from the reference. */
+        if (t->judged && t->rv.candidate >= 0 && t->j.envs[t->rv.candidate].ex[k].div == PX_DIV_DECISION)
+            put(t, top + r, w - 15, 1, PX_EL_CHANGED, "!");
+        int cols[2] = {t->res->reference, t->rv.candidate};
+        for (int c = 0; c < 2; c++) {
+            int e = cols[c];
+            if (e < 0)
+                continue;
+            const px_example_result *x = &t->res->envs[e].ex[k];
+            int x0 = w - 14 + c * 7;
+            if (x->status == PX_ST_PENDING)
+                put(t, top + r, x0, 6, PX_EL_RUNNING, "…");
+            else if (t->judged)
+                put(t, top + r, x0, 6, element_of(t->j.envs[e].ex[k].outcome), badge(t->j.envs[e].ex[k].outcome));
+        }
+    }
+    attrset(style(t, PX_EL_BORDER));
+    mvvline(top, w, '|', rows);
+    attrset(A_NORMAL);
+}
+
+/* One environment's side: its top labels with probability bars, the
+ * decision and the verdict. Returns the rows used. */
+static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
+{
+    if (e < 0 || rows < 2)
+        return 0;
+    const px_env_result *er = &t->res->envs[e];
+    const px_example_result *r = &er->ex[k];
+    int used = 0;
+    putf(t, y + used++, x, w, e == t->res->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, "%s (%s %s)", er->name,
+         results_env_device(t->f, er), results_env_dtype(t->f, er));
+    if (r->status == PX_ST_PENDING) {
+        put(t, y + used++, x, w, PX_EL_RUNNING, "running…");
+        return used;
+    }
+    if (r->status == PX_ST_OK && r->n_values == er->n_labels) {
+        double mx = r->values[0], sum = 0;
+        for (size_t i = 1; i < r->n_values; i++)
+            mx = r->values[i] > mx ? r->values[i] : mx;
+        for (size_t i = 0; i < r->n_values; i++)
+            sum += exp(r->values[i] - mx);
+        /* The three best, or with details on every logit, best first. */
+        int shown[64], want = t->details ? (int)r->n_values : 3;
+        for (int top = 0; top < want && top < (int)r->n_values && top < 64; top++) {
+            int best = -1;
+            for (size_t i = 0; i < r->n_values; i++) {
+                int seen = 0;
+                for (int s = 0; s < top; s++)
+                    seen |= shown[s] == (int)i;
+                if (!seen && (best < 0 || r->values[i] > r->values[best]))
+                    best = (int)i;
+            }
+            shown[top] = best;
+            double p = exp(r->values[best] - mx) / sum;
+            int width = COLS >= 120 ? 10 : 5, bar = (int)(p * width + 0.5);
+            char bars[16] = "";
+            for (int b = 0; b < width; b++)
+                strcat(bars, b < bar ? "#" : ".");
+            if (used < rows)
+                putf(t, y + used++, x, w, top == 0 ? PX_EL_NORMAL : PX_EL_DIM, "%-9.9s %s %5.1f%% %+.3f",
+                     er->labels[best], bars, p * 100, r->values[best]);
+        }
+    }
+    if (t->judged && used < rows) {
+        const px_verdict *v = &t->j.envs[e].ex[k];
+        putf(t, y + used++, x, w, element_of(v->outcome), "%s: %s", outcome_name(v->outcome), v->detail ? v->detail : "");
+    }
+    return used;
+}
+
+/* Sanitized text in at most room rows of cols columns, every character
+ * shown; a text that needs more rows ends its last one in "…" and gives
+ * the row after it to how much is left out. Returns the rows used. */
+static int draw_text(tui *t, const char *s, int y, int x, int cols, int room)
+{
+    int n = textcell_wrap(s, cols, NULL, 0), want = n <= room ? n : room > 1 ? room - 1 : room;
+    textcell_line *lines = want > 0 ? calloc((size_t)want, sizeof *lines) : NULL;
+    size_t hidden = 0;
+    int got = lines ? textcell_layout(s, cols, lines, want, &hidden) : 0;
+    for (int i = 0; i < got; i++) {
+        if (lines[i].cols > cols) { /* one glyph wider than the pane */
+            put(t, y + i, x, cols, PX_EL_DIM, "…");
+            continue;
+        }
+        attrset(style(t, PX_EL_NORMAL));
+        mvaddnstr(y + i, x, s + lines[i].start, (int)(lines[i].end - lines[i].start));
+        attrset(style(t, PX_EL_DIM));
+        if (hidden && i == got - 1)
+            addstr("…");
+        attrset(A_NORMAL);
+    }
+    free(lines);
+    if (!hidden || got >= room)
+        return got;
+    putf(t, y + got, x, cols, PX_EL_DIM, "(text continues: %zu more character%s)", hidden,
+         hidden == 1 ? "" : "s");
+    return got + 1;
+}
+
+static void draw_detail(tui *t, int top, int rows, int x, int w)
+{
+    long k = review_current(&t->rv);
+    char key[16];
+    if (k < 0) {
+        putf(t, top, x, w, PX_EL_DIM, "no example passes this filter (%s changes it)",
+             key_first(PX_ACT_FILTER, key, sizeof key));
+        return;
+    }
+    const px_example *ex = &t->f->examples[k];
+    int y = top;
+    putf(t, y++, x, w, PX_EL_TITLE, "%s  (%s)", ex->id, ex->kind);
+    if (ex->why)
+        putf(t, y++, x, w, PX_EL_DIM, "why: %s", ex->why);
+    char *safe = textcell_sanitize(ex->text, ex->text_len);
+    /* The text gets the rows the rest leaves, at least 4. The rest: a blank,
+     * the sides (heading, three labels, verdict), a blank, the comparison
+     * lines, the decision and a row on it if there is one, the note;
+     * draw_side leaves 4 rows below the sides however few follow, and
+     * details take 2 more. */
+    const px_mark *m = &t->rv.marks[k];
+    int left = top + rows - y, below = 8 + (m->decision != NULL) + (m->note != NULL);
+    if (t->judged && t->rv.candidate >= 0) {
+        const px_verdict *v = &t->j.envs[t->rv.candidate].ex[k];
+        below += (v->has_cmp != 0) + (v->div != PX_DIV_NONE) + (v->attr != PX_ATTR_NONE);
+    }
+    below = (below > 10 ? below : 10) + (t->details ? 2 : 0);
+    y += draw_text(t, safe ? safe : "", y, x + 2, w - 2, left - below > 4 ? left - below : left < 4 ? left : 4);
+    free(safe);
+    const px_example_result *ref = t->res->reference >= 0 ? &t->res->envs[t->res->reference].ex[k] : NULL;
+    if (t->details && ref && ref->clean_text && y + 2 < top + rows) {
+        putf(t, y++, x, w, PX_EL_DIM, "cleaned: %s", ref->clean_text);
+        char toks[1024] = "";
+        for (size_t i = 0; i < ref->n_ids && strlen(toks) < 900; i++)
+            snprintf(toks + strlen(toks), sizeof toks - strlen(toks), "%s%s", i ? " " : "", ref->tokens[i]);
+        putf(t, y++, x, w, PX_EL_DIM, "tokens: %s", toks);
+    }
+    y++;
+    int half = w / 2;
+    int a = draw_side(t, t->res->reference, (size_t)k, y, x, half - 1, top + rows - y - 4);
+    int b = draw_side(t, t->rv.candidate, (size_t)k, y, x + half, w - half, top + rows - y - 4);
+    y += (a > b ? a : b) + 1;
+    if (t->judged && t->rv.candidate >= 0 && y < top + rows) {
+        const px_verdict *v = &t->j.envs[t->rv.candidate].ex[k];
+        const px_tolerance *tol = ex->tol.present ? &ex->tol : &t->f->logits_tol;
+        if (v->has_cmp && y < top + rows)
+            putf(t, y++, x, w, PX_EL_NORMAL, "%s |Δ| %.4g vs %.4g allowed (%s)", v->stat, v->cmp.value,
+                 v->cmp.threshold, tol->why ? tol->why : "no written why");
+        if (v->div != PX_DIV_NONE && y < top + rows)
+            putf(t, y++, x, w, PX_EL_CHANGED, "parts from the reference at %s: %s", div_name(v->div),
+                 v->div_detail ? v->div_detail : "");
+        if (v->attr != PX_ATTR_NONE && y < top + rows)
+            putf(t, y++, x, w, PX_EL_NORMAL, "cause: %s", attr_name(v->attr));
+    }
+    int proposal = decision_kind(m->decision) == PX_DEC_FLAG && m->note && !strcmp(m->note, PX_PROPOSAL_NOTE);
+    if (proposal && y < top + rows)
+        putf(t, y++, x, w, PX_EL_CHANGED, "proposal: from the reference run, confirm (%s)",
+             key_first(PX_ACT_ACCEPT, key, sizeof key));
+    else if (y < top + rows)
+        putf(t, y++, x, w, PX_EL_DECISION, "decision: %s%s%s%s%s", m->decision ? m->decision : "(none)",
+             m->by ? " by " : "", m->by ? m->by : "", m->at ? " at " : "", m->at ? m->at : "");
+    /* A decision made on another environment, or on results that changed
+     * since, is said to be so beside the candidate shown: never carried
+     * over silently. */
+    int shown = t->rv.candidate >= 0 ? t->rv.candidate : t->res->reference;
+    if (m->decision && !proposal && shown >= 0 && y < top + rows) {
+        const px_env_result *er = &t->res->envs[shown];
+        px_fit fit = decision_fit(m->decision, m->env, m->results, er, &er->ex[k], ex->id);
+        char *words = decision_words(fit, m->decision, m->env, er->name);
+        if (words)
+            put(t, y++, x + 2, w - 2, fit == PX_FIT_HERE ? PX_EL_DECISION : PX_EL_CHANGED, words);
+        free(words);
+    }
+    if (m->note && y < top + rows) {
+        int other = m->note_by && (!m->by || strcmp(m->note_by, m->by));
+        putf(t, y++, x, w, PX_EL_DECISION, "note: %s%s%s%s", m->note, other ? " (" : "", other ? m->note_by : "",
+             other ? ")" : "");
+    }
+}
+
+static void draw_status(tui *t)
+{
+    int y = LINES - 1;
+    attrset(style(t, PX_EL_STATUS));
+    mvhline(y, 0, ' ', COLS);
+    attrset(A_NORMAL);
+    if (t->mode == M_SEARCH || t->mode == M_NOTE) {
+        int cur = 0;
+        const char *label = t->mode == M_SEARCH ? "/" : "note: ";
+        int lw = (int)strlen(label);
+        int n = lineedit_view(&t->ed, COLS - lw - 1, &t->ed_first, &cur);
+        put(t, y, 0, lw, PX_EL_STATUS, label);
+        attrset(style(t, PX_EL_STATUS));
+        mvaddnstr(y, lw, t->ed.buf + t->ed_first, n > 0 ? n : 0);
+        attrset(A_NORMAL);
+        move(y, lw + cur);
+        curs_set(1);
+        return;
+    }
+    char hint[1300], keys[512], w[16], q[16];
+    if (t->msg[0])
+        snprintf(hint, sizeof hint, "%s", t->msg);
+    else if (t->mode == M_QUIT)
+        snprintf(hint, sizeof hint, "%zu decisions not yet written: %s write and quit, %s quit without, Esc stay",
+                 t->rv.n_unwritten, key_first(PX_ACT_WRITE, w, sizeof w), key_first(PX_ACT_QUIT, q, sizeof q));
+    else if (t->demo)
+        snprintf(hint, sizeof hint, "demo (read-only): %s", key_hints(1, keys, sizeof keys));
+    else
+        snprintf(hint, sizeof hint, "%s%s", key_hints(0, keys, sizeof keys),
+                 t->rv.n_unwritten ? "  | unwritten decisions" : "");
+    char n[64] = "";
+    if (t->rv.n_unwritten)
+        snprintf(n, sizeof n, " %zu unwritten ", t->rv.n_unwritten);
+    put(t, y, 0, COLS - (int)strlen(n), PX_EL_STATUS, hint);
+    if (n[0])
+        put(t, y, COLS - (int)strlen(n), (int)strlen(n), PX_EL_FLAG, n);
+}
+
+static void draw_help(tui *t)
+{
+    put(t, 0, 0, COLS, PX_EL_HEADER, " parity review: keys  (any key returns)");
+    for (int i = 0; i < PX_ACT_COUNT && i + 2 < LINES; i++) {
+        put(t, i + 2, 2, 14, PX_EL_HELP_KEY, key_defs[i].keys);
+        put(t, i + 2, 17, COLS - 18, PX_EL_NORMAL, key_defs[i].help);
+    }
+}
+
+static void draw_summary(tui *t)
+{
+    put(t, 0, 0, COLS, PX_EL_HEADER, " parity: what this fixture shows  (Space: walk the examples)");
+    int y = 2;
+    for (size_t e = 0; e < t->res->n_envs && y < LINES - 2; e++) {
+        const px_env_result *er = &t->res->envs[e];
+        const px_env *fe = &t->f->envs[er->env_index];
+        putf(t, y++, 1, COLS - 2, PX_EL_TITLE, "%s  %s %s%s%s", er->name, results_env_device(t->f, er),
+             results_env_dtype(t->f, er), fe->note ? "  — " : "", fe->note ? fe->note : "");
+        if (!t->judged) {
+            put(t, y++, 3, COLS - 4, PX_EL_RUNNING, "running…");
+            continue;
+        }
+        char line[512] = "";
+        for (int o = 0; o < PX_OC_COUNT; o++)
+            if (t->j.envs[e].counts[o])
+                snprintf(line + strlen(line), sizeof line - strlen(line), "%d %s  ", t->j.envs[e].counts[o],
+                         outcome_name((px_outcome)o));
+        put(t, y++, 3, COLS - 4, t->j.envs[e].met ? PX_EL_PASS : PX_EL_FAIL, line);
+        for (int r = 0; r < PX_RUNG_COUNT && y < LINES - 2; r++)
+            if (t->j.envs[e].rung[r] == PX_RS_FAILED)
+                putf(t, y++, 3, COLS - 4, PX_EL_FAIL, "%s failed: %s", rung_name((px_rung)r), t->j.envs[e].rung_detail[r]);
+        if (er->state == PX_ENV_DOWN && y < LINES - 2)
+            putf(t, y++, 3, COLS - 4, PX_EL_NOT_EVALUATED, "not evaluated: %s", er->down_msg ? er->down_msg : "down");
+        y++;
+    }
+}
+
+/* The list's width: 3/10 of the screen, 28 to 48 columns. */
+static int list_width(void)
+{
+    int w = COLS * 3 / 10;
+    return w < 28 ? 28 : w > 48 ? 48 : w;
+}
+
+/* Blank a pane before it is drawn again on its own. */
+static void blank(int top, int rows, int x, int cols)
+{
+    attrset(A_NORMAL);
+    for (int r = 0; r < rows; r++)
+        mvhline(top + r, x, ' ', cols);
+}
+
+/* The list and the example beside it (demo mode: the example alone, full
+ * width, with room around it, for showing a colleague), those of them
+ * what asks for. */
+static void draw_panes(tui *t, unsigned what)
+{
+    int top = tui_top_rows(t), rows = LINES - top - 1, w = list_width();
+    int all = what & PX_RE_ALL;
+    if (t->demo) {
+        if (!(what & (PX_RE_ALL | PX_RE_LIST | PX_RE_DETAIL)))
+            return;
+        if (!all)
+            blank(top, rows, 0, COLS);
+        long k = review_current(&t->rv);
+        putf(t, top, 2, COLS - 4, PX_EL_DIM, "example %ld of %zu", k + 1, t->rv.n_visible);
+        draw_detail(t, top + 2, rows - 2, 4, COLS - 8);
+        return;
+    }
+    if (what & (PX_RE_ALL | PX_RE_LIST)) {
+        if (!all)
+            blank(top, rows, 0, w);
+        draw_list(t, top, rows, w);
+    }
+    if (what & (PX_RE_ALL | PX_RE_DETAIL)) {
+        if (!all)
+            blank(top, rows, w + 1, COLS - w - 1);
+        draw_detail(t, top, rows, w + 2, COLS - w - 3);
+    }
+}
+
+void tui_draw(tui *t, unsigned what)
+{
+    if (!(what & (PX_RE_STATUS | PX_RE_LIST | PX_RE_DETAIL | PX_RE_ALL)))
+        return;
+    if (LINES < 24 || COLS < 80) {
+        erase();
+        putf(t, 0, 0, COLS, PX_EL_FAIL, "terminal too small: parity needs 80x24 (now %dx%d)", COLS, LINES);
+        refresh();
+        return;
+    }
+    if (t->mode == M_HELP || t->mode == M_SUMMARY)
+        what |= PX_RE_ALL; /* their own screens, always whole */
+    if (what & PX_RE_ALL) {
+        erase();
+        t->shown_running = t->run && !runner_done(t->run);
+    }
+    if (t->res && t->run)
+        runner_lock(t->run);
+    if (t->mode == M_HELP) {
+        draw_help(t);
+    } else if (t->mode == M_SUMMARY) {
+        draw_summary(t);
+    } else {
+        if (what & PX_RE_ALL)
+            draw_header(t);
+        draw_panes(t, what);
+    }
+    draw_status(t);
+    if (t->res && t->run)
+        runner_unlock(t->run);
+    refresh();
+}
