@@ -68,7 +68,7 @@ void emit_yaml_string(FILE *out, const char *s)
             ;
         else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0))
             fprintf(out, "\\x%02X", cp);
-        else if (cp == 0x2028 || cp == 0x2029 || cp == 0xFEFF || cp == 0x85)
+        else if (cp == 0x2028 || cp == 0x2029 || cp == 0xFEFF || cp == 0x85 || cp == 0xFFFE || cp == 0xFFFF)
             fprintf(out, "\\u%04X", cp);
         else
             fwrite(p, 1, (size_t)n, out);

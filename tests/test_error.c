@@ -1,6 +1,8 @@
 /* Errors as values (src/error.c): every reason has one exit status, from
  * one table; the library reports the reason a caller acts on. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parity/error.h"
@@ -76,4 +78,42 @@ Test(error, readers_report_not_found_malformed_and_too_large)
     cr_expect_eq(err.reason, PX_ERR_TOO_LARGE, "%s: %s", px_reason_name(err.reason), err.msg);
     ydoc_set_max_mb(0);
     free(dir);
+}
+
+/* The exit statuses scripts depend on: the man page lists exactly the
+ * table's codes, in its order of precedence; --help prints them; and the
+ * precedence is what px_exit_worse returns. */
+Test(error, the_exit_status_table_is_the_man_pages)
+{
+    char *man = tl_slurp("man/parity.1");
+    cr_assert_not_null(man);
+    char *sec = strstr(man, ".Sh EXIT STATUS"), *end = sec ? strstr(sec, ".Sh EXAMPLES") : NULL;
+    cr_assert(sec && end);
+    *end = '\0';
+    const char *at = sec;
+    int listed = 0;
+    for (const char *l = sec; (l = strstr(l, "\n.It ")); l++)
+        listed++;
+    cr_expect_eq(listed, px_exit_count, "the man page lists %d codes, the table %d", listed, px_exit_count);
+    for (int i = 0; i < px_exit_count; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "\n.It %d\n", px_exit_table[i].code);
+        const char *found = strstr(at, want);
+        cr_expect_not_null(found, "exit %d missing from man/parity.1 or out of order", px_exit_table[i].code);
+        if (found)
+            at = found + 1;
+    }
+    cmd_result r = tl_run((const char *[]){"parity", "--help", NULL});
+    for (int i = 0; i < px_exit_count; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "  %-3d %.20s", px_exit_table[i].code, px_exit_table[i].meaning);
+        cr_expect(strstr(r.out, want), "--help lacks '%s'", want);
+    }
+    tl_free(&r);
+    cr_expect_eq(px_exit_worse(PX_EXIT_FAILED, PX_EXIT_ENV), PX_EXIT_ENV, "an incomplete check is worse");
+    cr_expect_eq(px_exit_worse(PX_EXIT_ENV, PX_EXIT_IO), PX_EXIT_IO);
+    cr_expect_eq(px_exit_worse(PX_EXIT_OK, PX_EXIT_FAILED), PX_EXIT_FAILED);
+    cr_expect_eq(px_exit_worse(PX_EXIT_INTERNAL, PX_EXIT_USAGE), PX_EXIT_USAGE);
+    cr_expect_eq(px_exit_worse(PX_EXIT_CUT_SHORT, PX_EXIT_ENV), PX_EXIT_CUT_SHORT);
+    free(man);
 }

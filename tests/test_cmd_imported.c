@@ -164,7 +164,7 @@ Test(imported, an_environment_that_could_not_run, .timeout = 300)
 
 /* ---- a results file mutated by hand: every way a rung can fail ----
  * (forward ran and contract satisfied fail in runs here too: the planted
- * cases of test_check.c, where every failed rung is checked to be unmet.) */
+ * cases of test_cmd_check.c, where every failed rung is checked to be unmet.) */
 
 /* A run of the base fixture, written once, reused by the mutations. */
 static const char *recorded_run(void)

@@ -144,7 +144,7 @@ Test(check, every_outcome_rung_and_stage_from_planted_cases, .timeout = 600)
     cr_expect_eq(verdict(&p, "bf16-again", "near-tie")->attr, PX_ATTR_PRECISION);
     cr_expect_eq(verdict(&p, "crash", "jazz")->attr, PX_ATTR_NONE);
     /* A device cause (a candidate changes a decision the twin keeps) comes
-     * from a real device: tests/test_testdev.c. */
+     * from a real device: tests/test_cmd_testdev.c. */
     /* Checkpoint ladders. */
     cr_expect_eq(first_failed_rung(&p, "reference"), PX_RUNG_CONTRACT);
     cr_expect_eq(first_failed_rung(&p, "raises"), PX_RUNG_FORWARD);
