@@ -245,7 +245,7 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 DEBS_HOST := build-essential pkg-config libncurses-dev libyaml-dev libpcre2-dev libssl-dev libutf8proc-dev \
              libjansson-dev
 DEBS := $(DEBS_HOST) libtorch-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc bc python3 \
-        python3-torch time
+        python3-torch time chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 define install_debs
 	@missing=""; for p in $(1); do \

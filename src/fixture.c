@@ -2,6 +2,7 @@
 #include "parity/ydoc.h"
 #include "parity/fixture.h"
 #include "parity/decision.h"
+#include "parity/redact.h"
 #include "parity/strmap.h"
 #include "parity/utf8.h"
 
@@ -239,6 +240,34 @@ static int load_rules(ctx *c, yaml_node_t *n)
             get_str(c, r, "replace", "clean rule", 1, &rule->replace) ||
             get_str(c, r, "why", "clean rule", 0, &rule->why))
             return -1;
+    }
+    return 0;
+}
+
+/* redact: a list of {pattern, why}; each pattern must compile, since what
+ * leaves the machine depends on it. */
+static int load_redact(ctx *c, yaml_node_t *root)
+{
+    static const char *const keys[] = {"pattern", "why", NULL};
+    yaml_node_t *n = get(c, root, "redact");
+    if (!n)
+        return 0;
+    if (want(c, n, YAML_SEQUENCE_NODE, "redact"))
+        return -1;
+    size_t len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (!(c->f->redact = calloc(len ? len : 1, sizeof *c->f->redact)))
+        return px_error_oom(c->err, c->path);
+    for (size_t i = 0; i < len; i++) {
+        yaml_node_t *r = node_at(c, n->data.sequence.items.start[i]);
+        px_redact_rule *rule = &c->f->redact[c->f->n_redact++];
+        rule->loc = loc_of(r);
+        if (want(c, r, YAML_MAPPING_NODE, "a redact pattern") || check_keys(c, r, "a redact pattern", keys) ||
+            get_str(c, r, "pattern", "redact pattern", 1, &rule->pattern) ||
+            get_str(c, r, "why", "redact pattern", 0, &rule->why))
+            return -1;
+        char msg[512];
+        if (redact_check(rule->pattern, msg, sizeof msg))
+            return fail_at(c, get(c, r, "pattern"), "redact pattern '%s': %s", rule->pattern, msg);
     }
     return 0;
 }
@@ -682,7 +711,7 @@ static int load_examples(ctx *c, yaml_node_t *root)
 
 static int load_root(ctx *c)
 {
-    static const char *const keys[] = {"parity", "contract", "environments", "examples", NULL};
+    static const char *const keys[] = {"parity", "contract", "environments", "examples", "redact", NULL};
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
     if (!root)
         return px_error_set(c->err, PX_ERR_MALFORMED, c->path, 0, 0, "empty file: not a parity fixture");
@@ -694,7 +723,7 @@ static int load_root(ctx *c)
     if (v->type != YAML_SCALAR_NODE || strcmp(scalar(v), "1"))
         return fail_at(c, v, "parity: %s is not a fixture version this program reads (1)%s",
                        v->type == YAML_SCALAR_NODE ? scalar(v) : "?", NULL);
-    return load_contract(c, root) || load_envs(c, root) || load_examples(c, root) ? -1 : 0;
+    return load_contract(c, root) || load_envs(c, root) || load_examples(c, root) || load_redact(c, root) ? -1 : 0;
 }
 
 px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_error *err)
@@ -763,6 +792,11 @@ void fixture_free(px_fixture *f)
         free(f->rules[i].why);
     }
     free(f->rules);
+    for (size_t i = 0; i < f->n_redact; i++) {
+        free(f->redact[i].pattern);
+        free(f->redact[i].why);
+    }
+    free(f->redact);
     free(f->vocab_path);
     free(f->vocab_sha256);
     free_strs(f->labels, f->n_labels);

@@ -33,6 +33,7 @@ static const struct {
 };
 
 const char *outcome_name(px_outcome o) { return o < PX_OC_COUNT ? outcomes[o].name : "?"; }
+const char *outcome_meaning(px_outcome o) { return o < PX_OC_COUNT ? outcomes[o].meaning : "?"; }
 int outcome_met(px_outcome o) { return o < PX_OC_COUNT && outcomes[o].met; }
 
 const char *div_name(px_div d)

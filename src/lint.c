@@ -291,6 +291,11 @@ static void check_rules(lctx *c, const px_fixture *f)
             add(c, r->loc, "%s: %s", what, err.msg);
     }
     cleaner_free(cl);
+    for (size_t i = 0; i < f->n_redact; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "redact pattern %zu", i + 1);
+        check_why(c, f->redact[i].why, f->redact[i].loc, what, "write down what it keeps from leaving the machine");
+    }
 }
 
 static void check_pattern(lctx *c, const px_pattern *p, const char *key)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "parity/atomic.h"
+#include "parity/redact.h"
 #include "parity/emit.h"
 
 static const struct {
@@ -221,30 +222,39 @@ static void key_num(FILE *o, int indent, const char *key, double v)
     fputc('\n', o);
 }
 
+static void manifest_keys(FILE *o, const px_env_result *e, int in);
+
 static void write_manifest(FILE *o, const px_env_result *e)
 {
-    const px_manifest *m = &e->m;
     fprintf(o, "    manifest:\n");
-    key_str(o, 6, "parity_version", m->parity_version);
-    key_str(o, 6, "executor", m->executor);
-    key_str(o, 6, "runtime", m->runtime);
-    key_str(o, 6, "libtorch_version", m->libtorch_version);
-    key_str(o, 6, "backend_modules", m->backend_modules);
-    key_str(o, 6, "backend_versions", m->backend_versions);
-    key_str(o, 6, "device", m->device);
-    key_str(o, 6, "device_name", m->device_name);
-    key_str(o, 6, "dtype", m->dtype);
-    key_str(o, 6, "tf32", m->tf32);
-    key_str(o, 6, "matmul_precision", m->matmul_precision);
-    key_str(o, 6, "ignored", m->ignored);
-    fprintf(o, "      threads: %d\n", m->threads);
-    key_str(o, 6, "model_sha256", m->model_sha256);
-    key_str(o, 6, "vocab_sha256", m->vocab_sha256);
-    key_str(o, 6, "host", m->host);
-    key_str(o, 6, "started_at", m->started_at);
-    key_num(o, 6, "load_ms", m->libtorch_version ? m->load_ms : -1);
-    key_num(o, 6, "first_forward_ms", m->first_forward_ms);
-    fprintf(o, "      restarts: %d\n", e->restarts);
+    manifest_keys(o, e, 6);
+}
+
+void results_write_manifest(FILE *o, const px_env_result *e) { manifest_keys(o, e, 0); }
+
+static void manifest_keys(FILE *o, const px_env_result *e, int in)
+{
+    const px_manifest *m = &e->m;
+    key_str(o, in, "parity_version", m->parity_version);
+    key_str(o, in, "executor", m->executor);
+    key_str(o, in, "runtime", m->runtime);
+    key_str(o, in, "libtorch_version", m->libtorch_version);
+    key_str(o, in, "backend_modules", m->backend_modules);
+    key_str(o, in, "backend_versions", m->backend_versions);
+    key_str(o, in, "device", m->device);
+    key_str(o, in, "device_name", m->device_name);
+    key_str(o, in, "dtype", m->dtype);
+    key_str(o, in, "tf32", m->tf32);
+    key_str(o, in, "matmul_precision", m->matmul_precision);
+    key_str(o, in, "ignored", m->ignored);
+    fprintf(o, "%*sthreads: %d\n", in, "", m->threads);
+    key_str(o, in, "model_sha256", m->model_sha256);
+    key_str(o, in, "vocab_sha256", m->vocab_sha256);
+    key_str(o, in, "host", m->host);
+    key_str(o, in, "started_at", m->started_at);
+    key_num(o, in, "load_ms", m->libtorch_version ? m->load_ms : -1);
+    key_num(o, in, "first_forward_ms", m->first_forward_ms);
+    fprintf(o, "%*srestarts: %d\n", in, "", e->restarts);
 }
 
 static void write_labels(FILE *o, char *const *labels, size_t n)
@@ -333,7 +343,20 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
     fprintf(o, "# parity results: what each environment did with each example.\n"
                "# Format described in parity-results(5); written by `parity run`.\n");
     fprintf(o, "parity_results: %d\nfixture:\n", PX_RESULTS_VERSION);
-    key_str(o, 2, "path", f->path);
+    /* The run's own texts were redacted as the children said them (runner);
+     * the fixture's path and notes are redacted here. */
+    px_redactor *rd = redact_for_fixture(f, err);
+    if (!rd) {
+        fclose(o);
+        free(text);
+        for (size_t k = 0; defs && k < f->n_examples; k++)
+            free(defs[k]);
+        free(defs);
+        return -1;
+    }
+    char *path_out = redact_text(rd, f->path);
+    key_str(o, 2, "path", path_out ? path_out : PX_REDACTED);
+    free(path_out);
     key_str(o, 2, "sha256", f->sha256);
     fprintf(o, "labels: ");
     write_labels(o, f->labels, f->n_labels);
@@ -352,7 +375,9 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
         fprintf(o, ":\n");
         const px_env *fe = &f->envs[e->env_index];
         key_str(o, 4, "role", fe->role);
-        key_str(o, 4, "note", fe->note);
+        char *note = redact_text(rd, fe->note);
+        key_str(o, 4, "note", fe->note && !note ? PX_REDACTED : note);
+        free(note);
         key_str(o, 4, "state", e->state == PX_ENV_DOWN ? "down" : "up");
         fprintf(o, "    labels: ");
         write_labels(o, e->labels, e->n_labels);
@@ -372,6 +397,7 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
     for (size_t k = 0; defs && k < f->n_examples; k++)
         free(defs[k]);
     free(defs);
+    redact_free(rd);
     if (fclose(o)) {
         free(text);
         return px_error_oom(err, path);

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* pipe2, sigabbrev_np */
 #include "parity/self.h"
+#include "parity/redact.h"
 #include "parity/runner.h"
 #include "parity/version.h"
 
@@ -40,6 +41,7 @@ struct px_runner {
     int cur_env, cur_example, cancel, started, done;
     pid_t cur_pid;
     px_error fatal;
+    px_redactor *redact; /* what a child says passes through it (runner thread only) */
 };
 
 enum wait_result { W_FRAME, W_EOF, W_TIMEOUT };
@@ -302,6 +304,17 @@ static char *get_opt_str(px_buf *p)
     return s;
 }
 
+/* Text from a child (an exception, its stderr, what it reports of itself)
+ * may hold a secret or a home path: what is kept is the redacted copy. */
+static char *scrub(px_runner *r, char *s)
+{
+    if (!s || !r->redact)
+        return s;
+    char *t = redact_text(r->redact, s);
+    free(s);
+    return t;
+}
+
 static void fill_manifest(px_runner *r, px_env_result *er, px_buf *p)
 {
     px_manifest *m = &er->m;
@@ -317,6 +330,10 @@ static void fill_manifest(px_runner *r, px_env_result *er, px_buf *p)
     m->matmul_precision = get_opt_str(p);
     m->ignored = get_opt_str(p);
     m->load_ms = buf_get_f64(p);
+    char **child_said[] = {&m->executor, &m->runtime, &m->libtorch_version, &m->backend_modules,
+                           &m->backend_versions, &m->device, &m->device_name, &m->dtype, &m->ignored};
+    for (size_t i = 0; i < sizeof child_said / sizeof *child_said; i++)
+        *child_said[i] = scrub(r, *child_said[i]);
     m->threads = r->f->envs[er->env_index].threads;
     m->parity_version = strdup(PX_VERSION);
     char host[256] = "";
@@ -497,7 +514,7 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
             free(msg);
             msg = strdup("protocol: malformed FAIL frame");
         }
-        x->detail = msg;
+        x->detail = scrub(r, msg);
     } else if (w == W_FRAME) {
         x->status = PX_ST_EXCEPTION;
         set_str(&x->detail, "protocol: unexpected frame");
@@ -514,7 +531,7 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
         } else {
             x->status = PX_ST_CRASH;
             set_str(&x->detail, how);
-            x->stderr_tail = tail_line(c);
+            x->stderr_tail = scrub(r, tail_line(c));
         }
         c->tail_len = 0;
         c->tail[0] = '\0';
@@ -554,6 +571,7 @@ static void mark_rest(px_runner *r, px_env_result *er, size_t from, const char *
 static void go_down(px_runner *r, px_env_result *er, int stage, char *msg, size_t from)
 {
     char why[1400];
+    msg = scrub(r, msg);
     pthread_mutex_lock(&r->mu);
     er->state = PX_ENV_DOWN;
     er->down_stage = stage;
@@ -709,11 +727,17 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
     }
     r->f = f, r->inputs = inputs, r->res = res;
     r->opts = *opts;
+    pthread_mutex_init(&r->mu, NULL);
     if (r->opts.load_timeout_s <= 0)
         r->opts.load_timeout_s = 120;
     r->kids = calloc(res->n_envs ? res->n_envs : 1, sizeof *r->kids);
+    if (!r->kids || !(r->redact = redact_for_fixture(f, err))) {
+        if (!r->kids)
+            px_error_oom(err, NULL);
+        runner_free(r);
+        return NULL;
+    }
     r->cur_env = r->cur_example = -1;
-    pthread_mutex_init(&r->mu, NULL);
     /* A child that dies while we write to it must be an outcome, not SIGPIPE. */
     signal(SIGPIPE, SIG_IGN);
     int rc = pthread_create(&r->thread, NULL, runner_main, r);
@@ -750,6 +774,7 @@ void runner_free(px_runner *r)
     }
     pthread_mutex_destroy(&r->mu);
     free(r->kids);
+    redact_free(r->redact);
     free(r);
 }
 

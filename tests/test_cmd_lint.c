@@ -118,6 +118,7 @@ Test(lint, tolerances_rules_and_examples_need_a_why_and_a_narrow_expect)
         WHY ":21:66: lint: example 's' compare.logits has an empty why: write down why the tolerance is this wide",
         WHY ":25:54: lint: example 'wide' accepts every label (expect.any_of lists all 3): narrow it to the labels it "
             "may be given",
+        WHY ":27:5: lint: redact pattern 1 has no why: write down what it keeps from leaving the machine",
         NULL});
 }
 

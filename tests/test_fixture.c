@@ -331,6 +331,7 @@ Test(fixture, every_key_is_in_the_man_page_and_only_those)
 {
     static const char *const probes[][2] = {
         {"parity: 1\n", "parity: 1\nzzz: 1\n"},
+        {"parity: 1\n", "parity: 1\nredact:\n  - {pattern: a, zzz: 1}\n"},
         {"  task: t\n", "  task: t\n  zzz: 1\n"},
         {"{path: m.pt}", "{path: m.pt, zzz: 1}"},
         {"    tokenizer:", "    zzz: 1\n    tokenizer:"},
@@ -379,4 +380,25 @@ Test(fixture, every_key_is_in_the_man_page_and_only_those)
             p = p && p < eol ? p + strlen(" , Cm ") : NULL;
         }
     }
+}
+
+/* redact: each pattern with its why, in order; one that does not compile is
+ * refused at its place (what leaves the machine depends on it). */
+Test(fixture, redact_patterns_load_and_a_bad_one_is_refused_at_its_place)
+{
+    char *text = variant("parity: 1\n", "parity: 1\nredact:\n  - {pattern: 'campus-[0-9]+', why: badge numbers}\n"
+                                        "  - {pattern: internal}\n");
+    px_error err;
+    px_fixture *f = parse(text, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_assert_eq(f->n_redact, 2);
+    cr_expect_str_eq(f->redact[0].pattern, "campus-[0-9]+");
+    cr_expect_str_eq(f->redact[0].why, "badge numbers");
+    cr_expect_null(f->redact[1].why);
+    cr_expect_eq(f->redact[1].loc.line, 4);
+    fixture_free(f);
+    free(text);
+    expect_error("parity: 1\n", "parity: 1\nredact:\n  - {pattern: '(open', why: x}\n", 3, 15,
+                 "redact pattern '(open': missing closing parenthesis at offset 5");
+    expect_error("parity: 1\n", "parity: 1\nredact: {pattern: x}\n", 2, 9, "redact");
 }

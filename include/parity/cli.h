@@ -120,5 +120,8 @@ int cmd_decide(int argc, char **argv);
 int cmd_review(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 int cmd_init(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_repro(int argc, char **argv);
 
 #endif

@@ -22,6 +22,13 @@ typedef struct px_clean_rule {
     px_loc loc;
 } px_clean_rule;
 
+/* A pattern of the fixture's `redact:` list: what else must never leave
+ * the machine (a project name, an internal host), with why. */
+typedef struct px_redact_rule {
+    char *pattern, *why;
+    px_loc loc;
+} px_redact_rule;
+
 typedef struct px_tolerance {
     int present;
     double rtol, atol;
@@ -119,6 +126,8 @@ typedef struct px_fixture {
     char *output;
     px_clean_rule *rules;
     size_t n_rules;
+    px_redact_rule *redact; /* `redact:` (include/parity/redact.h) */
+    size_t n_redact;
     char *vocab_path;   /* resolved */
     char *vocab_sha256;
     px_loc vocab_sha_loc, tokenizer_loc;

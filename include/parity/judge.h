@@ -44,6 +44,8 @@ typedef enum px_outcome {
 } px_outcome;
 
 const char *outcome_name(px_outcome o);
+/* What the outcome means, in one line (the report's legend). */
+const char *outcome_meaning(px_outcome o);
 /* 1 when the outcome meets the contract. */
 int outcome_met(px_outcome o);
 

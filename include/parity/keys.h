@@ -77,6 +77,10 @@
       "write the decisions into the fixture", PX_KEY_CHANGES | PX_KEY_DEMO_QUIET, PX_HINT(6, 0, NULL, "write"))       \
     X(THEME, theme, ('t'), "t",                                                                                       \
       "next theme", 0, PX_NO_HINT)                                                                                    \
+    X(REPORT, report, ('o'), "o",                                                                                     \
+      "write a report: HTML, or Markdown for a .md path (asks where)", 0, PX_NO_HINT)                               \
+    X(EXPORT, export, ('O'), "O",                                                                                     \
+      "export a bundle: fixture, results, reports, manifests, SHA256SUMS (asks where)", 0, PX_NO_HINT)              \
     X(HELP, help, ('?'), "?",                                                                                         \
       "this help", 0, PX_HINT(9, 4, NULL, "help"))                                                                    \
     X(QUIT, quit, ('q'), "q",                                                                                         \

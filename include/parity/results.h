@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "parity/error.h"
 #include "parity/fingerprint.h"
@@ -157,6 +158,10 @@ void results_example_sha256(const px_env_result *e, const px_example_result *x, 
  * the contract fingerprint is the fixture's now for a run, as recorded for
  * a file. */
 int results_write(const px_results *r, const px_fixture *f, const char *path, px_error *err);
+
+/* One environment's manifest as the keys a results file holds under
+ * `manifest:`, at the left margin (a bundle's manifests/ENV.yaml). */
+void results_write_manifest(FILE *o, const px_env_result *e);
 
 /* Read a results file back (src/results_load.c), matched to the fixture by
  * environment name and example id: the file's environments, in its order

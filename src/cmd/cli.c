@@ -30,7 +30,8 @@ const px_option cli_options[] = {
                                                            "e.g. torch_tpu or torch_xla (repeatable; executor: python)",
                                NULL, CLI_REPEAT_MAX},
     [PX_OPT_QUIET] = {'q', "quiet", NULL, "print no progress line", NULL, 0},
-    [PX_OPT_FORMAT] = {'f', "format", "FORMAT", "check's report (default: text)", "text|json|tap", 0},
+    [PX_OPT_FORMAT] = {'f', "format", "FORMAT", "check: text (default), json or tap; report: md (default) or html",
+                       "text|json|tap", 0},
     [PX_OPT_DECISION] = {'d', "decision", "D", "decide: the decision for the example id before it",
                          PX_DECISIONS(CLI_DECISION_NAME), 0},
     [PX_OPT_NOTE] = {'n', "note", "TEXT", "decide: the reviewer's note (for the id before it)", NULL, 0},
@@ -85,6 +86,20 @@ const px_command cli_commands[] = {
      "write DIR/fixture.yaml: pinned, loadable, the parts only you can write left for lint to name; never "
      "overwrites",
      cmd_init, "model vocab cased tokenizer labels texts propose"},
+    {"report", "report FIXTURE [--results FILE]... [-e ENV]... [-f md|html] [-o FILE] [--executor PATH] [--python "
+               "PATH] [--backend-module NAME]... [--backend-lib PATH] [-q]",
+     "a report a colleague can read: the task, the environments, the contract, every example, what was not "
+     "evaluated (Markdown, or one self-contained HTML file)",
+     cmd_report, "results env format=md|html output executor python backend-module backend-lib quiet"},
+    {"export", "export FIXTURE [--results FILE]... [-e ENV]... --output DIR|FILE.tar.gz [--executor PATH] [--python PATH] "
+               "[--backend-module NAME]... [--backend-lib PATH] [-q]",
+     "everything needed to explain the experiment later, redacted, with SHA256SUMS; check and review work inside it",
+     cmd_export, "results env output executor python backend-module backend-lib quiet"},
+    {"repro", "repro FIXTURE ID --env ENV --output DIR|FILE.tar.gz [--results FILE]... [--executor PATH] [--python PATH] "
+              "[--backend-module NAME]... [--backend-lib PATH] [-q]",
+     "one example on one environment beside the reference, for a backend's maintainers: a one-example fixture, the "
+     "inputs and outputs, the versions, the command that re-runs it",
+     cmd_repro, "results env output executor python backend-module backend-lib quiet"},
     {"lint", "lint FIXTURE", "static checks of a fixture, no model run: every finding names its line", cmd_lint, ""},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd_check.h"
 #include "parity/cli.h"
 #include "parity/evidence.h"
 #include "parity/fixture.h"
@@ -19,15 +20,6 @@
 #include "parity/report.h"
 #include "parity/results.h"
 #include "parity/runner.h"
-
-typedef struct run_args run_args;
-struct run_args {
-    const px_command *command;
-    const char *fixture, *output, *executor, *python, *backend_lib, *format;
-    const char *envs[CLI_REPEAT_MAX], *results[CLI_REPEAT_MAX], *modules[CLI_REPEAT_MAX]; /* each repeatable */
-    int n_envs, n_results, n_modules, quiet;
-    int (*finish)(const run_args *a, const px_fixture *f, const px_results *res);
-};
 
 static int report(const px_error *err)
 {
@@ -42,6 +34,11 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
 {
     run_args *a = ctx;
     if (!o) {
+        /* repro FIXTURE ID */
+        if (a->fixture && !a->id && !strcmp(a->command->name, "repro")) {
+            a->id = v;
+            return 0;
+        }
         if (a->fixture)
             return cli_usage_error(a->command, "one fixture at a time, got '%s' too", v);
         a->fixture = v;
@@ -71,6 +68,10 @@ static int parse_args(const char *command, int argc, char **argv, run_args *a)
     int rc = cli_parse(a->command, argc, argv, on_arg, a);
     if (rc == CLI_PARSED && !a->fixture)
         rc = cli_usage_error(a->command, "which fixture?");
+    else if (rc == CLI_PARSED && !strcmp(command, "repro") && (!a->id || a->n_envs != 1))
+        rc = cli_usage_error(a->command, "which example, and on which environment? (repro FIXTURE ID -e ENV)");
+    else if (rc == CLI_PARSED && (!strcmp(command, "export") || !strcmp(command, "repro")) && !a->output)
+        rc = cli_usage_error(a->command, "where? -o DIR or -o FILE.tar.gz (never over an existing one)");
     return rc;
 }
 
@@ -357,8 +358,9 @@ static int check_main(const run_args *a, const px_fixture *f)
     return rc;
 }
 
-static int command_main(const char *command, int argc, char **argv,
-                        int (*finish)(const run_args *, const px_fixture *, const px_results *))
+int cmd_report_error(const px_error *err) { return report(err); }
+
+int check_command(const char *command, int argc, char **argv, run_finish_fn finish)
 {
     run_args a;
     int parsed = parse_args(command, argc, argv, &a);
@@ -370,7 +372,11 @@ static int command_main(const char *command, int argc, char **argv,
     if (!f)
         return report(&err);
     int rc;
-    if (finish == check_finish) {
+    /* repro: that environment beside the reference. */
+    int ref = fixture_reference(f);
+    if (!strcmp(command, "repro") && ref >= 0 && strcmp(a.envs[0], f->envs[ref].name))
+        a.envs[a.n_envs++] = f->envs[ref].name;
+    if (finish != run_finish) {
         rc = check_main(&a, f);
     } else {
         int idx[256];
@@ -383,5 +389,5 @@ static int command_main(const char *command, int argc, char **argv,
     return rc;
 }
 
-int cmd_run(int argc, char **argv) { return command_main("run", argc, argv, run_finish); }
-int cmd_check(int argc, char **argv) { return command_main("check", argc, argv, check_finish); }
+int cmd_run(int argc, char **argv) { return check_command("run", argc, argv, run_finish); }
+int cmd_check(int argc, char **argv) { return check_command("check", argc, argv, check_finish); }

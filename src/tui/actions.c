@@ -3,10 +3,17 @@
  * refuses the ones that change the fixture or the journal in tui_act,
  * before any of them runs. */
 #include <curses.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "parity/atomic.h"
+#include "parity/bundle.h"
 #include "parity/decision.h"
+#include "parity/journal.h"
+#include "parity/report_doc.h"
+#include "parity/story.h"
 #include "tui_impl.h"
 
 static unsigned move_by(tui *t, long delta)
@@ -216,6 +223,31 @@ static unsigned act_theme(tui *t)
     return PX_RE_ALL;
 }
 
+/* A path beside the fixture that does not exist yet: the editor's start. */
+static void fresh_path(const tui *t, const char *stem, const char *ext, char *buf, size_t size)
+{
+    const char *dir = t->f->dir[0] ? t->f->dir : ".";
+    snprintf(buf, size, "%s/%s%s", dir, stem, ext);
+    for (int i = 2; i < 100 && !access(buf, F_OK); i++)
+        snprintf(buf, size, "%s/%s-%d%s", dir, stem, i, ext);
+}
+
+/* Writing a report or an export changes neither the fixture nor the
+ * journal: allowed in demo mode, so a demo ends with something to send. */
+static unsigned act_report(tui *t)
+{
+    char path[4200];
+    fresh_path(t, "report", ".html", path, sizeof path);
+    return edit(t, M_REPORT, path);
+}
+
+static unsigned act_export(tui *t)
+{
+    char path[4200];
+    fresh_path(t, "parity-export", ".tar.gz", path, sizeof path);
+    return edit(t, M_EXPORT, path);
+}
+
 static unsigned act_help(tui *t)
 {
     t->mode = M_HELP;
@@ -247,4 +279,79 @@ unsigned tui_act(tui *t, px_action a)
         return PX_RE_STATUS;
     }
     return actions[a](t);
+}
+
+/* The story of what is on the screen now, with the journal's waiting
+ * decisions; NULL (said why) while a run is still going. */
+static px_story *story_now_shown(tui *t, px_journal *jn)
+{
+    memset(jn, 0, sizeof *jn);
+    if (!t->judged || (t->run && !runner_done(t->run))) {
+        tui_say(t, "still running: wait for the results, then write it");
+        return NULL;
+    }
+    char path[4200];
+    journal_path(t->f->path, path, sizeof path);
+    px_error err = {0};
+    if (journal_read(path, jn, &err))
+        memset(jn, 0, sizeof *jn);
+    px_story *s = story_build(t->f, t->res, &t->j, jn, &err);
+    if (!s) {
+        tui_say(t, "%s", err.msg);
+        journal_free(jn);
+    }
+    return s;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && !strcmp(s + n - m, tail);
+}
+
+unsigned tui_write_report(tui *t, const char *path)
+{
+    px_journal jn;
+    px_story *s = path[0] ? story_now_shown(t, &jn) : NULL;
+    if (!s)
+        return PX_RE_STATUS;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    px_error err = {0};
+    if (o) {
+        if (ends_with(path, ".md"))
+            report_markdown(o, s);
+        else
+            report_html(o, s);
+    }
+    if (!o || fclose(o))
+        tui_say(t, "out of memory: no report written");
+    else if (atomic_write(path, text, len, &err))
+        tui_say(t, "%s: %s", path, err.msg);
+    else
+        tui_say(t, "report written: %s (%zu value%s redacted)", path, s->redacted, s->redacted == 1 ? "" : "s");
+    free(text);
+    story_free(s);
+    journal_free(&jn);
+    return PX_RE_STATUS;
+}
+
+unsigned tui_write_export(tui *t, const char *path)
+{
+    px_journal jn;
+    px_story *s = path[0] ? story_now_shown(t, &jn) : NULL;
+    if (!s)
+        return PX_RE_STATUS;
+    px_bundle_in in = {t->f, t->res, &t->j, s, t->opts->results, (size_t)t->opts->n_results};
+    px_error err = {0};
+    if (bundle_export(&in, path, &err)) {
+        char line[1400];
+        px_error_format(&err, line, sizeof line);
+        tui_say(t, "%s", line);
+    } else
+        tui_say(t, "exported: %s (%zu value%s redacted)", path, s->redacted, s->redacted == 1 ? "" : "s");
+    story_free(s);
+    journal_free(&jn);
+    return PX_RE_STATUS;
 }

@@ -331,9 +331,12 @@ static void draw_status(tui *t)
     attrset(style(t, PX_EL_STATUS));
     mvhline(y, 0, ' ', COLS);
     attrset(A_NORMAL);
-    if (t->mode == M_SEARCH || t->mode == M_NOTE) {
+    if (t->mode == M_SEARCH || t->mode == M_NOTE || t->mode == M_REPORT || t->mode == M_EXPORT) {
         int cur = 0;
-        const char *label = t->mode == M_SEARCH ? "/" : "note: ";
+        const char *label = t->mode == M_SEARCH   ? "/"
+                            : t->mode == M_NOTE   ? "note: "
+                            : t->mode == M_REPORT ? "report to: "
+                                                  : "export to: ";
         int lw = (int)strlen(label);
         int n = lineedit_view(&t->ed, COLS - lw - 1, &t->ed_first, &cur);
         put(t, y, 0, lw, PX_EL_STATUS, label);

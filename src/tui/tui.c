@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "parity/tui.h"
+#include "parity/redact.h"
 #include "tui_impl.h"
 
 void tui_say(tui *t, const char *fmt, ...)
@@ -27,6 +28,12 @@ void tui_say(tui *t, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(t->msg, sizeof t->msg, fmt, ap);
     va_end(ap);
+    /* What the screen says may be shown to a colleague or on a shared
+     * screen: secrets and the home directory are redacted here too. */
+    char *red = t->rd ? redact_text(t->rd, t->msg) : NULL;
+    if (red)
+        snprintf(t->msg, sizeof t->msg, "%s", red);
+    free(red);
 }
 
 void tui_rejudge(tui *t)
@@ -94,6 +101,10 @@ static unsigned edit_key(tui *t, key_ev k)
             tui_say(t, "%s", err.msg);
         else if (found > 0)
             tui_say(t, "/%s: no match", t->search);
+    } else if (r == PX_LE_DONE && t->mode == M_REPORT) {
+        tui_write_report(t, t->ed.buf);
+    } else if (r == PX_LE_DONE && t->mode == M_EXPORT) {
+        tui_write_export(t, t->ed.buf);
     } else if (r == PX_LE_DONE && t->mode == M_NOTE) {
         if (review_note(&t->rv, t->ed.buf, &err))
             tui_say(t, "%s", err.msg);
@@ -116,7 +127,7 @@ static unsigned handle(tui *t, key_ev k)
     unsigned r = t->msg[0] ? PX_RE_STATUS : PX_RE_NONE; /* a key ends the message shown */
     t->msg[0] = '\0';
     switch (t->mode) {
-    case M_SEARCH: case M_NOTE:
+    case M_SEARCH: case M_NOTE: case M_REPORT: case M_EXPORT:
         r |= edit_key(t, k);
         break;
     case M_HELP:
@@ -290,12 +301,15 @@ int tui_main(const px_tui_opts *o)
     px_fixture *f = fixture_load(o->fixture, &err);
     if (!f)
         return fail_line(&err);
-    t.f = f, t.demo = o->demo;
+    t.f = f, t.demo = o->demo, t.opts = o;
+    t.rd = redact_for_fixture(f, &err); /* NULL (out of memory): messages as they are */
+    err = (px_error){0};
     px_decide store, *sp = NULL;
     if (!o->demo && decide_open(&store, o->fixture, &err) == 0)
         sp = &store;
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK)) {
+        redact_free(t.rd);
         fixture_free(f);
         return PX_EXIT_ENV;
     }
@@ -343,6 +357,7 @@ int tui_main(const px_tui_opts *o)
     close(pipefd[0]), close(pipefd[1]);
     if (sp)
         decide_close(sp);
+    redact_free(t.rd);
     fixture_free(f);
     return rc;
 }

@@ -17,11 +17,12 @@
 #include "parity/judge.h"
 #include "parity/keys.h"
 #include "parity/lineedit.h"
+#include "parity/tui.h"
 #include "parity/review.h"
 #include "parity/runner.h"
 #include "parity/theme.h"
 
-enum mode { M_LIST, M_SEARCH, M_NOTE, M_HELP, M_QUIT, M_SUMMARY, M_RELOAD };
+enum mode { M_LIST, M_SEARCH, M_NOTE, M_HELP, M_QUIT, M_SUMMARY, M_RELOAD, M_REPORT, M_EXPORT };
 
 /* What a key asks the loop to redraw, as htop's actions answer: bits. The
  * status line is redrawn with anything else; PX_RE_QUIT ends the loop. */
@@ -57,6 +58,8 @@ typedef struct tui {
     char search[256], msg[1200];
     int details, demo;
     int shown_running;           /* the header last drawn said "running…" */
+    const px_tui_opts *opts;     /* as given: the results files, for an export */
+    struct px_redactor *rd;      /* what the status line says is redacted */
 } tui;
 
 typedef struct key_ev {
@@ -87,6 +90,10 @@ unsigned tui_act(tui *t, px_action a);
 unsigned tui_write(tui *t);
 /* Read the fixture again and write the decisions on top. */
 unsigned tui_reload_and_write(tui *t);
+/* Write the report (HTML; Markdown for a .md path) or the export bundle
+ * to path; says what happened. */
+unsigned tui_write_report(tui *t, const char *path);
+unsigned tui_write_export(tui *t, const char *path);
 
 /* script.c */
 /* One line of the key script: keys go into queue (at most 256). Returns

@@ -1,5 +1,5 @@
 """A planted backend module for the Python executor's tests
-(tests/test_python.c): `--backend-module parity_planted` with PYTHONPATH
+(tests/test_cmd_python.c): `--backend-module parity_planted` with PYTHONPATH
 naming tests/backend imports it before the device is opened, the way
 torch_tpu or torch_xla is imported on an accelerator host. What it does on
 import is chosen by the environment variable PARITY_PLANTED:
@@ -10,6 +10,9 @@ import is chosen by the environment variable PARITY_PLANTED:
     hang    sleeps for an hour: start-up never answers
     raise   raises RuntimeError with a backend-like message
     exit    calls sys.exit(3), as a badly behaved module might
+    leak    raises RuntimeError echoing the environment variable
+            PARITY_PLANTED_SECRET, as a backend that logs its configuration
+            might (the redaction tests)
 
 Anything else (or unset): nothing happens. It never touches torch.
 """
@@ -33,3 +36,7 @@ elif _what == "raise":
     raise RuntimeError("parity_planted: no TPU runtime found on this host (planted)")
 elif _what == "exit":
     sys.exit(3)
+elif _what == "leak":
+    raise RuntimeError("parity_planted: the runtime refused its configuration: "
+                       f"TPU_AUTH_TOKEN={os.environ.get('PARITY_PLANTED_SECRET', '')} "
+                       f"HF_HOME={os.environ.get('HOME', '')}/.cache/huggingface")

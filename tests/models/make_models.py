@@ -98,6 +98,27 @@ class Raises(nn.Module):
         return self.head(self.features(input_ids, attention_mask))
 
 
+class Leaks(nn.Module):
+    """leaks.pt -- for the redaction tests: a forward on more than three
+    tokens (any example of two words or more; not the [CLS] [SEP] probe)
+    raises an error
+    whose message holds secrets (a URL with credentials, an API key in
+    key=value form) and a path under the home directory /home/parity-planted,
+    as a model that fetches weights or logs its environment might."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = Features()
+        self.head = nn.Linear(DIM, 5)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        if input_ids.size(1) > 3:
+            raise RuntimeError("planted leak: fetching https://sam:hunter2hunter2@models.example.org/w.bin "
+                               "with api_key=sk-planted0123456789abcdefXYZ failed; "
+                               "cache /home/parity-planted/.cache/w.bin")
+        return self.head(self.features(input_ids, attention_mask))
+
+
 class Width4(nn.Module):
     """width4.pt -- for the output-contract test: returns logits [B,4], one
     column short of the 5-label contract."""
@@ -253,7 +274,7 @@ def main() -> int:
     builders = [("slow.pt", Slow), ("raises.pt", Raises),
                 ("width4.pt", Width4), ("empty.pt", Empty),
                 ("crash.pt", Crash), ("unsupported.pt", Unsupported),
-                ("nonfinite.pt", NonFinite)]
+                ("nonfinite.pt", NonFinite), ("leaks.pt", Leaks)]
     short_ids = torch.tensor([[2, 7, 3]], dtype=torch.long)
     long_ids = torch.tensor([[2, 7, 8, 9, 10, 11, 12, 3]], dtype=torch.long)
     for name, cls in builders:
@@ -274,7 +295,7 @@ def main() -> int:
                 try:
                     y = m(long_ids, torch.ones_like(long_ids))
                     msg += f"; long T=8 -> {list(y.shape)}"
-                except Exception as e:  # raises.pt
+                except Exception as e:  # raises.pt, leaks.pt
                     last = str(e).strip().splitlines()[-1]
                     msg += f"; long T=8 -> raised {last!r}"
             msg += f" in {time.monotonic() - t0:.2f} s (1 thread)"

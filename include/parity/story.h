@@ -1,0 +1,110 @@
+/* What a comparison shows, told for someone who was not there: one content
+ * model for `parity report` (Markdown, HTML) and the review screen's
+ * summary, so that the screen and the report never say different things.
+ *
+ * Built once from the fixture, the results (run here or recorded
+ * elsewhere), their judgement and any decisions still waiting in the
+ * journal. In order: the task and the verdict; each environment named for
+ * what it is (the reference is "reference, not truth"; a CPU bfloat16 twin
+ * is "a CPU bfloat16 twin, not a TPU"); the contract in brief (pins, the
+ * cleaning rules and the tolerances with their whys, the rule for
+ * ambiguous examples); each example in each environment; the ladders; what
+ * was not evaluated; the decisions not yet written. Every text that came
+ * from a run, a file or a person has been redacted (include/parity/redact.h);
+ * how many values were is counted, never shown. */
+#ifndef PARITY_STORY_H
+#define PARITY_STORY_H
+
+#include <stddef.h>
+
+#include "parity/error.h"
+#include "parity/fixture.h"
+#include "parity/journal.h"
+#include "parity/judge.h"
+#include "parity/results.h"
+
+typedef struct px_strs {
+    char **v;
+    size_t n;
+} px_strs;
+
+typedef struct px_story_env {
+    char *name;
+    char *what;        /* what it is, in words: "reference, not truth",
+                          "CPU bfloat16 twin, not a TPU", "candidate", ... */
+    char *device, *device_name, *dtype, *executor, *torch, *backends, *host, *date; /* "" when unknown */
+    char *settings;    /* precision settings in force ("tf32 off, matmul
+                          highest"), "" when none recorded */
+    char *source;      /* "run here", "results file PATH", or why there are none */
+    char *state;       /* "meets the contract", "does NOT meet the contract",
+                          "not evaluated: ...", "not selected (-e)" */
+    int selected, evaluated, met, is_reference;
+    char *counts;      /* "7 pass, 1 pass-within-tolerance"; "" when none */
+    px_rung_state rung[PX_RUNG_COUNT];
+    char *rung_detail[PX_RUNG_COUNT]; /* NULL unless failed */
+} px_story_env;
+
+/* One example in one environment. */
+typedef struct px_story_cell {
+    int present;       /* 0: the environment was not selected or has no results */
+    px_outcome outcome;
+    int met;
+    char *label;       /* the decided label, NULL when none */
+    double *probs;     /* softmax of the output, one per label (NULL: none) */
+    size_t n_probs;
+    char *detail;      /* the verdict in one line */
+    int has_diff;      /* compared with the reference under a tolerance */
+    double diff, limit; /* the statistic and what the tolerance allows */
+    char *diff_words;  /* "max |Δlogit| 0.0123 within 0.05 (atol 0.05, rtol 0.01)" */
+    char *divergence;  /* earliest divergence, with what it parts from; NULL when none */
+    char *cause;       /* precision or device, in words; NULL when not known */
+} px_story_cell;
+
+typedef struct px_story_example {
+    char *id, *kind, *why, *text; /* why: NULL when not written */
+    char *expect;      /* "film", "any of film, talk", "rejected (reason ~ empty)" */
+    px_story_cell *cells; /* parallel to the story's envs */
+    char *decision, *note, *by, *at; /* the fixture's review; NULL when none */
+    char *decision_words; /* what the decision covers, beside the candidate */
+    char *pending;     /* a journalled decision not yet written, in words */
+    int proposal;      /* init --propose's proposal, not confirmed */
+    int undecided;     /* ambiguous and not settled */
+} px_story_example;
+
+typedef struct px_story {
+    char *task;
+    char *verdict;     /* one line */
+    int met;           /* 1: met everywhere selected; 0: not met somewhere;
+                          -1: not judged in full (an environment not evaluated) */
+    char *fixture;     /* its path, redacted */
+    char *fixture_sha256;
+    char *generated;   /* "parity 0.x, 2026-12-03T10:00:00Z" (SOURCE_DATE_EPOCH) */
+    char **labels;     /* borrowed from the fixture */
+    size_t n_labels;
+    px_story_env *envs;
+    size_t n_envs;
+    int reference;     /* index into envs, -1 when none */
+    px_strs pins;      /* "model model.pt: sha256 5c3b1e…" */
+    px_strs rules;     /* "'\s+' → ' ': why" */
+    px_strs tolerances; /* "logits: max |Δ| ≤ atol 0.05 + rtol 0.01·|ref|: why" */
+    char *ambiguous_rule;
+    px_story_example *examples;
+    size_t n_examples;
+    px_strs not_evaluated; /* what was not evaluated, one line each */
+    px_strs pending;   /* decisions in the journal, not in the fixture */
+    px_strs warnings;  /* said before judging */
+    size_t redacted;   /* values redacted in what this story holds */
+} px_story;
+
+/* The story of f judged from r as j; journal: decisions not yet written
+ * (NULL: none). NULL with *err when out of memory or a `redact:` pattern
+ * fails. */
+px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, const px_journal *journal,
+                      px_error *err);
+void story_free(px_story *s);
+
+/* The time reports say they were made: SOURCE_DATE_EPOCH when set (for
+ * reproducible reports and golden tests), else now; ISO 8601 UTC. */
+void story_now(char out[32]);
+
+#endif

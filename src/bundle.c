@@ -1,0 +1,800 @@
+/* parity export and parity repro. See include/parity/bundle.h. */
+#define _GNU_SOURCE
+#include "parity/bundle.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "parity/fingerprint.h"
+#include "parity/fixture_emit.h"
+#include "parity/hash.h"
+#include "parity/redact.h"
+#include "parity/report_doc.h"
+#include "parity/ydoc.h"
+
+extern char **environ;
+
+typedef struct entry {
+    char *rel;
+    char sha[PX_SHA256_HEX];
+} entry;
+
+typedef struct bundle {
+    char *dir;       /* the temporary directory being filled */
+    char *name;      /* the top-level name (the target's last component) */
+    entry *files;
+    size_t n;
+    px_redactor *rd;
+    px_error *err;
+    int anew;        /* the fixture was written anew, its results: files with it */
+} bundle;
+
+static int fail(bundle *b, px_reason why, const char *file, const char *fmt, const char *a)
+{
+    return px_error_set(b->err, why, file, 0, 0, fmt, a ? a : "");
+}
+
+static int mkdirs(char *path)
+{
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            int rc = mkdir(path, 0755);
+            *p = '/';
+            if (rc && errno != EEXIST)
+                return -1;
+        }
+    return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* Write rel (inside the bundle) with data; recorded for SHA256SUMS. */
+static int put(bundle *b, const char *rel, const void *data, size_t len)
+{
+    char *path = NULL;
+    if (asprintf(&path, "%s/%s", b->dir, rel) < 0)
+        return px_error_oom(b->err, rel);
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    int rc = mkdirs(path);
+    *slash = '/';
+    int fd = rc ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int e = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+        const char *p = data;
+        for (size_t left = len; left && !e;) {
+            ssize_t w = write(fd, p, left);
+            if (w < 0 && errno != EINTR)
+                e = errno;
+            else if (w > 0)
+                p += w, left -= (size_t)w;
+        }
+        if (!e && fsync(fd))
+            e = errno;
+        if (close(fd) && !e)
+            e = errno;
+    }
+    if (e) {
+        px_error_set(b->err, PX_ERR_WRITE, path, 0, 0, "cannot write: %s", strerror(e));
+        free(path);
+        return -1;
+    }
+    free(path);
+    entry *v = realloc(b->files, (b->n + 1) * sizeof *v);
+    if (!v || !(v[b->n].rel = strdup(rel))) {
+        if (v)
+            b->files = v;
+        return px_error_oom(b->err, rel);
+    }
+    b->files = v;
+    hash_buffer(data, len, b->files[b->n].sha);
+    b->n++;
+    return 0;
+}
+
+static int put_text(bundle *b, const char *rel, const char *text) { return put(b, rel, text, strlen(text)); }
+
+/* What FILE* writing produced, put at rel. */
+typedef void (*writer)(FILE *o, const void *arg);
+static int put_written(bundle *b, const char *rel, writer w, const void *arg)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    if (!o)
+        return px_error_oom(b->err, rel);
+    w(o, arg);
+    if (fclose(o)) {
+        free(text);
+        return px_error_oom(b->err, rel);
+    }
+    int rc = put(b, rel, text, len);
+    free(text);
+    return rc;
+}
+
+static char *slurp(bundle *b, const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        px_error_set(b->err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot read: %s", strerror(errno));
+        return NULL;
+    }
+    char *data = NULL;
+    size_t cap = 0;
+    *len = 0;
+    for (;;) {
+        if (*len + 65536 + 1 > cap) {
+            char *d = realloc(data, cap = (*len + 65536 + 1) * 2);
+            if (!d) {
+                free(data), fclose(fp);
+                px_error_oom(b->err, path);
+                return NULL;
+            }
+            data = d;
+        }
+        size_t n = fread(data + *len, 1, cap - *len - 1, fp);
+        *len += n;
+        if (!n)
+            break;
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        free(data);
+        px_error_set(b->err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot read: %s", "read error");
+        return NULL;
+    }
+    data[*len] = '\0';
+    return data;
+}
+
+static int copy_in(bundle *b, const char *from, const char *rel)
+{
+    size_t len;
+    char *data = slurp(b, from, &len);
+    if (!data)
+        return -1;
+    int rc = put(b, rel, data, len);
+    free(data);
+    return rc;
+}
+
+/* resolved (as the loader made it) relative to dir, when it lies inside
+ * it; NULL when it is absolute elsewhere or climbs out with "..". */
+static const char *inside(const char *dir, const char *resolved)
+{
+    const char *rel = resolved;
+    if (dir[0]) {
+        size_t n = strlen(dir);
+        if (strncmp(resolved, dir, n) || resolved[n] != '/')
+            return NULL;
+        rel = resolved + n + 1;
+    } else if (rel[0] == '/')
+        return NULL;
+    for (const char *p = rel; *p;) {
+        size_t seg = strcspn(p, "/");
+        if ((seg == 2 && !strncmp(p, "..", 2)) || seg == 0)
+            return NULL;
+        p += seg + (p[seg] == '/');
+    }
+    return rel;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static const char *base(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static int start(bundle *b, const char *out, px_error *err)
+{
+    memset(b, 0, sizeof *b);
+    b->err = err;
+    struct stat st;
+    if (!lstat(out, &st))
+        return fail(b, PX_ERR_USAGE, out, "already exists: %snothing is ever overwritten; choose another -o", "");
+    char *copy = strdup(out);
+    if (!copy)
+        return px_error_oom(err, out);
+    char *name = copy + strlen(copy);
+    while (name > copy && name[-1] == '/')
+        *--name = '\0';
+    for (const char *sfx = bundle_is_archive(copy) ? (strstr(copy, ".tgz") ? ".tgz" : ".tar.gz") : ""; *sfx;) {
+        copy[strlen(copy) - strlen(sfx)] = '\0';
+        break;
+    }
+    b->name = strdup(base(copy));
+    char *parent = copy, *slash = strrchr(copy, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        parent = ".";
+    if (!b->name || asprintf(&b->dir, "%s/.%s.tmp-%ld", parent, b->name, (long)getpid()) < 0) {
+        free(copy);
+        return px_error_oom(err, out);
+    }
+    free(copy);
+    if (mkdir(b->dir, 0755))
+        return px_error_set(err, PX_ERR_WRITE, b->dir, 0, 0, "cannot make the directory: %s", strerror(errno));
+    if (!(b->rd = redact_new(NULL, 0, getenv("HOME"), err)))
+        return -1;
+    return 0;
+}
+
+static void remove_tree(const char *dir)
+{
+    if (!dir)
+        return;
+    pid_t pid;
+    char *argv[] = {"rm", "-rf", "--", (char *)dir, NULL};
+    if (!posix_spawnp(&pid, "rm", NULL, NULL, argv, environ))
+        waitpid(pid, NULL, 0);
+}
+
+static void finish_free(bundle *b, int failed)
+{
+    if (failed)
+        remove_tree(b->dir);
+    for (size_t i = 0; i < b->n; i++)
+        free(b->files[i].rel);
+    free(b->files);
+    free(b->dir);
+    free(b->name);
+    redact_free(b->rd);
+}
+
+static int cmp_entry(const void *a, const void *b) { return strcmp(((const entry *)a)->rel, ((const entry *)b)->rel); }
+
+static int run_tar(bundle *b, const char *tmp_archive)
+{
+    char *parent = strdup(b->dir), *slash = strrchr(parent, '/');
+    *slash = '\0';
+    char *top = NULL;
+    if (asprintf(&top, "%s/%s", parent, b->name) < 0 || rename(b->dir, top)) {
+        int e = errno;
+        free(parent), free(top);
+        return px_error_set(b->err, PX_ERR_WRITE, b->dir, 0, 0, "cannot stage the archive: %s", strerror(e));
+    }
+    /* tar packs it under the bundle's own name: never a tarbomb. */
+    free(b->dir);
+    b->dir = top;
+    const char *epoch = getenv("SOURCE_DATE_EPOCH");
+    char mtime[64];
+    snprintf(mtime, sizeof mtime, "--mtime=@%s", epoch && *epoch ? epoch : "0");
+    char *argv[] = {"tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", mtime, "-I", "gzip -n",
+                    "-C", parent, "-cf", (char *)tmp_archive, b->name, NULL};
+    pid_t pid;
+    int st = -1, rc = posix_spawnp(&pid, "tar", NULL, NULL, argv, environ);
+    if (!rc)
+        waitpid(pid, &st, 0);
+    free(parent);
+    if (rc || !WIFEXITED(st) || WEXITSTATUS(st)) {
+        unlink(tmp_archive);
+        return px_error_set(b->err, PX_ERR_WRITE, tmp_archive, 0, 0, "tar could not write the archive%s",
+                            rc ? " (no tar on PATH)" : "");
+    }
+    return 0;
+}
+
+/* SHA256SUMS, then the bundle appears whole: renamed into place, or
+ * packed and the archive renamed into place. */
+static int seal(bundle *b, const char *out)
+{
+    qsort(b->files, b->n, sizeof *b->files, cmp_entry);
+    char *sums = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&sums, &len);
+    if (!o)
+        return px_error_oom(b->err, out);
+    for (size_t i = 0; i < b->n; i++)
+        fprintf(o, "%s  %s\n", b->files[i].sha, b->files[i].rel);
+    if (fclose(o)) {
+        free(sums);
+        return px_error_oom(b->err, out);
+    }
+    int rc = put(b, "SHA256SUMS", sums, len);
+    free(sums);
+    if (rc)
+        return -1;
+    if (!bundle_is_archive(out)) {
+        if (rename(b->dir, out))
+            return px_error_set(b->err, PX_ERR_WRITE, out, 0, 0, "cannot put the bundle in place: %s",
+                                strerror(errno));
+        return 0;
+    }
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.tmp-%ld", out, (long)getpid()) < 0)
+        return px_error_oom(b->err, out);
+    rc = run_tar(b, tmp);
+    if (!rc && link(tmp, out)) /* link: fails rather than replace one made meanwhile */
+        rc = px_error_set(b->err, PX_ERR_WRITE, out, 0, 0, "cannot put the archive in place: %s", strerror(errno));
+    unlink(tmp);
+    free(tmp);
+    remove_tree(b->dir);
+    return rc;
+}
+
+int bundle_is_archive(const char *out)
+{
+    size_t n = strlen(out);
+    return (n > 7 && !strcmp(out + n - 7, ".tar.gz")) || (n > 4 && !strcmp(out + n - 4, ".tgz"));
+}
+
+/* ---- what goes in ---- */
+
+static void w_markdown(FILE *o, const void *s) { report_markdown(o, s); }
+static void w_html(FILE *o, const void *s) { report_html(o, s); }
+
+static void w_manifest(FILE *o, const void *arg)
+{
+    const px_env_result *e = arg;
+    fprintf(o, "# %s: what it ran on, as its results recorded it\n", e->name);
+    results_write_manifest(o, e);
+}
+
+static int put_results(bundle *b, const px_fixture *f, const char *from, const char *rel);
+
+/* The fixture and the files it names, at the same places relative to it
+ * when they lie inside its directory; else the fixture is written anew
+ * (fixture_emit) with those files under files/. Returns the fixture's name
+ * in the bundle. */
+static int put_fixture(bundle *b, const px_fixture *f, const char **fixture_rel)
+{
+    *fixture_rel = base(f->path);
+    const char *vocab_rel = inside(f->dir, f->vocab_path);
+    int anew = !vocab_rel;
+    for (size_t i = 0; i < f->n_envs; i++)
+        anew |= (f->envs[i].own_vocab && !inside(f->dir, f->envs[i].vocab_path)) ||
+                (f->envs[i].results && !inside(f->dir, f->envs[i].results));
+    if (!anew) {
+        size_t len;
+        char *text = slurp(b, f->path, &len);
+        if (!text)
+            return -1;
+        char *red = redact_text(b->rd, text);
+        free(text);
+        if (!red)
+            return px_error_oom(b->err, f->path);
+        /* A note is redacted; the contract must not be. */
+        px_error perr = {0};
+        px_fixture *again = fixture_parse(f->path, red, strlen(red), &perr);
+        px_fingerprint was, now;
+        fingerprint_contract(f, &was);
+        if (again)
+            fingerprint_contract(again, &now);
+        int same = again && !memcmp(&was, &now, sizeof was);
+        fixture_free(again);
+        int rc = same ? put_text(b, *fixture_rel, red)
+                      : px_error_set(b->err, PX_ERR_USAGE, f->path, 0, 0,
+                                     "a secret-shaped value is part of the contract, so the fixture cannot be "
+                                     "exported redacted; move it out of the contract or name it in redact:");
+        free(red);
+        if (rc)
+            return -1;
+        if (copy_in(b, f->vocab_path, vocab_rel))
+            return -1;
+        for (size_t i = 0; i < f->n_envs; i++)
+            if (f->envs[i].own_vocab && copy_in(b, f->envs[i].vocab_path, inside(f->dir, f->envs[i].vocab_path)))
+                return -1;
+        return 0;
+    }
+    /* Written anew: each file it names under files/ (results: files under
+     * results/), the fixture pointing there. */
+    b->anew = 1;
+    px_fixture copy = *f;
+    px_env *envs = calloc(f->n_envs ? f->n_envs : 1, sizeof *envs);
+    char **names = calloc(2 * f->n_envs + 1, sizeof *names);
+    int rc = envs && names ? 0 : px_error_oom(b->err, f->path);
+    if (!rc && asprintf(&names[2 * f->n_envs], "files/%s", base(f->vocab_path)) < 0)
+        rc = px_error_oom(b->err, f->path);
+    if (!rc)
+        rc = copy_in(b, f->vocab_path, names[2 * f->n_envs]);
+    for (size_t i = 0; !rc && i < f->n_envs; i++) {
+        envs[i] = f->envs[i];
+        if (envs[i].own_vocab) {
+            if (asprintf(&names[2 * i], "files/%s-%s", envs[i].name, base(envs[i].vocab_path)) < 0)
+                rc = px_error_oom(b->err, f->path);
+            else if (!(rc = copy_in(b, envs[i].vocab_path, names[2 * i])))
+                envs[i].vocab_path = names[2 * i];
+        }
+        if (!rc && envs[i].results) {
+            if (asprintf(&names[2 * i + 1], "results/%s-%s", envs[i].name, base(envs[i].results)) < 0)
+                rc = px_error_oom(b->err, f->path);
+            else if (!access(envs[i].results, R_OK))
+                rc = put_results(b, f, envs[i].results, names[2 * i + 1]);
+            envs[i].results = names[2 * i + 1];
+        }
+    }
+    copy.envs = envs;
+    copy.vocab_path = rc ? NULL : names[2 * f->n_envs];
+    px_emit_opts o = {.model_path = f->model_path, .keep_results_keys = 1, .keep_reviews = 1};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = rc ? NULL : open_memstream(&text, &len);
+    if (!rc && (!fp || fixture_emit(fp, &copy, &o)))
+        rc = px_error_oom(b->err, f->path);
+    if (fp && fclose(fp) && !rc)
+        rc = px_error_oom(b->err, f->path);
+    char *red = rc ? NULL : redact_text(b->rd, text);
+    if (!rc)
+        rc = red ? put_text(b, *fixture_rel, red) : px_error_oom(b->err, f->path);
+    free(red), free(text), free(envs);
+    for (size_t i = 0; names && i < 2 * f->n_envs + 1; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+/* A results file, redacted; it must still read as results. */
+static int put_results(bundle *b, const px_fixture *f, const char *from, const char *rel)
+{
+    size_t len;
+    char *text = slurp(b, from, &len);
+    if (!text)
+        return -1;
+    char *red = redact_text(b->rd, text);
+    free(text);
+    if (!red)
+        return px_error_oom(b->err, from);
+    px_error perr = {0};
+    px_results *r = results_parse(from, red, strlen(red), f, &perr);
+    int rc = r ? put_text(b, rel, red) : px_error_set(b->err, PX_ERR_MALFORMED, from, 0, 0, "redacted, it no longer "
+                                                                                          "reads as results: %s",
+                                                   perr.msg);
+    results_free(r);
+    free(red);
+    return rc;
+}
+
+/* What ran here (not what was read from a file, which is there as its
+ * file), as results/run.yaml. */
+static int put_run(bundle *b, const px_results *res, const px_fixture *f)
+{
+    px_results here = *res;
+    here.envs = calloc(res->n_envs ? res->n_envs : 1, sizeof *here.envs);
+    if (!here.envs)
+        return px_error_oom(b->err, f->path);
+    here.n_envs = 0;
+    here.reference = -1;
+    for (size_t e = 0; e < res->n_envs; e++)
+        if (res->envs[e].origin == PX_ORIGIN_RUN && res->envs[e].selected) {
+            if ((int)e == res->reference)
+                here.reference = (int)here.n_envs;
+            here.envs[here.n_envs++] = res->envs[e];
+        }
+    int rc = 0;
+    if (here.n_envs) {
+        char *text = NULL, *path = NULL;
+        size_t len = 0;
+        if (asprintf(&path, "%s/.run.yaml", b->dir) < 0)
+            rc = px_error_oom(b->err, f->path);
+        else if (!(rc = results_write(&here, f, path, b->err)) && (text = slurp(b, path, &len)))
+            rc = put(b, "results/run.yaml", text, len);
+        else
+            rc = -1;
+        if (path)
+            unlink(path);
+        free(text), free(path);
+    }
+    free(here.envs);
+    return rc;
+}
+
+static const char export_readme[] =
+    "# What this bundle holds\n\n"
+    "An experiment made with parity, kept so that it can be explained after the machines are gone.\n\n"
+    "- `report.md`, `report.html`: the report: the task, the environments, the contract, every example, what\n"
+    "  was not evaluated.\n"
+    "- the fixture and the files it names (vocabulary or tokenizer.json); `results/`: every results file;\n"
+    "  `manifests/`: what each environment ran on; a `.parity-journal` when decisions were waiting.\n"
+    "- `SHA256SUMS`: `sha256sum -c SHA256SUMS` checks every file.\n\n"
+    "Judge it again, without libtorch: `parity check FIXTURE --results results/FILE ...`; look at it:\n"
+    "`parity review FIXTURE --results results/FILE ...`. Secrets, the home directory and the fixture's own\n"
+    "redact: patterns were redacted before anything was written here.\n";
+
+int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
+{
+    bundle b;
+    if (start(&b, out, err)) {
+        finish_free(&b, 1);
+        return -1;
+    }
+    const px_fixture *f = in->f;
+    const char *fx_rel;
+    int rc = put_fixture(&b, f, &fx_rel);
+    /* results: each file given, then each environment's own results: file,
+     * then what ran here. */
+    char **rels = calloc(in->n_results_files + 1, sizeof *rels);
+    rc = rc ? rc : !rels ? px_error_oom(err, out) : 0;
+    for (size_t i = 0; !rc && i < in->n_results_files; i++) {
+        /* One that is also an environment's results: file is there already
+         * (twice would be two places for one environment). */
+        int named = 0;
+        for (size_t j = 0; j < f->n_envs; j++)
+            named |= f->envs[j].results && same_file(f->envs[j].results, in->results_files[i]);
+        if (named)
+            continue;
+        const char *name = base(in->results_files[i]);
+        int dup = 0;
+        for (size_t j = 0; j < i; j++)
+            dup |= !strcmp(base(in->results_files[j]), name);
+        if (asprintf(&rels[i], dup ? "results/%zu-%s" : "results/%.0zu%s", dup ? i + 1 : 0, name) < 0)
+            rc = px_error_oom(err, out);
+        else
+            rc = put_results(&b, f, in->results_files[i], rels[i]);
+    }
+    for (size_t i = 0; !rc && !b.anew && i < f->n_envs; i++) {
+        const char *rel = f->envs[i].results ? inside(f->dir, f->envs[i].results) : NULL;
+        if (rel && !access(f->envs[i].results, R_OK))
+            rc = put_results(&b, f, f->envs[i].results, rel);
+    }
+    if (!rc)
+        rc = put_run(&b, in->res, f);
+    for (size_t i = 0; rels && i < in->n_results_files; i++)
+        free(rels[i]);
+    free(rels);
+    if (!rc)
+        rc = put_written(&b, "report.md", w_markdown, in->story) || put_written(&b, "report.html", w_html, in->story);
+    for (size_t e = 0; !rc && e < in->res->n_envs; e++) {
+        const px_env_result *er = &in->res->envs[e];
+        if (er->origin == PX_ORIGIN_NONE || !er->selected)
+            continue;
+        char *rel = NULL;
+        if (asprintf(&rel, "manifests/%s.yaml", er->name) < 0)
+            rc = px_error_oom(err, out);
+        else
+            rc = put_written(&b, rel, w_manifest, er);
+        free(rel);
+    }
+    if (!rc) {
+        char journal[4200];
+        journal_path(f->path, journal, sizeof journal);
+        if (!access(journal, R_OK)) {
+            size_t len;
+            char *text = slurp(&b, journal, &len), *red = text ? redact_text(b.rd, text) : NULL;
+            rc = red ? put_text(&b, inside(f->dir, journal) ? inside(f->dir, journal) : base(journal), red) : -1;
+            free(text), free(red);
+        }
+    }
+    if (!rc)
+        rc = put_text(&b, "README.md", export_readme);
+    if (!rc)
+        rc = seal(&b, out);
+    finish_free(&b, rc != 0);
+    return rc;
+}
+
+/* ---- parity repro ---- */
+
+typedef struct repro_names {
+    char *model, *vocab, *env_model[2], *env_vocab[2];
+} repro_names;
+
+/* Copy a model when small enough; the name it has in the repro, or its
+ * absolute path when too big to carry (the README says so). */
+static char *carry_model(bundle *b, const char *path, const char *rel, int *carried)
+{
+    struct stat st;
+    *carried = 0;
+    if (stat(path, &st))
+        return px_error_set(b->err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot read the model: %s", strerror(errno)),
+               NULL;
+    if ((unsigned long long)st.st_size <= PX_REPRO_MODEL_MAX) {
+        if (copy_in(b, path, rel))
+            return NULL;
+        *carried = 1;
+        return strdup(rel);
+    }
+    return realpath(path, NULL);
+}
+
+static void w_str(FILE *o, const void *s) { fputs(s, o); }
+
+static void repro_readme(FILE *o, const px_bundle_in *in, size_t k, size_t e, const repro_names *nm, int carried)
+{
+    const px_story *s = in->story;
+    const px_story_example *x = &s->examples[k];
+    size_t ref = (size_t)in->res->reference;
+    const px_env_result *er[2] = {&in->res->envs[ref], &in->res->envs[e]};
+    const px_story_cell *c[2] = {&x->cells[ref], &x->cells[e]};
+    fprintf(o, "# Reproduction: example `%s` on `%s`\n\n", x->id, er[1]->name);
+    fprintf(o, "Task: %s\n\nThe same contract and pins as the original fixture, with one example and two "
+               "environments: `%s` (the reference: what the other is compared with, not the truth) and `%s`.\n\n",
+            s->task, er[0]->name, er[1]->name);
+    fprintf(o, "## Expected\n\n%s (the contract's expectation for this example; why: %s)\n\n", x->expect,
+            x->why ? x->why : "not written");
+    fprintf(o, "## Observed\n\n| Environment | Outcome | Label | Difference from the reference |\n|---|---|---|---|\n");
+    for (int i = 0; i < 2; i++)
+        fprintf(o, "| %s | %s | %s | %s |\n", er[i]->name, c[i]->present ? outcome_name(c[i]->outcome) : "no results",
+                c[i]->label ? c[i]->label : "—", c[i]->diff_words ? c[i]->diff_words : "—");
+    fprintf(o, "\n");
+    for (int i = 0; i < 2; i++) {
+        if (c[i]->detail)
+            fprintf(o, "- %s: %s\n", er[i]->name, c[i]->detail);
+        if (c[i]->divergence)
+            fprintf(o, "- Earliest divergence in %s: %s\n", er[i]->name, c[i]->divergence);
+        if (c[i]->cause)
+            fprintf(o, "- Cause in %s: %s\n", er[i]->name, c[i]->cause);
+    }
+    fprintf(o, "\nWhat each recorded for this example (cleaned text, token ids, the output) is in "
+               "`reference.yaml` and `observed.yaml`.\n\n");
+    fprintf(o, "## Versions\n\n");
+    for (int i = 0; i < 2; i++) {
+        const px_story_env *se = &s->envs[i ? e : ref];
+        fprintf(o, "- %s (%s): %s %s%s%s%s, executor %s, torch %s%s%s, host %s, run at %s%s%s\n", se->name, se->what,
+                se->device, se->dtype, *se->device_name ? " (" : "", se->device_name, *se->device_name ? ")" : "",
+                *se->executor ? se->executor : "?", *se->torch ? se->torch : "?", *se->backends ? ", " : "",
+                se->backends, *se->host ? se->host : "?", *se->date ? se->date : "?", *se->settings ? "; " : "",
+                se->settings);
+    }
+    fprintf(o, "- manifests/: each environment's manifest as recorded\n\n## Re-run\n\n");
+    const px_env *fe = &in->f->envs[e];
+    fprintf(o, "Judge what was recorded, anywhere (no libtorch needed):\n\n    parity check fixture.yaml --results "
+               "reference.yaml%s\n\n",
+            fe->device ? " --results observed.yaml" : "");
+    if (fe->device)
+        fprintf(o, "Run it again here (libtorch, and the device `%s`):\n\n    parity check fixture.yaml\n\n", fe->device);
+    else
+        fprintf(o, "`%s` was recorded on another host (the fixture reads it from observed.yaml): run it again "
+                   "there with\n\n    parity run fixture.yaml -e %s -o observed.yaml\n\nthen `parity check "
+                   "fixture.yaml` here runs the reference and judges both.\n\n",
+                er[1]->name, er[1]->name);
+    if (!carried)
+        fprintf(o, "The model is larger than %u MB and is not included: fixture.yaml names it at `%s`, pinned by "
+                   "sha256 %s.\n",
+                PX_REPRO_MODEL_MAX >> 20, nm->model, in->f->model_sha256 ? in->f->model_sha256 : "(not pinned)");
+    fprintf(o, "\n`SHA256SUMS` lists every file (`sha256sum -c SHA256SUMS`). Secrets and the home directory were "
+               "redacted.\n");
+}
+
+int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px_error *err)
+{
+    const px_fixture *f = in->f;
+    const px_results *res = in->res;
+    if (res->reference < 0 || (size_t)res->reference == e)
+        return px_error_set(err, PX_ERR_USAGE, f->path, 0, 0, "a repro compares an environment with the "
+                                                              "reference; choose an environment other than '%s'",
+                            res->reference >= 0 ? res->envs[res->reference].name : "(none)");
+    bundle b;
+    if (start(&b, out, err)) {
+        finish_free(&b, 1);
+        return -1;
+    }
+    size_t idx[2] = {(size_t)res->reference, e};
+    repro_names nm = {0};
+    int carried = 0, rc = 0;
+    const char *mbase = base(f->model_path), *vbase = base(f->vocab_path);
+    if (!(nm.model = carry_model(&b, f->model_path, mbase, &carried)))
+        rc = -1;
+    if (!rc && (rc = copy_in(&b, f->vocab_path, vbase)) == 0 && !(nm.vocab = strdup(vbase)))
+        rc = px_error_oom(err, out);
+    px_env envs[2];
+    for (int i = 0; !rc && i < 2; i++) {
+        envs[i] = f->envs[idx[i]];
+        int own_carried;
+        char *rel = NULL;
+        if (envs[i].own_model) {
+            if (asprintf(&rel, "models/%s-%s", envs[i].name, base(envs[i].model_path)) < 0)
+                rc = px_error_oom(err, out);
+            else if (!(nm.env_model[i] = carry_model(&b, envs[i].model_path, rel, &own_carried)))
+                rc = -1;
+            free(rel);
+            envs[i].model_path = nm.env_model[i];
+        }
+        if (!rc && envs[i].own_vocab) {
+            if (asprintf(&nm.env_vocab[i], "vocab-%s-%s", envs[i].name, base(envs[i].vocab_path)) < 0)
+                rc = px_error_oom(err, out);
+            else
+                rc = copy_in(&b, envs[i].vocab_path, nm.env_vocab[i]);
+            envs[i].vocab_path = nm.env_vocab[i];
+        }
+        if (envs[i].results)
+            envs[i].results = "observed.yaml";
+    }
+    /* The one-example fixture: the original's contract, these two
+     * environments, this example (its review left out: it is the question). */
+    px_fixture one = *f;
+    one.model_path = nm.model;
+    one.vocab_path = nm.vocab;
+    one.envs = envs;
+    one.n_envs = 2;
+    one.examples = (px_example *)&f->examples[k];
+    one.n_examples = 1;
+    px_emit_opts opts = {.keep_results_keys = 1, .keep_reviews = 0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = rc ? NULL : open_memstream(&text, &len);
+    if (!rc && (!fp || fixture_emit(fp, &one, &opts)))
+        rc = px_error_oom(err, out);
+    if (fp && fclose(fp) && !rc)
+        rc = px_error_oom(err, out);
+    char *red = rc ? NULL : redact_text(b.rd, text);
+    if (!rc && !red)
+        rc = px_error_oom(err, out);
+    if (!rc)
+        rc = put_text(&b, "fixture.yaml", red);
+    /* Read back, the way `parity check` will: the recorded results are
+     * written against it, and it must have the original's contract. */
+    char *fx_path = NULL;
+    px_fixture *back = NULL;
+    if (!rc && asprintf(&fx_path, "%s/fixture.yaml", b.dir) < 0)
+        rc = px_error_oom(err, out);
+    if (!rc && !(back = fixture_parse("fixture.yaml", red, strlen(red), err)))
+        rc = -1;
+    if (!rc) {
+        px_fingerprint was, now;
+        fingerprint_contract(f, &was);
+        fingerprint_contract(back, &now);
+        for (int p = 0; p < PX_PART_EXAMPLES; p++)
+            if (strcmp(was.part[p], now.part[p]))
+                rc = px_error_set(err, PX_ERR_INTERNAL, fx_path, 0, 0,
+                                  "the repro's contract differs from the original's in %s (please report this)",
+                                  fingerprint_part_name((px_part)p));
+    }
+    /* What each recorded, for this example: reference.yaml and
+     * observed.yaml (an imported environment's own results: file). */
+    for (int i = 0; !rc && i < 2; i++) {
+        px_env_result one_env = res->envs[idx[i]];
+        one_env.env_index = i;
+        one_env.ex = &res->envs[idx[i]].ex[k];
+        px_results r1 = {.envs = &one_env, .n_envs = 1, .n_examples = 1, .reference = i == 0 ? 0 : -1};
+        const char *rel = i == 0 ? "reference.yaml" : "observed.yaml";
+        char *path = NULL, *rtext = NULL;
+        size_t rlen;
+        if (asprintf(&path, "%s/.%s", b.dir, rel) < 0)
+            rc = px_error_oom(err, out);
+        else if (!(rc = results_write(&r1, back, path, err)) && (rtext = slurp(&b, path, &rlen)))
+            rc = put(&b, rel, rtext, rlen);
+        else
+            rc = -1;
+        if (path)
+            unlink(path);
+        free(path), free(rtext);
+    }
+    for (int i = 0; !rc && i < 2; i++) {
+        char *rel = NULL;
+        if (asprintf(&rel, "manifests/%s.yaml", res->envs[idx[i]].name) < 0)
+            rc = px_error_oom(err, out);
+        else
+            rc = put_written(&b, rel, w_manifest, &res->envs[idx[i]]);
+        free(rel);
+    }
+    if (!rc) {
+        char *readme = NULL;
+        size_t rl = 0;
+        FILE *ro = open_memstream(&readme, &rl);
+        if (!ro)
+            rc = px_error_oom(err, out);
+        else {
+            repro_readme(ro, in, k, e, &nm, carried);
+            if (fclose(ro))
+                rc = px_error_oom(err, out);
+            char *rr = rc ? NULL : redact_text(b.rd, readme);
+            rc = rc ? rc : rr ? put_written(&b, "README.md", w_str, rr) : px_error_oom(err, out);
+            free(rr);
+        }
+        free(readme);
+    }
+    if (!rc)
+        rc = seal(&b, out);
+    fixture_free(back);
+    free(fx_path), free(text), free(red);
+    free(nm.model), free(nm.vocab);
+    for (int i = 0; i < 2; i++)
+        free(nm.env_model[i]), free(nm.env_vocab[i]);
+    finish_free(&b, rc != 0);
+    return rc;
+}

@@ -1,0 +1,317 @@
+/* A loaded fixture written back as a fixture file. Every string goes
+ * through emit_yaml_string (double-quoted, escaped: it reads back byte for
+ * byte), every number the loader parses as a double through
+ * emit_yaml_double (the fewest digits that read back to the same value),
+ * counts as integers. The layout is block style, two spaces a level; no
+ * key the loader would refuse is written, and a default only where the
+ * loader's default could differ from the value or the reader should not
+ * have to know it (the contract's input limits, a runnable environment's
+ * dtype and threads). */
+#define _POSIX_C_SOURCE 200809L
+#include "parity/fixture_emit.h"
+#include "parity/emit.h"
+#include "parity/version.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libyaml refuses a simple (implicit) key longer than 1024 characters; an
+ * escaped string takes at most 4 characters a byte, plus its quotes. */
+#define SIMPLE_KEY_MAX_BYTES 255
+
+static void key(FILE *o, int ind, const char *k) { fprintf(o, "%*s%s:", ind, "", k); }
+
+static void kv_str(FILE *o, int ind, const char *k, const char *v)
+{
+    if (!v)
+        return;
+    key(o, ind, k);
+    fputc(' ', o);
+    emit_yaml_string(o, v);
+    fputc('\n', o);
+}
+
+static void kv_num(FILE *o, int ind, const char *k, double v)
+{
+    key(o, ind, k);
+    fputc(' ', o);
+    emit_yaml_double(o, v);
+    fputc('\n', o);
+}
+
+static void kv_bool(FILE *o, int ind, const char *k, int v)
+{
+    key(o, ind, k);
+    fputs(v ? " true\n" : " false\n", o);
+}
+
+static void kv_list(FILE *o, int ind, const char *k, char *const *v, size_t n)
+{
+    key(o, ind, k);
+    fputs(" [", o);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputs(", ", o);
+        emit_yaml_string(o, v[i]);
+    }
+    fputs("]\n", o);
+}
+
+/* A logits tolerance: rtol, atol and stat always (what they are is the
+ * point of writing one), q with stat quantile or when set, oracle_factor
+ * when stated. */
+static void put_tolerance(FILE *o, int ind, const px_tolerance *t)
+{
+    key(o, ind, "logits");
+    fputc('\n', o);
+    ind += 2;
+    kv_num(o, ind, "rtol", t->rtol);
+    kv_num(o, ind, "atol", t->atol);
+    kv_str(o, ind, "stat", t->stat ? t->stat : "elementwise");
+    if (t->q != 0 || (t->stat && !strcmp(t->stat, "quantile")))
+        kv_num(o, ind, "q", t->q);
+    if (t->oracle_factor != 0)
+        kv_num(o, ind, "oracle_factor", t->oracle_factor);
+    kv_str(o, ind, "why", t->why);
+}
+
+/* {path, sha256}: an environment's own model or vocab. */
+static void put_file(FILE *o, int ind, const char *k, const char *path, const char *sha)
+{
+    key(o, ind, k);
+    fputc('\n', o);
+    kv_str(o, ind + 2, "path", path ? path : "");
+    kv_str(o, ind + 2, "sha256", sha);
+}
+
+static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
+{
+    fputs("contract:\n", o);
+    kv_str(o, 2, "task", f->task ? f->task : "");
+
+    fputs("  model:\n", o);
+    const char *model = opts->model_path ? opts->model_path : f->model_path;
+    kv_str(o, 4, "path", model ? model : "");
+    kv_str(o, 4, "sha256", f->model_sha256);
+    if (f->n_inputs)
+        kv_list(o, 4, "inputs", f->inputs, f->n_inputs);
+    kv_str(o, 4, "output", f->output);
+
+    fputs("  input:\n", o);
+    if (f->n_rules) {
+        fputs("    clean:\n", o);
+        for (size_t i = 0; i < f->n_rules; i++) {
+            const px_clean_rule *r = &f->rules[i];
+            fputs("      - pattern: ", o);
+            emit_yaml_string(o, r->pattern ? r->pattern : "");
+            fputc('\n', o);
+            kv_str(o, 8, "replace", r->replace ? r->replace : "");
+            kv_str(o, 8, "why", r->why);
+        }
+    }
+    fputs("    tokenizer:\n", o);
+    const char *vocab = opts->vocab_path ? opts->vocab_path : f->vocab_path;
+    /* huggingface: the tokenizer.json says the rest, and lowercase is refused. */
+    kv_str(o, 6, "kind", f->tokenizer_hf ? "huggingface" : "wordpiece");
+    kv_str(o, 6, f->tokenizer_hf ? "file" : "vocab", vocab ? vocab : "");
+    kv_str(o, 6, "sha256", f->vocab_sha256);
+    if (!f->tokenizer_hf)
+        kv_bool(o, 6, "lowercase", f->lowercase);
+    fprintf(o, "    max_tokens: %zu\n", f->max_tokens);
+    if (f->pad_to)
+        fprintf(o, "    pad_to: %zu\n", f->pad_to);
+    kv_str(o, 4, "empty", f->empty_reject ? "reject" : "allow");
+
+    kv_list(o, 2, "labels", f->labels, f->n_labels);
+
+    /* decision absent and decision: exact judge alike, but the compare
+     * fingerprint tells them apart: written exactly when it was. */
+    if (f->logits_tol.present || f->decision) {
+        fputs("  compare:\n", o);
+        if (f->logits_tol.present)
+            put_tolerance(o, 4, &f->logits_tol);
+        kv_str(o, 4, "decision", f->decision);
+    }
+}
+
+static void put_env(FILE *o, const px_env *e, int keep_results)
+{
+    if (strlen(e->name) <= SIMPLE_KEY_MAX_BYTES) {
+        fputs("  ", o);
+        emit_yaml_string(o, e->name);
+        fputs(":\n", o);
+    } else {
+        fputs("  ? ", o);
+        emit_yaml_string(o, e->name);
+        fputs("\n  :\n", o);
+    }
+    /* The loader refuses device with results; one that has a device runs. */
+    kv_str(o, 4, "device", e->device);
+    if (keep_results && !e->device)
+        kv_str(o, 4, "results", e->results);
+    kv_str(o, 4, "dtype", e->dtype);
+    if (e->python)
+        kv_str(o, 4, "executor", "python");
+    /* Threads shape a CPU run's reductions: said for every runnable one. */
+    if (e->device || e->threads != 1)
+        fprintf(o, "    threads: %d\n", e->threads);
+    if (e->timeout_s != 30)
+        kv_num(o, 4, "timeout", e->timeout_s);
+    /* Unless written, it follows timeout (300, or timeout when longer). */
+    double first = e->timeout_s > 300 ? e->timeout_s : 300;
+    if (e->first_forward_timeout_s != first)
+        kv_num(o, 4, "first_forward_timeout", e->first_forward_timeout_s);
+    /* tf32 and matmul_precision are one setting on CUDA: never both. */
+    if (e->matmul_precision)
+        kv_str(o, 4, "matmul_precision", e->matmul_precision);
+    else if (e->tf32 >= 0)
+        kv_bool(o, 4, "tf32", e->tf32);
+    kv_str(o, 4, "role", e->role);
+    kv_str(o, 4, "note", e->note);
+    if (e->own_model)
+        put_file(o, 4, "model", e->model_path, e->model_sha256);
+    if (e->own_vocab)
+        put_file(o, 4, "vocab", e->vocab_path, e->vocab_sha256);
+    if (e->own_labels)
+        kv_list(o, 4, "labels", e->labels, e->n_labels);
+}
+
+static const char *label_name(const px_fixture *f, int i)
+{
+    return i >= 0 && (size_t)i < f->n_labels ? f->labels[i] : "";
+}
+
+static void put_expect(FILE *o, const px_fixture *f, const px_expect *x)
+{
+    fputs("    expect:\n", o);
+    switch (x->kind) {
+    case PX_EXPECT_LABEL:
+        kv_str(o, 6, "label", label_name(f, x->label));
+        break;
+    case PX_EXPECT_ANY_OF:
+        fputs("      any_of: [", o);
+        for (size_t i = 0; i < x->n_any_of; i++) {
+            if (i)
+                fputs(", ", o);
+            emit_yaml_string(o, label_name(f, x->any_of[i]));
+        }
+        fputs("]\n", o);
+        break;
+    case PX_EXPECT_REJECTED:
+    case PX_EXPECT_NONE: /* not from the loader: it needs exactly one */
+        kv_bool(o, 6, "rejected", 1);
+        break;
+    }
+    if (x->top_k)
+        fprintf(o, "      top_k: %d\n", x->top_k);
+    /* The loader refuses reason beside any_of (and takes it beside label:
+     * it is part of the example's fingerprint, so it is kept there). */
+    if (x->kind != PX_EXPECT_ANY_OF)
+        kv_str(o, 6, "reason", x->reason.text);
+    kv_str(o, 6, "must_match", x->must_match.text);
+    kv_str(o, 6, "must_not_match", x->must_not_match.text);
+}
+
+static void put_review(FILE *o, const px_review *r)
+{
+    if (!r->decision && !r->note && !r->by && !r->at && !r->note_by && !r->note_at && !r->env && !r->results)
+        return;
+    fputs("    review:\n", o);
+    kv_str(o, 6, "decision", r->decision);
+    kv_str(o, 6, "note", r->note);
+    kv_str(o, 6, "by", r->by);
+    kv_str(o, 6, "at", r->at);
+    kv_str(o, 6, "note_by", r->note_by);
+    kv_str(o, 6, "note_at", r->note_at);
+    kv_str(o, 6, "env", r->env);
+    kv_str(o, 6, "results_sha256", r->results);
+}
+
+static void put_example(FILE *o, const px_fixture *f, const px_example *x, int keep_review)
+{
+    fputs("  - id: ", o);
+    emit_yaml_string(o, x->id ? x->id : "");
+    fputc('\n', o);
+    kv_str(o, 4, "kind", x->kind ? x->kind : "normal");
+    kv_str(o, 4, "text", x->text ? x->text : "");
+    put_expect(o, f, &x->expect);
+    kv_str(o, 4, "why", x->why);
+    if (x->tol.present) {
+        fputs("    compare:\n", o);
+        put_tolerance(o, 6, &x->tol);
+    }
+    if (keep_review)
+        put_review(o, &x->review);
+}
+
+/* Indices in range and each at most once: else the output would not load
+ * (a duplicate environment or example id). */
+static int check_indices(const int *ix, size_t n, size_t count)
+{
+    if (!ix)
+        return 0;
+    char *seen = calloc(count ? count : 1, 1);
+    if (!seen)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (ix[i] < 0 || (size_t)ix[i] >= count || seen[ix[i]])
+            rc = -1;
+        else
+            seen[ix[i]] = 1;
+    }
+    free(seen);
+    if (rc)
+        errno = EINVAL;
+    return rc;
+}
+
+/* An imported environment needs its results: key to load. */
+static int env_kept(const px_env *e, int keep_results) { return e->device || (keep_results && e->results); }
+
+int fixture_emit(FILE *o, const px_fixture *f, const px_emit_opts *opts)
+{
+    static const px_emit_opts all = {.keep_results_keys = 1, .keep_reviews = 1};
+    if (!opts)
+        opts = &all;
+    size_t n_envs = opts->envs ? opts->n_envs : f->n_envs;
+    size_t n_examples = opts->examples ? opts->n_examples : f->n_examples;
+    if (check_indices(opts->envs, opts->n_envs, f->n_envs) ||
+        check_indices(opts->examples, opts->n_examples, f->n_examples))
+        return -1;
+    size_t kept = 0;
+    for (size_t i = 0; i < n_envs; i++)
+        kept += env_kept(&f->envs[opts->envs ? (size_t)opts->envs[i] : i], opts->keep_results_keys);
+    if (!kept) {
+        errno = EINVAL;
+        return -1;
+    }
+
+    fprintf(o, "# Written by parity %s (fixture_emit) from a loaded fixture; comments and layout are not kept.\n",
+            PX_VERSION);
+    fputs("parity: 1\n\n", o);
+    put_contract(o, f, opts);
+    if (f->n_redact) {
+        fputs("\nredact:\n", o);
+        for (size_t i = 0; i < f->n_redact; i++) {
+            fputs("  - pattern: ", o);
+            emit_yaml_string(o, f->redact[i].pattern ? f->redact[i].pattern : "");
+            fputc('\n', o);
+            kv_str(o, 4, "why", f->redact[i].why);
+        }
+    }
+    fputs("\nenvironments:\n", o);
+    for (size_t i = 0; i < n_envs; i++) {
+        const px_env *e = &f->envs[opts->envs ? (size_t)opts->envs[i] : i];
+        if (env_kept(e, opts->keep_results_keys))
+            put_env(o, e, opts->keep_results_keys);
+    }
+    fputs(n_examples ? "\nexamples:\n" : "\nexamples: []\n", o);
+    for (size_t i = 0; i < n_examples; i++) {
+        if (i)
+            fputc('\n', o);
+        put_example(o, f, &f->examples[opts->examples ? (size_t)opts->examples[i] : i], opts->keep_reviews);
+    }
+    return fflush(o) || ferror(o) ? -1 : 0;
+}

@@ -1,0 +1,364 @@
+/* parity report -f html: the story as one self-contained file. Inline CSS
+ * (light and dark by the reader's preference, and a print stylesheet),
+ * inline SVG where people would rather look than read (each environment's
+ * probabilities side by side; each difference against its tolerance with
+ * the threshold drawn), no script, no font, image or anything else fetched
+ * (a Content-Security-Policy says so to the browser too). Every text is
+ * escaped after the review screen's sanitizing, so HTML, script tags,
+ * terminal escapes and bidi overrides in an example show as text. Meaning
+ * never rests on colour alone: every verdict keeps its word and a symbol. */
+#include "parity/report_doc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/textcell.h"
+
+static void h(FILE *o, const char *s)
+{
+    if (!s)
+        return;
+    char *v = textcell_sanitize(s, strlen(s));
+    for (const char *p = v ? v : "?"; *p; p++)
+        switch (*p) {
+        case '&': fputs("&amp;", o); break;
+        case '<': fputs("&lt;", o); break;
+        case '>': fputs("&gt;", o); break;
+        case '"': fputs("&quot;", o); break;
+        case '\'': fputs("&#39;", o); break;
+        default: fputc(*p, o);
+        }
+    free(v);
+}
+
+static void tag_text(FILE *o, const char *open, const char *s, const char *close)
+{
+    fputs(open, o);
+    h(o, s);
+    fputs(close, o);
+}
+
+static const char css[] =
+    ":root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--muted:#57606a;--line:#d0d7de;--card:#f6f8fa;"
+    "--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--bar:#0969da;--bar2:#8250df}"
+    "@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;--muted:#9da7b3;--line:#30363d;"
+    "--card:#161b22;--ok:#3fb950;--bad:#f85149;--warn:#d29922;--bar:#58a6ff;--bar2:#bc8cff}}"
+    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:var(--fg);background:var(--bg);"
+    "max-width:72rem;margin:0 auto;padding:1rem 1.5rem;line-height:1.45}"
+    "h1{font-size:1.5rem}h2{font-size:1.2rem;border-bottom:1px solid var(--line);padding-bottom:.2rem;"
+    "margin-top:2rem}h3{font-size:1.05rem;margin-bottom:.3rem}"
+    "table{border-collapse:collapse;margin:.5rem 0;font-size:.92rem}"
+    "th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top}"
+    "th{background:var(--card)}"
+    ".verdict{font-size:1.1rem;font-weight:600;padding:.5rem .75rem;border:2px solid var(--line);"
+    "border-radius:6px}"
+    ".met{color:var(--ok)}.unmet{color:var(--bad)}.ne{color:var(--warn)}.muted{color:var(--muted)}"
+    ".example{border:1px solid var(--line);border-radius:6px;padding:.5rem 1rem;margin:1rem 0;"
+    "background:var(--card)}"
+    "blockquote{margin:.4rem 0;padding:.3rem .8rem;border-left:4px solid var(--line);white-space:pre-wrap;"
+    "overflow-wrap:anywhere;background:var(--bg)}"
+    ".charts{display:flex;flex-wrap:wrap;gap:1rem;margin:.5rem 0}"
+    ".chart{background:var(--bg);border:1px solid var(--line);border-radius:4px;padding:.3rem}"
+    "svg text{fill:var(--fg);font-size:11px;font-family:system-ui,sans-serif}"
+    "svg .bar{fill:var(--bar)}svg .bar.top{fill:var(--bar2)}svg .track{fill:var(--card)}"
+    "svg .limit{stroke:var(--bad);stroke-width:2;stroke-dasharray:4 2}svg .diff{fill:var(--bar)}"
+    "svg .diff.over{fill:var(--bad)}"
+    "ul{margin:.3rem 0}code{font-family:ui-monospace,monospace}"
+    "@media print{body{max-width:none;color:#000;background:#fff}.example{break-inside:avoid;"
+    "background:#fff}:root{--fg:#000;--bg:#fff;--card:#fff;--line:#888}a{color:#000}}";
+
+static const char *mark(int met) { return met ? "✓" : "✗"; }
+
+static void env_table(FILE *o, const px_story *s)
+{
+    fputs("<h2 id=\"environments\">Environments</h2>\n<table><thead><tr><th>Environment</th><th>What it is</th>"
+          "<th>Device</th><th>dtype</th><th>Executor, torch, backend</th><th>Host, run at</th><th>Source</th>"
+          "<th>Judged</th></tr></thead><tbody>\n",
+          o);
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_env *se = &s->envs[e];
+        tag_text(o, "<tr><th scope=\"row\">", se->name, "</th>");
+        tag_text(o, "<td>", se->what, "</td><td>");
+        h(o, se->device);
+        if (*se->device_name)
+            tag_text(o, " (", se->device_name, ")");
+        tag_text(o, "</td><td>", se->dtype, "</td><td>");
+        h(o, *se->executor ? se->executor : "—");
+        tag_text(o, ", torch ", *se->torch ? se->torch : "—", "");
+        if (*se->backends)
+            tag_text(o, ", ", se->backends, "");
+        if (*se->settings)
+            tag_text(o, "<br><span class=\"muted\">", se->settings, "</span>");
+        tag_text(o, "</td><td>", *se->host ? se->host : "—", ", ");
+        h(o, *se->date ? se->date : "—");
+        tag_text(o, "</td><td>", se->source, "</td>");
+        const char *cls = !se->selected || !se->evaluated ? "ne" : se->met ? "met" : "unmet";
+        fprintf(o, "<td class=\"%s\">%s ", cls, !se->selected || !se->evaluated ? "–" : mark(se->met));
+        h(o, se->state);
+        if (*se->counts)
+            tag_text(o, "<br><span class=\"muted\">", se->counts, "</span>");
+        fputs("</td></tr>\n", o);
+    }
+    fputs("</tbody></table>\n", o);
+}
+
+static void list(FILE *o, const px_strs *l, const char *none)
+{
+    if (!l->n) {
+        tag_text(o, "<p>", none, "</p>\n");
+        return;
+    }
+    fputs("<ul>\n", o);
+    for (size_t i = 0; i < l->n; i++)
+        tag_text(o, "<li>", l->v[i], "</li>\n");
+    fputs("</ul>\n", o);
+}
+
+static void contract(FILE *o, const px_story *s)
+{
+    fputs("<h2 id=\"contract\">The contract in brief</h2>\n<ul>\n", o);
+    tag_text(o, "<li>Task: ", s->task, "</li>\n<li>Labels, in the model's output order: ");
+    for (size_t i = 0; i < s->n_labels; i++)
+        tag_text(o, i ? ", <code>" : "<code>", s->labels[i], "</code>");
+    fputs("</li>\n<li>Pinned:", o);
+    list(o, &s->pins, "nothing");
+    fputs("</li>\n<li>Cleaning rules, in order:", o);
+    list(o, &s->rules, "none");
+    fputs("</li>\n<li>Tolerances:", o);
+    list(o, &s->tolerances, "none");
+    tag_text(o, "</li>\n<li>Ambiguous examples: ", s->ambiguous_rule, "</li>\n</ul>\n");
+}
+
+/* Each environment's probabilities as bars, one chart per environment,
+ * side by side; the decided label marked by a ▶ and its own colour. */
+static void prob_charts(FILE *o, const px_story *s, const px_story_example *x)
+{
+    int any = 0;
+    for (size_t e = 0; e < s->n_envs; e++)
+        any |= x->cells[e].probs != NULL;
+    if (!any)
+        return;
+    fputs("<div class=\"charts\">", o);
+    const int bar_w = 150, row = 16, label_w = 90;
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_cell *c = &x->cells[e];
+        if (!c->probs)
+            continue;
+        int height = (int)(row * (c->n_probs + 1)) + 4, width = label_w + bar_w + 60;
+        fprintf(o, "<figure class=\"chart\" style=\"margin:0\"><svg role=\"img\" width=\"%d\" height=\"%d\" "
+                   "viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\"><title>",
+                width, height, width, height);
+        h(o, s->envs[e].name);
+        fputs(": probability of each label</title>", o);
+        fputs("<text x=\"0\" y=\"12\" font-weight=\"bold\">", o);
+        h(o, s->envs[e].name);
+        fputs("</text>", o);
+        for (size_t i = 0; i < c->n_probs && i < s->n_labels; i++) {
+            int y = (int)(row * (i + 1)) + 2, top = c->label && !strcmp(c->label, s->labels[i]);
+            double p = c->probs[i];
+            fprintf(o, "<text x=\"0\" y=\"%d\">%s", y + 11, top ? "▶ " : "");
+            h(o, s->labels[i]);
+            fprintf(o, "</text><rect class=\"track\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"12\"/>"
+                       "<rect class=\"bar%s\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"12\"/>"
+                       "<text x=\"%d\" y=\"%d\">%.1f%%</text>",
+                    label_w, y, bar_w, top ? " top" : "", label_w, y, bar_w * (p >= 0 && p <= 1 ? p : 0),
+                    label_w + bar_w + 4, y + 11, 100 * p);
+        }
+        fputs("</svg></figure>", o);
+    }
+    fputs("</div>\n", o);
+}
+
+/* Each candidate's difference against what its tolerance allows: a bar,
+ * the threshold as a dashed line, and the words. */
+static void diff_chart(FILE *o, const px_story *s, const px_story_example *x)
+{
+    size_t n = 0;
+    double top = 0;
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_cell *c = &x->cells[e];
+        if (!c->has_diff)
+            continue;
+        n++;
+        if (isfinite(c->diff))
+            top = c->diff > top ? c->diff : top;
+        if (isfinite(c->limit))
+            top = c->limit > top ? c->limit : top;
+    }
+    if (!n)
+        return;
+    top = top > 0 ? top * 1.15 : 1;
+    const int w = 220, row = 18, lw = 90;
+    int height = (int)(row * n) + 22, width = lw + w + 10;
+    fprintf(o, "<figure class=\"chart\" style=\"margin:.3rem 0\"><svg role=\"img\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\"><title>difference from the reference "
+               "against the tolerance</title>",
+            width, height, width, height);
+    fputs("<text x=\"0\" y=\"12\" font-weight=\"bold\">|Δlogit| vs allowed (dashed)</text>", o);
+    size_t i = 0;
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_cell *c = &x->cells[e];
+        if (!c->has_diff)
+            continue;
+        int y = 18 + (int)(row * i++);
+        double dw = isfinite(c->diff) ? w * (c->diff / top) : w, lx = lw + w * (isfinite(c->limit) ? c->limit / top : 1);
+        int over = !(c->diff <= c->limit);
+        fputs("<text x=\"0\" y=\"", o);
+        fprintf(o, "%d\">", y + 11);
+        h(o, s->envs[e].name);
+        fprintf(o, "</text><rect class=\"track\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"12\"/>"
+                   "<rect class=\"diff%s\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"12\"><title>%.4g %s %.4g"
+                   "</title></rect><line class=\"limit\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>",
+                lw, y, w, over ? " over" : "", lw, y, dw > w ? (double)w : dw, c->diff, over ? "over" : "within",
+                c->limit, lx, lx, y - 2, y + 14);
+    }
+    fputs("</svg></figure>\n", o);
+}
+
+static void example(FILE *o, const px_story *s, size_t k)
+{
+    const px_story_example *x = &s->examples[k];
+    fputs("<section class=\"example\" id=\"ex-", o);
+    fprintf(o, "%zu\"><h3>%zu. <code>", k + 1, k + 1);
+    h(o, x->id);
+    tag_text(o, "</code> <span class=\"muted\">(", x->kind, ")</span></h3>\n");
+    tag_text(o, "<blockquote>", *x->text ? x->text : "(empty)", "</blockquote>\n");
+    tag_text(o, "<p><b>Why this example:</b> ", x->why ? x->why : "(not written)", "<br>");
+    tag_text(o, "<b>Expected:</b> ", x->expect, "</p>\n");
+    fputs("<table><thead><tr><th>Environment</th><th>Outcome</th><th>Label</th><th>Difference from the "
+          "reference</th></tr></thead><tbody>\n",
+          o);
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_cell *c = &x->cells[e];
+        tag_text(o, "<tr><th scope=\"row\">", s->envs[e].name, "</th>");
+        if (!c->present) {
+            fprintf(o, "<td class=\"ne\">– %s</td><td>—</td><td>—</td></tr>\n",
+                    s->envs[e].selected ? "no results" : "not selected");
+            continue;
+        }
+        fprintf(o, "<td class=\"%s\">%s ", c->met ? "met" : "unmet", mark(c->met));
+        h(o, outcome_name(c->outcome));
+        fputs(c->met ? " (meets the contract)" : " (does NOT meet it)", o);
+        fputs("</td><td>", o);
+        if (c->label) {
+            h(o, c->label);
+            for (size_t i = 0; c->probs && i < c->n_probs && i < s->n_labels; i++)
+                if (!strcmp(s->labels[i], c->label))
+                    fprintf(o, " (%.1f%%)", 100 * c->probs[i]);
+        } else
+            fputs("—", o);
+        fputs("</td><td>", o);
+        h(o, c->has_diff ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
+        fputs("</td></tr>\n", o);
+    }
+    fputs("</tbody></table>\n", o);
+    prob_charts(o, s, x);
+    diff_chart(o, s, x);
+    fputs("<ul>\n", o);
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_cell *c = &x->cells[e];
+        if (!c->present)
+            continue;
+        if (c->detail && !c->met)
+            tag_text(o, "<li>", s->envs[e].name, ": "), h(o, c->detail), fputs("</li>\n", o);
+        if (c->divergence)
+            tag_text(o, "<li>Earliest divergence in ", s->envs[e].name, ": "), h(o, c->divergence),
+                fputs("</li>\n", o);
+        if (c->cause)
+            tag_text(o, "<li>Cause in ", s->envs[e].name, ": "), h(o, c->cause), fputs("</li>\n", o);
+    }
+    if (x->proposal)
+        fputs("<li>Review: a proposal from the reference run, not yet confirmed by a person</li>\n", o);
+    else if (x->decision) {
+        tag_text(o, "<li>Review: <b>", x->decision, "</b>");
+        if (x->by)
+            tag_text(o, " by ", x->by, "");
+        if (x->at)
+            tag_text(o, " at ", x->at, "");
+        if (x->decision_words)
+            tag_text(o, " (", x->decision_words, ")");
+        fputs("</li>\n", o);
+        if (x->note)
+            tag_text(o, "<li>Note: ", x->note, "</li>\n");
+    } else
+        fputs("<li>Review: none</li>\n", o);
+    if (x->pending)
+        tag_text(o, "<li>Pending, not yet written into the fixture: ", x->pending, "</li>\n");
+    fputs("</ul>\n</section>\n", o);
+}
+
+static void ladders(FILE *o, const px_story *s)
+{
+    static const char *const w[] = {"✓ passed", "✗ FAILED", "– not reached", "– not measured"};
+    static const char *const cls[] = {"met", "unmet", "ne", "ne"};
+    fputs("<h2 id=\"ladders\">Checkpoint ladders</h2>\n<table><thead><tr><th>Environment</th>", o);
+    for (int r = 0; r < PX_RUNG_COUNT; r++)
+        tag_text(o, "<th>", rung_name((px_rung)r), "</th>");
+    fputs("</tr></thead><tbody>\n", o);
+    for (size_t e = 0; e < s->n_envs; e++) {
+        tag_text(o, "<tr><th scope=\"row\">", s->envs[e].name, "</th>");
+        for (int r = 0; r < PX_RUNG_COUNT; r++) {
+            px_rung_state st = s->envs[e].rung[r];
+            if (!s->envs[e].selected)
+                fputs("<td class=\"ne\">– not selected</td>", o);
+            else
+                fprintf(o, "<td class=\"%s\">%s</td>", cls[st], w[st]);
+        }
+        fputs("</tr>\n", o);
+    }
+    fputs("</tbody></table>\n", o);
+    for (size_t e = 0; e < s->n_envs; e++)
+        for (int r = 0; r < PX_RUNG_COUNT; r++)
+            if (s->envs[e].rung_detail[r]) {
+                tag_text(o, "<p>", s->envs[e].name, ", ");
+                h(o, rung_name((px_rung)r));
+                tag_text(o, " failed: ", s->envs[e].rung_detail[r], "</p>\n");
+            }
+}
+
+void report_html(FILE *o, const px_story *s)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+          o);
+    tag_text(o, "<title>parity report: ", s->task, "</title>\n");
+    fprintf(o, "<style>%s</style>\n</head>\n<body>\n", css);
+    tag_text(o, "<h1>parity report: ", s->task, "</h1>\n");
+    fprintf(o, "<p class=\"verdict %s\">%s ", s->met > 0 ? "met" : s->met == 0 ? "unmet" : "ne",
+            s->met > 0 ? "✓" : s->met == 0 ? "✗" : "–");
+    h(o, s->verdict);
+    fputs("</p>\n<p>Fixture <code>", o);
+    h(o, s->fixture);
+    fprintf(o, "</code> (sha256 %.12s…); made by ", s->fixture_sha256);
+    h(o, s->generated);
+    fprintf(o, ". Redacted: %zu value%s (secrets, the home directory, the fixture's own patterns), never shown.</p>\n",
+            s->redacted, s->redacted == 1 ? "" : "s");
+    fputs("<p class=\"muted\">The reference is what the others are compared with, not the truth; the examples and "
+          "their expectations were reviewed by people.</p>\n",
+          o);
+    if (s->warnings.n) {
+        fputs("<h2 id=\"warnings\">Warnings</h2>\n", o);
+        list(o, &s->warnings, "");
+    }
+    env_table(o, s);
+    contract(o, s);
+    fputs("<h2 id=\"examples\">Examples</h2>\n", o);
+    for (size_t k = 0; k < s->n_examples; k++)
+        example(o, s, k);
+    ladders(o, s);
+    fputs("<h2 id=\"not-evaluated\">What was not evaluated</h2>\n", o);
+    list(o, &s->not_evaluated, "Everything the contract names was evaluated.");
+    fputs("<h2 id=\"pending\">Decisions pending</h2>\n", o);
+    list(o, &s->pending, "None: every decision is written into the fixture.");
+    fputs("<h2 id=\"outcomes\">What the outcomes mean</h2>\n<table><thead><tr><th>Outcome</th><th>Meaning</th>"
+          "</tr></thead><tbody>\n",
+          o);
+    for (int k = 0; k < PX_OC_COUNT; k++) {
+        tag_text(o, "<tr><td>", outcome_name((px_outcome)k), "</td>");
+        tag_text(o, "<td>", outcome_meaning((px_outcome)k), "</td></tr>\n");
+    }
+    fputs("</tbody></table>\n</body>\n</html>\n", o);
+}

@@ -1,0 +1,264 @@
+/* parity report -f md: the story (include/parity/story.h) as Markdown that
+ * reads well as plain text and on a forge: headings, lists and tables, no
+ * HTML. Every text from a fixture, a run or a person is shown as text:
+ * control and bidi characters as visible escapes (the review screen's
+ * textcell_sanitize), Markdown's own characters backslash-escaped. */
+#include "parity/report_doc.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/textcell.h"
+
+/* s as Markdown text: sanitized, then every character Markdown or a
+ * forge's HTML would act on escaped; in a table cell (cell = 1), | too. */
+static void md_put(FILE *o, const char *s, int cell)
+{
+    if (!s)
+        return;
+    char *v = textcell_sanitize(s, strlen(s));
+    const char *t = v ? v : "?";
+    for (const char *p = t; *p; p++) {
+        /* _ and * inside a word emphasize nothing: left as they are */
+        int inword = (*p == '_' || *p == '*') && p > t && isalnum((unsigned char)p[-1]) &&
+                     isalnum((unsigned char)p[1]);
+        if ((strchr("\\`*_[]<>&~", *p) && !inword) || (cell && *p == '|'))
+            fputc('\\', o);
+        fputc(*p, o);
+    }
+    free(v);
+}
+
+static void md_text(FILE *o, const char *s) { md_put(o, s, 0); }
+static void md_cell(FILE *o, const char *s) { md_put(o, s, 1); }
+
+static void md_line_item(FILE *o, const char *s)
+{
+    fputs("- ", o);
+    md_text(o, s);
+    fputc('\n', o);
+}
+
+static const char *or_dash(const char *s) { return s && *s ? s : "—"; }
+
+/* A long text folded to 76 columns, as a block quote. */
+static void md_quote(FILE *o, const char *s)
+{
+    char *v = textcell_sanitize(s, strlen(s));
+    if (!v) {
+        fputs("> ?\n", o);
+        return;
+    }
+    if (!*v) {
+        fputs("> (empty)\n", o);
+        free(v);
+        return;
+    }
+    textcell_line lines[256];
+    size_t hidden = 0;
+    int n = textcell_layout(v, 76, lines, 256, &hidden);
+    for (int i = 0; i < n; i++) {
+        char *line = strndup(v + lines[i].start, lines[i].end - lines[i].start);
+        fputs("> ", o);
+        if (line && strchr("-+#>=", line[0]))
+            fputc('\\', o); /* not a list, heading or quote */
+        md_text(o, line ? line : "?");
+        fputs(i == n - 1 && hidden ? "…\n" : "\n", o);
+        free(line);
+    }
+    free(v);
+}
+
+static void md_envs(FILE *o, const px_story *s)
+{
+    fputs("## Environments\n\n"
+          "| Environment | What it is | Device | dtype | Executor, torch, backend | Host, run at | Judged |\n"
+          "|---|---|---|---|---|---|---|\n",
+          o);
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_env *se = &s->envs[e];
+        fputs("| ", o), md_cell(o, se->name);
+        fputs(" | ", o), md_cell(o, se->what);
+        fputs(" | ", o), md_cell(o, se->device);
+        if (*se->device_name)
+            fputs(" (", o), md_cell(o, se->device_name), fputs(")", o);
+        fputs(" | ", o), md_cell(o, se->dtype);
+        fputs(" | ", o), md_cell(o, or_dash(se->executor));
+        fputs(", torch ", o), md_cell(o, or_dash(se->torch));
+        if (*se->backends)
+            fputs(", ", o), md_cell(o, se->backends);
+        fputs(" | ", o), md_cell(o, or_dash(se->host));
+        fputs(", ", o), md_cell(o, or_dash(se->date));
+        fputs(" | ", o), md_cell(o, se->state);
+        fputs(" |\n", o);
+    }
+    fputc('\n', o);
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_env *se = &s->envs[e];
+        fputs("- **", o), md_text(o, se->name), fputs("**: ", o), md_text(o, se->source);
+        if (*se->settings)
+            fputs("; ", o), md_text(o, se->settings);
+        if (*se->counts)
+            fputs("; ", o), md_text(o, se->counts);
+        fputc('\n', o);
+    }
+    fputc('\n', o);
+}
+
+static void md_contract(FILE *o, const px_story *s)
+{
+    fputs("## The contract in brief\n\n", o);
+    fputs("- Task: ", o), md_text(o, s->task), fputc('\n', o);
+    fputs("- Labels, in the model's output order: ", o);
+    for (size_t i = 0; i < s->n_labels; i++)
+        fputs(i ? ", " : "", o), md_text(o, s->labels[i]);
+    fputs("\n- Pinned:\n", o);
+    for (size_t i = 0; i < s->pins.n; i++)
+        fputs("  ", o), md_line_item(o, s->pins.v[i]);
+    fputs("- Cleaning rules, in order:", o);
+    fputs(s->rules.n ? "\n" : " none\n", o);
+    for (size_t i = 0; i < s->rules.n; i++)
+        fputs("  ", o), md_line_item(o, s->rules.v[i]);
+    fputs("- Tolerances:\n", o);
+    for (size_t i = 0; i < s->tolerances.n; i++)
+        fputs("  ", o), md_line_item(o, s->tolerances.v[i]);
+    fputs("- Ambiguous examples: ", o), md_text(o, s->ambiguous_rule), fputs("\n\n", o);
+}
+
+/* "film 94.8%" for the label, or the outcome when there is none. */
+static void md_label_cell(FILE *o, const px_story *s, const px_story_cell *c)
+{
+    if (!c->label) {
+        fputs("—", o);
+        return;
+    }
+    md_cell(o, c->label);
+    for (size_t i = 0; c->probs && i < c->n_probs && i < s->n_labels; i++)
+        if (!strcmp(s->labels[i], c->label))
+            fprintf(o, " (%.1f%%)", 100 * c->probs[i]);
+}
+
+static void md_example(FILE *o, const px_story *s, size_t k)
+{
+    const px_story_example *x = &s->examples[k];
+    fprintf(o, "### %zu. ", k + 1);
+    md_text(o, x->id);
+    fputs(" (", o), md_text(o, x->kind), fputs(")\n\n", o);
+    md_quote(o, x->text);
+    fputs("\n- Why this example: ", o), md_text(o, x->why ? x->why : "(not written)");
+    fputs("\n- Expected: ", o), md_text(o, x->expect);
+    fputs("\n\n| Environment | Outcome | Label | Difference from the reference |\n|---|---|---|---|\n", o);
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_cell *c = &x->cells[e];
+        fputs("| ", o), md_cell(o, s->envs[e].name), fputs(" | ", o);
+        if (!c->present) {
+            fputs(s->envs[e].selected ? "no results | — | — |\n" : "not selected | — | — |\n", o);
+            continue;
+        }
+        md_cell(o, outcome_name(c->outcome));
+        fputs(c->met ? " (meets the contract)" : " (does NOT meet it)", o);
+        fputs(" | ", o), md_label_cell(o, s, c), fputs(" | ", o);
+        md_cell(o, c->has_diff ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
+        fputs(" |\n", o);
+    }
+    fputc('\n', o);
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_cell *c = &x->cells[e];
+        if (!c->present)
+            continue;
+        if (c->detail && !c->met)
+            fputs("- ", o), md_text(o, s->envs[e].name), fputs(": ", o), md_text(o, c->detail), fputc('\n', o);
+        if (c->divergence)
+            fputs("- Earliest divergence in ", o), md_text(o, s->envs[e].name), fputs(": ", o),
+                md_text(o, c->divergence), fputc('\n', o);
+        if (c->cause)
+            fputs("- Cause in ", o), md_text(o, s->envs[e].name), fputs(": ", o), md_text(o, c->cause),
+                fputc('\n', o);
+    }
+    if (x->proposal)
+        fputs("- Review: a proposal from the reference run, not yet confirmed by a person\n", o);
+    else if (x->decision) {
+        fputs("- Review: ", o), md_text(o, x->decision);
+        if (x->by)
+            fputs(" by ", o), md_text(o, x->by);
+        if (x->at)
+            fputs(" at ", o), md_text(o, x->at);
+        if (x->decision_words)
+            fputs(" (", o), md_text(o, x->decision_words), fputs(")", o);
+        fputc('\n', o);
+        if (x->note)
+            fputs("- Note: ", o), md_text(o, x->note), fputc('\n', o);
+    } else
+        fputs("- Review: none\n", o);
+    if (x->pending)
+        fputs("- Pending, not yet written into the fixture: ", o), md_text(o, x->pending), fputc('\n', o);
+    fputc('\n', o);
+}
+
+static void md_ladders(FILE *o, const px_story *s)
+{
+    fputs("## Checkpoint ladders\n\n| Environment |", o);
+    for (int r = 0; r < PX_RUNG_COUNT; r++)
+        fprintf(o, " %s |", rung_name((px_rung)r));
+    fputs("\n|---|", o);
+    for (int r = 0; r < PX_RUNG_COUNT; r++)
+        fputs("---|", o);
+    fputc('\n', o);
+    for (size_t e = 0; e < s->n_envs; e++) {
+        fputs("| ", o), md_cell(o, s->envs[e].name), fputs(" |", o);
+        for (int r = 0; r < PX_RUNG_COUNT; r++) {
+            static const char *const w[] = {"passed", "FAILED", "not reached", "not measured"};
+            fprintf(o, " %s |", s->envs[e].selected ? w[s->envs[e].rung[r]] : "not selected");
+        }
+        fputc('\n', o);
+    }
+    int details = 0;
+    for (size_t e = 0; e < s->n_envs; e++)
+        for (int r = 0; r < PX_RUNG_COUNT; r++)
+            if (s->envs[e].rung_detail[r]) {
+                fputs(details++ ? "- " : "\n- ", o), md_text(o, s->envs[e].name);
+                fprintf(o, ", %s failed: ", rung_name((px_rung)r));
+                md_text(o, s->envs[e].rung_detail[r]);
+                fputc('\n', o);
+            }
+    fputc('\n', o);
+}
+
+static void md_list_section(FILE *o, const char *title, const px_strs *l, const char *none)
+{
+    fprintf(o, "## %s\n\n", title);
+    if (!l->n)
+        fprintf(o, "%s\n", none);
+    for (size_t i = 0; i < l->n; i++)
+        md_line_item(o, l->v[i]);
+    fputc('\n', o);
+}
+
+void report_markdown(FILE *o, const px_story *s)
+{
+    fputs("# parity report: ", o), md_text(o, s->task), fputs("\n\n", o);
+    fputs("**Verdict:** ", o), md_text(o, s->verdict), fputs("\n\n", o);
+    fputs("Fixture ", o), md_text(o, s->fixture);
+    fprintf(o, " (sha256 %.12s…); made by ", s->fixture_sha256);
+    md_text(o, s->generated);
+    fprintf(o, ". Redacted: %zu value%s (secrets, the home directory, the fixture's own patterns), never shown.\n\n",
+            s->redacted, s->redacted == 1 ? "" : "s");
+    fputs("The reference is what the others are compared with, not the truth; the examples and their "
+          "expectations were reviewed by people.\n\n",
+          o);
+    if (s->warnings.n)
+        md_list_section(o, "Warnings", &s->warnings, "");
+    md_envs(o, s);
+    md_contract(o, s);
+    fputs("## Examples\n\n", o);
+    for (size_t k = 0; k < s->n_examples; k++)
+        md_example(o, s, k);
+    md_ladders(o, s);
+    md_list_section(o, "What was not evaluated", &s->not_evaluated, "Everything the contract names was evaluated.");
+    md_list_section(o, "Decisions pending", &s->pending, "None: every decision is written into the fixture.");
+    fputs("## What the outcomes mean\n\n| Outcome | Meaning |\n|---|---|\n", o);
+    for (int k = 0; k < PX_OC_COUNT; k++)
+        fprintf(o, "| %s | %s |\n", outcome_name((px_outcome)k), outcome_meaning((px_outcome)k));
+}

@@ -1,0 +1,529 @@
+/* The content model shared by reports and the summary screen. See
+ * include/parity/story.h. */
+#define _GNU_SOURCE
+#include "parity/story.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "parity/decision.h"
+#include "parity/redact.h"
+#include "parity/version.h"
+
+typedef struct bctx {
+    const px_fixture *f;
+    const px_results *r;
+    const px_judgement *j;
+    px_redactor *rd;
+    px_story *s;
+    int oom;
+} bctx;
+
+static char *fmt(bctx *b, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static char *fmt(bctx *b, const char *f, ...)
+{
+    char *s = NULL;
+    va_list ap;
+    va_start(ap, f);
+    if (vasprintf(&s, f, ap) < 0) {
+        s = NULL;
+        b->oom = 1;
+    }
+    va_end(ap);
+    return s;
+}
+
+static char *dup(bctx *b, const char *s)
+{
+    char *d = strdup(s ? s : "");
+    b->oom |= !d;
+    return d;
+}
+
+/* Text that came from a run, a file or a person: redacted, and counted
+ * with what a run here had already redacted. */
+static char *red(bctx *b, const char *s)
+{
+    if (!s)
+        return NULL;
+    char *t = redact_text(b->rd, s);
+    b->oom |= !t;
+    return t;
+}
+
+static size_t markers(const char *s)
+{
+    size_t n = 0;
+    for (const char *p = s; p && (p = strstr(p, PX_REDACTED)); p += strlen(PX_REDACTED))
+        n++;
+    return n;
+}
+
+static void push(bctx *b, px_strs *l, char *s)
+{
+    if (!s) {
+        b->oom = 1;
+        return;
+    }
+    char **v = realloc(l->v, (l->n + 1) * sizeof *v);
+    if (!v) {
+        free(s);
+        b->oom = 1;
+        return;
+    }
+    l->v = v;
+    l->v[l->n++] = s;
+}
+
+static void strs_free(px_strs *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+}
+
+void story_now(char out[32])
+{
+    const char *e = getenv("SOURCE_DATE_EPOCH");
+    char *end = NULL;
+    long long v = e ? strtoll(e, &end, 10) : 0;
+    time_t t = e && *e && end && !*end && v >= 0 ? (time_t)v : time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* What an environment is, in words: never a TPU unless it is one. */
+static char *what_env(bctx *b, const px_env_result *er)
+{
+    const px_env *fe = &b->f->envs[er->env_index];
+    const char *dev = results_env_device(b->f, er), *dtype = results_env_dtype(b->f, er);
+    const char *role = fe->role ? fe->role : "candidate";
+    if ((int)(er - b->r->envs) == b->r->reference)
+        return fmt(b, "reference, not truth: the environment the others are compared with");
+    if (!strcmp(role, "twin")) {
+        if (!strncmp(dev, "cpu", 3))
+            return fmt(b, "CPU %s twin, not a TPU: the target's numerics on the CPU", dtype);
+        return fmt(b, "%s %s twin, not the target device", dev, dtype);
+    }
+    if (!strcmp(role, "oracle"))
+        return fmt(b, "oracle: the same computation at higher precision, the yardstick for drift");
+    return fmt(b, "candidate: %s %s", dev, dtype);
+}
+
+static char *counts_of(bctx *b, const px_env_verdict *ev)
+{
+    char buf[1024] = "";
+    for (int o = 0; o < PX_OC_COUNT; o++)
+        if (ev->counts[o])
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%d %s", buf[0] ? ", " : "", ev->counts[o],
+                     outcome_name((px_outcome)o));
+    return dup(b, buf);
+}
+
+static void build_env(bctx *b, size_t e, px_story_env *se)
+{
+    const px_env_result *er = &b->r->envs[e];
+    const px_env_verdict *ev = &b->j->envs[e];
+    const px_manifest *m = &er->m;
+    se->name = dup(b, er->name);
+    se->what = what_env(b, er);
+    se->device = dup(b, results_env_device(b->f, er));
+    se->device_name = red(b, m->device_name ? m->device_name : "");
+    se->dtype = dup(b, results_env_dtype(b->f, er));
+    se->executor = dup(b, m->executor ? m->executor : "");
+    se->torch = dup(b, m->libtorch_version ? m->libtorch_version : "");
+    se->backends = red(b, m->backend_versions   ? m->backend_versions
+                          : m->backend_modules ? m->backend_modules
+                                               : "");
+    se->host = dup(b, m->host ? m->host : "");
+    se->date = dup(b, m->started_at);
+    char set[256] = "";
+    if (m->tf32)
+        snprintf(set, sizeof set, "tf32 %s", m->tf32);
+    if (m->matmul_precision)
+        snprintf(set + strlen(set), sizeof set - strlen(set), "%smatmul precision %s", set[0] ? ", " : "",
+                 m->matmul_precision);
+    if (m->ignored)
+        snprintf(set + strlen(set), sizeof set - strlen(set), "%s(ignored by the backend: %s)", set[0] ? " " : "",
+                 m->ignored);
+    se->settings = dup(b, set);
+    se->selected = ev->selected;
+    se->is_reference = ev->is_reference;
+    se->evaluated = ev->selected && !ev->absent && !ev->down;
+    se->met = ev->selected && ev->met;
+    if (er->origin == PX_ORIGIN_RUN)
+        se->source = dup(b, "run here");
+    else if (er->origin == PX_ORIGIN_FILE) {
+        char *p = red(b, er->source);
+        se->source = fmt(b, "results file %s", p ? p : "");
+        free(p);
+    } else
+        se->source = red(b, er->source ? er->source : "no results");
+    if (!ev->selected)
+        se->state = dup(b, "not selected (-e): not judged, not counted");
+    else if (ev->absent)
+        se->state = fmt(b, "not evaluated: no results (%s)", se->source ? se->source : "");
+    else if (er->state == PX_ENV_DOWN) {
+        char *msg = red(b, er->down_msg);
+        se->state = fmt(b, "not evaluated: could not run (%s: %s)", proto_stage_name(er->down_stage),
+                        msg ? msg : "down");
+        free(msg);
+    } else
+        se->state = dup(b, ev->met ? "meets the contract" : "does NOT meet the contract");
+    se->counts = counts_of(b, ev);
+    for (int r = 0; r < PX_RUNG_COUNT; r++) {
+        se->rung[r] = ev->rung[r];
+        if (ev->rung[r] == PX_RS_FAILED && ev->rung_detail[r])
+            se->rung_detail[r] = red(b, ev->rung_detail[r]);
+    }
+}
+
+/* softmax, computed stably; NULL unless every value is finite. */
+static double *softmax(const double *v, size_t n)
+{
+    if (!n)
+        return NULL;
+    double mx = v[0];
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]))
+            return NULL;
+        mx = v[i] > mx ? v[i] : mx;
+    }
+    double *p = malloc(n * sizeof *p), sum = 0;
+    if (!p)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        sum += p[i] = exp(v[i] - mx);
+    for (size_t i = 0; i < n; i++)
+        p[i] /= sum;
+    return p;
+}
+
+static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
+{
+    const px_env_verdict *ev = &b->j->envs[e];
+    const px_env_result *er = &b->r->envs[e];
+    if (!ev->selected || ev->absent)
+        return;
+    const px_verdict *v = &ev->ex[k];
+    const px_example_result *x = &er->ex[k];
+    c->present = 1;
+    c->outcome = v->outcome;
+    c->met = outcome_met(v->outcome);
+    const char *label = results_label(er, x);
+    c->label = label ? dup(b, label) : NULL;
+    if (x->status == PX_ST_OK && x->n_values == er->n_labels && x->n_values) {
+        c->probs = softmax(x->values, x->n_values);
+        c->n_probs = c->probs ? x->n_values : 0;
+    }
+    c->detail = red(b, v->detail);
+    if (v->has_cmp) {
+        c->has_diff = 1;
+        c->diff = v->cmp.value;
+        c->limit = v->cmp.threshold;
+        c->diff_words = fmt(b, "%s |Δlogit| %.4g %s %.4g allowed%s", v->stat, v->cmp.value,
+                            v->cmp.identical ? "(identical), within"
+                            : v->cmp.pass    ? "within"
+                                             : "over",
+                            v->cmp.threshold, v->has_oracle ? " (judged against the oracle instead)" : "");
+    }
+    if (v->div != PX_DIV_NONE) {
+        char *d = red(b, v->div_detail);
+        c->divergence = fmt(b, "parts from the %s at %s%s%s", v->div_contract ? "contract" : "reference",
+                            div_name(v->div), d ? ": " : "", d ? d : "");
+        free(d);
+    }
+    if (v->attr == PX_ATTR_PRECISION)
+        c->cause = dup(b, "precision: the bfloat16 twin changes it the same way");
+    else if (v->attr == PX_ATTR_DEVICE)
+        c->cause = dup(b, "the device: the twin keeps the reference's decision");
+}
+
+static char *expect_words(bctx *b, const px_expect *x)
+{
+    char buf[1024] = "";
+    char *const *l = b->f->labels;
+    switch (x->kind) {
+    case PX_EXPECT_LABEL:
+        snprintf(buf, sizeof buf, "%s", l[x->label]);
+        break;
+    case PX_EXPECT_ANY_OF:
+        snprintf(buf, sizeof buf, "any of ");
+        for (size_t i = 0; i < x->n_any_of; i++)
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? ", " : "", l[x->any_of[i]]);
+        break;
+    case PX_EXPECT_REJECTED:
+        snprintf(buf, sizeof buf, "rejected%s%s%s", x->reason.text ? " (reason matching " : "",
+                 x->reason.text ? x->reason.text : "", x->reason.text ? ")" : "");
+        break;
+    default:
+        snprintf(buf, sizeof buf, "(nothing stated)");
+    }
+    if (x->top_k)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", in the top %d", x->top_k);
+    if (x->must_match.text)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", label matching /%s/", x->must_match.text);
+    if (x->must_not_match.text)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", label not matching /%s/", x->must_not_match.text);
+    return dup(b, buf);
+}
+
+static void build_example(bctx *b, size_t k, px_story_example *se)
+{
+    const px_example *x = &b->f->examples[k];
+    se->id = dup(b, x->id);
+    se->kind = dup(b, x->kind);
+    se->why = x->why ? dup(b, x->why) : NULL;
+    se->text = malloc(x->text_len + 1);
+    if (se->text) {
+        memcpy(se->text, x->text, x->text_len);
+        se->text[x->text_len] = '\0';
+    }
+    b->oom |= !se->text;
+    se->expect = expect_words(b, &x->expect);
+    se->cells = calloc(b->r->n_envs ? b->r->n_envs : 1, sizeof *se->cells);
+    b->oom |= !se->cells;
+    for (size_t e = 0; se->cells && e < b->r->n_envs; e++)
+        build_cell(b, e, k, &se->cells[e]);
+    const px_review *rv = &x->review;
+    se->decision = rv->decision ? dup(b, rv->decision) : NULL;
+    se->note = rv->note ? red(b, rv->note) : NULL;
+    se->by = rv->by ? red(b, rv->by) : NULL;
+    se->at = rv->at ? dup(b, rv->at) : NULL;
+    se->proposal = decision_kind(rv->decision) == PX_DEC_FLAG && rv->note && !strcmp(rv->note, PX_PROPOSAL_NOTE);
+    se->undecided = !strcmp(x->kind, "ambiguous") &&
+                    (!rv->decision || !px_decision_table[decision_kind(rv->decision)].settles);
+    /* What the decision covers, beside the first candidate that ran. */
+    for (size_t e = 0; rv->decision && !se->proposal && e < b->r->n_envs; e++) {
+        const px_env_result *er = &b->r->envs[e];
+        if ((int)e == b->r->reference || !b->j->envs[e].selected || b->j->envs[e].absent)
+            continue;
+        px_fit fit = decision_fit(rv->decision, rv->env, rv->results, er, &er->ex[k], x->id);
+        se->decision_words = decision_words(fit, rv->decision, rv->env, er->name);
+        break;
+    }
+}
+
+static void build_contract(bctx *b)
+{
+    const px_fixture *f = b->f;
+    px_story *s = b->s;
+    const char *mslash = strrchr(f->model_path, '/'), *vslash = strrchr(f->vocab_path, '/');
+    push(b, &s->pins, f->model_sha256 ? fmt(b, "model %s: sha256 %.12s…", mslash ? mslash + 1 : f->model_path,
+                                            f->model_sha256)
+                                      : fmt(b, "model %s: NOT pinned", mslash ? mslash + 1 : f->model_path));
+    push(b, &s->pins, f->vocab_sha256 ? fmt(b, "%s %s: sha256 %.12s…", f->tokenizer_hf ? "tokenizer" : "vocabulary",
+                                            vslash ? vslash + 1 : f->vocab_path, f->vocab_sha256)
+                                      : fmt(b, "%s %s: NOT pinned", f->tokenizer_hf ? "tokenizer" : "vocabulary",
+                                            vslash ? vslash + 1 : f->vocab_path));
+    for (size_t i = 0; i < f->n_rules; i++) {
+        const px_clean_rule *r = &f->rules[i];
+        push(b, &s->rules, fmt(b, "'%s' → '%s': %s", r->pattern, r->replace, r->why ? r->why : "(no why written)"));
+    }
+    const px_tolerance *t = &f->logits_tol;
+    if (t->present)
+        push(b, &s->tolerances, fmt(b, "logits, every example: %s |Δ| within max(atol %g, rtol %g × |reference|): %s",
+                                    t->stat ? t->stat : "elementwise", t->atol, t->rtol,
+                                    t->why ? t->why : "(no why written)"));
+    else
+        push(b, &s->tolerances, dup(b, "logits: none stated, so any difference from the reference counts"));
+    for (size_t k = 0; k < f->n_examples; k++) {
+        const px_tolerance *x = &f->examples[k].tol;
+        if (x->present)
+            push(b, &s->tolerances, fmt(b, "logits, example %s: %s |Δ| within max(atol %g, rtol %g × |reference|): %s",
+                                        f->examples[k].id, x->stat ? x->stat : "elementwise", x->atol, x->rtol,
+                                        x->why ? x->why : "(no why written)"));
+    }
+    s->ambiguous_rule = dup(b, "an ambiguous example counts once a reviewer decided it (accept, defect or "
+                               "unsupported); needs-rule and flag leave it open");
+}
+
+static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous"};
+
+static void build_not_evaluated(bctx *b)
+{
+    px_story *s = b->s;
+    int perf_everywhere = 1, any_selected = 0;
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_env *se = &s->envs[e];
+        const px_env_verdict *ev = &b->j->envs[e];
+        if (!se->selected) {
+            push(b, &s->not_evaluated, fmt(b, "%s: not selected (-e)", se->name));
+            continue;
+        }
+        any_selected = 1;
+        if (!se->evaluated) {
+            push(b, &s->not_evaluated, fmt(b, "%s: %s", se->name, se->state));
+            perf_everywhere = 0;
+            continue;
+        }
+        char reached[256] = "";
+        for (int r = 0; r < PX_RUNG_COUNT; r++)
+            if (ev->rung[r] == PX_RS_NOT_REACHED)
+                snprintf(reached + strlen(reached), sizeof reached - strlen(reached), "%s%s",
+                         reached[0] ? ", " : "", rung_name((px_rung)r));
+        if (reached[0])
+            push(b, &s->not_evaluated, fmt(b, "%s: not reached: %s", se->name, reached));
+        perf_everywhere &= ev->rung[PX_RUNG_PERF] == PX_RS_NOT_MEASURED;
+        for (size_t k = 0; k < s->n_examples; k++) {
+            const px_story_cell *c = &s->examples[k].cells[e];
+            if (c->present && c->outcome == PX_OC_NOT_EVALUATED)
+                push(b, &s->not_evaluated, fmt(b, "%s: example %s not evaluated (%s)", se->name,
+                                               s->examples[k].id, c->detail ? c->detail : "no result"));
+        }
+    }
+    if (any_selected && perf_everywhere)
+        push(b, &s->not_evaluated, dup(b, "performance: not measured in any environment (correctness only)"));
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        int seen = 0;
+        for (size_t k = 0; k < b->f->n_examples; k++)
+            seen |= !strcmp(b->f->examples[k].kind, kinds[i]);
+        if (!seen)
+            push(b, &s->not_evaluated, fmt(b, "no example of kind '%s' in the fixture", kinds[i]));
+    }
+    for (size_t k = 0; k < s->n_examples; k++) {
+        const px_story_example *x = &s->examples[k];
+        if (x->undecided)
+            push(b, &s->not_evaluated,
+                 fmt(b, "ambiguous example %s is undecided (%s)", x->id, x->decision ? x->decision : "no decision"));
+        if (x->proposal)
+            push(b, &s->not_evaluated,
+                 fmt(b, "example %s: its expectation is the reference run's proposal, not yet confirmed", x->id));
+    }
+}
+
+static void build_pending(bctx *b, const px_journal *jn)
+{
+    for (size_t i = 0; jn && i < jn->n; i++) {
+        const px_decision *d = &jn->d[i];
+        char *note = red(b, d->note), *by = red(b, d->by);
+        char *line = fmt(b, "%s: %s%s%s%s%s%s%s", d->id, d->decision ? d->decision : "?", by ? " by " : "",
+                         by ? by : "", d->at ? " at " : "", d->at ? d->at : "", note ? ": " : "", note ? note : "");
+        free(note), free(by);
+        push(b, &b->s->pending, line);
+        for (size_t k = 0; line && k < b->s->n_examples; k++)
+            if (!strcmp(b->s->examples[k].id, d->id)) {
+                free(b->s->examples[k].pending);
+                b->s->examples[k].pending = dup(b, line + strlen(d->id) + 2);
+            }
+    }
+}
+
+static char *verdict_line(bctx *b)
+{
+    size_t sel = 0, met = 0, down = 0;
+    char failing[512] = "";
+    for (size_t e = 0; e < b->s->n_envs; e++) {
+        const px_story_env *se = &b->s->envs[e];
+        if (!se->selected)
+            continue;
+        sel++;
+        if (!se->evaluated)
+            down++;
+        else if (se->met)
+            met++;
+        else
+            snprintf(failing + strlen(failing), sizeof failing - strlen(failing), "%s%s", failing[0] ? ", " : "",
+                     se->name);
+    }
+    b->s->met = b->j->all_met && !down ? 1 : failing[0] ? 0 : -1;
+    if (b->j->all_met && !down)
+        return fmt(b, "The contract is met in every selected environment (%zu of %zu).", met, sel);
+    if (failing[0])
+        return fmt(b, "The contract is NOT met: %s %s not meet it%s.", failing, strchr(failing, ',') ? "do" : "does",
+                   down ? "; some environments were not evaluated" : "");
+    return fmt(b, "Not judged in full: %zu of %zu selected environments were not evaluated.", down, sel);
+}
+
+px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, const px_journal *journal,
+                      px_error *err)
+{
+    bctx b = {f, r, j, NULL, calloc(1, sizeof(px_story)), 0};
+    if (!b.s)
+        return px_error_oom(err, f->path), NULL;
+    if (!(b.rd = redact_for_fixture(f, err))) {
+        free(b.s);
+        return NULL;
+    }
+    px_story *s = b.s;
+    s->task = dup(&b, f->task);
+    s->fixture = red(&b, f->path);
+    s->fixture_sha256 = dup(&b, f->sha256);
+    char now[32];
+    story_now(now);
+    s->generated = fmt(&b, "parity %s, %s", PX_VERSION, now);
+    s->labels = f->labels;
+    s->n_labels = f->n_labels;
+    s->reference = r->reference;
+    s->n_envs = r->n_envs;
+    s->envs = calloc(r->n_envs ? r->n_envs : 1, sizeof *s->envs);
+    s->n_examples = f->n_examples;
+    s->examples = calloc(f->n_examples ? f->n_examples : 1, sizeof *s->examples);
+    if (!s->envs || !s->examples) {
+        b.oom = 1;
+        s->n_envs = s->n_examples = 0;
+    }
+    size_t already = 0;
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_env_result *er = &r->envs[e];
+        already += markers(er->down_msg);
+        for (size_t k = 0; k < r->n_examples; k++)
+            already += markers(er->ex[k].detail) + markers(er->ex[k].stderr_tail);
+        build_env(&b, e, &s->envs[e]);
+    }
+    for (size_t k = 0; k < s->n_examples; k++)
+        build_example(&b, k, &s->examples[k]);
+    build_contract(&b);
+    build_not_evaluated(&b);
+    build_pending(&b, journal);
+    for (size_t i = 0; i < r->n_warnings; i++)
+        push(&b, &s->warnings, red(&b, r->warnings[i]));
+    s->verdict = verdict_line(&b);
+    s->redacted = already + redact_count(b.rd);
+    redact_free(b.rd);
+    if (b.oom) {
+        story_free(s);
+        px_error_oom(err, f->path);
+        return NULL;
+    }
+    return s;
+}
+
+void story_free(px_story *s)
+{
+    if (!s)
+        return;
+    for (size_t e = 0; e < s->n_envs; e++) {
+        px_story_env *se = &s->envs[e];
+        char *v[] = {se->name,     se->what, se->device, se->device_name, se->dtype, se->executor, se->torch,
+                     se->backends, se->host, se->date,   se->settings,    se->source, se->state,  se->counts};
+        for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+            free(v[i]);
+        for (int r = 0; r < PX_RUNG_COUNT; r++)
+            free(se->rung_detail[r]);
+    }
+    free(s->envs);
+    for (size_t k = 0; k < s->n_examples; k++) {
+        px_story_example *x = &s->examples[k];
+        for (size_t e = 0; x->cells && e < s->n_envs; e++) {
+            px_story_cell *c = &x->cells[e];
+            free(c->label), free(c->probs), free(c->detail), free(c->diff_words), free(c->divergence), free(c->cause);
+        }
+        free(x->cells);
+        char *v[] = {x->id, x->kind, x->why, x->text, x->expect, x->decision, x->note, x->by, x->at,
+                     x->decision_words, x->pending};
+        for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+            free(v[i]);
+    }
+    free(s->examples);
+    strs_free(&s->pins), strs_free(&s->rules), strs_free(&s->tolerances), strs_free(&s->not_evaluated);
+    strs_free(&s->pending), strs_free(&s->warnings);
+    free(s->task), free(s->verdict), free(s->fixture), free(s->fixture_sha256), free(s->generated);
+    free(s->ambiguous_rule);
+    free(s);
+}

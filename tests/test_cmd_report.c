@@ -1,0 +1,305 @@
+/* parity report, export and repro end to end: what a colleague is handed.
+ * The Markdown report of the demo matches a golden file (time fixed by
+ * SOURCE_DATE_EPOCH); the HTML report is rendered by headless Chromium: a
+ * screenshot that is not blank, a DOM that holds every example and
+ * environment, no network request, hostile text shown as text. An export
+ * bundle is whole (SHA256SUMS checks) and `parity check` works inside it
+ * with no executor at all; a repro made from a planted fault reproduces the
+ * same outcome and divergence when checked again. */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define DEMO "fixtures/campus-club/fixture.yaml"
+#define DEMO_RESULTS "tests/data/campus-results.yaml"
+#define GOLDEN "tests/golden/report/demo.md"
+#define EPOCH "1764547200" /* 2025-12-01T00:00:00Z */
+
+static char repo[PATH_MAX];
+
+static void init(void)
+{
+    cr_assert_not_null(getcwd(repo, sizeof repo));
+    setenv("SOURCE_DATE_EPOCH", EPOCH, 1);
+}
+
+static int sh(const char *fmt, const char *a, const char *b)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, fmt, a, b);
+    return system(cmd);
+}
+
+Test(report, markdown_of_the_demo_matches_the_golden_file, .init = init, .timeout = 60)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "report", DEMO, "--results", DEMO_RESULTS, "-f", "md", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    if (getenv("PARITY_UPDATE_GOLDEN")) {
+        mkdir("tests/golden/report", 0755);
+        tl_write(GOLDEN, r.out);
+    }
+    char *want = tl_slurp(GOLDEN);
+    cr_assert_not_null(want, "no %s (PARITY_UPDATE_GOLDEN=1 writes it; read it before committing)", GOLDEN);
+    cr_expect_str_eq(r.out, want);
+    /* The order the issue asks for, whatever the wording. */
+    const char *order[] = {"# parity report: Sort a public campus event", "**Verdict:**", "## Environments",
+                           "reference, not truth", "CPU bfloat16 twin, not a TPU", "## The contract in brief",
+                           "## Examples", "### 1. film-night", "## Checkpoint ladders", "## What was not evaluated",
+                           "performance: not measured", "## Decisions pending", NULL};
+    const char *at = r.out;
+    for (int i = 0; order[i]; i++) {
+        const char *p = strstr(at, order[i]);
+        cr_expect_not_null(p, "'%s' missing or out of order", order[i]);
+        if (p)
+            at = p;
+    }
+    free(want);
+    tl_free(&r);
+}
+
+/* Chromium, headless, with the network log on: the screenshot, the DOM,
+ * and every URL it tried. */
+static int chromium(const char *html, const char *dir, const char *what)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && timeout 120 chromium --headless=new --no-sandbox --disable-gpu --no-first-run "
+             "--user-data-dir='%s/profile' --log-net-log='%s/net-%s.json' --window-size=1200,2000 %s "
+             "'file://%s' > '%s/%s.out' 2> '%s/%s.err'",
+             dir, dir, dir, what, !strcmp(what, "dom") ? "--dump-dom" : "--screenshot=shot.png", html, dir, what, dir,
+             what);
+    return system(cmd);
+}
+
+static char *report_html(const char *fixture, const char *results, const char *dir)
+{
+    char *out = malloc(strlen(dir) + 32);
+    sprintf(out, "%s/report.html", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "report", fixture, "--results", results, "-f", "html", "-o",
+                                           out, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    return out;
+}
+
+/* No request the page made left the file (tests/report/page_requests.py;
+ * the browser's own background requests are not the page's). */
+static void no_network(const char *dir, const char *what)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/net-%s.json", dir, what);
+    cr_expect_eq(sh("/usr/bin/python3 tests/report/page_requests.py '%s'%s", path, ""), 0,
+                 "the report made a network request");
+}
+
+/* The check above can fail: a page with a remote image and stylesheet. */
+Test(report, the_network_check_sees_a_page_request, .init = init, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), page[512], path[512];
+    snprintf(page, sizeof page, "%s/remote.html", dir);
+    tl_write(page, "<html><body><img src=\"http://example.invalid/x.png\">"
+                   "<link rel=stylesheet href=\"https://fonts.example.invalid/a.css\">hi</body></html>");
+    cr_assert_eq(chromium(page, dir, "dom"), 0);
+    snprintf(path, sizeof path, "%s/net-dom.json", dir);
+    cr_expect_neq(sh("/usr/bin/python3 tests/report/page_requests.py '%s' > /dev/null%s", path, ""), 0);
+    free(dir);
+}
+
+Test(report, html_renders_in_headless_chromium_without_the_network, .init = init, .timeout = 300)
+{
+    char *dir = tl_tmpdir(), *html = report_html(DEMO, DEMO_RESULTS, dir);
+    char abs[PATH_MAX];
+    cr_assert_not_null(realpath(html, abs));
+    cr_assert_eq(chromium(abs, dir, "shot"), 0, "chromium failed (make deps installs it)");
+    char png[512];
+    snprintf(png, sizeof png, "%s/shot.png", dir);
+    /* Non-blank: most decoded scanline bytes of a blank page are equal. */
+    cr_expect_eq(sh("/usr/bin/python3 tests/report/png_nonblank.py '%s'%s", png, ""), 0, "the screenshot is blank");
+    no_network(dir, "shot");
+    cr_assert_eq(chromium(abs, dir, "dom"), 0);
+    char dom_path[512];
+    snprintf(dom_path, sizeof dom_path, "%s/dom.out", dir);
+    char *dom = tl_slurp(dom_path);
+    cr_assert_not_null(dom);
+    const char *must[] = {"film-night", "volleyball-tryouts", "bouldering", "charity-run", "cafe-accents",
+                          "reference, not truth", "CPU bfloat16 twin, not a TPU", "What was not evaluated",
+                          "The contract is met in every selected environment", "<svg", NULL};
+    for (int i = 0; must[i]; i++)
+        cr_expect_not_null(strstr(dom, must[i]), "the DOM lacks '%s'", must[i]);
+    cr_expect_null(strstr(dom, "<script"), "a script element");
+    no_network(dir, "dom");
+    free(dom), free(html), free(dir);
+}
+
+/* A fixture whose example text and note are hostile: HTML, a script tag,
+ * a terminal escape, a right-to-left override. */
+Test(report, hostile_text_shows_as_text, .init = init, .timeout = 300)
+{
+    char *dir = tl_tmpdir(), fx[512], res[512];
+    char *text = tl_slurp(DEMO);
+    cr_assert_not_null(text);
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", dir);
+    /* The demo's first example, its text replaced; the model and vocab by
+     * absolute path. */
+    char *at = strstr(text, "Film club screening of Tarkovsky's Stalker");
+    cr_assert_not_null(at, "the demo's first example moved");
+    char *eol = strchr(at, '\n');
+    char *edited = malloc(strlen(text) + 4096);
+    sprintf(edited, "%.*s%s%s", (int)(at - text),
+            text, "<script>alert(1)</script> <b>bold</b> \\u001b[31mred\\u001b[0m \\u202Eevil film\"", eol);
+    /* That line was a plain scalar: make it a double-quoted one. */
+    char *q = strstr(edited, "<script>");
+    memmove(q + 1, q, strlen(q) + 1);
+    q[0] = '"';
+    free(text);
+    tl_write(fx, edited);
+    free(edited);
+    char cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof cmd,
+             "sed -i -e 's#path: model.pt#path: %s/fixtures/campus-club/model.pt#' "
+             "-e 's#vocab: vocab.txt#vocab: %s/fixtures/campus-club/vocab.txt#' '%s'",
+             repo, repo, fx);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(res, sizeof res, "%s/results.yaml", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", res, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "report", fx, "--results", res, "-f", "md", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_not_null(strstr(r.out, "\\<script\\>alert(1)\\</script\\>"), "%s", r.out);
+    cr_expect_not_null(strstr(r.out, "\\u{202E}evil"), "the override is shown, not obeyed");
+    cr_expect_null(strstr(r.out, "\x1b"), "a raw escape reached the report");
+    cr_expect_null(strstr(r.out, "\xe2\x80\xae"), "a raw RTL override reached the report");
+    tl_free(&r);
+    char *html = report_html(fx, res, dir), abs[PATH_MAX];
+    cr_assert_not_null(realpath(html, abs));
+    cr_assert_eq(chromium(abs, dir, "dom"), 0);
+    char dom_path[512];
+    snprintf(dom_path, sizeof dom_path, "%s/dom.out", dir);
+    char *dom = tl_slurp(dom_path);
+    cr_assert_not_null(dom);
+    cr_expect_not_null(strstr(dom, "&lt;script&gt;alert(1)&lt;/script&gt;"), "the tag is text in the DOM");
+    cr_expect_null(strstr(dom, "<script"), "a script element was made");
+    cr_expect_null(strstr(dom, "<b>bold"), "an element was made from the example's text");
+    cr_expect_not_null(strstr(dom, "\\u{202E}evil"), "the override is shown, not obeyed");
+    no_network(dir, "dom");
+    free(dom), free(html), free(dir);
+}
+
+Test(report, bad_usage_is_one_line_and_exit_2, .init = init)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "report", DEMO, "--results", DEMO_RESULTS, "-f", "pdf", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect_eq(tl_lines(r.err), 1, "%s", r.err);
+    cr_expect_not_null(strstr(r.err, "md, html"), "%s", r.err);
+    tl_free(&r);
+}
+
+/* The bundle is whole, and works where there is no executor at all. */
+static void check_inside(const char *bundle, const char *fixture, const char *results)
+{
+    char sums[1024];
+    snprintf(sums, sizeof sums, "cd '%s' && sha256sum --quiet -c SHA256SUMS", bundle);
+    cr_expect_eq(system(sums), 0, "SHA256SUMS does not check");
+    setenv("PARITY_TORCH", "/nonexistent/parity-torch", 1);
+    cmd_result r = tl_run_in(bundle, (const char *[]){"parity", "check", fixture, "--results", results, NULL});
+    cr_expect_eq(r.status, 0, "check inside the bundle: %s%s", r.out, r.err);
+    tl_free(&r);
+    unsetenv("PARITY_TORCH");
+}
+
+Test(export, a_bundle_and_an_archive_hold_everything_and_check_inside, .init = init, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), out[512], path[600];
+    snprintf(out, sizeof out, "%s/bundle", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "export", DEMO, "--results", DEMO_RESULTS, "-o", out, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    const char *files[] = {"fixture.yaml", "vocab.txt", "results/campus-results.yaml", "report.md", "report.html",
+                           "manifests/reference.yaml", "manifests/cpu-bf16.yaml", "README.md", "SHA256SUMS", NULL};
+    for (int i = 0; files[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, files[i]);
+        cr_expect_eq(access(path, R_OK), 0, "the bundle lacks %s", files[i]);
+    }
+    check_inside(out, "fixture.yaml", "results/campus-results.yaml");
+    /* Never over an existing one: exit 2, untouched. */
+    r = tl_run((const char *[]){"parity", "export", DEMO, "--results", DEMO_RESULTS, "-o", out, NULL});
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect_not_null(strstr(r.err, "already exists"), "%s", r.err);
+    tl_free(&r);
+    /* The archive: one top-level directory. */
+    snprintf(out, sizeof out, "%s/bundle2.tar.gz", dir);
+    r = tl_run((const char *[]){"parity", "export", DEMO, "--results", DEMO_RESULTS, "-o", out, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/unpacked' && tar -xzf '%s' -C '%s/unpacked' && test -f "
+                              "'%s/unpacked/bundle2/report.html'",
+             dir, out, dir, dir);
+    cr_expect_eq(system(cmd), 0, "the archive does not unpack into bundle2/");
+    snprintf(path, sizeof path, "%s/unpacked/bundle2", dir);
+    check_inside(path, "fixture.yaml", "results/campus-results.yaml");
+    /* No temporary left beside them. */
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -q tmp", dir);
+    cr_expect_neq(system(cmd), 0, "a temporary was left in %s", dir);
+    free(dir);
+}
+
+/* A planted fault (the label map with film and volunteer swapped), sent as
+ * a repro: checked again from its files, the same outcome and divergence. */
+Test(repro, a_planted_fault_reproduces_from_its_bundle, .init = init, .timeout = 300)
+{
+    char *dir = tl_tmpdir(), out[512], res[512];
+    snprintf(res, sizeof res, "%s/planted.yaml", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "run", "tests/data/planted.yaml", "-q", "-e", "reference", "-e",
+                                           "swapped", "-o", res, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", "tests/data/planted.yaml", "--results", res, "-e", "reference",
+                                "-e", "swapped", "--format", "json", NULL});
+    char *before = strstr(r.out, "\"id\":\"film-night\",\"outcome\":\"wrong-label\"");
+    cr_assert_not_null(before, "the planted fault is not there: %s", r.out);
+    tl_free(&r);
+    snprintf(out, sizeof out, "%s/repro", dir);
+    r = tl_run((const char *[]){"parity", "repro", "tests/data/planted.yaml", "film-night", "-e", "swapped",
+                                "--results", res, "-o", out, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    char path[600];
+    const char *files[] = {"fixture.yaml", "model.pt", "vocab.txt", "reference.yaml", "observed.yaml", "README.md",
+                           "manifests/reference.yaml", "manifests/swapped.yaml", "SHA256SUMS", NULL};
+    for (int i = 0; files[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, files[i]);
+        cr_expect_eq(access(path, R_OK), 0, "the repro lacks %s", files[i]);
+    }
+    snprintf(path, sizeof path, "%s/README.md", out);
+    char *readme = tl_slurp(path);
+    cr_assert_not_null(readme);
+    cr_expect_not_null(strstr(readme, "wrong-label"), "%s", readme);
+    cr_expect_not_null(strstr(readme, "parts from the"), "the divergence: %s", readme);
+    cr_expect_not_null(strstr(readme, "parity check fixture.yaml"), "%s", readme);
+    free(readme);
+    /* Judged from what it recorded, and run again from scratch: the same. */
+    const char *again[][8] = {
+        {"parity", "check", "fixture.yaml", "--results", "reference.yaml", "--results", "observed.yaml", NULL},
+        {"parity", "check", "fixture.yaml", NULL}};
+    for (int i = 0; i < 2; i++) {
+        const char *argv[12];
+        int n = 0;
+        for (; again[i][n]; n++)
+            argv[n] = again[i][n];
+        argv[n++] = "--format", argv[n++] = "json", argv[n] = NULL;
+        r = tl_run_in(out, argv);
+        cr_expect_eq(r.status, 1, "%d: %s%s", i, r.out, r.err);
+        cr_expect_not_null(strstr(r.out, "\"id\":\"film-night\",\"outcome\":\"wrong-label\""), "%d: %s", i, r.out);
+        cr_expect_not_null(strstr(r.out, "\"stage\":\"label map\""), "%d: %s", i, r.out);
+        tl_free(&r);
+    }
+    free(dir);
+}
