@@ -62,12 +62,15 @@ static void run_screen(const char *name)
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     snprintf(keys, sizeof keys, "%s/tests/screens/%s.keys", cwd, name);
     snprintf(want, sizeof want, "%s/tests/screens/%s.screen", cwd, name);
-    snprintf(results, sizeof results, "%s/tests/data/campus-results.yaml", cwd);
     char *dir = tl_tmpdir();
+    /* Beside the fixture, named relatively: what a screen says of it is the
+     * same wherever the repository is. */
+    snprintf(results, sizeof results, "campus-results.yaml");
     snprintf(fixture, sizeof fixture, "%s/fixture.yaml", dir);
     copy_file("fixtures/campus-club/fixture.yaml", fixture);
     copy_file("fixtures/campus-club/model.pt", dir);
     copy_file("fixtures/campus-club/vocab.txt", dir);
+    copy_file("tests/data/campus-results.yaml", dir);
     char *script = tl_slurp(keys);
     cr_assert(script && !strncmp(script, "# args: ", 8), "%s: first line must be '# args: ...'", keys);
     char exe[PATH_MAX];
@@ -77,6 +80,11 @@ static void run_screen(const char *name)
         snprintf(rel, sizeof rel, "%s", exe);
         snprintf(exe, sizeof exe, "%.2000s/%.2000s", cwd, rel);
     }
+    /* "# size: COLSxLINES" on the second line: drawn at that size. */
+    const char *size = strstr(script, "\n# size: ");
+    char size_buf[32] = "";
+    if (size)
+        sscanf(size + strlen("\n# size: "), "%31[0-9x]", size_buf);
     const char *argv[32];
     split_args(script + 8, "fixture.yaml", results, exe, argv);
     setenv("PARITY_KEYS", keys, 1);
@@ -85,8 +93,11 @@ static void run_screen(const char *name)
     setenv("TERM", "xterm", 1);
     unsetenv("NO_COLOR");
     unsetenv("PARITY_SIZE");
+    if (size_buf[0])
+        setenv("PARITY_SIZE", size_buf, 1);
     cmd_result r = tl_run_in(dir, argv); /* the header names the fixture as given */
     unsetenv("PARITY_KEYS");
+    unsetenv("PARITY_SIZE");
     cr_expect_eq(r.status, 0, "%s: exit %d: %s", name, r.status, r.err);
     snprintf(got, sizeof got, "%s/screen", dir);
     char *g = tl_slurp(got), *w = tl_slurp(want);

@@ -77,6 +77,10 @@
       "write the decisions into the fixture", PX_KEY_CHANGES | PX_KEY_DEMO_QUIET, PX_HINT(6, 0, NULL, "write"))       \
     X(THEME, theme, ('t'), "t",                                                                                       \
       "next theme", 0, PX_NO_HINT)                                                                                    \
+    X(LIST, list, ('L'), "L",                                                                                         \
+      "hide or show the list of examples (the example gets the full width)", 0, PX_NO_HINT)                         \
+    X(SUMMARY, summary, ('i'), "i",                                                                                   \
+      "the summary: the task, the environments, the conditions, what was not evaluated", 0, PX_NO_HINT)             \
     X(REPORT, report, ('o'), "o",                                                                                     \
       "write a report: HTML, or Markdown for a .md path (asks where)", 0, PX_NO_HINT)                               \
     X(EXPORT, export, ('O'), "O",                                                                                     \

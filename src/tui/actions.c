@@ -223,6 +223,20 @@ static unsigned act_theme(tui *t)
     return PX_RE_ALL;
 }
 
+static unsigned act_list(tui *t)
+{
+    t->hide_list = !t->hide_list;
+    return PX_RE_ALL;
+}
+
+/* The summary the demo opens on, from the start. */
+static unsigned act_summary(tui *t)
+{
+    t->mode = M_SUMMARY;
+    t->summary_top = 0;
+    return PX_RE_ALL;
+}
+
 /* A path beside the fixture that does not exist yet: the editor's start. */
 static void fresh_path(const tui *t, const char *stem, const char *ext, char *buf, size_t size)
 {

@@ -66,7 +66,7 @@ static attr_t style(const tui *t, int el)
 }
 
 /* Untrusted text, made safe and cut to cols columns. */
-static void put(tui *t, int y, int x, int cols, int el, const char *s)
+void tui_put(tui *t, int y, int x, int cols, int el, const char *s)
 {
     if (cols <= 0 || y >= LINES)
         return;
@@ -86,7 +86,7 @@ static void putf(tui *t, int y, int x, int cols, int el, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    put(t, y, x, cols, el, buf);
+    tui_put(t, y, x, cols, el, buf);
 }
 
 static void draw_header(tui *t)
@@ -104,7 +104,7 @@ static void draw_header(tui *t)
             continue;
         }
         if (er->state == PX_ENV_PENDING) {
-            put(t, (int)e + 1, x, COLS - x, PX_EL_RUNNING, "starting…");
+            tui_put(t, (int)e + 1, x, COLS - x, PX_EL_RUNNING, "starting…");
             continue;
         }
         for (int r = 0; t->judged && r < PX_RUNG_COUNT && x < COLS - 4; r++) {
@@ -115,7 +115,7 @@ static void draw_header(tui *t)
             char cell[48];
             snprintf(cell, sizeof cell, "%s%s ", s == PX_RS_PASSED ? "+" : s == PX_RS_FAILED ? "X" : "-",
                      shortname[r]);
-            put(t, (int)e + 1, x, COLS - x, sel, cell);
+            tui_put(t, (int)e + 1, x, COLS - x, sel, cell);
             x += (int)strlen(cell);
         }
     }
@@ -144,10 +144,10 @@ static void draw_list(tui *t, int top, int rows, int w)
         mvhline(top + r, 0, ' ', w);
         putf(t, top + r, 0, 3, decision_kind(m->decision) == PX_DEC_FLAG ? PX_EL_FLAG : PX_EL_DECISION, "%s%s",
              mark_symbol(m), m->unwritten ? "*" : " ");
-        put(t, top + r, 2, w - 17, sel ? PX_EL_SELECTION : PX_EL_NORMAL, t->f->examples[k].id);
+        tui_put(t, top + r, 2, w - 17, sel ? PX_EL_SELECTION : PX_EL_NORMAL, t->f->examples[k].id);
         /* "changed": the shown candidate decides differently from the reference. */
         if (t->judged && t->rv.candidate >= 0 && t->j.envs[t->rv.candidate].ex[k].div == PX_DIV_DECISION)
-            put(t, top + r, w - 15, 1, PX_EL_CHANGED, "!");
+            tui_put(t, top + r, w - 15, 1, PX_EL_CHANGED, "!");
         int cols[2] = {t->res->reference, t->rv.candidate};
         for (int c = 0; c < 2; c++) {
             int e = cols[c];
@@ -156,9 +156,9 @@ static void draw_list(tui *t, int top, int rows, int w)
             const px_example_result *x = &t->res->envs[e].ex[k];
             int x0 = w - 14 + c * 7;
             if (x->status == PX_ST_PENDING)
-                put(t, top + r, x0, 6, PX_EL_RUNNING, "…");
+                tui_put(t, top + r, x0, 6, PX_EL_RUNNING, "…");
             else if (t->judged)
-                put(t, top + r, x0, 6, element_of(t->j.envs[e].ex[k].outcome), badge(t->j.envs[e].ex[k].outcome));
+                tui_put(t, top + r, x0, 6, element_of(t->j.envs[e].ex[k].outcome), badge(t->j.envs[e].ex[k].outcome));
         }
     }
     attrset(style(t, PX_EL_BORDER));
@@ -166,8 +166,100 @@ static void draw_list(tui *t, int top, int rows, int w)
     attrset(A_NORMAL);
 }
 
+/* Rows s takes wrapped to cols (sanitized first), at most cap (0: no cap). */
+static int rows_of(const char *s, int cols, int cap)
+{
+    if (!s || !*s || cols < 1)
+        return 0;
+    char *safe = textcell_sanitize(s, strlen(s));
+    int n = textcell_wrap(safe ? safe : "", cols, NULL, 0);
+    free(safe);
+    return cap && n > cap ? cap : n;
+}
+
+/* s wrapped into at most room rows of cols columns at (y, x), in el; a
+ * text that needs more ends its last row in "…" (only then). Returns the
+ * rows used. */
+static int put_wrapped(tui *t, int y, int x, int cols, int room, int el, const char *s)
+{
+    if (!s || room < 1 || cols < 1)
+        return 0;
+    char *safe = textcell_sanitize(s, strlen(s));
+    const char *v = safe ? safe : "";
+    textcell_line lines[64];
+    size_t hidden = 0;
+    int got = textcell_layout(v, cols, lines, room < 64 ? room : 64, &hidden);
+    for (int i = 0; i < got; i++) {
+        attrset(style(t, el));
+        if (lines[i].cols > cols)
+            mvaddstr(y + i, x, "…");
+        else
+            mvaddnstr(y + i, x, v + lines[i].start, (int)(lines[i].end - lines[i].start));
+        if (hidden && i == got - 1) {
+            attrset(style(t, PX_EL_DIM));
+            addstr("…");
+        }
+        attrset(A_NORMAL);
+    }
+    free(safe);
+    return got > 0 ? got : 0;
+}
+
+static int put_wrappedf(tui *t, int y, int x, int cols, int room, int el, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+static int put_wrappedf(tui *t, int y, int x, int cols, int room, int el, const char *fmt, ...)
+{
+    char *s = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return 0;
+    int used = put_wrapped(t, y, x, cols, room, el, s);
+    free(s);
+    return used;
+}
+
+/* The verdict line of environment e on example k ("pass: film; ..."),
+ * malloc'd; NULL when not judged yet. */
+static char *verdict_line(const tui *t, int e, size_t k)
+{
+    if (!t->judged || e < 0)
+        return NULL;
+    const px_verdict *v = &t->j.envs[e].ex[k];
+    char *s = NULL;
+    return asprintf(&s, "%s: %s", outcome_name(v->outcome), v->detail ? v->detail : "") < 0 ? NULL : s;
+}
+
+/* How many label rows a side shows: three, or with details every logit. */
+static int side_labels(const tui *t, int e, size_t k)
+{
+    if (e < 0)
+        return 0;
+    const px_env_result *er = &t->res->envs[e];
+    const px_example_result *r = &er->ex[k];
+    if (r->status != PX_ST_OK || r->n_values != er->n_labels)
+        return r->status == PX_ST_PENDING;
+    int n = t->details ? (int)r->n_values : t->side_labels;
+    return n < (int)r->n_values ? n : (int)r->n_values;
+}
+
+/* Rows a side takes at width w: heading, labels, the verdict wrapped (up
+ * to 3 rows; every row with details). */
+static int side_rows(const tui *t, int e, size_t k, int w)
+{
+    if (e < 0)
+        return 0;
+    char *v = verdict_line(t, e, k);
+    int n = 1 + side_labels(t, e, k) + rows_of(v, w, t->verdict_cap);
+    free(v);
+    return n;
+}
+
 /* One environment's side: its top labels with probability bars, the
- * decision and the verdict. Returns the rows used. */
+ * decision and the verdict (wrapped, its word first). Returns the rows
+ * used. */
 static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
 {
     if (e < 0 || rows < 2)
@@ -178,7 +270,7 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
     putf(t, y + used++, x, w, e == t->res->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, "%s (%s %s)", er->name,
          results_env_device(t->f, er), results_env_dtype(t->f, er));
     if (r->status == PX_ST_PENDING) {
-        put(t, y + used++, x, w, PX_EL_RUNNING, "running…");
+        tui_put(t, y + used++, x, w, PX_EL_RUNNING, "running…");
         return used;
     }
     if (r->status == PX_ST_OK && r->n_values == er->n_labels) {
@@ -188,8 +280,8 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
         for (size_t i = 0; i < r->n_values; i++)
             sum += exp(r->values[i] - mx);
         /* The three best, or with details on every logit, best first. */
-        int shown[64], want = t->details ? (int)r->n_values : 3;
-        for (int top = 0; top < want && top < (int)r->n_values && top < 64; top++) {
+        int shown[64], want = side_labels(t, e, k);
+        for (int top = 0; top < want && top < 64; top++) {
             int best = -1;
             for (size_t i = 0; i < r->n_values; i++) {
                 int seen = 0;
@@ -200,7 +292,7 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
             }
             shown[top] = best;
             double p = exp(r->values[best] - mx) / sum;
-            int width = COLS >= 120 ? 10 : 5, bar = (int)(p * width + 0.5);
+            int width = w >= 50 ? 10 : 5, bar = (int)(p * width + 0.5);
             char bars[16] = "";
             for (int b = 0; b < width; b++)
                 strcat(bars, b < bar ? "#" : ".");
@@ -209,10 +301,12 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
                      er->labels[best], bars, p * 100, r->values[best]);
         }
     }
-    if (t->judged && used < rows) {
-        const px_verdict *v = &t->j.envs[e].ex[k];
-        putf(t, y + used++, x, w, element_of(v->outcome), "%s: %s", outcome_name(v->outcome), v->detail ? v->detail : "");
+    char *v = verdict_line(t, e, k);
+    if (v && used < rows) {
+        int room = !t->verdict_cap || rows - used < t->verdict_cap ? rows - used : t->verdict_cap;
+        used += put_wrapped(t, y + used, x, w, room, element_of(t->j.envs[e].ex[k].outcome), v);
     }
+    free(v);
     return used;
 }
 
@@ -227,7 +321,7 @@ static int draw_text(tui *t, const char *s, int y, int x, int cols, int room)
     int got = lines ? textcell_layout(s, cols, lines, want, &hidden) : 0;
     for (int i = 0; i < got; i++) {
         if (lines[i].cols > cols) { /* one glyph wider than the pane */
-            put(t, y + i, x, cols, PX_EL_DIM, "…");
+            tui_put(t, y + i, x, cols, PX_EL_DIM, "…");
             continue;
         }
         attrset(style(t, PX_EL_NORMAL));
@@ -240,10 +334,15 @@ static int draw_text(tui *t, const char *s, int y, int x, int cols, int room)
     free(lines);
     if (!hidden || got >= room)
         return got;
-    putf(t, y + got, x, cols, PX_EL_DIM, "(text continues: %zu more character%s)", hidden,
-         hidden == 1 ? "" : "s");
+    char key[16];
+    putf(t, y + got, x, cols, PX_EL_DIM, "(%zu more character%s: %s)", hidden, hidden == 1 ? "" : "s",
+         key_first(t->hide_list ? PX_ACT_DETAILS : PX_ACT_LIST, key, sizeof key));
     return got + 1;
 }
+
+/* The two sides fit beside each other when each has this many columns:
+ * a label, a bar, a percentage and a logit ("volunteer #####  94.8% +3.714"). */
+#define SIDE_MIN 31
 
 static void draw_detail(tui *t, int top, int rows, int x, int w)
 {
@@ -255,74 +354,117 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
         return;
     }
     const px_example *ex = &t->f->examples[k];
-    int y = top;
+    const px_mark *m = &t->rv.marks[k];
+    int end = top + rows, y = top, cand = t->rv.candidate, ref = t->res->reference;
+    int details = t->details, cap = details ? 0 : 3;
+    t->verdict_cap = cap;
+    const px_verdict *v = t->judged && cand >= 0 ? &t->j.envs[cand].ex[k] : NULL;
+    const px_tolerance *tol = ex->tol.present ? &ex->tol : &t->f->logits_tol;
+    int proposal = decision_kind(m->decision) == PX_DEC_FLAG && m->note && !strcmp(m->note, PX_PROPOSAL_NOTE);
+    /* What follows the text, measured first, so the text gets the rows
+     * the rest leaves (at least 3) and nothing below is cut for it. */
+    char diff[1400] = "", div[1400] = "", note[1400] = "", decided[600] = "", *fit_words = NULL;
+    if (v && v->has_cmp)
+        snprintf(diff, sizeof diff, "%s |Δ| %.4g vs %.4g allowed: %s", v->stat, v->cmp.value, v->cmp.threshold,
+                 tol->why ? tol->why : "no written why");
+    if (v && v->div != PX_DIV_NONE)
+        snprintf(div, sizeof div, "parts from the reference at %s: %s", div_name(v->div),
+                 v->div_detail ? v->div_detail : "");
+    if (proposal)
+        snprintf(decided, sizeof decided, "proposal: from the reference run, confirm (%s)",
+                 key_first(PX_ACT_ACCEPT, key, sizeof key));
+    else
+        snprintf(decided, sizeof decided, "decision: %s%s%s%s%s", m->decision ? m->decision : "(none)",
+                 m->by ? " by " : "", m->by ? m->by : "", m->at ? " at " : "", m->at ? m->at : "");
+    int shown = cand >= 0 ? cand : ref;
+    if (m->decision && !proposal && shown >= 0) {
+        const px_env_result *er = &t->res->envs[shown];
+        fit_words = decision_words(decision_fit(m->decision, m->env, m->results, er, &er->ex[k], ex->id),
+                                   m->decision, m->env, er->name);
+    }
+    if (m->note) {
+        int other = m->note_by && (!m->by || strcmp(m->note_by, m->by));
+        snprintf(note, sizeof note, "note: %s%s%s%s", m->note, other ? " (" : "", other ? m->note_by : "",
+                 other ? ")" : "");
+    }
+    int stacked = w < 2 * SIDE_MIN + 1, half = w / 2;
+    char *safe_text = textcell_sanitize(ex->text, ex->text_len);
+    int text_rows = textcell_wrap(safe_text ? safe_text : "", w - 2, NULL, 0);
+    free(safe_text);
+    /* The plan, in the order of what gives way: first everything whole
+     * (three labels a side); then the long lines capped (the text keeps at
+     * least three rows); then, where the sides stack, one label a side:
+     * the verdict, the difference and the decision never give way to a
+     * label. Details show everything, all labels, uncapped. */
+    int below = 0, planned = 0;
+    for (int labels = 3; !planned && labels >= 1; labels -= 2) {
+        for (int try_cap = 0; !planned && try_cap <= 3; try_cap += 3) {
+            int c = details ? 0 : try_cap;
+            t->side_labels = labels;
+            t->verdict_cap = c;
+            int fixed = 1 + 1 + rows_of(diff, w, c ? 2 : 0) + rows_of(div, w, c ? 2 : 0) +
+                        (v && v->attr != PX_ATTR_NONE) + rows_of(decided, w, c ? 2 : 0) +
+                        rows_of(fit_words, w - 2, c ? 2 : 0) + rows_of(note, w, c) + 1;
+            int why = ex->why ? rows_of(ex->why, w - 5, c ? 2 : 0) : 0;
+            int a_rows = side_rows(t, ref, (size_t)k, stacked ? w : half - 1);
+            int b_rows = side_rows(t, cand, (size_t)k, stacked ? w : w - half);
+            int sides = stacked ? a_rows + (cand >= 0 ? 1 + b_rows : 0) : (a_rows > b_rows ? a_rows : b_rows);
+            int text = c ? (text_rows < 3 ? text_rows : 3) : text_rows;
+            below = fixed + sides - 1;
+            if (details || fixed + why + sides + text <= end - top || (labels == 1 && c)) {
+                cap = c;
+                planned = 1;
+            }
+        }
+    }
+    const px_example_result *rx = ref >= 0 ? &t->res->envs[ref].ex[k] : NULL;
+    char toks[4096] = "";
+    for (size_t i = 0; details && rx && rx->clean_text && i < rx->n_ids && strlen(toks) < 3900; i++)
+        snprintf(toks + strlen(toks), sizeof toks - strlen(toks), "%s%s", i ? " " : "", rx->tokens[i]);
+    if (details && rx && rx->clean_text)
+        below += rows_of(rx->clean_text, w - 9, 0) + rows_of(toks, w - 8, 0);
     putf(t, y++, x, w, PX_EL_TITLE, "%s  (%s)", ex->id, ex->kind);
     if (ex->why)
-        putf(t, y++, x, w, PX_EL_DIM, "why: %s", ex->why);
+        y += put_wrappedf(t, y, x, w, cap ? 2 : end - y, PX_EL_DIM, "why: %s", ex->why);
+    int room = end - y - below;
     char *safe = textcell_sanitize(ex->text, ex->text_len);
-    /* The text gets the rows the rest leaves, at least 4. The rest: a blank,
-     * the sides (heading, three labels, verdict), a blank, the comparison
-     * lines, the decision and a row on it if there is one, the note;
-     * draw_side leaves 4 rows below the sides however few follow, and
-     * details take 2 more. */
-    const px_mark *m = &t->rv.marks[k];
-    int left = top + rows - y, below = 8 + (m->decision != NULL) + (m->note != NULL);
-    if (t->judged && t->rv.candidate >= 0) {
-        const px_verdict *v = &t->j.envs[t->rv.candidate].ex[k];
-        below += (v->has_cmp != 0) + (v->div != PX_DIV_NONE) + (v->attr != PX_ATTR_NONE);
-    }
-    below = (below > 10 ? below : 10) + (t->details ? 2 : 0);
-    y += draw_text(t, safe ? safe : "", y, x + 2, w - 2, left - below > 4 ? left - below : left < 4 ? left : 4);
+    y += draw_text(t, safe ? safe : "", y, x + 2, w - 2, room > 3 ? room : end - y < 3 ? end - y : 3);
     free(safe);
-    const px_example_result *ref = t->res->reference >= 0 ? &t->res->envs[t->res->reference].ex[k] : NULL;
-    if (t->details && ref && ref->clean_text && y + 2 < top + rows) {
-        putf(t, y++, x, w, PX_EL_DIM, "cleaned: %s", ref->clean_text);
-        char toks[1024] = "";
-        for (size_t i = 0; i < ref->n_ids && strlen(toks) < 900; i++)
-            snprintf(toks + strlen(toks), sizeof toks - strlen(toks), "%s%s", i ? " " : "", ref->tokens[i]);
-        putf(t, y++, x, w, PX_EL_DIM, "tokens: %s", toks);
+    if (details && rx && rx->clean_text) {
+        y += put_wrappedf(t, y, x, w, end - y, PX_EL_DIM, "cleaned: %s", rx->clean_text);
+        y += put_wrappedf(t, y, x, w, end - y, PX_EL_DIM, "tokens: %s", toks);
     }
     y++;
-    int half = w / 2;
-    int a = draw_side(t, t->res->reference, (size_t)k, y, x, half - 1, top + rows - y - 4);
-    int b = draw_side(t, t->rv.candidate, (size_t)k, y, x + half, w - half, top + rows - y - 4);
-    y += (a > b ? a : b) + 1;
-    if (t->judged && t->rv.candidate >= 0 && y < top + rows) {
-        const px_verdict *v = &t->j.envs[t->rv.candidate].ex[k];
-        const px_tolerance *tol = ex->tol.present ? &ex->tol : &t->f->logits_tol;
-        if (v->has_cmp && y < top + rows)
-            putf(t, y++, x, w, PX_EL_NORMAL, "%s |Δ| %.4g vs %.4g allowed (%s)", v->stat, v->cmp.value,
-                 v->cmp.threshold, tol->why ? tol->why : "no written why");
-        if (v->div != PX_DIV_NONE && y < top + rows)
-            putf(t, y++, x, w, PX_EL_CHANGED, "parts from the reference at %s: %s", div_name(v->div),
-                 v->div_detail ? v->div_detail : "");
-        if (v->attr != PX_ATTR_NONE && y < top + rows)
-            putf(t, y++, x, w, PX_EL_NORMAL, "cause: %s", attr_name(v->attr));
+    if (stacked) {
+        y += draw_side(t, ref, (size_t)k, y, x, w, end - y);
+        if (cand >= 0 && y + 1 < end)
+            y += 1 + draw_side(t, cand, (size_t)k, y + 1, x, w, end - y - 1);
+    } else {
+        int a = draw_side(t, ref, (size_t)k, y, x, half - 1, end - y);
+        int b = draw_side(t, cand, (size_t)k, y, x + half, w - half, end - y);
+        y += a > b ? a : b;
     }
-    int proposal = decision_kind(m->decision) == PX_DEC_FLAG && m->note && !strcmp(m->note, PX_PROPOSAL_NOTE);
-    if (proposal && y < top + rows)
-        putf(t, y++, x, w, PX_EL_CHANGED, "proposal: from the reference run, confirm (%s)",
-             key_first(PX_ACT_ACCEPT, key, sizeof key));
-    else if (y < top + rows)
-        putf(t, y++, x, w, PX_EL_DECISION, "decision: %s%s%s%s%s", m->decision ? m->decision : "(none)",
-             m->by ? " by " : "", m->by ? m->by : "", m->at ? " at " : "", m->at ? m->at : "");
+    y++;
+    if (diff[0] && y < end)
+        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_NORMAL, diff);
+    if (div[0] && y < end)
+        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_CHANGED, div);
+    if (v && v->attr != PX_ATTR_NONE && y < end)
+        putf(t, y++, x, w, PX_EL_NORMAL, "cause: %s", attr_name(v->attr));
+    if (y < end)
+        y += put_wrapped(t, y, x, w, end - y < 2 ? end - y : 2, proposal ? PX_EL_CHANGED : PX_EL_DECISION, decided);
     /* A decision made on another environment, or on results that changed
      * since, is said to be so beside the candidate shown: never carried
      * over silently. */
-    int shown = t->rv.candidate >= 0 ? t->rv.candidate : t->res->reference;
-    if (m->decision && !proposal && shown >= 0 && y < top + rows) {
-        const px_env_result *er = &t->res->envs[shown];
-        px_fit fit = decision_fit(m->decision, m->env, m->results, er, &er->ex[k], ex->id);
-        char *words = decision_words(fit, m->decision, m->env, er->name);
-        if (words)
-            put(t, y++, x + 2, w - 2, fit == PX_FIT_HERE ? PX_EL_DECISION : PX_EL_CHANGED, words);
-        free(words);
+    if (fit_words && y < end) {
+        px_fit fit = decision_fit(m->decision, m->env, m->results, &t->res->envs[shown], &t->res->envs[shown].ex[k],
+                                  ex->id);
+        y += put_wrapped(t, y, x + 2, w - 2, end - y < 2 ? end - y : 2,
+                         fit == PX_FIT_HERE ? PX_EL_DECISION : PX_EL_CHANGED, fit_words);
     }
-    if (m->note && y < top + rows) {
-        int other = m->note_by && (!m->by || strcmp(m->note_by, m->by));
-        putf(t, y++, x, w, PX_EL_DECISION, "note: %s%s%s%s", m->note, other ? " (" : "", other ? m->note_by : "",
-             other ? ")" : "");
-    }
+    if (note[0] && y < end)
+        y += put_wrapped(t, y, x, w, cap ? (end - y < 3 ? end - y : 3) : end - y, PX_EL_DECISION, note);
+    free(fit_words);
 }
 
 static void draw_status(tui *t)
@@ -339,7 +481,7 @@ static void draw_status(tui *t)
                                                   : "export to: ";
         int lw = (int)strlen(label);
         int n = lineedit_view(&t->ed, COLS - lw - 1, &t->ed_first, &cur);
-        put(t, y, 0, lw, PX_EL_STATUS, label);
+        tui_put(t, y, 0, lw, PX_EL_STATUS, label);
         attrset(style(t, PX_EL_STATUS));
         mvaddnstr(y, lw, t->ed.buf + t->ed_first, n > 0 ? n : 0);
         attrset(A_NORMAL);
@@ -361,45 +503,17 @@ static void draw_status(tui *t)
     char n[64] = "";
     if (t->rv.n_unwritten)
         snprintf(n, sizeof n, " %zu unwritten ", t->rv.n_unwritten);
-    put(t, y, 0, COLS - (int)strlen(n), PX_EL_STATUS, hint);
+    tui_put(t, y, 0, COLS - (int)strlen(n), PX_EL_STATUS, hint);
     if (n[0])
-        put(t, y, COLS - (int)strlen(n), (int)strlen(n), PX_EL_FLAG, n);
+        tui_put(t, y, COLS - (int)strlen(n), (int)strlen(n), PX_EL_FLAG, n);
 }
 
 static void draw_help(tui *t)
 {
-    put(t, 0, 0, COLS, PX_EL_HEADER, " parity review: keys  (any key returns)");
+    tui_put(t, 0, 0, COLS, PX_EL_HEADER, " parity review: keys  (any key returns)");
     for (int i = 0; i < PX_ACT_COUNT && i + 2 < LINES; i++) {
-        put(t, i + 2, 2, 14, PX_EL_HELP_KEY, key_defs[i].keys);
-        put(t, i + 2, 17, COLS - 18, PX_EL_NORMAL, key_defs[i].help);
-    }
-}
-
-static void draw_summary(tui *t)
-{
-    put(t, 0, 0, COLS, PX_EL_HEADER, " parity: what this fixture shows  (Space: walk the examples)");
-    int y = 2;
-    for (size_t e = 0; e < t->res->n_envs && y < LINES - 2; e++) {
-        const px_env_result *er = &t->res->envs[e];
-        const px_env *fe = &t->f->envs[er->env_index];
-        putf(t, y++, 1, COLS - 2, PX_EL_TITLE, "%s  %s %s%s%s", er->name, results_env_device(t->f, er),
-             results_env_dtype(t->f, er), fe->note ? "  — " : "", fe->note ? fe->note : "");
-        if (!t->judged) {
-            put(t, y++, 3, COLS - 4, PX_EL_RUNNING, "running…");
-            continue;
-        }
-        char line[512] = "";
-        for (int o = 0; o < PX_OC_COUNT; o++)
-            if (t->j.envs[e].counts[o])
-                snprintf(line + strlen(line), sizeof line - strlen(line), "%d %s  ", t->j.envs[e].counts[o],
-                         outcome_name((px_outcome)o));
-        put(t, y++, 3, COLS - 4, t->j.envs[e].met ? PX_EL_PASS : PX_EL_FAIL, line);
-        for (int r = 0; r < PX_RUNG_COUNT && y < LINES - 2; r++)
-            if (t->j.envs[e].rung[r] == PX_RS_FAILED)
-                putf(t, y++, 3, COLS - 4, PX_EL_FAIL, "%s failed: %s", rung_name((px_rung)r), t->j.envs[e].rung_detail[r]);
-        if (er->state == PX_ENV_DOWN && y < LINES - 2)
-            putf(t, y++, 3, COLS - 4, PX_EL_NOT_EVALUATED, "not evaluated: %s", er->down_msg ? er->down_msg : "down");
-        y++;
+        tui_put(t, i + 2, 2, 14, PX_EL_HELP_KEY, key_defs[i].keys);
+        tui_put(t, i + 2, 17, COLS - 18, PX_EL_NORMAL, key_defs[i].help);
     }
 }
 
@@ -435,6 +549,14 @@ static void draw_panes(tui *t, unsigned what)
         draw_detail(t, top + 2, rows - 2, 4, COLS - 8);
         return;
     }
+    if (t->hide_list) { /* L: the example alone, full width */
+        if (!(what & (PX_RE_ALL | PX_RE_LIST | PX_RE_DETAIL)))
+            return;
+        if (!all)
+            blank(top, rows, 0, COLS);
+        draw_detail(t, top, rows, 1, COLS - 2);
+        return;
+    }
     if (what & (PX_RE_ALL | PX_RE_LIST)) {
         if (!all)
             blank(top, rows, 0, w);
@@ -468,7 +590,7 @@ void tui_draw(tui *t, unsigned what)
     if (t->mode == M_HELP) {
         draw_help(t);
     } else if (t->mode == M_SUMMARY) {
-        draw_summary(t);
+        tui_draw_summary(t);
     } else {
         if (what & PX_RE_ALL)
             draw_header(t);

@@ -117,6 +117,25 @@ static unsigned edit_key(tui *t, key_ev k)
     return r == PX_LE_DONE ? PX_RE_CURSOR : PX_RE_STATUS;
 }
 
+/* The summary scrolls with the moving keys; q quits, ? helps, any other
+ * key goes on to the examples. */
+static unsigned summary_key(tui *t, px_action a)
+{
+    size_t page = LINES > 6 ? (size_t)LINES - 4 : 1;
+    switch (a) {
+    case PX_ACT_DOWN: t->summary_top++; break;
+    case PX_ACT_UP: t->summary_top -= t->summary_top > 0; break;
+    case PX_ACT_PAGE_DOWN: t->summary_top += page; break;
+    case PX_ACT_PAGE_UP: t->summary_top = t->summary_top > page ? t->summary_top - page : 0; break;
+    case PX_ACT_FIRST: t->summary_top = 0; break;
+    case PX_ACT_LAST: t->summary_top = t->summary_rows; break; /* drawing keeps the last page full */
+    case PX_ACT_QUIT: return PX_RE_QUIT;
+    case PX_ACT_HELP: t->mode = M_HELP; break;
+    default: t->mode = M_LIST;
+    }
+    return PX_RE_ALL;
+}
+
 static px_action action_of(key_ev k) { return k.fn || k.ch < 128 ? key_action((int)k.ch) : PX_ACT_NONE; }
 
 /* One key, as the mode takes it; returns what to redraw. */
@@ -135,8 +154,7 @@ static unsigned handle(tui *t, key_ev k)
         r |= PX_RE_ALL;
         break;
     case M_SUMMARY:
-        t->mode = M_LIST;
-        r |= action_of(k) == PX_ACT_QUIT ? PX_RE_QUIT : PX_RE_ALL;
+        r |= summary_key(t, action_of(k));
         break;
     case M_RELOAD:
         t->mode = M_LIST;

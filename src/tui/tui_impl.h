@@ -56,10 +56,13 @@ typedef struct tui {
     px_lineedit ed;
     size_t ed_first;             /* the edit field's scroll, kept between frames */
     char search[256], msg[1200];
-    int details, demo;
+    int details, demo, hide_list;
+    int side_labels;             /* labels a side shows in the detail now (3, or 1 when short) */
+    int verdict_cap;             /* rows a side's verdict may take (0: all) */
     int shown_running;           /* the header last drawn said "running…" */
     const px_tui_opts *opts;     /* as given: the results files, for an export */
     struct px_redactor *rd;      /* what the status line says is redacted */
+    size_t summary_top, summary_rows; /* the summary's scroll, and its length when last drawn */
 } tui;
 
 typedef struct key_ev {
@@ -80,6 +83,12 @@ void tui_apply_theme(tui *t);
 void tui_draw(tui *t, unsigned what);
 /* The rows above the list: the header and a blank. */
 int tui_top_rows(const tui *t);
+/* Untrusted text, made safe and cut to cols columns. */
+void tui_put(tui *t, int y, int x, int cols, int el, const char *s);
+
+/* summary.c */
+/* The summary screen, scrolled to t->summary_top. */
+void tui_draw_summary(tui *t);
 
 /* actions.c */
 /* Run action a (PX_ACT_NONE: nothing); demo mode refuses the ones that

@@ -1,0 +1,239 @@
+/* The summary screen (demo's first screen, and i in the review): the story
+ * (include/parity/story.h) the reports tell, so the screen and a report
+ * never say different things: the task, the verdict, each environment for
+ * what it is, the conditions with their whys, the decisions taken, what was
+ * not evaluated, what waits in the journal. Wrapped to the screen's width,
+ * never cut; it scrolls when it does not fit. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#define _GNU_SOURCE
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/journal.h"
+#include "parity/story.h"
+#include "parity/textcell.h"
+#include "tui_impl.h"
+
+typedef struct para {
+    char *text;
+    int el, indent;
+} para;
+
+typedef struct paras {
+    para *v;
+    size_t n;
+} paras;
+
+static void add(paras *p, int el, int indent, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void add(paras *p, int el, int indent, const char *fmt, ...)
+{
+    char *s = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    para *v = n < 0 ? NULL : realloc(p->v, (p->n + 1) * sizeof *v);
+    if (!v) {
+        free(n < 0 ? NULL : s);
+        return;
+    }
+    p->v = v;
+    p->v[p->n++] = (para){s, el, indent};
+}
+
+static int state_el(const px_story_env *e)
+{
+    return !e->selected || !e->evaluated ? PX_EL_NOT_EVALUATED : e->met ? PX_EL_PASS : PX_EL_FAIL;
+}
+
+/* The story as paragraphs, in the report's order. */
+static void tell(paras *p, const px_story *s)
+{
+    add(p, PX_EL_TITLE, 0, "Task: %s", s->task);
+    add(p, s->met > 0 ? PX_EL_PASS : s->met == 0 ? PX_EL_FAIL : PX_EL_NOT_EVALUATED, 0, "%s %s",
+        s->met > 0 ? "✓" : s->met == 0 ? "✗" : "–", s->verdict);
+    add(p, PX_EL_NORMAL, 0, "%s", "");
+    add(p, PX_EL_TITLE, 0, "Environments");
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_env *v = &s->envs[e];
+        add(p, e == (size_t)s->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, 2, "%s: %s", v->name, v->what);
+        add(p, PX_EL_DIM, 4, "%s%s%s%s %s, %s, torch %s%s%s; %s, %s", v->device, *v->device_name ? " (" : "",
+            v->device_name, *v->device_name ? ")" : "", v->dtype,
+            *v->executor ? v->executor : "executor not recorded", *v->torch ? v->torch : "not recorded",
+            *v->backends ? ", " : "", v->backends, *v->host ? v->host : "host not recorded",
+            *v->date ? v->date : "time not recorded");
+        if (*v->settings)
+            add(p, PX_EL_DIM, 4, "%s", v->settings);
+        add(p, state_el(v), 4, "%s %s%s%s", !v->selected || !v->evaluated ? "–" : v->met ? "✓" : "✗", v->state,
+            *v->counts ? ": " : "", v->counts);
+        /* as the header writes it: + passed, X failed, - not reached or
+         * not measured */
+        char ladder[512] = "";
+        static const char *const mark[] = {"+", "X", "-", "-"};
+        static const char *const rung[PX_RUNG_COUNT] = {"device", "model", "input", "forward", "contract", "perf"};
+        for (int r = 0; v->selected && r < PX_RUNG_COUNT; r++)
+            snprintf(ladder + strlen(ladder), sizeof ladder - strlen(ladder), "%s%s%s", r ? " " : "", mark[v->rung[r]],
+                     rung[r]);
+        if (ladder[0])
+            add(p, PX_EL_DIM, 4, "ladder: %s%s", ladder,
+                v->rung[PX_RUNG_PERF] == PX_RS_NOT_MEASURED ? " (performance not measured)" : "");
+        for (int r = 0; r < PX_RUNG_COUNT; r++)
+            if (v->rung_detail[r])
+                add(p, PX_EL_FAIL, 4, "%s failed: %s", rung_name((px_rung)r), v->rung_detail[r]);
+    }
+    add(p, PX_EL_NORMAL, 0, "%s", "");
+    add(p, PX_EL_TITLE, 0, "Conditions");
+    for (size_t i = 0; i < s->pins.n; i++)
+        add(p, PX_EL_NORMAL, 2, "pinned: %s", s->pins.v[i]);
+    for (size_t i = 0; i < s->rules.n; i++)
+        add(p, PX_EL_NORMAL, 2, "cleaning: %s", s->rules.v[i]);
+    for (size_t i = 0; i < s->tolerances.n; i++)
+        add(p, PX_EL_NORMAL, 2, "tolerance: %s", s->tolerances.v[i]);
+    add(p, PX_EL_NORMAL, 2, "ambiguous: %s", s->ambiguous_rule);
+    int decided = 0;
+    for (size_t k = 0; k < s->n_examples; k++)
+        decided |= s->examples[k].decision != NULL;
+    if (decided) {
+        add(p, PX_EL_NORMAL, 0, "%s", "");
+        add(p, PX_EL_TITLE, 0, "Decisions taken");
+        for (size_t k = 0; k < s->n_examples; k++) {
+            const px_story_example *x = &s->examples[k];
+            if (!x->decision)
+                continue;
+            add(p, PX_EL_DECISION, 2, "%s: %s%s%s%s%s%s%s", x->id, x->proposal ? "a proposal to confirm" : x->decision,
+                x->by ? " by " : "", x->by ? x->by : "", x->at ? " at " : "", x->at ? x->at : "",
+                x->decision_words ? "; " : "", x->decision_words ? x->decision_words : "");
+            if (x->note && !x->proposal)
+                add(p, PX_EL_DIM, 4, "note: %s", x->note);
+        }
+    }
+    add(p, PX_EL_NORMAL, 0, "%s", "");
+    add(p, PX_EL_TITLE, 0, "Not evaluated");
+    if (!s->not_evaluated.n)
+        add(p, PX_EL_DIM, 2, "everything the contract names was evaluated");
+    for (size_t i = 0; i < s->not_evaluated.n; i++)
+        add(p, PX_EL_NOT_EVALUATED, 2, "- %s", s->not_evaluated.v[i]);
+    if (s->pending.n) {
+        add(p, PX_EL_NORMAL, 0, "%s", "");
+        add(p, PX_EL_TITLE, 0, "Decisions waiting in the journal (not yet in the fixture)");
+        for (size_t i = 0; i < s->pending.n; i++)
+            add(p, PX_EL_FLAG, 2, "- %s", s->pending.v[i]);
+    }
+    for (size_t i = 0; i < s->warnings.n; i++)
+        add(p, PX_EL_CHANGED, 0, "warning: %s", s->warnings.v[i]);
+    if (s->redacted)
+        add(p, PX_EL_DIM, 0, "%zu value%s redacted", s->redacted, s->redacted == 1 ? "" : "s");
+}
+
+/* While the environments still run: who they are, and that the rest waits. */
+static void tell_running(paras *p, const tui *t)
+{
+    add(p, PX_EL_TITLE, 0, "Task: %s", t->f->task);
+    add(p, PX_EL_RUNNING, 0, "running… the verdict and the rest follow when the results are in");
+    add(p, PX_EL_NORMAL, 0, "%s", "");
+    for (size_t e = 0; e < t->res->n_envs; e++)
+        add(p, PX_EL_DIM, 2, "%s: %s %s", t->res->envs[e].name, results_env_device(t->f, &t->res->envs[e]),
+            results_env_dtype(t->f, &t->res->envs[e]));
+}
+
+typedef struct row {
+    const char *s;
+    size_t len;
+    int el, indent;
+} row;
+
+/* Every paragraph wrapped to cols: the rows (pointing into p). */
+static row *lay_out(const paras *p, int cols, size_t *n_rows)
+{
+    size_t n = 0, cap = 64;
+    row *rows = malloc(cap * sizeof *rows);
+    for (size_t i = 0; rows && i < p->n; i++) {
+        const char *s = p->v[i].text;
+        int w = cols - p->v[i].indent;
+        int lines = textcell_wrap(s, w > 8 ? w : 8, NULL, 0);
+        size_t *starts = malloc((size_t)(lines > 0 ? lines : 1) * sizeof *starts);
+        if (!starts)
+            break;
+        textcell_wrap(s, w > 8 ? w : 8, starts, (size_t)lines);
+        for (int l = 0; l < lines; l++) {
+            if (n == cap) {
+                row *r = realloc(rows, (cap *= 2) * sizeof *rows);
+                if (!r)
+                    break;
+                rows = r;
+            }
+            size_t end = l + 1 < lines ? starts[l + 1] : strlen(s);
+            /* a continued line is indented two more, so it reads as one */
+            rows[n++] = (row){s + starts[l], end - starts[l], p->v[i].el, p->v[i].indent + (l ? 2 : 0)};
+        }
+        free(starts);
+    }
+    *n_rows = n;
+    return rows;
+}
+
+void tui_draw_summary(tui *t)
+{
+    paras p = {0};
+    px_story *s = NULL;
+    px_journal jn = {0};
+    if (t->judged && !(t->run && !runner_done(t->run))) {
+        char path[4200];
+        journal_path(t->f->path, path, sizeof path);
+        px_error err = {0};
+        if (journal_read(path, &jn, &err))
+            memset(&jn, 0, sizeof jn);
+        s = story_build(t->f, t->res, &t->j, &jn, &err);
+    }
+    if (s)
+        tell(&p, s);
+    else
+        tell_running(&p, t);
+    /* Sanitized once; wrapping counts what the screen will show. */
+    for (size_t i = 0; i < p.n; i++) {
+        char *safe = textcell_sanitize(p.v[i].text, strlen(p.v[i].text));
+        if (safe) {
+            free(p.v[i].text);
+            p.v[i].text = safe;
+        }
+    }
+    size_t n = 0;
+    int cols = COLS - 2, body = LINES - 3;
+    row *rows = lay_out(&p, cols - 2, &n);
+    size_t last_top = n > (size_t)body ? n - (size_t)body : 0;
+    if (t->summary_top > last_top)
+        t->summary_top = last_top;
+    t->summary_rows = n;
+    char key[16], up[16], down[16];
+    char head[256];
+    snprintf(head, sizeof head, " parity: what this fixture shows  (%s/%s scroll, %s: the examples)",
+             key_first(PX_ACT_DOWN, down, sizeof down), key_first(PX_ACT_UP, up, sizeof up),
+             t->demo ? "Space" : key_first(PX_ACT_DETAILS, key, sizeof key));
+    attrset(A_NORMAL);
+    tui_put(t, 0, 0, COLS, PX_EL_HEADER, head);
+    for (int y = 0; y < body && t->summary_top + (size_t)y < n; y++) {
+        const row *r = &rows[t->summary_top + (size_t)y];
+        char *line = strndup(r->s, r->len);
+        /* the spaces a break leaves at a line's end are not drawn */
+        size_t l = line ? strlen(line) : 0;
+        while (l && line[l - 1] == ' ')
+            line[--l] = '\0';
+        tui_put(t, y + 2, 1 + r->indent, cols - r->indent, r->el, line ? line : "");
+        free(line);
+    }
+    if (n > (size_t)body) {
+        char more[96];
+        snprintf(more, sizeof more, " %zu-%zu of %zu ", t->summary_top + 1,
+                 t->summary_top + (size_t)body < n ? t->summary_top + (size_t)body : n, n);
+        tui_put(t, 1, COLS - (int)strlen(more) - 1, (int)strlen(more), PX_EL_DIM, more);
+    }
+    free(rows);
+    for (size_t i = 0; i < p.n; i++)
+        free(p.v[i].text);
+    free(p.v);
+    story_free(s);
+    journal_free(&jn);
+}
