@@ -66,7 +66,7 @@ int journal_append(const char *path, const px_decision *d, px_error *err)
         put_field(o, decision_field(d, i));
     fputc('\n', o);
     fclose(o);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     int existed_before = 0;
     if (fd < 0) {
         free(line);
@@ -74,6 +74,19 @@ int journal_append(const char *path, const px_decision *d, px_error *err)
     }
     off_t size = lseek(fd, 0, SEEK_END);
     existed_before = size > 0;
+    /* A line a kill tore (no LF) was never acknowledged: cut it off, or it
+     * would run into this one and the journal would no longer read. */
+    off_t keep = size;
+    char c = '\n';
+    while (keep > 0 && pread(fd, &c, 1, keep - 1) == 1 && c != '\n')
+        keep--;
+    if (keep < size && (ftruncate(fd, keep) || lseek(fd, keep, SEEK_SET) < 0)) {
+        int te = errno;
+        close(fd);
+        free(line);
+        return px_error_set(err, PX_ERR_WRITE, path, 0, 0, "cannot record in the journal: %s (nothing written)",
+                            strerror(te));
+    }
     ssize_t w = write(fd, line, len);
     int e = w == (ssize_t)len ? 0 : w < 0 ? errno : ENOSPC;
     if (!e && fsync(fd))

@@ -409,3 +409,22 @@ Test(decide, a_decision_records_what_it_was_made_on)
     cr_expect_eq(system(cmd), 0);
     free(dir);
 }
+
+/* A kill that tore the journal's first line leaves nothing acknowledged:
+ * --recover says so and removes it, and the next decision reads cleanly. */
+Test(decide, recover_removes_a_journal_with_only_a_torn_line)
+{
+    char *dir = tl_tmpdir(), *fx = make_fixture(dir), j[4200];
+    journal_path(fx, j, sizeof j);
+    tl_write(j, "parity-journal 2\te1\tacc");
+    cmd_result r = tl_run((const char *[]){"parity", "decide", fx, "--recover", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "nothing to recover"), "%s", r.out);
+    cr_expect_not(journal_exists(fx));
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "decide", fx, "e2", "-d", "flag", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    cr_expect_not(journal_exists(fx));
+    free(fx), free(dir);
+}

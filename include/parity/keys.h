@@ -53,7 +53,7 @@
     X(FILTER, filter, ('f'), "f",                                                                                     \
       "cycle filter: all, failures, differences, undecided, flagged", 0, PX_HINT(7, 0, NULL, "filter"))               \
     X(ACCEPT, accept, ('a'), "a",                                                                                     \
-      "accept: the candidate meets the contract as the reviewer reads it",                                            \
+      "accept: it meets the contract as the reviewer reads it",                                            \
       PX_KEY_CHANGES, PX_HINT(3, 0, NULL, "decide"))                                                                  \
     X(DEFECT, defect, ('x'), "x",                                                                                     \
       "defect", PX_KEY_CHANGES, PX_HINT(3, 0, NULL, "decide"))                                                        \
@@ -78,13 +78,13 @@
     X(THEME, theme, ('t'), "t",                                                                                       \
       "next theme", 0, PX_NO_HINT)                                                                                    \
     X(LIST, list, ('L'), "L",                                                                                         \
-      "hide or show the list of examples (the example gets the full width)", 0, PX_NO_HINT)                         \
+      "hide or show the list (the example gets the full width)", 0, PX_NO_HINT)                         \
     X(SUMMARY, summary, ('i'), "i",                                                                                   \
-      "the summary: the task, the environments, the conditions, what was not evaluated", 0, PX_NO_HINT)             \
+      "summary: task, environments, conditions, not evaluated", 0, PX_NO_HINT)             \
     X(REPORT, report, ('o'), "o",                                                                                     \
       "write a report: HTML, or Markdown for a .md path (asks where)", 0, PX_NO_HINT)                               \
     X(EXPORT, export, ('O'), "O",                                                                                     \
-      "export a bundle: fixture, results, reports, manifests, SHA256SUMS (asks where)", 0, PX_NO_HINT)              \
+      "export a bundle with the reports and SHA256SUMS (asks where)", 0, PX_NO_HINT)              \
     X(HELP, help, ('?'), "?",                                                                                         \
       "this help", 0, PX_HINT(9, 4, NULL, "help"))                                                                    \
     X(QUIT, quit, ('q'), "q",                                                                                         \

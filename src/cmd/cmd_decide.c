@@ -210,7 +210,11 @@ int cmd_decide(int argc, char **argv)
                         "--recover first\n", a.fixture, j.n, j.n == 1 ? "" : "s", s.journal, a.fixture);
         rc = PX_EXIT_USAGE;
     } else if (!rc && a.recover && !j.n) {
-        printf("%s: nothing to recover\n", a.fixture);
+        /* A journal with no whole line holds nothing acknowledged (a kill
+         * tore its first line): it goes. */
+        rc = journal_remove(s.journal, &err) ? fail(&err) : 0;
+        if (!rc)
+            printf("%s: nothing to recover\n", a.fixture);
     } else if (!rc && decide_writable(&s, &err)) {
         rc = fail(&err);
     } else if (!rc) {

@@ -265,6 +265,7 @@ static unsigned act_export(tui *t)
 static unsigned act_help(tui *t)
 {
     t->mode = M_HELP;
+    t->help_top = 0;
     return PX_RE_ALL;
 }
 

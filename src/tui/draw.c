@@ -508,12 +508,26 @@ static void draw_status(tui *t)
         tui_put(t, y, COLS - (int)strlen(n), (int)strlen(n), PX_EL_FLAG, n);
 }
 
+/* Every binding, scrolled when the screen is shorter than the table. */
 static void draw_help(tui *t)
 {
-    tui_put(t, 0, 0, COLS, PX_EL_HEADER, " parity review: keys  (any key returns)");
-    for (int i = 0; i < PX_ACT_COUNT && i + 2 < LINES; i++) {
-        tui_put(t, i + 2, 2, 14, PX_EL_HELP_KEY, key_defs[i].keys);
-        tui_put(t, i + 2, 17, COLS - 18, PX_EL_NORMAL, key_defs[i].help);
+    int body = LINES - 3;
+    size_t last = PX_ACT_COUNT > body ? (size_t)(PX_ACT_COUNT - body) : 0;
+    if (t->help_top > last)
+        t->help_top = last;
+    char down[16], up[16], head[160];
+    snprintf(head, sizeof head, " parity review: keys  (%s/%s scroll, any other key returns)",
+             key_first(PX_ACT_DOWN, down, sizeof down), key_first(PX_ACT_UP, up, sizeof up));
+    tui_put(t, 0, 0, COLS, PX_EL_HEADER, head);
+    if (last) {
+        char more[64];
+        snprintf(more, sizeof more, " %zu-%zu of %d ", t->help_top + 1, t->help_top + (size_t)body, PX_ACT_COUNT);
+        tui_put(t, 1, COLS - (int)strlen(more) - 1, (int)strlen(more), PX_EL_DIM, more);
+    }
+    for (int y = 0; y < body && t->help_top + (size_t)y < PX_ACT_COUNT; y++) {
+        const px_keydef *d = &key_defs[t->help_top + (size_t)y];
+        tui_put(t, y + 2, 2, 14, PX_EL_HELP_KEY, d->keys);
+        tui_put(t, y + 2, 17, COLS - 18, PX_EL_NORMAL, d->help);
     }
 }
 

@@ -149,10 +149,22 @@ static unsigned handle(tui *t, key_ev k)
     case M_SEARCH: case M_NOTE: case M_REPORT: case M_EXPORT:
         r |= edit_key(t, k);
         break;
-    case M_HELP:
-        t->mode = M_LIST;
+    case M_HELP: {
+        /* it scrolls when the screen is short; any other key returns */
+        px_action a = action_of(k);
+        if (a == PX_ACT_DOWN)
+            t->help_top++;
+        else if (a == PX_ACT_UP)
+            t->help_top -= t->help_top > 0;
+        else if (a == PX_ACT_LAST || a == PX_ACT_PAGE_DOWN)
+            t->help_top = PX_ACT_COUNT;
+        else if (a == PX_ACT_FIRST || a == PX_ACT_PAGE_UP)
+            t->help_top = 0;
+        else
+            t->mode = M_LIST;
         r |= PX_RE_ALL;
         break;
+    }
     case M_SUMMARY:
         r |= summary_key(t, action_of(k));
         break;

@@ -63,6 +63,7 @@ typedef struct tui {
     const px_tui_opts *opts;     /* as given: the results files, for an export */
     struct px_redactor *rd;      /* what the status line says is redacted */
     size_t summary_top, summary_rows; /* the summary's scroll, and its length when last drawn */
+    size_t help_top;             /* the help screen's scroll */
 } tui;
 
 typedef struct key_ev {
