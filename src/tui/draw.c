@@ -252,7 +252,7 @@ static int side_rows(const tui *t, int e, size_t k, int w)
     if (e < 0)
         return 0;
     char *v = verdict_line(t, e, k);
-    int n = 1 + side_labels(t, e, k) + rows_of(v, w, t->verdict_cap);
+    int n = 1 + (t->side_labels ? side_labels(t, e, k) : 0) + rows_of(v, w, t->verdict_cap);
     free(v);
     return n;
 }
@@ -267,8 +267,28 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
     const px_env_result *er = &t->res->envs[e];
     const px_example_result *r = &er->ex[k];
     int used = 0;
-    putf(t, y + used++, x, w, e == t->res->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, "%s (%s %s)", er->name,
-         results_env_device(t->f, er), results_env_dtype(t->f, er));
+    int el = e == t->res->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE;
+    if (t->side_labels == 0) { /* compact: the name, the best label and where it ran, on one row */
+        int best = r->status == PX_ST_OK && r->n_values == er->n_labels ? results_argmax(r->values, r->n_values) : -1;
+        double mx = best >= 0 ? r->values[best] : 0, sum = 0;
+        for (size_t i = 0; best >= 0 && i < r->n_values; i++)
+            sum += exp(r->values[i] - mx);
+        if (best >= 0 && sum > 0 && isfinite(sum))
+            putf(t, y + used++, x, w, el, "%s: %s %.1f%% (%s %s)", er->name, er->labels[best], 100 / sum,
+                 results_env_device(t->f, er), results_env_dtype(t->f, er));
+        else
+            putf(t, y + used++, x, w, el, "%s (%s %s)%s", er->name, results_env_device(t->f, er),
+                 results_env_dtype(t->f, er), r->status == PX_ST_PENDING ? ": running…" : "");
+        char *v = verdict_line(t, e, k);
+        if (v && used < rows) {
+            int room = !t->verdict_cap || rows - used < t->verdict_cap ? rows - used : t->verdict_cap;
+            used += put_wrapped(t, y + used, x, w, room, element_of(t->j.envs[e].ex[k].outcome), v);
+        }
+        free(v);
+        return used;
+    }
+    putf(t, y + used++, x, w, el, "%s (%s %s)", er->name, results_env_device(t->f, er),
+         results_env_dtype(t->f, er));
     if (r->status == PX_ST_PENDING) {
         tui_put(t, y + used++, x, w, PX_EL_RUNNING, "running…");
         return used;
@@ -397,7 +417,9 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
      * the verdict, the difference and the decision never give way to a
      * label. Details show everything, all labels, uncapped. */
     int below = 0, planned = 0;
-    for (int labels = 3; !planned && labels >= 1; labels -= 2) {
+    /* labels: 3, then 1, then 0: compact, each side's name and best label
+     * on one row and no blank between stacked sides */
+    for (int labels = 3; !planned && labels >= 0; labels -= labels == 3 ? 2 : 1) {
         for (int try_cap = 0; !planned && try_cap <= 3; try_cap += 3) {
             int c = details ? 0 : try_cap;
             t->side_labels = labels;
@@ -408,10 +430,10 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
             int why = ex->why ? rows_of(ex->why, w - 5, c ? 2 : 0) : 0;
             int a_rows = side_rows(t, ref, (size_t)k, stacked ? w : half - 1);
             int b_rows = side_rows(t, cand, (size_t)k, stacked ? w : w - half);
-            int sides = stacked ? a_rows + (cand >= 0 ? 1 + b_rows : 0) : (a_rows > b_rows ? a_rows : b_rows);
+            int sides = stacked ? a_rows + (cand >= 0 ? (labels ? 1 : 0) + b_rows : 0) : (a_rows > b_rows ? a_rows : b_rows);
             int text = c ? (text_rows < 3 ? text_rows : 3) : text_rows;
             below = fixed + sides - 1;
-            if (details || fixed + why + sides + text <= end - top || (labels == 1 && c)) {
+            if (details || fixed + why + sides + text <= end - top || (labels == 0 && c)) {
                 cap = c;
                 planned = 1;
             }
@@ -437,8 +459,9 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
     y++;
     if (stacked) {
         y += draw_side(t, ref, (size_t)k, y, x, w, end - y);
-        if (cand >= 0 && y + 1 < end)
-            y += 1 + draw_side(t, cand, (size_t)k, y + 1, x, w, end - y - 1);
+        int gap = t->side_labels ? 1 : 0;
+        if (cand >= 0 && y + gap < end)
+            y += gap + draw_side(t, cand, (size_t)k, y + gap, x, w, end - y - gap);
     } else {
         int a = draw_side(t, ref, (size_t)k, y, x, half - 1, end - y);
         int b = draw_side(t, cand, (size_t)k, y, x + half, w - half, end - y);
