@@ -86,6 +86,9 @@ static void strs_free(px_strs *l)
     free(l->v);
 }
 
+static px_story *story_tell(const px_fixture *f, const px_results *r, const px_judgement *j,
+                            const px_journal *journal, px_error *err);
+
 void story_now(char out[32])
 {
     const char *e = getenv("SOURCE_DATE_EPOCH");
@@ -440,8 +443,23 @@ static char *verdict_line(bctx *b)
     return fmt(b, "Not judged in full: %zu of %zu selected environments were not evaluated.", down, sel);
 }
 
-px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, const px_journal *journal,
-                      px_error *err)
+px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, px_error *err)
+{
+    /* The decisions waiting in the fixture's journal; an unreadable one
+     * reads as none (the fixture stands; the review screen says why). */
+    char path[4200];
+    journal_path(f->path, path, sizeof path);
+    px_journal jn = {0};
+    px_error ignored = {0};
+    if (journal_read(path, &jn, &ignored))
+        memset(&jn, 0, sizeof jn);
+    px_story *s = story_tell(f, r, j, &jn, err);
+    journal_free(&jn);
+    return s;
+}
+
+static px_story *story_tell(const px_fixture *f, const px_results *r, const px_judgement *j,
+                            const px_journal *journal, px_error *err)
 {
     bctx b = {f, r, j, NULL, calloc(1, sizeof(px_story)), 0};
     if (!b.s)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "parity/journal.h"
 #include "testlib.h"
 
 #define DEMO "fixtures/campus-club/fixture.yaml"
@@ -301,5 +302,30 @@ Test(repro, a_planted_fault_reproduces_from_its_bundle, .init = init, .timeout =
         cr_expect_not_null(strstr(r.out, "\"stage\":\"label map\""), "%d: %s", i, r.out);
         tl_free(&r);
     }
+    free(dir);
+}
+
+/* Decisions recorded in the journal but not yet written into the fixture
+ * are in the report, under their example and as pending. */
+Test(report, decisions_waiting_in_the_journal_are_pending, .init = init, .timeout = 60)
+{
+    char *dir = tl_tmpdir(), fx[512], cmd[2048], res[PATH_MAX];
+    snprintf(cmd, sizeof cmd, "cp fixtures/campus-club/fixture.yaml fixtures/campus-club/vocab.txt '%s'/", dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", dir);
+    cr_assert_not_null(realpath(DEMO_RESULTS, res));
+    char journal[4200];
+    journal_path(fx, journal, sizeof journal);
+    px_decision d = {"bouldering", "flag", "looks thin", "sam", "2026-12-03T09:00:00Z", NULL, NULL, NULL, NULL};
+    px_error err = {0};
+    cr_assert_eq(journal_append(journal, &d, &err), 0, "%s", err.msg);
+    cmd_result r = tl_run((const char *[]){"parity", "report", fx, "--results", res, "-f", "md", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *pending = strstr(r.out, "## Decisions pending");
+    cr_assert_not_null(pending, "%s", r.out);
+    cr_expect_not_null(strstr(pending, "- bouldering: flag by sam at 2026-12-03T09:00:00Z: looks thin"), "%s",
+                       pending);
+    cr_expect_not_null(strstr(r.out, "- Pending, not yet written into the fixture: flag by sam"), "%s", r.out);
+    tl_free(&r);
     free(dir);
 }

@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "parity/error.h"
+
 /* The options, in the table's order: cli_options[PX_OPT_ENV] is --env. */
 typedef enum px_opt {
     PX_OPT_ENV,
@@ -102,6 +104,10 @@ typedef int (*cli_on_arg)(void *ctx, const px_option *opt, const char *value);
  * command line (one line on stderr, cli_usage_error's), or what fn
  * returned. */
 int cli_parse(const px_command *c, int argc, char **argv, cli_on_arg fn, void *ctx);
+
+/* Say err on stderr, one line ("parity: file:line:col: message"); its exit
+ * status. */
+int cli_error(const px_error *err);
 
 /* parity [--max-size MIB]... WORD ...: takes the options that go before a
  * command (the ones every command takes) as cli_parse would. Returns the

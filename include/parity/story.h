@@ -96,11 +96,10 @@ typedef struct px_story {
     size_t redacted;   /* values redacted in what this story holds */
 } px_story;
 
-/* The story of f judged from r as j; journal: decisions not yet written
- * (NULL: none). NULL with *err when out of memory or a `redact:` pattern
+/* The story of f judged from r as j, with the decisions waiting in f's
+ * journal (journal.h; an unreadable journal reads as none).  * (NULL: none). NULL with *err when out of memory or a `redact:` pattern
  * fails. */
-px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, const px_journal *journal,
-                      px_error *err);
+px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, px_error *err);
 void story_free(px_story *s);
 
 /* The time reports say they were made: SOURCE_DATE_EPOCH when set (for

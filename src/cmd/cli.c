@@ -356,3 +356,11 @@ int cli_parse_leading(int argc, char **argv)
     int stop = argc;
     return walk(NULL, argc, argv, NULL, NULL, &stop) == CLI_PARSED ? stop : -1;
 }
+
+int cli_error(const px_error *err)
+{
+    char line[2048];
+    px_error_format(err, line, sizeof line);
+    fprintf(stderr, "parity: %s\n", line);
+    return err->code ? err->code : PX_EXIT_USAGE;
+}

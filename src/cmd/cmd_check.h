@@ -23,7 +23,5 @@ typedef int (*run_finish_fn)(const run_args *a, const px_fixture *f, const px_re
 
 /* The whole command: its exit status. */
 int check_command(const char *command, int argc, char **argv, run_finish_fn finish);
-/* Say err on stderr in one line; its exit status. */
-int cmd_report_error(const px_error *err);
 
 #endif

@@ -33,14 +33,6 @@ typedef struct decide_args {
     char hashes[MAX_DECISIONS][PX_SHA256_HEX];
 } decide_args;
 
-static int fail(const px_error *err)
-{
-    char line[2048];
-    px_error_format(err, line, sizeof line);
-    fprintf(stderr, "parity: %s\n", line);
-    return err->code ? err->code : PX_EXIT_USAGE;
-}
-
 /* One argument (cli_parse): the fixture, then example ids, each taking
  * the --decision and --note after it. */
 static int on_arg(void *ctx, const px_option *o, const char *v)
@@ -187,7 +179,7 @@ static int commit(px_decide *s, char *out, size_t out_len, size_t n)
 {
     px_error err = {0};
     if (decide_commit(s, out, out_len, &err))
-        return fail(&err);
+        return cli_error(&err);
     printf("%s: %zu decision%s written\n", s->path, n, n == 1 ? "" : "s");
     return 0;
 }
@@ -202,9 +194,9 @@ int cmd_decide(int argc, char **argv)
     px_decide s;
     char at[32];
     if (decide_open(&s, a.fixture, &err))
-        return fail(&err);
+        return cli_error(&err);
     px_journal j;
-    int rc = journal_read(s.journal, &j, &err) ? fail(&err) : 0;
+    int rc = journal_read(s.journal, &j, &err) ? cli_error(&err) : 0;
     if (!rc && j.n && !a.recover) {
         fprintf(stderr, "parity: %s: %zu decision%s from an interrupted session wait in %s: run parity decide %s "
                         "--recover first\n", a.fixture, j.n, j.n == 1 ? "" : "s", s.journal, a.fixture);
@@ -212,11 +204,11 @@ int cmd_decide(int argc, char **argv)
     } else if (!rc && a.recover && !j.n) {
         /* A journal with no whole line holds nothing acknowledged (a kill
          * tore its first line): it goes. */
-        rc = journal_remove(s.journal, &err) ? fail(&err) : 0;
+        rc = journal_remove(s.journal, &err) ? cli_error(&err) : 0;
         if (!rc)
             printf("%s: nothing to recover\n", a.fixture);
     } else if (!rc && decide_writable(&s, &err)) {
-        rc = fail(&err);
+        rc = cli_error(&err);
     } else if (!rc) {
         const px_decision *d = a.recover ? j.d : a.full;
         size_t n = a.recover ? j.n : 0;
@@ -224,7 +216,7 @@ int cmd_decide(int argc, char **argv)
         if (!a.recover) {
             stamp(&a, at, sizeof at);
             if (!(f = fixture_parse(s.path, s.text, s.len, &err)) || made_on(&a, f, &err))
-                rc = fail(&err);
+                rc = cli_error(&err);
             else
                 complete(&a, f), n = a.n_full;
         }
@@ -232,10 +224,10 @@ int cmd_decide(int argc, char **argv)
         /* Edited before anything is journaled, so a typo is never recorded. */
         char *out = rc ? NULL : decide_edit(&s, d, n, &out_len, &err);
         if (!rc && !out)
-            rc = fail(&err);
+            rc = cli_error(&err);
         for (size_t i = 0; !rc && !a.recover && i < n; i++) {
             if (journal_append(s.journal, &d[i], &err))
-                rc = fail(&err);
+                rc = cli_error(&err);
             else if (decision_kind(d[i].decision) != PX_DEC_CLEAR || i + 1 == n || strcmp(d[i + 1].id, d[i].id))
                 printf("recorded: %s %s\n", d[i].id, d[i].decision);
         }

@@ -36,14 +36,6 @@ typedef struct proposal {
     int rejected;
 } proposal;
 
-static int report(const px_error *err)
-{
-    char line[2048];
-    px_error_format(err, line, sizeof line);
-    fprintf(stderr, "parity: %s\n", line);
-    return err->code ? err->code : PX_EXIT_USAGE;
-}
-
 static int on_arg(void *ctx, const px_option *o, const char *v)
 {
     init_args *a = ctx;
@@ -348,7 +340,7 @@ int cmd_init(int argc, char **argv)
     px_error err = {0};
     if (mkdir(a.dir, 0777) && errno != EEXIST) {
         px_error_set(&err, PX_ERR_WRITE, a.dir, 0, 0, "cannot make the directory: %s", strerror(errno));
-        return report(&err);
+        return cli_error(&err);
     }
     size_t n = strlen(a.dir) + sizeof "/fixture.yaml";
     char *path = malloc(n);
@@ -356,7 +348,7 @@ int cmd_init(int argc, char **argv)
     int rc = 0;
     if (access(path, F_OK) == 0) {
         px_error_set(&err, PX_ERR_USAGE, path, 0, 0, "already exists: parity init never overwrites a fixture");
-        rc = report(&err);
+        rc = cli_error(&err);
     } else {
         char *text = NULL, *draft = NULL, *results = NULL;
         size_t len = 0;
@@ -374,7 +366,7 @@ int cmd_init(int argc, char **argv)
             unlink(draft), unlink(results);
         }
         if (failed || write_checked(path, text, len, &err))
-            rc = report(&err);
+            rc = cli_error(&err);
         else
             printf("%s written: now `parity lint %s` names what is still to write\n", path, path);
         for (size_t k = 0; k < n_props && props; k++)

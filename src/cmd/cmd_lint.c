@@ -32,9 +32,7 @@ int cmd_lint(int argc, char **argv)
     px_error err = {0};
     px_lint l;
     if (lint_fixture(path, &l, &err)) {
-        char line[2048];
-        px_error_format(&err, line, sizeof line);
-        fprintf(stderr, "parity: %s\n", line);
+        cli_error(&err);
         return PX_EXIT_USAGE;
     }
     lint_print(stdout, path, &l);

@@ -10,15 +10,13 @@
 #include "cmd_check.h"
 #include "parity/atomic.h"
 #include "parity/bundle.h"
-#include "parity/journal.h"
 #include "parity/judge.h"
 #include "parity/report_doc.h"
 #include "parity/story.h"
 
-/* Judged, with the decisions still waiting in the journal. */
+/* Judged, and told (with the decisions still waiting in the journal). */
 typedef struct told {
     px_judgement j;
-    px_journal jn;
     px_story *s;
 } told;
 
@@ -27,14 +25,8 @@ static int tell(const px_fixture *f, const px_results *res, told *t, px_error *e
     memset(t, 0, sizeof *t);
     if (judge_results(f, res, &t->j, err))
         return -1;
-    char path[4200];
-    journal_path(f->path, path, sizeof path);
-    px_error ignored = {0};
-    if (journal_read(path, &t->jn, &ignored))
-        memset(&t->jn, 0, sizeof t->jn); /* unreadable: the report says none wait, the fixture stands */
-    if (!(t->s = story_build(f, res, &t->j, &t->jn, err))) {
+    if (!(t->s = story_build(f, res, &t->j, err))) {
         judgement_free(&t->j);
-        journal_free(&t->jn);
         return -1;
     }
     return 0;
@@ -44,7 +36,6 @@ static void untell(told *t)
 {
     story_free(t->s);
     judgement_free(&t->j);
-    journal_free(&t->jn);
 }
 
 /* The report is written whole or not at all: to stdout, or atomically to
@@ -55,29 +46,29 @@ static int report_finish(const run_args *a, const px_fixture *f, const px_result
     px_error err = {0};
     told t;
     if (tell(f, res, &t, &err))
-        return cmd_report_error(&err);
+        return cli_error(&err);
     char *text = NULL;
     size_t len = 0;
     FILE *o = open_memstream(&text, &len);
     int rc = 0;
     if (!o) {
-        rc = cmd_report_error((px_error_oom(&err, NULL), &err));
+        rc = cli_error((px_error_oom(&err, NULL), &err));
     } else {
         if (a->format && !strcmp(a->format, "html"))
             report_html(o, t.s);
         else
             report_markdown(o, t.s);
         if (fclose(o))
-            rc = cmd_report_error((px_error_oom(&err, NULL), &err));
+            rc = cli_error((px_error_oom(&err, NULL), &err));
     }
     if (!rc && a->output && strcmp(a->output, "-")) {
         if (atomic_write(a->output, text, len, &err))
-            rc = cmd_report_error(&err);
+            rc = cli_error(&err);
         else
             fprintf(stderr, "report: %s\n", a->output);
     } else if (!rc && (fwrite(text, 1, len, stdout) != len || fflush(stdout))) {
         px_error_set(&err, PX_ERR_WRITE, "<stdout>", 0, 0, "write failed");
-        rc = cmd_report_error(&err);
+        rc = cli_error(&err);
     }
     free(text);
     untell(&t);
@@ -89,9 +80,9 @@ static int export_finish(const run_args *a, const px_fixture *f, const px_result
     px_error err = {0};
     told t;
     if (tell(f, res, &t, &err))
-        return cmd_report_error(&err);
+        return cli_error(&err);
     px_bundle_in in = {f, res, &t.j, t.s, a->results, (size_t)a->n_results};
-    int rc = bundle_export(&in, a->output, &err) ? cmd_report_error(&err) : 0;
+    int rc = bundle_export(&in, a->output, &err) ? cli_error(&err) : 0;
     if (!rc)
         fprintf(stderr, "export: %s (%zu value%s redacted)\n", a->output, t.s->redacted,
                 t.s->redacted == 1 ? "" : "s");
@@ -106,13 +97,13 @@ static int repro_finish(const run_args *a, const px_fixture *f, const px_results
     const px_env *e = fixture_env(f, a->envs[0]);
     if (k < 0) {
         px_error_set(&err, PX_ERR_NOT_FOUND, f->path, 0, 0, "no example with id '%s'", a->id);
-        return cmd_report_error(&err);
+        return cli_error(&err);
     }
     told t;
     if (tell(f, res, &t, &err))
-        return cmd_report_error(&err);
+        return cli_error(&err);
     px_bundle_in in = {f, res, &t.j, t.s, a->results, (size_t)a->n_results};
-    int rc = bundle_repro(&in, (size_t)k, (size_t)(e - f->envs), a->output, &err) ? cmd_report_error(&err) : 0;
+    int rc = bundle_repro(&in, (size_t)k, (size_t)(e - f->envs), a->output, &err) ? cli_error(&err) : 0;
     if (!rc)
         fprintf(stderr, "repro: %s (see its README.md)\n", a->output);
     untell(&t);

@@ -21,14 +21,6 @@
 #include "parity/results.h"
 #include "parity/runner.h"
 
-static int report(const px_error *err)
-{
-    char line[2048];
-    px_error_format(err, line, sizeof line);
-    fprintf(stderr, "parity: %s\n", line);
-    return err->code ? err->code : PX_EXIT_USAGE;
-}
-
 /* One argument of parity run or check (cli_parse). */
 static int on_arg(void *ctx, const px_option *o, const char *v)
 {
@@ -84,7 +76,7 @@ static int pick_envs(const px_fixture *f, const run_args *a, int *idx, size_t *n
         if (!e) {
             px_error err = {0};
             fixture_unknown_env(f, a->envs[k], &err);
-            return report(&err);
+            return cli_error(&err);
         }
         if (!e->device) {
             fprintf(stderr, "parity: %s:%d:%d: environment '%s' is imported from %s and cannot run here\n",
@@ -244,12 +236,12 @@ static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_
     px_runner *run = NULL;
     int rc;
     if (runner_check(&opts, f, res, &err)) {
-        rc = report(&err);
+        rc = cli_error(&err);
     } else if (!(run = runner_start(f, in, res, &opts, &err))) {
-        rc = report(&err);
+        rc = cli_error(&err);
     } else {
         show_progress(run, a->quiet);
-        rc = runner_wait(run, &err) ? report(&err) : a->finish(a, f, res);
+        rc = runner_wait(run, &err) ? cli_error(&err) : a->finish(a, f, res);
     }
     fflush(stdout);
     runner_free(run);
@@ -262,7 +254,7 @@ static int refuse_unpinned(const px_fixture *f, const char *doing)
     px_error err = {0};
     px_error_set(&err, PX_ERR_MISMATCH, f->path, f->model_loc.line, f->model_loc.col,
                  "contract.model has no sha256: pin the model revision before %s", doing);
-    return report(&err);
+    return cli_error(&err);
 }
 
 static int execute(const run_args *a, const px_fixture *f, const int *idx, size_t n_idx)
@@ -277,7 +269,7 @@ static int execute(const run_args *a, const px_fixture *f, const int *idx, size_
         if (env_input_open(&in[opened], f, &f->envs[idx[opened]], &err))
             break;
     px_results *res = results_new(f, idx, n_idx);
-    rc = opened < n_idx ? report(&err) : run_then_finish(a, f, in, res);
+    rc = opened < n_idx ? cli_error(&err) : run_then_finish(a, f, in, res);
     results_free(res);
     for (size_t i = 0; i < opened; i++)
         env_input_close(&in[i], f->n_examples);
@@ -298,7 +290,7 @@ static int run_finish(const run_args *a, const px_fixture *f, const px_results *
     print_counts(tty, res);
     int rc = PX_EXIT_OK;
     if (results_write(res, f, out, &err))
-        rc = report(&err);
+        rc = cli_error(&err);
     else if (strcmp(out, "-"))
         fprintf(stdout, "results: %s\n", out);
     free(out);
@@ -316,10 +308,10 @@ static int check_finish(const run_args *a, const px_fixture *f, const px_results
     px_error err = {0};
     px_judgement j;
     if (judge_results(f, res, &j, &err))
-        return report(&err);
+        return cli_error(&err);
     int rc = j.any_down ? PX_EXIT_ENV : j.all_met ? PX_EXIT_OK : PX_EXIT_FAILED;
     if (a->output && results_write(res, f, a->output, &err))
-        rc = px_exit_worse(rc, report(&err));
+        rc = px_exit_worse(rc, cli_error(&err));
     const char *format = a->format ? a->format : "text";
     if (!strcmp(format, "json"))
         report_json(stdout, f, res, &j, rc);
@@ -341,14 +333,14 @@ static int check_main(const run_args *a, const px_fixture *f)
     px_sources s = {a->results, (size_t)a->n_results, a->envs, (size_t)a->n_envs};
     px_results *res = evidence_gather(f, &s, &err);
     if (!res)
-        return report(&err);
+        return cli_error(&err);
     px_env_input *in = calloc(res->n_envs ? res->n_envs : 1, sizeof *in);
     int rc;
     if (!in) {
         px_error_oom(&err, NULL);
-        rc = report(&err);
+        rc = cli_error(&err);
     } else if (evidence_inputs(f, res, in, &err)) {
-        rc = report(&err);
+        rc = cli_error(&err);
     } else {
         rc = evidence_runs(res) ? run_then_finish(a, f, in, res) : a->finish(a, f, res);
         evidence_inputs_close(f, res, in);
@@ -357,8 +349,6 @@ static int check_main(const run_args *a, const px_fixture *f)
     results_free(res);
     return rc;
 }
-
-int cmd_report_error(const px_error *err) { return report(err); }
 
 int check_command(const char *command, int argc, char **argv, run_finish_fn finish)
 {
@@ -370,7 +360,7 @@ int check_command(const char *command, int argc, char **argv, run_finish_fn fini
     px_error err = {0};
     px_fixture *f = fixture_load(a.fixture, &err);
     if (!f)
-        return report(&err);
+        return cli_error(&err);
     int rc;
     /* repro: that environment beside the reference. */
     int ref = fixture_reference(f);

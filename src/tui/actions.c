@@ -11,7 +11,6 @@
 #include "parity/atomic.h"
 #include "parity/bundle.h"
 #include "parity/decision.h"
-#include "parity/journal.h"
 #include "parity/report_doc.h"
 #include "parity/story.h"
 #include "tui_impl.h"
@@ -296,25 +295,14 @@ unsigned tui_act(tui *t, px_action a)
     return actions[a](t);
 }
 
-/* The story of what is on the screen now, with the journal's waiting
- * decisions; NULL (said why) while a run is still going. */
-static px_story *story_now_shown(tui *t, px_journal *jn)
+/* The story of what the screen shows now; NULL (said why) while a run is
+ * still going. */
+static px_story *story_now_shown(tui *t)
 {
-    memset(jn, 0, sizeof *jn);
-    if (!t->judged || (t->run && !runner_done(t->run))) {
-        tui_say(t, "still running: wait for the results, then write it");
-        return NULL;
-    }
-    char path[4200];
-    journal_path(t->f->path, path, sizeof path);
     px_error err = {0};
-    if (journal_read(path, jn, &err))
-        memset(jn, 0, sizeof *jn);
-    px_story *s = story_build(t->f, t->res, &t->j, jn, &err);
-    if (!s) {
-        tui_say(t, "%s", err.msg);
-        journal_free(jn);
-    }
+    px_story *s = tui_story(t, &err);
+    if (!s)
+        tui_say(t, "%s, then write it", err.msg);
     return s;
 }
 
@@ -326,8 +314,7 @@ static int ends_with(const char *s, const char *tail)
 
 unsigned tui_write_report(tui *t, const char *path)
 {
-    px_journal jn;
-    px_story *s = path[0] ? story_now_shown(t, &jn) : NULL;
+    px_story *s = path[0] ? story_now_shown(t) : NULL;
     if (!s)
         return PX_RE_STATUS;
     char *text = NULL;
@@ -348,14 +335,12 @@ unsigned tui_write_report(tui *t, const char *path)
         tui_say(t, "report written: %s (%zu value%s redacted)", path, s->redacted, s->redacted == 1 ? "" : "s");
     free(text);
     story_free(s);
-    journal_free(&jn);
     return PX_RE_STATUS;
 }
 
 unsigned tui_write_export(tui *t, const char *path)
 {
-    px_journal jn;
-    px_story *s = path[0] ? story_now_shown(t, &jn) : NULL;
+    px_story *s = path[0] ? story_now_shown(t) : NULL;
     if (!s)
         return PX_RE_STATUS;
     px_bundle_in in = {t->f, t->res, &t->j, s, t->opts->results, (size_t)t->opts->n_results};
@@ -367,6 +352,5 @@ unsigned tui_write_export(tui *t, const char *path)
     } else
         tui_say(t, "exported: %s (%zu value%s redacted)", path, s->redacted, s->redacted == 1 ? "" : "s");
     story_free(s);
-    journal_free(&jn);
     return PX_RE_STATUS;
 }

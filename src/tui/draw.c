@@ -257,6 +257,20 @@ static int side_rows(const tui *t, int e, size_t k, int w)
     return n;
 }
 
+/* Environment e's verdict on example k, its word first, wrapped into at
+ * most rows rows (and t->verdict_cap, when set). Returns the rows used. */
+static int draw_verdict(tui *t, int e, size_t k, int y, int x, int w, int rows)
+{
+    char *v = verdict_line(t, e, k);
+    int used = 0;
+    if (v && rows > 0) {
+        int room = t->verdict_cap && rows > t->verdict_cap ? t->verdict_cap : rows;
+        used = put_wrapped(t, y, x, w, room, element_of(t->j.envs[e].ex[k].outcome), v);
+    }
+    free(v);
+    return used;
+}
+
 /* One environment's side: its top labels with probability bars, the
  * decision and the verdict (wrapped, its word first). Returns the rows
  * used. */
@@ -279,13 +293,7 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
         else
             putf(t, y + used++, x, w, el, "%s (%s %s)%s", er->name, results_env_device(t->f, er),
                  results_env_dtype(t->f, er), r->status == PX_ST_PENDING ? ": running…" : "");
-        char *v = verdict_line(t, e, k);
-        if (v && used < rows) {
-            int room = !t->verdict_cap || rows - used < t->verdict_cap ? rows - used : t->verdict_cap;
-            used += put_wrapped(t, y + used, x, w, room, element_of(t->j.envs[e].ex[k].outcome), v);
-        }
-        free(v);
-        return used;
+        return used + draw_verdict(t, e, k, y + used, x, w, rows - used);
     }
     putf(t, y + used++, x, w, el, "%s (%s %s)", er->name, results_env_device(t->f, er),
          results_env_dtype(t->f, er));
@@ -321,13 +329,7 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
                      er->labels[best], bars, p * 100, r->values[best]);
         }
     }
-    char *v = verdict_line(t, e, k);
-    if (v && used < rows) {
-        int room = !t->verdict_cap || rows - used < t->verdict_cap ? rows - used : t->verdict_cap;
-        used += put_wrapped(t, y + used, x, w, room, element_of(t->j.envs[e].ex[k].outcome), v);
-    }
-    free(v);
-    return used;
+    return used + draw_verdict(t, e, k, y + used, x, w, rows - used);
 }
 
 /* Sanitized text in at most room rows of cols columns, every character

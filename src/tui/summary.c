@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parity/journal.h"
 #include "parity/story.h"
 #include "parity/textcell.h"
 #include "tui_impl.h"
@@ -175,19 +174,20 @@ static row *lay_out(const paras *p, int cols, size_t *n_rows)
     return rows;
 }
 
+px_story *tui_story(tui *t, px_error *err)
+{
+    if (!t->judged || (t->run && !runner_done(t->run))) {
+        px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "still running: wait for the results");
+        return NULL;
+    }
+    return story_build(t->f, t->res, &t->j, err);
+}
+
 void tui_draw_summary(tui *t)
 {
     paras p = {0};
-    px_story *s = NULL;
-    px_journal jn = {0};
-    if (t->judged && !(t->run && !runner_done(t->run))) {
-        char path[4200];
-        journal_path(t->f->path, path, sizeof path);
-        px_error err = {0};
-        if (journal_read(path, &jn, &err))
-            memset(&jn, 0, sizeof jn);
-        s = story_build(t->f, t->res, &t->j, &jn, &err);
-    }
+    px_error err = {0};
+    px_story *s = tui_story(t, &err);
     if (s)
         tell(&p, s);
     else
@@ -235,5 +235,4 @@ void tui_draw_summary(tui *t)
         free(p.v[i].text);
     free(p.v);
     story_free(s);
-    journal_free(&jn);
 }

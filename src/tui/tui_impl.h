@@ -88,6 +88,9 @@ int tui_top_rows(const tui *t);
 void tui_put(tui *t, int y, int x, int cols, int el, const char *s);
 
 /* summary.c */
+/* The story (story.h) of what the screen shows now; NULL with *err while a
+ * run is still going. */
+struct px_story *tui_story(tui *t, px_error *err);
 /* The summary screen, scrolled to t->summary_top. */
 void tui_draw_summary(tui *t);
 
