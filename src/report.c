@@ -203,6 +203,7 @@ static void json_env(FILE *o, const px_fixture *f, const px_results *r, const px
     json_key(o, "device"), emit_json_string(o, results_env_device(f, er)), fputc(',', o);
     json_key(o, "dtype"), emit_json_string(o, results_env_dtype(f, er)), fputc(',', o);
     json_key(o, "met"), fputs(!ev->selected ? "null," : ev->met ? "true," : "false,", o);
+    json_key(o, "cut_short"), json_str_or_null(o, er->cut_short), fputc(',', o);
     json_key(o, "ladder"), fputc('[', o);
     for (int k = 0; k < PX_RUNG_COUNT; k++) {
         fputs(k ? ",{" : "{", o);

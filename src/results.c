@@ -90,6 +90,7 @@ void env_result_clear(px_env_result *e, size_t n_examples)
     free(e->ex);
     free(e->name);
     free(e->down_msg);
+    free(e->cut_short);
     free(e->source);
     for (size_t l = 0; e->labels && l < e->n_labels; l++)
         free(e->labels[l]);
@@ -386,6 +387,8 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
             key_str(o, 6, "stage", proto_stage_name(e->down_stage));
             key_str(o, 6, "message", e->down_msg);
         }
+        if (e->cut_short)
+            key_str(o, 4, "cut_short", e->cut_short);
         write_contract(o, e, &now);
         write_manifest(o, e);
         fprintf(o, "    examples:\n");

@@ -585,14 +585,18 @@ static int load_contract(ctx *c, yaml_node_t *v, px_env_result *e, const char *w
 
 static int load_env(ctx *c, yaml_node_t *v, yaml_node_t *top_labels, px_env_result *e)
 {
-    static const char *const keys[] = {"role", "note", "state", "labels", "down", "contract", "manifest", "examples",
-                                       NULL};
+    static const char *const keys[] = {"role", "note", "state", "labels", "down", "cut_short", "contract",
+                                       "manifest", "examples", NULL};
     char what[300];
     snprintf(what, sizeof what, "environment '%.200s'", e->name);
     if (want(c, v, YAML_MAPPING_NODE, what) || check_keys(c, v, what, keys) ||
         get_str(c, v, "role", what, 0, NULL) || get_str(c, v, "note", what, 0, NULL) ||
-        load_env_labels(c, v, top_labels, e, what) || load_contract(c, v, e, what))
+        load_env_labels(c, v, top_labels, e, what) || load_contract(c, v, e, what) ||
+        get_str(c, v, "cut_short", what, 0, &e->cut_short))
         return -1;
+    if (e->cut_short && c->version < 4)
+        return fail_at(c, get(c, v, "cut_short"), "%s: cut_short is written from format 4 on, this file says %d",
+                       what, c->version);
     e->origin = PX_ORIGIN_FILE;
     if (!(e->source = strdup(c->path)))
         return px_error_oom(c->err, c->path);

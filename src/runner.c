@@ -38,13 +38,49 @@ struct px_runner {
     child *kids;
     pthread_t thread;
     pthread_mutex_t mu;
-    int cur_env, cur_example, cancel, started, done;
+    int cur_env, cur_example, started, done;
+    int stop;            /* px_stop, atomic: set by runner_stop or the budget */
+    int wake[2];         /* runner_stop writes here: wait_frame polls it */
+    double deadline;     /* monotonic time the budget runs out; 0: none */
+    char budget_words[64], limit_words[64];
     pid_t cur_pid;
     px_error fatal;
     px_redactor *redact; /* what a child says passes through it (runner thread only) */
 };
 
-enum wait_result { W_FRAME, W_EOF, W_TIMEOUT };
+enum wait_result { W_FRAME, W_EOF, W_TIMEOUT, W_STOPPED };
+
+/* Every executor child alive now, of every runner, for runner_kill_children
+ * (a signal handler): slots hold a pid or 0, written atomically. */
+#define LIVE_MAX 256
+static pid_t live_pids[LIVE_MAX];
+
+static void live_add(pid_t pid)
+{
+    for (size_t i = 0; i < LIVE_MAX; i++) {
+        pid_t zero = 0;
+        if (__atomic_compare_exchange_n(&live_pids[i], &zero, pid, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+            return;
+    }
+}
+
+static void live_remove(pid_t pid)
+{
+    for (size_t i = 0; i < LIVE_MAX; i++) {
+        pid_t want = pid;
+        if (__atomic_compare_exchange_n(&live_pids[i], &want, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+            return;
+    }
+}
+
+void runner_kill_children(void)
+{
+    for (size_t i = 0; i < LIVE_MAX; i++) {
+        pid_t pid = __atomic_load_n(&live_pids[i], __ATOMIC_SEQ_CST);
+        if (pid > 0)
+            kill(-pid, SIGKILL); /* its process group: what it started too */
+    }
+}
 
 static double now_s(void)
 {
@@ -126,8 +162,21 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
+    /* Its own process group: the terminal's Ctrl-C reaches parity alone,
+     * which decides what becomes of the example in flight (an interrupted
+     * example is not-evaluated, never a crash of SIGINT); parity ends the
+     * group. The executor asks to die with parity (PR_SET_PDEATHSIG). */
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
     /* The interpreter may be a bare name (python3): looked up on PATH. */
-    int rc = (e->python ? posix_spawnp : posix_spawn)(&c->pid, prog, &fa, NULL, (char *const *)argv, environ);
+    pthread_mutex_lock(&r->mu);
+    int rc = (e->python ? posix_spawnp : posix_spawn)(&c->pid, prog, &fa, &at, (char *const *)argv, environ);
+    if (rc == 0)
+        live_add(c->pid);
+    pthread_mutex_unlock(&r->mu);
+    posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
     free(argv);
     close(in[0]), close(out[1]), close(ep[1]);
@@ -196,25 +245,54 @@ static int take_frame(child *c, uint32_t *type, px_buf *payload)
     return 1;
 }
 
-static enum wait_result wait_frame(child *c, double timeout_s, uint32_t *type, px_buf *payload)
+static px_stop stop_of(px_runner *r) { return (px_stop)__atomic_load_n(&r->stop, __ATOMIC_SEQ_CST); }
+
+/* Whether the run must stop now: asked to, or the budget ran out (which
+ * then becomes the reason). */
+static int must_stop(px_runner *r)
+{
+    if (stop_of(r) == PX_STOP_NONE && r->deadline > 0 && now_s() >= r->deadline) {
+        int none = PX_STOP_NONE;
+        __atomic_compare_exchange_n(&r->stop, &none, PX_STOP_BUDGET, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    }
+    return stop_of(r) != PX_STOP_NONE;
+}
+
+/* What an example the run did not reach says (its detail). */
+static const char *stop_words(px_runner *r)
+{
+    switch (stop_of(r)) {
+    case PX_STOP_INTERRUPT: return "interrupted";
+    case PX_STOP_BUDGET: return r->budget_words;
+    default: return "run cancelled";
+    }
+}
+
+/* Waits for the child's next frame, at most timeout_s, and no longer than
+ * the run may go on (runner_stop, the budget): W_STOPPED then. */
+static enum wait_result wait_frame(px_runner *r, child *c, double timeout_s, uint32_t *type, px_buf *payload)
 {
     double deadline = now_s() + timeout_s;
     for (;;) {
+        if (must_stop(r))
+            return W_STOPPED;
         if (take_frame(c, type, payload))
             return W_FRAME;
         if (c->from < 0 || proto_frame_ready(c->rx.data, c->rx.len, type, &(size_t){0}) < 0)
             return W_EOF;
-        double left = deadline - now_s();
+        double t = now_s(), left = deadline - t;
         if (left <= 0)
             return W_TIMEOUT;
-        struct pollfd p[2] = {{c->from, POLLIN, 0}, {c->err, POLLIN, 0}};
-        int np = c->err >= 0 ? 2 : 1;
+        if (r->deadline > 0 && r->deadline - t < left)
+            left = r->deadline - t;
+        struct pollfd p[3] = {{r->wake[0], POLLIN, 0}, {c->from, POLLIN, 0}, {c->err, POLLIN, 0}};
+        int np = c->err >= 0 ? 3 : 2;
         int ms = left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
         if (poll(p, (nfds_t)np, ms) < 0 && errno != EINTR)
             return W_EOF;
-        if (np == 2 && p[1].revents && !drain(c, c->err))
+        if (np == 3 && p[2].revents && !drain(c, c->err))
             close_fd(&c->err);
-        if (p[0].revents && !drain(c, c->from))
+        if (p[1].revents && !drain(c, c->from))
             close_fd(&c->from);
     }
 }
@@ -236,31 +314,37 @@ static void describe_status(int st, char *buf, size_t size)
 
 /* Ends the child: after `grace_s` without exiting it is killed. Describes how
  * it ended into buf. */
-static void reap(child *c, double grace_s, int kill_now, char *buf, size_t size)
+static void reap(px_runner *r, child *c, double grace_s, int kill_now, char *buf, size_t size)
 {
     close_fd(&c->to);
     if (c->pid > 0) {
-        if (kill_now)
-            kill(c->pid, SIGKILL);
+        /* Asked to stop, nobody waits for a graceful end. */
+        if (kill_now || stop_of(r) != PX_STOP_NONE)
+            kill(-c->pid, SIGKILL);
         int st = 0;
         double deadline = now_s() + grace_s;
         pid_t w;
-        while ((w = waitpid(c->pid, &st, WNOHANG)) == 0 && now_s() < deadline) {
+        while ((w = waitpid(c->pid, &st, WNOHANG)) == 0 && now_s() < deadline && stop_of(r) == PX_STOP_NONE) {
             if (c->err >= 0 && !drain(c, c->err))
                 close_fd(&c->err);
             nanosleep(&(struct timespec){0, 5000000}, NULL);
         }
         if (w == 0) {
-            kill(c->pid, SIGKILL);
+            kill(-c->pid, SIGKILL);
             waitpid(c->pid, &st, 0);
         }
+        /* What it started in its group goes with it. */
+        kill(-c->pid, SIGKILL);
         if (c->err >= 0)
             drain(c, c->err);
         describe_status(st, buf, size);
+        live_remove(c->pid);
     } else if (size) {
         snprintf(buf, size, "not started");
     }
+    pthread_mutex_lock(&r->mu);
     c->pid = 0;
+    pthread_mutex_unlock(&r->mu);
     close_fd(&c->from), close_fd(&c->err);
     buf_free(&c->rx);
     c->n_shapes = 0; /* a new child compiles afresh */
@@ -364,11 +448,16 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
     }
     px_buf p = {0};
     uint32_t type = 0;
-    enum wait_result w = wait_frame(c, r->opts.load_timeout_s, &type, &p);
+    enum wait_result w = wait_frame(r, c, r->opts.load_timeout_s, &type, &p);
     const char *prog = e->python ? r->opts.script : r->opts.executor;
     int rc = -1;
     uint32_t version = 0;
-    if (w == W_FRAME && type == PX_FRAME_READY && (version = buf_get_u32(&p)) != PX_PROTO_VERSION) {
+    if (w == W_STOPPED) {
+        reap(r, c, 0, 1, how, sizeof how);
+        *stage = PX_STAGE_LOAD;
+        *msg = NULL;
+        rc = -2;
+    } else if (w == W_FRAME && type == PX_FRAME_READY && (version = buf_get_u32(&p)) != PX_PROTO_VERSION) {
         snprintf(text, sizeof text,
                  "this executor speaks another protocol (its READY says version %u; this parity speaks %u): "
                  "use the %s built with this parity",
@@ -376,7 +465,7 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
         set_fatal(r, PX_ERR_ENV, prog, "%s%s", text, "");
         *stage = PX_STAGE_LOAD;
         *msg = strdup(text);
-        reap(c, 0, 1, how, sizeof how);
+        reap(r, c, 0, 1, how, sizeof how);
     } else if (w == W_FRAME && type == PX_FRAME_READY) {
         pthread_mutex_lock(&r->mu);
         if (!er->m.libtorch_version)
@@ -399,9 +488,9 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
             set_fatal(r, PX_ERR_ENV, r->opts.python,
                       "%s; choose an interpreter that has torch with --python PATH or PARITY_PYTHON%s", *msg, "");
         }
-        reap(c, 5, 0, how, sizeof how);
+        reap(r, c, 5, 0, how, sizeof how);
     } else {
-        reap(c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
+        reap(r, c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
         char *line = tail_line(c);
         if (w == W_TIMEOUT)
             snprintf(text, sizeof text, "no answer within %g s of start-up", r->opts.load_timeout_s);
@@ -495,7 +584,7 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
     /* The first forward of a new shape may compile: its own timeout. */
     int first = !shape_seen(c, in->enc.n);
     double timeout = first ? e->first_forward_timeout_s : e->timeout_s;
-    enum wait_result w = send_run(r, c, in) ? W_EOF : wait_frame(c, timeout, &type, &p);
+    enum wait_result w = send_run(r, c, in) ? W_EOF : wait_frame(r, c, timeout, &type, &p);
     char how[64], d[160];
     int gone = 0;
     if (w == W_FRAME && type == PX_FRAME_OUTPUT) {
@@ -519,15 +608,16 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
         x->status = PX_ST_EXCEPTION;
         set_str(&x->detail, "protocol: unexpected frame");
     } else {
-        reap(c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
+        reap(r, c, w == W_EOF ? 5 : 0, w != W_EOF, how, sizeof how);
         if (w == W_TIMEOUT) {
             x->status = PX_ST_TIMEOUT;
             snprintf(d, sizeof d, "after %g s%s", timeout,
                      first && timeout != e->timeout_s ? " (the first forward of this input length)" : "");
             set_str(&x->detail, d);
-        } else if (__atomic_load_n(&r->cancel, __ATOMIC_SEQ_CST)) {
+        } else if (w == W_STOPPED || stop_of(r) != PX_STOP_NONE) {
+            /* Abandoned, not crashed: the kill was parity's. */
             x->status = PX_ST_NOT_EVALUATED;
-            set_str(&x->detail, "run cancelled");
+            set_str(&x->detail, stop_words(r));
         } else {
             x->status = PX_ST_CRASH;
             set_str(&x->detail, how);
@@ -568,6 +658,17 @@ static void mark_rest(px_runner *r, px_env_result *er, size_t from, const char *
     notify(r);
 }
 
+/* The run stopped before this environment's end (examples from `from` on
+ * are left): they say why, and so does the environment. */
+static void cut_short(px_runner *r, px_env_result *er, size_t from, const char *why)
+{
+    mark_rest(r, er, from, why);
+    pthread_mutex_lock(&r->mu);
+    if (!er->cut_short)
+        er->cut_short = strdup(why);
+    pthread_mutex_unlock(&r->mu);
+}
+
 static void go_down(px_runner *r, px_env_result *er, int stage, char *msg, size_t from)
 {
     char why[1400];
@@ -589,6 +690,11 @@ static int run_probe(px_runner *r, px_env_result *er)
     px_example_result x = {.label = -1, .forward_ms = -1};
     int gone = run_in_child(r, er, &r->inputs[er - r->res->envs].probe, &x);
     int rc = 0;
+    if (gone && stop_of(r) != PX_STOP_NONE) {
+        example_result_clear(&x);
+        cut_short(r, er, 0, stop_words(r));
+        return 1;
+    }
     if (x.status == PX_ST_OK || x.status == PX_ST_BAD_SHAPE || x.status == PX_ST_EMPTY)
         er->m.first_forward_ms = x.forward_ms;
     const px_env *e = &r->f->envs[er->env_index];
@@ -624,13 +730,19 @@ static void set_progress(px_runner *r, int env, int example)
 static void run_examples(px_runner *r, px_env_result *er)
 {
     child *c = &r->kids[er - r->res->envs];
+    size_t n_run = 0;
     for (size_t i = 0; i < r->res->n_examples; i++) {
-        if (__atomic_load_n(&r->cancel, __ATOMIC_SEQ_CST)) {
-            mark_rest(r, er, i, "run cancelled");
-            return;
-        }
         if (r->opts.one_example && i != r->opts.example)
             continue;
+        if (must_stop(r)) {
+            cut_short(r, er, i, stop_words(r));
+            return;
+        }
+        /* This environment's limit, not the run's: the next one starts afresh. */
+        if (r->opts.max_examples && !r->opts.one_example && n_run++ == r->opts.max_examples) {
+            cut_short(r, er, i, r->limit_words);
+            return;
+        }
         const px_env_input *ein = &r->inputs[er - r->res->envs];
         const px_prepared *in = &ein->examples[i];
         px_example_result x = {.label = -1, .forward_ms = -1};
@@ -643,9 +755,13 @@ static void run_examples(px_runner *r, px_env_result *er)
             char *msg = NULL;
             if (c->pid == 0) {
                 er->restarts++;
-                if (start_child(r, er, 1, &stage, &msg)) {
+                int rc = start_child(r, er, 1, &stage, &msg);
+                if (rc) {
                     example_result_clear(&x);
-                    go_down(r, er, stage, msg, i);
+                    if (rc == -2)
+                        cut_short(r, er, i, stop_words(r));
+                    else
+                        go_down(r, er, stage, msg, i);
                     return;
                 }
             }
@@ -684,7 +800,15 @@ static void *runner_main(void *arg)
             go_down(r, er, stage, strdup(text), 0);
             continue;
         }
-        if (start_child(r, er, 0, &stage, &msg)) {
+        int rc = start_child(r, er, 0, &stage, &msg);
+        if (rc == -2) {
+            /* Never up in this run: said as such, and why. */
+            snprintf(text, sizeof text, "stopped during start-up: %s", stop_words(r));
+            go_down(r, er, stage, strdup(text), 0);
+            cut_short(r, er, 0, stop_words(r));
+            continue;
+        }
+        if (rc) {
             go_down(r, er, stage, msg, 0);
             continue;
         }
@@ -695,12 +819,12 @@ static void *runner_main(void *arg)
         if (run_probe(r, er) == 0)
             run_examples(r, er);
         char how[64];
-        reap(&r->kids[e], 10, 0, how, sizeof how);
+        reap(r, &r->kids[e], 10, 0, how, sizeof how);
     }
     for (size_t e = 0; e < r->res->n_envs; e++) {
         char how[64];
         if (r->kids[e].pid)
-            reap(&r->kids[e], 0, 1, how, sizeof how);
+            reap(r, &r->kids[e], 0, 1, how, sizeof how);
         if (r->fatal.code && runs_here(&r->res->envs[e])) {
             char why[1200];
             px_error_format(&r->fatal, why, sizeof why - 20);
@@ -730,6 +854,7 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
     pthread_mutex_init(&r->mu, NULL);
     if (r->opts.load_timeout_s <= 0)
         r->opts.load_timeout_s = 120;
+    r->wake[0] = r->wake[1] = -1;
     r->kids = calloc(res->n_envs ? res->n_envs : 1, sizeof *r->kids);
     if (!r->kids || !(r->redact = redact_for_fixture(f, err))) {
         if (!r->kids)
@@ -738,6 +863,17 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
         return NULL;
     }
     r->cur_env = r->cur_example = -1;
+    if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK)) {
+        r->wake[0] = r->wake[1] = -1;
+        px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
+        runner_free(r);
+        return NULL;
+    }
+    if (r->opts.budget_s > 0) {
+        r->deadline = now_s() + r->opts.budget_s;
+        snprintf(r->budget_words, sizeof r->budget_words, "budget (%g s) ran out", r->opts.budget_s);
+    }
+    snprintf(r->limit_words, sizeof r->limit_words, "beyond --max-examples %zu", r->opts.max_examples);
     /* A child that dies while we write to it must be an outcome, not SIGPIPE. */
     signal(SIGPIPE, SIG_IGN);
     int rc = pthread_create(&r->thread, NULL, runner_main, r);
@@ -773,6 +909,9 @@ void runner_free(px_runner *r)
         pthread_join(r->thread, NULL);
     }
     pthread_mutex_destroy(&r->mu);
+    for (int i = 0; i < 2; i++)
+        if (r->wake[i] >= 0)
+            close(r->wake[i]);
     free(r->kids);
     redact_free(r->redact);
     free(r);
@@ -780,16 +919,21 @@ void runner_free(px_runner *r)
 
 int runner_done(px_runner *r) { return __atomic_load_n(&r->done, __ATOMIC_SEQ_CST); }
 
-/* Stop now: the example in flight is killed and, like the rest, becomes
- * not-evaluated ("run cancelled"), not a crash. */
-void runner_cancel(px_runner *r)
+/* The runner thread kills what it waits for itself (wait_frame wakes on
+ * the pipe): no pid crosses threads. */
+void runner_stop(px_runner *r, px_stop why)
 {
-    __atomic_store_n(&r->cancel, 1, __ATOMIC_SEQ_CST);
-    pthread_mutex_lock(&r->mu);
-    if (r->cur_pid > 0)
-        kill(r->cur_pid, SIGKILL);
-    pthread_mutex_unlock(&r->mu);
+    int none = PX_STOP_NONE;
+    __atomic_compare_exchange_n(&r->stop, &none, (int)why, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    if (r->wake[1] >= 0) {
+        ssize_t w = write(r->wake[1], "x", 1);
+        (void)w;
+    }
 }
+
+void runner_cancel(px_runner *r) { runner_stop(r, PX_STOP_CANCEL); }
+
+px_stop runner_stopped(px_runner *r) { return stop_of(r); }
 
 void runner_progress(px_runner *r, int *env, int *example, pid_t *pid)
 {

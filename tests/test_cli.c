@@ -506,3 +506,30 @@ Test(cli, each_command_help_table_and_man_page_agree)
     }
     free(man);
 }
+
+/* --budget and --min-time: seconds, or numbers with units, largest first. */
+Test(cli, durations)
+{
+    const struct {
+        const char *text;
+        double s;
+    } good[] = {{"90", 90}, {"90s", 90}, {"5m", 300}, {"1h", 3600}, {"1h30m", 5400}, {"2.5s", 2.5},
+                {"250ms", 0.25}, {"1m30s", 90}, {"1h0m5s", 3605}, {"1s500ms", 1.5}};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        double s = -1;
+        cr_expect_eq(cli_duration(good[i].text, &s), 0, "%s", good[i].text);
+        cr_expect_float_eq(s, good[i].s, 1e-9, "%s gave %g", good[i].text, s);
+    }
+    const char *bad[] = {"", "0", "0s", "s", "5x", "-1s", "30s1m", "1m1h", "1h1h", "5 m", "1e3", "nan", "inf",
+                         "1.2.3s", "5mm", "10000000000h"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        double s = -1;
+        cr_expect_eq(cli_duration(bad[i], &s), -1, "'%s' is not a duration (gave %g)", bad[i], s);
+    }
+    long n = 0;
+    cr_expect(cli_count("3", 10, &n) == 0 && n == 3);
+    cr_expect_eq(cli_count("11", 10, &n), -1);
+    cr_expect_eq(cli_count("0", 10, &n), -1);
+    cr_expect_eq(cli_count("+3", 10, &n), -1);
+    cr_expect_eq(cli_count("3 ", 10, &n), -1);
+}

@@ -297,7 +297,7 @@ Test(results_load, schema_errors_name_line_and_column)
     static const bad_case cases[] = {
         {"outcome: ok", "outcme: ok", 8, 9, "unknown key 'outcme' in an example in environment 'reference'"},
         {"        label: music\n", "        label: music\n        label: film\n", 11, 9, "duplicate key 'label'"},
-        {"parity_results: 1", "parity_results: 4", 1, 17, "results format 4 is newer than this parity reads (3)"},
+        {"parity_results: 1", "parity_results: 5", 1, 17, "results format 5 is newer than this parity reads (4)"},
         {"parity_results: 1", "parity_results: 1.5", 1, 17, "parity_results: 1.5 is not a results format version"},
         {"parity_results: 1", "parity_results: \"1\"", 1, 17, "is not a results format version"},
         {"parity_results: 1", "parity_results: 0", 1, 17, "is not a results format version"},
@@ -421,7 +421,7 @@ Test(results_load, files_that_are_not_results_are_errors)
     static const bad_case cases[] = {
         {NULL, "", 1, 1, "empty file: not a parity results file"},
         {NULL, "just some text\n", 1, 1, "a results file must be a mapping, not a scalar"},
-        {NULL, "environments: {}\n", 1, 1, "not a parity results file (no parity_results: 3)"},
+        {NULL, "environments: {}\n", 1, 1, "not a parity results file (no parity_results: 4)"},
         {"state: up", "state: [up", 6, 13, "YAML: "},
         {"state: up", "state: u\xffp", 5, 13, "byte 0xFF is not UTF-8"},
         {"        label: music\n", "        label: music\n---\nparity_results: 1\n", 11, 1, "a second YAML document"},
@@ -502,6 +502,37 @@ Test(results_load, executor_fields_read_and_write_back)
     write_ok(r, f, a);
     expect_same_file(a, b);
     results_free(r);
+    fixture_free(f);
+    unlink(a), unlink(b), rmdir(dir);
+    free(dir);
+}
+
+/* Format 4: an environment whose run stopped early says why; older formats
+ * cannot say it, and a file that claims to is refused where it does. */
+Test(results_load, cut_short_reads_back_and_needs_format_4)
+{
+    static const bad_case cases[] = {
+        {"    state: up\n", "    state: up\n    cut_short: interrupted\n", 6, 16,
+         "cut_short is written from format 4 on, this file says 1"},
+    };
+    expect_errors(cases, sizeof cases / sizeof *cases);
+    px_fixture *f = fixture(PLANTED);
+    char *dir = tl_tmpdir(), a[300], b[300];
+    snprintf(a, sizeof a, "%s/a.yaml", dir);
+    snprintf(b, sizeof b, "%s/b.yaml", dir);
+    char *text = malloc(sizeof base + 64);
+    sprintf(text, "parity_results: 4\n%s", strstr(base, "labels:"));
+    char *at = strstr(text, "    state: up\n") + strlen("    state: up\n");
+    char *full = malloc(strlen(text) + 64);
+    sprintf(full, "%.*s    cut_short: interrupted\n%s", (int)(at - text), text, at);
+    tl_write(a, full);
+    px_results *r = load_ok(a, f);
+    cr_expect_str_eq(env_named(r, "reference")->cut_short, "interrupted");
+    write_ok(r, f, b);
+    results_free(r);
+    char *back = tl_slurp(b);
+    cr_expect(strstr(back, "    cut_short: \"interrupted\"\n"), "%s", back);
+    free(back), free(text), free(full);
     fixture_free(f);
     unlink(a), unlink(b), rmdir(dir);
     free(dir);

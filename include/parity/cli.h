@@ -34,6 +34,8 @@ typedef enum px_opt {
     PX_OPT_LABELS,
     PX_OPT_TEXTS,
     PX_OPT_PROPOSE,
+    PX_OPT_BUDGET,
+    PX_OPT_MAX_EXAMPLES,
     PX_OPT_COUNT
 } px_opt;
 
@@ -60,6 +62,14 @@ typedef struct px_command {
                             (--max-size and --help go with every command);
                             "NAME=a|b" gives the values it takes here */
 } px_command;
+
+/* A duration as --budget and --min-time take it: a number of seconds, or
+ * numbers with units ms, s, m, h, in decreasing order ("90s", "5m", "1h",
+ * "1h30m", "2.5s", "250ms"; a bare "90" is seconds). 0 and *seconds set, or
+ * -1 when it is not one or not above 0. */
+int cli_duration(const char *s, double *seconds);
+/* A whole number from 1 to max ("3"); 0 and *n set, or -1. */
+int cli_count(const char *s, long max, long *n);
 
 /* PX_OPT_COUNT entries, then one with long_name NULL. */
 extern const px_option cli_options[];

@@ -17,7 +17,7 @@
 #include "parity/proto.h"
 
 /* The results format this program writes, and the oldest it reads. */
-#define PX_RESULTS_VERSION 3
+#define PX_RESULTS_VERSION 4
 #define PX_RESULTS_OLDEST 1
 
 /* What happened to one example in one environment, before any judgement
@@ -110,6 +110,9 @@ typedef struct px_env_result {
     size_t n_labels;
     px_fingerprint recorded;  /* the contract it was recorded under ("": not
                                  recorded; a run's is the fixture's now) */
+    char *cut_short;          /* the run of this environment stopped before its
+                                 end: why, in words ("interrupted", "budget 90s
+                                 ran out", "--max-examples 3"); NULL: whole */
     const px_prepared *expect; /* what parity's own input processing makes of
                                   each example for this environment (borrowed;
                                   NULL: not computed, not compared) */

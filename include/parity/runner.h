@@ -28,7 +28,20 @@ typedef struct px_runner_opts {
                                  (the review screen polls it with the keyboard) */
     int one_example;          /* 1: run only `example`, leave the others' results */
     size_t example;
+    double budget_s;          /* > 0: stop this long after the start (--budget) */
+    size_t max_examples;      /* > 0: run at most this many examples in each
+                                 environment (--max-examples) */
 } px_runner_opts;
+
+/* Why a run stopped before its end. The examples not run are not-evaluated
+ * with the reason's words, and each environment that lost some records it
+ * (px_env_result.cut_short), as one stopped by --max-examples does. */
+typedef enum px_stop {
+    PX_STOP_NONE,
+    PX_STOP_CANCEL,    /* the review screen cancelled it */
+    PX_STOP_INTERRUPT, /* Ctrl-C (SIGINT) or SIGTERM */
+    PX_STOP_BUDGET,    /* --budget ran out */
+} px_stop;
 
 typedef struct px_runner px_runner;
 
@@ -64,8 +77,19 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
  * interpreter that cannot be started or has no torch (PX_EXIT_ENV). */
 int runner_wait(px_runner *r, px_error *err);
 void runner_free(px_runner *r);
-/* Ask the thread to stop after the current example (remaining: not-evaluated). */
+/* Stop now: the example in flight is abandoned (its child killed) and, like
+ * the rest, becomes not-evaluated with the reason's words. The thread wakes
+ * at once, whatever it waits for (a start-up, a forward). Safe to call from
+ * any thread, not from a signal handler. */
+void runner_stop(px_runner *r, px_stop why);
+/* runner_stop(r, PX_STOP_CANCEL). */
 void runner_cancel(px_runner *r);
+/* Why the run stopped early, PX_STOP_NONE when it did not (yet). */
+px_stop runner_stopped(px_runner *r);
+
+/* Async-signal-safe: SIGKILL every executor child (and its process group)
+ * that any runner has running now. For a second Ctrl-C, before _exit. */
+void runner_kill_children(void);
 
 /* What the thread is doing now: environment index into res (or -1), example
  * index (or -1 when starting or idle), and the child's pid (or 0). */

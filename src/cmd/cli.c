@@ -58,6 +58,10 @@ const px_option cli_options[] = {
                       NULL, 0},
     [PX_OPT_PROPOSE] = {0, "propose", NULL, "init: run the reference and write its answer as each example's expect, "
                                             "flagged as a proposal to confirm", NULL, 0},
+    [PX_OPT_BUDGET] = {0, "budget", "DURATION", "stop the run this long after it starts (90s, 5m, 1h30m): what it did "
+                                                 "not reach is not-evaluated (budget), exit 5", NULL, 0},
+    [PX_OPT_MAX_EXAMPLES] = {0, "max-examples", "N", "run at most N examples in each environment (the first N); the "
+                                                     "rest are not-evaluated, exit 5", NULL, 0},
     [PX_OPT_COUNT] = {0, NULL, NULL, NULL, NULL, 0},
 };
 
@@ -67,13 +71,13 @@ static const px_option help_option = {'h', "help", NULL, "this help", NULL, 0};
 
 const px_command cli_commands[] = {
     {"run", "run FIXTURE [-e ENV]... [-o FILE] [--executor PATH] [--python PATH] [--backend-module NAME]... "
-            "[--backend-lib PATH] [-q]",
+            "[--backend-lib PATH] [--budget DURATION] [--max-examples N] [-q]",
      "run every example through each environment, print the table, write the results file", cmd_run,
-     "env output executor python backend-module backend-lib quiet"},
+     "env output executor python backend-module backend-lib quiet budget max-examples"},
     {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [-o FILE] [--executor PATH] "
-              "[--python PATH] [--backend-module NAME]... [--backend-lib PATH] [-q]",
+              "[--python PATH] [--backend-module NAME]... [--backend-lib PATH] [--budget DURATION] [--max-examples N] [-q]",
      "judge every environment the contract names (run here, or from results files) against the contract",
-     cmd_check, "env format results output executor python backend-module backend-lib quiet"},
+     cmd_check, "env format results output executor python backend-module backend-lib quiet budget max-examples"},
     {"review", "review FIXTURE [--results FILE]... [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]... "
                "[--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH]",
      "the review screen (also: parity FIXTURE); keys under ? and in parity(1)", cmd_review,
@@ -258,6 +262,54 @@ static const px_option *match(const char *word, const char **eq)
         if (o->short_name == word[1])
             return o;
     return word[2] == '\0' && word[1] == help_option.short_name ? &help_option : NULL;
+}
+
+int cli_duration(const char *s, double *seconds)
+{
+    /* "ms" before "m": the first unit that matches is taken. */
+    static const struct {
+        const char *unit;
+        double s;
+    } units[] = {{"h", 3600}, {"ms", 1e-3}, {"m", 60}, {"s", 1}};
+    double total = 0, last = 1e10;
+    for (const char *p = s; *p;) {
+        if (!(*p >= '0' && *p <= '9') && *p != '.')
+            return -1;
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        /* Digits and a point only: no exponent, no hex, no inf. */
+        if (end == p || end != p + strspn(p, "0123456789.") || errno || !(v >= 0) || v > 1e9)
+            return -1;
+        double scale = -1;
+        if (!*end && p == s)
+            scale = 1; /* a bare number: seconds */
+        for (size_t u = 0; scale < 0 && u < sizeof units / sizeof *units; u++)
+            if (!strncmp(end, units[u].unit, strlen(units[u].unit)))
+                scale = units[u].s, end += strlen(units[u].unit);
+        if (scale < 0 || scale >= last) /* no unit, or units out of order */
+            return -1;
+        last = scale;
+        total += v * scale;
+        p = end;
+    }
+    if (!(total > 0) || total > 1e9)
+        return -1;
+    *seconds = total;
+    return 0;
+}
+
+int cli_count(const char *s, long max, long *n)
+{
+    char *end;
+    errno = 0;
+    if (!(*s >= '0' && *s <= '9'))
+        return -1;
+    long v = strtol(s, &end, 10);
+    if (*end || errno || v < 1 || v > max)
+        return -1;
+    *n = v;
+    return 0;
 }
 
 /* --max-size MIB: the size limit for every fixture and results file read. */

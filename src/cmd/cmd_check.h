@@ -16,6 +16,12 @@ struct run_args {
     const char *fixture, *id, *output, *executor, *python, *backend_lib, *format;
     const char *envs[CLI_REPEAT_MAX + 1], *results[CLI_REPEAT_MAX], *modules[CLI_REPEAT_MAX]; /* each repeatable */
     int n_envs, n_results, n_modules, quiet;
+    double budget_s;          /* --budget; 0: none */
+    long max_examples;        /* --max-examples; 0: none */
+    const char *endpoints[5]; /* bench: --endpoint, repeatable */
+    int n_endpoints;
+    long warmup, iters;       /* bench: -1 when not given */
+    double min_time_s;        /* bench: 0 when not given */
     int (*finish)(const run_args *a, const px_fixture *f, const px_results *res);
 };
 

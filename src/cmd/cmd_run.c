@@ -3,6 +3,7 @@
  * and writes the results, check judges them against the contract. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -46,6 +47,15 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
     case PX_OPT_PYTHON: a->python = v; break;
     case PX_OPT_BACKEND_MODULE: a->modules[a->n_modules++] = v; break;
     case PX_OPT_RESULTS: a->results[a->n_results++] = v; break;
+    case PX_OPT_BUDGET:
+        if (cli_duration(v, &a->budget_s))
+            return cli_usage_error(a->command, "--budget must be a duration above 0 such as 90s, 5m or 1h30m, not '%s'",
+                                   v);
+        break;
+    case PX_OPT_MAX_EXAMPLES:
+        if (cli_count(v, 1000000000L, &a->max_examples))
+            return cli_usage_error(a->command, "--max-examples must be a whole number above 0, not '%s'", v);
+        break;
     default: return cli_usage_error(a->command, "--%s is not an option of %s", o->long_name, a->command->name);
     }
     return 0;
@@ -56,6 +66,7 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
 static int parse_args(const char *command, int argc, char **argv, run_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->warmup = a->iters = -1;
     a->command = cli_command(command);
     int rc = cli_parse(a->command, argc, argv, on_arg, a);
     if (rc == CLI_PARSED && !a->fixture)
@@ -195,26 +206,77 @@ static void print_counts(FILE *o, const px_results *r)
     }
 }
 
-static void show_progress(px_runner *run, int quiet)
+/* Ctrl-C (or SIGTERM) during a run: the first stops it cleanly (the
+ * examples in flight and left are not-evaluated, the results file is
+ * written whole, exit 5); a second ends parity at once, its executors
+ * killed, nothing written (what was there before is untouched: writes are
+ * atomic). */
+static volatile sig_atomic_t interrupts;
+
+static void on_interrupt(int sig)
 {
-    if (quiet || !isatty(2)) {
-        runner_wait(run, NULL);
+    (void)sig;
+    if (++interrupts < 2)
         return;
+    runner_kill_children();
+    static const char msg[] = "\nparity: interrupted again: stopped at once, nothing written\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    _exit(PX_EXIT_CUT_SHORT);
+}
+
+static void interrupts_catch(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa = {0};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    interrupts = 0;
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
+/* Waits for the run, passing an interrupt on to it; shows what it does
+ * on a terminal. */
+static void follow_run(px_runner *run, int quiet)
+{
+    int show = !quiet && isatty(2), said = 0;
+    for (int tick = 0; !runner_done(run); tick++) {
+        if (interrupts && !said) {
+            runner_stop(run, PX_STOP_INTERRUPT);
+            said = 1;
+            if (show)
+                fprintf(stderr, "\r\033[Kinterrupted: ending the executors (Ctrl-C again to stop at once)");
+        }
+        if (show && !said && tick % 5 == 0) {
+            int env, ex;
+            pid_t pid;
+            runner_progress(run, &env, &ex, &pid);
+            if (env >= 0)
+                fprintf(stderr, "\r\033[K%s: %s", runner_env_name(run, env), ex < 0 ? "starting" : "running");
+            if (env >= 0 && ex >= 0)
+                fprintf(stderr, " %d/%zu", ex + 1, runner_example_count(run));
+        }
+        /* A signal cuts the sleep short: the stop is passed on at once. */
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
     }
-    for (;;) {
-        int env, ex;
-        pid_t pid;
-        runner_progress(run, &env, &ex, &pid);
-        if (runner_done(run))
-            break;
-        if (env >= 0)
-            fprintf(stderr, "\r\033[K%s: %s", runner_env_name(run, env),
-                    ex < 0 ? "starting" : "running");
-        if (env >= 0 && ex >= 0)
-            fprintf(stderr, " %d/%zu", ex + 1, runner_example_count(run));
-        nanosleep(&(struct timespec){0, 100000000}, NULL);
-    }
-    fprintf(stderr, "\r\033[K");
+    if (show)
+        fprintf(stderr, "\r\033[K");
+}
+
+/* Exit 5 when some environment's run was cut short (here or in a results
+ * file), said once on stderr; else rc. */
+static int cut_short_exit(const px_results *res, int rc)
+{
+    for (size_t i = 0; i < res->n_envs; i++)
+        if (res->envs[i].selected && res->envs[i].origin != PX_ORIGIN_NONE && res->envs[i].cut_short) {
+            size_t left = 0;
+            for (size_t k = 0; k < res->n_examples; k++)
+                left += res->envs[i].ex[k].status == PX_ST_NOT_EVALUATED;
+            fprintf(stderr, "parity: %s: cut short (%s): %zu of %zu examples not evaluated\n", res->envs[i].name,
+                    res->envs[i].cut_short, left, res->n_examples);
+            rc = px_exit_worse(rc, PX_EXIT_CUT_SHORT);
+        }
+    return rc;
 }
 
 static char *default_output(const px_fixture *f)
@@ -231,7 +293,8 @@ static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_
 {
     px_error err = {0};
     px_runner_opts opts = {.backend_lib = a->backend_lib, .backend_modules = a->modules,
-                           .n_backend_modules = (size_t)a->n_modules};
+                           .n_backend_modules = (size_t)a->n_modules, .budget_s = a->budget_s,
+                           .max_examples = (size_t)a->max_examples};
     runner_locate(&opts, a->executor, a->python);
     px_runner *run = NULL;
     int rc;
@@ -240,8 +303,12 @@ static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_
     } else if (!(run = runner_start(f, in, res, &opts, &err))) {
         rc = cli_error(&err);
     } else {
-        show_progress(run, a->quiet);
+        struct sigaction old_int, old_term;
+        interrupts_catch(&old_int, &old_term);
+        follow_run(run, a->quiet);
         rc = runner_wait(run, &err) ? cli_error(&err) : a->finish(a, f, res);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
     }
     fflush(stdout);
     runner_free(run);
@@ -297,7 +364,7 @@ static int run_finish(const run_args *a, const px_fixture *f, const px_results *
     for (size_t i = 0; rc == PX_EXIT_OK && i < res->n_envs; i++)
         if (res->envs[i].state == PX_ENV_DOWN)
             rc = PX_EXIT_ENV;
-    return rc;
+    return cut_short_exit(res, rc);
 }
 
 /* What `check` does with the results: judge, report, and the exit code,
@@ -312,6 +379,7 @@ static int check_finish(const run_args *a, const px_fixture *f, const px_results
     int rc = j.any_down ? PX_EXIT_ENV : j.all_met ? PX_EXIT_OK : PX_EXIT_FAILED;
     if (a->output && results_write(res, f, a->output, &err))
         rc = px_exit_worse(rc, cli_error(&err));
+    rc = cut_short_exit(res, rc);
     const char *format = a->format ? a->format : "text";
     if (!strcmp(format, "json"))
         report_json(stdout, f, res, &j, rc);

@@ -5,6 +5,8 @@
 // becomes a FAIL frame; only a real crash (signal) escapes, and parity
 // records that as the example's outcome.
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -316,6 +318,9 @@ int main(int argc, char **argv)
                              "[--backend-lib PATH]\n");
         return 2;
     }
+    // Die with parity, even killed by SIGKILL: never an orphan left running
+    // a forward (parity ends this process's group itself when it can).
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     // The protocol owns the original stdout; anything printed goes to stderr.
     out_fd = dup(1);
     dup2(2, 1);

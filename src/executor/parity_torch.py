@@ -384,11 +384,24 @@ class Executor:
         chan.send(FRAME_OUTPUT, f)
 
 
+def die_with_parent():
+    """Die with parity, even killed by SIGKILL (Linux PR_SET_PDEATHSIG):
+    never an orphan left running a forward. Elsewhere, the closed pipe ends
+    it at its next read."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError):
+        pass
+
+
 def main(argv):
     opts = parse_args(argv)
     if opts is None:
         print(USAGE, file=sys.stderr)
         return 2
+    die_with_parent()
     # The protocol owns the original stdout; anything printed goes to stderr.
     chan = Channel(os.dup(1))
     os.dup2(2, 1)
