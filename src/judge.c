@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* vasprintf */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "parity/judge.h"
+#include "parity/bench.h"
 
 #include <math.h>
 #include <pcre2.h>
@@ -718,6 +719,57 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
     return 0;
 }
 
+/* The performance rung: measured when a benchmark ran and none of its
+ * outputs changed a verdict; it never changes whether the contract is met
+ * (the two questions stay apart). Reached only when the contract is
+ * satisfied: figures of a path that gives wrong answers are not a result. */
+static int perf_rung(const px_fixture *f, const px_results *r, px_judgement *out, size_t e, px_error *err)
+{
+    px_env_verdict *ev = &out->envs[e];
+    const px_env_result *er = &r->envs[e];
+    if (!er->n_bench || !ev->selected)
+        return 0;
+    char *figures = NULL, *why = NULL;
+    size_t fl = 0, wl = 0;
+    FILE *fo = open_memstream(&figures, &fl), *wo = open_memstream(&why, &wl);
+    if (!fo || !wo) {
+        if (fo)
+            fclose(fo), free(figures);
+        if (wo)
+            fclose(wo), free(why);
+        return px_error_oom(err, NULL);
+    }
+    int measured = 0, broken = 0;
+    for (size_t b = 0; b < er->n_bench; b++) {
+        const px_bench *pb = &er->bench[b];
+        px_bench_verdict v;
+        if (bench_judge(f, r, out, e, b, &v, err)) {
+            fclose(fo), fclose(wo), free(figures), free(why);
+            return -1;
+        }
+        char name[32];
+        bench_endpoint_name(pb, name, sizeof name);
+        if (!v.comparable) {
+            fprintf(wo, "%s%s outputs broke the contract: %s", broken++ ? "; " : "", name, v.broken);
+        } else if (pb->forwards) {
+            fprintf(fo, "%s%s p50 %.3g ms, %.4g examples/s", measured++ ? ", " : "", name, pb->p50_ms, pb->per_s);
+        }
+        bench_verdict_free(&v);
+    }
+    fclose(fo), fclose(wo);
+    if (broken)
+        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_MEASURED, fmt("figures not comparable: %s", why));
+    else if (!measured)
+        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_MEASURED, fmt("the benchmark timed no forward"));
+    else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED)
+        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_REACHED,
+                 fmt("timed (%s), but the contract is not met here: not a result", figures));
+    else
+        set_rung(ev, PX_RUNG_PERF, PX_RS_PASSED, fmt("measured: %s", figures));
+    free(figures), free(why);
+    return 0;
+}
+
 int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, px_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -739,7 +791,7 @@ int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, p
     }
     out->all_met = 1;
     for (size_t e = 0; e < r->n_envs; e++) {
-        if (judge_env(&j, e, out)) {
+        if (judge_env(&j, e, out) || perf_rung(f, r, out, e, err)) {
             judgement_free(out);
             return -1;
         }

@@ -351,6 +351,10 @@ void report_html(FILE *o, const px_story *s)
     ladders(o, s);
     fputs("<h2 id=\"not-evaluated\">What was not evaluated</h2>\n", o);
     list(o, &s->not_evaluated, "Everything the contract names was evaluated.");
+    if (s->performance.n) {
+        fputs("<h2 id=\"performance\">Performance (a question apart from the contract)</h2>\n", o);
+        list(o, &s->performance, "");
+    }
     fputs("<h2 id=\"pending\">Decisions pending</h2>\n", o);
     list(o, &s->pending, "None: every decision is written into the fixture.");
     fputs("<h2 id=\"outcomes\">What the outcomes mean</h2>\n<table><thead><tr><th>Outcome</th><th>Meaning</th>"

@@ -257,6 +257,8 @@ void report_markdown(FILE *o, const px_story *s)
         md_example(o, s, k);
     md_ladders(o, s);
     md_list_section(o, "What was not evaluated", &s->not_evaluated, "Everything the contract names was evaluated.");
+    if (s->performance.n)
+        md_list_section(o, "Performance (a question apart from the contract)", &s->performance, "");
     md_list_section(o, "Decisions pending", &s->pending, "None: every decision is written into the fixture.");
     fputs("## What the outcomes mean\n\n| Outcome | Meaning |\n|---|---|\n", o);
     for (int k = 0; k < PX_OC_COUNT; k++)

@@ -83,6 +83,24 @@ void example_result_clear(px_example_result *x)
     x->forward_ms = -1;
 }
 
+const char *bench_endpoint_name(const px_bench *b, char *buf, size_t size)
+{
+    if (b->batch <= 1)
+        snprintf(buf, size, "single");
+    else
+        snprintf(buf, size, "batch:%d", b->batch);
+    return buf;
+}
+
+void bench_clear(px_bench *b, size_t n_examples)
+{
+    for (size_t k = 0; b->out && k < n_examples; k++)
+        free(b->out[k]);
+    free(b->out);
+    free(b->stopped);
+    memset(b, 0, sizeof *b);
+}
+
 void env_result_clear(px_env_result *e, size_t n_examples)
 {
     for (size_t k = 0; e->ex && k < n_examples; k++)
@@ -91,6 +109,9 @@ void env_result_clear(px_env_result *e, size_t n_examples)
     free(e->name);
     free(e->down_msg);
     free(e->cut_short);
+    for (size_t b = 0; b < e->n_bench; b++)
+        bench_clear(&e->bench[b], n_examples);
+    free(e->bench);
     free(e->source);
     for (size_t l = 0; e->labels && l < e->n_labels; l++)
         free(e->labels[l]);
@@ -313,6 +334,45 @@ static void write_example(FILE *o, const px_env_result *e, const px_example_resu
         fprintf(o, "        compiled: %s\n", x->compiled == PX_COMPILED_YES ? "true" : "false");
 }
 
+/* parity bench's records: the figures, then the outputs it judged by. */
+static void write_bench(FILE *o, const px_env_result *e, const px_fixture *f)
+{
+    if (!e->n_bench)
+        return;
+    fprintf(o, "    bench:\n");
+    for (size_t i = 0; i < e->n_bench; i++) {
+        const px_bench *b = &e->bench[i];
+        char name[32];
+        fprintf(o, "      - endpoint: ");
+        emit_yaml_string(o, bench_endpoint_name(b, name, sizeof name));
+        fprintf(o, "\n        warmup: %d\n        passes: %d\n        examples: %zu\n        forwards: %zu\n",
+                b->warmup, b->passes, b->examples, b->forwards);
+        fprintf(o, "        new_shapes: %zu\n", b->new_shapes);
+        key_num(o, 8, "new_shapes_ms", b->new_shapes ? b->new_shapes_ms : -1);
+        key_num(o, 8, "p50_ms", b->p50_ms);
+        key_num(o, 8, "p90_ms", b->p90_ms);
+        key_num(o, 8, "p99_ms", b->p99_ms);
+        key_num(o, 8, "min_ms", b->min_ms);
+        key_num(o, 8, "max_ms", b->max_ms);
+        key_num(o, 8, "roundtrip_p50_ms", b->roundtrip_p50_ms);
+        key_num(o, 8, "examples_per_s", b->per_s);
+        key_str(o, 8, "stopped", b->stopped);
+        fprintf(o, "        outputs:\n");
+        for (size_t k = 0; b->out && k < f->n_examples; k++) {
+            if (!b->out[k])
+                continue;
+            fprintf(o, "          ");
+            emit_yaml_string(o, f->examples[k].id);
+            fprintf(o, ": [");
+            for (size_t v = 0; v < b->n_out; v++) {
+                fputs(v ? ", " : "", o);
+                emit_yaml_double(o, b->out[k][v]);
+            }
+            fprintf(o, "]\n");
+        }
+    }
+}
+
 /* The contract an environment's results were recorded under: the fixture's
  * now for a run, as the file said for one read back. */
 static void write_contract(FILE *o, const px_env_result *e, const px_fingerprint *now)
@@ -342,7 +402,7 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
         if ((defs[k] = malloc(PX_SHA256_HEX)))
             fingerprint_example(f, k, defs[k]);
     fprintf(o, "# parity results: what each environment did with each example.\n"
-               "# Format described in parity-results(5); written by `parity run`.\n");
+               "# Format described in parity-results(5); written by `parity run` or `parity bench`.\n");
     fprintf(o, "parity_results: %d\nfixture:\n", PX_RESULTS_VERSION);
     /* The run's own texts were redacted as the children said them (runner);
      * the fixture's path and notes are redacted here. */
@@ -391,6 +451,7 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
             key_str(o, 4, "cut_short", e->cut_short);
         write_contract(o, e, &now);
         write_manifest(o, e);
+        write_bench(o, e, f);
         fprintf(o, "    examples:\n");
         for (size_t k = 0; k < r->n_examples; k++) {
             const char *def = e->origin == PX_ORIGIN_RUN ? (defs && defs[k] ? defs[k] : "") : e->ex[k].def_sha256;

@@ -583,10 +583,115 @@ static int load_contract(ctx *c, yaml_node_t *v, px_env_result *e, const char *w
     return 0;
 }
 
+/* A count of 0 or more into a size_t; null and absent give 0. */
+static int get_size(ctx *c, yaml_node_t *map, const char *key, const char *what, size_t *out)
+{
+    int v;
+    if (get_int(c, map, key, what, 0, &v))
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+/* A number of 0 or more; null and absent give -1 (not measured). */
+static int get_figure(ctx *c, yaml_node_t *map, const char *key, const char *what, double *out)
+{
+    return get_ms(c, map, key, what, out);
+}
+
+static int load_bench_outputs(ctx *c, yaml_node_t *n, px_bench *b, const px_env_result *e, const char *what)
+{
+    if (!n || is_null(n))
+        return 0;
+    if (want(c, n, YAML_MAPPING_NODE, what))
+        return -1;
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+        if (node_str(c, k, "an example id", 1, NULL))
+            return -1;
+        long at = fixture_example_index(c->f, scalar(k));
+        if (at < 0) /* an example the fixture no longer has: the examples say so */
+            continue;
+        if (b->out[at])
+            return fail_at(c, k, "%s: example '%s' is listed twice", what, scalar(k));
+        if (want(c, v, YAML_SEQUENCE_NODE, what))
+            return -1;
+        if (seq_len(v) != e->n_labels)
+            return fail_at(c, v, "%s: '%s' has %zu values, the environment has %zu labels", what, scalar(k),
+                           seq_len(v), e->n_labels);
+        if (!(b->out[at] = malloc((e->n_labels ? e->n_labels : 1) * sizeof *b->out[at])))
+            return px_error_oom(c->err, c->path);
+        for (size_t i = 0; i < e->n_labels; i++)
+            if (read_double(c, seq_at(c, v, i), what, &b->out[at][i]))
+                return -1;
+    }
+    return 0;
+}
+
+/* parity bench's records (format 4). */
+static int load_bench(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_what)
+{
+    static const char *const keys[] = {"endpoint", "warmup", "passes", "examples", "forwards", "new_shapes",
+                                       "new_shapes_ms", "p50_ms", "p90_ms", "p99_ms", "min_ms", "max_ms",
+                                       "roundtrip_p50_ms", "examples_per_s", "stopped", "outputs", NULL};
+    yaml_node_t *n = get(c, v, "bench");
+    if (!n || is_null(n))
+        return 0;
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.bench", env_what);
+    if (c->version < 4)
+        return fail_at(c, n, "%s is written from format 4 on, this file says %d", w, c->version);
+    if (want(c, n, YAML_SEQUENCE_NODE, w))
+        return -1;
+    size_t count = seq_len(n);
+    if (count > 64)
+        return fail_at(c, n, "%s has %zu endpoints; at most 64 are read", w, count);
+    if (!(e->bench = calloc(count ? count : 1, sizeof *e->bench)))
+        return px_error_oom(c->err, c->path);
+    for (size_t i = 0; i < count; i++) {
+        yaml_node_t *r = seq_at(c, n, i);
+        px_bench *b = &e->bench[i];
+        e->n_bench = i + 1;
+        b->n_out = e->n_labels;
+        if (!(b->out = calloc(c->r->n_examples ? c->r->n_examples : 1, sizeof *b->out)))
+            return px_error_oom(c->err, c->path);
+        char *endpoint = NULL;
+        yaml_node_t *ep = NULL;
+        if (want(c, r, YAML_MAPPING_NODE, w) || check_keys(c, r, w, keys) || !(ep = require(c, r, "endpoint", w)) ||
+            node_str(c, ep, w, 1, &endpoint))
+            return -1;
+        char *end = NULL;
+        long batch = !strncmp(endpoint, "batch:", 6) ? strtol(endpoint + 6, &end, 10) : 0;
+        int good = !strcmp(endpoint, "single") || (end && !*end && endpoint[6] >= '1' && endpoint[6] <= '9' &&
+                                                    batch >= 2 && batch <= 100000);
+        free(endpoint);
+        if (!good)
+            return fail_at(c, ep, "%s.endpoint must be single or batch:N (N from 2), not '%s'", w, scalar(ep));
+        b->batch = batch >= 2 ? (int)batch : 1;
+        if (get_int(c, r, "warmup", w, 0, &b->warmup) || get_int(c, r, "passes", w, 0, &b->passes) ||
+            get_size(c, r, "examples", w, &b->examples) || get_size(c, r, "forwards", w, &b->forwards) ||
+            get_size(c, r, "new_shapes", w, &b->new_shapes) || get_figure(c, r, "new_shapes_ms", w, &b->new_shapes_ms) ||
+            get_figure(c, r, "p50_ms", w, &b->p50_ms) || get_figure(c, r, "p90_ms", w, &b->p90_ms) ||
+            get_figure(c, r, "p99_ms", w, &b->p99_ms) || get_figure(c, r, "min_ms", w, &b->min_ms) ||
+            get_figure(c, r, "max_ms", w, &b->max_ms) || get_figure(c, r, "roundtrip_p50_ms", w, &b->roundtrip_p50_ms) ||
+            get_figure(c, r, "examples_per_s", w, &b->per_s) || get_str(c, r, "stopped", w, 0, &b->stopped) ||
+            load_bench_outputs(c, get(c, r, "outputs"), b, e, w))
+            return -1;
+        if (b->new_shapes_ms < 0)
+            b->new_shapes_ms = 0;
+        /* Figures that contradict themselves are refused like a label
+         * that is not its logits' argmax. */
+        if (b->p50_ms >= 0 && !(b->min_ms <= b->p50_ms && b->p50_ms <= b->p90_ms && b->p90_ms <= b->p99_ms &&
+                                b->p99_ms <= b->max_ms))
+            return fail_at(c, r, "%s: the latencies must read min <= p50 <= p90 <= p99 <= max", w);
+    }
+    return 0;
+}
+
 static int load_env(ctx *c, yaml_node_t *v, yaml_node_t *top_labels, px_env_result *e)
 {
     static const char *const keys[] = {"role", "note", "state", "labels", "down", "cut_short", "contract",
-                                       "manifest", "examples", NULL};
+                                       "manifest", "bench", "examples", NULL};
     char what[300];
     snprintf(what, sizeof what, "environment '%.200s'", e->name);
     if (want(c, v, YAML_MAPPING_NODE, what) || check_keys(c, v, what, keys) ||
@@ -600,7 +705,10 @@ static int load_env(ctx *c, yaml_node_t *v, yaml_node_t *top_labels, px_env_resu
     e->origin = PX_ORIGIN_FILE;
     if (!(e->source = strdup(c->path)))
         return px_error_oom(c->err, c->path);
-    return load_state(c, v, e, what) || load_manifest(c, v, e, what) || load_examples(c, v, e, what) ? -1 : 0;
+    return load_state(c, v, e, what) || load_manifest(c, v, e, what) || load_examples(c, v, e, what) ||
+                   load_bench(c, v, e, what)
+               ? -1
+               : 0;
 }
 
 /* The fixture index of the environment named by the i-th key of n; the

@@ -2,9 +2,11 @@
 #include "parity/self.h"
 #include "parity/redact.h"
 #include "parity/runner.h"
+#include "parity/tokenizer.h"
 #include "parity/version.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -504,8 +506,13 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
     return rc;
 }
 
-static int send_run(px_runner *r, child *c, const px_prepared *x)
+/* One forward of n examples stacked into [n, L]: each padded to the longest
+ * with pad_id and attention mask 0 (n 1: the example as prepared). */
+static int send_run_stack(px_runner *r, child *c, const px_prepared *const *xs, size_t n, int64_t pad_id)
 {
+    size_t len = 0;
+    for (size_t j = 0; j < n; j++)
+        len = xs[j]->enc.n > len ? xs[j]->enc.n : len;
     px_buf b = {0};
     proto_begin(&b, PX_FRAME_RUN);
     buf_put_u32(&b, (uint32_t)r->f->n_inputs);
@@ -513,22 +520,26 @@ static int send_run(px_runner *r, child *c, const px_prepared *x)
         const char *name = r->f->inputs[i];
         buf_put_str(&b, name);
         buf_put_u32(&b, 2);
-        buf_put_i64(&b, 1);
-        buf_put_i64(&b, (int64_t)x->enc.n);
-        for (size_t k = 0; k < x->enc.n; k++) {
-            int64_t v = 0; /* token_type_ids: one segment */
-            if (!strcmp(name, "input_ids"))
-                v = x->enc.ids[k];
-            else if (!strcmp(name, "attention_mask"))
-                v = x->enc.mask[k];
-            buf_put_i64(&b, v);
-        }
+        buf_put_i64(&b, (int64_t)n);
+        buf_put_i64(&b, (int64_t)len);
+        for (size_t j = 0; j < n; j++)
+            for (size_t k = 0; k < len; k++) {
+                const px_encoding *enc = &xs[j]->enc;
+                int64_t v = 0; /* token_type_ids: one segment; padding: mask 0 */
+                if (!strcmp(name, "input_ids"))
+                    v = k < enc->n ? enc->ids[k] : pad_id;
+                else if (!strcmp(name, "attention_mask"))
+                    v = k < enc->n ? enc->mask[k] : 0;
+                buf_put_i64(&b, v);
+            }
     }
     proto_end(&b);
     int rc = b.bad || proto_write_all(c->to, b.data, b.len) ? -1 : 0;
     buf_free(&b);
     return rc;
 }
+
+static int send_run(px_runner *r, child *c, const px_prepared *x) { return send_run_stack(r, c, &x, 1, 0); }
 
 static int decode_output(px_buf *p, px_example_result *x)
 {
@@ -776,6 +787,240 @@ static void run_examples(px_runner *r, px_env_result *er)
     }
 }
 
+/* Growable samples of one endpoint's timed forwards. */
+typedef struct samples {
+    double *fwd, *rt;
+    size_t n, cap;
+} samples;
+
+static int samples_push(samples *s, double fwd, double rt)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        double *a = realloc(s->fwd, cap * sizeof *a);
+        if (!a)
+            return -1;
+        s->fwd = a;
+        double *b = realloc(s->rt, cap * sizeof *b);
+        if (!b)
+            return -1;
+        s->rt = b, s->cap = cap;
+    }
+    s->fwd[s->n] = fwd, s->rt[s->n] = rt;
+    s->n++;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The q-quantile of n sorted values, interpolated as numpy's default. */
+static double quantile_sorted(const double *v, size_t n, double q)
+{
+    if (!n)
+        return -1;
+    double at = q * (double)(n - 1);
+    size_t lo = (size_t)at;
+    return lo + 1 < n ? v[lo] + (at - (double)lo) * (v[lo + 1] - v[lo]) : v[n - 1];
+}
+
+/* Keeps, per example, the benchmark's output farthest from the run's: a
+ * changed label first, then the largest max |difference|. */
+static void keep_farthest(px_bench *b, double *score, size_t k, const double *row, const px_example_result *ran)
+{
+    double d = 0;
+    for (size_t i = 0; i < b->n_out && i < ran->n_values; i++) {
+        double x = fabs(row[i] - ran->values[i]);
+        d = x > d || x != x ? x : d;
+    }
+    if (results_argmax(row, b->n_out) != ran->label)
+        d = INFINITY;
+    if (b->out[k] && !(d > score[k]))
+        return;
+    if (!b->out[k] && !(b->out[k] = malloc(b->n_out * sizeof *row)))
+        return;
+    memcpy(b->out[k], row, b->n_out * sizeof *row);
+    score[k] = d;
+}
+
+/* Why a benchmark forward did not give an output, into b->stopped; reaps a
+ * child that is gone. */
+static void bench_failed(px_runner *r, child *c, px_bench *b, enum wait_result w, uint32_t type, px_buf *p,
+                         double timeout)
+{
+    char text[1400], how[64];
+    if (w == W_FRAME && type == PX_FRAME_FAIL) {
+        buf_get_u32(p), buf_get_u32(p);
+        char *msg = scrub(r, buf_get_str(p));
+        snprintf(text, sizeof text, "a forward raised: %.1200s", msg ? msg : "(malformed FAIL frame)");
+        free(msg);
+    } else if (w == W_FRAME) {
+        snprintf(text, sizeof text, "protocol: unexpected frame");
+    } else if (w == W_STOPPED) {
+        snprintf(text, sizeof text, "%s", stop_words(r));
+    } else {
+        reap(r, c, w == W_EOF ? 5 : 0, 1, how, sizeof how);
+        if (w == W_TIMEOUT)
+            snprintf(text, sizeof text, "a forward gave no answer within %g s", timeout);
+        else
+            snprintf(text, sizeof text, "the executor ended during a forward (%s)", how);
+    }
+    if (w == W_STOPPED) {
+        reap(r, c, 0, 1, how, sizeof how);
+        b->cut = 1;
+    }
+    free(b->stopped);
+    b->stopped = strdup(text);
+}
+
+/* One endpoint: warmup passes, then timed passes over the examples that ran
+ * (status ok), n at a time (the last stack filled from the first examples
+ * again, so every forward has the endpoint's shape). */
+static void bench_endpoint(px_runner *r, px_env_result *er, px_bench *b, const size_t *ok, size_t n_ok)
+{
+    const px_env *e = &r->f->envs[er->env_index];
+    child *c = &r->kids[er - r->res->envs];
+    const px_env_input *ein = &r->inputs[er - r->res->envs];
+    size_t n = (size_t)b->batch, n_stacks = (n_ok + n - 1) / n;
+    int64_t pad = tokenizer_id(ein->prep.tok, "[PAD]");
+    pad = pad < 0 ? 0 : pad;
+    const px_prepared **xs = calloc(n, sizeof *xs);
+    size_t *which = calloc(n, sizeof *which);
+    double *score = calloc(r->res->n_examples, sizeof *score);
+    b->out = calloc(r->res->n_examples, sizeof *b->out);
+    b->n_out = e->n_labels;
+    b->examples = n_ok;
+    samples sm = {0};
+    double timed_s = 0, started = 0;
+    size_t timed_examples = 0;
+    if (!xs || !which || !score || !b->out)
+        goto out;
+    for (int pass = 0;; pass++) {
+        int timed = pass >= b->warmup;
+        if (timed && !started)
+            started = now_s();
+        int passes = pass - b->warmup;
+        if (timed && (r->opts.bench_passes > 0 ? passes >= r->opts.bench_passes
+                                               : passes >= 5 && now_s() - started >= r->opts.bench_min_time_s))
+            break;
+        for (size_t st = 0; st < n_stacks; st++) {
+            if (must_stop(r)) {
+                b->stopped = strdup(stop_words(r));
+                b->cut = 1;
+                goto out;
+            }
+            int stage;
+            char *msg = NULL;
+            if (c->pid == 0) {
+                er->restarts++;
+                if (start_child(r, er, 1, &stage, &msg)) {
+                    char text[1400];
+                    snprintf(text, sizeof text, "the executor could not start again: %.1200s", msg ? msg : stop_words(r));
+                    free(msg);
+                    b->stopped = strdup(text);
+                    goto out;
+                }
+            }
+            size_t len = 0;
+            for (size_t j = 0; j < n; j++) {
+                which[j] = ok[(st * n + j) % n_ok];
+                xs[j] = &ein->examples[which[j]];
+                len = xs[j]->enc.n > len ? xs[j]->enc.n : len;
+            }
+            int first = !shape_seen(c, len + (n - 1) * ((size_t)1 << 32));
+            double timeout = first ? e->first_forward_timeout_s : e->timeout_s;
+            px_buf p = {0};
+            uint32_t type = 0;
+            double t0 = now_s();
+            enum wait_result w = send_run_stack(r, c, xs, n, pad) ? W_EOF : wait_frame(r, c, timeout, &type, &p);
+            double rt = (now_s() - t0) * 1000;
+            px_example_result x = {.label = -1};
+            if (w != W_FRAME || type != PX_FRAME_OUTPUT) {
+                bench_failed(r, c, b, w, type, &p, timeout);
+                buf_free(&p);
+                goto out;
+            }
+            if (decode_output(&p, &x) || x.ndim != 2 || x.shape[0] != (int64_t)n ||
+                x.shape[1] != (int64_t)e->n_labels) {
+                char text[200];
+                snprintf(text, sizeof text, "the output of %zu stacked examples is not [%zu, %zu]", n, n, e->n_labels);
+                b->stopped = strdup(text);
+                example_result_clear(&x);
+                buf_free(&p);
+                goto out;
+            }
+            buf_free(&p);
+            for (size_t j = 0; j < n; j++)
+                keep_farthest(b, score, which[j], x.values + j * e->n_labels, &er->ex[which[j]]);
+            if (first) {
+                b->new_shapes++;
+                b->new_shapes_ms += x.forward_ms;
+            } else if (timed) {
+                if (samples_push(&sm, x.forward_ms, rt)) {
+                    example_result_clear(&x);
+                    b->stopped = strdup("out of memory");
+                    goto out;
+                }
+                timed_s += rt / 1000;
+                timed_examples += n;
+            }
+            example_result_clear(&x);
+        }
+        if (timed)
+            b->passes = passes + 1;
+    }
+out:
+    b->forwards = sm.n;
+    b->p50_ms = b->p90_ms = b->p99_ms = b->min_ms = b->max_ms = b->roundtrip_p50_ms = b->per_s = -1;
+    if (sm.n) {
+        qsort(sm.fwd, sm.n, sizeof *sm.fwd, cmp_double);
+        qsort(sm.rt, sm.n, sizeof *sm.rt, cmp_double);
+        b->p50_ms = quantile_sorted(sm.fwd, sm.n, 0.5);
+        b->p90_ms = quantile_sorted(sm.fwd, sm.n, 0.9);
+        b->p99_ms = quantile_sorted(sm.fwd, sm.n, 0.99);
+        b->min_ms = sm.fwd[0], b->max_ms = sm.fwd[sm.n - 1];
+        b->roundtrip_p50_ms = quantile_sorted(sm.rt, sm.n, 0.5);
+        b->per_s = timed_s > 0 ? (double)timed_examples / timed_s : -1;
+    }
+    free(sm.fwd), free(sm.rt), free(xs), free(which), free(score);
+}
+
+/* parity bench: each endpoint over the examples this environment ran. */
+static void run_bench(px_runner *r, px_env_result *er)
+{
+    size_t *ok = calloc(r->res->n_examples ? r->res->n_examples : 1, sizeof *ok), n_ok = 0;
+    px_bench *bench = calloc(r->opts.n_bench, sizeof *bench);
+    if (!ok || !bench) {
+        free(ok), free(bench);
+        return;
+    }
+    for (size_t k = 0; k < r->res->n_examples; k++)
+        if (er->ex[k].status == PX_ST_OK)
+            ok[n_ok++] = k;
+    for (size_t i = 0; i < r->opts.n_bench; i++) {
+        bench[i].batch = r->opts.bench_batches[i] > 0 ? r->opts.bench_batches[i] : 1;
+        bench[i].warmup = r->opts.bench_warmup;
+        bench[i].p50_ms = bench[i].p90_ms = bench[i].p99_ms = bench[i].min_ms = bench[i].max_ms = -1;
+        bench[i].roundtrip_p50_ms = bench[i].per_s = -1;
+        set_progress(r, (int)(er - r->res->envs), -1);
+        if (!n_ok)
+            bench[i].stopped = strdup("no example ran in this environment: nothing to time");
+        else if (must_stop(r))
+            bench[i].stopped = strdup(stop_words(r)), bench[i].cut = 1;
+        else
+            bench_endpoint(r, er, &bench[i], ok, n_ok);
+    }
+    pthread_mutex_lock(&r->mu);
+    er->bench = bench;
+    er->n_bench = r->opts.n_bench;
+    pthread_mutex_unlock(&r->mu);
+    free(ok);
+    notify(r);
+}
+
 /* Results read from a file, or left out with -e, are not run. */
 static int runs_here(const px_env_result *er) { return er->origin == PX_ORIGIN_RUN && er->selected; }
 
@@ -816,8 +1061,11 @@ static void *runner_main(void *arg)
         er->state = PX_ENV_UP;
         pthread_mutex_unlock(&r->mu);
         notify(r);
-        if (run_probe(r, er) == 0)
+        if (run_probe(r, er) == 0) {
             run_examples(r, er);
+            if (r->opts.n_bench && er->state == PX_ENV_UP)
+                run_bench(r, er);
+        }
         char how[64];
         reap(r, &r->kids[e], 10, 0, how, sizeof how);
     }

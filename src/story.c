@@ -2,6 +2,7 @@
  * include/parity/story.h. */
 #define _GNU_SOURCE
 #include "parity/story.h"
+#include "parity/bench.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -348,6 +349,40 @@ static void build_contract(bctx *b)
 
 static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous"};
 
+/* The second question on its own page: each environment's benchmarks,
+ * side by side, and first what makes figures not comparable. */
+static void build_performance(bctx *b)
+{
+    for (size_t e = 0; e < b->r->n_envs; e++) {
+        const px_env_result *er = &b->r->envs[e];
+        if (!er->selected)
+            continue;
+        for (size_t k = 0; k < er->n_bench; k++) {
+            px_bench_verdict v;
+            px_error err = {0};
+            if (bench_judge(b->f, b->r, b->j, e, k, &v, &err)) {
+                b->oom = 1;
+                return;
+            }
+            char *line = bench_line(&er->bench[k]), name[32];
+            bench_endpoint_name(&er->bench[k], name, sizeof name);
+            if (!v.comparable)
+                push(b, &b->s->performance,
+                     fmt(b, "%s, %s: NOT COMPARABLE, the benchmark's outputs broke the contract: %s", er->name, name,
+                         v.broken));
+            if (v.batching)
+                push(b, &b->s->performance,
+                     fmt(b, "%s, %s: batching changed the numbers: %s", er->name, name, v.batching));
+            if (!b->j->envs[e].met)
+                push(b, &b->s->performance,
+                     fmt(b, "%s, %s: timed, but the contract is not met there: not a result", er->name, name));
+            push(b, &b->s->performance, fmt(b, "%s, %s", er->name, line ? line : "?"));
+            free(line);
+            bench_verdict_free(&v);
+        }
+    }
+}
+
 static void build_not_evaluated(bctx *b)
 {
     px_story *s = b->s;
@@ -498,6 +533,7 @@ static px_story *story_tell(const px_fixture *f, const px_results *r, const px_j
         build_example(&b, k, &s->examples[k]);
     build_contract(&b);
     build_not_evaluated(&b);
+    build_performance(&b);
     build_pending(&b, journal);
     for (size_t i = 0; i < r->n_warnings; i++)
         push(&b, &s->warnings, red(&b, r->warnings[i]));
@@ -540,6 +576,7 @@ void story_free(px_story *s)
     }
     free(s->examples);
     strs_free(&s->pins), strs_free(&s->rules), strs_free(&s->tolerances), strs_free(&s->not_evaluated);
+    strs_free(&s->performance);
     strs_free(&s->pending), strs_free(&s->warnings);
     free(s->task), free(s->verdict), free(s->fixture), free(s->fixture_sha256), free(s->generated);
     free(s->ambiguous_rule);

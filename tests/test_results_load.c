@@ -537,3 +537,76 @@ Test(results_load, cut_short_reads_back_and_needs_format_4)
     unlink(a), unlink(b), rmdir(dir);
     free(dir);
 }
+
+/* Format 4: parity bench's records are read strictly, and figures that
+ * contradict themselves are refused like a label that is not the argmax. */
+Test(results_load, bench_records_are_read_strictly)
+{
+    static const char v4[] = "parity_results: 4\n"
+                             "labels: [film, volunteer, sports, music, social]\n"
+                             "environments:\n"
+                             "  reference:\n"
+                             "    state: up\n"
+                             "    bench:\n"
+                             "      - endpoint: batch:2\n"
+                             "        warmup: 1\n"
+                             "        passes: 3\n"
+                             "        forwards: 6\n"
+                             "        p50_ms: 2\n"
+                             "        p90_ms: 3\n"
+                             "        p99_ms: 4\n"
+                             "        min_ms: 1\n"
+                             "        max_ms: 5\n"
+                             "        outputs:\n"
+                             "          jazz: [1, 2, 3, 5, 4]\n"
+                             "    examples:\n"
+                             "      - id: jazz\n"
+                             "        outcome: ok\n"
+                             "        output: {dtype: float32, shape: [1, 5], values: [1, 2, 3, 5, 4]}\n"
+                             "        label: music\n";
+    px_fixture *f = fixture(PLANTED);
+    char *dir = tl_tmpdir(), path[300];
+    snprintf(path, sizeof path, "%s/r.yaml", dir);
+    tl_write(path, v4);
+    px_results *r = load_ok(path, f);
+    const px_env_result *e = env_named(r, "reference");
+    cr_assert_eq(e->n_bench, 1);
+    cr_expect_eq(e->bench[0].batch, 2);
+    cr_expect_eq(e->bench[0].forwards, 6);
+    cr_expect_float_eq(e->bench[0].p90_ms, 3, 1e-12);
+    long jazz = fixture_example_index(f, "jazz");
+    cr_assert(jazz >= 0 && e->bench[0].out[jazz]);
+    cr_expect_float_eq(e->bench[0].out[jazz][3], 5, 1e-12);
+    results_free(r);
+    static const struct {
+        const char *from, *to;
+        int line, col;
+        const char *needle;
+    } bad[] = {
+        {"parity_results: 4", "parity_results: 3", 7, 7, "bench is written from format 4 on, this file says 3"},
+        {"endpoint: batch:2", "endpoint: batch:1", 7, 19, "endpoint must be single or batch:N (N from 2), not 'batch:1'"},
+        {"endpoint: batch:2", "endpoint: batch:2x", 7, 19, "not 'batch:2x'"},
+        {"p90_ms: 3", "p90_ms: 1.5", 7, 9, "the latencies must read min <= p50 <= p90 <= p99 <= max"},
+        {"p50_ms: 2", "p50_ms: -2", 11, 17, "must be a duration of 0 or more milliseconds"},
+        {"jazz: [1, 2, 3, 5, 4]", "jazz: [1, 2, 3]", 17, 17, "'jazz' has 3 values, the environment has 5 labels"},
+        {"jazz: [1, 2, 3, 5, 4]", "jazz: [1, 2, 3, x, 4]", 17, 27, "must be a number, not 'x'"},
+        {"        warmup: 1\n", "        warmup: 1\n        speed: 3\n", 9, 9, "speed"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *at = strstr(v4, bad[i].from);
+        cr_assert_not_null(at);
+        char *text = malloc(sizeof v4 + 64);
+        sprintf(text, "%.*s%s%s", (int)(at - v4), v4, bad[i].to, at + strlen(bad[i].from));
+        tl_write(path, text);
+        px_error err = {0};
+        cr_expect_null(results_load(path, f, &err), "%s", bad[i].to);
+        cr_expect_eq(err.code, PX_EXIT_USAGE, "%s", bad[i].to);
+        cr_expect(err.line == bad[i].line && err.col == bad[i].col, "%s: at %d:%d, want %d:%d (%s)", bad[i].to,
+                  err.line, err.col, bad[i].line, bad[i].col, err.msg);
+        cr_expect(strstr(err.msg, bad[i].needle), "%s: %s", bad[i].to, err.msg);
+        free(text);
+    }
+    fixture_free(f);
+    unlink(path), rmdir(dir);
+    free(dir);
+}

@@ -36,6 +36,10 @@ typedef enum px_opt {
     PX_OPT_PROPOSE,
     PX_OPT_BUDGET,
     PX_OPT_MAX_EXAMPLES,
+    PX_OPT_ENDPOINT,
+    PX_OPT_WARMUP,
+    PX_OPT_ITERS,
+    PX_OPT_MIN_TIME,
     PX_OPT_COUNT
 } px_opt;
 
@@ -139,5 +143,6 @@ int cmd_init(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

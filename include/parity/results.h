@@ -58,6 +58,39 @@ typedef struct px_manifest {
     double first_forward_ms;  /* the probe forward ([CLS] [SEP]) */
 } px_manifest;
 
+/* One benchmark of one endpoint in one environment (parity bench): how
+ * fast, and what the benchmark's outputs were, so that they are judged
+ * against the contract like any other (bench.h). Times in milliseconds. */
+typedef struct px_bench {
+    int batch;                /* examples per forward: 1 is the single endpoint,
+                                 N is batch:N (N examples stacked, padded) */
+    int warmup, passes;       /* untimed, then timed passes over the examples */
+    size_t examples;          /* distinct examples it ran */
+    size_t forwards;          /* timed forwards (the warm latency's samples) */
+    size_t new_shapes;        /* forwards that were the first of their input shape
+                                 (a lazy device compiles then): timed apart */
+    double new_shapes_ms;     /* their total */
+    double p50_ms, p90_ms, p99_ms, min_ms, max_ms;
+                              /* warm forward, timed by the executor: the forward
+                                 and the copy of its output to the host, without
+                                 cleaning, tokenising or the pipe */
+    double roundtrip_p50_ms;  /* the same forwards as parity saw them: with the
+                                 frames and the pipes */
+    double per_s;             /* examples per second over the timed round trips */
+    char *stopped;            /* NULL, or why it stopped before its passes */
+    int cut;                  /* 1: stopped by the budget or an interrupt (this
+                                 run only; the file keeps `stopped`) */
+    double **out;             /* per fixture example, its output (n_out values) the
+                                 benchmark produced that is farthest from the
+                                 run's: a changed label first, then the largest
+                                 max |difference|; NULL where it did not run */
+    size_t n_out;
+} px_bench;
+
+/* "single" or "batch:N" into buf. */
+const char *bench_endpoint_name(const px_bench *b, char *buf, size_t size);
+void bench_clear(px_bench *b, size_t n_examples);
+
 typedef struct px_example_result {
     px_status status;
     char *detail;             /* reason, exception text, signal, ... */
@@ -113,6 +146,8 @@ typedef struct px_env_result {
     char *cut_short;          /* the run of this environment stopped before its
                                  end: why, in words ("interrupted", "budget 90s
                                  ran out", "--max-examples 3"); NULL: whole */
+    px_bench *bench;          /* parity bench: one per endpoint (none: not measured) */
+    size_t n_bench;
     const px_prepared *expect; /* what parity's own input processing makes of
                                   each example for this environment (borrowed;
                                   NULL: not computed, not compared) */

@@ -31,6 +31,14 @@ typedef struct px_runner_opts {
     double budget_s;          /* > 0: stop this long after the start (--budget) */
     size_t max_examples;      /* > 0: run at most this many examples in each
                                  environment (--max-examples) */
+    /* parity bench: after an environment's run, each endpoint (examples per
+     * forward: 1 single, N batch:N) is timed over the examples that ran
+     * (warmup untimed passes, then `passes` timed ones, or as many as
+     * min_time_s takes and at least 5), into its px_env_result.bench. */
+    const int *bench_batches;
+    size_t n_bench;
+    int bench_warmup, bench_passes;
+    double bench_min_time_s;
 } px_runner_opts;
 
 /* Why a run stopped before its end. The examples not run are not-evaluated

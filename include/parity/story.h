@@ -91,6 +91,8 @@ typedef struct px_story {
     px_story_example *examples;
     size_t n_examples;
     px_strs not_evaluated; /* what was not evaluated, one line each */
+    px_strs performance; /* parity bench's figures, one line per environment
+                            and endpoint, the not comparable said first */
     px_strs pending;   /* decisions in the journal, not in the fixture */
     px_strs warnings;  /* said before judging */
     size_t redacted;   /* values redacted in what this story holds */

@@ -62,6 +62,13 @@ const px_option cli_options[] = {
                                                  "not reach is not-evaluated (budget), exit 5", NULL, 0},
     [PX_OPT_MAX_EXAMPLES] = {0, "max-examples", "N", "run at most N examples in each environment (the first N); the "
                                                      "rest are not-evaluated, exit 5", NULL, 0},
+    [PX_OPT_ENDPOINT] = {0, "endpoint", "E", "bench: single (one example per forward, the default) or batch:N (N "
+                                            "examples stacked in one forward); repeatable", NULL, 4},
+    [PX_OPT_WARMUP] = {0, "warmup", "N", "bench: passes over the examples before timing (default 2)", NULL, 0},
+    [PX_OPT_ITERS] = {0, "iters", "N", "bench: timed passes over the examples (default: as many as --min-time "
+                                      "allows, at least 5)", NULL, 0},
+    [PX_OPT_MIN_TIME] = {0, "min-time", "DURATION", "bench: time at least this long per endpoint (default 1s)", NULL,
+                         0},
     [PX_OPT_COUNT] = {0, NULL, NULL, NULL, NULL, 0},
 };
 
@@ -86,6 +93,13 @@ const px_command cli_commands[] = {
                "[--results FILE]] | --recover",
      "write review decisions into the fixture, touching nothing else (journal first, atomic write)", cmd_decide,
      "decision note reviewer env results recover"},
+    {"bench", "bench FIXTURE [-e ENV]... [--endpoint single|batch:N]... [--warmup N] [--iters N | --min-time DURATION] "
+              "[-o FILE] [--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH] [--budget "
+              "DURATION] [--max-examples N] [-q]",
+     "is this execution path fast enough, with the contract on: model load, first forward, warm latency and "
+     "throughput per endpoint; every output the benchmark produces is judged",
+     cmd_bench, "env endpoint warmup iters min-time output executor python backend-module backend-lib budget "
+                "max-examples quiet"},
     {"init", "init DIR --model FILE --vocab FILE [--cased] | --tokenizer FILE --labels A,B,... [--texts FILE] [--propose]",
      "write DIR/fixture.yaml: pinned, loadable, the parts only you can write left for lint to name; never "
      "overwrites",

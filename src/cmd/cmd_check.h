@@ -18,7 +18,7 @@ struct run_args {
     int n_envs, n_results, n_modules, quiet;
     double budget_s;          /* --budget; 0: none */
     long max_examples;        /* --max-examples; 0: none */
-    const char *endpoints[5]; /* bench: --endpoint, repeatable */
+    int batches[5];           /* bench: --endpoint, repeatable (1 single, N batch:N) */
     int n_endpoints;
     long warmup, iters;       /* bench: -1 when not given */
     double min_time_s;        /* bench: 0 when not given */
@@ -26,6 +26,13 @@ struct run_args {
 };
 
 typedef int (*run_finish_fn)(const run_args *a, const px_fixture *f, const px_results *res);
+
+/* run's and bench's results file: -o, else results.yaml beside the
+ * fixture ("-": stdout); says where on stdout. 0, or the exit status. */
+int check_write_results(const run_args *a, const px_fixture *f, const px_results *res);
+/* Exit 5 when some environment's run was cut short (here or in a results
+ * file), said once per environment on stderr; else rc. */
+int check_cut_short_exit(const px_results *res, int rc);
 
 /* The whole command: its exit status. */
 int check_command(const char *command, int argc, char **argv, run_finish_fn finish);

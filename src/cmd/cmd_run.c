@@ -56,6 +56,30 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
         if (cli_count(v, 1000000000L, &a->max_examples))
             return cli_usage_error(a->command, "--max-examples must be a whole number above 0, not '%s'", v);
         break;
+    case PX_OPT_ENDPOINT: {
+        char *end = NULL;
+        long n = !strncmp(v, "batch:", 6) && v[6] >= '0' && v[6] <= '9' ? strtol(v + 6, &end, 10) : 0;
+        if (strcmp(v, "single") && !(end && !*end && n >= 2 && n <= 4096))
+            return cli_usage_error(a->command, "--endpoint must be single or batch:N with N from 2 to 4096, not '%s'",
+                                   v);
+        a->batches[a->n_endpoints++] = strcmp(v, "single") ? (int)n : 1;
+        break;
+    }
+    case PX_OPT_WARMUP:
+        if (strcmp(v, "0") && cli_count(v, 100000L, &a->warmup))
+            return cli_usage_error(a->command, "--warmup must be a whole number from 0 to 100000, not '%s'", v);
+        if (!strcmp(v, "0"))
+            a->warmup = 0;
+        break;
+    case PX_OPT_ITERS:
+        if (cli_count(v, 1000000L, &a->iters))
+            return cli_usage_error(a->command, "--iters must be a whole number from 1 to 1000000, not '%s'", v);
+        break;
+    case PX_OPT_MIN_TIME:
+        if (cli_duration(v, &a->min_time_s))
+            return cli_usage_error(a->command, "--min-time must be a duration above 0 such as 2s or 500ms, not '%s'",
+                                   v);
+        break;
     default: return cli_usage_error(a->command, "--%s is not an option of %s", o->long_name, a->command->name);
     }
     return 0;
@@ -263,9 +287,7 @@ static void follow_run(px_runner *run, int quiet)
         fprintf(stderr, "\r\033[K");
 }
 
-/* Exit 5 when some environment's run was cut short (here or in a results
- * file), said once on stderr; else rc. */
-static int cut_short_exit(const px_results *res, int rc)
+int check_cut_short_exit(const px_results *res, int rc)
 {
     for (size_t i = 0; i < res->n_envs; i++)
         if (res->envs[i].selected && res->envs[i].origin != PX_ORIGIN_NONE && res->envs[i].cut_short) {
@@ -295,6 +317,14 @@ static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_
     px_runner_opts opts = {.backend_lib = a->backend_lib, .backend_modules = a->modules,
                            .n_backend_modules = (size_t)a->n_modules, .budget_s = a->budget_s,
                            .max_examples = (size_t)a->max_examples};
+    static const int single = 1;
+    if (!strcmp(a->command->name, "bench")) {
+        opts.bench_batches = a->n_endpoints ? a->batches : &single;
+        opts.n_bench = a->n_endpoints ? (size_t)a->n_endpoints : 1;
+        opts.bench_warmup = a->warmup >= 0 ? (int)a->warmup : 2;
+        opts.bench_passes = a->iters > 0 ? (int)a->iters : 0;
+        opts.bench_min_time_s = a->min_time_s > 0 ? a->min_time_s : 1.0;
+    }
     runner_locate(&opts, a->executor, a->python);
     px_runner *run = NULL;
     int rc;
@@ -344,27 +374,35 @@ static int execute(const run_args *a, const px_fixture *f, const int *idx, size_
     return rc;
 }
 
-/* What `run` does with the results: table, counts, results file. */
-static int run_finish(const run_args *a, const px_fixture *f, const px_results *res)
+int check_write_results(const run_args *a, const px_fixture *f, const px_results *res)
 {
     px_error err = {0};
     char *out = a->output ? strdup(a->output) : default_output(f);
-    /* With the results on stdout, the table goes to stderr. */
-    FILE *tty = strcmp(out, "-") ? stdout : stderr;
-    fprintf(tty, "%s: %zu examples, %zu environments\n", f->path, f->n_examples, res->n_envs);
-    print_envs(tty, f, res);
-    print_table(tty, f, res);
-    print_counts(tty, res);
     int rc = PX_EXIT_OK;
-    if (results_write(res, f, out, &err))
+    if (!out)
+        rc = cli_error((px_error_oom(&err, NULL), &err));
+    else if (results_write(res, f, out, &err))
         rc = cli_error(&err);
     else if (strcmp(out, "-"))
         fprintf(stdout, "results: %s\n", out);
     free(out);
+    return rc;
+}
+
+/* What `run` does with the results: table, counts, results file. */
+static int run_finish(const run_args *a, const px_fixture *f, const px_results *res)
+{
+    /* With the results on stdout, the table goes to stderr. */
+    FILE *tty = a->output && !strcmp(a->output, "-") ? stderr : stdout;
+    fprintf(tty, "%s: %zu examples, %zu environments\n", f->path, f->n_examples, res->n_envs);
+    print_envs(tty, f, res);
+    print_table(tty, f, res);
+    print_counts(tty, res);
+    int rc = check_write_results(a, f, res);
     for (size_t i = 0; rc == PX_EXIT_OK && i < res->n_envs; i++)
         if (res->envs[i].state == PX_ENV_DOWN)
             rc = PX_EXIT_ENV;
-    return cut_short_exit(res, rc);
+    return check_cut_short_exit(res, rc);
 }
 
 /* What `check` does with the results: judge, report, and the exit code,
@@ -379,7 +417,7 @@ static int check_finish(const run_args *a, const px_fixture *f, const px_results
     int rc = j.any_down ? PX_EXIT_ENV : j.all_met ? PX_EXIT_OK : PX_EXIT_FAILED;
     if (a->output && results_write(res, f, a->output, &err))
         rc = px_exit_worse(rc, cli_error(&err));
-    rc = cut_short_exit(res, rc);
+    rc = check_cut_short_exit(res, rc);
     const char *format = a->format ? a->format : "text";
     if (!strcmp(format, "json"))
         report_json(stdout, f, res, &j, rc);
@@ -434,7 +472,9 @@ int check_command(const char *command, int argc, char **argv, run_finish_fn fini
     int ref = fixture_reference(f);
     if (!strcmp(command, "repro") && ref >= 0 && strcmp(a.envs[0], f->envs[ref].name))
         a.envs[a.n_envs++] = f->envs[ref].name;
-    if (finish != run_finish) {
+    /* run and bench run the fixture's environments; the others judge
+     * what the contract names, from wherever its results come. */
+    if (strcmp(command, "run") && strcmp(command, "bench")) {
         rc = check_main(&a, f);
     } else {
         int idx[256];

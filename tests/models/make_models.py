@@ -216,6 +216,24 @@ class NonFinite(nn.Module):
         return logits
 
 
+class Unmasked(nn.Module):
+    """unmasked.pt -- for parity bench's batching finding: logits [B,5] from
+    the plain mean of the embeddings over every position, attention mask
+    ignored (a real bug of hand-written pooling). One example per forward
+    it agrees with a masked model; stacked with padding, the [PAD] rows
+    enter the mean and the numbers change."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = TABLE
+        self.emb = nn.Embedding(TABLE, DIM)
+        self.head = nn.Linear(DIM, 5)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        x = self.emb(torch.remainder(input_ids, self.table))
+        return self.head(x.mean(dim=1))
+
+
 def canonical_torchscript(raw: bytes) -> bytes:
     """Same entries, same order, stored, fixed timestamps, no *.debug_pkl;
     data kept 64-byte aligned with an "FB" extra field like PyTorch's."""
@@ -274,7 +292,8 @@ def main() -> int:
     builders = [("slow.pt", Slow), ("raises.pt", Raises),
                 ("width4.pt", Width4), ("empty.pt", Empty),
                 ("crash.pt", Crash), ("unsupported.pt", Unsupported),
-                ("nonfinite.pt", NonFinite), ("leaks.pt", Leaks)]
+                ("nonfinite.pt", NonFinite), ("leaks.pt", Leaks),
+                ("unmasked.pt", Unmasked)]
     short_ids = torch.tensor([[2, 7, 3]], dtype=torch.long)
     long_ids = torch.tensor([[2, 7, 8, 9, 10, 11, 12, 3]], dtype=torch.long)
     for name, cls in builders:

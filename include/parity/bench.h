@@ -1,0 +1,37 @@
+/* parity bench's second question, kept apart from the first: is this
+ * execution path fast enough, while it still gives the answers the contract
+ * asks for. The figures come from the runner (px_bench in results.h); here
+ * the outputs a benchmark produced are judged against the contract, so that
+ * figures from a path that changed the answers are never compared. */
+#ifndef PARITY_BENCH_H
+#define PARITY_BENCH_H
+
+#include "parity/error.h"
+#include "parity/fixture.h"
+#include "parity/judge.h"
+#include "parity/results.h"
+
+typedef struct px_bench_verdict {
+    int comparable;  /* 1: no output of the benchmark changed its example's
+                        verdict (met or not) from the run's */
+    char *broken;    /* which did, in words; NULL when none */
+    char *batching;  /* batch:N: the examples whose stacked outputs differ from
+                        the run's (one example per forward) beyond the
+                        contract's tolerance, or decide another label: the
+                        batching changed the numbers; NULL when none */
+} px_bench_verdict;
+
+/* Judge benchmark `bench` of environment `env` of r, whose run j judged:
+ * each example's farthest output (px_bench.out) takes the place of the run's
+ * and the whole is judged as check judges it (a bit-identical output is the
+ * run's own and changes nothing). -1 with *err when the judging cannot be
+ * done (a pattern that does not compile, no memory). */
+int bench_judge(const px_fixture *f, const px_results *r, const px_judgement *j, size_t env, size_t bench,
+                px_bench_verdict *out, px_error *err);
+void bench_verdict_free(px_bench_verdict *v);
+
+/* One line of an environment's figures for an endpoint: what was timed and
+ * whether preparation is inside it, in words (malloc'd). */
+char *bench_line(const px_bench *b);
+
+#endif
