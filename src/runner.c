@@ -629,7 +629,7 @@ static void run_examples(px_runner *r, px_env_result *er)
             mark_rest(r, er, i, "run cancelled");
             return;
         }
-        if (r->opts.one_example && i != r->opts.example)
+        if ((r->opts.one_example && i != r->opts.example) || (r->opts.skip && r->opts.skip[i]))
             continue;
         const px_env_input *ein = &r->inputs[er - r->res->envs];
         const px_prepared *in = &ein->examples[i];

@@ -28,6 +28,8 @@ typedef struct px_runner_opts {
                                  (the review screen polls it with the keyboard) */
     int one_example;          /* 1: run only `example`, leave the others' results */
     size_t example;
+    const char *skip;         /* NULL, or one per example: 1 leaves that
+                                 example pending (another shard's, run --shard) */
 } px_runner_opts;
 
 typedef struct px_runner px_runner;

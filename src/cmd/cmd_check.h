@@ -16,6 +16,7 @@ struct run_args {
     const char *fixture, *id, *output, *executor, *python, *backend_lib, *format;
     const char *envs[CLI_REPEAT_MAX + 1], *results[CLI_REPEAT_MAX], *modules[CLI_REPEAT_MAX]; /* each repeatable */
     int n_envs, n_results, n_modules, quiet;
+    px_shard shard; /* run --shard I/N; count 0: every example */
     int (*finish)(const run_args *a, const px_fixture *f, const px_results *res);
 };
 
