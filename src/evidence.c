@@ -45,10 +45,16 @@ static int adopt(const px_fixture *f, px_results *all, place *places, px_results
     return 0;
 }
 
-static void take_warnings(px_results *all, px_results *loaded)
+static void take_warnings(px_results *all, px_results *loaded, const char *path)
 {
     for (size_t i = 0; i < loaded->n_warnings; i++)
         results_warn(all, "%s", loaded->warnings[i]);
+    /* A shard alone never passes for a whole run: its other examples are
+     * judged not evaluated, and this says why. */
+    if (loaded->shard.count)
+        results_warn(all, "%s: shard %u/%u of a run: the other shards' examples are not evaluated in it; join the "
+                          "shard files with parity merge to judge the whole run",
+                     path, loaded->shard.index, loaded->shard.count);
 }
 
 /* Files given twice (under any name) are one file imported twice. */
@@ -90,7 +96,7 @@ static int gather_files(const px_fixture *f, const px_sources *s, px_results *al
         int rc = 0;
         for (size_t e = 0; !rc && e < loaded->n_envs; e++)
             rc = adopt(f, all, places, loaded, e, where, err);
-        take_warnings(all, loaded);
+        take_warnings(all, loaded, s->results[i]);
         results_free(loaded);
         if (rc)
             return -1;
@@ -127,7 +133,7 @@ static int gather_imports(const px_fixture *f, px_results *all, place *places, p
             }
         if (!found && !places[i].what)
             set_none(e, "%s holds no environment '%s'", fe->results, fe->name);
-        take_warnings(all, loaded);
+        take_warnings(all, loaded, fe->results);
         results_free(loaded);
         if (rc)
             return -1;

@@ -133,6 +133,9 @@ void results_free(px_results *r)
     for (size_t i = 0; i < r->n_warnings; i++)
         free(r->warnings[i]);
     free(r->warnings);
+    for (size_t i = 0; i < r->n_merged_from; i++)
+        free(r->merged_from[i].file), free(r->merged_from[i].host);
+    free(r->merged_from);
     free(r->envs);
     free(r);
 }
@@ -388,6 +391,25 @@ static void write_contract(FILE *o, const px_env_result *e, const px_fingerprint
         key_str(o, 6, fingerprint_part_name((px_part)p), fp->part[p][0] ? fp->part[p] : NULL);
 }
 
+/* The shard files a merged file was made from, in shard order; their paths
+ * pass through the redactor as the fixture's does. */
+static void write_merged_from(FILE *o, const px_results *r, px_redactor *rd)
+{
+    if (!r->n_merged_from)
+        return;
+    fprintf(o, "merged_from:\n");
+    for (size_t i = 0; i < r->n_merged_from; i++) {
+        const px_merged_from *m = &r->merged_from[i];
+        char shard[32], *file = redact_text(rd, m->file);
+        shard_format(m->shard, shard, sizeof shard);
+        fprintf(o, "  - shard: \"%s\"\n", shard);
+        key_str(o, 4, "file", file ? file : PX_REDACTED);
+        key_str(o, 4, "host", m->host);
+        key_str(o, 4, "started_at", m->started_at[0] ? m->started_at : NULL);
+        free(file);
+    }
+}
+
 int results_write(const px_results *r, const px_fixture *f, const char *path, px_error *err)
 {
     char *text = NULL;
@@ -401,9 +423,17 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
     for (size_t k = 0; defs && k < f->n_examples; k++)
         if ((defs[k] = malloc(PX_SHA256_HEX)))
             fingerprint_example(f, k, defs[k]);
+    char shard[32];
+    shard_format(r->shard, shard, sizeof shard);
     fprintf(o, "# parity results: what each environment did with each example.\n"
-               "# Format described in parity-results(5); written by `parity run` or `parity bench`.\n");
-    fprintf(o, "parity_results: %d\nfixture:\n", PX_RESULTS_VERSION);
+               "# Format described in parity-results(5); written by `parity %s`.\n",
+            r->n_merged_from ? "merge" : "run` or `parity bench");
+    if (r->shard.count)
+        fprintf(o, "# Shard %s of a run: the other shards' examples are in other files (parity merge).\n", shard);
+    fprintf(o, "parity_results: %d\n", PX_RESULTS_VERSION);
+    if (r->shard.count)
+        fprintf(o, "shard: \"%s\"\n", shard);
+    fprintf(o, "fixture:\n");
     /* The run's own texts were redacted as the children said them (runner);
      * the fixture's path and notes are redacted here. */
     px_redactor *rd = redact_for_fixture(f, err);
@@ -426,7 +456,9 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
         emit_yaml_string(o, r->envs[r->reference].name);
     else
         fputs("null", o);
-    fprintf(o, "\nenvironments:\n");
+    fputc('\n', o);
+    write_merged_from(o, r, rd);
+    fprintf(o, "environments:\n");
     for (size_t i = 0; i < r->n_envs; i++) {
         const px_env_result *e = &r->envs[i];
         if (e->origin == PX_ORIGIN_NONE || !e->selected)
@@ -454,6 +486,8 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
         write_bench(o, e, f);
         fprintf(o, "    examples:\n");
         for (size_t k = 0; k < r->n_examples; k++) {
+            if (!shard_holds(r->shard, f->examples[k].id))
+                continue;
             const char *def = e->origin == PX_ORIGIN_RUN ? (defs && defs[k] ? defs[k] : "") : e->ex[k].def_sha256;
             write_example(o, e, &e->ex[k], f->examples[k].id, def);
         }

@@ -28,6 +28,7 @@ typedef struct ctx {
     px_error *err;
     px_results *r;  /* what is read so far (warnings before the environments) */
     int version;    /* parity_results: of the file */
+    px_shard shard; /* shard: of the file (count 0: none) */
 } ctx;
 
 static yaml_node_t *node_at(ctx *c, int id) { return yaml_document_get_node(&c->doc, id); }
@@ -497,6 +498,11 @@ static int load_example(ctx *c, yaml_node_t *n, px_env_result *e, const char *en
     }
     if (seen[k])
         return fail_at(c, id, "example '%s' is listed twice in %s", scalar(id), env_what);
+    if (!shard_holds(c->shard, scalar(id)))
+        return fail_at(c, id, "example '%s' belongs to shard %u/%u, but this file is shard %u/%u (each example is "
+                              "run in one shard only)",
+                       scalar(id), shard_of(scalar(id), c->shard.count), c->shard.count, c->shard.index,
+                       c->shard.count);
     seen[k] = 1;
     px_example_result *x = &e->ex[k];
     snprintf(what, sizeof what, "example '%.80s' in %.300s", scalar(id), env_what);
@@ -526,8 +532,13 @@ static int load_examples(ctx *c, yaml_node_t *v, px_env_result *e, const char *w
         rc = load_example(c, seq_at(c, n, i), e, what, seen);
     for (size_t k = 0; !rc && k < nx; k++)
         if (!seen[k]) {
+            char why[80] = "not in the results file";
+            const char *id = c->f->examples[k].id;
+            if (!shard_holds(c->shard, id))
+                snprintf(why, sizeof why, "run in shard %u/%u, not in this shard's file", shard_of(id, c->shard.count),
+                         c->shard.count);
             e->ex[k].status = PX_ST_NOT_EVALUATED;
-            if (!(e->ex[k].detail = strdup("not in the results file")))
+            if (!(e->ex[k].detail = strdup(why)))
                 rc = px_error_oom(c->err, c->path);
         }
     free(seen);
@@ -858,13 +869,73 @@ static void warn_changes(ctx *c, px_results *r)
     }
 }
 
+/* shard: "I/N" (format 4): the file holds the examples of shard I only. */
+static int load_shard(ctx *c, yaml_node_t *root)
+{
+    yaml_node_t *n = get(c, root, "shard");
+    char msg[200];
+    if (!n)
+        return 0;
+    if (c->version < 4)
+        return fail_at(c, n, "results format %d has no shard: (it came with format 4)", c->version);
+    if (node_str(c, n, "shard", 1, NULL))
+        return -1;
+    if (shard_parse(scalar(n), &c->shard, msg, sizeof msg))
+        return fail_at(c, n, "shard: '%s': %s", scalar(n), msg);
+    c->shard.line = (int)n->start_mark.line + 1, c->shard.col = (int)n->start_mark.column + 1;
+    return 0;
+}
+
+static int load_one_source(ctx *c, yaml_node_t *n, px_merged_from *m)
+{
+    static const char *const keys[] = {"shard", "file", "host", "started_at", NULL};
+    char msg[200];
+    if (want(c, n, YAML_MAPPING_NODE, "an entry of merged_from") ||
+        check_keys(c, n, "an entry of merged_from", keys) ||
+        get_str(c, n, "file", "merged_from", 1, &m->file) || get_str(c, n, "host", "merged_from", 0, &m->host) ||
+        get_fixed(c, n, "started_at", "merged_from", m->started_at, sizeof m->started_at))
+        return -1;
+    yaml_node_t *s = require(c, n, "shard", "an entry of merged_from");
+    if (!s || node_str(c, s, "merged_from.shard", 1, NULL))
+        return -1;
+    if (shard_parse(scalar(s), &m->shard, msg, sizeof msg))
+        return fail_at(c, s, "merged_from.shard: '%s': %s", scalar(s), msg);
+    return 0;
+}
+
+/* merged_from: (format 4) the shard files parity merge joined; a record
+ * of where the results came from, not judged. */
+static int load_merged_from(ctx *c, yaml_node_t *root)
+{
+    yaml_node_t *n = get(c, root, "merged_from");
+    if (!n)
+        return 0;
+    if (c->version < 4)
+        return fail_at(c, n, "results format %d has no merged_from: (it came with format 4)", c->version);
+    if (c->shard.count)
+        return fail_at(c, n, "a shard file is not merged: shard: and merged_from: do not go together");
+    if (want(c, n, YAML_SEQUENCE_NODE, "merged_from"))
+        return -1;
+    size_t len = seq_len(n);
+    if (!(c->r->merged_from = calloc(len ? len : 1, sizeof *c->r->merged_from)))
+        return px_error_oom(c->err, c->path);
+    for (size_t i = 0; i < len; i++) {
+        c->r->n_merged_from++;
+        if (load_one_source(c, seq_at(c, n, i), &c->r->merged_from[i]))
+            return -1;
+    }
+    return 0;
+}
+
 static int load_root(ctx *c)
 {
-    static const char *const keys[] = {"parity_results", "fixture", "labels", "reference", "environments", NULL};
+    static const char *const keys[] = {"parity_results", "shard", "fixture", "labels", "reference", "merged_from",
+                                       "environments", NULL};
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
-    if (check_version(c, root) || check_keys(c, root, "the results file", keys) || check_fixture(c, root) ||
-        load_envs(c, root) || load_reference(c, root, c->r))
+    if (check_version(c, root) || check_keys(c, root, "the results file", keys) || load_shard(c, root) ||
+        check_fixture(c, root) || load_envs(c, root) || load_reference(c, root, c->r) || load_merged_from(c, root))
         return -1;
+    c->r->shard = c->shard;
     warn_changes(c, c->r);
     return 0;
 }

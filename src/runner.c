@@ -743,7 +743,7 @@ static void run_examples(px_runner *r, px_env_result *er)
     child *c = &r->kids[er - r->res->envs];
     size_t n_run = 0;
     for (size_t i = 0; i < r->res->n_examples; i++) {
-        if (r->opts.one_example && i != r->opts.example)
+        if ((r->opts.one_example && i != r->opts.example) || (r->opts.skip && r->opts.skip[i]))
             continue;
         if (must_stop(r)) {
             cut_short(r, er, i, stop_words(r));

@@ -41,9 +41,14 @@ expect "json " parity check $fx --format "j"
 expect "needs-rule " parity decide $fx bouldering --decision "ne"
 expect "light " parity review $fx --theme "li"
 expect "$fx " parity run "fixtures/campus-club/fix"
+expect "merge " parity "me"
+expect "--shard " parity run $fx "--sh"
+expect "" parity check $fx "--sh"
+expect "" parity run $fx --shard ""
+expect "tests/data/campus-results.yaml " parity merge $fx "tests/data/campus-res"
 # Every command is offered with nothing typed.
 got=$(complete_line parity "")
-for c in run check review decide lint; do
+for c in run merge check review decide lint; do
     [[ " $got " == *" $c "* ]] || { echo "completion offers no '$c' ($got)"; fails=$((fails + 1)); }
 done
 # A fixture that does not load: nothing offered, nothing printed.

@@ -507,6 +507,139 @@ Test(results_load, executor_fields_read_and_write_back)
     free(dir);
 }
 
+/* Format 4: a shard file (parity run --shard I/N) holds its shard's
+ * examples only; the others read as not evaluated, with where they ran. In
+ * the planted fixture jazz, empty, reference-wrong and near-tie are shard
+ * 0/2's, the others 1/2's. */
+static const char shard_base[] = "parity_results: 4\n"
+                                 "shard: \"0/2\"\n"
+                                 "labels: [film, volunteer, sports, music, social]\n"
+                                 "environments:\n"
+                                 "  reference:\n"
+                                 "    state: up\n"
+                                 "    examples:\n"
+                                 "      - id: jazz\n"
+                                 "        outcome: ok\n"
+                                 "        output: {dtype: float32, shape: [1, 5], values: [1, 2, 3, 5, 4]}\n"
+                                 "        label: music\n";
+
+Test(results_load, a_shard_file_reads_as_partial_and_writes_back_the_same)
+{
+    px_fixture *f = fixture(PLANTED);
+    char *dir = tl_tmpdir(), a[300], b[300];
+    snprintf(a, sizeof a, "%s/a.yaml", dir);
+    snprintf(b, sizeof b, "%s/b.yaml", dir);
+    tl_write(a, shard_base);
+    px_results *r = load_ok(a, f);
+    cr_expect_eq(r->shard.count, 2);
+    cr_expect_eq(r->shard.index, 0);
+    cr_expect_eq(r->shard.line, 2);
+    cr_expect_eq(ex(r, f, "reference", "jazz")->status, PX_ST_OK);
+    const px_example_result *other = ex(r, f, "reference", "film-night"), *mine = ex(r, f, "reference", "empty");
+    cr_expect_eq(other->status, PX_ST_NOT_EVALUATED);
+    cr_expect_str_eq(other->detail, "run in shard 1/2, not in this shard's file");
+    cr_expect_eq(mine->status, PX_ST_NOT_EVALUATED);
+    cr_expect_str_eq(mine->detail, "not in the results file", "its own example, left out: said as such");
+    write_ok(r, f, b);
+    results_free(r);
+    char *text = tl_slurp(b);
+    cr_expect(strstr(text, "\nshard: \"0/2\"\n"), "%s", text);
+    cr_expect(strstr(text, "id: \"jazz\"") && strstr(text, "id: \"empty\""), "its own examples are written");
+    cr_expect(!strstr(text, "id: \"film-night\"") && !strstr(text, "id: \"tight\""),
+              "another shard's examples are not written: %s", text);
+    free(text);
+    r = load_ok(b, f);
+    write_ok(r, f, a);
+    expect_same_file(a, b);
+    results_free(r);
+    fixture_free(f);
+    unlink(a), unlink(b), rmdir(dir);
+    free(dir);
+}
+
+static void expect_shard_error(const char *from, const char *to, int line, int col, const char *needle)
+{
+    const char *at = strstr(shard_base, from);
+    cr_assert_not_null(at, "test bug: '%s' not in shard_base", from);
+    char *text = malloc(sizeof shard_base + strlen(to));
+    sprintf(text, "%.*s%s%s", (int)(at - shard_base), shard_base, to, at + strlen(from));
+    bad_case b = {NULL, text, line, col, needle};
+    px_fixture *f = fixture(PLANTED);
+    expect_error(f, &b);
+    fixture_free(f);
+    free(text);
+}
+
+Test(results_load, a_shard_is_refused_where_it_is_wrong)
+{
+    expect_shard_error("shard: \"0/2\"", "shard: \"1/2\"", 8, 13,
+                       "example 'jazz' belongs to shard 0/2, but this file is shard 1/2");
+    expect_shard_error("shard: \"0/2\"", "shard: \"2/2\"", 2, 8, "I counts from 0 to N-1");
+    expect_shard_error("shard: \"0/2\"", "shard: \"0/0\"", 2, 8, "at least 1");
+    expect_shard_error("shard: \"0/2\"", "shard: \"0 / 2\"", 2, 8, "two whole numbers");
+    expect_shard_error("shard: \"0/2\"", "shard: [0, 2]", 2, 8, "shard must be a scalar");
+    expect_shard_error("parity_results: 4", "parity_results: 3", 2, 8, "results format 3 has no shard:");
+    expect_shard_error("environments:", "merged_from: []\nenvironments:", 4, 14,
+                       "shard: and merged_from: do not go together");
+}
+
+/* A merged file (parity merge) names its shard files; read strictly and
+ * written back the same. */
+Test(results_load, merged_from_reads_and_writes_back)
+{
+    static const char merged[] = "parity_results: 4\n"
+                                 "labels: [film, volunteer, sports, music, social]\n"
+                                 "merged_from:\n"
+                                 "  - shard: \"0/2\"\n"
+                                 "    file: \"runs/s0.yaml\"\n"
+                                 "    host: \"node-a\"\n"
+                                 "    started_at: \"2026-12-03T08:30:27Z\"\n"
+                                 "  - {shard: \"1/2\", file: \"runs/s1.yaml\", host: null}\n"
+                                 "environments:\n"
+                                 "  reference:\n"
+                                 "    state: up\n"
+                                 "    examples: []\n";
+    px_fixture *f = fixture(PLANTED);
+    char *dir = tl_tmpdir(), a[300], b[300];
+    snprintf(a, sizeof a, "%s/a.yaml", dir);
+    snprintf(b, sizeof b, "%s/b.yaml", dir);
+    tl_write(a, merged);
+    px_results *r = load_ok(a, f);
+    cr_assert_eq(r->n_merged_from, 2);
+    cr_expect_eq(r->shard.count, 0, "a merged file is no shard");
+    cr_expect_str_eq(r->merged_from[0].file, "runs/s0.yaml");
+    cr_expect_str_eq(r->merged_from[0].host, "node-a");
+    cr_expect_str_eq(r->merged_from[0].started_at, "2026-12-03T08:30:27Z");
+    cr_expect_eq(r->merged_from[1].shard.index, 1);
+    cr_expect_null(r->merged_from[1].host);
+    write_ok(r, f, b);
+    results_free(r);
+    char *text = tl_slurp(b);
+    cr_expect(strstr(text, "written by `parity merge`"), "%s", text);
+    cr_expect(strstr(text, "merged_from:\n  - shard: \"0/2\"\n    file: \"runs/s0.yaml\"\n"), "%s", text);
+    free(text);
+    r = load_ok(b, f);
+    write_ok(r, f, a);
+    expect_same_file(a, b);
+    results_free(r);
+    /* Strict like the rest. */
+    static const bad_case cases[] = {
+        {NULL, "parity_results: 4\nmerged_from:\n  - {shard: \"0/2\", file: a, hots: x}\nenvironments: {}\n", 3, 29,
+         "unknown key 'hots' in an entry of merged_from"},
+        {NULL, "parity_results: 4\nmerged_from:\n  - {shard: \"0/2\"}\nenvironments: {}\n", 3, 5,
+         "merged_from: missing required key 'file'"},
+        {NULL, "parity_results: 4\nmerged_from:\n  - {shard: \"3/2\", file: a}\nenvironments: {}\n", 3, 13,
+         "I counts from 0 to N-1"},
+        {NULL, "parity_results: 3\nmerged_from: []\nenvironments: {}\n", 2, 14,
+         "results format 3 has no merged_from:"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect_error(f, &cases[i]);
+    fixture_free(f);
+    unlink(a), unlink(b), rmdir(dir);
+    free(dir);
+}
+
 /* Format 4: an environment whose run stopped early says why; older formats
  * cannot say it, and a file that claims to is refused where it does. */
 Test(results_load, cut_short_reads_back_and_needs_format_4)

@@ -40,6 +40,7 @@ typedef enum px_opt {
     PX_OPT_WARMUP,
     PX_OPT_ITERS,
     PX_OPT_MIN_TIME,
+    PX_OPT_SHARD,
     PX_OPT_COUNT
 } px_opt;
 
@@ -136,6 +137,7 @@ int cli_usage_error(const px_command *c, const char *fmt, ...) __attribute__((fo
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_decide(int argc, char **argv);
 int cmd_review(int argc, char **argv);
 int cmd_lint(int argc, char **argv);

@@ -15,6 +15,7 @@
 #include "parity/fixture.h"
 #include "parity/prepare.h"
 #include "parity/proto.h"
+#include "parity/shard.h"
 
 /* The results format this program writes, and the oldest it reads. */
 #define PX_RESULTS_VERSION 4
@@ -153,6 +154,14 @@ typedef struct px_env_result {
                                   NULL: not computed, not compared) */
 } px_env_result;
 
+/* One shard file a merged results file was made from (parity merge). */
+typedef struct px_merged_from {
+    char *file;               /* the shard file as it was named to merge */
+    px_shard shard;
+    char *host;               /* its first recorded manifest's host and start */
+    char started_at[32];
+} px_merged_from;
+
 typedef struct px_results {
     px_env_result *envs;
     size_t n_envs, n_examples;
@@ -160,6 +169,11 @@ typedef struct px_results {
     char **warnings;          /* said before judging: the contract changed
                                  since a file was recorded, ... */
     size_t n_warnings;
+    px_shard shard;           /* count > 0: a shard file's results (run
+                                 --shard): only the examples shard_holds
+                                 are written; the others are not evaluated */
+    px_merged_from *merged_from; /* parity merge: the shard files, by index */
+    size_t n_merged_from;
 } px_results;
 
 /* Results for the given fixture environments (indices), all pending, to be
@@ -192,7 +206,8 @@ void results_example_sha256(const px_env_result *e, const px_example_result *x, 
                             char out[PX_SHA256_HEX]);
 
 /* Write atomically (temp file, fsync, rename, fsync dir); "-" is stdout.
- * Environments with results (run here or read from a file) are written;
+ * Environments with results (run here or read from a file) are written
+ * (of a shard, only the shard's examples, and `shard:`);
  * the contract fingerprint is the fixture's now for a run, as recorded for
  * a file. */
 int results_write(const px_results *r, const px_fixture *f, const char *path, px_error *err);
@@ -206,9 +221,11 @@ void results_write_manifest(FILE *o, const px_env_result *e);
  * (origin FILE, source path); a fixture example the file lacks is
  * not-evaluated. Strict like fixture_load: NULL with *err (code
  * PX_EXIT_USAGE, file:line:col) on an unknown key, outcome or environment, a
- * newer format, and on a file that contradicts itself: a label that is not
+ * newer format, and on a file that contradicts itself (a shard file listing
+ * an example of another shard, too): a label that is not
  * the argmax of its own logits, an ok outcome whose output is not
- * [1, labels]. The file's fixture.sha256 is not compared with f's (review
+ * [1, labels]. A shard file's examples of other shards are not-evaluated
+ * ("run in shard K/N"), and its shard is in r->shard. The file's fixture.sha256 is not compared with f's (review
  * decisions change it); the recorded contract fingerprint is, and each part
  * that changed since, and each example the fixture no longer has, becomes a
  * warning. */

@@ -39,6 +39,8 @@ typedef struct px_runner_opts {
     size_t n_bench;
     int bench_warmup, bench_passes;
     double bench_min_time_s;
+    const char *skip;         /* NULL, or one per example: 1 leaves that
+                                 example pending (another shard's, run --shard) */
 } px_runner_opts;
 
 /* Why a run stopped before its end. The examples not run are not-evaluated

@@ -69,6 +69,9 @@ const px_option cli_options[] = {
                                       "allows, at least 5)", NULL, 0},
     [PX_OPT_MIN_TIME] = {0, "min-time", "DURATION", "bench: time at least this long per endpoint (default 1s)", NULL,
                          0},
+    [PX_OPT_SHARD] = {0, "shard", "I/N", "run: only shard I of N (I from 0 to N-1, as SLURM_ARRAY_TASK_ID and "
+                                         "JOB_COMPLETION_INDEX count): the examples whose id hashes to I; the "
+                                         "results file says it is partial (parity merge joins the shards)", NULL, 0},
     [PX_OPT_COUNT] = {0, NULL, NULL, NULL, NULL, 0},
 };
 
@@ -77,10 +80,14 @@ const px_option cli_options[] = {
 static const px_option help_option = {'h', "help", NULL, "this help", NULL, 0};
 
 const px_command cli_commands[] = {
-    {"run", "run FIXTURE [-e ENV]... [-o FILE] [--executor PATH] [--python PATH] [--backend-module NAME]... "
-            "[--backend-lib PATH] [--budget DURATION] [--max-examples N] [-q]",
-     "run every example through each environment, print the table, write the results file", cmd_run,
-     "env output executor python backend-module backend-lib quiet budget max-examples"},
+    {"run", "run FIXTURE [-e ENV]... [-o FILE] [--shard I/N] [--executor PATH] [--python PATH] "
+            "[--backend-module NAME]... [--backend-lib PATH] [--budget DURATION] [--max-examples N] [-q]",
+     "run every example (or one shard's) through each environment, print the table, write the results file",
+     cmd_run, "env output shard executor python backend-module backend-lib quiet budget max-examples"},
+    {"merge", "merge FIXTURE SHARD... [-o FILE]",
+     "join the shard files of one run (each written by run with a shard I/N) into the results file a whole run "
+     "writes, refusing shards of another fixture or configuration, one shard twice, or one missing",
+     cmd_merge, "output"},
     {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [-o FILE] [--executor PATH] "
               "[--python PATH] [--backend-module NAME]... [--backend-lib PATH] [--budget DURATION] [--max-examples N] [-q]",
      "judge every environment the contract names (run here, or from results files) against the contract",

@@ -22,6 +22,7 @@ struct run_args {
     int n_endpoints;
     long warmup, iters;       /* bench: -1 when not given */
     double min_time_s;        /* bench: 0 when not given */
+    px_shard shard; /* run --shard I/N; count 0: every example */
     int (*finish)(const run_args *a, const px_fixture *f, const px_results *res);
 };
 

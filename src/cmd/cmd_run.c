@@ -80,6 +80,12 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
             return cli_usage_error(a->command, "--min-time must be a duration above 0 such as 2s or 500ms, not '%s'",
                                    v);
         break;
+    case PX_OPT_SHARD: {
+        char why[200];
+        if (shard_parse(v, &a->shard, why, sizeof why))
+            return cli_usage_error(a->command, "--shard '%s': %s", v, why);
+        break;
+    }
     default: return cli_usage_error(a->command, "--%s is not an option of %s", o->long_name, a->command->name);
     }
     return 0;
@@ -175,6 +181,8 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
     int idw = 2, kw = 4, cw[64] = {0};
     char cell[256];
     for (size_t k = 0; k < f->n_examples; k++) {
+        if (!shard_holds(r->shard, f->examples[k].id))
+            continue;
         idw = (int)strlen(f->examples[k].id) > idw ? (int)strlen(f->examples[k].id) : idw;
         kw = (int)strlen(f->examples[k].kind) > kw ? (int)strlen(f->examples[k].kind) : kw;
     }
@@ -182,6 +190,8 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
     for (size_t i = 0; i < ne; i++) {
         cw[i] = (int)strlen(r->envs[i].name);
         for (size_t k = 0; k < f->n_examples; k++) {
+            if (!shard_holds(r->shard, f->examples[k].id))
+                continue;
             cell_text(f->envs[r->envs[i].env_index].labels, &r->envs[i].ex[k], cell, sizeof cell);
             cw[i] = (int)strlen(cell) > cw[i] ? (int)strlen(cell) : cw[i];
         }
@@ -192,6 +202,8 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
         fprintf(o, "  %-*s", cw[i], r->envs[i].name);
     fprintf(o, "  max|Δlogit| vs %s\n", r->reference >= 0 ? r->envs[r->reference].name : "(no reference)");
     for (size_t k = 0; k < f->n_examples; k++) {
+        if (!shard_holds(r->shard, f->examples[k].id))
+            continue;
         fprintf(o, "%-*s  %-*s", idw, f->examples[k].id, kw, f->examples[k].kind);
         for (size_t i = 0; i < ne; i++) {
             cell_text(f->envs[r->envs[i].env_index].labels, &r->envs[i].ex[k], cell, sizeof cell);
@@ -211,14 +223,16 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
     }
 }
 
-/* Counts per outcome and environment: never one "failed". */
-static void print_counts(FILE *o, const px_results *r)
+/* Counts per outcome and environment: never one "failed". Of a shard, its
+ * own examples only. */
+static void print_counts(FILE *o, const px_fixture *f, const px_results *r)
 {
     fprintf(o, "\n");
     for (size_t i = 0; i < r->n_envs; i++) {
         int n[PX_ST_COUNT] = {0};
         for (size_t k = 0; k < r->n_examples; k++)
-            n[r->envs[i].ex[k].status]++;
+            if (shard_holds(r->shard, f->examples[k].id))
+                n[r->envs[i].ex[k].status]++;
         fprintf(o, "%s:", r->envs[i].name);
         const char *sep = " ";
         for (int s = 0; s < PX_ST_COUNT; s++)
@@ -301,11 +315,18 @@ int check_cut_short_exit(const px_results *res, int rc)
     return rc;
 }
 
-static char *default_output(const px_fixture *f)
+/* results.yaml beside the fixture; a shard's is results.shard-I-of-N.yaml,
+ * so that shards sharing a directory never write over each other or pass
+ * for a whole run's file. */
+static char *default_output(const px_fixture *f, px_shard s)
 {
-    size_t n = strlen(f->dir) + sizeof "/results.yaml";
+    char name[64] = "results.yaml";
+    if (s.count)
+        snprintf(name, sizeof name, "results.shard-%u-of-%u.yaml", s.index, s.count);
+    size_t n = strlen(f->dir) + strlen(name) + 2;
     char *p = malloc(n);
-    snprintf(p, n, "%s%sresults.yaml", f->dir, f->dir[0] ? "/" : "");
+    if (p)
+        snprintf(p, n, "%s%s%s", f->dir, f->dir[0] ? "/" : "", name);
     return p;
 }
 
@@ -314,9 +335,11 @@ static char *default_output(const px_fixture *f)
 static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_input *in, px_results *res)
 {
     px_error err = {0};
+    /* --shard: the other shards' examples are left alone (pending). */
+    char *skip = a->shard.count ? shard_skip_mask(f, a->shard) : NULL;
     px_runner_opts opts = {.backend_lib = a->backend_lib, .backend_modules = a->modules,
                            .n_backend_modules = (size_t)a->n_modules, .budget_s = a->budget_s,
-                           .max_examples = (size_t)a->max_examples};
+                           .max_examples = (size_t)a->max_examples, .skip = skip};
     static const int single = 1;
     if (!strcmp(a->command->name, "bench")) {
         opts.bench_batches = a->n_endpoints ? a->batches : &single;
@@ -328,7 +351,10 @@ static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_
     runner_locate(&opts, a->executor, a->python);
     px_runner *run = NULL;
     int rc;
-    if (runner_check(&opts, f, res, &err)) {
+    if (a->shard.count && !skip) {
+        px_error_oom(&err, NULL);
+        rc = cli_error(&err);
+    } else if (runner_check(&opts, f, res, &err)) {
         rc = cli_error(&err);
     } else if (!(run = runner_start(f, in, res, &opts, &err))) {
         rc = cli_error(&err);
@@ -343,6 +369,7 @@ static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_
     fflush(stdout);
     runner_free(run);
     runner_locate_free(&opts);
+    free(skip);
     return rc;
 }
 
@@ -366,7 +393,11 @@ static int execute(const run_args *a, const px_fixture *f, const int *idx, size_
         if (env_input_open(&in[opened], f, &f->envs[idx[opened]], &err))
             break;
     px_results *res = results_new(f, idx, n_idx);
-    rc = opened < n_idx ? cli_error(&err) : run_then_finish(a, f, in, res);
+    if (!res)
+        px_error_oom(&err, NULL);
+    else
+        res->shard = a->shard; /* only its examples are run and written */
+    rc = !res || opened < n_idx ? cli_error(&err) : run_then_finish(a, f, in, res);
     results_free(res);
     for (size_t i = 0; i < opened; i++)
         env_input_close(&in[i], f->n_examples);
@@ -377,7 +408,7 @@ static int execute(const run_args *a, const px_fixture *f, const int *idx, size_
 int check_write_results(const run_args *a, const px_fixture *f, const px_results *res)
 {
     px_error err = {0};
-    char *out = a->output ? strdup(a->output) : default_output(f);
+    char *out = a->output ? strdup(a->output) : default_output(f, res->shard);
     int rc = PX_EXIT_OK;
     if (!out)
         rc = cli_error((px_error_oom(&err, NULL), &err));
@@ -394,10 +425,18 @@ static int run_finish(const run_args *a, const px_fixture *f, const px_results *
 {
     /* With the results on stdout, the table goes to stderr. */
     FILE *tty = a->output && !strcmp(a->output, "-") ? stderr : stdout;
-    fprintf(tty, "%s: %zu examples, %zu environments\n", f->path, f->n_examples, res->n_envs);
+    if (res->shard.count) {
+        size_t mine = 0;
+        for (size_t k = 0; k < f->n_examples; k++)
+            mine += (size_t)shard_holds(res->shard, f->examples[k].id);
+        fprintf(tty, "%s: shard %u/%u: %zu of %zu examples, %zu environments\n", f->path, res->shard.index,
+                res->shard.count, mine, f->n_examples, res->n_envs);
+    } else {
+        fprintf(tty, "%s: %zu examples, %zu environments\n", f->path, f->n_examples, res->n_envs);
+    }
     print_envs(tty, f, res);
     print_table(tty, f, res);
-    print_counts(tty, res);
+    print_counts(tty, f, res);
     int rc = check_write_results(a, f, res);
     for (size_t i = 0; rc == PX_EXIT_OK && i < res->n_envs; i++)
         if (res->envs[i].state == PX_ENV_DOWN)

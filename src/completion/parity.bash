@@ -1,6 +1,7 @@
 # bash completion for parity: commands, each command's options, fixture
 # files, and, from the fixture already on the line, its environment names
-# (after -e/--env) and example ids (parity decide). The words come from
+# (after -e/--env), example ids (parity decide) and the shard files to join
+# (parity merge). The words come from
 # parity itself (parity __complete), so they follow the option table and
 # the fixture loader. Installed as share/bash-completion/completions/parity.
 _parity()
@@ -31,7 +32,7 @@ _parity()
         --theme) COMPREPLY=($(compgen -W $'default\nlight\nhigh-contrast\nmono' -- "$cur")); return ;;
         -o | --output | --results | --executor | --python | --backend-lib)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        -n | --note | -r | --reviewer | --backend-module | --max-size) return ;;
+        -n | --note | -r | --reviewer | --backend-module | --max-size | --shard) return ;;
     esac
     if [[ -z $cmd ]]; then
         COMPREPLY=($(compgen -W "$("$prog" __complete commands 2>/dev/null)" -- "$cur"))
@@ -49,6 +50,10 @@ _parity()
     fi
     if [[ $cmd == decide ]]; then
         COMPREPLY=($(compgen -W "$("$prog" __complete ids "$fixture" 2>/dev/null)" -- "$cur"))
+    elif [[ $cmd == merge ]]; then
+        # the shard files (parity run --shard I/N -o FILE)
+        COMPREPLY=($(compgen -f -X '!*.y*ml' -- "$cur") $(compgen -d -S / -- "$cur"))
+        compopt -o nospace 2>/dev/null
     fi
 }
 complete -F _parity parity

@@ -27,7 +27,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 /* What results.h promises of a file that reads: one slot per fixture
  * example, environments the fixture names, a reference among the file's
- * environments, known outcomes. */
+ * environments, known outcomes; of a shard file, the other shards'
+ * examples not evaluated. */
 static void check(const px_results *r)
 {
     if (r->n_examples != fixture->n_examples || r->reference < -1 || r->reference >= (int)r->n_envs)
@@ -41,6 +42,9 @@ static void check(const px_results *r)
             const px_example_result *x = &e->ex[k];
             if ((unsigned)x->status >= PX_ST_COUNT || x->label < -1 || x->ndim < 0 ||
                 x->ndim > PX_MAX_DIMS)
+                abort();
+            /* A shard file never holds another shard's example. */
+            if (!shard_holds(r->shard, fixture->examples[k].id) && x->status != PX_ST_NOT_EVALUATED)
                 abort();
         }
     }
