@@ -112,6 +112,27 @@ static pid_t start(const char *dir, const char *const *argv)
     return pid;
 }
 
+/* Waits until parity catches SIGINT (its SigCgt in /proc): an interrupt
+ * before that finds the program still starting, not a run to stop. */
+static void wait_catching(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    for (int i = 0; i < 1000; i++) {
+        FILE *f = fopen(path, "r");
+        unsigned long long mask = 0;
+        while (f && fgets(line, sizeof line, f))
+            if (!strncmp(line, "SigCgt:", 7))
+                mask = strtoull(line + 7, NULL, 16);
+        if (f)
+            fclose(f);
+        if (mask & (1ull << (SIGINT - 1)))
+            return;
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    }
+    cr_assert_fail("parity never caught SIGINT");
+}
+
 static int finish(pid_t pid)
 {
     int st;
@@ -232,8 +253,9 @@ Test(stop, ctrl_c_at_random_moments_leaves_nothing_behind, .timeout = 600)
         const char *d = slow_one ? sdir : dir, *fixture = slow_one ? sfx : fx;
         char out[600];
         snprintf(out, sizeof out, "%s/r%d.yaml", d, round);
-        double at = (rand() % 2000) / 1000.0;
+        double at = (rand() % 1500) / 1000.0;
         pid_t pid = start(d, (const char *[]){"parity", "run", fixture, "-q", "-o", out, NULL});
+        wait_catching(pid);
         sleep_s(at);
         kill(-pid, SIGINT);
         int st = finish(pid);
@@ -270,6 +292,7 @@ Test(stop, second_interrupt_ends_at_once, .timeout = 300)
     char *dir, *fx = slow(&dir), out[600];
     snprintf(out, sizeof out, "%s/r.yaml", dir);
     pid_t pid = start(dir, (const char *[]){"parity", "run", fx, "-e", "patient", "-q", "-o", out, NULL});
+    wait_catching(pid);
     sleep_s(2.5); /* inside the slow forward */
     cr_expect_gt(processes_mentioning(dir), 0, "the executor should be running");
     kill(pid, SIGSTOP);

@@ -359,12 +359,8 @@ static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_
     } else if (!(run = runner_start(f, in, res, &opts, &err))) {
         rc = cli_error(&err);
     } else {
-        struct sigaction old_int, old_term;
-        interrupts_catch(&old_int, &old_term);
         follow_run(run, a->quiet);
         rc = runner_wait(run, &err) ? cli_error(&err) : a->finish(a, f, res);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
     }
     fflush(stdout);
     runner_free(run);
@@ -495,6 +491,8 @@ static int check_main(const run_args *a, const px_fixture *f)
     return rc;
 }
 
+static int check_command_caught(const char *command, const run_args *ap);
+
 int check_command(const char *command, int argc, char **argv, run_finish_fn finish)
 {
     run_args a;
@@ -502,6 +500,20 @@ int check_command(const char *command, int argc, char **argv, run_finish_fn fini
     if (parsed != CLI_PARSED)
         return parsed;
     a.finish = finish;
+    /* From here on an interrupt is said as one: one that comes while the
+     * fixture loads or the inputs are prepared stops the run as soon as it
+     * starts (everything not-evaluated, the file whole, exit 5). */
+    struct sigaction old_int, old_term;
+    interrupts_catch(&old_int, &old_term);
+    int rc = check_command_caught(command, &a);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return rc;
+}
+
+static int check_command_caught(const char *command, const run_args *ap)
+{
+    run_args a = *ap;
     px_error err = {0};
     px_fixture *f = fixture_load(a.fixture, &err);
     if (!f)
