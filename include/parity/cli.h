@@ -34,6 +34,7 @@ typedef enum px_opt {
     PX_OPT_LABELS,
     PX_OPT_TEXTS,
     PX_OPT_PROPOSE,
+    PX_OPT_SINCE_GOOD,
     PX_OPT_COUNT
 } px_opt;
 

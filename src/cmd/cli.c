@@ -58,6 +58,9 @@ const px_option cli_options[] = {
                       NULL, 0},
     [PX_OPT_PROPOSE] = {0, "propose", NULL, "init: run the reference and write its answer as each example's expect, "
                                             "flagged as a proposal to confirm", NULL, 0},
+    [PX_OPT_SINCE_GOOD] = {0, "since-good", NULL, "check: exit 1 only for a regression, an environment that met the "
+                                                   "contract before (its last good configuration) and does not now",
+                           NULL, 0},
     [PX_OPT_COUNT] = {0, NULL, NULL, NULL, NULL, 0},
 };
 
@@ -70,10 +73,11 @@ const px_command cli_commands[] = {
             "[--backend-lib PATH] [-q]",
      "run every example through each environment, print the table, write the results file", cmd_run,
      "env output executor python backend-module backend-lib quiet"},
-    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [-o FILE] [--executor PATH] "
-              "[--python PATH] [--backend-module NAME]... [--backend-lib PATH] [-q]",
-     "judge every environment the contract names (run here, or from results files) against the contract",
-     cmd_check, "env format results output executor python backend-module backend-lib quiet"},
+    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [--since-good] [-o FILE] "
+              "[--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH] [-q]",
+     "judge every environment the contract names (run here, or from results files) against the contract, and "
+     "against its last good configuration",
+     cmd_check, "env format results since-good output executor python backend-module backend-lib quiet"},
     {"review", "review FIXTURE [--results FILE]... [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]... "
                "[--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH]",
      "the review screen (also: parity FIXTURE); keys under ? and in parity(1)", cmd_review,

@@ -16,6 +16,8 @@ struct run_args {
     const char *fixture, *id, *output, *executor, *python, *backend_lib, *format;
     const char *envs[CLI_REPEAT_MAX + 1], *results[CLI_REPEAT_MAX], *modules[CLI_REPEAT_MAX]; /* each repeatable */
     int n_envs, n_results, n_modules, quiet;
+    int since_good;                 /* check --since-good */
+    struct px_history *history;     /* check: the last good configurations, read before anything runs */
     int (*finish)(const run_args *a, const px_fixture *f, const px_results *res);
 };
 
