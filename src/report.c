@@ -49,12 +49,58 @@ static const char *env_state(const px_env_verdict *ev)
     return ev->down ? "down" : "up";
 }
 
+/* "2026-12-02T14:34:04Z on vm, from runs/tpu.yaml": where the last good
+ * configuration came from. */
+static void last_good_where(const px_history_entry *l, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s on %s%s%s", l->started_at ? l->started_at : "time not recorded",
+             l->host ? l->host : "host not recorded", l->results ? ", from " : "", l->results ? l->results : "");
+}
+
+/* What changed since the last good configuration, one field a line. */
+static void text_since(FILE *o, const px_env_result *er, const px_env_verdict *ev, const px_since *s)
+{
+    char where[1024], line[1024];
+    if (!s || !ev->selected)
+        return;
+    if (!s->last) {
+        if (!ev->met && !ev->absent)
+            fprintf(o, "  last good: none recorded (it has not met the contract here before)\n");
+        return;
+    }
+    last_good_where(s->last, where, sizeof where);
+    if (s->regressed)
+        fprintf(o, "  REGRESSION: it met the contract before (%s), not now\n", where);
+    else if (!s->compared)
+        fprintf(o, "  last good: %s; not compared (%s)\n", where, ev->absent ? "no results now" : "down");
+    if (!s->compared)
+        return;
+    if (!s->changed) {
+        if (s->regressed)
+            fprintf(o, "  the configuration is the same as the last good one\n");
+        return;
+    }
+    px_config now;
+    if (history_config_of(&er->m, &now))
+        return;
+    if (s->regressed)
+        fprintf(o, "  changed since the last good configuration:\n");
+    else
+        fprintf(o, "  differs from the last good configuration (%s):\n", where);
+    for (int c = 0; c < PX_CF_COUNT; c++)
+        if (s->changed & (1u << c)) {
+            history_change_text((px_cfg_field)c, &s->last->config, &now, line, sizeof line);
+            fprintf(o, "    %s\n", line);
+        }
+    history_config_clear(&now);
+}
+
 static const char *origin_name(px_origin o)
 {
     return o == PX_ORIGIN_RUN ? "run" : o == PX_ORIGIN_FILE ? "file" : "none";
 }
 
-void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j)
+void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since)
 {
     fprintf(o, "%s: %zu examples, %zu environments, reference %s\n", f->path, r->n_examples, r->n_envs,
             r->reference >= 0 ? r->envs[r->reference].name : "(none)");
@@ -73,10 +119,12 @@ void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_jud
         if (ev->absent) {
             fprintf(o, ": NOT EVALUATED: %s\n", er->source ? er->source : "no results");
             text_ladder(o, ev);
+            text_since(o, er, ev, since ? &since[e] : NULL);
             continue;
         }
         fprintf(o, ": %s\n", ev->met ? "meets the contract" : "DOES NOT meet the contract");
         text_ladder(o, ev);
+        text_since(o, er, ev, since ? &since[e] : NULL);
         text_counts(o, ev);
         for (size_t k = 0; k < r->n_examples; k++) {
             const px_verdict *v = &ev->ex[k];
@@ -110,6 +158,14 @@ void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_jud
         fprintf(o, "\nfindings:\n");
     for (size_t i = 0; i < j->n_findings; i++)
         fprintf(o, "  - %s\n", j->findings[i]);
+    const char *sep = "\nregressions since the last good configuration: ";
+    for (size_t e = 0; since && e < r->n_envs; e++)
+        if (since[e].regressed) {
+            fprintf(o, "%s%s", sep, r->envs[e].name);
+            sep = ", ";
+        }
+    if (sep[0] != '\n')
+        fputc('\n', o);
     fprintf(o, "\n%s\n", j->all_met ? "contract met in every selected environment" : "contract NOT met");
 }
 
@@ -190,7 +246,50 @@ static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, size
     fputc('}', o);
 }
 
-static void json_env(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e)
+/* "last_good": null when none is recorded; else where it came from, the
+ * configuration, whether the one now is the same (null: none now), what
+ * changed, and whether this is a regression. */
+static void json_since(FILE *o, const px_env_result *er, const px_since *s)
+{
+    json_key(o, "last_good");
+    if (!s || !s->last) {
+        fputs("null", o);
+        return;
+    }
+    const px_history_entry *l = s->last;
+    fputc('{', o);
+    json_key(o, "host"), json_str_or_null(o, l->host), fputc(',', o);
+    json_key(o, "started_at"), json_str_or_null(o, l->started_at), fputc(',', o);
+    json_key(o, "results"), json_str_or_null(o, l->results), fputc(',', o);
+    json_key(o, "configuration"), fputc('{', o);
+    for (int c = 0; c < PX_CF_COUNT; c++) {
+        fputs(c ? "," : "", o);
+        json_key(o, history_field_key((px_cfg_field)c)), json_str_or_null(o, l->config.v[c]);
+    }
+    fputs("},", o);
+    json_key(o, "same"), fputs(!s->compared ? "null," : s->changed ? "false," : "true,", o);
+    json_key(o, "changes"), fputc('[', o);
+    px_config now;
+    if (s->compared && s->changed && !history_config_of(&er->m, &now)) {
+        const char *sep = "";
+        for (int c = 0; c < PX_CF_COUNT; c++)
+            if (s->changed & (1u << c)) {
+                fputs(sep, o), sep = ",";
+                fputc('{', o);
+                json_key(o, "field"), emit_json_string(o, history_field_key((px_cfg_field)c)), fputc(',', o);
+                json_key(o, "name"), emit_json_string(o, history_field_name((px_cfg_field)c)), fputc(',', o);
+                json_key(o, "last"), json_str_or_null(o, l->config.v[c]), fputc(',', o);
+                json_key(o, "now"), json_str_or_null(o, now.v[c]), fputc('}', o);
+            }
+        history_config_clear(&now);
+    }
+    fputs("],", o);
+    json_key(o, "regressed"), fputs(s->regressed ? "true" : "false", o);
+    fputc('}', o);
+}
+
+static void json_env(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since,
+                     size_t e)
 {
     const px_env_verdict *ev = &j->envs[e];
     fputc('{', o);
@@ -204,6 +303,8 @@ static void json_env(FILE *o, const px_fixture *f, const px_results *r, const px
     json_key(o, "dtype"), emit_json_string(o, results_env_dtype(f, er)), fputc(',', o);
     json_key(o, "met"), fputs(!ev->selected ? "null," : ev->met ? "true," : "false,", o);
     json_key(o, "cut_short"), json_str_or_null(o, er->cut_short), fputc(',', o);
+    json_since(o, er, since ? &since[e] : NULL);
+    fputc(',', o);
     json_key(o, "ladder"), fputc('[', o);
     for (int k = 0; k < PX_RUNG_COUNT; k++) {
         fputs(k ? ",{" : "{", o);
@@ -227,7 +328,8 @@ static void json_env(FILE *o, const px_fixture *f, const px_results *r, const px
     fputs("]}", o);
 }
 
-void report_json(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, int exit_code)
+void report_json(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since,
+                 int exit_code)
 {
     fputc('{', o);
     json_key(o, "parity_check"), fprintf(o, "%d,", PX_CHECK_JSON_VERSION);
@@ -251,7 +353,7 @@ void report_json(FILE *o, const px_fixture *f, const px_results *r, const px_jud
     json_key(o, "environments"), fputc('[', o);
     for (size_t e = 0; e < r->n_envs; e++) {
         fputs(e ? "," : "", o);
-        json_env(o, f, r, j, e);
+        json_env(o, f, r, j, since, e);
     }
     fputs("]}\n", o);
 }
@@ -260,7 +362,32 @@ void report_json(FILE *o, const px_fixture *f, const px_results *r, const px_jud
  * for its ladder (an environment can fail the contract with every example
  * right: another model revision, say); failed rungs, warnings, findings
  * and the environments left out with -e as diagnostics. */
-void report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j)
+/* The last good configuration as TAP diagnostics: a regression, and what
+ * changed, on one line each. */
+static void tap_since(FILE *o, const px_env_result *er, const px_since *s)
+{
+    char where[1024], line[1024];
+    if (!s || !s->last)
+        return;
+    last_good_where(s->last, where, sizeof where);
+    if (s->regressed)
+        fprintf(o, "# %s: REGRESSION: it met the contract before (%s), not now\n", er->name, where);
+    px_config now;
+    if (!s->compared || !s->changed || history_config_of(&er->m, &now))
+        return;
+    fprintf(o, "# %s: changed since the last good configuration:", er->name);
+    const char *sep = " ";
+    for (int c = 0; c < PX_CF_COUNT; c++)
+        if (s->changed & (1u << c)) {
+            history_change_text((px_cfg_field)c, &s->last->config, &now, line, sizeof line);
+            fprintf(o, "%s%s", sep, line);
+            sep = "; ";
+        }
+    fputc('\n', o);
+    history_config_clear(&now);
+}
+
+void report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since)
 {
     size_t selected = 0;
     for (size_t e = 0; e < r->n_envs; e++)
@@ -282,6 +409,7 @@ void report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judg
             continue;
         if (ev->absent)
             fprintf(o, "# %s: not evaluated: %s\n", r->envs[e].name, r->envs[e].source ? r->envs[e].source : "");
+        tap_since(o, &r->envs[e], since ? &since[e] : NULL);
         for (int k = 0; k < PX_RUNG_COUNT; k++)
             if (ev->rung[k] == PX_RS_FAILED)
                 fprintf(o, "# %s: %s failed: %s\n", r->envs[e].name, rung_name((px_rung)k), ev->rung_detail[k]);

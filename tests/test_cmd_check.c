@@ -308,7 +308,7 @@ Test(check, a_pattern_that_does_not_compile_is_a_fixture_error, .timeout = 300)
     cr_expect(strstr(r.err, ":27:39: pattern") && strstr(r.err, "missing closing parenthesis at offset 2"), "%s", r.err);
     cr_expect_eq(tl_lines(r.err), 1);
     tl_free(&r);
-    unlink(path);
+    tl_unlink_fixture(path);
     rmdir(dir);
     free(dir);
     free(text);

@@ -25,7 +25,7 @@ static void remove_variants(void)
 {
     for (int i = 0; i < 4; i++)
         if (paths[i][0])
-            unlink(paths[i]);
+            tl_unlink_fixture(paths[i]);
 }
 
 /* The audited fixture with `cand` defined as given, beside the base (its
@@ -91,7 +91,7 @@ static char *same_both_ways(const char *rule, const char *override, int max_toke
                      va, vb);
     cr_expect(strstr(va, "met=False"), "%s: the mutation must not meet the contract: %s", rule, va);
     tl_free(&a), tl_free(&b);
-    unlink(local), unlink(home), unlink(res), rmdir(dir);
+    tl_unlink_fixture(local), tl_unlink_fixture(home), unlink(res), rmdir(dir);
     free(dir), free(vb);
     return va;
 }
@@ -345,7 +345,7 @@ Test(imported, a_changed_contract_is_named_before_judging, .timeout = 300)
             cr_expect(w && judged && w < judged, "warned before the verdicts: %s", r.out);
         }
         tl_free(&r);
-        unlink(fx);
+        tl_unlink_fixture(fx);
         free(base), free(text);
     }
     /* Unchanged: no warning at all. */

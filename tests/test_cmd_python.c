@@ -31,7 +31,7 @@ static void remove_made(void)
 {
     for (int i = 0; i < 6; i++)
         if (made[i][0])
-            unlink(made[i]);
+            tl_unlink_fixture(made[i]);
 }
 
 /* Replaces every `from` in s with `to` (malloc'd). */

@@ -27,7 +27,7 @@ static char python_fixture[128];
 static void remove_made(void)
 {
     if (python_fixture[0])
-        unlink(python_fixture);
+        tl_unlink_fixture(python_fixture);
 }
 
 static const char *testdev(void)

@@ -85,6 +85,15 @@ static void run_screen(const char *name)
     char size_buf[32] = "";
     if (size)
         sscanf(size + strlen("\n# size: "), "%31[0-9x]", size_buf);
+    /* "# history: FILE": FILE is the history beside the fixture (the last
+     * good configurations, history.h). */
+    const char *history = strstr(script, "\n# history: ");
+    if (history) {
+        char from[PATH_MAX], to[PATH_MAX];
+        snprintf(from, sizeof from, "%.*s", (int)strcspn(history + 12, "\n"), history + 12);
+        snprintf(to, sizeof to, "%s/.fixture.yaml.parity-history.yaml", dir);
+        copy_file(from, to);
+    }
     const char *argv[32];
     split_args(script + 8, "fixture.yaml", results, exe, argv);
     setenv("PARITY_KEYS", keys, 1);

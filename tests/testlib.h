@@ -109,6 +109,21 @@ static inline void tl_free(cmd_result *r)
     free(r->err);
 }
 
+/* Remove a fixture made for a test, and the history of last good
+ * configurations a check of it left beside it
+ * (".<name>.parity-history.yaml", history.h). */
+static inline void tl_unlink_fixture(const char *path)
+{
+    char hist[PATH_MAX + 32];
+    const char *slash = strrchr(path, '/');
+    if (slash)
+        snprintf(hist, sizeof hist, "%.*s/.%s.parity-history.yaml", (int)(slash - path), path, slash + 1);
+    else
+        snprintf(hist, sizeof hist, ".%s.parity-history.yaml", path);
+    unlink(path);
+    unlink(hist);
+}
+
 /* Number of lines in s (a trailing newline does not start a new line). */
 static inline int tl_lines(const char *s)
 {

@@ -6,13 +6,19 @@
 #include <stdio.h>
 
 #include "parity/fixture.h"
+#include "parity/history.h"
 #include "parity/judge.h"
 #include "parity/results.h"
 
 #define PX_CHECK_JSON_VERSION 1
 
-void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j);
-void report_json(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, int exit_code);
-void report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j);
+/* since: each environment beside its last good configuration (history.h),
+ * parallel to r->envs; NULL when not known. Text says what changed (and a
+ * regression) per environment and nothing when it meets the contract as it
+ * did last; JSON has "last_good" per environment; TAP diagnostics. */
+void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since);
+void report_json(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since,
+                 int exit_code);
+void report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since);
 
 #endif

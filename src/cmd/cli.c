@@ -72,6 +72,9 @@ const px_option cli_options[] = {
     [PX_OPT_SHARD] = {0, "shard", "I/N", "run: only shard I of N (I from 0 to N-1, as SLURM_ARRAY_TASK_ID and "
                                          "JOB_COMPLETION_INDEX count): the examples whose id hashes to I; the "
                                          "results file says it is partial (parity merge joins the shards)", NULL, 0},
+    [PX_OPT_SINCE_GOOD] = {0, "since-good", NULL, "check: exit 1 only for a regression, an environment that met the "
+                                                   "contract before (its last good configuration) and does not now",
+                           NULL, 0},
     [PX_OPT_COUNT] = {0, NULL, NULL, NULL, NULL, 0},
 };
 
@@ -88,10 +91,13 @@ const px_command cli_commands[] = {
      "join the shard files of one run (each written by run with a shard I/N) into the results file a whole run "
      "writes, refusing shards of another fixture or configuration, one shard twice, or one missing",
      cmd_merge, "output"},
-    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [-o FILE] [--executor PATH] "
-              "[--python PATH] [--backend-module NAME]... [--backend-lib PATH] [--budget DURATION] [--max-examples N] [-q]",
-     "judge every environment the contract names (run here, or from results files) against the contract",
-     cmd_check, "env format results output executor python backend-module backend-lib quiet budget max-examples"},
+    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [--since-good] [-o FILE] "
+              "[--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH] [--budget DURATION] "
+              "[--max-examples N] [-q]",
+     "judge every environment the contract names (run here, or from results files) against the contract, and "
+     "against its last good configuration",
+     cmd_check, "env format results since-good output executor python backend-module backend-lib quiet budget "
+                "max-examples"},
     {"review", "review FIXTURE [--results FILE]... [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]... "
                "[--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH]",
      "the review screen (also: parity FIXTURE); keys under ? and in parity(1)", cmd_review,

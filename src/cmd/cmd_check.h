@@ -23,6 +23,8 @@ struct run_args {
     long warmup, iters;       /* bench: -1 when not given */
     double min_time_s;        /* bench: 0 when not given */
     px_shard shard; /* run --shard I/N; count 0: every example */
+    int since_good;                 /* check --since-good */
+    struct px_history *history;     /* check: the last good configurations, read before anything runs */
     int (*finish)(const run_args *a, const px_fixture *f, const px_results *res);
 };
 

@@ -16,6 +16,7 @@
 #include "parity/cli.h"
 #include "parity/evidence.h"
 #include "parity/fixture.h"
+#include "parity/history.h"
 #include "parity/judge.h"
 #include "parity/prepare.h"
 #include "parity/report.h"
@@ -86,6 +87,7 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
             return cli_usage_error(a->command, "--shard '%s': %s", v, why);
         break;
     }
+    case PX_OPT_SINCE_GOOD: a->since_good = 1; break;
     default: return cli_usage_error(a->command, "--%s is not an option of %s", o->long_name, a->command->name);
     }
     return 0;
@@ -440,26 +442,83 @@ static int run_finish(const run_args *a, const px_fixture *f, const px_results *
     return check_cut_short_exit(res, rc);
 }
 
-/* What `check` does with the results: judge, report, and the exit code,
- * the worst that applies (px_exit_worse: an environment without results
- * leaves the check incomplete, which is worse than a known failure). */
+/* check --since-good: only regressions fail. An environment that met the
+ * contract before (it has a last good configuration) and does not now is
+ * one, whatever the cause, down included (1); one without any results
+ * leaves the check incomplete (3), as does one down that never met it;
+ * an environment that never met the contract does not count. */
+static int since_good_exit(const px_results *r, const px_judgement *j, const px_since *s)
+{
+    int rc = PX_EXIT_OK;
+    for (size_t e = 0; e < r->n_envs; e++) {
+        const px_env_verdict *ev = &j->envs[e];
+        if (!ev->selected)
+            continue;
+        if (ev->absent)
+            rc = px_exit_worse(rc, PX_EXIT_ENV);
+        else if (s[e].regressed)
+            rc = px_exit_worse(rc, PX_EXIT_FAILED);
+        else if (ev->down)
+            rc = px_exit_worse(rc, PX_EXIT_ENV);
+    }
+    return rc;
+}
+
+/* Record the environments that met the contract as their last good
+ * configuration. The verdict stands whatever happens here: a history that
+ * cannot be written (a read-only directory, a full disk) is said in one
+ * line on stderr and changes no exit status. */
+static void record_good(const px_fixture *f, px_history *h, const px_results *res, const px_judgement *j)
+{
+    px_error err = {0};
+    char path[4096], name[4096], line[2048];
+    history_path(f->path, path, sizeof path);
+    snprintf(name, sizeof name, "%s", f->path);
+    int n = history_record(h, res, j, &err);
+    if (n > 0)
+        n = history_write(h, path, basename(name), &err) ? -1 : n;
+    if (n < 0) {
+        px_error_format(&err, line, sizeof line);
+        fprintf(stderr, "parity: warning: %s (the last good configuration is not recorded; the verdict stands)\n",
+                line);
+    }
+}
+
+/* What `check` does with the results: judge, compare with the last good
+ * configurations, report, record, and the exit code, the worst that
+ * applies (px_exit_worse: an environment without results leaves the check
+ * incomplete, which is worse than a known failure). */
 static int check_finish(const run_args *a, const px_fixture *f, const px_results *res)
 {
     px_error err = {0};
     px_judgement j;
     if (judge_results(f, res, &j, &err))
         return cli_error(&err);
-    int rc = j.any_down ? PX_EXIT_ENV : j.all_met ? PX_EXIT_OK : PX_EXIT_FAILED;
+    px_since *since = calloc(res->n_envs ? res->n_envs : 1, sizeof *since);
+    if (!since || history_since(a->history, res, &j, since, &err)) {
+        free(since);
+        judgement_free(&j);
+        if (!err.code)
+            px_error_oom(&err, NULL);
+        return cli_error(&err);
+    }
+    int rc = a->since_good ? since_good_exit(res, &j, since)
+             : j.any_down  ? PX_EXIT_ENV
+             : j.all_met   ? PX_EXIT_OK
+                           : PX_EXIT_FAILED;
     if (a->output && results_write(res, f, a->output, &err))
         rc = px_exit_worse(rc, cli_error(&err));
     rc = check_cut_short_exit(res, rc);
     const char *format = a->format ? a->format : "text";
     if (!strcmp(format, "json"))
-        report_json(stdout, f, res, &j, rc);
+        report_json(stdout, f, res, &j, since, rc);
     else if (!strcmp(format, "tap"))
-        report_tap(stdout, f, res, &j);
+        report_tap(stdout, f, res, &j, since);
     else
-        report_text(stdout, f, res, &j);
+        report_text(stdout, f, res, &j, since);
+    fflush(stdout);
+    free(since); /* it borrowed from the history, which recording changes */
+    record_good(f, a->history, res, &j);
     judgement_free(&j);
     return rc;
 }
@@ -523,9 +582,16 @@ static int check_command_caught(const char *command, const run_args *ap)
     int ref = fixture_reference(f);
     if (!strcmp(command, "repro") && ref >= 0 && strcmp(a.envs[0], f->envs[ref].name))
         a.envs[a.n_envs++] = f->envs[ref].name;
-    /* run and bench run the fixture's environments; the others judge
-     * what the contract names, from wherever its results come. */
-    if (strcmp(command, "run") && strcmp(command, "bench")) {
+    px_history history = {0};
+    char hpath[4096];
+    history_path(f->path, hpath, sizeof hpath);
+    if (a.finish == check_finish && history_load(hpath, &history, &err)) {
+        /* Refused like any other file read, before anything runs. */
+        rc = cli_error(&err);
+    } else if (strcmp(command, "run") && strcmp(command, "bench")) {
+        /* run and bench run the fixture's environments; the others judge
+         * what the contract names, from wherever its results come. */
+        a.history = &history;
         rc = check_main(&a, f);
     } else {
         int idx[256];
@@ -534,6 +600,7 @@ static int check_command_caught(const char *command, const run_args *ap)
         if (rc == 0)
             rc = execute(&a, f, idx, n);
     }
+    history_free(&history);
     fixture_free(f);
     return rc;
 }

@@ -89,6 +89,24 @@ static void putf(tui *t, int y, int x, int cols, int el, const char *fmt, ...)
     tui_put(t, y, x, cols, el, buf);
 }
 
+/* Beside the ladder, where there is room: the environment against its last
+ * good configuration ("last good: same", "last good differs: dtype,
+ * torch"), a regression first. Nothing when it has none. */
+static void draw_since(tui *t, int y, int x, size_t e)
+{
+    const px_since *s = t->judged && t->since ? &t->since[e] : NULL;
+    if (!s || !s->last || x > COLS - 16)
+        return;
+    char cell[512];
+    snprintf(cell, sizeof cell, "%s%s", s->regressed ? "regressed, " : "",
+             !s->compared ? "last good: not compared" : s->changed ? "last good differs:" : "last good: same");
+    for (int c = 0; s->compared && c < PX_CF_COUNT; c++)
+        if (s->changed & (1u << c))
+            snprintf(cell + strlen(cell), sizeof cell - strlen(cell), "%s%s", cell[strlen(cell) - 1] == ':' ? " " : ", ",
+                     history_field_name((px_cfg_field)c));
+    tui_put(t, y, x, COLS - x, s->regressed ? PX_EL_FAIL : s->changed ? PX_EL_CHANGED : PX_EL_DIM, cell);
+}
+
 static void draw_header(tui *t)
 {
     putf(t, 0, 0, COLS, PX_EL_HEADER, " parity review  %s  %zu examples  filter: %s%s%s", t->f->path, t->f->n_examples,
@@ -118,6 +136,7 @@ static void draw_header(tui *t)
             tui_put(t, (int)e + 1, x, COLS - x, sel, cell);
             x += (int)strlen(cell);
         }
+        draw_since(t, (int)e + 1, x, e);
     }
 }
 

@@ -47,6 +47,8 @@ void tui_rejudge(tui *t)
     t->rv.j = t->judged ? &t->j : NULL;
     if (!t->judged)
         snprintf(t->msg, sizeof t->msg, "%s", err.msg);
+    else if (t->since && history_since(&t->history, t->res, &t->j, t->since, &err))
+        free(t->since), t->since = NULL; /* out of memory: the ladder without it */
     review_refilter(&t->rv);
     if (t->run)
         runner_unlock(t->run);
@@ -323,6 +325,23 @@ static int gather(tui *t, const px_tui_opts *o, px_env_input **inputs, int wake_
     return t->run ? 0 : -1;
 }
 
+/* The last good configurations, shown on the ladder. The screen never
+ * writes them (check does), and one that cannot be read is said on the
+ * status line: the review goes on without it. */
+static void load_history(tui *t)
+{
+    px_error err = {0};
+    char path[4096], line[2048];
+    history_path(t->f->path, path, sizeof path);
+    if (history_load(path, &t->history, &err)) {
+        px_error_format(&err, line, sizeof line);
+        tui_say(t, "%s (last good configurations not shown)", line);
+        return;
+    }
+    if (t->history.n)
+        t->since = calloc(t->res->n_envs ? t->res->n_envs : 1, sizeof *t->since);
+}
+
 int tui_main(const px_tui_opts *o)
 {
     tui t;
@@ -358,6 +377,7 @@ int tui_main(const px_tui_opts *o)
         rc = fail_line(&err);
     } else {
         review_init(&t.rv, f, t.res, sp, o->reviewer ? o->reviewer : getenv("USER"));
+        load_history(&t);
         char w[16];
         if (t.rv.n_unwritten)
             tui_say(&t, "%zu decisions recovered from an interrupted session: %s writes them", t.rv.n_unwritten,
@@ -374,6 +394,8 @@ int tui_main(const px_tui_opts *o)
     }
     runner_free(t.run);
     runner_locate_free(&t.ropts);
+    free(t.since);
+    history_free(&t.history);
     if (t.judged)
         judgement_free(&t.j);
     if (t.res)

@@ -14,6 +14,7 @@
 #include <wchar.h>
 
 #include "parity/evidence.h"
+#include "parity/history.h"
 #include "parity/judge.h"
 #include "parity/keys.h"
 #include "parity/lineedit.h"
@@ -45,6 +46,8 @@ typedef struct tui {
     px_session rv;
     px_judgement j;
     int judged;
+    px_history history;          /* the last good configurations (read only: check records them) */
+    px_since *since;             /* parallel to res->envs, from the last judgement; NULL: not compared */
     px_theme theme;
     char themes[16][64];
     size_t n_themes, theme_i;

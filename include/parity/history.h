@@ -1,0 +1,123 @@
+/* The last good configuration: for each environment of a fixture, the
+ * configuration it last met the contract with (device and its name, dtype,
+ * threads, precision settings, executor, torch and backend versions, the
+ * model and vocabulary it ran, parity's version), and where that came from
+ * (host, when the results were made, the results file). Kept in a small
+ * YAML file beside the fixture, ".<fixture name>.parity-history.yaml"
+ * (parity-fixture(5)), one entry per environment.
+ *
+ * Only `parity check` records it, and only for the environments that met
+ * the contract in that check (run there, or read from a results file: one
+ * from another machine counts equally); an environment that did not meet
+ * it, or was cut short, never overwrites its last good. The file is read as
+ * strictly as any other (ydoc: size-limited, linear time, every refusal
+ * naming file:line:col) and written atomically. */
+#ifndef PARITY_HISTORY_H
+#define PARITY_HISTORY_H
+
+#include <stddef.h>
+
+#include "parity/error.h"
+#include "parity/fixture.h"
+#include "parity/judge.h"
+#include "parity/results.h"
+
+/* The history format this program writes and reads. */
+#define PX_HISTORY_VERSION 1
+
+/* What a configuration is made of, in the order they are listed. */
+typedef enum px_cfg_field {
+    PX_CF_DEVICE,
+    PX_CF_DEVICE_NAME,
+    PX_CF_DTYPE,
+    PX_CF_THREADS,
+    PX_CF_TF32,
+    PX_CF_MATMUL_PRECISION,
+    PX_CF_EXECUTOR,
+    PX_CF_RUNTIME,
+    PX_CF_TORCH,
+    PX_CF_BACKEND_MODULES,
+    PX_CF_BACKEND_VERSIONS,
+    PX_CF_MODEL,
+    PX_CF_VOCAB,
+    PX_CF_PARITY,
+    PX_CF_COUNT
+} px_cfg_field;
+
+/* Its key in the history file and in check's JSON ("libtorch_version"), the
+ * manifest's key. */
+const char *history_field_key(px_cfg_field c);
+/* Its name for a person ("torch"), as check and the review screen say it. */
+const char *history_field_name(px_cfg_field c);
+
+/* One configuration: each field as text (threads in decimal), NULL when not
+ * recorded. */
+typedef struct px_config {
+    char *v[PX_CF_COUNT];
+} px_config;
+
+/* The configuration an environment's manifest records (malloc'd copies;
+ * -1 on out of memory, *out then empty). */
+int history_config_of(const px_manifest *m, px_config *out);
+void history_config_clear(px_config *c);
+/* The fields that differ (bit 1u << field); a field recorded on one side
+ * only differs too. */
+unsigned history_compare(const px_config *last, const px_config *now);
+/* "dtype: float32 → bfloat16" (hashes shortened to 12 digits, "not
+ * recorded" for a missing side) into buf. */
+void history_change_text(px_cfg_field c, const px_config *last, const px_config *now, char *buf, size_t size);
+
+typedef struct px_history_entry {
+    char *env;              /* the environment's name */
+    char *host, *started_at; /* of the results that met the contract; NULL not recorded */
+    char *results;          /* the results file they were read from; NULL: run by that check */
+    px_config config;
+} px_history_entry;
+
+typedef struct px_history {
+    px_history_entry *v; /* in the file's order; new environments at the end */
+    size_t n, cap;
+} px_history;
+
+/* ".../.<fixture name>.parity-history.yaml" beside the fixture. */
+void history_path(const char *fixture, char *buf, size_t size);
+/* Read the history; a file that does not exist reads as empty. Strict: NULL
+ * entries and -1 with *err (PX_ERR_MALFORMED or PX_ERR_TOO_LARGE, or
+ * PX_ERR_NOT_FOUND for an unreadable one; path:line:col) on anything else
+ * than this program writes: an unknown key, a wrong type, a newer format,
+ * an environment twice. *h is empty then. */
+int history_load(const char *path, px_history *h, px_error *err);
+/* The same from bytes in memory (path names it in errors). */
+int history_parse(const char *path, const char *data, size_t len, px_history *h, px_error *err);
+void history_free(px_history *h);
+const px_history_entry *history_find(const px_history *h, const char *env);
+
+/* One environment of a check beside its last good configuration. */
+typedef struct px_since {
+    const px_history_entry *last; /* borrowed from the history; NULL: it never
+                                     met the contract before (as far as the
+                                     history knows) */
+    int compared;     /* 1: it has a configuration now (it ran up, here or
+                         in a results file) and `changed` says what differs */
+    unsigned changed; /* bits 1u << px_cfg_field */
+    int regressed;    /* it met the contract before (last) and does not now,
+                         down included; never for one not selected (-e) nor
+                         for one without results (nothing is known) */
+} px_since;
+
+/* For each environment of r (out parallel to r->envs). -1 on out of
+ * memory. */
+int history_since(const px_history *h, const px_results *r, const px_judgement *j, px_since *out, px_error *err);
+
+/* Record, in h, the configuration of every selected environment that met
+ * the contract in j, with where it came from; the others keep their entry.
+ * Returns how many entries changed (0: the file need not be written), -1 on
+ * out of memory. Borrowed pointers into h (px_since.last) may move. */
+int history_record(px_history *h, const px_results *r, const px_judgement *j, px_error *err);
+
+/* The file's text (malloc'd, NUL-terminated; NULL on out of memory). */
+char *history_text(const px_history *h, const char *fixture_name, size_t *len);
+/* Write it atomically (atomic.h) to path. */
+int history_write(const px_history *h, const char *path, const char *fixture_name, px_error *err);
+
+#endif
