@@ -157,12 +157,18 @@ $(TORCH_BUILD)/bench-bare: tests/bench/bare.cpp
 $(BUILD)/bench-decide: tests/bench/bench_decide.c $(BUILD)/libparity.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libparity.a $(SAN_LDFLAGS) $(LDLIBS)
 
+# Every figure also goes to tests/bench/last.txt, with the machine described.
+bench: SHELL := /bin/bash
 bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
-	tests/bench/run.sh $(PARITY) $(TORCH_BUILD)/bench-bare
-	$(BUILD)/bench-decide
-	tests/bench/review.sh $(PARITY) $(EXECUTOR)
-	tests/bench/limits.sh $(PARITY)
-	tests/bench/executors.sh $(PARITY) $(EXECUTOR)
+	@{ set -e; echo "# make bench, $$(date -u +%Y-%m-%dT%H:%M:%SZ), parity $$(git describe --always --dirty 2>/dev/null)"; \
+	  cpu=$$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); mem=$$(free -g | awk '/Mem:/{print $$2}'); \
+	  echo "# $$(nproc) cores, $$cpu, $$mem GiB, $$(uname -sr)"; \
+	  tests/bench/run.sh $(PARITY) $(TORCH_BUILD)/bench-bare; \
+	  $(BUILD)/bench-decide; \
+	  tests/bench/review.sh $(PARITY) $(EXECUTOR); \
+	  tests/bench/limits.sh $(PARITY); \
+	  tests/bench/executors.sh $(PARITY) $(EXECUTOR); \
+	  tests/bench/stop.sh $(PARITY) $(EXECUTOR); } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
 
 # Installed, parity finds its executors in ../libexec/parity and its themes
 # in ../share/parity/themes, relative to itself: PREFIX can be anything.

@@ -385,7 +385,7 @@ static int has_config(const px_env_result *er)
 /* Met, and every example judged: a run cut short never counts. */
 static int good(const px_env_result *er, const px_env_verdict *ev, size_t n_examples)
 {
-    if (!has_config(er) || !ev->selected || !ev->met || ev->down || ev->absent)
+    if (!has_config(er) || !ev->selected || !ev->met || ev->down || ev->absent || er->cut_short)
         return 0;
     for (size_t k = 0; k < n_examples; k++)
         if (er->ex[k].status == PX_ST_PENDING || er->ex[k].status == PX_ST_NOT_EVALUATED)
