@@ -45,6 +45,10 @@ struct px_runner {
     int wake[2];         /* runner_stop writes here: wait_frame polls it */
     double deadline;     /* monotonic time the budget runs out; 0: none */
     char budget_words[64], limit_words[64];
+    pthread_cond_t cv;   /* keep_alive: a request, or the end, arrived */
+    int serving;         /* keep_alive: idle, waiting for runner_rerun */
+    int req, req_all, end_serving;
+    size_t req_example;
     pid_t cur_pid;
     px_error fatal;
     px_redactor *redact; /* what a child says passes through it (runner thread only) */
@@ -1024,6 +1028,59 @@ static void run_bench(px_runner *r, px_env_result *er)
 /* Results read from a file, or left out with -e, are not run. */
 static int runs_here(const px_env_result *er) { return er->origin == PX_ORIGIN_RUN && er->selected; }
 
+/* keep_alive: idle until runner_rerun asks for examples again, which run in
+ * the live executors; until runner_wait or runner_stop. */
+static void serve(px_runner *r)
+{
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        r->serving = 1;
+        r->cur_env = r->cur_example = -1;
+        r->cur_pid = 0;
+        __atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
+        pthread_mutex_unlock(&r->mu);
+        notify(r);
+        pthread_mutex_lock(&r->mu);
+        while (!r->req && !r->end_serving && stop_of(r) == PX_STOP_NONE)
+            pthread_cond_wait(&r->cv, &r->mu);
+        int go = r->req && !r->end_serving && stop_of(r) == PX_STOP_NONE;
+        r->req = 0;
+        r->serving = 0;
+        if (go) {
+            __atomic_store_n(&r->done, 0, __ATOMIC_SEQ_CST);
+            r->opts.one_example = !r->req_all;
+            r->opts.example = r->req_example;
+        }
+        pthread_mutex_unlock(&r->mu);
+        if (!go)
+            return;
+        for (size_t e = 0; e < r->res->n_envs; e++) {
+            px_env_result *er = &r->res->envs[e];
+            /* An environment that could not start stays down: not retried. */
+            if (runs_here(er) && er->state == PX_ENV_UP)
+                run_examples(r, er);
+        }
+    }
+}
+
+int runner_rerun(px_runner *r, int all, size_t example)
+{
+    pthread_mutex_lock(&r->mu);
+    int ok = r->serving && !r->req && !r->end_serving && stop_of(r) == PX_STOP_NONE &&
+             (all || example < r->res->n_examples);
+    /* One that is down is tried afresh by a new runner, not here. */
+    for (size_t e = 0; ok && e < r->res->n_envs; e++)
+        ok = !(runs_here(&r->res->envs[e]) && r->res->envs[e].state == PX_ENV_DOWN);
+    if (ok) {
+        r->req = 1, r->req_all = all, r->req_example = example;
+        r->serving = 0;
+        __atomic_store_n(&r->done, 0, __ATOMIC_SEQ_CST);
+        pthread_cond_broadcast(&r->cv);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return ok ? 0 : -1;
+}
+
 static void *runner_main(void *arg)
 {
     px_runner *r = arg;
@@ -1067,8 +1124,11 @@ static void *runner_main(void *arg)
                 run_bench(r, er);
         }
         char how[64];
-        reap(r, &r->kids[e], 10, 0, how, sizeof how);
+        if (!r->opts.keep_alive)
+            reap(r, &r->kids[e], 10, 0, how, sizeof how);
     }
+    if (r->opts.keep_alive && !r->fatal.code)
+        serve(r);
     for (size_t e = 0; e < r->res->n_envs; e++) {
         char how[64];
         if (r->kids[e].pid)
@@ -1100,6 +1160,7 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
     r->f = f, r->inputs = inputs, r->res = res;
     r->opts = *opts;
     pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->cv, NULL);
     if (r->opts.load_timeout_s <= 0)
         r->opts.load_timeout_s = 120;
     r->wake[0] = r->wake[1] = -1;
@@ -1136,6 +1197,10 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
 
 int runner_wait(px_runner *r, px_error *err)
 {
+    pthread_mutex_lock(&r->mu);
+    r->end_serving = 1;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
     if (r->started) {
         pthread_join(r->thread, NULL);
         r->started = 0;
@@ -1157,6 +1222,7 @@ void runner_free(px_runner *r)
         pthread_join(r->thread, NULL);
     }
     pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->cv);
     for (int i = 0; i < 2; i++)
         if (r->wake[i] >= 0)
             close(r->wake[i]);
@@ -1167,12 +1233,23 @@ void runner_free(px_runner *r)
 
 int runner_done(px_runner *r) { return __atomic_load_n(&r->done, __ATOMIC_SEQ_CST); }
 
+pid_t runner_child_pid(px_runner *r, int env)
+{
+    pthread_mutex_lock(&r->mu);
+    pid_t pid = env >= 0 && (size_t)env < r->res->n_envs ? r->kids[env].pid : 0;
+    pthread_mutex_unlock(&r->mu);
+    return pid;
+}
+
 /* The runner thread kills what it waits for itself (wait_frame wakes on
  * the pipe): no pid crosses threads. */
 void runner_stop(px_runner *r, px_stop why)
 {
     int none = PX_STOP_NONE;
     __atomic_compare_exchange_n(&r->stop, &none, (int)why, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&r->mu);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
     if (r->wake[1] >= 0) {
         ssize_t w = write(r->wake[1], "x", 1);
         (void)w;

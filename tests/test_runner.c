@@ -129,3 +129,55 @@ Test(runner, raising_model_is_an_exception_and_the_child_lives_on, .timeout = 18
     cr_expect_eq(h.res->envs[0].restarts, 0);
     cleanup(&h);
 }
+
+/* The review screen's r and R: with keep_alive the executor stays up after
+ * the run, and running an example again is one forward in that same
+ * process (no start-up, no load, no restart); runner_wait ends it. */
+Test(runner, keep_alive_runs_again_in_the_live_executor, .timeout = 180)
+{
+    px_error err = {0};
+    harness h;
+    memset(&h, 0, sizeof h);
+    h.f = fixture_load("fixtures/campus-club/fixture.yaml", &err);
+    cr_assert_not_null(h.f, "%s", err.msg);
+    int idx = fixture_reference(h.f);
+    cr_assert_eq(env_input_open(&h.in, h.f, &h.f->envs[idx], &err), 0, "%s", err.msg);
+    h.res = results_new(h.f, &idx, 1);
+    px_runner_opts o = {.executor = executor(), .keep_alive = 1};
+    h.run = runner_start(h.f, &h.in, h.res, &o, &err);
+    cr_assert_not_null(h.run, "%s", err.msg);
+    while (!runner_done(h.run))
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    pid_t pid = runner_child_pid(h.run, 0);
+    cr_assert_gt(pid, 0, "the executor stays up after the run");
+    cr_expect_eq(kill(pid, 0), 0);
+    int k = index_of(&h, "winter-concert");
+    cr_assert_eq(h.res->envs[0].ex[k].status, PX_ST_OK);
+    double before[16];
+    size_t n = h.res->envs[0].ex[k].n_values;
+    cr_assert(n > 0 && n <= 16);
+    memcpy(before, h.res->envs[0].ex[k].values, n * sizeof *before);
+    for (int all = 0; all < 2; all++) {
+        runner_lock(h.run);
+        for (size_t i = 0; i < h.f->n_examples; i++)
+            if (all || (int)i == k)
+                example_result_clear(&h.res->envs[0].ex[i]);
+        runner_unlock(h.run);
+        cr_assert_eq(runner_rerun(h.run, all, (size_t)k), 0);
+        cr_expect_not(runner_done(h.run), "busy until the example ran again");
+        cr_expect_eq(runner_rerun(h.run, all, (size_t)k), -1, "one request at a time");
+        while (!runner_done(h.run))
+            nanosleep(&(struct timespec){0, 10000000}, NULL);
+        const px_example_result *x = &h.res->envs[0].ex[k];
+        cr_expect_eq(x->status, PX_ST_OK, "%s", status_name(x->status));
+        cr_expect(x->n_values == n && !memcmp(x->values, before, n * sizeof *before), "the same numbers again");
+        for (size_t i = 0; all && i < h.f->n_examples; i++)
+            cr_expect_neq(h.res->envs[0].ex[i].status, PX_ST_PENDING, "R runs every example again");
+        cr_expect_eq(runner_child_pid(h.run, 0), pid, "the same executor process");
+        cr_expect_eq(h.res->envs[0].restarts, 0, "no restart");
+    }
+    finish(&h);
+    cr_expect_eq(runner_child_pid(h.run, 0), 0);
+    cr_expect_neq(kill(pid, 0), 0, "ended with the runner");
+    cleanup(&h);
+}

@@ -70,9 +70,9 @@
     X(UNDO, undo, ('z'), "z",                                                                                         \
       "undo the last decision", PX_KEY_CHANGES, PX_HINT(5, 0, NULL, "undo"))                                          \
     X(RERUN, rerun, ('r'), "r",                                                                                       \
-      "run this example again", 0, PX_NO_HINT)                                                                        \
+      "run this example again, in the executor still up", 0, PX_NO_HINT)                                               \
     X(RERUN_ALL, rerun_all, ('R'), "R",                                                                               \
-      "run every example again", 0, PX_NO_HINT)                                                                       \
+      "run every example again, in the executors still up", 0, PX_NO_HINT)                                             \
     X(WRITE, write, ('w'), "w",                                                                                       \
       "write the decisions into the fixture", PX_KEY_CHANGES | PX_KEY_DEMO_QUIET, PX_HINT(6, 0, NULL, "write"))       \
     X(THEME, theme, ('t'), "t",                                                                                       \

@@ -28,6 +28,10 @@ typedef struct px_runner_opts {
                                  (the review screen polls it with the keyboard) */
     int one_example;          /* 1: run only `example`, leave the others' results */
     size_t example;
+    int keep_alive;           /* the review screen: after the run each executor
+                                 stays up, and runner_rerun runs examples again
+                                 in it (one forward, not a load) until
+                                 runner_wait or runner_stop */
     double budget_s;          /* > 0: stop this long after the start (--budget) */
     size_t max_examples;      /* > 0: run at most this many examples in each
                                  environment (--max-examples) */
@@ -92,6 +96,14 @@ void runner_free(px_runner *r);
  * at once, whatever it waits for (a start-up, a forward). Safe to call from
  * any thread, not from a signal handler. */
 void runner_stop(px_runner *r, px_stop why);
+/* With keep_alive: run example `example` (or every one, all) again in the
+ * live executors (a dead one is restarted), once the run is idle
+ * (runner_done). The caller clears the results it wants run again, under
+ * runner_lock. 0 when taken; -1 when the runner does not serve (no
+ * keep_alive, stopped, ended by a fatal error), is busy, or has an
+ * environment down (a new runner tries it afresh). */
+int runner_rerun(px_runner *r, int all, size_t example);
+
 /* runner_stop(r, PX_STOP_CANCEL). */
 void runner_cancel(px_runner *r);
 /* Why the run stopped early, PX_STOP_NONE when it did not (yet). */
@@ -104,8 +116,11 @@ void runner_kill_children(void);
 /* What the thread is doing now: environment index into res (or -1), example
  * index (or -1 when starting or idle), and the child's pid (or 0). */
 void runner_progress(px_runner *r, int *env, int *example, pid_t *pid);
-/* 1 once the thread has finished (runner_wait will not block). */
+/* 1 once the run has finished (runner_wait will not block); with
+ * keep_alive, 1 while it waits for runner_rerun. */
 int runner_done(px_runner *r);
+/* The pid of environment env's executor now (0: none running). */
+pid_t runner_child_pid(px_runner *r, int env);
 const char *runner_env_name(px_runner *r, int env);
 size_t runner_example_count(px_runner *r);
 void runner_lock(px_runner *r);

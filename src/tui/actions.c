@@ -170,8 +170,19 @@ unsigned tui_reload_and_write(tui *t)
 
 static unsigned act_write(tui *t) { return tui_write(t); }
 
-/* r / R: run one example, or all, again in fresh executors. A run still
- * in flight finishes first. */
+/* r / R: run one example, or all, again: in the executors still up from
+ * the run (one forward each, not a start-up and a load), else in fresh
+ * ones. A run still in flight finishes first. */
+/* The results a re-run replaces: pending until it gives them again. */
+static void clear_for_rerun(tui *t, int all, long k)
+{
+    for (size_t e = 0; e < t->res->n_envs; e++)
+        for (size_t i = 0; t->res->envs[e].origin == PX_ORIGIN_RUN && t->res->envs[e].selected &&
+                           i < t->res->n_examples; i++)
+            if (all || i == (size_t)k)
+                example_result_clear(&t->res->envs[e].ex[i]);
+}
+
 static unsigned rerun(tui *t, int all)
 {
     long k = review_current(&t->rv);
@@ -185,13 +196,19 @@ static unsigned rerun(tui *t, int all)
     }
     if (!all && k < 0)
         return PX_RE_NONE;
+    if (t->run) {
+        runner_lock(t->run);
+        clear_for_rerun(t, all, k);
+        runner_unlock(t->run);
+        if (runner_rerun(t->run, all, all ? 0 : (size_t)k) == 0) {
+            tui_say(t, all ? "running every example again%s" : "running %s again", all ? "" : t->f->examples[k].id);
+            tui_rejudge(t);
+            return PX_RE_ALL;
+        }
+    }
     runner_free(t->run);
     t->run = NULL;
-    for (size_t e = 0; e < t->res->n_envs; e++)
-        for (size_t i = 0; t->res->envs[e].origin == PX_ORIGIN_RUN && t->res->envs[e].selected &&
-                           i < t->res->n_examples; i++)
-            if (all || i == (size_t)k)
-                example_result_clear(&t->res->envs[e].ex[i]);
+    clear_for_rerun(t, all, k);
     t->ropts.one_example = !all;
     t->ropts.example = all ? 0 : (size_t)k;
     px_error err = {0};

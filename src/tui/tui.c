@@ -317,7 +317,8 @@ static int gather(tui *t, const px_tui_opts *o, px_env_input **inputs, int wake_
     if (!evidence_runs(t->res))
         return 0;
     t->ropts = (px_runner_opts){.backend_lib = o->backend_lib, .backend_modules = o->modules,
-                                .n_backend_modules = (size_t)o->n_modules, .notify_fd = wake_w};
+                                .n_backend_modules = (size_t)o->n_modules, .notify_fd = wake_w,
+                                .keep_alive = 1};
     runner_locate(&t->ropts, o->executor, o->python);
     if (runner_check(&t->ropts, t->f, t->res, err))
         return -1;
