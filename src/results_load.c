@@ -604,10 +604,21 @@ static int get_size(ctx *c, yaml_node_t *map, const char *key, const char *what,
     return 0;
 }
 
-/* A number of 0 or more; null and absent give -1 (not measured). */
+/* A finite number of 0 or more (a time, a rate); null and absent give -1
+ * (not measured). */
 static int get_figure(ctx *c, yaml_node_t *map, const char *key, const char *what, double *out)
 {
-    return get_ms(c, map, key, what, out);
+    yaml_node_t *n = get(c, map, key);
+    *out = -1;
+    if (!n || is_null(n))
+        return 0;
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.%.80s", what, key);
+    if (read_double(c, n, w, out))
+        return -1;
+    if (!isfinite(*out) || *out < 0)
+        return fail_at(c, n, "%s must be a finite number of 0 or more, not '%s'", w, scalar(n));
+    return 0;
 }
 
 static int load_bench_outputs(ctx *c, yaml_node_t *n, px_bench *b, const px_env_result *e, const char *what)

@@ -720,7 +720,7 @@ Test(results_load, bench_records_are_read_strictly)
         {"endpoint: batch:2", "endpoint: batch:1", 7, 19, "endpoint must be single or batch:N (N from 2), not 'batch:1'"},
         {"endpoint: batch:2", "endpoint: batch:2x", 7, 19, "not 'batch:2x'"},
         {"p90_ms: 3", "p90_ms: 1.5", 7, 9, "the latencies must read min <= p50 <= p90 <= p99 <= max"},
-        {"p50_ms: 2", "p50_ms: -2", 11, 17, "must be a duration of 0 or more milliseconds"},
+        {"p50_ms: 2", "p50_ms: -2", 11, 17, "p50_ms must be a finite number of 0 or more"},
         {"jazz: [1, 2, 3, 5, 4]", "jazz: [1, 2, 3]", 17, 17, "'jazz' has 3 values, the environment has 5 labels"},
         {"jazz: [1, 2, 3, 5, 4]", "jazz: [1, 2, 3, x, 4]", 17, 27, "must be a number, not 'x'"},
         {"        warmup: 1\n", "        warmup: 1\n        speed: 3\n", 9, 9, "speed"},

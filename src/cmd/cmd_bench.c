@@ -24,31 +24,31 @@ static const char *ms(double v, char *buf, size_t size)
     return buf;
 }
 
-static void print_endpoint(const px_bench *b, const px_bench_verdict *v)
+static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v)
 {
     char name[32], a[32];
     bench_endpoint_name(b, name, sizeof name);
     if (!v->comparable)
-        printf("  %-18s OUTPUTS BROKE THE CONTRACT: %s; these figures are not comparable\n", name, v->broken);
+        fprintf(o, "  %-18s OUTPUTS BROKE THE CONTRACT: %s; these figures are not comparable\n", name, v->broken);
     if (v->batching)
-        printf("  %-18s batching changed the numbers (outputs differ from one example a forward): %s\n", name,
+        fprintf(o, "  %-18s batching changed the numbers (outputs differ from one example a forward): %s\n", name,
                v->batching);
     if (!b->forwards) {
-        printf("  %-18s not measured: %s\n", name, b->stopped ? b->stopped : "no forward was timed");
+        fprintf(o, "  %-18s not measured: %s\n", name, b->stopped ? b->stopped : "no forward was timed");
         return;
     }
-    printf("  %-18s warm forward p50 %.3g ms, p90 %.3g, p99 %.3g (min %.3g, max %.3g); %.4g examples/s\n", name,
+    fprintf(o, "  %-18s warm forward p50 %.3g ms, p90 %.3g, p99 %.3g (min %.3g, max %.3g); %.4g examples/s\n", name,
            b->p50_ms, b->p90_ms, b->p99_ms, b->min_ms, b->max_ms, b->per_s);
-    printf("  %-18s %zu forward%s of %d example%s, %d timed pass%s after %d warm-up over %zu examples; %s a round "
+    fprintf(o, "  %-18s %zu forward%s of %d example%s, %d timed pass%s after %d warm-up over %zu examples; %s a round "
            "trip through parity\n",
            "", b->forwards, b->forwards == 1 ? "" : "s", b->batch, b->batch == 1 ? "" : "s", b->passes,
            b->passes == 1 ? "" : "es", b->warmup, b->examples, ms(b->roundtrip_p50_ms, a, sizeof a));
     if (b->new_shapes)
-        printf("  %-18s first forward of each new input shape timed apart (a lazy device compiles then): %zu, "
+        fprintf(o, "  %-18s first forward of each new input shape timed apart (a lazy device compiles then): %zu, "
                "%.3g ms in all\n",
                "", b->new_shapes, b->new_shapes_ms);
     if (b->stopped)
-        printf("  %-18s stopped early: %s\n", "", b->stopped);
+        fprintf(o, "  %-18s stopped early: %s\n", "", b->stopped);
 }
 
 /* 1 when every endpoint of every environment gave comparable figures of a
@@ -59,9 +59,11 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
     px_judgement j;
     if (judge_results(f, res, &j, &err))
         return cli_error(&err);
-    printf("%s: parity bench, %zu examples, %zu environment%s\n", f->path, f->n_examples, res->n_envs,
+    /* With the results on stdout, the figures go to stderr. */
+    FILE *o = a->output && !strcmp(a->output, "-") ? stderr : stdout;
+    fprintf(o, "%s: parity bench, %zu examples, %zu environment%s\n", f->path, f->n_examples, res->n_envs,
            res->n_envs == 1 ? "" : "s");
-    printf("Every figure times the forward and the copy of its output to the host, as the executor measures it;\n"
+    fprintf(o, "Every figure times the forward and the copy of its output to the host, as the executor measures it;\n"
            "cleaning and tokenising are outside them (done once, before). Every output is judged against the "
            "contract.\n");
     int rc = PX_EXIT_OK;
@@ -69,23 +71,23 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
         const px_env_result *e = &res->envs[i];
         const px_env_verdict *ev = &j.envs[i];
         char a1[32], a2[32];
-        printf("\n%s  %s %s%s%s%s\n", e->name, results_env_device(f, e), results_env_dtype(f, e),
+        fprintf(o, "\n%s  %s %s%s%s%s\n", e->name, results_env_device(f, e), results_env_dtype(f, e),
                f->envs[e->env_index].role ? " (" : "", f->envs[e->env_index].role ? f->envs[e->env_index].role : "",
                f->envs[e->env_index].role ? ")" : "");
         if (e->state == PX_ENV_DOWN) {
-            printf("  DOWN at %s: %s\n", proto_stage_name(e->down_stage), e->down_msg ? e->down_msg : "");
+            fprintf(o, "  DOWN at %s: %s\n", proto_stage_name(e->down_stage), e->down_msg ? e->down_msg : "");
             rc = px_exit_worse(rc, PX_EXIT_ENV);
             continue;
         }
-        printf("  %-18s torch %s (%s) on %s, %d thread%s%s%s\n", "runs", e->m.libtorch_version ? e->m.libtorch_version : "?",
+        fprintf(o, "  %-18s torch %s (%s) on %s, %d thread%s%s%s\n", "runs", e->m.libtorch_version ? e->m.libtorch_version : "?",
                e->m.executor ? e->m.executor : "?", e->m.device_name ? e->m.device_name : "?", e->m.threads,
                e->m.threads == 1 ? "" : "s", e->m.tf32 ? ", tf32 " : "", e->m.tf32 ? e->m.tf32 : "");
-        printf("  %-18s %s (reading the TorchScript file, moving it to the device)\n", "model load",
+        fprintf(o, "  %-18s %s (reading the TorchScript file, moving it to the device)\n", "model load",
                ms(e->m.load_ms, a1, sizeof a1));
-        printf("  %-18s %s (the probe input: holds any lazy compilation, JIT profiling or graph capture)\n",
+        fprintf(o, "  %-18s %s (the probe input: holds any lazy compilation, JIT profiling or graph capture)\n",
                "first forward", ms(e->m.first_forward_ms, a2, sizeof a2));
         if (!ev->met)
-            printf("  %-18s the contract is NOT met in this run: the figures below describe a path that does not "
+            fprintf(o, "  %-18s the contract is NOT met in this run: the figures below describe a path that does not "
                    "give the answers asked for\n",
                    "contract");
         for (size_t b = 0; b < e->n_bench; b++) {
@@ -94,18 +96,18 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
                 judgement_free(&j);
                 return cli_error(&err);
             }
-            print_endpoint(&e->bench[b], &v);
+            print_endpoint(o, &e->bench[b], &v);
             if (!v.comparable || v.batching || !ev->met)
                 rc = px_exit_worse(rc, PX_EXIT_FAILED);
             if (e->bench[b].cut)
                 rc = px_exit_worse(rc, PX_EXIT_CUT_SHORT);
             bench_verdict_free(&v);
         }
-        printf("  %-18s %s: %s\n", "performance", rung_state_name(ev->rung[PX_RUNG_PERF]),
+        fprintf(o, "  %-18s %s: %s\n", "performance", rung_state_name(ev->rung[PX_RUNG_PERF]),
                ev->rung_detail[PX_RUNG_PERF] ? ev->rung_detail[PX_RUNG_PERF] : "");
     }
     judgement_free(&j);
-    printf("\n");
+    fprintf(o, "\n");
     rc = px_exit_worse(rc, check_write_results(a, f, res));
     return check_cut_short_exit(res, rc);
 }
