@@ -25,6 +25,10 @@ static void text_ladder(FILE *o, const px_env_verdict *ev)
     for (int r = 0; r < PX_RUNG_COUNT; r++)
         if (ev->rung[r] == PX_RS_FAILED)
             fprintf(o, "  %s failed: %s\n", rung_name((px_rung)r), ev->rung_detail[r]);
+    /* The second question's answer, when a benchmark gave one (parity
+     * bench): what was measured, or why its figures do not count. */
+    if (ev->rung_detail[PX_RUNG_PERF])
+        fprintf(o, "  performance: %s\n", ev->rung_detail[PX_RUNG_PERF]);
 }
 
 static void text_counts(FILE *o, const px_env_verdict *ev)

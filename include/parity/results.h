@@ -68,8 +68,9 @@ typedef struct px_bench {
     int warmup, passes;       /* untimed, then timed passes over the examples */
     size_t examples;          /* distinct examples it ran */
     size_t forwards;          /* timed forwards (the warm latency's samples) */
-    size_t new_shapes;        /* forwards that were the first of their input shape
-                                 (a lazy device compiles then): timed apart */
+    size_t new_shapes;        /* forwards that were the first of their input shape,
+                                 or that the backend says compiled a graph (a
+                                 lazy device compiles then): timed apart */
     double new_shapes_ms;     /* their total */
     double p50_ms, p90_ms, p99_ms, min_ms, max_ms;
                               /* warm forward, timed by the executor: the forward
