@@ -237,3 +237,28 @@ Test(history, a_bad_history_is_refused_and_an_unwritable_one_keeps_the_verdict, 
     sh("rm -rf '%s'%s", dir, "");
     free(dir);
 }
+
+/* An environment that met the contract before and cannot run now (its
+ * device is gone) is a regression too: --since-good exits 1 for it, where a
+ * plain check says 3 (an environment could not run). */
+Test(history, since_good_counts_a_good_environment_now_down, .timeout = 300)
+{
+    char fixture[1024];
+    char *dir = demo_copy(fixture, sizeof fixture);
+    cmd_result r = tl_run((const char *[]){"parity", "check", fixture, NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    edit(fixture, "  cpu-bf16:\n    device: cpu\n", "  cpu-bf16:\n    device: tpu9\n");
+    r = tl_run((const char *[]){"parity", "check", fixture, NULL});
+    cr_expect_eq(r.status, 3, "without --since-good, a down environment is exit 3: %s%s", r.out, r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", fixture, "--since-good", NULL});
+    cr_expect_eq(r.status, 1, "it met the contract before: a regression: %s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "REGRESSION"), "%s", r.out);
+    tl_free(&r);
+    px_history h = {0};
+    history_of(fixture, &h);
+    cr_expect_eq(h.n, 2, "the down run overwrote nothing");
+    history_free(&h);
+    free(dir);
+}
