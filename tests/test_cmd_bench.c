@@ -103,13 +103,13 @@ Test(bench, batching_that_changes_the_answers_is_a_finding, .timeout = 300)
     cmd_result r = tl_run((const char *[]){"parity", "bench", UNMASKED, "--endpoint", "single", "--endpoint",
                                            "batch:2", "--warmup", "0", "--iters", "2", "-o", out, NULL});
     cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
-    cr_expect(strstr(r.out, "batch:2            OUTPUTS BROKE THE CONTRACT: short (wrong-label, not pass as in the run)"),
+    cr_expect(strstr(r.out, "batch:2        OUTPUTS BROKE THE CONTRACT: short (wrong-label, not pass as in the run)"),
               "%s", r.out);
     cr_expect(strstr(r.out, "batching changed the numbers") && strstr(r.out, "short (decides sports, not film)"), "%s",
               r.out);
-    cr_expect(strstr(r.out, "performance        not-measured: figures not comparable"), "%s", r.out);
+    cr_expect(strstr(r.out, "performance    not-measured: figures not comparable"), "%s", r.out);
     /* The single endpoint's outputs are the run's: not a finding. */
-    cr_expect(!strstr(r.out, "single             OUTPUTS"), "%s", r.out);
+    cr_expect(!strstr(r.out, "single         OUTPUTS"), "%s", r.out);
     cmd_result c = tl_run((const char *[]){"parity", "check", UNMASKED, "--results", out, "-f", "json", NULL});
     cr_expect_eq(c.status, 0, "the contract is met one example a forward: %s%s", c.out, c.err);
     cr_expect(strstr(c.out, "\"state\":\"not-measured\",\"detail\":\"figures not comparable: batch:2 outputs broke "

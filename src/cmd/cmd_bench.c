@@ -29,26 +29,25 @@ static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v
     char name[32], a[32];
     bench_endpoint_name(b, name, sizeof name);
     if (!v->comparable)
-        fprintf(o, "  %-18s OUTPUTS BROKE THE CONTRACT: %s; these figures are not comparable\n", name, v->broken);
+        fprintf(o, "  %-14s OUTPUTS BROKE THE CONTRACT: %s; these figures are not comparable\n", name, v->broken);
     if (v->batching)
-        fprintf(o, "  %-18s batching changed the numbers (outputs differ from one example a forward): %s\n", name,
-               v->batching);
+        fprintf(o, "  %-14s batching changed the numbers (against one example a forward): %s\n", name,
+                v->batching);
     if (!b->forwards) {
-        fprintf(o, "  %-18s not measured: %s\n", name, b->stopped ? b->stopped : "no forward was timed");
+        fprintf(o, "  %-14s not measured: %s\n", name, b->stopped ? b->stopped : "no forward was timed");
         return;
     }
-    fprintf(o, "  %-18s warm forward p50 %.3g ms, p90 %.3g, p99 %.3g (min %.3g, max %.3g); %.4g examples/s\n", name,
-           b->p50_ms, b->p90_ms, b->p99_ms, b->min_ms, b->max_ms, b->per_s);
-    fprintf(o, "  %-18s %zu forward%s of %d example%s, %d timed pass%s after %d warm-up over %zu examples; %s a round "
-           "trip through parity\n",
-           "", b->forwards, b->forwards == 1 ? "" : "s", b->batch, b->batch == 1 ? "" : "s", b->passes,
-           b->passes == 1 ? "" : "es", b->warmup, b->examples, ms(b->roundtrip_p50_ms, a, sizeof a));
+    fprintf(o, "  %-14s warm forward p50 %.3g ms, p90 %.3g, p99 %.3g\n", name, b->p50_ms, b->p90_ms, b->p99_ms);
+    fprintf(o, "  %-14s min %.3g ms, max %.3g; %.4g examples/s; round trip %s\n", "", b->min_ms, b->max_ms,
+            b->per_s, ms(b->roundtrip_p50_ms, a, sizeof a));
+    fprintf(o, "  %-14s %zu forward%s of %d example%s: %d pass%s after %d warm-up\n", "", b->forwards,
+            b->forwards == 1 ? "" : "s", b->batch, b->batch == 1 ? "" : "s", b->passes, b->passes == 1 ? "" : "es",
+            b->warmup);
     if (b->new_shapes)
-        fprintf(o, "  %-18s first forward of each new input shape timed apart (a lazy device compiles then): %zu, "
-               "%.3g ms in all\n",
-               "", b->new_shapes, b->new_shapes_ms);
+        fprintf(o, "  %-14s %zu first forward%s of a new shape apart: %.3g ms in all\n", "", b->new_shapes,
+                b->new_shapes == 1 ? "" : "s", b->new_shapes_ms);
     if (b->stopped)
-        fprintf(o, "  %-18s stopped early: %s\n", "", b->stopped);
+        fprintf(o, "  %-14s stopped early: %s\n", "", b->stopped);
 }
 
 /* 1 when every endpoint of every environment gave comparable figures of a
@@ -63,9 +62,9 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
     FILE *o = a->output && !strcmp(a->output, "-") ? stderr : stdout;
     fprintf(o, "%s: parity bench, %zu examples, %zu environment%s\n", f->path, f->n_examples, res->n_envs,
            res->n_envs == 1 ? "" : "s");
-    fprintf(o, "Every figure times the forward and the copy of its output to the host, as the executor measures it;\n"
-           "cleaning and tokenising are outside them (done once, before). Every output is judged against the "
-           "contract.\n");
+    fprintf(o, "Every figure times the forward and the copy of its output to the host, as the\n"
+               "executor measures it; cleaning and tokenising are outside them (done once,\n"
+               "before). Every output the benchmark produces is judged against the contract.\n");
     int rc = PX_EXIT_OK;
     for (size_t i = 0; i < res->n_envs; i++) {
         const px_env_result *e = &res->envs[i];
@@ -79,17 +78,18 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
             rc = px_exit_worse(rc, PX_EXIT_ENV);
             continue;
         }
-        fprintf(o, "  %-18s torch %s (%s) on %s, %d thread%s%s%s\n", "runs", e->m.libtorch_version ? e->m.libtorch_version : "?",
+        fprintf(o, "  %-14s torch %s (%s) on %s, %d thread%s%s%s\n", "runs", e->m.libtorch_version ? e->m.libtorch_version : "?",
                e->m.executor ? e->m.executor : "?", e->m.device_name ? e->m.device_name : "?", e->m.threads,
                e->m.threads == 1 ? "" : "s", e->m.tf32 ? ", tf32 " : "", e->m.tf32 ? e->m.tf32 : "");
-        fprintf(o, "  %-18s %s (reading the TorchScript file, moving it to the device)\n", "model load",
-               ms(e->m.load_ms, a1, sizeof a1));
-        fprintf(o, "  %-18s %s (the probe input: holds any lazy compilation, JIT profiling or graph capture)\n",
-               "first forward", ms(e->m.first_forward_ms, a2, sizeof a2));
+        fprintf(o, "  %-14s %s (reading the TorchScript file, moving it to the device)\n", "model load",
+                ms(e->m.load_ms, a1, sizeof a1));
+        fprintf(o, "  %-14s %s (the probe input: any lazy compilation, JIT profiling\n", "first forward",
+                ms(e->m.first_forward_ms, a2, sizeof a2));
+        fprintf(o, "  %-14s or graph capture happen here)\n", "");
         if (!ev->met)
-            fprintf(o, "  %-18s the contract is NOT met in this run: the figures below describe a path that does not "
-                   "give the answers asked for\n",
-                   "contract");
+            fprintf(o, "  %-14s NOT met in this run: the figures below are of a path that does not\n"
+                       "  %-14s give the answers asked for\n",
+                    "contract", "");
         for (size_t b = 0; b < e->n_bench; b++) {
             px_bench_verdict v;
             if (bench_judge(f, res, &j, i, b, &v, &err)) {
@@ -103,8 +103,13 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
                 rc = px_exit_worse(rc, PX_EXIT_CUT_SHORT);
             bench_verdict_free(&v);
         }
-        fprintf(o, "  %-18s %s: %s\n", "performance", rung_state_name(ev->rung[PX_RUNG_PERF]),
-               ev->rung_detail[PX_RUNG_PERF] ? ev->rung_detail[PX_RUNG_PERF] : "");
+        /* The figures are above: the rung's verdict, and its why when it
+         * is not measured. */
+        if (ev->rung[PX_RUNG_PERF] == PX_RS_PASSED)
+            fprintf(o, "  %-14s measured: no output of the benchmark changed a verdict\n", "performance");
+        else
+            fprintf(o, "  %-14s %s: %s\n", "performance", rung_state_name(ev->rung[PX_RUNG_PERF]),
+                    ev->rung_detail[PX_RUNG_PERF] ? ev->rung_detail[PX_RUNG_PERF] : "");
     }
     judgement_free(&j);
     fprintf(o, "\n");

@@ -353,6 +353,12 @@ static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_
     runner_locate(&opts, a->executor, a->python);
     px_runner *run = NULL;
     int rc;
+    /* An interrupt is said as one from before the first executor starts
+     * until the results are written. Before (loading, preparing) and in
+     * commands that run nothing, Ctrl-C ends parity as it ends any
+     * program: nothing runs yet, nothing is written. */
+    struct sigaction old_int, old_term;
+    interrupts_catch(&old_int, &old_term);
     if (a->shard.count && !skip) {
         px_error_oom(&err, NULL);
         rc = cli_error(&err);
@@ -364,6 +370,8 @@ static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_
         follow_run(run, a->quiet);
         rc = runner_wait(run, &err) ? cli_error(&err) : a->finish(a, f, res);
     }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     fflush(stdout);
     runner_free(run);
     runner_locate_free(&opts);
@@ -550,7 +558,7 @@ static int check_main(const run_args *a, const px_fixture *f)
     return rc;
 }
 
-static int check_command_caught(const char *command, const run_args *ap);
+static int command_main(const char *command, const run_args *ap);
 
 int check_command(const char *command, int argc, char **argv, run_finish_fn finish)
 {
@@ -559,18 +567,10 @@ int check_command(const char *command, int argc, char **argv, run_finish_fn fini
     if (parsed != CLI_PARSED)
         return parsed;
     a.finish = finish;
-    /* From here on an interrupt is said as one: one that comes while the
-     * fixture loads or the inputs are prepared stops the run as soon as it
-     * starts (everything not-evaluated, the file whole, exit 5). */
-    struct sigaction old_int, old_term;
-    interrupts_catch(&old_int, &old_term);
-    int rc = check_command_caught(command, &a);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    return rc;
+    return command_main(command, &a);
 }
 
-static int check_command_caught(const char *command, const run_args *ap)
+static int command_main(const char *command, const run_args *ap)
 {
     run_args a = *ap;
     px_error err = {0};
