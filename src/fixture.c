@@ -40,24 +40,9 @@ static int fail_at(ctx *c, const yaml_node_t *n, const char *fmt, const char *a,
     return px_error_set(c->err, PX_ERR_MALFORMED, c->path, l.line, l.col, "%s", msg);
 }
 
-static const char *type_name(const yaml_node_t *n)
-{
-    switch (n->type) {
-    case YAML_SCALAR_NODE: return "a scalar";
-    case YAML_SEQUENCE_NODE: return "a list";
-    case YAML_MAPPING_NODE: return "a mapping";
-    default: return "nothing";
-    }
-}
-
 static int want(ctx *c, const yaml_node_t *n, yaml_node_type_t t, const char *what)
 {
-    if (n->type == t)
-        return 0;
-    const char *exp = t == YAML_SCALAR_NODE ? "a scalar" : t == YAML_SEQUENCE_NODE ? "a list" : "a mapping";
-    char m[256];
-    snprintf(m, sizeof m, "%s must be %s, not %s", what, exp, type_name(n));
-    return fail_at(c, n, "%s%s", m, "");
+    return ydoc_want(c->path, n, t, what, c->err);
 }
 
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }

@@ -198,24 +198,12 @@ static int fail_at(rd *c, const yaml_node_t *n, const char *fmt, ...)
                         (int)n->start_mark.column + 1, "%s", msg);
 }
 
-static const char *type_name(yaml_node_type_t t)
-{
-    return t == YAML_SCALAR_NODE ? "a scalar" : t == YAML_SEQUENCE_NODE ? "a list" : "a mapping";
-}
-
 static int want(rd *c, const yaml_node_t *n, yaml_node_type_t t, const char *what)
 {
-    return n->type == t ? 0 : fail_at(c, n, "%s must be %s, not %s", what, type_name(t), type_name(n->type));
+    return ydoc_want(c->path, n, t, what, c->err);
 }
 
-/* YAML's null: only plain, as the writer quotes every string. */
-static int is_null(const yaml_node_t *n)
-{
-    if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return 0;
-    const char *s = scalar(n);
-    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
-}
+static int is_null(const yaml_node_t *n) { return ydoc_is_null(n); }
 
 /* A string (no control characters: it is printed to a terminal) into
  * *out, malloc'd; null gives NULL unless required. */

@@ -59,25 +59,12 @@ static int fail_at(ctx *c, const yaml_node_t *n, const char *fmt, ...)
     return px_error_set(c->err, PX_ERR_MALFORMED, c->path, line, col, "%s", msg);
 }
 
-static const char *type_name(yaml_node_type_t t)
-{
-    return t == YAML_SCALAR_NODE ? "a scalar" : t == YAML_SEQUENCE_NODE ? "a list" : "a mapping";
-}
-
 static int want(ctx *c, const yaml_node_t *n, yaml_node_type_t t, const char *what)
 {
-    return n->type == t ? 0 : fail_at(c, n, "%s must be %s, not %s", what, type_name(t), type_name(n->type));
+    return ydoc_want(c->path, n, t, what, c->err);
 }
 
-/* YAML's null: only a plain scalar, since the writer quotes every string
- * and a label may well be called "null". */
-static int is_null(const yaml_node_t *n)
-{
-    if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return 0;
-    const char *s = scalar(n);
-    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
-}
+static int is_null(const yaml_node_t *n) { return ydoc_is_null(n); }
 
 static int check_keys(ctx *c, yaml_node_t *map, const char *what, const char *const *allowed)
 {
@@ -169,8 +156,9 @@ static int read_double(ctx *c, yaml_node_t *n, const char *what, double *out)
     return 0;
 }
 
-/* A duration in milliseconds; null and absent give -1 (not measured). */
-static int get_ms(ctx *c, yaml_node_t *map, const char *key, const char *what, double *out)
+/* A finite number of 0 or more, `kind` saying what it must be when it is
+ * not; null and absent give -1 (not measured). */
+static int get_nonneg(ctx *c, yaml_node_t *map, const char *key, const char *what, const char *kind, double *out)
 {
     yaml_node_t *n = get(c, map, key);
     *out = -1;
@@ -181,8 +169,14 @@ static int get_ms(ctx *c, yaml_node_t *map, const char *key, const char *what, d
     if (read_double(c, n, w, out))
         return -1;
     if (!isfinite(*out) || *out < 0)
-        return fail_at(c, n, "%s must be a duration of 0 or more milliseconds, not '%s'", w, scalar(n));
+        return fail_at(c, n, "%s must be %s, not '%s'", w, kind, scalar(n));
     return 0;
+}
+
+/* A duration in milliseconds. */
+static int get_ms(ctx *c, yaml_node_t *map, const char *key, const char *what, double *out)
+{
+    return get_nonneg(c, map, key, what, "a duration of 0 or more milliseconds", out);
 }
 
 static int read_int(ctx *c, yaml_node_t *n, const char *what, long long lo, long long hi, long long *out)
@@ -604,21 +598,10 @@ static int get_size(ctx *c, yaml_node_t *map, const char *key, const char *what,
     return 0;
 }
 
-/* A finite number of 0 or more (a time, a rate); null and absent give -1
- * (not measured). */
+/* A bench figure (a time, a rate). */
 static int get_figure(ctx *c, yaml_node_t *map, const char *key, const char *what, double *out)
 {
-    yaml_node_t *n = get(c, map, key);
-    *out = -1;
-    if (!n || is_null(n))
-        return 0;
-    char w[400];
-    snprintf(w, sizeof w, "%.300s.%.80s", what, key);
-    if (read_double(c, n, w, out))
-        return -1;
-    if (!isfinite(*out) || *out < 0)
-        return fail_at(c, n, "%s must be a finite number of 0 or more, not '%s'", w, scalar(n));
-    return 0;
+    return get_nonneg(c, map, key, what, "a finite number of 0 or more", out);
 }
 
 static int load_bench_outputs(ctx *c, yaml_node_t *n, px_bench *b, const px_env_result *e, const char *what)
@@ -828,7 +811,7 @@ static int check_version(ctx *c, yaml_node_t *root)
         n < 1)
         return fail_at(c, v, "parity_results: %s is not a results format version (a whole number; this program "
                              "reads %d to %d)",
-                       v->type == YAML_SCALAR_NODE ? s : type_name(v->type), PX_RESULTS_OLDEST, PX_RESULTS_VERSION);
+                       v->type == YAML_SCALAR_NODE ? s : ydoc_type_name(v->type), PX_RESULTS_OLDEST, PX_RESULTS_VERSION);
     if (n > PX_RESULTS_VERSION)
         return fail_at(c, v, "results format %ld is newer than this parity reads (%d): upgrade parity to read it", n,
                        PX_RESULTS_VERSION);

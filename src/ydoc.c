@@ -30,6 +30,33 @@ static int fail(const char *path, const yaml_node_t *n, px_error *err, const cha
                         msg);
 }
 
+const char *ydoc_type_name(yaml_node_type_t t)
+{
+    switch (t) {
+    case YAML_SCALAR_NODE: return "a scalar";
+    case YAML_SEQUENCE_NODE: return "a list";
+    case YAML_MAPPING_NODE: return "a mapping";
+    default: return "nothing";
+    }
+}
+
+int ydoc_want(const char *path, const yaml_node_t *n, yaml_node_type_t t, const char *what, px_error *err)
+{
+    if (n->type == t)
+        return 0;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s must be %s, not %s", what, ydoc_type_name(t), ydoc_type_name(n->type));
+    return fail(path, n, err, msg);
+}
+
+int ydoc_is_null(const yaml_node_t *n)
+{
+    if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return 0;
+    const char *s = scalar(n);
+    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
+}
+
 yaml_node_t *ydoc_require(yaml_document_t *d, const char *path, yaml_node_t *map, const char *key, const char *what,
                           px_error *err)
 {

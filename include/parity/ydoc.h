@@ -49,6 +49,15 @@ yaml_node_t *ydoc_get(yaml_document_t *d, yaml_node_t *map, const char *key);
 yaml_node_t *ydoc_require(yaml_document_t *d, const char *path, yaml_node_t *map, const char *key, const char *what,
                           px_error *err);
 
+/* "a scalar", "a list", "a mapping" ("nothing" for no node). */
+const char *ydoc_type_name(yaml_node_type_t t);
+/* 0 when n is of type t; else -1 with *err at n: "WHAT must be a list,
+ * not a scalar". */
+int ydoc_want(const char *path, const yaml_node_t *n, yaml_node_type_t t, const char *what, px_error *err);
+/* YAML's null: only a plain scalar (empty, ~, null, Null, NULL), since the
+ * writers quote every string and a value may well be called "null". */
+int ydoc_is_null(const yaml_node_t *n);
+
 /* Every key of the mapping is a scalar in `allowed` (NULL-terminated) and
  * appears once: a typo is never silently ignored. -1 with *err (code 2,
  * path:line:col of the key) otherwise. */
