@@ -719,8 +719,8 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
     return 0;
 }
 
-/* The performance rung: measured when a benchmark ran and none of its
- * outputs changed a verdict; it never changes whether the contract is met
+/* The performance rung, and each benchmark's verdict (ev->bench): measured
+ * when a benchmark ran and none of its outputs changed a verdict; it never changes whether the contract is met
  * (the two questions stay apart). Reached only when the contract is
  * satisfied: figures of a path that gives wrong answers are not a result. */
 static int perf_rung(const px_fixture *f, const px_results *r, px_judgement *out, size_t e, px_error *err)
@@ -740,21 +740,25 @@ static int perf_rung(const px_fixture *f, const px_results *r, px_judgement *out
         return px_error_oom(err, NULL);
     }
     int measured = 0, broken = 0;
+    if (!(ev->bench = calloc(er->n_bench, sizeof *ev->bench))) {
+        fclose(fo), fclose(wo), free(figures), free(why);
+        return px_error_oom(err, NULL);
+    }
     for (size_t b = 0; b < er->n_bench; b++) {
         const px_bench *pb = &er->bench[b];
-        px_bench_verdict v;
-        if (bench_judge(f, r, out, e, b, &v, err)) {
+        px_bench_verdict *v = &ev->bench[b];
+        if (bench_judge(f, r, out, e, b, v, err)) {
             fclose(fo), fclose(wo), free(figures), free(why);
             return -1;
         }
+        ev->n_bench = b + 1;
         char name[32];
         bench_endpoint_name(pb, name, sizeof name);
-        if (!v.comparable) {
-            fprintf(wo, "%s%s outputs broke the contract: %s", broken++ ? "; " : "", name, v.broken);
+        if (!v->comparable) {
+            fprintf(wo, "%s%s outputs broke the contract: %s", broken++ ? "; " : "", name, v->broken);
         } else if (pb->forwards) {
             fprintf(fo, "%s%s p50 %.3g ms, %.4g examples/s", measured++ ? ", " : "", name, pb->p50_ms, pb->per_s);
         }
-        bench_verdict_free(&v);
     }
     fclose(fo), fclose(wo);
     if (broken)
@@ -814,6 +818,9 @@ void judgement_free(px_judgement *j)
         free(ev->ex);
         for (int r = 0; r < PX_RUNG_COUNT; r++)
             free(ev->rung_detail[r]);
+        for (size_t b = 0; b < ev->n_bench; b++)
+            bench_verdict_free(&ev->bench[b]);
+        free(ev->bench);
     }
     free(j->envs);
     for (size_t i = 0; i < j->n_findings; i++)

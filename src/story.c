@@ -355,30 +355,23 @@ static void build_performance(bctx *b)
 {
     for (size_t e = 0; e < b->r->n_envs; e++) {
         const px_env_result *er = &b->r->envs[e];
-        if (!er->selected)
-            continue;
-        for (size_t k = 0; k < er->n_bench; k++) {
-            px_bench_verdict v;
-            px_error err = {0};
-            if (bench_judge(b->f, b->r, b->j, e, k, &v, &err)) {
-                b->oom = 1;
-                return;
-            }
+        const px_env_verdict *ev = &b->j->envs[e];
+        for (size_t k = 0; k < ev->n_bench; k++) {
+            const px_bench_verdict *v = &ev->bench[k];
             char *line = bench_line(&er->bench[k]), name[32];
             bench_endpoint_name(&er->bench[k], name, sizeof name);
-            if (!v.comparable)
+            if (!v->comparable)
                 push(b, &b->s->performance,
                      fmt(b, "%s, %s: NOT COMPARABLE, the benchmark's outputs broke the contract: %s", er->name, name,
-                         v.broken));
-            if (v.batching)
+                         v->broken));
+            if (v->batching)
                 push(b, &b->s->performance,
-                     fmt(b, "%s, %s: batching changed the numbers: %s", er->name, name, v.batching));
-            if (!b->j->envs[e].met)
+                     fmt(b, "%s, %s: batching changed the numbers: %s", er->name, name, v->batching));
+            if (!ev->met)
                 push(b, &b->s->performance,
                      fmt(b, "%s, %s: timed, but the contract is not met there: not a result", er->name, name));
             push(b, &b->s->performance, fmt(b, "%s, %s", er->name, line ? line : "?"));
             free(line);
-            bench_verdict_free(&v);
         }
     }
 }

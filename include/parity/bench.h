@@ -11,17 +11,8 @@
 #include "parity/judge.h"
 #include "parity/results.h"
 
-typedef struct px_bench_verdict {
-    int comparable;  /* 1: no output of the benchmark changed its example's
-                        verdict (met or not) from the run's */
-    char *broken;    /* which did, in words; NULL when none */
-    char *batching;  /* batch:N: the examples whose stacked outputs differ from
-                        the run's (one example per forward) beyond the
-                        contract's tolerance, or decide another label: the
-                        batching changed the numbers; NULL when none */
-} px_bench_verdict;
-
-/* Judge benchmark `bench` of environment `env` of r, whose run j judged:
+/* Judge benchmark `bench` of environment `env` of r, whose run j judged
+ * (judge_results does, for every benchmark: px_env_verdict.bench):
  * each example's farthest output (px_bench.out) takes the place of the run's
  * and the whole is judged as check judges it (a bit-identical output is the
  * run's own and changes nothing). -1 with *err when the judging cannot be

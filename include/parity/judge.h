@@ -96,6 +96,18 @@ typedef struct px_verdict {
     px_attr attr;
 } px_verdict;
 
+/* What a benchmark's outputs say against the contract (parity bench;
+ * bench.h). */
+typedef struct px_bench_verdict {
+    int comparable;  /* 1: no output of the benchmark changed its example's
+                        verdict (met or not) from the run's */
+    char *broken;    /* which did, in words; NULL when none */
+    char *batching;  /* batch:N: the examples whose stacked outputs differ from
+                        the run's (one example per forward) beyond the
+                        contract's tolerance, or decide another label: the
+                        batching changed the numbers; NULL when none */
+} px_bench_verdict;
+
 typedef struct px_env_verdict {
     px_verdict *ex;
     px_rung_state rung[PX_RUNG_COUNT];
@@ -104,6 +116,8 @@ typedef struct px_env_verdict {
     int is_reference, down, met;
     int selected;         /* 0: left out with -e: not judged, not counted */
     int absent;           /* 1: the contract names it, nobody provided results */
+    px_bench_verdict *bench; /* one per benchmark of its results (bench_judge) */
+    size_t n_bench;
 } px_env_verdict;
 
 typedef struct px_judgement {

@@ -90,18 +90,14 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
             fprintf(o, "  %-14s NOT met in this run: the figures below are of a path that does not\n"
                        "  %-14s give the answers asked for\n",
                     "contract", "");
-        for (size_t b = 0; b < e->n_bench; b++) {
-            px_bench_verdict v;
-            if (bench_judge(f, res, &j, i, b, &v, &err)) {
-                judgement_free(&j);
-                return cli_error(&err);
-            }
-            print_endpoint(o, &e->bench[b], &v);
-            if (!v.comparable || v.batching || !ev->met)
+        /* Judged with the run (judge_results): one verdict per benchmark. */
+        for (size_t b = 0; b < ev->n_bench; b++) {
+            const px_bench_verdict *v = &ev->bench[b];
+            print_endpoint(o, &e->bench[b], v);
+            if (!v->comparable || v->batching || !ev->met)
                 rc = px_exit_worse(rc, PX_EXIT_FAILED);
             if (e->bench[b].cut)
                 rc = px_exit_worse(rc, PX_EXIT_CUT_SHORT);
-            bench_verdict_free(&v);
         }
         /* The figures are above: the rung's verdict, and its why when it
          * is not measured. */
