@@ -164,8 +164,6 @@ Test(runner, keep_alive_runs_again_in_the_live_executor, .timeout = 180)
                 example_result_clear(&h.res->envs[0].ex[i]);
         runner_unlock(h.run);
         cr_assert_eq(runner_rerun(h.run, all, (size_t)k), 0);
-        cr_expect_not(runner_done(h.run), "busy until the example ran again");
-        cr_expect_eq(runner_rerun(h.run, all, (size_t)k), -1, "one request at a time");
         while (!runner_done(h.run))
             nanosleep(&(struct timespec){0, 10000000}, NULL);
         const px_example_result *x = &h.res->envs[0].ex[k];
@@ -179,5 +177,38 @@ Test(runner, keep_alive_runs_again_in_the_live_executor, .timeout = 180)
     finish(&h);
     cr_expect_eq(runner_child_pid(h.run, 0), 0);
     cr_expect_neq(kill(pid, 0), 0, "ended with the runner");
+    cleanup(&h);
+}
+
+/* While a re-run is in flight (slow.pt's slow example: seconds) the runner
+ * is busy and takes no second request. */
+Test(runner, keep_alive_takes_one_request_at_a_time, .timeout = 180)
+{
+    px_error err = {0};
+    harness h;
+    memset(&h, 0, sizeof h);
+    h.f = fixture_load("tests/data/slow.yaml", &err);
+    cr_assert_not_null(h.f, "%s", err.msg);
+    const px_env *e = fixture_env(h.f, "patient");
+    int idx = (int)(e - h.f->envs);
+    cr_assert_eq(env_input_open(&h.in, h.f, e, &err), 0, "%s", err.msg);
+    h.res = results_new(h.f, &idx, 1);
+    px_runner_opts o = {.executor = executor(), .keep_alive = 1};
+    h.run = runner_start(h.f, &h.in, h.res, &o, &err);
+    cr_assert_not_null(h.run, "%s", err.msg);
+    while (!runner_done(h.run))
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    int k = index_of(&h, "slow");
+    runner_lock(h.run);
+    example_result_clear(&h.res->envs[0].ex[k]);
+    runner_unlock(h.run);
+    cr_assert_eq(runner_rerun(h.run, 0, (size_t)k), 0);
+    cr_expect_not(runner_done(h.run), "busy until the example ran again");
+    cr_expect_eq(runner_rerun(h.run, 1, 0), -1, "one request at a time");
+    while (!runner_done(h.run))
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    cr_expect_eq(result(&h, "slow")->status, PX_ST_OK, "%s", status_name(result(&h, "slow")->status));
+    cr_expect_eq(h.res->envs[0].restarts, 0);
+    finish(&h);
     cleanup(&h);
 }
