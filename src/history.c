@@ -381,6 +381,12 @@ static int good(const px_env_result *er, const px_env_verdict *ev, size_t n_exam
     return 1;
 }
 
+void history_where(const px_history_entry *l, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s on %s%s%s", l->started_at ? l->started_at : "time not recorded",
+             l->host ? l->host : "host not recorded", l->results ? ", from " : "", l->results ? l->results : "");
+}
+
 int history_since(const px_history *h, const px_results *r, const px_judgement *j, px_since *out, px_error *err)
 {
     for (size_t e = 0; e < r->n_envs; e++) {

@@ -53,14 +53,6 @@ static const char *env_state(const px_env_verdict *ev)
     return ev->down ? "down" : "up";
 }
 
-/* "2026-12-02T14:34:04Z on vm, from runs/tpu.yaml": where the last good
- * configuration came from. */
-static void last_good_where(const px_history_entry *l, char *buf, size_t size)
-{
-    snprintf(buf, size, "%s on %s%s%s", l->started_at ? l->started_at : "time not recorded",
-             l->host ? l->host : "host not recorded", l->results ? ", from " : "", l->results ? l->results : "");
-}
-
 /* What changed since the last good configuration, one field a line. */
 static void text_since(FILE *o, const px_env_result *er, const px_env_verdict *ev, const px_since *s)
 {
@@ -72,7 +64,7 @@ static void text_since(FILE *o, const px_env_result *er, const px_env_verdict *e
             fprintf(o, "  last good: none recorded (it has not met the contract here before)\n");
         return;
     }
-    last_good_where(s->last, where, sizeof where);
+    history_where(s->last, where, sizeof where);
     if (s->regressed)
         fprintf(o, "  REGRESSION: it met the contract before (%s), not now\n", where);
     else if (!s->compared)
@@ -373,7 +365,7 @@ static void tap_since(FILE *o, const px_env_result *er, const px_since *s)
     char where[1024], line[1024];
     if (!s || !s->last)
         return;
-    last_good_where(s->last, where, sizeof where);
+    history_where(s->last, where, sizeof where);
     if (s->regressed)
         fprintf(o, "# %s: REGRESSION: it met the contract before (%s), not now\n", er->name, where);
     px_config now;

@@ -116,6 +116,29 @@ static void list(FILE *o, const px_strs *l, const char *none)
     fputs("</ul>\n", o);
 }
 
+/* Each environment against the last good configuration check recorded;
+ * nothing when the history has nothing to say. */
+static void last_good(FILE *o, const px_story *s)
+{
+    int any = 0;
+    for (size_t e = 0; e < s->n_envs; e++)
+        any |= s->envs[e].last_good != NULL;
+    if (!any)
+        return;
+    fputs("<h2 id=\"last-good\">Since the last good configuration</h2>\n<ul>\n", o);
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_env *se = &s->envs[e];
+        if (!se->last_good)
+            continue;
+        tag_text(o, "<li><strong>", se->name, "</strong>: ");
+        tag_text(o, se->regressed ? "<span class=\"unmet\">" : "<span>", se->last_good, "</span>");
+        if (se->changed.n)
+            list(o, &se->changed, "");
+        fputs("</li>\n", o);
+    }
+    fputs("</ul>\n", o);
+}
+
 static void contract(FILE *o, const px_story *s)
 {
     fputs("<h2 id=\"contract\">The contract in brief</h2>\n<ul>\n", o);
@@ -344,6 +367,7 @@ void report_html(FILE *o, const px_story *s)
         list(o, &s->warnings, "");
     }
     env_table(o, s);
+    last_good(o, s);
     contract(o, s);
     fputs("<h2 id=\"examples\">Examples</h2>\n", o);
     for (size_t k = 0; k < s->n_examples; k++)

@@ -107,6 +107,27 @@ static void md_envs(FILE *o, const px_story *s)
     fputc('\n', o);
 }
 
+/* Each environment against the last good configuration check recorded;
+ * nothing when the history has nothing to say. */
+static void md_last_good(FILE *o, const px_story *s)
+{
+    int any = 0;
+    for (size_t e = 0; e < s->n_envs; e++)
+        any |= s->envs[e].last_good != NULL;
+    if (!any)
+        return;
+    fputs("## Since the last good configuration\n\n", o);
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_story_env *se = &s->envs[e];
+        if (!se->last_good)
+            continue;
+        fputs("- **", o), md_text(o, se->name), fputs("**: ", o), md_text(o, se->last_good), fputc('\n', o);
+        for (size_t i = 0; i < se->changed.n; i++)
+            fputs("  ", o), md_line_item(o, se->changed.v[i]);
+    }
+    fputc('\n', o);
+}
+
 static void md_contract(FILE *o, const px_story *s)
 {
     fputs("## The contract in brief\n\n", o);
@@ -251,6 +272,7 @@ void report_markdown(FILE *o, const px_story *s)
     if (s->warnings.n)
         md_list_section(o, "Warnings", &s->warnings, "");
     md_envs(o, s);
+    md_last_good(o, s);
     md_contract(o, s);
     fputs("## Examples\n\n", o);
     for (size_t k = 0; k < s->n_examples; k++)

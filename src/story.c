@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "parity/decision.h"
+#include "parity/history.h"
 #include "parity/redact.h"
 #include "parity/version.h"
 
@@ -88,7 +89,7 @@ static void strs_free(px_strs *l)
 }
 
 static px_story *story_tell(const px_fixture *f, const px_results *r, const px_judgement *j,
-                            const px_journal *journal, px_error *err);
+                            const px_journal *journal, const px_since *since, px_error *err);
 
 void story_now(char out[32])
 {
@@ -376,6 +377,50 @@ static void build_performance(bctx *b)
     }
 }
 
+/* Each environment against its last good configuration, worded as check
+ * words it (report.c) and redacted like everything else from a run. */
+static void build_last_good(bctx *b, const px_since *since)
+{
+    for (size_t e = 0; since && e < b->r->n_envs; e++) {
+        const px_since *s = &since[e];
+        const px_env_verdict *ev = &b->j->envs[e];
+        px_story_env *se = &b->s->envs[e];
+        if (!ev->selected)
+            continue;
+        if (!s->last) {
+            if (!ev->met && !ev->absent)
+                se->last_good = dup(b, "last good: none recorded (it has not met the contract here before)");
+            continue;
+        }
+        char where[1024], line[1024];
+        history_where(s->last, where, sizeof where);
+        char *w = red(b, where);
+        se->regressed = s->regressed;
+        if (s->regressed)
+            se->last_good = fmt(b, "REGRESSION: it met the contract before (%s), not now", w ? w : "");
+        else if (!s->compared)
+            se->last_good = fmt(b, "last good: %s; not compared (%s)", w ? w : "", ev->absent ? "no results now" : "down");
+        else if (!s->changed)
+            se->last_good = fmt(b, "last good: the same configuration (%s)", w ? w : "");
+        else
+            se->last_good = fmt(b, "differs from the last good configuration (%s)", w ? w : "");
+        free(w);
+        px_config now;
+        if (!s->compared || !s->changed)
+            continue;
+        if (history_config_of(&b->r->envs[e].m, &now)) {
+            b->oom = 1;
+            continue;
+        }
+        for (int c = 0; c < PX_CF_COUNT; c++)
+            if (s->changed & (1u << c)) {
+                history_change_text((px_cfg_field)c, &s->last->config, &now, line, sizeof line);
+                push(b, &se->changed, red(b, line));
+            }
+        history_config_clear(&now);
+    }
+}
+
 static void build_not_evaluated(bctx *b)
 {
     px_story *s = b->s;
@@ -481,13 +526,36 @@ px_story *story_build(const px_fixture *f, const px_results *r, const px_judgeme
     px_error ignored = {0};
     if (journal_read(path, &jn, &ignored))
         memset(&jn, 0, sizeof jn);
-    px_story *s = story_tell(f, r, j, &jn, err);
+    /* The last good configurations check keeps beside the fixture. */
+    px_history h = {0};
+    history_path(f->path, path, sizeof path);
+    px_error herr = {0};
+    int hbad = history_load(path, &h, &herr);
+    px_since *since = hbad ? NULL : calloc(r->n_envs ? r->n_envs : 1, sizeof *since);
+    if (since && history_since(&h, r, j, since, err)) {
+        free(since), history_free(&h), journal_free(&jn);
+        return NULL;
+    }
+    px_story *s = story_tell(f, r, j, &jn, since, err);
+    if (s && hbad) {
+        bctx b = {f, r, j, redact_for_fixture(f, &ignored), s, 0};
+        char m[2048];
+        px_error_format(&herr, m, sizeof m);
+        char *rm = b.rd ? red(&b, m) : NULL;
+        if (rm)
+            push(&b, &s->warnings, fmt(&b, "the last good configurations are not shown: %s", rm));
+        free(rm);
+        s->redacted += b.rd ? redact_count(b.rd) : 0;
+        redact_free(b.rd);
+    }
+    free(since);
+    history_free(&h);
     journal_free(&jn);
     return s;
 }
 
 static px_story *story_tell(const px_fixture *f, const px_results *r, const px_judgement *j,
-                            const px_journal *journal, px_error *err)
+                            const px_journal *journal, const px_since *since, px_error *err)
 {
     bctx b = {f, r, j, NULL, calloc(1, sizeof(px_story)), 0};
     if (!b.s)
@@ -522,6 +590,7 @@ static px_story *story_tell(const px_fixture *f, const px_results *r, const px_j
             already += markers(er->ex[k].detail) + markers(er->ex[k].stderr_tail);
         build_env(&b, e, &s->envs[e]);
     }
+    build_last_good(&b, since);
     for (size_t k = 0; k < s->n_examples; k++)
         build_example(&b, k, &s->examples[k]);
     build_contract(&b);
@@ -553,6 +622,8 @@ void story_free(px_story *s)
             free(v[i]);
         for (int r = 0; r < PX_RUNG_COUNT; r++)
             free(se->rung_detail[r]);
+        free(se->last_good);
+        strs_free(&se->changed);
     }
     free(s->envs);
     for (size_t k = 0; k < s->n_examples; k++) {

@@ -262,3 +262,60 @@ Test(history, since_good_counts_a_good_environment_now_down, .timeout = 300)
     history_free(&h);
     free(dir);
 }
+
+/* What is handed to someone who was not there says it too: report (md and
+ * html) and so export's bundle list each environment against its last good
+ * configuration, from the history check kept; an unreadable history is a
+ * warning there, never a failed report. */
+Test(history, the_report_tells_what_changed_since_the_last_good, .timeout = 120)
+{
+    char fx[512], res[1024], moved[1024], path[1024];
+    char *dir = demo_copy(fx, sizeof fx);
+    snprintf(res, sizeof res, "%s/campus-results.yaml", dir);
+    snprintf(moved, sizeof moved, "%s/four-threads.yaml", dir);
+    sh("cp tests/data/campus-results.yaml '%s'%s", res, "");
+    const char *report[] = {"parity", "report", fx, "--results", moved, "--executor", "/nonexistent", NULL};
+    sh("sed '0,/threads: 1/s//threads: 4/' tests/data/campus-results.yaml > '%s'%s", moved, "");
+    /* No history yet: no section. */
+    cmd_result r = tl_run(report);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_null(strstr(r.out, "last good"), "%s", r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", fx, "-q", "--results", res, "--executor", "/nonexistent", NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+
+    r = tl_run(report);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "## Since the last good configuration\n\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "- **reference**: differs from the last good configuration (2026-12-02T14:34:04Z on vm, "
+                            "from "),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "\n  - threads: 1 → 4\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "- **cpu-bf16**: last good: the same configuration (2026-12-02T14:34:04Z on vm"), "%s",
+              r.out);
+    char *sec = strstr(r.out, "## Since the last good"), *end = sec ? strstr(sec, "\n## ") : NULL;
+    cr_assert(sec && end, "%s", r.out);
+    *end = 0;
+    cr_expect_eq(count(sec, " → "), 1, "exactly one change: %s", sec);
+    tl_free(&r);
+    const char *html[] = {"parity", "report", fx, "--results", moved, "--executor", "/nonexistent", "-f", "html", NULL};
+    r = tl_run(html);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "<h2 id=\"last-good\">Since the last good configuration</h2>"), "%s", r.out);
+    cr_expect(strstr(r.out, "<li>threads: 1 → 4</li>"), "%s", r.out);
+    tl_free(&r);
+
+    /* A history that does not read: the report says why and goes on. */
+    history_path(fx, path, sizeof path);
+    tl_write(path, "parity_history: 1\nenvironments: {}\n");
+    r = tl_run(report);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "the last good configurations are not shown: ") &&
+                  strstr(r.out, "parity-history.yaml:2:15: "),
+              "%s", r.out);
+    cr_expect_null(strstr(r.out, "## Since the last good"), "%s", r.out);
+    tl_free(&r);
+    sh("rm -rf '%s'%s", dir, "");
+    free(dir);
+}

@@ -79,6 +79,10 @@ typedef struct px_history {
     size_t n, cap;
 } px_history;
 
+/* Where a last good configuration came from, in words: "2026-12-02T14:34:04Z
+ * on vm, from runs/tpu.yaml" (each part said when not recorded). */
+void history_where(const px_history_entry *l, char *buf, size_t size);
+
 /* ".../.<fixture name>.parity-history.yaml" beside the fixture. */
 void history_path(const char *fixture, char *buf, size_t size);
 /* Read the history; a file that does not exist reads as empty. Strict: NULL

@@ -42,6 +42,14 @@ typedef struct px_story_env {
     char *counts;      /* "7 pass, 1 pass-within-tolerance"; "" when none */
     px_rung_state rung[PX_RUNG_COUNT];
     char *rung_detail[PX_RUNG_COUNT]; /* NULL unless failed */
+    /* Against its last good configuration (history.h, the file beside the
+     * fixture that check keeps): one line, NULL when there is nothing to
+     * say (never met the contract and not evaluated, or met it now with
+     * no history yet); what differs, one field a line ("dtype: float32 →
+     * bfloat16"). */
+    char *last_good;
+    int regressed;     /* it met the contract before, not now */
+    px_strs changed;
 } px_story_env;
 
 /* One example in one environment. */
@@ -99,8 +107,10 @@ typedef struct px_story {
 } px_story;
 
 /* The story of f judged from r as j, with the decisions waiting in f's
- * journal (journal.h; an unreadable journal reads as none).  * (NULL: none). NULL with *err when out of memory or a `redact:` pattern
- * fails. */
+ * journal (journal.h; an unreadable journal reads as none) and each
+ * environment against its last good configuration (history.h; an
+ * unreadable history is a warning of the story). NULL with *err when out
+ * of memory or a `redact:` pattern fails. */
 px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, px_error *err);
 void story_free(px_story *s);
 

@@ -48,42 +48,20 @@ static int state_el(const px_story_env *e)
     return !e->selected || !e->evaluated ? PX_EL_NOT_EVALUATED : e->met ? PX_EL_PASS : PX_EL_FAIL;
 }
 
-/* An environment against its last good configuration (history.h):
- * nothing when it has none, else where it came from and what changed. */
-static void tell_since(paras *p, const px_since *s, const px_env_result *er)
+/* An environment against its last good configuration (the story's
+ * words): nothing when there is nothing to say. */
+static void tell_last_good(paras *p, const px_story_env *v)
 {
-    if (!s || !s->last)
+    if (!v->last_good)
         return;
-    const px_history_entry *l = s->last;
-    char where[1024];
-    snprintf(where, sizeof where, "%s on %s%s%s", l->started_at ? l->started_at : "time not recorded",
-             l->host ? l->host : "host not recorded", l->results ? ", from " : "", l->results ? l->results : "");
-    if (s->regressed)
-        add(p, PX_EL_FAIL, 4, "regression: it met the contract before (%s), not now", where);
-    px_config now;
-    if (!s->compared) {
-        add(p, PX_EL_DIM, 4, "last good: %s; not compared", where);
-        return;
-    }
-    if (!s->changed) {
-        add(p, PX_EL_DIM, 4, "last good: the same configuration (%s)", where);
-        return;
-    }
-    if (history_config_of(&er->m, &now))
-        return;
-    char list[2048] = "", line[512];
-    for (int c = 0; c < PX_CF_COUNT; c++)
-        if (s->changed & (1u << c)) {
-            history_change_text((px_cfg_field)c, &l->config, &now, line, sizeof line);
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? "; " : "", line);
-        }
-    history_config_clear(&now);
-    add(p, PX_EL_CHANGED, 4, "last good differs (%s): %s", where, list);
+    char list[2048] = "";
+    for (size_t i = 0; i < v->changed.n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "; " : ": ", v->changed.v[i]);
+    add(p, v->regressed ? PX_EL_FAIL : v->changed.n ? PX_EL_CHANGED : PX_EL_DIM, 4, "%s%s", v->last_good, list);
 }
 
-/* The story as paragraphs, in the report's order; since (parallel to the
- * story's environments, NULL: none) adds each one's last good. */
-static void tell(paras *p, const px_story *s, const px_since *since, const px_results *r)
+/* The story as paragraphs, in the report's order. */
+static void tell(paras *p, const px_story *s)
 {
     add(p, PX_EL_TITLE, 0, "Task: %s", s->task);
     add(p, s->met > 0 ? PX_EL_PASS : s->met == 0 ? PX_EL_FAIL : PX_EL_NOT_EVALUATED, 0, "%s %s",
@@ -116,8 +94,7 @@ static void tell(paras *p, const px_story *s, const px_since *since, const px_re
         for (int r = 0; r < PX_RUNG_COUNT; r++)
             if (v->rung_detail[r])
                 add(p, PX_EL_FAIL, 4, "%s failed: %s", rung_name((px_rung)r), v->rung_detail[r]);
-        if (since && e < r->n_envs)
-            tell_since(p, &since[e], &r->envs[e]);
+        tell_last_good(p, v);
     }
     add(p, PX_EL_NORMAL, 0, "%s", "");
     add(p, PX_EL_TITLE, 0, "Conditions");
@@ -225,7 +202,7 @@ void tui_draw_summary(tui *t)
     px_error err = {0};
     px_story *s = tui_story(t, &err);
     if (s)
-        tell(&p, s, t->judged ? t->since : NULL, t->res);
+        tell(&p, s);
     else
         tell_running(&p, t);
     /* Sanitized once; wrapping counts what the screen will show. */
