@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* open_memstream, strndup */
 #include "parity/yamledit.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,9 @@
 /* The document is read once, as libyaml events, onto a tape: one record per
  * node event (and one per collection end) in document order, scalar values
  * and anchor and tag names copied into one arena. The tape is the document
- * tree laid flat: a collection's children follow its start record up to its
- * end record (start->link), an alias links to the record its anchor names.
+ * tree laid flat: a collection's children follow its record, up to the
+ * record its link gives (the first one past it); its end event gives only
+ * its end mark. An alias links to the record its anchor names.
  * Locating the edit walks the tape; verifying the result parses the new
  * text once and compares its events with the tape in step. No libyaml
  * document is built (that costs a second copy of every value and a node per
@@ -24,16 +26,18 @@
  * ydoc_load refuses it: nesting deeper than PX_YAML_MAX_DEPTH, an anchor
  * defined twice, an alias to no anchor defined before it, a second document
  * or none, all through a hashed anchor table. */
-enum { R_SCALAR, R_ALIAS, R_SEQ, R_MAP, R_END };
+enum { R_SCALAR, R_ALIAS, R_SEQ, R_MAP };
 enum { P_ANCHOR = 1, P_TAG = 2, P_SEEN = 4, P_SEEN_INDENT = 8 };
 #define NONE ((size_t)-1)
 
 typedef struct rec {
-    size_t start, end; /* mark.index (characters) of the event's start and end */
-    size_t line, col;  /* of the start, 0-based */
+    size_t start, end; /* mark.index (characters) of the start, and the end (a collection's: its end event's) */
     size_t val;        /* arena: [anchor NUL][tag NUL] value NUL; an alias's anchor name */
-    size_t len;        /* a scalar's value length */
-    size_t link;       /* a collection: its end record; an alias: the anchored record */
+    union {
+        size_t len;    /* a scalar's value length */
+        size_t link;   /* a collection: the record past its last child; an alias: the anchored record */
+    };
+    uint32_t line, col; /* of the start, 0-based (past 2^32 - 1: that) */
     unsigned char type, style, props;
 } rec;
 
@@ -64,7 +68,7 @@ static void tape_free(tape *t)
 static int tape_init(tape *t, size_t text_len)
 {
     memset(t, 0, sizeof *t);
-    t->cap = text_len / 16 + 16;
+    t->cap = text_len / 8 + 16; /* about one event in 10 bytes of a fixture */
     t->acap = text_len + 64;
     t->r = malloc(t->cap * sizeof *t->r);
     t->arena = malloc(t->acap);
@@ -132,6 +136,21 @@ static const char *rec_value(const tape *t, const rec *r)
  * of memory. Stream and document events only count documents. */
 static int tape_add(tape *t, const yaml_event_t *e)
 {
+    /* The common case first: a scalar with no anchor or tag, in a
+     * collection, with room on the tape and in the arena. */
+    if (e->type == YAML_SCALAR_EVENT && !e->data.scalar.anchor && !e->data.scalar.tag && t->open && t->depth &&
+        t->n < t->cap && t->used + e->data.scalar.length < t->acap) {
+        rec *r = &t->r[t->n++];
+        r->type = R_SCALAR, r->style = (unsigned char)e->data.scalar.style, r->props = 0;
+        r->start = e->start_mark.index, r->end = e->end_mark.index;
+        r->line = e->start_mark.line < UINT32_MAX ? (uint32_t)e->start_mark.line : UINT32_MAX;
+        r->col = e->start_mark.column < UINT32_MAX ? (uint32_t)e->start_mark.column : UINT32_MAX;
+        r->val = t->used, r->len = e->data.scalar.length;
+        memcpy(t->arena + t->used, e->data.scalar.value, r->len);
+        t->arena[t->used + r->len] = '\0';
+        t->used += r->len + 1;
+        return 0;
+    }
     const yaml_char_t *anchor = NULL, *tag = NULL;
     unsigned char type, style = 0;
     switch (e->type) {
@@ -154,8 +173,11 @@ static int tape_add(tape *t, const yaml_event_t *e)
         break;
     case YAML_SEQUENCE_END_EVENT:
     case YAML_MAPPING_END_EVENT:
-        type = R_END;
-        break;
+        if (t->depth == 0)
+            return -1;
+        t->r[t->stack[--t->depth]].link = t->n;
+        t->r[t->stack[t->depth]].end = e->end_mark.index;
+        return 0;
     case YAML_ALIAS_EVENT:
         type = R_ALIAS;
         break;
@@ -175,15 +197,9 @@ static int tape_add(tape *t, const yaml_event_t *e)
     rec *r = &t->r[i];
     r->type = type, r->style = style, r->props = 0;
     r->start = e->start_mark.index, r->end = e->end_mark.index;
-    r->line = e->start_mark.line, r->col = e->start_mark.column;
-    r->len = 0, r->link = NONE, r->val = t->used;
-    if (type == R_END) {
-        if (t->depth == 0)
-            return -1;
-        t->r[t->stack[--t->depth]].link = i;
-        t->n++;
-        return 0;
-    }
+    r->line = e->start_mark.line < UINT32_MAX ? (uint32_t)e->start_mark.line : UINT32_MAX;
+    r->col = e->start_mark.column < UINT32_MAX ? (uint32_t)e->start_mark.column : UINT32_MAX;
+    r->link = NONE, r->val = t->used;
     if (t->n && t->depth == 0)
         return -1; /* a second root: not from libyaml */
     if (type == R_ALIAS) {
@@ -261,7 +277,7 @@ static int tape_read(tape *t, const char *text, size_t len)
 /* The record after node i and everything in it. */
 static size_t after(const tape *t, size_t i)
 {
-    return t->r[i].type == R_SEQ || t->r[i].type == R_MAP ? t->r[i].link + 1 : i + 1;
+    return t->r[i].type == R_SEQ || t->r[i].type == R_MAP ? t->r[i].link : i + 1;
 }
 
 /* What node i stands for: an alias names a node written elsewhere. */
@@ -327,13 +343,29 @@ typedef struct edit {
 int yamledit_is_decision(const char *d) { return decision_kind(d) != PX_DEC_NONE; }
 
 /* libyaml marks count characters from after a BOM; a splice needs bytes.
- * Walk from the last converted mark (the marks asked for are few and near
- * each other), not from the start of a large file. */
+ * Walk from the last converted mark, forwards or back (the marks asked for
+ * are few and near each other), not from the start of a large file. The
+ * text is valid UTF-8: libyaml read it. */
 static size_t at_byte(doc *dc, size_t index)
 {
-    if (index < dc->cur_index)
-        dc->cur_index = 0, dc->cur_byte = dc->start;
     size_t b = dc->cur_byte, i = dc->cur_index;
+    while (i > index) { /* back to an earlier mark, character by character */
+        b--;
+        while (b > dc->start && ((unsigned char)dc->text[b] & 0xC0) == 0x80)
+            b--;
+        i--;
+    }
+    /* Eight bytes at a time while they end before `index`: a character
+     * is a byte that is not a continuation byte (10xxxxxx). */
+    while (b + 8 < dc->len && ((unsigned char)dc->text[b + 8] & 0xC0) != 0x80) {
+        uint64_t x;
+        memcpy(&x, dc->text + b, 8);
+        uint64_t cont = x & ~(x << 1) & 0x8080808080808080ull;
+        size_t chars = 8 - (size_t)(((cont >> 7) * 0x0101010101010101ull) >> 56);
+        if (i + chars > index)
+            break;
+        i += chars, b += 8;
+    }
     while (i < index && b < dc->len) {
         b++;
         while (b < dc->len && ((unsigned char)dc->text[b] & 0xC0) == 0x80)
@@ -391,8 +423,7 @@ static size_t content_end(doc *dc, size_t i)
     if (is_block(dc, i) && has_children(dc, i))
         return content_end(dc, last_child(dc, i));
     const rec *r = R(dc, i);
-    size_t end = at_byte(dc, r->type == R_MAP || r->type == R_SEQ ? R(dc, r->link)->end : r->end);
-    size_t start = at_byte(dc, r->start);
+    size_t start = at_byte(dc, r->start), end = at_byte(dc, r->end);
     if (r->type == R_ALIAS || keeps_breaks(dc, i))
         return end;
     while (end > start && (dc->text[end - 1] == '\n' || dc->text[end - 1] == '\r'))
@@ -470,7 +501,7 @@ static int nested_indent(doc *dc, size_t map)
     if (R(dc, map)->type != R_MAP || !is_block(dc, map) || (R(dc, map)->props & P_SEEN_INDENT))
         return -1;
     R(dc, map)->props |= P_SEEN_INDENT;
-    size_t col = R(dc, map)->col;
+    uint32_t col = R(dc, map)->col;
     for (size_t k = map + 1; k < R(dc, map)->link; k = after(&dc->t, after(&dc->t, k))) {
         size_t v = after(&dc->t, k);
         if (R(dc, v)->type == R_MAP && is_block(dc, v) && has_children(dc, v) && R(dc, v + 1)->col > col)
@@ -539,7 +570,7 @@ static int add_review(doc *dc, size_t ex, const px_decision *d, edit *ed, size_t
         free(s);
         return rc;
     }
-    size_t at = at_byte(dc, R(dc, R(dc, ex)->link)->end) - 1;
+    size_t at = at_byte(dc, R(dc, ex)->end) - 1;
     return push(ed, n, at, at, s);
 }
 
@@ -595,7 +626,7 @@ static int update_review(doc *dc, const char *path, size_t rv, const px_decision
             rc = body ? push_after(dc, ed, n, content_end(dc, rv), body) : -1;
             free(body);
         } else {
-            size_t at = at_byte(dc, R(dc, R(dc, rv)->link)->end) - 1; /* the closing brace */
+            size_t at = at_byte(dc, R(dc, rv)->end) - 1; /* the closing brace */
             rc = push(ed, n, at, at, join(empty ? "" : ", ", fields[i], ": ", r ? r : "", ""));
             empty = 0;
         }
@@ -857,7 +888,7 @@ static size_t walk_mapping(walker *w, size_t i)
             continue;
         }
         if (k == end)
-            return e->type == YAML_MAPPING_END_EVENT ? end + 1 : 0;
+            return e->type == YAML_MAPPING_END_EVENT ? end : 0;
         if (!(k = walk_node(w, k, e)) || !(e = next_event(w)) || !(k = walk_node(w, k, e)))
             return 0;
     }
@@ -871,7 +902,7 @@ static size_t walk_sequence(walker *w, size_t i)
         if (!e)
             return 0;
         if (k == end)
-            return e->type == YAML_SEQUENCE_END_EVENT ? end + 1 : 0;
+            return e->type == YAML_SEQUENCE_END_EVENT ? end : 0;
         if (!(k = walk_node(w, k, e)))
             return 0;
     }
@@ -883,13 +914,21 @@ static size_t walk_node(walker *w, size_t i, const yaml_event_t *e)
 {
     const tape *t = w->old;
     const rec *r = &t->r[i];
+    if (r->type == R_SCALAR && !r->props && e->type == YAML_SCALAR_EVENT && !e->data.scalar.anchor &&
+        !e->data.scalar.tag) /* the common case */
+        return e->data.scalar.length == r->len && e->data.scalar.style == (yaml_scalar_style_t)r->style &&
+                       !memcmp(e->data.scalar.value, t->arena + r->val, r->len)
+                   ? i + 1
+                   : 0;
     if (r->type == R_ALIAS)
         return e->type == YAML_ALIAS_EVENT && strmap_get(w->anchors, (const char *)e->data.alias.anchor) == (long)r->link
                    ? i + 1
                    : 0;
-    if (!same_str(rec_anchor(t, r), anchor_of(e)) || !same_str(rec_tag(t, r), tag_of(e)) ||
-        !remember_anchor(w, anchor_of(e), (long)i))
-        return 0;
+    const yaml_char_t *anchor = anchor_of(e), *tag = tag_of(e);
+    if ((r->props & (P_ANCHOR | P_TAG)) || anchor || tag) /* rare */
+        if (!same_str(rec_anchor(t, r), anchor) || !same_str(rec_tag(t, r), tag) ||
+            !remember_anchor(w, anchor, (long)i))
+            return 0;
     switch (r->type) {
     case R_SCALAR:
         return e->type == YAML_SCALAR_EVENT && e->data.scalar.length == r->len &&
@@ -1048,4 +1087,26 @@ int yamledit_apply(const char *path, const char *text, size_t len, const px_deci
     *out = cur;
     *out_len = cur_len;
     return 0;
+}
+
+int yamledit_verify(const char *path, const char *old, size_t old_len, const char *new_text, size_t new_len,
+                    const px_decision *d, px_error *err)
+{
+    if (!yamledit_is_decision(d->decision))
+        return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "decision must be %s, not '%s'", decision_list(1),
+                            d->decision);
+    tape t;
+    int rc = tape_read(&t, old, old_len);
+    if (rc) {
+        tape_free(&t);
+        return rc == -2 ? px_error_oom(err, path)
+                        : px_error_set(err, PX_ERR_MALFORMED, path, 0, 0, "not a YAML fixture this program can edit");
+    }
+    size_t ex = find_example(&t, d->id);
+    if (ex == NONE)
+        rc = px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "no example with id '%s'", d->id);
+    else
+        rc = verify(&t, ex, map_pair(&t, ex, "review"), path, new_text, new_len, d, NULL, err);
+    tape_free(&t);
+    return rc;
 }
