@@ -14,7 +14,7 @@
 #include "parity/ydoc.h"
 
 /* The document is read once, as libyaml events, onto a tape: one record per
- * node event (and one per collection end) in document order, scalar values
+ * node (scalar, alias, collection start) in document order, scalar values
  * and anchor and tag names copied into one arena. The tape is the document
  * tree laid flat: a collection's children follow its record, up to the
  * record its link gives (the first one past it); its end event gives only
