@@ -10,7 +10,11 @@
  *    made visible) and leaves the actual bytes in /tmp/parity-yamledit-golden.
  * 2. Errors: unknown id, a review that is not a mapping, a field that is not
  *    a scalar, text that is not YAML, a bad decision word.
- * 3. A property test over 200 generated fixtures (fixed seed). */
+ * 3. A property test over 200 generated fixtures (fixed seed).
+ * 4. The verification on its own (yamledit_verify): the one change a
+ *    decision makes passes, any other change is refused; what ydoc_load
+ *    refuses is refused; several decisions at once (each check's record of
+ *    the new text serving the next decision) equal one at a time. */
 #define _GNU_SOURCE /* open_memstream, strndup */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -531,6 +535,189 @@ Test(yamledit, many_anchors_and_aliases)
     }
     free(out);
     free(t);
+}
+
+/* ---------------------------------------------------- 4. verification */
+
+static const char VBASE[] =
+    "# the task\n"
+    "contract: {task: t, labels: [a, b]}\n"
+    "shared:\n"
+    "  - &who lee\n"
+    "  - &also lee\n"
+    "  - !!str tagged\n"
+    "examples:\n"
+    "  - id: a\n"
+    "    text: 'quoted'\n"
+    "    expect: {label: a}\n"
+    "    by_ref: *who\n"
+    "    review:\n"
+    "      decision: flag\n"
+    "      by: carol\n"
+    "      extra: [kept, as, is]\n"
+    "  - id: b\n"
+    "    text: |\n"
+    "      block\n"
+    "    expect:\n"
+    "      label: b\n";
+
+/* base with `from` (which must occur once) replaced by `to`. */
+static char *vmut(const char *base, const char *from, const char *to)
+{
+    const char *at = strstr(base, from);
+    cr_assert_not_null(at, "'%s' not in the base text", from);
+    cr_assert_null(strstr(at + 1, from), "'%s' occurs twice", from);
+    char *s = NULL;
+    cr_assert(asprintf(&s, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from)) > 0);
+    return s;
+}
+
+static int vcheck(const char *new_text, px_decision d)
+{
+    px_error err = {0};
+    int rc = yamledit_verify("v.yaml", VBASE, strlen(VBASE), new_text, strlen(new_text), &d, &err);
+    if (rc)
+        cr_expect_eq(err.code, PX_EXIT_USAGE, "%s", err.msg);
+    return rc;
+}
+
+#define DEC_A(word) ((px_decision){"a", word, NULL, NULL, NULL, NULL, NULL, NULL, NULL})
+
+/* What the splice writes verifies, and so does any change that reads the
+ * same (comments, blank lines, layout); everything else is refused. */
+Test(yamledit, verify_accepts_the_decision_and_refuses_any_other_change)
+{
+    px_decision d = {"a", "accept", "a note", NULL, NULL, NULL, NULL, NULL, NULL};
+    char *out = NULL;
+    size_t out_n = 0;
+    px_error err = {0};
+    cr_assert_eq(yamledit_apply("v.yaml", VBASE, strlen(VBASE), &d, 1, &out, &out_n, &err), 0, "%s", err.msg);
+    cr_expect_eq(vcheck(out, d), 0, "the splice's own output");
+    cr_expect_neq(vcheck(VBASE, d), 0, "the decision not written");
+    free(out);
+
+    /* Each case changes the text with `accept` decided in its place. */
+    char *decided = vmut(VBASE, "      decision: flag\n", "      decision: accept\n");
+    cr_expect_eq(vcheck(decided, DEC_A("accept")), 0, "the decision in its place");
+    cr_expect_neq(vcheck(decided, DEC_A("flag")), 0, "another decision");
+    struct {
+        const char *from, *to;
+        int ok;
+        const char *why;
+    } cases[] = {
+        {"# the task\n", "# another comment\n\n", 1, "comments and blank lines"},
+        {"    expect:\n      label: b\n", "    expect:\n        label: b   # deeper\n", 1, "indentation that reads the same"},
+        {"      decision: accept\n", "      decision: accept\n      note: \"a note\"\n", 0, "a field not asked for (note) was written"},
+        {"    text: 'quoted'\n", "    text: 'changed'\n", 0, "a scalar of the example"},
+        {"    text: 'quoted'\n", "    text: quoted\n", 0, "the same value in another style"},
+        {"      label: b\n", "      label: a\n", 0, "a scalar of another example"},
+        {"  - &who lee\n", "  - &whom lee\n", 0, "an anchor renamed"},
+        {"    by_ref: *who\n", "    by_ref: *also\n", 0, "an alias naming another node (of the same value)"},
+        {"  - !!str tagged\n", "  - tagged\n", 0, "a tag dropped"},
+        {"contract: {task: t, labels: [a, b]}\n", "contract:\n  task: t\n  labels: [a, b]\n", 0,
+         "a flow mapping made block"},
+        {"    expect: {label: a}\n", "    expect: {label: a, extra: x}\n", 0, "a pair added to the example"},
+        {"      by: carol\n", "      by: dave\n", 0, "a review field not written by this decision"},
+        {"      extra: [kept, as, is]\n", "      extra: [kept, as]\n", 0, "a review pair not written by this decision"},
+        {"      extra: [kept, as, is]\n", "", 0, "a review pair dropped"},
+        {"      extra: [kept, as, is]\n", "      extra: [kept, as, is]\n    review: {decision: accept}\n", 0, "a second review"},
+        {"      label: b\n", "      label: b\n    review: {decision: accept}\n", 0, "a review in another example"},
+        {"      label: b\n", "      label: b\n---\nmore: 1\n", 0, "a second document"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *t = vmut(decided, cases[i].from, cases[i].to);
+        int rc = vcheck(t, DEC_A("accept"));
+        cr_expect_eq(rc == 0, cases[i].ok, "case %zu (%s): %s", i, cases[i].why, cases[i].ok ? "refused" : "accepted");
+        free(t);
+    }
+    free(decided);
+
+    /* clear: the review goes, whole; nothing else may. */
+    char *cleared = vmut(VBASE, "    review:\n      decision: flag\n      by: carol\n      extra: [kept, as, is]\n", "");
+    cr_expect_eq(vcheck(cleared, DEC_A("clear")), 0, "the review gone");
+    cr_expect_neq(vcheck(VBASE, DEC_A("clear")), 0, "the review left");
+    free(cleared);
+    cleared = vmut(VBASE, "    review:\n      decision: flag\n      by: carol\n      extra: [kept, as, is]\n", "    why: x\n");
+    cr_expect_neq(vcheck(cleared, DEC_A("clear")), 0, "the review replaced by something else");
+    free(cleared);
+    cr_expect_neq(vcheck("not: [closed\n", DEC_A("accept")), 0, "a new text that does not parse");
+}
+
+/* The fixture is refused as ydoc_load refuses it, whatever the decision. */
+Test(yamledit, refuses_what_ydoc_refuses)
+{
+    char deep[512] = "examples:\n  - id: a\n    x: ";
+    for (int i = 0; i < 62; i++) /* with the root, the list and the example: 65 levels */
+        strcat(deep, "[");
+    for (int i = 0; i < 62; i++)
+        strcat(deep, "]");
+    strcat(deep, "\n");
+    const char *bad[] = {
+        deep,
+        "a: &x 1\nb: &x 2\nexamples:\n  - id: a\n",   /* an anchor defined twice */
+        "a: *x\nb: &x 1\nexamples:\n  - id: a\n",     /* an alias before its anchor */
+        "examples:\n  - id: a\n---\nexamples: []\n",  /* a second document */
+        "# only a comment\n",                          /* no document */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        px_error err = {0};
+        char *out = NULL;
+        int rc = apply1(bad[i], DEC_A("accept"), &err, &out);
+        cr_expect_neq(rc, 0, "case %zu accepted", i);
+        cr_expect_eq(err.code, PX_EXIT_USAGE, "case %zu: code %d", i, err.code);
+        cr_expect(strstr(err.msg, "not a YAML fixture"), "case %zu: %s", i, err.msg);
+        cr_expect_null(out);
+    }
+    /* 64 levels are fine (the limit is on the 65th). */
+    char ok[512] = "examples:\n  - id: a\n    x: ";
+    for (int i = 0; i < 61; i++)
+        strcat(ok, "[");
+    for (int i = 0; i < 61; i++)
+        strcat(ok, "]");
+    strcat(ok, "\n");
+    px_error err = {0};
+    char *out = NULL;
+    cr_expect_eq(apply1(ok, DEC_A("accept"), &err, &out), 0, "%s", err.msg);
+    free(out);
+}
+
+/* An example that is an alias stands for the mapping it names: the review
+ * goes there, once, and every use of the alias sees it. */
+Test(yamledit, example_given_by_an_alias)
+{
+    const char *t = "shared: &ex {id: a, text: t}\nexamples:\n  - *ex\n  - id: b\n";
+    px_error err = {0};
+    char *out = NULL;
+    cr_assert_eq(apply1(t, DEC_A("accept"), &err, &out), 0, "%s", err.msg);
+    cr_expect_str_eq(out, "shared: &ex {id: a, text: t, review: {decision: accept}}\nexamples:\n  - *ex\n  - id: b\n");
+    free(out);
+}
+
+/* Several decisions at once give what one at a time gives (the check of
+ * each edit records the new text for the next one). */
+Test(yamledit, several_decisions_equal_one_at_a_time)
+{
+    px_decision d[4] = {
+        {"b", "defect", "n1", "x", NULL, NULL, NULL, NULL, NULL},
+        {"a", "accept", NULL, NULL, "2026-01-01", NULL, NULL, NULL, NULL},
+        {"b", "clear", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+        {"b", "flag", "n2", NULL, NULL, NULL, NULL, NULL, NULL},
+    };
+    char *all = NULL, *cur = strdup(VBASE);
+    size_t all_n = 0, cur_n = strlen(VBASE);
+    px_error err = {0};
+    cr_assert_eq(yamledit_apply("v.yaml", VBASE, strlen(VBASE), d, 4, &all, &all_n, &err), 0, "%s", err.msg);
+    for (int i = 0; i < 4; i++) {
+        char *next = NULL;
+        size_t next_n = 0;
+        cr_assert_eq(yamledit_apply("v.yaml", cur, cur_n, &d[i], 1, &next, &next_n, &err), 0, "%d: %s", i, err.msg);
+        free(cur);
+        cur = next, cur_n = next_n;
+    }
+    cr_expect_eq(all_n, cur_n);
+    cr_expect(all_n == cur_n && !memcmp(all, cur, all_n), "at once:\n%s\none at a time:\n%s", all, cur);
+    free(all);
+    free(cur);
 }
 
 /* ------------------------------------------------------ 3. property test */

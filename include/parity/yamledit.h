@@ -5,7 +5,14 @@
  * other node reads exactly as before and the decision reads back as written.
  * Comments, blank lines, key order, quoting, anchors, flow style, CRLF, a
  * BOM and a missing final newline all survive, because none of those bytes
- * are rewritten. */
+ * are rewritten.
+ *
+ * Cost: the fixture is parsed once as libyaml events (onto a flat record of
+ * them, no document tree) to locate the edit, and the result once to verify
+ * it; with several decisions, each verifying parse also records the text
+ * for the next one. Input is refused in time linear in its size, as
+ * ydoc_load refuses it (nesting past PX_YAML_MAX_DEPTH, an anchor defined
+ * twice, an alias to no anchor before it, a second document or none). */
 #ifndef PARITY_YAMLEDIT_H
 #define PARITY_YAMLEDIT_H
 
@@ -45,5 +52,16 @@ int yamledit_is_decision(const char *d);
  * not a scalar, and a result that does not verify. */
 int yamledit_apply(const char *path, const char *text, size_t len, const px_decision *d, size_t n, char **out,
                    size_t *out_len, px_error *err);
+
+/* The check yamledit_apply runs on its own result, for tests and the fuzz
+ * harness: 0 when new_text reads as old with exactly decision d applied to
+ * its example's review. Every node outside that review reads as before, in
+ * order (kind, style, anchor, tag, scalars byte for byte, aliases naming the
+ * same node; comments and layout may differ); the review keeps every pair it
+ * had, as it was, but the fields d writes, which read back exactly as d
+ * gives them; a clear leaves no review. Else -1 with *err (PX_EXIT_USAGE):
+ * old unparsable or without the example, or new_text that does not verify. */
+int yamledit_verify(const char *path, const char *old, size_t old_len, const char *new_text, size_t new_len,
+                    const px_decision *d, px_error *err);
 
 #endif
