@@ -3,7 +3,7 @@
  * endpoint is timed over the examples that ran; every output the benchmark
  * produced is judged against the contract before any figure is shown as a
  * result. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* asprintf */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "parity/cli.h"
 #include "parity/judge.h"
 #include "parity/results.h"
+#include "parity/textcell.h"
 
 /* "%.3g ms", or "not measured" for a figure that is not (-1). */
 static const char *ms(double v, char *buf, size_t size)
@@ -24,8 +25,82 @@ static const char *ms(double v, char *buf, size_t size)
     return buf;
 }
 
+/* text after a 17-column gutter (head in the first line's), word-wrapped
+ * so that every line fits 80 columns. */
+static void print_wrapped(FILE *o, const char *head, const char *text)
+{
+    int n = textcell_wrap(text, 80 - 17, NULL, 0);
+    size_t *starts = n > 0 ? malloc((size_t)n * sizeof *starts) : NULL;
+    if (!starts) {
+        fprintf(o, "  %-14s %s\n", head, text);
+        return;
+    }
+    textcell_wrap(text, 80 - 17, starts, (size_t)n);
+    for (int i = 0; i < n; i++) {
+        size_t end = i + 1 < n ? starts[i + 1] : strlen(text);
+        while (end > starts[i] && text[end - 1] == ' ')
+            end--;
+        fprintf(o, "  %-14s %.*s\n", i ? "" : head, (int)(end - starts[i]), text + starts[i]);
+    }
+    free(starts);
+}
+
+/* The losses of a curve, ", "-separated (at most 12, then how many more). */
+static void put_losses(FILE *o, const px_bench *b)
+{
+    for (size_t s = 0; s < b->n_steps && s < 12; s++)
+        fprintf(o, "%s%.4g", s ? ", " : "", b->loss[s]);
+    if (b->n_steps > 12)
+        fprintf(o, " and %zu more", b->n_steps - 12);
+}
+
+/* train-step:N: the finding first, the endpoint in words, the step
+ * figures, the loss curve and what it was judged against. */
+static void print_train(FILE *o, const px_bench *b, const px_bench_verdict *v)
+{
+    char name[32], *text = NULL, *words = bench_train_words(b);
+    size_t len = 0;
+    bench_endpoint_name(b, name, sizeof name);
+    if (v->curve) {
+        char *t = NULL;
+        if (asprintf(&t, "LOSS CURVE PARTS FROM THE REFERENCE'S, these figures are not comparable: %s", v->curve) >= 0)
+            print_wrapped(o, name, t);
+        free(t);
+    }
+    print_wrapped(o, name, words ? words : "train step");
+    free(words);
+    if (b->forwards) {
+        fprintf(o, "  %-14s warm step p50 %.3g ms, p90 %.3g, p99 %.3g\n", "", b->p50_ms, b->p90_ms, b->p99_ms);
+        fprintf(o, "  %-14s min %.3g ms, max %.3g; %.4g examples/s\n", "", b->min_ms, b->max_ms, b->per_s);
+    }
+    if (b->n_steps)
+        fprintf(o, "  %-14s %zu step%s after the first (%.3g ms: any compilation is in it)\n", "", b->forwards,
+                b->forwards == 1 ? "" : "s", b->new_shapes_ms);
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+        if (b->n_steps) {
+            fprintf(m, "loss by step: ");
+            put_losses(m, b);
+        }
+        if (b->stopped)
+            fprintf(m, "%s%s: %s", b->n_steps ? "; " : "", b->n_steps ? "stopped early" : "not measured", b->stopped);
+        else if (v->curve_note)
+            fprintf(m, "; %s", v->curve_note);
+        else if (!v->curve && b->n_steps)
+            fprintf(m, "; within contract.train's tolerance of the reference's");
+        fclose(m);
+        if (text && *text)
+            print_wrapped(o, "", text);
+    }
+    free(text);
+}
+
 static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v)
 {
+    if (b->train_steps) {
+        print_train(o, b, v);
+        return;
+    }
     char name[32], a[32];
     bench_endpoint_name(b, name, sizeof name);
     if (!v->comparable)
@@ -103,9 +178,13 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
          * is not measured. */
         if (ev->rung[PX_RUNG_PERF] == PX_RS_PASSED)
             fprintf(o, "  %-14s measured: no output of the benchmark changed a verdict\n", "performance");
-        else
-            fprintf(o, "  %-14s %s: %s\n", "performance", rung_state_name(ev->rung[PX_RUNG_PERF]),
-                    ev->rung_detail[PX_RUNG_PERF] ? ev->rung_detail[PX_RUNG_PERF] : "");
+        else {
+            char *t = NULL;
+            if (asprintf(&t, "%s: %s", rung_state_name(ev->rung[PX_RUNG_PERF]),
+                         ev->rung_detail[PX_RUNG_PERF] ? ev->rung_detail[PX_RUNG_PERF] : "") >= 0)
+                print_wrapped(o, "performance", t);
+            free(t);
+        }
     }
     judgement_free(&j);
     fprintf(o, "\n");
