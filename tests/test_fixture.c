@@ -339,6 +339,7 @@ Test(fixture, every_key_is_in_the_man_page_and_only_those)
         {"    tokenizer:", "    clean:\n      - {pattern: a, replace: b, zzz: 1}\n    tokenizer:"},
         {"  labels: [a, b]\n", "  labels: [a, b]\n  compare: {zzz: 1}\n"},
         {"  labels: [a, b]\n", "  labels: [a, b]\n  compare: {logits: {zzz: 1}}\n"},
+        {"  labels: [a, b]\n", "  labels: [a, b]\n  train: {zzz: 1}\n"},
         {"{device: cpu}", "{device: cpu, zzz: 1}"},
         {"{device: cpu}", "{device: cpu, model: {path: m.pt, zzz: 1}}"},
         {"    text: hello\n", "    text: hello\n    zzz: 1\n"},
@@ -401,4 +402,42 @@ Test(fixture, redact_patterns_load_and_a_bad_one_is_refused_at_its_place)
     expect_error("parity: 1\n", "parity: 1\nredact:\n  - {pattern: '(open', why: x}\n", 3, 15,
                  "redact pattern '(open': missing closing parenthesis at offset 5");
     expect_error("parity: 1\n", "parity: 1\nredact: {pattern: x}\n", 2, 9, "redact");
+}
+
+/* contract.train (parity bench --endpoint train-step:N): read as written,
+ * every key required, every bad value located; its why is never optional. */
+Test(fixture, contract_train_reads_and_refuses_bad_values)
+{
+    char *text = variant("  labels: [a, b]\n", "  labels: [a, b]\n  train: {lr: 0.05, atol: 0.01, rtol: 0.02, why: w}\n");
+    px_error err;
+    px_fixture *f = parse(text, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect(f->train.present);
+    cr_expect_float_eq(f->train.lr, 0.05, 1e-12);
+    cr_expect_float_eq(f->train.atol, 0.01, 1e-12);
+    cr_expect_float_eq(f->train.rtol, 0.02, 1e-12);
+    cr_expect_str_eq(f->train.why, "w");
+    fixture_free(f), free(text);
+    /* Absent: not present, and nothing else changes. */
+    f = parse(MINIMAL, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect(!f->train.present);
+    fixture_free(f);
+    const char *from = "  labels: [a, b]\n";
+    expect_error(from, "  labels: [a, b]\n  train: {lr: 0.05, atol: 0, rtol: 0}\n", 8, 10,
+                 "contract.train: missing required key 'why'");
+    expect_error(from, "  labels: [a, b]\n  train: {atol: 0, rtol: 0, why: w}\n", 8, 10, "lr");
+    expect_error(from, "  labels: [a, b]\n  train: {lr: 0, atol: 0, rtol: 0, why: w}\n", 8, 15,
+                 "contract.train.lr must be between");
+    expect_error(from, "  labels: [a, b]\n  train: {lr: fast, atol: 0, rtol: 0, why: w}\n", 8, 15,
+                 "contract.train.lr must be a number");
+    expect_error(from, "  labels: [a, b]\n  train: {lr: 0.1, atol: -1, rtol: 0, why: w}\n", 8, 26,
+                 "contract.train.atol must be between");
+    expect_error(from, "  labels: [a, b]\n  train: {lr: 0.1, atol: 0, rtol: .nan, why: w}\n", 8, 35,
+                 "contract.train.rtol must be a number");
+    expect_error(from, "  labels: [a, b]\n  train: {lr: 0.1, atol: 0, rtol: 0, why: ''}\n", 8, 43,
+                 "contract.train.why must say why");
+    expect_error(from, "  labels: [a, b]\n  train: {lr: 0.1, atol: 0, rtol: 0, why: w, momentum: 0.9}\n", 8, 46,
+                 "unknown key 'momentum'");
+    expect_error(from, "  labels: [a, b]\n  train: 0.05\n", 8, 10, "contract.train must be a mapping");
 }

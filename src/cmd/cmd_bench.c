@@ -76,23 +76,25 @@ static void print_train(FILE *o, const px_bench *b, const px_bench_verdict *v)
     if (b->n_steps)
         fprintf(o, "  %-14s %zu step%s after the first (%.3g ms: any compilation is in it)\n", "", b->forwards,
                 b->forwards == 1 ? "" : "s", b->new_shapes_ms);
-    FILE *m = open_memstream(&text, &len);
+    FILE *m = b->n_steps ? open_memstream(&text, &len) : NULL;
     if (m) {
-        if (b->n_steps) {
-            fprintf(m, "loss by step: ");
-            put_losses(m, b);
-        }
-        if (b->stopped)
-            fprintf(m, "%s%s: %s", b->n_steps ? "; " : "", b->n_steps ? "stopped early" : "not measured", b->stopped);
-        else if (v->curve_note)
-            fprintf(m, "; %s", v->curve_note);
-        else if (!v->curve && b->n_steps)
-            fprintf(m, "; within contract.train's tolerance of the reference's");
+        fprintf(m, "loss by step: ");
+        put_losses(m, b);
         fclose(m);
-        if (text && *text)
+        if (text)
             print_wrapped(o, "", text);
     }
     free(text);
+    text = NULL;
+    if (b->stopped && asprintf(&text, "%s: %s", b->n_steps ? "stopped early" : "not measured", b->stopped) < 0)
+        text = NULL;
+    if (text)
+        print_wrapped(o, "", text);
+    free(text);
+    if (v->curve_note)
+        print_wrapped(o, "", v->curve_note);
+    else if (!v->curve && b->n_steps)
+        print_wrapped(o, "", "within contract.train's tolerance of the reference's curve");
 }
 
 static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v)
