@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parity/fingerprint.h"
 #include "parity/fixture.h"
 
 #define DEMO "fixtures/campus-club/fixture.yaml"
@@ -440,4 +441,27 @@ Test(fixture, contract_train_reads_and_refuses_bad_values)
     expect_error(from, "  labels: [a, b]\n  train: {lr: 0.1, atol: 0, rtol: 0, why: w, momentum: 0.9}\n", 8, 46,
                  "unknown key 'momentum'");
     expect_error(from, "  labels: [a, b]\n  train: 0.05\n", 8, 10, "contract.train must be a mapping");
+}
+
+/* contract.train is part of what is judged: it changes the contract's
+ * compare fingerprint, and nothing else; a contract without it keeps the
+ * bytes it had before train existed (recorded fingerprints stay valid: the
+ * demo's compare part, pinned as parity computed it before). */
+Test(fixture, contract_train_is_in_the_compare_fingerprint)
+{
+    const char *paths[] = {DEMO, "tests/data/train.yaml", "tests/data/train-tight.yaml"};
+    px_fingerprint fp[3];
+    for (int i = 0; i < 3; i++) {
+        px_error err = {0};
+        px_fixture *f = fixture_load(paths[i], &err);
+        cr_assert_not_null(f, "%s: %s", paths[i], err.msg);
+        fingerprint_contract(f, &fp[i]);
+        fixture_free(f);
+    }
+    cr_expect_str_eq(fp[0].part[PX_PART_COMPARE], "f58ed0b4c3ac17ba28e3e34b2c1fdabde8d951d5df06ce7a4d1ffa0e5f5e2f45");
+    for (int p = 0; p < PX_PART_COUNT; p++) {
+        int same01 = !strcmp(fp[0].part[p], fp[1].part[p]), same12 = !strcmp(fp[1].part[p], fp[2].part[p]);
+        cr_expect_eq(same01, p != PX_PART_COMPARE, "demo vs train: %s", fingerprint_part_name((px_part)p));
+        cr_expect_eq(same12, p != PX_PART_COMPARE, "train vs tight: %s", fingerprint_part_name((px_part)p));
+    }
 }
