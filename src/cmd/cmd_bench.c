@@ -142,6 +142,13 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
     fprintf(o, "Every figure times the forward and the copy of its output to the host, as the\n"
                "executor measures it; cleaning and tokenising are outside them (done once,\n"
                "before). Every output the benchmark produces is judged against the contract.\n");
+    int train = 0;
+    for (size_t i = 0; i < res->n_envs; i++)
+        for (size_t b = 0; b < res->envs[i].n_bench; b++)
+            train |= res->envs[i].bench[b].train_steps > 0;
+    if (train)
+        fprintf(o, "A training step's figures time the forward, the loss, the backward pass, the\n"
+                   "update and the copy of the loss to the host, on a copy of the model.\n");
     int rc = PX_EXIT_OK;
     for (size_t i = 0; i < res->n_envs; i++) {
         const px_env_result *e = &res->envs[i];
