@@ -1077,6 +1077,18 @@ static void bench_train(px_runner *r, px_env_result *er, px_bench *b, const size
     buf_free(&f);
     if (w != W_FRAME || type != PX_FRAME_TRAINED) {
         bench_failed(r, c, b, w, type, &p, timeout);
+        /* bench_failed speaks of a forward; here it was a training step. */
+        static const char *const was[] = {"a forward raised: ", "a forward gave no answer within ",
+                                          "the executor ended during a forward "};
+        static const char *const now[] = {"a training step raised: ", "the training steps gave no answer within ",
+                                          "the executor ended during the training steps "};
+        for (size_t i = 0; b->stopped && i < sizeof was / sizeof *was; i++)
+            if (!strncmp(b->stopped, was[i], strlen(was[i]))) {
+                char *t = NULL;
+                if (asprintf(&t, "%s%s", now[i], b->stopped + strlen(was[i])) >= 0)
+                    free(b->stopped), b->stopped = t;
+                break;
+            }
         goto out;
     }
     if (buf_get_u32(&p) != steps || p.bad || p.len - p.pos != 16 * steps) {
