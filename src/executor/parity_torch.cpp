@@ -276,6 +276,11 @@ void run_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
 // one answers every later RUN exactly as before. The copy is made without
 // autograd recording it, so its parameters are leaves of their own; then
 // they require grad, and each step runs outside inference mode, in train().
+// deepcopy(), not clone(): the same copy as Python's copy.deepcopy (new
+// tensors, the same class type and compiled methods), so both executors
+// run the same graphs and give the same curve; clone() makes a new type
+// whose methods the JIT profiles and optimises again, which put hundreds of
+// milliseconds into steps 2 and 3 of every TRAIN.
 void train_steps(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
 {
     uint32_t steps = buf_get_u32(&in);
@@ -295,7 +300,7 @@ void train_steps(torch::jit::script::Module &m, const c10::Device &dev, px_buf &
     torch::jit::script::Module copy;
     {
         torch::NoGradGuard no_grad;
-        copy = m.clone();
+        copy = m.deepcopy();
     }
     copy.train();
     std::vector<torch::Tensor> params;
