@@ -179,6 +179,11 @@ int bench_judge_curve(const px_fixture *f, const px_results *r, size_t env, size
                      b->train_steps);
     else {
         size_t steps = b->n_steps < ref->n_steps ? b->n_steps : ref->n_steps;
+        for (size_t s = 0; s < ref->n_steps; s++)
+            if (!isfinite(ref->loss[s])) {
+                n = asprintf(&v->curve_note, "loss curve not compared: the reference's own is not finite");
+                return n < 0 ? px_error_oom(err, NULL) : 0;
+            }
         for (size_t s = 0; s < steps; s++) {
             double a = b->loss[s], want = ref->loss[s], d = fabs(a - want), limit = t->atol + t->rtol * fabs(want);
             if (d <= limit) /* NaN or an infinity never passes */
@@ -224,7 +229,7 @@ char *bench_line(const px_bench *b)
     char *words = bench_train_words(b);
     if (words) {
         if (b->forwards == 0)
-            n = asprintf(&s, "%s (%s): %s%s%s", name, words, b->n_steps ? "one step, not timed apart from its first"
+            n = asprintf(&s, "%s (%s): %s%s%s", name, words, b->n_steps ? "one step, timed apart as a first (no warm step)"
                                                                         : "not measured",
                          b->stopped ? ": " : "", b->stopped ? b->stopped : "");
         else

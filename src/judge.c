@@ -755,7 +755,8 @@ static int perf_rung(const px_fixture *f, const px_results *r, px_judgement *out
         char name[32];
         bench_endpoint_name(pb, name, sizeof name);
         if (!v->comparable && v->curve) {
-            fprintf(wo, "%s%s loss curve parts from the reference's: %s", broken++ ? "; " : "", name, v->curve);
+            fprintf(wo, "%s%s loss curve %s: %s", broken++ ? "; " : "", name,
+                    ev->is_reference ? "not finite" : "parts from the reference's", v->curve);
         } else if (!v->comparable) {
             fprintf(wo, "%s%s outputs broke the contract: %s", broken++ ? "; " : "", name, v->broken);
         } else if (pb->forwards && pb->train_steps) {

@@ -362,8 +362,8 @@ static void build_performance(bctx *b)
             bench_endpoint_name(&er->bench[k], name, sizeof name);
             if (v->curve)
                 push(b, &b->s->performance,
-                     fmt(b, "%s, %s: NOT COMPARABLE, its loss curve parts from the reference's: %s", er->name, name,
-                         v->curve));
+                     fmt(b, "%s, %s: NOT COMPARABLE, its loss curve %s: %s", er->name, name,
+                         ev->is_reference ? "is not finite" : "parts from the reference's", v->curve));
             else if (!v->comparable)
                 push(b, &b->s->performance,
                      fmt(b, "%s, %s: NOT COMPARABLE, the benchmark's outputs broke the contract: %s", er->name, name,

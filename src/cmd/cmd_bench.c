@@ -56,14 +56,15 @@ static void put_losses(FILE *o, const px_bench *b)
 
 /* train-step:N: the finding first, the endpoint in words, the step
  * figures, the loss curve and what it was judged against. */
-static void print_train(FILE *o, const px_bench *b, const px_bench_verdict *v)
+static void print_train(FILE *o, const px_bench *b, const px_bench_verdict *v, int is_reference)
 {
     char name[32], *text = NULL, *words = bench_train_words(b);
     size_t len = 0;
     bench_endpoint_name(b, name, sizeof name);
     if (v->curve) {
         char *t = NULL;
-        if (asprintf(&t, "LOSS CURVE PARTS FROM THE REFERENCE'S, these figures are not comparable: %s", v->curve) >= 0)
+        if (asprintf(&t, "%s, these figures are not comparable: %s",
+                     is_reference ? "LOSS CURVE NOT FINITE" : "LOSS CURVE PARTS FROM THE REFERENCE'S", v->curve) >= 0)
             print_wrapped(o, name, t);
         free(t);
     }
@@ -97,10 +98,10 @@ static void print_train(FILE *o, const px_bench *b, const px_bench_verdict *v)
         print_wrapped(o, "", "within contract.train's tolerance of the reference's curve");
 }
 
-static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v)
+static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v, int is_reference)
 {
     if (b->train_steps) {
-        print_train(o, b, v);
+        print_train(o, b, v, is_reference);
         return;
     }
     char name[32], a[32];
@@ -177,7 +178,7 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
         /* Judged with the run (judge_results): one verdict per benchmark. */
         for (size_t b = 0; b < ev->n_bench; b++) {
             const px_bench_verdict *v = &ev->bench[b];
-            print_endpoint(o, &e->bench[b], v);
+            print_endpoint(o, &e->bench[b], v, ev->is_reference);
             if (!v->comparable || v->batching || !ev->met)
                 rc = px_exit_worse(rc, PX_EXIT_FAILED);
             if (e->bench[b].cut)
