@@ -420,6 +420,14 @@ class Executor:
             for p in params:
                 p.requires_grad_(True)
             opt = torch.optim.SGD(params, lr=lr)
+            # torch_xla records lazily: each step ends its graph (mark_step),
+            # as an XLA training loop does, or the steps pile into one.
+            mark_step = None
+            if any(m[0] == "torch_xla" for m in self.modules):
+                try:
+                    mark_step = importlib.import_module("torch_xla.core.xla_model").mark_step
+                except Exception:
+                    mark_step = None
             loss, ms = [], []
             for _ in range(steps):
                 t0 = time.perf_counter()
@@ -428,6 +436,8 @@ class Executor:
                 step_loss = torch.nn.functional.cross_entropy(out, targets)
                 step_loss.backward()
                 opt.step()
+                if mark_step is not None:
+                    mark_step()
                 loss.append(step_loss.detach().to("cpu").to(torch.float64).item())
                 ms.append((time.perf_counter() - t0) * 1000.0)
         f = Frame()
