@@ -328,3 +328,40 @@ Test(bench, train_step_needs_contract_train)
     cr_expect(!strstr(r.out, "reference"), "nothing ran: %s", r.out);
     tl_free(&r);
 }
+
+/* A model that raises in train() (tests/models/untrainable.pt), in both
+ * executors: the endpoint is not measured and says why, in 80 columns, the
+ * executor lives on and the forwards after it are the run's. */
+Test(bench, a_training_step_that_raises_is_said_and_the_executor_goes_on, .timeout = 300)
+{
+    char *out = out_path("raises.yaml");
+    cmd_result r = tl_run((const char *[]){"parity", "bench", "tests/data/train-raises.yaml", "--python",
+                                           "/usr/bin/python3", "--endpoint", "train-step:3", "--endpoint", "single",
+                                           "--warmup", "0", "--iters", "1", "-o", out, NULL});
+    cr_expect_eq(r.status, 1, "the model's labels are random: %s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "not measured: a training step raised:"), "%s", r.out);
+    for (const char *l = r.out; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+        cr_expect_leq(strcspn(l, "\n"), 80, "%.*s", (int)strcspn(l, "\n"), l);
+    px_fixture *f;
+    px_results *res = load("tests/data/train-raises.yaml", out, &f);
+    cr_assert_eq(res->n_envs, 2);
+    for (size_t i = 0; i < res->n_envs; i++) {
+        const px_env_result *e = &res->envs[i];
+        cr_assert_eq(e->n_bench, 2, "%s", e->name);
+        const px_bench *t = &e->bench[0], *single = &e->bench[1];
+        cr_expect_eq(t->n_steps, 0, "%s", e->name);
+        cr_expect(t->stopped && strstr(t->stopped, "a training step raised: ") &&
+                      strstr(t->stopped, "planted: this model refuses to train"),
+                  "%s: %s", e->name, t->stopped);
+        cr_expect_eq(e->restarts, 0, "%s: the executor answered FAIL and lives on", e->name);
+        cr_expect_null(single->stopped, "%s: %s", e->name, single->stopped);
+        for (size_t k = 0; k < res->n_examples; k++)
+            if (e->ex[k].status == PX_ST_OK)
+                cr_expect_eq(memcmp(single->out[k], e->ex[k].values, single->n_out * sizeof(double)), 0, "%s %s",
+                             e->name, f->examples[k].id);
+    }
+    cr_expect_str_eq(res->envs[1].m.executor, "python");
+    results_free(res), fixture_free(f);
+    tl_free(&r);
+    free(out);
+}

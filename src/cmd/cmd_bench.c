@@ -25,9 +25,9 @@ static const char *ms(double v, char *buf, size_t size)
     return buf;
 }
 
-/* text after a 17-column gutter (head in the first line's), word-wrapped
- * so that every line fits 80 columns. */
-static void print_wrapped(FILE *o, const char *head, const char *text)
+/* One line of text (no newline) after a 17-column gutter (head in the
+ * first line's), word-wrapped so that every line fits 80 columns. */
+static void print_wrapped_line(FILE *o, const char *head, const char *text)
 {
     int n = textcell_wrap(text, 80 - 17, NULL, 0);
     size_t *starts = n > 0 ? malloc((size_t)n * sizeof *starts) : NULL;
@@ -43,6 +43,28 @@ static void print_wrapped(FILE *o, const char *head, const char *text)
         fprintf(o, "  %-14s %.*s\n", i ? "" : head, (int)(end - starts[i]), text + starts[i]);
     }
     free(starts);
+}
+
+/* text as print_wrapped_line prints a line, each of its lines (an
+ * exception's traceback has several) wrapped apart, blank ones left out. */
+static void print_wrapped(FILE *o, const char *head, const char *text)
+{
+    char *copy = strdup(text);
+    if (!copy) {
+        fprintf(o, "  %-14s %s\n", head, text);
+        return;
+    }
+    int first = 1;
+    for (char *line = copy, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (!line[strspn(line, " \t\r")])
+            continue;
+        print_wrapped_line(o, first ? head : "", line);
+        first = 0;
+    }
+    free(copy);
 }
 
 /* The losses of a curve, ", "-separated (at most 12, then how many more). */
@@ -112,7 +134,10 @@ static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v
         fprintf(o, "  %-14s batching changed the numbers (against one example a forward): %s\n", name,
                 v->batching);
     if (!b->forwards) {
-        fprintf(o, "  %-14s not measured: %s\n", name, b->stopped ? b->stopped : "no forward was timed");
+        char *t = NULL;
+        if (asprintf(&t, "not measured: %s", b->stopped ? b->stopped : "no forward was timed") >= 0)
+            print_wrapped(o, name, t);
+        free(t);
         return;
     }
     fprintf(o, "  %-14s warm forward p50 %.3g ms, p90 %.3g, p99 %.3g\n", name, b->p50_ms, b->p90_ms, b->p99_ms);
@@ -124,8 +149,12 @@ static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v
     if (b->new_shapes)
         fprintf(o, "  %-14s %zu first forward%s of a new shape apart: %.3g ms in all\n", "", b->new_shapes,
                 b->new_shapes == 1 ? "" : "s", b->new_shapes_ms);
-    if (b->stopped)
-        fprintf(o, "  %-14s stopped early: %s\n", "", b->stopped);
+    if (b->stopped) {
+        char *t = NULL;
+        if (asprintf(&t, "stopped early: %s", b->stopped) >= 0)
+            print_wrapped(o, "", t);
+        free(t);
+    }
 }
 
 /* 1 when every endpoint of every environment gave comparable figures of a
@@ -172,9 +201,9 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
                 ms(e->m.first_forward_ms, a2, sizeof a2));
         fprintf(o, "  %-14s or graph capture happen here)\n", "");
         if (!ev->met)
-            fprintf(o, "  %-14s NOT met in this run: the figures below are of a path that does not\n"
-                       "  %-14s give the answers asked for\n",
-                    "contract", "");
+            print_wrapped(o, "contract",
+                          "NOT met in this run: the figures below are of a path that does not give the answers "
+                          "asked for");
         /* Judged with the run (judge_results): one verdict per benchmark. */
         for (size_t b = 0; b < ev->n_bench; b++) {
             const px_bench_verdict *v = &ev->bench[b];
