@@ -3,7 +3,8 @@
  * endpoint is timed over the examples that ran; every output the benchmark
  * produced is judged against the contract before any figure is shown as a
  * result. */
-#define _GNU_SOURCE /* asprintf */
+#define _GNU_SOURCE /* vasprintf, open_memstream */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,20 @@ static void print_wrapped(FILE *o, const char *head, const char *text)
     free(copy);
 }
 
+/* print_wrapped of a printf-style text. */
+static void printf_wrapped(FILE *o, const char *head, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void printf_wrapped(FILE *o, const char *head, const char *fmt, ...)
+{
+    char *t = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&t, fmt, ap);
+    va_end(ap);
+    if (n >= 0)
+        print_wrapped(o, head, t);
+    free(t);
+}
+
 /* The losses of a curve, ", "-separated (at most 12, then how many more). */
 static void put_losses(FILE *o, const px_bench *b)
 {
@@ -83,22 +98,18 @@ static void print_train(FILE *o, const px_bench *b, const px_bench_verdict *v, i
     char name[32], *text = NULL, *words = bench_train_words(b);
     size_t len = 0;
     bench_endpoint_name(b, name, sizeof name);
-    if (v->curve) {
-        char *t = NULL;
-        if (asprintf(&t, "%s, these figures are not comparable: %s",
-                     is_reference ? "LOSS CURVE NOT FINITE" : "LOSS CURVE PARTS FROM THE REFERENCE'S", v->curve) >= 0)
-            print_wrapped(o, name, t);
-        free(t);
-    }
+    if (v->curve)
+        printf_wrapped(o, name, "%s, these figures are not comparable: %s",
+                       is_reference ? "LOSS CURVE NOT FINITE" : "LOSS CURVE PARTS FROM THE REFERENCE'S", v->curve);
     print_wrapped(o, name, words ? words : "train step");
     free(words);
     if (b->forwards) {
-        fprintf(o, "  %-14s warm step p50 %.3g ms, p90 %.3g, p99 %.3g\n", "", b->p50_ms, b->p90_ms, b->p99_ms);
-        fprintf(o, "  %-14s min %.3g ms, max %.3g; %.4g examples/s\n", "", b->min_ms, b->max_ms, b->per_s);
+        printf_wrapped(o, "", "warm step p50 %.3g ms, p90 %.3g, p99 %.3g", b->p50_ms, b->p90_ms, b->p99_ms);
+        printf_wrapped(o, "", "min %.3g ms, max %.3g; %.4g examples/s", b->min_ms, b->max_ms, b->per_s);
     }
     if (b->n_steps)
-        fprintf(o, "  %-14s %zu step%s after the first (%.3g ms: any compilation is in it)\n", "", b->forwards,
-                b->forwards == 1 ? "" : "s", b->new_shapes_ms);
+        printf_wrapped(o, "", "%zu step%s after the first (%.3g ms: any compilation is in it)", b->forwards,
+                       b->forwards == 1 ? "" : "s", b->new_shapes_ms);
     FILE *m = b->n_steps ? open_memstream(&text, &len) : NULL;
     if (m) {
         fprintf(m, "loss by step: ");
@@ -108,12 +119,8 @@ static void print_train(FILE *o, const px_bench *b, const px_bench_verdict *v, i
             print_wrapped(o, "", text);
     }
     free(text);
-    text = NULL;
-    if (b->stopped && asprintf(&text, "%s: %s", b->n_steps ? "stopped early" : "not measured", b->stopped) < 0)
-        text = NULL;
-    if (text)
-        print_wrapped(o, "", text);
-    free(text);
+    if (b->stopped)
+        printf_wrapped(o, "", "%s: %s", b->n_steps ? "stopped early" : "not measured", b->stopped);
     if (v->curve_note)
         print_wrapped(o, "", v->curve_note);
     else if (!v->curve && b->n_steps)
@@ -134,27 +141,20 @@ static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v
         fprintf(o, "  %-14s batching changed the numbers (against one example a forward): %s\n", name,
                 v->batching);
     if (!b->forwards) {
-        char *t = NULL;
-        if (asprintf(&t, "not measured: %s", b->stopped ? b->stopped : "no forward was timed") >= 0)
-            print_wrapped(o, name, t);
-        free(t);
+        printf_wrapped(o, name, "not measured: %s", b->stopped ? b->stopped : "no forward was timed");
         return;
     }
-    fprintf(o, "  %-14s warm forward p50 %.3g ms, p90 %.3g, p99 %.3g\n", name, b->p50_ms, b->p90_ms, b->p99_ms);
-    fprintf(o, "  %-14s min %.3g ms, max %.3g; %.4g examples/s; round trip %s\n", "", b->min_ms, b->max_ms,
-            b->per_s, ms(b->roundtrip_p50_ms, a, sizeof a));
-    fprintf(o, "  %-14s %zu forward%s of %d example%s: %d pass%s after %d warm-up\n", "", b->forwards,
-            b->forwards == 1 ? "" : "s", b->batch, b->batch == 1 ? "" : "s", b->passes, b->passes == 1 ? "" : "es",
-            b->warmup);
+    printf_wrapped(o, name, "warm forward p50 %.3g ms, p90 %.3g, p99 %.3g", b->p50_ms, b->p90_ms, b->p99_ms);
+    printf_wrapped(o, "", "min %.3g ms, max %.3g; %.4g examples/s; round trip %s", b->min_ms, b->max_ms, b->per_s,
+                   ms(b->roundtrip_p50_ms, a, sizeof a));
+    printf_wrapped(o, "", "%zu forward%s of %d example%s: %d pass%s after %d warm-up", b->forwards,
+                   b->forwards == 1 ? "" : "s", b->batch, b->batch == 1 ? "" : "s", b->passes,
+                   b->passes == 1 ? "" : "es", b->warmup);
     if (b->new_shapes)
-        fprintf(o, "  %-14s %zu first forward%s of a new shape apart: %.3g ms in all\n", "", b->new_shapes,
-                b->new_shapes == 1 ? "" : "s", b->new_shapes_ms);
-    if (b->stopped) {
-        char *t = NULL;
-        if (asprintf(&t, "stopped early: %s", b->stopped) >= 0)
-            print_wrapped(o, "", t);
-        free(t);
-    }
+        printf_wrapped(o, "", "%zu first forward%s of a new shape apart: %.3g ms in all", b->new_shapes,
+                       b->new_shapes == 1 ? "" : "s", b->new_shapes_ms);
+    if (b->stopped)
+        printf_wrapped(o, "", "stopped early: %s", b->stopped);
 }
 
 /* 1 when every endpoint of every environment gave comparable figures of a
@@ -192,14 +192,17 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
             rc = px_exit_worse(rc, PX_EXIT_ENV);
             continue;
         }
-        fprintf(o, "  %-14s torch %s (%s) on %s, %d thread%s%s%s\n", "runs", e->m.libtorch_version ? e->m.libtorch_version : "?",
-               e->m.executor ? e->m.executor : "?", e->m.device_name ? e->m.device_name : "?", e->m.threads,
-               e->m.threads == 1 ? "" : "s", e->m.tf32 ? ", tf32 " : "", e->m.tf32 ? e->m.tf32 : "");
-        fprintf(o, "  %-14s %s (reading the TorchScript file, moving it to the device)\n", "model load",
-                ms(e->m.load_ms, a1, sizeof a1));
-        fprintf(o, "  %-14s %s (the probe input: any lazy compilation, JIT profiling\n", "first forward",
-                ms(e->m.first_forward_ms, a2, sizeof a2));
-        fprintf(o, "  %-14s or graph capture happen here)\n", "");
+        /* Every line fits 80 columns, whatever the device's name or a slow
+         * load's figure (1.05e+03 ms). */
+        printf_wrapped(o, "runs", "torch %s (%s) on %s, %d thread%s%s%s",
+                       e->m.libtorch_version ? e->m.libtorch_version : "?", e->m.executor ? e->m.executor : "?",
+                       e->m.device_name ? e->m.device_name : "?", e->m.threads, e->m.threads == 1 ? "" : "s",
+                       e->m.tf32 ? ", tf32 " : "", e->m.tf32 ? e->m.tf32 : "");
+        printf_wrapped(o, "model load", "%s (reading the TorchScript file, moving it to the device)",
+                       ms(e->m.load_ms, a1, sizeof a1));
+        printf_wrapped(o, "first forward",
+                       "%s (the probe input: any lazy compilation, JIT profiling or graph capture happen here)",
+                       ms(e->m.first_forward_ms, a2, sizeof a2));
         if (!ev->met)
             print_wrapped(o, "contract",
                           "NOT met in this run: the figures below are of a path that does not give the answers "
@@ -217,13 +220,9 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
          * is not measured. */
         if (ev->rung[PX_RUNG_PERF] == PX_RS_PASSED)
             fprintf(o, "  %-14s measured: no output of the benchmark changed a verdict\n", "performance");
-        else {
-            char *t = NULL;
-            if (asprintf(&t, "%s: %s", rung_state_name(ev->rung[PX_RUNG_PERF]),
-                         ev->rung_detail[PX_RUNG_PERF] ? ev->rung_detail[PX_RUNG_PERF] : "") >= 0)
-                print_wrapped(o, "performance", t);
-            free(t);
-        }
+        else
+            printf_wrapped(o, "performance", "%s: %s", rung_state_name(ev->rung[PX_RUNG_PERF]),
+                           ev->rung_detail[PX_RUNG_PERF] ? ev->rung_detail[PX_RUNG_PERF] : "");
     }
     judgement_free(&j);
     fprintf(o, "\n");
