@@ -18,7 +18,8 @@
 #   make check SANITIZE=address,undefined
 #   make demo                 run the demo fixture
 #   make bench                parity run vs a bare libtorch program; the
-#                             Python executor vs parity-torch
+#                             Python executor vs parity-torch; a training
+#                             step (bench --endpoint train-step:N)
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make test-models          rebuild the tiny planted models in tests/models
 
@@ -168,6 +169,7 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
 	  tests/bench/review.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/limits.sh $(PARITY); \
 	  tests/bench/executors.sh $(PARITY) $(EXECUTOR); \
+	  tests/bench/train.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/stop.sh $(PARITY) $(EXECUTOR); } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
 
 # Installed, parity finds its executors in ../libexec/parity and its themes

@@ -130,12 +130,94 @@ int bench_judge(const px_fixture *f, const px_results *r, const px_judgement *j,
     out->comparable = rc == 0 && nb == 0;
     judgement_free(&jb);
     free(envs), free(ex);
+    if (rc == 0 && bench_judge_curve(f, r, env, bench, out, err))
+        rc = -1;
     return rc;
+}
+
+/* The reference environment's train-step benchmark of as many steps that
+ * gave a curve; NULL when none. */
+static const px_bench *reference_curve(const px_results *r, const px_bench *b)
+{
+    if (r->reference < 0 || (size_t)r->reference >= r->n_envs)
+        return NULL;
+    const px_env_result *re = &r->envs[r->reference];
+    for (size_t i = 0; i < re->n_bench; i++)
+        if (re->bench[i].train_steps == b->train_steps && re->bench[i].n_steps)
+            return &re->bench[i];
+    return NULL;
+}
+
+int bench_judge_curve(const px_fixture *f, const px_results *r, size_t env, size_t bench, px_bench_verdict *v,
+                      px_error *err)
+{
+    const px_bench *b = &r->envs[env].bench[bench];
+    const px_train *t = &f->train;
+    int n = -1;
+    if (!b->train_steps)
+        return 0;
+    if (!b->n_steps)
+        return 0; /* nothing ran: its stopped says why */
+    if ((int)env == r->reference) {
+        for (size_t s = 0; s < b->n_steps; s++)
+            if (!isfinite(b->loss[s])) {
+                n = asprintf(&v->curve, "the reference's own loss is %g at step %zu of %zu: no curve to compare "
+                                        "with",
+                             b->loss[s], s + 1, b->n_steps);
+                v->comparable = 0;
+                return n < 0 ? px_error_oom(err, NULL) : 0;
+            }
+        n = asprintf(&v->curve_note, "the reference's own curve, every loss finite: the others are judged "
+                                     "against it");
+        return n < 0 ? px_error_oom(err, NULL) : 0;
+    }
+    const px_bench *ref = reference_curve(r, b);
+    if (!t->present)
+        n = asprintf(&v->curve_note, "loss curve not compared: the contract has no train: tolerance");
+    else if (!ref)
+        n = asprintf(&v->curve_note, "loss curve not compared: the reference has no train-step:%d curve",
+                     b->train_steps);
+    else {
+        size_t steps = b->n_steps < ref->n_steps ? b->n_steps : ref->n_steps;
+        for (size_t s = 0; s < ref->n_steps; s++)
+            if (!isfinite(ref->loss[s])) {
+                n = asprintf(&v->curve_note, "loss curve not compared: the reference's own is not finite");
+                return n < 0 ? px_error_oom(err, NULL) : 0;
+            }
+        for (size_t s = 0; s < steps; s++) {
+            double a = b->loss[s], want = ref->loss[s], d = fabs(a - want), limit = t->atol + t->rtol * fabs(want);
+            if (d <= limit) /* NaN or an infinity never passes */
+                continue;
+            n = asprintf(&v->curve,
+                         "step %zu: loss %.6g against the reference's %.6g, |difference| %.3g over %.3g (atol %g + "
+                         "rtol %g x |reference|); the contract's why: %s",
+                         s + 1, a, want, d, limit, t->atol, t->rtol, t->why ? t->why : "(none written)");
+            v->comparable = 0;
+            break;
+        }
+        if (n < 0 && b->n_steps != ref->n_steps)
+            n = asprintf(&v->curve_note, "loss curve compared over %zu steps: the reference did %zu, this %zu",
+                         steps, ref->n_steps, b->n_steps);
+        else if (n < 0)
+            return 0;
+    }
+    return n < 0 ? px_error_oom(err, NULL) : 0;
+}
+
+char *bench_train_words(const px_bench *b)
+{
+    char *s = NULL;
+    if (!b->train_steps)
+        return NULL;
+    return asprintf(&s, "train step, %d example%s per step, SGD lr %g, preparation outside", b->batch,
+                    b->batch == 1 ? "" : "s", b->lr) < 0
+               ? NULL
+               : s;
 }
 
 void bench_verdict_free(px_bench_verdict *v)
 {
-    free(v->broken), free(v->batching);
+    free(v->broken), free(v->batching), free(v->curve), free(v->curve_note);
     memset(v, 0, sizeof *v);
 }
 
@@ -144,6 +226,31 @@ char *bench_line(const px_bench *b)
     char name[32], *s = NULL;
     bench_endpoint_name(b, name, sizeof name);
     int n;
+    char *words = bench_train_words(b);
+    if (words) {
+        if (b->forwards == 0)
+            n = asprintf(&s, "%s (%s): %s%s%s", name, words, b->n_steps ? "one step, timed apart as a first (no warm step)"
+                                                                        : "not measured",
+                         b->stopped ? ": " : "", b->stopped ? b->stopped : "");
+        else
+            n = asprintf(&s,
+                         "%s (%s): warm step p50 %.3g ms, p90 %.3g, p99 %.3g (min %.3g, max %.3g; %zu steps after "
+                         "the first, %.3g ms, which holds any compilation), %.4g examples/s; forward, cross-entropy, "
+                         "backward, update and the copy of the loss to the host timed by the executor%s%s",
+                         name, words, b->p50_ms, b->p90_ms, b->p99_ms, b->min_ms, b->max_ms, b->forwards,
+                         b->new_shapes_ms, b->per_s, b->stopped ? "; stopped early: " : "",
+                         b->stopped ? b->stopped : "");
+        free(words);
+        /* The curve itself: what was judged. */
+        for (size_t i = 0; n >= 0 && i < b->n_steps && i < 12; i++) {
+            char *t = NULL;
+            n = asprintf(&t, "%s%s%.4g%s", s, i ? ", " : "; loss by step ", b->loss[i],
+                         i == 11 && b->n_steps > 12 ? " and more" : "");
+            free(s);
+            s = n < 0 ? NULL : t;
+        }
+        return n < 0 ? NULL : s;
+    }
     if (b->forwards == 0)
         n = asprintf(&s, "%s: not measured%s%s", name, b->stopped ? ": " : "", b->stopped ? b->stopped : "");
     else

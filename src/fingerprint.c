@@ -15,7 +15,7 @@ const char *fingerprint_part_meaning(px_part p)
 {
     static const char *const n[PX_PART_COUNT] = {
         "the model's pinned sha256, inputs or output", "a cleaning rule, the tokenizer, its pin or a limit",
-        "the label list", "a tolerance or the decision rule", "an example's id, kind, text, expectation or tolerance"};
+        "the label list", "a tolerance, the decision rule or the training step", "an example's id, kind, text, expectation or tolerance"};
     return p < PX_PART_COUNT ? n[p] : "?";
 }
 
@@ -88,6 +88,10 @@ static void write_compare(FILE *o, const px_fixture *f, size_t k)
     (void)k;
     put_tolerance(o, &f->logits_tol);
     put_str(o, f->decision);
+    /* Only when present: a contract without train keeps its old bytes, so
+     * recorded fingerprints stay valid. */
+    if (f->train.present)
+        put_str(o, "train"), put_num(o, f->train.lr), put_num(o, f->train.atol), put_num(o, f->train.rtol);
 }
 
 /* Labels by name, so that an example reads the same whatever the order of

@@ -387,9 +387,35 @@ static int load_compare(ctx *c, yaml_node_t *contract)
     return t ? load_tolerance(c, t, "contract.compare.logits", &f->logits_tol) : 0;
 }
 
+/* contract.train: {lr, atol, rtol, why}, every key required (a tolerance
+ * without its why is not a contract). */
+static int load_train(ctx *c, yaml_node_t *contract)
+{
+    static const char *const keys[] = {"lr", "atol", "rtol", "why", NULL};
+    static const char *const what = "contract.train";
+    px_train *t = &c->f->train;
+    yaml_node_t *n = get(c, contract, "train");
+    if (!n)
+        return 0;
+    t->present = 1;
+    t->loc = loc_of(n);
+    if (want(c, n, YAML_MAPPING_NODE, what) || check_keys(c, n, what, keys))
+        return -1;
+    for (const char *const *k = keys; *k; k++)
+        if (!require(c, n, *k, what))
+            return -1;
+    if (get_num(c, n, "lr", what, 1e-12, 1e3, 0, &t->lr) || get_num(c, n, "atol", what, 0, 1e9, 0, &t->atol) ||
+        get_num(c, n, "rtol", what, 0, 1e9, 0, &t->rtol) || get_str(c, n, "why", what, 1, &t->why))
+        return -1;
+    if (!*t->why)
+        return fail_at(c, get(c, n, "why"), "contract.train.why must say why the tolerance is what it is%s%s", "",
+                       "");
+    return 0;
+}
+
 static int load_contract(ctx *c, yaml_node_t *root)
 {
-    static const char *const keys[] = {"task", "model", "input", "labels", "compare", NULL};
+    static const char *const keys[] = {"task", "model", "input", "labels", "compare", "train", NULL};
     yaml_node_t *contract = require(c, root, "contract", "the fixture");
     if (!contract || want(c, contract, YAML_MAPPING_NODE, "contract") ||
         check_keys(c, contract, "contract", keys))
@@ -397,7 +423,7 @@ static int load_contract(ctx *c, yaml_node_t *root)
     if (get_str(c, contract, "task", "contract", 1, &c->f->task))
         return -1;
     return load_model(c, contract) || load_input(c, contract) || load_labels(c, contract) ||
-                   load_compare(c, contract)
+                   load_compare(c, contract) || load_train(c, contract)
                ? -1
                : 0;
 }
@@ -787,6 +813,7 @@ void fixture_free(px_fixture *f)
     free_strs(f->labels, f->n_labels);
     free(f->logits_tol.stat);
     free(f->logits_tol.why);
+    free(f->train.why);
     free(f->decision);
     for (size_t i = 0; i < f->n_envs; i++) {
         px_env *e = &f->envs[i];

@@ -133,6 +133,16 @@ static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
             put_tolerance(o, 4, &f->logits_tol);
         kv_str(o, 4, "decision", f->decision);
     }
+    if (f->train.present) {
+        fputs("  train:\n    lr: ", o);
+        emit_yaml_double(o, f->train.lr);
+        fputs("\n    atol: ", o);
+        emit_yaml_double(o, f->train.atol);
+        fputs("\n    rtol: ", o);
+        emit_yaml_double(o, f->train.rtol);
+        fputc('\n', o);
+        kv_str(o, 4, "why", f->train.why);
+    }
 }
 
 static void put_env(FILE *o, const px_env *e, int keep_results)

@@ -754,8 +754,14 @@ static int perf_rung(const px_fixture *f, const px_results *r, px_judgement *out
         ev->n_bench = b + 1;
         char name[32];
         bench_endpoint_name(pb, name, sizeof name);
-        if (!v->comparable) {
+        if (!v->comparable && v->curve) {
+            fprintf(wo, "%s%s loss curve %s: %s", broken++ ? "; " : "", name,
+                    ev->is_reference ? "not finite" : "parts from the reference's", v->curve);
+        } else if (!v->comparable) {
             fprintf(wo, "%s%s outputs broke the contract: %s", broken++ ? "; " : "", name, v->broken);
+        } else if (pb->forwards && pb->train_steps) {
+            fprintf(fo, "%s%s p50 %.3g ms a step, %.4g examples/s", measured++ ? ", " : "", name, pb->p50_ms,
+                    pb->per_s);
         } else if (pb->forwards) {
             fprintf(fo, "%s%s p50 %.3g ms, %.4g examples/s", measured++ ? ", " : "", name, pb->p50_ms, pb->per_s);
         }

@@ -85,7 +85,9 @@ void example_result_clear(px_example_result *x)
 
 const char *bench_endpoint_name(const px_bench *b, char *buf, size_t size)
 {
-    if (b->batch <= 1)
+    if (b->train_steps > 0)
+        snprintf(buf, size, "train-step:%d", b->train_steps);
+    else if (b->batch <= 1)
         snprintf(buf, size, "single");
     else
         snprintf(buf, size, "batch:%d", b->batch);
@@ -98,6 +100,7 @@ void bench_clear(px_bench *b, size_t n_examples)
         free(b->out[k]);
     free(b->out);
     free(b->stopped);
+    free(b->loss), free(b->step_ms);
     memset(b, 0, sizeof *b);
 }
 
@@ -360,6 +363,21 @@ static void write_bench(FILE *o, const px_env_result *e, const px_fixture *f)
         key_num(o, 8, "roundtrip_p50_ms", b->roundtrip_p50_ms);
         key_num(o, 8, "examples_per_s", b->per_s);
         key_str(o, 8, "stopped", b->stopped);
+        if (b->train_steps) {
+            fprintf(o, "        lr: ");
+            emit_yaml_double(o, b->lr);
+            fprintf(o, "\n        loss: [");
+            for (size_t s = 0; s < b->n_steps; s++) {
+                fputs(s ? ", " : "", o);
+                emit_yaml_double(o, b->loss[s]);
+            }
+            fprintf(o, "]\n        step_ms: [");
+            for (size_t s = 0; s < b->n_steps; s++) {
+                fputs(s ? ", " : "", o);
+                emit_yaml_double(o, b->step_ms[s]);
+            }
+            fprintf(o, "]\n");
+        }
         fprintf(o, "        outputs:\n");
         for (size_t k = 0; b->out && k < f->n_examples; k++) {
             if (!b->out[k])

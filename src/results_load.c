@@ -633,12 +633,64 @@ static int load_bench_outputs(ctx *c, yaml_node_t *n, px_bench *b, const px_env_
     return 0;
 }
 
+/* One sequence of a train-step record (loss, step_ms) into a malloc'd
+ * array of *n numbers, at most `most`; durations must be finite and 0 or
+ * more, a loss may be anything (a non-finite loss is a finding). */
+static int load_train_seq(ctx *c, yaml_node_t *r, const char *key, const char *what, size_t most, int durations,
+                          double **out, size_t *n)
+{
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.%s", what, key);
+    yaml_node_t *s = require(c, r, key, what);
+    if (!s || want(c, s, YAML_SEQUENCE_NODE, w))
+        return -1;
+    *n = seq_len(s);
+    if (*n > most)
+        return fail_at(c, s, "%s has %zu steps, the endpoint %zu", w, *n, most);
+    if (!(*out = malloc((*n ? *n : 1) * sizeof **out)))
+        return px_error_oom(c->err, c->path);
+    for (size_t i = 0; i < *n; i++) {
+        yaml_node_t *v = seq_at(c, s, i);
+        if (read_double(c, v, w, &(*out)[i]))
+            return -1;
+        if (durations && (!isfinite((*out)[i]) || (*out)[i] < 0))
+            return fail_at(c, v, "%s must be durations of 0 or more milliseconds, not '%s'", w, scalar(v));
+    }
+    return 0;
+}
+
+/* A train-step:N record's own fields: lr, loss and step_ms (one per step
+ * done, as many of each); refused on any other endpoint. */
+static int load_bench_train(ctx *c, yaml_node_t *r, px_bench *b, const char *what)
+{
+    static const char *const keys[] = {"lr", "loss", "step_ms", NULL};
+    if (!b->train_steps) {
+        for (const char *const *k = keys; *k; k++)
+            if (get(c, r, *k))
+                return fail_at(c, get(c, r, *k), "%s.%s belongs to a train-step:N endpoint only", what, *k);
+        return 0;
+    }
+    yaml_node_t *lr = require(c, r, "lr", what);
+    size_t n_ms = 0;
+    if (!lr || get_nonneg(c, r, "lr", what, "a learning rate above 0", &b->lr))
+        return -1;
+    if (!(b->lr > 0))
+        return fail_at(c, lr, "%s.lr must be a learning rate above 0, not '%s'", what, scalar(lr));
+    if (load_train_seq(c, r, "loss", what, (size_t)b->train_steps, 0, &b->loss, &b->n_steps) ||
+        load_train_seq(c, r, "step_ms", what, (size_t)b->train_steps, 1, &b->step_ms, &n_ms))
+        return -1;
+    if (n_ms != b->n_steps)
+        return fail_at(c, get(c, r, "step_ms"), "%s.step_ms has %zu steps, loss %zu", what, n_ms, b->n_steps);
+    return 0;
+}
+
 /* parity bench's records (format 4). */
 static int load_bench(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_what)
 {
     static const char *const keys[] = {"endpoint", "warmup", "passes", "examples", "forwards", "new_shapes",
                                        "new_shapes_ms", "p50_ms", "p90_ms", "p99_ms", "min_ms", "max_ms",
-                                       "roundtrip_p50_ms", "examples_per_s", "stopped", "outputs", NULL};
+                                       "roundtrip_p50_ms", "examples_per_s", "stopped", "outputs", "lr", "loss",
+                                       "step_ms", NULL};
     yaml_node_t *n = get(c, v, "bench");
     if (!n || is_null(n))
         return 0;
@@ -669,9 +721,15 @@ static int load_bench(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_
         long batch = !strncmp(endpoint, "batch:", 6) ? strtol(endpoint + 6, &end, 10) : 0;
         int good = !strcmp(endpoint, "single") || (end && !*end && endpoint[6] >= '1' && endpoint[6] <= '9' &&
                                                     batch >= 2 && batch <= 100000);
+        if (!strncmp(endpoint, "train-step:", 11) && endpoint[11] >= '1' && endpoint[11] <= '9') {
+            long steps = strtol(endpoint + 11, &end, 10);
+            good = !*end && steps <= 10000;
+            b->train_steps = good ? (int)steps : 0;
+        }
         free(endpoint);
         if (!good)
-            return fail_at(c, ep, "%s.endpoint must be single or batch:N (N from 2), not '%s'", w, scalar(ep));
+            return fail_at(c, ep, "%s.endpoint must be single, batch:N (N from 2) or train-step:N (N from 1 to 10000), "
+                           "not '%s'", w, scalar(ep));
         b->batch = batch >= 2 ? (int)batch : 1;
         if (get_int(c, r, "warmup", w, 0, &b->warmup) || get_int(c, r, "passes", w, 0, &b->passes) ||
             get_size(c, r, "examples", w, &b->examples) || get_size(c, r, "forwards", w, &b->forwards) ||
@@ -680,8 +738,10 @@ static int load_bench(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_
             get_figure(c, r, "p99_ms", w, &b->p99_ms) || get_figure(c, r, "min_ms", w, &b->min_ms) ||
             get_figure(c, r, "max_ms", w, &b->max_ms) || get_figure(c, r, "roundtrip_p50_ms", w, &b->roundtrip_p50_ms) ||
             get_figure(c, r, "examples_per_s", w, &b->per_s) || get_str(c, r, "stopped", w, 0, &b->stopped) ||
-            load_bench_outputs(c, get(c, r, "outputs"), b, e, w))
+            load_bench_outputs(c, get(c, r, "outputs"), b, e, w) || load_bench_train(c, r, b, w))
             return -1;
+        if (b->train_steps) /* a step trains on every labelled example */
+            b->batch = (int)b->examples;
         if (b->new_shapes_ms < 0)
             b->new_shapes_ms = 0;
         /* Figures that contradict themselves are refused like a label

@@ -510,15 +510,14 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
     return rc;
 }
 
-/* One forward of n examples stacked into [n, L]: each padded to the longest
- * with pad_id and attention mask 0 (n 1: the example as prepared). */
-static int send_run_stack(px_runner *r, child *c, const px_prepared *const *xs, size_t n, int64_t pad_id)
+/* The inputs of n examples stacked into [n, L], into b: each padded to the
+ * longest with pad_id and attention mask 0 (n 1: the example as prepared). */
+static void put_stack(px_runner *r, px_buf *pb, const px_prepared *const *xs, size_t n, int64_t pad_id)
 {
+    px_buf b = *pb;
     size_t len = 0;
     for (size_t j = 0; j < n; j++)
         len = xs[j]->enc.n > len ? xs[j]->enc.n : len;
-    px_buf b = {0};
-    proto_begin(&b, PX_FRAME_RUN);
     buf_put_u32(&b, (uint32_t)r->f->n_inputs);
     for (size_t i = 0; i < r->f->n_inputs; i++) {
         const char *name = r->f->inputs[i];
@@ -537,6 +536,15 @@ static int send_run_stack(px_runner *r, child *c, const px_prepared *const *xs, 
                 buf_put_i64(&b, v);
             }
     }
+    *pb = b;
+}
+
+/* One forward of n examples stacked into [n, L] (put_stack). */
+static int send_run_stack(px_runner *r, child *c, const px_prepared *const *xs, size_t n, int64_t pad_id)
+{
+    px_buf b = {0};
+    proto_begin(&b, PX_FRAME_RUN);
+    put_stack(r, &b, xs, n, pad_id);
     proto_end(&b);
     int rc = b.bad || proto_write_all(c->to, b.data, b.len) ? -1 : 0;
     buf_free(&b);
@@ -994,6 +1002,127 @@ out:
     free(sm.fwd), free(sm.rt), free(xs), free(which), free(score);
 }
 
+/* The figures of a benchmark from its samples (warm forwards or steps). */
+static void bench_figures(px_bench *b, samples *sm)
+{
+    b->forwards = sm->n;
+    b->p50_ms = b->p90_ms = b->p99_ms = b->min_ms = b->max_ms = -1;
+    if (!sm->n)
+        return;
+    qsort(sm->fwd, sm->n, sizeof *sm->fwd, cmp_double);
+    b->p50_ms = quantile_sorted(sm->fwd, sm->n, 0.5);
+    b->p90_ms = quantile_sorted(sm->fwd, sm->n, 0.9);
+    b->p99_ms = quantile_sorted(sm->fwd, sm->n, 0.99);
+    b->min_ms = sm->fwd[0], b->max_ms = sm->fwd[sm->n - 1];
+}
+
+/* train-step:N: one TRAIN (proto.h) of the fixture's labelled examples
+ * that ran ok here, in fixture order, stacked and padded as batch:N stacks
+ * them, each one's target its label's index in the contract's order. The
+ * executor trains a copy of its module: the one loaded answers as before.
+ * Step 1 is timed apart (new_shapes: it holds any compilation); the figures
+ * are of steps 2 to N. */
+static void bench_train(px_runner *r, px_env_result *er, px_bench *b, const size_t *ok, size_t n_ok)
+{
+    const px_env *e = &r->f->envs[er->env_index];
+    child *c = &r->kids[er - r->res->envs];
+    const px_env_input *ein = &r->inputs[er - r->res->envs];
+    int64_t pad = tokenizer_id(ein->prep.tok, "[PAD]");
+    pad = pad < 0 ? 0 : pad;
+    const px_prepared **xs = calloc(n_ok, sizeof *xs);
+    int64_t *targets = calloc(n_ok, sizeof *targets);
+    samples sm = {0};
+    px_buf p = {0};
+    size_t n = 0, steps = (size_t)b->train_steps;
+    if (!xs || !targets) {
+        b->stopped = strdup("out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n_ok; i++) {
+        const px_example *x = &r->f->examples[ok[i]];
+        if (x->expect.kind != PX_EXPECT_LABEL)
+            continue;
+        xs[n] = &ein->examples[ok[i]];
+        targets[n++] = x->expect.label;
+    }
+    b->batch = (int)n, b->examples = n, b->passes = 1;
+    if (!n) {
+        b->stopped = strdup("no example with an expected label ran in this environment: nothing to train on");
+        goto out;
+    }
+    if (c->pid == 0) {
+        int stage;
+        char *msg = NULL;
+        er->restarts++;
+        if (start_child(r, er, 1, &stage, &msg)) {
+            char text[1400];
+            snprintf(text, sizeof text, "the executor could not start again: %.1200s", msg ? msg : stop_words(r));
+            free(msg);
+            b->stopped = strdup(text);
+            goto out;
+        }
+    }
+    px_buf f = {0};
+    proto_begin(&f, PX_FRAME_TRAIN);
+    buf_put_u32(&f, (uint32_t)steps);
+    buf_put_f64(&f, b->lr);
+    put_stack(r, &f, xs, n, pad);
+    buf_put_u32(&f, (uint32_t)n);
+    for (size_t j = 0; j < n; j++)
+        buf_put_i64(&f, targets[j]);
+    proto_end(&f);
+    double timeout = e->first_forward_timeout_s + (double)steps * e->timeout_s;
+    uint32_t type = 0;
+    enum wait_result w = f.bad || proto_write_all(c->to, f.data, f.len) ? W_EOF : wait_frame(r, c, timeout, &type, &p);
+    buf_free(&f);
+    if (w != W_FRAME || type != PX_FRAME_TRAINED) {
+        bench_failed(r, c, b, w, type, &p, timeout);
+        /* bench_failed speaks of a forward; here it was a training step. */
+        static const char *const was[] = {"a forward raised: ", "a forward gave no answer within ",
+                                          "the executor ended during a forward "};
+        static const char *const now[] = {"a training step raised: ", "the training steps gave no answer within ",
+                                          "the executor ended during the training steps "};
+        for (size_t i = 0; b->stopped && i < sizeof was / sizeof *was; i++)
+            if (!strncmp(b->stopped, was[i], strlen(was[i]))) {
+                char *t = NULL;
+                if (asprintf(&t, "%s%s", now[i], b->stopped + strlen(was[i])) >= 0)
+                    free(b->stopped), b->stopped = t;
+                break;
+            }
+        goto out;
+    }
+    if (buf_get_u32(&p) != steps || p.bad || p.len - p.pos != 16 * steps) {
+        b->stopped = strdup("protocol: malformed TRAINED frame");
+        goto out;
+    }
+    b->loss = malloc(steps * sizeof *b->loss);
+    b->step_ms = malloc(steps * sizeof *b->step_ms);
+    if (!b->loss || !b->step_ms) {
+        b->stopped = strdup("out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < steps; i++)
+        b->loss[i] = buf_get_f64(&p);
+    for (size_t i = 0; i < steps; i++)
+        b->step_ms[i] = buf_get_f64(&p);
+    b->n_steps = steps;
+    b->new_shapes = 1, b->new_shapes_ms = b->step_ms[0];
+    double total = 0;
+    for (size_t i = 1; i < steps; i++) {
+        if (samples_push(&sm, b->step_ms[i], -1)) {
+            b->stopped = strdup("out of memory");
+            goto out;
+        }
+        total += b->step_ms[i];
+    }
+    b->per_s = total > 0 ? (double)(n * (steps - 1)) / (total / 1000) : -1;
+out:
+    bench_figures(b, &sm);
+    b->roundtrip_p50_ms = -1;
+    buf_free(&p);
+    free(sm.fwd), free(sm.rt), free(xs), free(targets);
+}
+
 /* parity bench: each endpoint over the examples this environment ran. */
 static void run_bench(px_runner *r, px_env_result *er)
 {
@@ -1009,6 +1138,11 @@ static void run_bench(px_runner *r, px_env_result *er)
     for (size_t i = 0; i < r->opts.n_bench; i++) {
         bench[i].batch = r->opts.bench_batches[i] > 0 ? r->opts.bench_batches[i] : 1;
         bench[i].warmup = r->opts.bench_warmup;
+        if (r->opts.bench_batches[i] < 0) { /* train-step:N */
+            bench[i].train_steps = -r->opts.bench_batches[i];
+            bench[i].lr = r->f->train.lr;
+            bench[i].warmup = 0;
+        }
         bench[i].p50_ms = bench[i].p90_ms = bench[i].p99_ms = bench[i].min_ms = bench[i].max_ms = -1;
         bench[i].roundtrip_p50_ms = bench[i].per_s = -1;
         set_progress(r, (int)(er - r->res->envs), -1);
@@ -1016,6 +1150,8 @@ static void run_bench(px_runner *r, px_env_result *er)
             bench[i].stopped = strdup("no example ran in this environment: nothing to time");
         else if (must_stop(r))
             bench[i].stopped = strdup(stop_words(r)), bench[i].cut = 1;
+        else if (bench[i].train_steps)
+            bench_train(r, er, &bench[i], ok, n_ok);
         else
             bench_endpoint(r, er, &bench[i], ok, n_ok);
     }

@@ -361,7 +361,11 @@ static void build_performance(bctx *b)
             const px_bench_verdict *v = &ev->bench[k];
             char *line = bench_line(&er->bench[k]), name[32];
             bench_endpoint_name(&er->bench[k], name, sizeof name);
-            if (!v->comparable)
+            if (v->curve)
+                push(b, &b->s->performance,
+                     fmt(b, "%s, %s: NOT COMPARABLE, its loss curve %s: %s", er->name, name,
+                         ev->is_reference ? "is not finite" : "parts from the reference's", v->curve));
+            else if (!v->comparable)
                 push(b, &b->s->performance,
                      fmt(b, "%s, %s: NOT COMPARABLE, the benchmark's outputs broke the contract: %s", er->name, name,
                          v->broken));
@@ -372,6 +376,8 @@ static void build_performance(bctx *b)
                 push(b, &b->s->performance,
                      fmt(b, "%s, %s: timed, but the contract is not met there: not a result", er->name, name));
             push(b, &b->s->performance, fmt(b, "%s, %s", er->name, line ? line : "?"));
+            if (v->curve_note)
+                push(b, &b->s->performance, fmt(b, "%s, %s: %s", er->name, name, v->curve_note));
             free(line);
         }
     }

@@ -10,6 +10,7 @@
  * manifest. The first forward of each new input length has its own timeout
  * (a lazy device compiles it). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,7 +390,7 @@ Test(python_executor, another_protocol_version_is_refused, .timeout = 60)
                    "sys.stdin.read()\n");
     chmod(fake, 0755);
     expect_one_line_error((const char *[]){"parity", "run", DEMO, "-q", "-o", "-", "--executor", fake, NULL},
-                          (const char *[]){"another protocol", "version 1", "this parity speaks 2", NULL});
+                          (const char *[]){"another protocol", "version 1", "this parity speaks 3", NULL});
 }
 
 /* The precision settings are recorded; a backend that does not read one
@@ -459,5 +460,38 @@ Test(python_executor, backend_module_without_a_python_environment_is_refused, .t
     cr_expect_eq(tl_lines(r.err), 1, "%s", r.err);
     cr_expect(strstr(r.err, "--backend-module") && strstr(r.err, "executor: python"), "%s", r.err);
     cr_expect_eq(r.out[0], '\0', "nothing ran: %s", r.out);
+    tl_free(&r);
+}
+
+/* bench --endpoint train-step:N through both executors: the Python one's
+ * loss curve (a deepcopy made under no_grad, torch.optim.SGD) is judged
+ * within contract.train's tolerance of the C++ reference's, and is in fact
+ * the same to float32 rounding; the forwards after it are the run's. */
+Test(python_executor, train_step_curve_matches_libtorch, .timeout = 300)
+{
+    const char *fx = variant(1, "tests/data/train.yaml",
+                             (const char *[]){"    device: cpu\n    dtype: bfloat16\n",
+                                              "    device: cpu\n    dtype: float32\n    executor: python\n", NULL});
+    char *out = tmp_file("train.yaml");
+    cmd_result r = tl_run((const char *[]){"parity", "bench", fx, "--python", PY, "--endpoint", "train-step:4",
+                                           "--endpoint", "single", "--warmup", "0", "--iters", "1", "-o", out, NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "within contract.train's tolerance of the reference's curve"), "%s", r.out);
+    px_fixture *f;
+    px_results *res = load(out, fx, &f);
+    const px_env_result *cpp = env_of(res, "reference"), *py = env_of(res, "cpu-bf16");
+    cr_expect_str_eq(py->m.executor, "python");
+    const px_bench *a = &cpp->bench[0], *b = &py->bench[0];
+    cr_assert_eq(a->n_steps, 4, "%s", a->stopped);
+    cr_assert_eq(b->n_steps, 4, "%s", b->stopped);
+    for (size_t s = 0; s < 4; s++)
+        cr_expect(fabs(a->loss[s] - b->loss[s]) <= 1e-5 * fabs(a->loss[s]), "step %zu: libtorch %.9g, python %.9g",
+                  s + 1, a->loss[s], b->loss[s]);
+    cr_expect_lt(b->loss[3], b->loss[0]);
+    for (size_t k = 0; k < res->n_examples; k++)
+        if (py->ex[k].status == PX_ST_OK)
+            cr_expect_eq(memcmp(py->bench[1].out[k], py->ex[k].values, py->bench[1].n_out * sizeof(double)), 0,
+                         "%s: the loaded model changed", f->examples[k].id);
+    results_free(res), fixture_free(f);
     tl_free(&r);
 }

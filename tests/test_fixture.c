@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parity/fingerprint.h"
 #include "parity/fixture.h"
 
 #define DEMO "fixtures/campus-club/fixture.yaml"
@@ -339,6 +340,7 @@ Test(fixture, every_key_is_in_the_man_page_and_only_those)
         {"    tokenizer:", "    clean:\n      - {pattern: a, replace: b, zzz: 1}\n    tokenizer:"},
         {"  labels: [a, b]\n", "  labels: [a, b]\n  compare: {zzz: 1}\n"},
         {"  labels: [a, b]\n", "  labels: [a, b]\n  compare: {logits: {zzz: 1}}\n"},
+        {"  labels: [a, b]\n", "  labels: [a, b]\n  train: {zzz: 1}\n"},
         {"{device: cpu}", "{device: cpu, zzz: 1}"},
         {"{device: cpu}", "{device: cpu, model: {path: m.pt, zzz: 1}}"},
         {"    text: hello\n", "    text: hello\n    zzz: 1\n"},
@@ -401,4 +403,65 @@ Test(fixture, redact_patterns_load_and_a_bad_one_is_refused_at_its_place)
     expect_error("parity: 1\n", "parity: 1\nredact:\n  - {pattern: '(open', why: x}\n", 3, 15,
                  "redact pattern '(open': missing closing parenthesis at offset 5");
     expect_error("parity: 1\n", "parity: 1\nredact: {pattern: x}\n", 2, 9, "redact");
+}
+
+/* contract.train (parity bench --endpoint train-step:N): read as written,
+ * every key required, every bad value located; its why is never optional. */
+Test(fixture, contract_train_reads_and_refuses_bad_values)
+{
+    char *text = variant("  labels: [a, b]\n", "  labels: [a, b]\n  train: {lr: 0.05, atol: 0.01, rtol: 0.02, why: w}\n");
+    px_error err;
+    px_fixture *f = parse(text, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect(f->train.present);
+    cr_expect_float_eq(f->train.lr, 0.05, 1e-12);
+    cr_expect_float_eq(f->train.atol, 0.01, 1e-12);
+    cr_expect_float_eq(f->train.rtol, 0.02, 1e-12);
+    cr_expect_str_eq(f->train.why, "w");
+    fixture_free(f), free(text);
+    /* Absent: not present, and nothing else changes. */
+    f = parse(MINIMAL, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect(!f->train.present);
+    fixture_free(f);
+    const char *from = "  labels: [a, b]\n";
+    expect_error(from, "  labels: [a, b]\n  train: {lr: 0.05, atol: 0, rtol: 0}\n", 8, 10,
+                 "contract.train: missing required key 'why'");
+    expect_error(from, "  labels: [a, b]\n  train: {atol: 0, rtol: 0, why: w}\n", 8, 10, "lr");
+    expect_error(from, "  labels: [a, b]\n  train: {lr: 0, atol: 0, rtol: 0, why: w}\n", 8, 15,
+                 "contract.train.lr must be between");
+    expect_error(from, "  labels: [a, b]\n  train: {lr: fast, atol: 0, rtol: 0, why: w}\n", 8, 15,
+                 "contract.train.lr must be a number");
+    expect_error(from, "  labels: [a, b]\n  train: {lr: 0.1, atol: -1, rtol: 0, why: w}\n", 8, 26,
+                 "contract.train.atol must be between");
+    expect_error(from, "  labels: [a, b]\n  train: {lr: 0.1, atol: 0, rtol: .nan, why: w}\n", 8, 35,
+                 "contract.train.rtol must be a number");
+    expect_error(from, "  labels: [a, b]\n  train: {lr: 0.1, atol: 0, rtol: 0, why: ''}\n", 8, 43,
+                 "contract.train.why must say why");
+    expect_error(from, "  labels: [a, b]\n  train: {lr: 0.1, atol: 0, rtol: 0, why: w, momentum: 0.9}\n", 8, 46,
+                 "unknown key 'momentum'");
+    expect_error(from, "  labels: [a, b]\n  train: 0.05\n", 8, 10, "contract.train must be a mapping");
+}
+
+/* contract.train is part of what is judged: it changes the contract's
+ * compare fingerprint, and nothing else; a contract without it keeps the
+ * bytes it had before train existed (recorded fingerprints stay valid: the
+ * demo's compare part, pinned as parity computed it before). */
+Test(fixture, contract_train_is_in_the_compare_fingerprint)
+{
+    const char *paths[] = {DEMO, "tests/data/train.yaml", "tests/data/train-tight.yaml"};
+    px_fingerprint fp[3];
+    for (int i = 0; i < 3; i++) {
+        px_error err = {0};
+        px_fixture *f = fixture_load(paths[i], &err);
+        cr_assert_not_null(f, "%s: %s", paths[i], err.msg);
+        fingerprint_contract(f, &fp[i]);
+        fixture_free(f);
+    }
+    cr_expect_str_eq(fp[0].part[PX_PART_COMPARE], "f58ed0b4c3ac17ba28e3e34b2c1fdabde8d951d5df06ce7a4d1ffa0e5f5e2f45");
+    for (int p = 0; p < PX_PART_COUNT; p++) {
+        int same01 = !strcmp(fp[0].part[p], fp[1].part[p]), same12 = !strcmp(fp[1].part[p], fp[2].part[p]);
+        cr_expect_eq(same01, p != PX_PART_COMPARE, "demo vs train: %s", fingerprint_part_name((px_part)p));
+        cr_expect_eq(same12, p != PX_PART_COMPARE, "train vs tight: %s", fingerprint_part_name((px_part)p));
+    }
 }

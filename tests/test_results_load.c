@@ -717,7 +717,7 @@ Test(results_load, bench_records_are_read_strictly)
         const char *needle;
     } bad[] = {
         {"parity_results: 4", "parity_results: 3", 7, 7, "bench is written from format 4 on, this file says 3"},
-        {"endpoint: batch:2", "endpoint: batch:1", 7, 19, "endpoint must be single or batch:N (N from 2), not 'batch:1'"},
+        {"endpoint: batch:2", "endpoint: batch:1", 7, 19, "endpoint must be single, batch:N (N from 2) or train-step:N (N from 1 to 10000), not 'batch:1'"},
         {"endpoint: batch:2", "endpoint: batch:2x", 7, 19, "not 'batch:2x'"},
         {"p90_ms: 3", "p90_ms: 1.5", 7, 9, "the latencies must read min <= p50 <= p90 <= p99 <= max"},
         {"p50_ms: 2", "p50_ms: -2", 11, 17, "p50_ms must be a finite number of 0 or more"},
@@ -741,5 +741,85 @@ Test(results_load, bench_records_are_read_strictly)
     }
     fixture_free(f);
     unlink(path), rmdir(dir);
+    free(dir);
+}
+
+/* A train-step:N record's own fields (format 4, optional keys): read back
+ * from a real bench to the same bytes, then every bad value located. */
+Test(results_load, train_step_records_round_trip_and_are_read_strictly, .timeout = 300)
+{
+    px_fixture *f = fixture("tests/data/train.yaml");
+    char *dir = tl_tmpdir(), a[300], b[300];
+    snprintf(a, sizeof a, "%s/bench.yaml", dir);
+    snprintf(b, sizeof b, "%s/again.yaml", dir);
+    cmd_result run = tl_run((const char *[]){"parity", "bench", f->path, "-e", "reference", "--endpoint",
+                                             "train-step:3", "-o", a, NULL});
+    cr_assert_eq(run.status, 0, "%s%s", run.out, run.err);
+    tl_free(&run);
+    px_results *r = load_ok(a, f);
+    const px_bench *t = &r->envs[0].bench[0];
+    cr_expect_eq(t->train_steps, 3);
+    cr_expect_eq(t->n_steps, 3);
+    cr_expect_eq(t->batch, 5);
+    write_ok(r, f, b);
+    expect_same_file(a, b);
+    results_free(r);
+    static const char v4[] = "parity_results: 4\n"
+                             "labels: [film, volunteer, sports, music, social]\n"
+                             "environments:\n"
+                             "  reference:\n"
+                             "    state: up\n"
+                             "    bench:\n"
+                             "      - endpoint: train-step:3\n"
+                             "        examples: 1\n"
+                             "        lr: 0.05\n"
+                             "        loss: [0.5, 0.4, 0.3]\n"
+                             "        step_ms: [3, 2, 2]\n"
+                             "    examples:\n"
+                             "      - id: film-night\n"
+                             "        outcome: ok\n"
+                             "        output: {dtype: float32, shape: [1, 5], values: [5, 2, 3, 1, 4]}\n"
+                             "        label: film\n";
+    tl_write(a, v4);
+    r = load_ok(a, f);
+    t = &r->envs[0].bench[0];
+    cr_expect_eq(t->train_steps, 3);
+    cr_expect_eq(t->n_steps, 3);
+    cr_expect_float_eq(t->loss[2], 0.3, 1e-12);
+    cr_expect_float_eq(t->step_ms[0], 3, 1e-12);
+    results_free(r);
+    static const struct {
+        const char *from, *to;
+        int line, col;
+        const char *needle;
+    } bad[] = {
+        {"train-step:3", "train-step:0", 7, 19, "train-step:N (N from 1 to 10000), not 'train-step:0'"},
+        {"train-step:3", "train-step:3x", 7, 19, "not 'train-step:3x'"},
+        {"train-step:3", "single", 9, 13, "bench.lr belongs to a train-step:N endpoint only"},
+        {"        lr: 0.05\n", "", 7, 9, "missing required key 'lr'"},
+        {"lr: 0.05", "lr: 0", 9, 13, "lr must be a learning rate above 0, not '0'"},
+        {"loss: [0.5, 0.4, 0.3]", "loss: [0.5, 0.4, 0.3, 0.2]", 10, 15, "loss has 4 steps, the endpoint 3"},
+        {"loss: [0.5, 0.4, 0.3]", "loss: [0.5, x, 0.3]", 10, 21, "must be a number, not 'x'"},
+        {"loss: [0.5, 0.4, 0.3]", "loss: 0.5", 10, 15, "loss must be a list"},
+        {"step_ms: [3, 2, 2]", "step_ms: [3, 2]", 11, 18, "step_ms has 2 steps, loss 3"},
+        {"step_ms: [3, 2, 2]", "step_ms: [3, -2, 2]", 11, 22, "durations of 0 or more milliseconds, not '-2'"},
+        {"step_ms: [3, 2, 2]", "step_ms: [3, .inf, 2]", 11, 22, "not '.inf'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *at = strstr(v4, bad[i].from);
+        cr_assert_not_null(at);
+        char *text = malloc(sizeof v4 + 64);
+        sprintf(text, "%.*s%s%s", (int)(at - v4), v4, bad[i].to, at + strlen(bad[i].from));
+        tl_write(a, text);
+        px_error err = {0};
+        cr_expect_null(results_load(a, f, &err), "%s", bad[i].to);
+        cr_expect_eq(err.code, PX_EXIT_USAGE, "%s", bad[i].to);
+        cr_expect(err.line == bad[i].line && err.col == bad[i].col, "%s: at %d:%d, want %d:%d (%s)", bad[i].to,
+                  err.line, err.col, bad[i].line, bad[i].col, err.msg);
+        cr_expect(strstr(err.msg, bad[i].needle), "%s: %s", bad[i].to, err.msg);
+        free(text);
+    }
+    fixture_free(f);
+    unlink(a), unlink(b), rmdir(dir);
     free(dir);
 }

@@ -21,6 +21,19 @@ int bench_judge(const px_fixture *f, const px_results *r, const px_judgement *j,
                 px_bench_verdict *out, px_error *err);
 void bench_verdict_free(px_bench_verdict *v);
 
+/* train-step:N: judge bench `bench` of environment `env`'s loss curve
+ * against the reference environment's train-step:N curve, step by step:
+ * |a - b| <= contract.train's atol + rtol * |b|; the reference's own curve
+ * only for being finite. Fills v->curve (a break: the first step that
+ * parts, both losses, the why; comparable becomes 0) or v->curve_note (why
+ * nothing was compared). -1 only when out of memory. */
+int bench_judge_curve(const px_fixture *f, const px_results *r, size_t env, size_t bench, px_bench_verdict *v,
+                      px_error *err);
+
+/* The endpoint in words: "train step, 5 examples per step, SGD lr 0.05,
+ * preparation outside" (malloc'd); NULL for a forward endpoint. */
+char *bench_train_words(const px_bench *b);
+
 /* One line of an environment's figures for an endpoint: what was timed and
  * whether preparation is inside it, in words (malloc'd). */
 char *bench_line(const px_bench *b);

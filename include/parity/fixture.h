@@ -39,6 +39,17 @@ typedef struct px_tolerance {
     px_loc loc;
 } px_tolerance;
 
+/* contract.train: the training step parity bench's train-step:N endpoint
+ * takes (SGD at a fixed learning rate, cross-entropy on the labelled
+ * examples) and how far a loss curve may part from the reference's:
+ * |a - b| <= atol + rtol * |b| at every step, with why (required). */
+typedef struct px_train {
+    int present;
+    double lr, atol, rtol;
+    char *why;
+    px_loc loc;
+} px_train;
+
 typedef struct px_pattern {
     char *text;   /* PCRE2 pattern; NULL when absent */
     px_loc loc;
@@ -141,6 +152,7 @@ typedef struct px_fixture {
     px_loc labels_loc;
     px_tolerance logits_tol;
     char *decision;     /* exact */
+    px_train train;     /* contract.train (parity bench --endpoint train-step:N) */
     px_env *envs;
     size_t n_envs;
     px_example *examples;

@@ -106,6 +106,13 @@ typedef struct px_bench_verdict {
                         the run's (one example per forward) beyond the
                         contract's tolerance, or decide another label: the
                         batching changed the numbers; NULL when none */
+    char *curve;     /* train-step:N: where its loss curve parts from the
+                        reference's beyond contract.train's tolerance (or,
+                        in the reference, is not finite), with both losses
+                        and the why; comparable is then 0. NULL when none */
+    char *curve_note; /* train-step:N: why the curve was not compared (no
+                         reference curve of as many steps, no contract.train);
+                         NULL when it was, or for other endpoints */
 } px_bench_verdict;
 
 typedef struct px_env_verdict {

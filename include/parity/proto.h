@@ -29,6 +29,8 @@
  *     child  -> READY | FAIL(stage device or load)         once, after loading
  *     parent -> RUN                                        any number of times
  *     child  -> OUTPUT | FAIL(stage forward)               one per RUN
+ *     parent -> TRAIN                                      parity bench
+ *     child  -> TRAINED | FAIL(stage forward)              one per TRAIN
  *     parent closes stdin                                  child exits 0
  *
  * READY  : u32 protocol (PX_PROTO_VERSION; parity refuses another),
@@ -51,6 +53,18 @@
  *                           is what makes a lazy device such as XLA execute),
  *          u32 compiled    (enum px_compiled: whether this forward compiled
  *                           a graph, where the backend can tell)
+ * TRAIN  : u32 steps, f64 lr, then the batch as RUN sends it (u32 n_inputs,
+ *          per input: str name, u32 ndim, i64 dims[ndim], i64 values[]:
+ *          the labelled examples stacked into [n, L], padded with attention
+ *          mask 0), then u32 n, i64 targets[n] (each example's label index).
+ *          On a copy of the loaded module (never the module itself, which
+ *          answers every later RUN as before), outside inference mode and
+ *          in train(): `steps` SGD steps at lr, each a forward of the whole
+ *          batch, cross-entropy against targets, backward, update.
+ * TRAINED: u32 steps, f64 loss[steps] (each step's loss before its update,
+ *          as a float64 on the host), f64 step_ms[steps] (each step timed by
+ *          the executor, the copy of the loss to the host included)
+ *          (revision 3: TRAIN and TRAINED are new)
  * FAIL   : u32 stage (enum px_stage), u32 kind (enum px_fail_kind, decided
  *          by the executor, which knows its backend's wording), str message
  *          (exception text, without libtorch's C++ backtrace)
@@ -74,9 +88,13 @@ enum px_frame_type {
     PX_FRAME_RUN = 0x204E5552u,    /* "RUN " */
     PX_FRAME_OUTPUT = 0x2054554Fu, /* "OUT " */
     PX_FRAME_FAIL = 0x4C494146u,   /* "FAIL" */
+    PX_FRAME_TRAIN = 0x4E495254u,  /* "TRIN" */
+    PX_FRAME_TRAINED = 0x444E5254u, /* "TRND" */
 };
 
-#define PX_PROTO_VERSION 2u
+#define PX_TRAIN_MAX_STEPS 10000u
+
+#define PX_PROTO_VERSION 3u
 
 enum px_stage {
     PX_STAGE_DEVICE = 1,  /* device string or dtype not usable here */

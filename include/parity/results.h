@@ -82,6 +82,15 @@ typedef struct px_bench {
     char *stopped;            /* NULL, or why it stopped before its passes */
     int cut;                  /* 1: stopped by the budget or an interrupt (this
                                  run only; the file keeps `stopped`) */
+    int train_steps;          /* train-step:N: N (then batch is the labelled
+                                 examples a step trains on, every figure is of
+                                 a step, forwards are the timed steps after the
+                                 first, which is new_shapes); 0: forwards */
+    double lr;                /* train-step: the SGD learning rate it used */
+    double *loss, *step_ms;   /* train-step: per step, its loss before the
+                                 update and its time (n_steps of each; fewer
+                                 than train_steps when it stopped) */
+    size_t n_steps;
     double **out;             /* per fixture example, its output (n_out values) the
                                  benchmark produced that is farthest from the
                                  run's: a changed label first, then the largest
@@ -89,7 +98,7 @@ typedef struct px_bench {
     size_t n_out;
 } px_bench;
 
-/* "single" or "batch:N" into buf. */
+/* "single", "batch:N" or "train-step:N" into buf. */
 const char *bench_endpoint_name(const px_bench *b, char *buf, size_t size);
 void bench_clear(px_bench *b, size_t n_examples);
 

@@ -36,7 +36,8 @@ typedef struct px_runner_opts {
     size_t max_examples;      /* > 0: run at most this many examples in each
                                  environment (--max-examples) */
     /* parity bench: after an environment's run, each endpoint (examples per
-     * forward: 1 single, N batch:N) is timed over the examples that ran
+     * forward: 1 single, N batch:N; -N is train-step:N, N SGD steps on the
+     * labelled examples that ran, in one TRAIN) is timed over the examples that ran
      * (warmup untimed passes, then `passes` timed ones, or as many as
      * min_time_s takes and at least 5), into its px_env_result.bench. */
     const int *bench_batches;

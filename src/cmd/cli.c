@@ -62,8 +62,9 @@ const px_option cli_options[] = {
                                                  "not reach is not-evaluated (budget), exit 5", NULL, 0},
     [PX_OPT_MAX_EXAMPLES] = {0, "max-examples", "N", "run at most N examples in each environment (the first N); the "
                                                      "rest are not-evaluated, exit 5", NULL, 0},
-    [PX_OPT_ENDPOINT] = {0, "endpoint", "E", "bench: single (one example per forward, the default) or batch:N (N "
-                                            "examples stacked in one forward); repeatable", NULL, 4},
+    [PX_OPT_ENDPOINT] = {0, "endpoint", "E", "bench: single (one example per forward, the default), batch:N (N "
+                                            "examples stacked in one forward) or train-step:N (N SGD steps on "
+                                            "the labelled examples, contract.train); repeatable", NULL, 4},
     [PX_OPT_WARMUP] = {0, "warmup", "N", "bench: passes over the examples before timing (default 2)", NULL, 0},
     [PX_OPT_ITERS] = {0, "iters", "N", "bench: timed passes over the examples (default: as many as --min-time "
                                       "allows, at least 5)", NULL, 0},
@@ -106,7 +107,7 @@ const px_command cli_commands[] = {
                "[--results FILE]] | --recover",
      "write review decisions into the fixture, touching nothing else (journal first, atomic write)", cmd_decide,
      "decision note reviewer env results recover"},
-    {"bench", "bench FIXTURE [-e ENV]... [--endpoint single|batch:N]... [--warmup N] [--iters N | --min-time DURATION] "
+    {"bench", "bench FIXTURE [-e ENV]... [--endpoint single|batch:N|train-step:N]... [--warmup N] [--iters N | --min-time DURATION] "
               "[-o FILE] [--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH] [--budget "
               "DURATION] [--max-examples N] [-q]",
      "is this execution path fast enough, with the contract on: model load, first forward, warm latency and "

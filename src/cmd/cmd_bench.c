@@ -3,7 +3,8 @@
  * endpoint is timed over the examples that ran; every output the benchmark
  * produced is judged against the contract before any figure is shown as a
  * result. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* vasprintf, open_memstream */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "parity/cli.h"
 #include "parity/judge.h"
 #include "parity/results.h"
+#include "parity/textcell.h"
 
 /* "%.3g ms", or "not measured" for a figure that is not (-1). */
 static const char *ms(double v, char *buf, size_t size)
@@ -24,8 +26,113 @@ static const char *ms(double v, char *buf, size_t size)
     return buf;
 }
 
-static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v)
+/* One line of text (no newline) after a 17-column gutter (head in the
+ * first line's), word-wrapped so that every line fits 80 columns. */
+static void print_wrapped_line(FILE *o, const char *head, const char *text)
 {
+    int n = textcell_wrap(text, 80 - 17, NULL, 0);
+    size_t *starts = n > 0 ? malloc((size_t)n * sizeof *starts) : NULL;
+    if (!starts) {
+        fprintf(o, "  %-14s %s\n", head, text);
+        return;
+    }
+    textcell_wrap(text, 80 - 17, starts, (size_t)n);
+    for (int i = 0; i < n; i++) {
+        size_t end = i + 1 < n ? starts[i + 1] : strlen(text);
+        while (end > starts[i] && text[end - 1] == ' ')
+            end--;
+        fprintf(o, "  %-14s %.*s\n", i ? "" : head, (int)(end - starts[i]), text + starts[i]);
+    }
+    free(starts);
+}
+
+/* text as print_wrapped_line prints a line, each of its lines (an
+ * exception's traceback has several) wrapped apart, blank ones left out. */
+static void print_wrapped(FILE *o, const char *head, const char *text)
+{
+    char *copy = strdup(text);
+    if (!copy) {
+        fprintf(o, "  %-14s %s\n", head, text);
+        return;
+    }
+    int first = 1;
+    for (char *line = copy, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (!line[strspn(line, " \t\r")])
+            continue;
+        print_wrapped_line(o, first ? head : "", line);
+        first = 0;
+    }
+    free(copy);
+}
+
+/* print_wrapped of a printf-style text. */
+static void printf_wrapped(FILE *o, const char *head, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void printf_wrapped(FILE *o, const char *head, const char *fmt, ...)
+{
+    char *t = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&t, fmt, ap);
+    va_end(ap);
+    if (n >= 0)
+        print_wrapped(o, head, t);
+    free(t);
+}
+
+/* The losses of a curve, ", "-separated (at most 12, then how many more). */
+static void put_losses(FILE *o, const px_bench *b)
+{
+    for (size_t s = 0; s < b->n_steps && s < 12; s++)
+        fprintf(o, "%s%.4g", s ? ", " : "", b->loss[s]);
+    if (b->n_steps > 12)
+        fprintf(o, " and %zu more", b->n_steps - 12);
+}
+
+/* train-step:N: the finding first, the endpoint in words, the step
+ * figures, the loss curve and what it was judged against. */
+static void print_train(FILE *o, const px_bench *b, const px_bench_verdict *v, int is_reference)
+{
+    char name[32], *text = NULL, *words = bench_train_words(b);
+    size_t len = 0;
+    bench_endpoint_name(b, name, sizeof name);
+    if (v->curve)
+        printf_wrapped(o, name, "%s, these figures are not comparable: %s",
+                       is_reference ? "LOSS CURVE NOT FINITE" : "LOSS CURVE PARTS FROM THE REFERENCE'S", v->curve);
+    print_wrapped(o, name, words ? words : "train step");
+    free(words);
+    if (b->forwards) {
+        printf_wrapped(o, "", "warm step p50 %.3g ms, p90 %.3g, p99 %.3g", b->p50_ms, b->p90_ms, b->p99_ms);
+        printf_wrapped(o, "", "min %.3g ms, max %.3g; %.4g examples/s", b->min_ms, b->max_ms, b->per_s);
+    }
+    if (b->n_steps)
+        printf_wrapped(o, "", "%zu step%s after the first (%.3g ms: any compilation is in it)", b->forwards,
+                       b->forwards == 1 ? "" : "s", b->new_shapes_ms);
+    FILE *m = b->n_steps ? open_memstream(&text, &len) : NULL;
+    if (m) {
+        fprintf(m, "loss by step: ");
+        put_losses(m, b);
+        fclose(m);
+        if (text)
+            print_wrapped(o, "", text);
+    }
+    free(text);
+    if (b->stopped)
+        printf_wrapped(o, "", "%s: %s", b->n_steps ? "stopped early" : "not measured", b->stopped);
+    if (v->curve_note)
+        print_wrapped(o, "", v->curve_note);
+    else if (!v->curve && b->n_steps)
+        print_wrapped(o, "", "within contract.train's tolerance of the reference's curve");
+}
+
+static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v, int is_reference)
+{
+    if (b->train_steps) {
+        print_train(o, b, v, is_reference);
+        return;
+    }
     char name[32], a[32];
     bench_endpoint_name(b, name, sizeof name);
     if (!v->comparable)
@@ -34,20 +141,20 @@ static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v
         fprintf(o, "  %-14s batching changed the numbers (against one example a forward): %s\n", name,
                 v->batching);
     if (!b->forwards) {
-        fprintf(o, "  %-14s not measured: %s\n", name, b->stopped ? b->stopped : "no forward was timed");
+        printf_wrapped(o, name, "not measured: %s", b->stopped ? b->stopped : "no forward was timed");
         return;
     }
-    fprintf(o, "  %-14s warm forward p50 %.3g ms, p90 %.3g, p99 %.3g\n", name, b->p50_ms, b->p90_ms, b->p99_ms);
-    fprintf(o, "  %-14s min %.3g ms, max %.3g; %.4g examples/s; round trip %s\n", "", b->min_ms, b->max_ms,
-            b->per_s, ms(b->roundtrip_p50_ms, a, sizeof a));
-    fprintf(o, "  %-14s %zu forward%s of %d example%s: %d pass%s after %d warm-up\n", "", b->forwards,
-            b->forwards == 1 ? "" : "s", b->batch, b->batch == 1 ? "" : "s", b->passes, b->passes == 1 ? "" : "es",
-            b->warmup);
+    printf_wrapped(o, name, "warm forward p50 %.3g ms, p90 %.3g, p99 %.3g", b->p50_ms, b->p90_ms, b->p99_ms);
+    printf_wrapped(o, "", "min %.3g ms, max %.3g; %.4g examples/s; round trip %s", b->min_ms, b->max_ms, b->per_s,
+                   ms(b->roundtrip_p50_ms, a, sizeof a));
+    printf_wrapped(o, "", "%zu forward%s of %d example%s: %d pass%s after %d warm-up", b->forwards,
+                   b->forwards == 1 ? "" : "s", b->batch, b->batch == 1 ? "" : "s", b->passes,
+                   b->passes == 1 ? "" : "es", b->warmup);
     if (b->new_shapes)
-        fprintf(o, "  %-14s %zu first forward%s of a new shape apart: %.3g ms in all\n", "", b->new_shapes,
-                b->new_shapes == 1 ? "" : "s", b->new_shapes_ms);
+        printf_wrapped(o, "", "%zu first forward%s of a new shape apart: %.3g ms in all", b->new_shapes,
+                       b->new_shapes == 1 ? "" : "s", b->new_shapes_ms);
     if (b->stopped)
-        fprintf(o, "  %-14s stopped early: %s\n", "", b->stopped);
+        printf_wrapped(o, "", "stopped early: %s", b->stopped);
 }
 
 /* 1 when every endpoint of every environment gave comparable figures of a
@@ -65,6 +172,13 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
     fprintf(o, "Every figure times the forward and the copy of its output to the host, as the\n"
                "executor measures it; cleaning and tokenising are outside them (done once,\n"
                "before). Every output the benchmark produces is judged against the contract.\n");
+    int train = 0;
+    for (size_t i = 0; i < res->n_envs; i++)
+        for (size_t b = 0; b < res->envs[i].n_bench; b++)
+            train |= res->envs[i].bench[b].train_steps > 0;
+    if (train)
+        fprintf(o, "A training step's figures time the forward, the loss, the backward pass, the\n"
+                   "update and the copy of the loss to the host, on a copy of the model.\n");
     int rc = PX_EXIT_OK;
     for (size_t i = 0; i < res->n_envs; i++) {
         const px_env_result *e = &res->envs[i];
@@ -78,22 +192,25 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
             rc = px_exit_worse(rc, PX_EXIT_ENV);
             continue;
         }
-        fprintf(o, "  %-14s torch %s (%s) on %s, %d thread%s%s%s\n", "runs", e->m.libtorch_version ? e->m.libtorch_version : "?",
-               e->m.executor ? e->m.executor : "?", e->m.device_name ? e->m.device_name : "?", e->m.threads,
-               e->m.threads == 1 ? "" : "s", e->m.tf32 ? ", tf32 " : "", e->m.tf32 ? e->m.tf32 : "");
-        fprintf(o, "  %-14s %s (reading the TorchScript file, moving it to the device)\n", "model load",
-                ms(e->m.load_ms, a1, sizeof a1));
-        fprintf(o, "  %-14s %s (the probe input: any lazy compilation, JIT profiling\n", "first forward",
-                ms(e->m.first_forward_ms, a2, sizeof a2));
-        fprintf(o, "  %-14s or graph capture happen here)\n", "");
+        /* Every line fits 80 columns, whatever the device's name or a slow
+         * load's figure (1.05e+03 ms). */
+        printf_wrapped(o, "runs", "torch %s (%s) on %s, %d thread%s%s%s",
+                       e->m.libtorch_version ? e->m.libtorch_version : "?", e->m.executor ? e->m.executor : "?",
+                       e->m.device_name ? e->m.device_name : "?", e->m.threads, e->m.threads == 1 ? "" : "s",
+                       e->m.tf32 ? ", tf32 " : "", e->m.tf32 ? e->m.tf32 : "");
+        printf_wrapped(o, "model load", "%s (reading the TorchScript file, moving it to the device)",
+                       ms(e->m.load_ms, a1, sizeof a1));
+        printf_wrapped(o, "first forward",
+                       "%s (the probe input: any lazy compilation, JIT profiling or graph capture happen here)",
+                       ms(e->m.first_forward_ms, a2, sizeof a2));
         if (!ev->met)
-            fprintf(o, "  %-14s NOT met in this run: the figures below are of a path that does not\n"
-                       "  %-14s give the answers asked for\n",
-                    "contract", "");
+            print_wrapped(o, "contract",
+                          "NOT met in this run: the figures below are of a path that does not give the answers "
+                          "asked for");
         /* Judged with the run (judge_results): one verdict per benchmark. */
         for (size_t b = 0; b < ev->n_bench; b++) {
             const px_bench_verdict *v = &ev->bench[b];
-            print_endpoint(o, &e->bench[b], v);
+            print_endpoint(o, &e->bench[b], v, ev->is_reference);
             if (!v->comparable || v->batching || !ev->met)
                 rc = px_exit_worse(rc, PX_EXIT_FAILED);
             if (e->bench[b].cut)
@@ -104,8 +221,8 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
         if (ev->rung[PX_RUNG_PERF] == PX_RS_PASSED)
             fprintf(o, "  %-14s measured: no output of the benchmark changed a verdict\n", "performance");
         else
-            fprintf(o, "  %-14s %s: %s\n", "performance", rung_state_name(ev->rung[PX_RUNG_PERF]),
-                    ev->rung_detail[PX_RUNG_PERF] ? ev->rung_detail[PX_RUNG_PERF] : "");
+            printf_wrapped(o, "performance", "%s: %s", rung_state_name(ev->rung[PX_RUNG_PERF]),
+                           ev->rung_detail[PX_RUNG_PERF] ? ev->rung_detail[PX_RUNG_PERF] : "");
     }
     judgement_free(&j);
     fprintf(o, "\n");

@@ -18,7 +18,8 @@ struct run_args {
     int n_envs, n_results, n_modules, quiet;
     double budget_s;          /* --budget; 0: none */
     long max_examples;        /* --max-examples; 0: none */
-    int batches[5];           /* bench: --endpoint, repeatable (1 single, N batch:N) */
+    int batches[5];           /* bench: --endpoint, repeatable (1 single, N batch:N,
+                                 -N train-step:N) */
     int n_endpoints;
     long warmup, iters;       /* bench: -1 when not given */
     double min_time_s;        /* bench: 0 when not given */

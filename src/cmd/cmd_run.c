@@ -60,10 +60,15 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
     case PX_OPT_ENDPOINT: {
         char *end = NULL;
         long n = !strncmp(v, "batch:", 6) && v[6] >= '0' && v[6] <= '9' ? strtol(v + 6, &end, 10) : 0;
-        if (strcmp(v, "single") && !(end && !*end && n >= 2 && n <= 4096))
-            return cli_usage_error(a->command, "--endpoint must be single or batch:N with N from 2 to 4096, not '%s'",
+        int train = !strncmp(v, "train-step:", 11);
+        if (train)
+            n = v[11] >= '0' && v[11] <= '9' ? strtol(v + 11, &end, 10) : 0;
+        if (strcmp(v, "single") && !(end && !*end && n >= (train ? 1 : 2) && n <= (train ? 10000 : 4096)))
+            return cli_usage_error(a->command,
+                                   "--endpoint must be single, batch:N with N from 2 to 4096 or train-step:N with "
+                                   "N from 1 to 10000, not '%s'",
                                    v);
-        a->batches[a->n_endpoints++] = strcmp(v, "single") ? (int)n : 1;
+        a->batches[a->n_endpoints++] = !strcmp(v, "single") ? 1 : train ? -(int)n : (int)n;
         break;
     }
     case PX_OPT_WARMUP:
@@ -597,6 +602,12 @@ static int command_main(const char *command, const run_args *ap)
         int idx[256];
         size_t n = 0;
         rc = f->n_envs > 256 ? PX_EXIT_USAGE : pick_envs(f, &a, idx, &n);
+        for (int i = 0; rc == 0 && i < a.n_endpoints; i++)
+            if (a.batches[i] < 0 && !f->train.present)
+                rc = cli_usage_error(a.command,
+                                     "--endpoint train-step:%d needs the training step in %s: add contract.train: "
+                                     "{lr: 0.05, atol: A, rtol: R, why: \"...\"}",
+                                     -a.batches[i], f->path);
         if (rc == 0)
             rc = execute(&a, f, idx, n);
     }

@@ -18,6 +18,8 @@
 
 #include <torch/script.h>
 #include <torch/cuda.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/sgd.h>
 #include <torch/utils.h>
 #include <torch/version.h>
 #include <ATen/Context.h>
@@ -215,7 +217,8 @@ torch::Tensor output_tensor(const c10::IValue &v)
     throw Failure{PX_STAGE_FORWARD, "model returned " + v.tagKind() + ", not a tensor, (logits, ...) or {'logits': ...}"};
 }
 
-void run_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
+// The inputs of a RUN frame (and of TRAIN's batch), on the device.
+std::vector<c10::IValue> read_inputs(const c10::Device &dev, px_buf &in)
 {
     std::vector<c10::IValue> inputs;
     uint32_t n_inputs = buf_get_u32(&in);
@@ -238,6 +241,12 @@ void run_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
     }
     if (in.bad)
         throw Failure{PX_STAGE_FORWARD, "protocol: malformed RUN frame"};
+    return inputs;
+}
+
+void run_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
+{
+    std::vector<c10::IValue> inputs = read_inputs(dev, in);
     auto t0 = Clock::now();
     torch::Tensor out;
     {
@@ -261,6 +270,65 @@ void run_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
         send(b);
         buf_free(&b);
     }
+}
+
+// TRAIN (proto.h): `steps` SGD steps on a copy of the module, so the loaded
+// one answers every later RUN exactly as before. The copy is made without
+// autograd recording it, so its parameters are leaves of their own; then
+// they require grad, and each step runs outside inference mode, in train().
+// deepcopy(), not clone(): the same copy as Python's copy.deepcopy (new
+// tensors, the same class type and compiled methods), so both executors
+// run the same graphs and give the same curve; clone() makes a new type
+// whose methods the JIT profiles and optimises again, which put hundreds of
+// milliseconds into steps 2 and 3 of every TRAIN.
+void train_steps(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
+{
+    uint32_t steps = buf_get_u32(&in);
+    double lr = buf_get_f64(&in);
+    if (in.bad || steps == 0 || steps > PX_TRAIN_MAX_STEPS || !(lr > 0))
+        throw Failure{PX_STAGE_FORWARD, "protocol: malformed TRAIN frame"};
+    std::vector<c10::IValue> inputs = read_inputs(dev, in);
+    uint32_t n = buf_get_u32(&in);
+    if (in.bad || (size_t)n > (in.len - in.pos) / 8)
+        throw Failure{PX_STAGE_FORWARD, "protocol: truncated TRAIN frame"};
+    auto targets = torch::empty({(int64_t)n}, torch::kLong);
+    for (uint32_t k = 0; k < n; k++)
+        targets.data_ptr<int64_t>()[k] = buf_get_i64(&in);
+    targets = targets.to(dev);
+    c10::InferenceMode off(false);
+    torch::AutoGradMode grad(true);
+    torch::jit::script::Module copy;
+    {
+        torch::NoGradGuard no_grad;
+        copy = m.deepcopy();
+    }
+    copy.train();
+    std::vector<torch::Tensor> params;
+    for (const auto &p : copy.parameters()) {
+        p.requires_grad_(true);
+        params.push_back(p);
+    }
+    torch::optim::SGD opt(params, torch::optim::SGDOptions(lr));
+    std::vector<double> loss(steps), ms(steps);
+    for (uint32_t s = 0; s < steps; s++) {
+        auto t0 = Clock::now();
+        opt.zero_grad();
+        torch::Tensor out = output_tensor(copy.forward(inputs));
+        torch::Tensor l = torch::nn::functional::cross_entropy(out, targets);
+        l.backward();
+        opt.step();
+        loss[s] = l.detach().to(torch::kCPU).to(torch::kFloat64).item<double>();
+        ms[s] = ms_since(t0);
+    }
+    px_buf b{};
+    proto_begin(&b, PX_FRAME_TRAINED);
+    buf_put_u32(&b, steps);
+    for (double v : loss)
+        buf_put_f64(&b, v);
+    for (double v : ms)
+        buf_put_f64(&b, v);
+    send(b);
+    buf_free(&b);
 }
 
 // Runs fn; any exception becomes a FAIL frame at `stage`. Returns false on failure.
@@ -372,6 +440,10 @@ int main(int argc, char **argv)
 
     uint32_t type;
     while (proto_read_frame(0, &type, &b) == 0) {
+        if (type == PX_FRAME_TRAIN) {
+            guarded(PX_STAGE_FORWARD, [&] { train_steps(module, dev, b); });
+            continue;
+        }
         if (type != PX_FRAME_RUN) {
             send_fail(PX_STAGE_FORWARD, PX_FAIL_EXCEPTION, "protocol: expected RUN");
             continue;

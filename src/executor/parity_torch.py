@@ -31,11 +31,14 @@ import time
 if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
     del sys.path[0]
 
-PROTO_VERSION = 2
+PROTO_VERSION = 3
 FRAME_READY = 0x59444552
 FRAME_RUN = 0x204E5552
 FRAME_OUTPUT = 0x2054554F
 FRAME_FAIL = 0x4C494146
+FRAME_TRAIN = 0x4E495254
+FRAME_TRAINED = 0x444E5254
+TRAIN_MAX_STEPS = 10000
 FRAME_MAX = 64 << 20
 MAX_DIMS = 8
 STAGE_DEVICE, STAGE_LOAD, STAGE_FORWARD = 1, 2, 3
@@ -88,6 +91,9 @@ class Reader:
 
     def u32(self):
         return struct.unpack("<I", self.take(4))[0]
+
+    def f64(self):
+        return struct.unpack("<d", self.take(8))[0]
 
     def i64s(self, n):
         return struct.unpack("<%dq" % n, self.take(8 * n))
@@ -343,9 +349,9 @@ class Executor:
         raise Failure(STAGE_FORWARD, "model returned %s, not a tensor, (logits, ...) or {'logits': ...}"
                       % type(v).__name__)
 
-    def run_one(self, chan, payload):
+    def read_inputs(self, r, payload):
+        """The inputs of a RUN frame (and of TRAIN's batch), on the device."""
         torch = self.torch
-        r = Reader(payload)
         inputs = []
         for _ in range(r.u32()):
             r.str()  # names fix the order; parity sends them in it
@@ -360,6 +366,11 @@ class Executor:
                 raise Failure(STAGE_FORWARD, "protocol: truncated RUN frame")
             t = torch.tensor(r.i64s(count), dtype=torch.int64).reshape(dims)
             inputs.append(t.to(self.device))
+        return inputs
+
+    def run_one(self, chan, payload):
+        torch = self.torch
+        inputs = self.read_inputs(Reader(payload), payload)
         before = self.compile_count()
         t0 = time.perf_counter()
         with torch.inference_mode():
@@ -382,6 +393,58 @@ class Executor:
         else:
             f.u32(COMPILED_YES if after > before else COMPILED_NO)
         chan.send(FRAME_OUTPUT, f)
+
+
+    def train_steps(self, chan, payload):
+        """TRAIN (proto.h): steps SGD steps on a copy of the module, so the
+        loaded one answers every later RUN exactly as before. The copy is made
+        under no_grad (a ScriptModule's deepcopy otherwise gives parameters
+        that are not leaves); then they require grad, and each step runs
+        outside inference mode, in train()."""
+        import copy
+        torch = self.torch
+        r = Reader(payload)
+        steps, lr = r.u32(), r.f64()
+        if steps == 0 or steps > TRAIN_MAX_STEPS or not lr > 0:
+            raise Failure(STAGE_FORWARD, "protocol: malformed TRAIN frame")
+        inputs = self.read_inputs(r, payload)
+        n = r.u32()
+        if 8 * n > len(payload) - r.pos:
+            raise Failure(STAGE_FORWARD, "protocol: truncated TRAIN frame")
+        targets = torch.tensor(r.i64s(n), dtype=torch.int64).to(self.device)
+        with torch.inference_mode(False), torch.enable_grad():
+            with torch.no_grad():
+                model = copy.deepcopy(self.model)
+            model.train()
+            params = list(model.parameters())
+            for p in params:
+                p.requires_grad_(True)
+            opt = torch.optim.SGD(params, lr=lr)
+            # torch_xla records lazily: each step ends its graph (mark_step),
+            # as an XLA training loop does, or the steps pile into one.
+            mark_step = None
+            if any(m[0] == "torch_xla" for m in self.modules):
+                try:
+                    mark_step = importlib.import_module("torch_xla.core.xla_model").mark_step
+                except Exception:
+                    mark_step = None
+            loss, ms = [], []
+            for _ in range(steps):
+                t0 = time.perf_counter()
+                opt.zero_grad()
+                out = self.output_tensor(model(*inputs))
+                step_loss = torch.nn.functional.cross_entropy(out, targets)
+                step_loss.backward()
+                opt.step()
+                if mark_step is not None:
+                    mark_step()
+                loss.append(step_loss.detach().to("cpu").to(torch.float64).item())
+                ms.append((time.perf_counter() - t0) * 1000.0)
+        f = Frame()
+        f.u32(steps)
+        f.parts.append(struct.pack("<%dd" % steps, *loss))
+        f.parts.append(struct.pack("<%dd" % steps, *ms))
+        chan.send(FRAME_TRAINED, f)
 
 
 def die_with_parent():
@@ -432,6 +495,13 @@ def main(argv):
         if frame is None:
             return 0
         ftype, payload = frame
+        if ftype == FRAME_TRAIN:
+            try:
+                ex.train_steps(chan, payload)
+            except Exception as e:
+                f = failure_of(e, STAGE_FORWARD)
+                chan.fail(f.stage, f.kind, f.message)
+            continue
         if ftype != FRAME_RUN:
             chan.fail(STAGE_FORWARD, FAIL_EXCEPTION, "protocol: expected RUN")
             continue

@@ -234,6 +234,23 @@ class Unmasked(nn.Module):
         return self.head(x.mean(dim=1))
 
 
+class Untrainable(nn.Module):
+    """untrainable.pt -- for parity bench's train-step failure: in eval()
+    it is an ordinary classifier, logits [B,5]; in train() its forward
+    raises RuntimeError("planted: this model refuses to train"), so a
+    training step fails while every forward of the loaded model works."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = Features()
+        self.head = nn.Linear(DIM, 5)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        if self.training:
+            raise RuntimeError("planted: this model refuses to train")
+        return self.head(self.features(input_ids, attention_mask))
+
+
 def canonical_torchscript(raw: bytes) -> bytes:
     """Same entries, same order, stored, fixed timestamps, no *.debug_pkl;
     data kept 64-byte aligned with an "FB" extra field like PyTorch's."""
@@ -293,7 +310,7 @@ def main() -> int:
                 ("width4.pt", Width4), ("empty.pt", Empty),
                 ("crash.pt", Crash), ("unsupported.pt", Unsupported),
                 ("nonfinite.pt", NonFinite), ("leaks.pt", Leaks),
-                ("unmasked.pt", Unmasked)]
+                ("unmasked.pt", Unmasked), ("untrainable.pt", Untrainable)]
     short_ids = torch.tensor([[2, 7, 3]], dtype=torch.long)
     long_ids = torch.tensor([[2, 7, 8, 9, 10, 11, 12, 3]], dtype=torch.long)
     for name, cls in builders:
