@@ -860,14 +860,16 @@ static void keep_farthest(px_bench *b, double *score, size_t k, const double *ro
 
 /* Why a benchmark forward did not give an output, into b->stopped; reaps a
  * child that is gone. */
-static void bench_failed(px_runner *r, child *c, px_bench *b, enum wait_result w, uint32_t type, px_buf *p,
-                         double timeout)
+/* What a benchmark's request (`what`: "a forward", "a training step")
+ * came to when it did not answer: its words in b->stopped. */
+static void bench_failed(px_runner *r, child *c, px_bench *b, const char *what, enum wait_result w, uint32_t type,
+                         px_buf *p, double timeout)
 {
     char text[1400], how[64];
     if (w == W_FRAME && type == PX_FRAME_FAIL) {
         buf_get_u32(p), buf_get_u32(p);
         char *msg = scrub(r, buf_get_str(p));
-        snprintf(text, sizeof text, "a forward raised: %.1200s", msg ? msg : "(malformed FAIL frame)");
+        snprintf(text, sizeof text, "%s raised: %.1200s", what, msg ? msg : "(malformed FAIL frame)");
         free(msg);
     } else if (w == W_FRAME) {
         snprintf(text, sizeof text, "protocol: unexpected frame");
@@ -876,9 +878,9 @@ static void bench_failed(px_runner *r, child *c, px_bench *b, enum wait_result w
     } else {
         reap(r, c, w == W_EOF ? 5 : 0, 1, how, sizeof how);
         if (w == W_TIMEOUT)
-            snprintf(text, sizeof text, "a forward gave no answer within %g s", timeout);
+            snprintf(text, sizeof text, "%s gave no answer within %g s", what, timeout);
         else
-            snprintf(text, sizeof text, "the executor ended during a forward (%s)", how);
+            snprintf(text, sizeof text, "the executor ended during %s (%s)", what, how);
     }
     if (w == W_STOPPED) {
         reap(r, c, 0, 1, how, sizeof how);
@@ -951,7 +953,7 @@ static void bench_endpoint(px_runner *r, px_env_result *er, px_bench *b, const s
             double rt = (now_s() - t0) * 1000;
             px_example_result x = {.label = -1};
             if (w != W_FRAME || type != PX_FRAME_OUTPUT) {
-                bench_failed(r, c, b, w, type, &p, timeout);
+                bench_failed(r, c, b, "a forward", w, type, &p, timeout);
                 buf_free(&p);
                 goto out;
             }
@@ -1042,8 +1044,17 @@ static void bench_train(px_runner *r, px_env_result *er, px_bench *b, const size
         const px_example *x = &r->f->examples[ok[i]];
         if (x->expect.kind != PX_EXPECT_LABEL)
             continue;
+        /* The target is the expected label's place in this environment's
+         * own label map (its outputs' order), which may differ from the
+         * contract's; a label it lacks leaves the example out. */
+        const char *want = r->f->labels[x->expect.label];
+        size_t at = 0;
+        while (at < er->n_labels && strcmp(er->labels[at], want))
+            at++;
+        if (at == er->n_labels)
+            continue;
         xs[n] = &ein->examples[ok[i]];
-        targets[n++] = x->expect.label;
+        targets[n++] = (int64_t)at;
     }
     b->batch = (int)n, b->examples = n, b->passes = 1;
     if (!n) {
@@ -1076,19 +1087,7 @@ static void bench_train(px_runner *r, px_env_result *er, px_bench *b, const size
     enum wait_result w = f.bad || proto_write_all(c->to, f.data, f.len) ? W_EOF : wait_frame(r, c, timeout, &type, &p);
     buf_free(&f);
     if (w != W_FRAME || type != PX_FRAME_TRAINED) {
-        bench_failed(r, c, b, w, type, &p, timeout);
-        /* bench_failed speaks of a forward; here it was a training step. */
-        static const char *const was[] = {"a forward raised: ", "a forward gave no answer within ",
-                                          "the executor ended during a forward "};
-        static const char *const now[] = {"a training step raised: ", "the training steps gave no answer within ",
-                                          "the executor ended during the training steps "};
-        for (size_t i = 0; b->stopped && i < sizeof was / sizeof *was; i++)
-            if (!strncmp(b->stopped, was[i], strlen(was[i]))) {
-                char *t = NULL;
-                if (asprintf(&t, "%s%s", now[i], b->stopped + strlen(was[i])) >= 0)
-                    free(b->stopped), b->stopped = t;
-                break;
-            }
+        bench_failed(r, c, b, "a training step", w, type, &p, timeout);
         goto out;
     }
     if (buf_get_u32(&p) != steps || p.bad || p.len - p.pos != 16 * steps) {

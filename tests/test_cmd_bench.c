@@ -365,3 +365,46 @@ Test(bench, a_training_step_that_raises_is_said_and_the_executor_goes_on, .timeo
     tl_free(&r);
     free(out);
 }
+
+/* The targets are the expected labels' places in each environment's own
+ * label map (its outputs' order), not the contract's: a twin whose map
+ * lacks "film" trains on the four other labelled examples, the reference
+ * on all five. */
+Test(bench, train_step_targets_follow_the_environments_label_map, .timeout = 300)
+{
+    char *fx = out_path("relabel.yaml"), *out = out_path("relabel-results.yaml"), cwd[4096];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    char *text = tl_slurp(TRAIN), *at = text ? strstr(text, "    role: twin\n") : NULL;
+    cr_assert_not_null(at);
+    size_t n = strlen(text) + 8192;
+    char *edited = malloc(n);
+    /* the same text, the twin's own labels added, the relative paths made
+     * absolute (the copy is elsewhere) */
+    int len = snprintf(edited, n, "%.*s    labels: [cinema, volunteer, sports, music, social]\n%s",
+                       (int)(at - text), text, at);
+    cr_assert(len > 0 && (size_t)len < n);
+    char *fixed = malloc(n + 4096), *o = fixed;
+    for (const char *p = edited; *p;) {
+        if (!strncmp(p, "../../", 6)) {
+            o += sprintf(o, "%s/", cwd);
+            p += 6;
+        } else
+            *o++ = *p++;
+    }
+    *o = 0;
+    tl_write(fx, fixed);
+    cmd_result r = tl_run((const char *[]){"parity", "bench", fx, "--endpoint", "train-step:2", "-o", out, NULL});
+    cr_expect(r.status == 0 || r.status == 1, "%s%s", r.out, r.err);
+    px_fixture *f;
+    px_results *res = load(fx, out, &f);
+    for (size_t i = 0; i < res->n_envs; i++) {
+        const px_env_result *e = &res->envs[i];
+        cr_assert_eq(e->n_bench, 1, "%s", e->name);
+        cr_expect_eq(e->bench[0].batch, strcmp(e->name, "cpu-bf16") ? 5 : 4, "%s", e->name);
+    }
+    cr_expect(strstr(r.out, "train step, 4 examples per step"), "%s", r.out);
+    results_free(res);
+    fixture_free(f);
+    tl_free(&r);
+    free(text), free(edited), free(fixed), free(fx), free(out);
+}
