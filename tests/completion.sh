@@ -46,9 +46,12 @@ expect "--shard " parity run $fx "--sh"
 expect "" parity check $fx "--sh"
 expect "" parity run $fx --shard ""
 expect "tests/data/campus-results.yaml " parity merge $fx "tests/data/campus-res"
+expect "train-step: " parity bench $fx --endpoint "tr"
+expect "batch: single train-step: " parity bench $fx --endpoint ""
+expect "" parity bench $fx --budget ""
 # Every command is offered with nothing typed.
 got=$(complete_line parity "")
-for c in run merge check review decide lint; do
+for c in run merge check review decide lint bench; do
     [[ " $got " == *" $c "* ]] || { echo "completion offers no '$c' ($got)"; fails=$((fails + 1)); }
 done
 # A fixture that does not load: nothing offered, nothing printed.

@@ -32,7 +32,12 @@ _parity()
         --theme) COMPREPLY=($(compgen -W $'default\nlight\nhigh-contrast\nmono' -- "$cur")); return ;;
         -o | --output | --results | --executor | --python | --backend-lib)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        -n | --note | -r | --reviewer | --backend-module | --max-size | --shard) return ;;
+        --endpoint)
+            COMPREPLY=($(compgen -W $'single\nbatch:\ntrain-step:' -- "$cur"))
+            [[ ${COMPREPLY[0]} == *: ]] && compopt -o nospace 2>/dev/null
+            return ;;
+        -n | --note | -r | --reviewer | --backend-module | --max-size | --shard | --budget | --max-examples | \
+            --warmup | --iters | --min-time) return ;;
     esac
     if [[ -z $cmd ]]; then
         COMPREPLY=($(compgen -W "$("$prog" __complete commands 2>/dev/null)" -- "$cur"))
