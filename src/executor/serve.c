@@ -145,7 +145,7 @@ static int reap_all(void)
     return 0;
 }
 
-int serve_main(int (*executor_main)(int, char **))
+int serve_main(int (*executor_main)(int, char **), void (*prepare)(void))
 {
     pid_t parent = getppid();
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -162,6 +162,8 @@ int serve_main(int (*executor_main)(int, char **))
     sigemptyset(&sa.sa_mask);
     sigaction(SIGCHLD, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    if (prepare)
+        prepare();
 
     px_buf b = {0};
     proto_begin(&b, PX_FRAME_HELLO);
