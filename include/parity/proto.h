@@ -81,11 +81,15 @@
  * own process group (setpgid, also done by the server before SPAWNED, so
  * parity can kill the group at once), PR_SET_PDEATHSIG (SIGKILL: it dies
  * with the server, hence with parity; it checks its parent after the prctl
- * to close the race), then runs the executor as if started with that argv.
+ * to close the race), then runs the executor as if started with that argv,
+ * and ends with _exit (libtorch's static destructors, which after a fork
+ * copy every page they touch, are skipped; the protocol is unbuffered).
  * The server itself never runs a tensor operation, nor touches a device,
  * the thread pools or --backend-lib (OpenMP's threads do not survive a
- * fork): all of that happens in each child. The Python executor has no
- * server: it is started directly.
+ * fork): all of that happens in each child; before it forks it only builds
+ * libtorch's JIT operator registry, which every executor would otherwise
+ * build for itself. The Python executor has no server (yet): it is started
+ * directly.
  */
 #ifndef PARITY_PROTO_H
 #define PARITY_PROTO_H
