@@ -196,13 +196,17 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
     if (!e->python && fork_server(r)) {
         /* libtorch is loaded once, in the server, which forks the executor. */
         const int fds[3] = {in[0], out[1], ep[1]};
-        pthread_mutex_lock(&r->mu);
-        if (forksrv_spawn(r->srv, argv + 1, fds, &c->pid) == 0) {
+        pid_t pid;
+        /* Not under the lock: the server's answer is a round trip. Until
+         * the pid is in the table, a second Ctrl-C kills it with its server. */
+        if (forksrv_spawn(r->srv, argv + 1, fds, &pid) == 0) {
+            pthread_mutex_lock(&r->mu);
             rc = 0;
+            c->pid = pid;
             c->served = 1;
-            live_add(c->pid);
+            live_add(pid);
+            pthread_mutex_unlock(&r->mu);
         }
-        pthread_mutex_unlock(&r->mu);
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
