@@ -71,8 +71,9 @@ static void lost(px_forksrv *s)
 }
 
 /* Waits at most timeout_s (< 0: no limit) for one packet; an EXITED is
- * recorded here. Returns 1 with the packet, 0 on timeout or a wake-up on
- * wake_fd, -1 when the server is gone. */
+ * recorded here. Returns 1 with a packet that is not EXITED, 2 when an
+ * EXITED was recorded, 0 on timeout or a wake-up on wake_fd, -1 when the
+ * server is gone. */
 static int next_packet(px_forksrv *s, double timeout_s, int wake_fd, uint32_t *type, px_buf *b)
 {
     double deadline = now_s() + timeout_s;
@@ -109,9 +110,21 @@ static int next_packet(px_forksrv *s, double timeout_s, int wake_fd, uint32_t *t
             return -1;
         }
         k->ended = 1, k->status = st;
-        if (timeout_s >= 0 && now_s() >= deadline)
-            return 0;
+        return 2;
     }
+}
+
+/* The next packet that is not EXITED, waiting at most timeout_s in all:
+ * as next_packet, never 2. */
+static int next_answer(px_forksrv *s, double timeout_s, int wake_fd, uint32_t *type, px_buf *b)
+{
+    double deadline = now_s() + timeout_s;
+    int got;
+    do {
+        double left = deadline - now_s();
+        got = next_packet(s, timeout_s < 0 ? -1 : left > 0 ? left : 0, wake_fd, type, b);
+    } while (got == 2);
+    return got;
 }
 
 px_forksrv *forksrv_start(const char *executor, double timeout_s, int wake_fd)
@@ -148,7 +161,7 @@ px_forksrv *forksrv_start(const char *executor, double timeout_s, int wake_fd)
     }
     px_buf b = {0};
     uint32_t type = 0;
-    int got = next_packet(s, timeout_s, wake_fd, &type, &b);
+    int got = next_answer(s, timeout_s, wake_fd, &type, &b);
     int ok = got == 1 && type == PX_FRAME_HELLO && buf_get_u32(&b) == PX_PROTO_VERSION && !b.bad;
     buf_free(&b);
     if (!ok) {
@@ -184,7 +197,7 @@ int forksrv_spawn(px_forksrv *s, const char *const *argv, const int fds[3], pid_
     int rc = -1;
     uint32_t type = 0;
     if (b.len <= PX_CTL_MAX && proto_send_packet(s->sock, &b, fds, 3) == 0 &&
-        next_packet(s, 30, -1, &type, &b) == 1 && type == PX_FRAME_SPAWNED) {
+        next_answer(s, 30, -1, &type, &b) == 1 && type == PX_FRAME_SPAWNED) {
         pid_t got = (pid_t)buf_get_i64(&b);
         uint32_t err = buf_get_u32(&b);
         if (!b.bad && got > 0 && !err) {
@@ -210,13 +223,10 @@ int forksrv_wait(px_forksrv *s, pid_t pid, double timeout_s, int *status)
         double left = deadline - now_s();
         uint32_t type;
         int got = next_packet(s, left > 0 ? left : 0, -1, &type, &b);
-        k = find(s, pid); /* the table may have moved */
-        if (got == 1) {
+        if (got == 1)
             lost(s); /* only EXITED comes unasked */
-            break;
-        }
-        if (got == 0 && now_s() >= deadline)
-            break;
+        if (got == 0)
+            break; /* not within timeout_s */
     }
     buf_free(&b);
     if (!k->ended)

@@ -269,3 +269,48 @@ Test(forksrv, a_crash_in_one_environment_leaves_the_other_alone, .timeout = 300)
     unlink(out), rmdir(dir);
     free(dir);
 }
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The review screen's executors stay up after the run; at its end they are
+ * killed and the server's word on each ends the wait for it at once (an
+ * EXITED that arrived must end the wait: missing it cost the whole 10 s cap
+ * per executor before the runner gave up on it). */
+Test(forksrv, keep_alive_executors_end_at_once_with_the_run, .timeout = 180)
+{
+    unsetenv("PARITY_FORK_SERVER");
+    harness h;
+    start(&h, "fixtures/campus-club/fixture.yaml", "reference", executor());
+    finish(&h); /* a first runner without keep_alive: the model loads, warm */
+    px_error err = {0};
+    memset(&h, 0, sizeof h);
+    h.f = fixture_load("fixtures/campus-club/fixture.yaml", &err);
+    cr_assert_not_null(h.f, "%s", err.msg);
+    int idx = fixture_reference(h.f);
+    cr_assert_eq(env_input_open(&h.in, h.f, &h.f->envs[idx], &err), 0, "%s", err.msg);
+    h.res = results_new(h.f, &idx, 1);
+    px_runner_opts o = {.executor = executor(), .keep_alive = 1};
+    h.run = runner_start(h.f, &h.in, h.res, &o, &err);
+    cr_assert_not_null(h.run, "%s", err.msg);
+    while (!runner_done(h.run))
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    pid_t pid = runner_child_pid(h.run, 0);
+    cr_assert_gt(pid, 0, "the executor stays up after the run");
+    pid_t server = parent_of(pid);
+    cr_expect_neq(server, getpid(), "forked by the server");
+    double t0 = now_s();
+    cr_expect_eq(runner_wait(h.run, &err), 0, "%s", err.msg);
+    double took = now_s() - t0;
+    cr_expect_lt(took, 8.0, "ending a live executor took %.1f s: the server's EXITED was missed", took);
+    cr_expect_neq(kill(pid, 0), 0, "the executor is gone");
+    cr_expect_neq(kill(server, 0), 0, "the server is gone");
+    runner_free(h.run);
+    results_free(h.res);
+    env_input_close(&h.in, h.f->n_examples);
+    fixture_free(h.f);
+}
