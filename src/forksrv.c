@@ -165,8 +165,10 @@ px_forksrv *forksrv_start(const char *executor, double timeout_s, int wake_fd)
     int ok = got == 1 && type == PX_FRAME_HELLO && buf_get_u32(&b) == PX_PROTO_VERSION && !b.bad;
     buf_free(&b);
     if (!ok) {
-        /* Not a server of this parity (an older executor, another program):
-         * it goes, and parity starts executors itself. */
+        /* Not a server of this parity (an older executor, another program),
+         * or the run is stopping: it goes at once, and parity starts
+         * executors itself. */
+        kill(s->pid, SIGKILL);
         forksrv_stop(s);
         return NULL;
     }
