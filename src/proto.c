@@ -1,8 +1,10 @@
+#define _GNU_SOURCE /* MSG_CMSG_CLOEXEC */
 #include "parity/proto.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 void buf_free(px_buf *b)
@@ -195,6 +197,79 @@ int proto_read_frame(int fd, uint32_t *type, px_buf *b)
     b->len = n;
     *type = le32(hdr);
     return 0;
+}
+
+int proto_send_packet(int sock, const px_buf *frame, const int *fds, int n_fds)
+{
+    if (frame->bad || n_fds < 0 || n_fds > PX_CTL_MAX_FDS)
+        return -1;
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(PX_CTL_MAX_FDS * sizeof(int))];
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = {frame->data, frame->len};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (n_fds) {
+        m.msg_control = ctl.space;
+        m.msg_controllen = CMSG_SPACE((size_t)n_fds * sizeof(int));
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN((size_t)n_fds * sizeof(int));
+        memcpy(CMSG_DATA(c), fds, (size_t)n_fds * sizeof(int));
+    }
+    ssize_t w;
+    while ((w = sendmsg(sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    return w == (ssize_t)frame->len ? 0 : -1;
+}
+
+int proto_recv_packet(int sock, uint32_t *type, px_buf *b, int *fds, int max_fds, int *n_fds)
+{
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(PX_CTL_MAX_FDS * sizeof(int))];
+    } ctl;
+    *n_fds = 0;
+    buf_reset(b);
+    if (buf_reserve(b, PX_CTL_MAX))
+        return -1;
+    struct iovec iov = {b->data, PX_CTL_MAX};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.space, .msg_controllen = sizeof ctl.space};
+    ssize_t n;
+    while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    if (n == 0)
+        return 0;
+    int bad = n < 0 || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
+    for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < k; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+            if (*n_fds < max_fds)
+                fds[(*n_fds)++] = fd;
+            else
+                close(fd), bad = 1;
+        }
+    }
+    uint32_t len = n >= (ssize_t)PX_FRAME_HEADER ? le32(b->data + 4) : 0;
+    if (!bad && (n < (ssize_t)PX_FRAME_HEADER || len != (size_t)n - PX_FRAME_HEADER))
+        bad = 1;
+    if (bad) {
+        for (int i = 0; i < *n_fds; i++)
+            close(fds[i]);
+        *n_fds = 0;
+        return -1;
+    }
+    *type = le32(b->data);
+    memmove(b->data, b->data + PX_FRAME_HEADER, len);
+    b->len = len;
+    b->pos = 0;
+    return 1;
 }
 
 const char *proto_stage_name(int stage)

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* pipe2, sigabbrev_np */
 #include "parity/self.h"
+#include "parity/forksrv.h"
 #include "parity/redact.h"
 #include "parity/runner.h"
 #include "parity/tokenizer.h"
@@ -23,6 +24,7 @@ extern char **environ;
 
 typedef struct child {
     pid_t pid;
+    int served;        /* forked by the fork server, not parity's child */
     int to, from, err; /* -1 when closed */
     px_buf rx;
     char tail[2048];   /* last bytes of the child's stderr */
@@ -52,6 +54,9 @@ struct px_runner {
     pid_t cur_pid;
     px_error fatal;
     px_redactor *redact; /* what a child says passes through it (runner thread only) */
+    px_forksrv *srv;     /* parity-torch --serve, once a libtorch environment
+                            started (runner thread only) */
+    int srv_tried;       /* 1: started, or failed to and executors are spawned */
 };
 
 enum wait_result { W_FRAME, W_EOF, W_TIMEOUT, W_STOPPED };
@@ -122,6 +127,30 @@ static void set_fatal(px_runner *r, px_reason code, const char *path, const char
         px_error_set(&r->fatal, code, path, 0, 0, fmt, a, b);
 }
 
+/* The fork server for this run's libtorch executors: started on first use,
+ * unless PARITY_FORK_SERVER=0; 0 when there is none (it could not start, or
+ * died): executors are then spawned as before. */
+static int fork_server(px_runner *r)
+{
+    if (!r->srv_tried) {
+        r->srv_tried = 1;
+        if (forksrv_wanted())
+            r->srv = forksrv_start(r->opts.executor, r->opts.load_timeout_s, r->wake[0]);
+        if (r->srv)
+            live_add(forksrv_pid(r->srv));
+    }
+    return r->srv && forksrv_alive(r->srv);
+}
+
+static void fork_server_stop(px_runner *r)
+{
+    if (r->srv) {
+        live_remove(forksrv_pid(r->srv));
+        forksrv_stop(r->srv);
+        r->srv = NULL;
+    }
+}
+
 static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
 {
     free(c->shapes);
@@ -163,6 +192,22 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
     for (size_t m = 0; e->python && m < r->opts.n_backend_modules; m++)
         argv[a++] = "--backend-module", argv[a++] = r->opts.backend_modules[m];
     argv[a] = NULL;
+    int rc = -1;
+    if (!e->python && fork_server(r)) {
+        /* libtorch is loaded once, in the server, which forks the executor. */
+        const int fds[3] = {in[0], out[1], ep[1]};
+        pid_t pid;
+        /* Not under the lock: the server's answer is a round trip. Until
+         * the pid is in the table, a second Ctrl-C kills it with its server. */
+        if (forksrv_spawn(r->srv, argv + 1, fds, &pid) == 0) {
+            pthread_mutex_lock(&r->mu);
+            rc = 0;
+            c->pid = pid;
+            c->served = 1;
+            live_add(pid);
+            pthread_mutex_unlock(&r->mu);
+        }
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
@@ -177,11 +222,13 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup(&at, 0);
     /* The interpreter may be a bare name (python3): looked up on PATH. */
-    pthread_mutex_lock(&r->mu);
-    int rc = (e->python ? posix_spawnp : posix_spawn)(&c->pid, prog, &fa, &at, (char *const *)argv, environ);
-    if (rc == 0)
-        live_add(c->pid);
-    pthread_mutex_unlock(&r->mu);
+    if (rc) {
+        pthread_mutex_lock(&r->mu);
+        rc = (e->python ? posix_spawnp : posix_spawn)(&c->pid, prog, &fa, &at, (char *const *)argv, environ);
+        if (rc == 0)
+            live_add(c->pid);
+        pthread_mutex_unlock(&r->mu);
+    }
     posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
     free(argv);
@@ -318,6 +365,22 @@ static void describe_status(int st, char *buf, size_t size)
     }
 }
 
+/* Whether the child has ended, waiting at most wait_s (< 0: until it has),
+ * with its wait status in *st: from waitpid for a child of parity's, from
+ * the fork server for one it forked (parity cannot wait for a grandchild).
+ * A child that cannot be waited for counts as ended. */
+static int child_ended(px_runner *r, child *c, double wait_s, int *st)
+{
+    if (c->served)
+        return forksrv_wait(r->srv, c->pid, wait_s < 0 ? 1e9 : wait_s, st);
+    pid_t w = waitpid(c->pid, st, wait_s < 0 ? 0 : WNOHANG);
+    if (w == 0 && wait_s > 0) {
+        nanosleep(&(struct timespec){(time_t)wait_s, (long)((wait_s - (time_t)wait_s) * 1e9)}, NULL);
+        w = waitpid(c->pid, st, WNOHANG);
+    }
+    return w != 0;
+}
+
 /* Ends the child: after `grace_s` without exiting it is killed. Describes how
  * it ended into buf. */
 static void reap(px_runner *r, child *c, double grace_s, int kill_now, char *buf, size_t size)
@@ -329,15 +392,17 @@ static void reap(px_runner *r, child *c, double grace_s, int kill_now, char *buf
             kill(-c->pid, SIGKILL);
         int st = 0;
         double deadline = now_s() + grace_s;
-        pid_t w;
-        while ((w = waitpid(c->pid, &st, WNOHANG)) == 0 && now_s() < deadline && stop_of(r) == PX_STOP_NONE) {
+        int ended;
+        while (!(ended = child_ended(r, c, 0.005, &st)) && now_s() < deadline && stop_of(r) == PX_STOP_NONE) {
             if (c->err >= 0 && !drain(c, c->err))
                 close_fd(&c->err);
-            nanosleep(&(struct timespec){0, 5000000}, NULL);
         }
-        if (w == 0) {
+        if (!ended) {
             kill(-c->pid, SIGKILL);
-            waitpid(c->pid, &st, 0);
+            /* Killed: its end is a moment away (the server's word on it
+             * included); never waited for forever. */
+            if (!child_ended(r, c, c->served ? 10 : -1, &st))
+                st = SIGKILL;
         }
         /* What it started in its group goes with it. */
         kill(-c->pid, SIGKILL);
@@ -350,6 +415,7 @@ static void reap(px_runner *r, child *c, double grace_s, int kill_now, char *buf
     }
     pthread_mutex_lock(&r->mu);
     c->pid = 0;
+    c->served = 0;
     pthread_mutex_unlock(&r->mu);
     close_fd(&c->from), close_fd(&c->err);
     buf_free(&c->rx);
@@ -1279,6 +1345,7 @@ static void *runner_main(void *arg)
         }
         free(r->kids[e].shapes);
     }
+    fork_server_stop(r);
     free(spawned);
     set_progress(r, -1, -1);
     __atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);

@@ -1,11 +1,15 @@
 /* The protocol's framing (src/proto.c): frames survive partial reads, an
- * oversized header is refused, integers are little-endian on the wire. */
+ * oversized header is refused, integers are little-endian on the wire; on
+ * the fork server's control channel a frame is one packet and carries its
+ * descriptors, a packet that is no whole frame is refused (its descriptors
+ * closed), and the end is EOF. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,4 +63,46 @@ Test(proto, little_endian_on_the_wire)
     cr_expect_eq(b.data[0], 4);
     cr_expect_eq(b.data[3], 1);
     buf_free(&b);
+}
+
+Test(proto, control_packet_carries_its_frame_and_descriptors)
+{
+    int sv[2], p[2];
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    cr_assert_eq(pipe(p), 0);
+    px_buf b = {0};
+    proto_begin(&b, PX_FRAME_SPAWN);
+    buf_put_u32(&b, 1);
+    buf_put_str(&b, "--model");
+    proto_end(&b);
+    int fds[3] = {p[0], p[1], p[1]};
+    cr_assert_eq(proto_send_packet(sv[0], &b, fds, 3), 0);
+    uint32_t type = 0;
+    int got[PX_CTL_MAX_FDS], n = 0;
+    px_buf r = {0};
+    cr_assert_eq(proto_recv_packet(sv[1], &type, &r, got, PX_CTL_MAX_FDS, &n), 1);
+    cr_expect_eq(type, PX_FRAME_SPAWN);
+    cr_expect_eq(buf_get_u32(&r), 1);
+    char *arg = buf_get_str(&r);
+    cr_expect_str_eq(arg, "--model");
+    cr_expect(!r.bad && r.pos == r.len);
+    cr_assert_eq(n, 3);
+    /* The descriptors are the pipe's ends: what goes in one comes out of
+     * the other. */
+    cr_assert_eq(write(got[1], "x", 1), 1);
+    char c = 0;
+    cr_expect_eq(read(got[0], &c, 1), 1);
+    cr_expect_eq(c, 'x');
+    for (int i = 0; i < n; i++)
+        close(got[i]);
+    /* Bytes that are no frame (a header saying more than came): refused. */
+    cr_assert_eq(write(sv[0], "SPWN\x09\0\0\0abc", 11), 11);
+    cr_expect_eq(proto_recv_packet(sv[1], &type, &r, got, PX_CTL_MAX_FDS, &n), -1);
+    cr_expect_eq(n, 0);
+    /* The other end closed: EOF. */
+    close(sv[0]);
+    cr_expect_eq(proto_recv_packet(sv[1], &type, &r, got, PX_CTL_MAX_FDS, &n), 0);
+    close(sv[1]), close(p[0]), close(p[1]);
+    free(arg);
+    buf_free(&b), buf_free(&r);
 }

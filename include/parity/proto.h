@@ -68,6 +68,42 @@
  * FAIL   : u32 stage (enum px_stage), u32 kind (enum px_fail_kind, decided
  *          by the executor, which knows its backend's wording), str message
  *          (exception text, without libtorch's C++ backtrace)
+ *
+ * The fork server: parity-torch --serve. Loading libtorch (dynamic linking
+ * and its static initialisers) is most of an executor's start-up; the fork
+ * server pays it once per run and forks an executor per environment (and
+ * per restart after a crash). parity (src/forksrv.c) starts it lazily, when
+ * the first libtorch environment starts, with one end of a SOCK_SEQPACKET
+ * socketpair as its stdin and stdout (the control channel; its stderr is
+ * /dev/null), in a process group of its own and with PR_SET_PDEATHSIG
+ * (SIGKILL): it dies with parity's runner thread. On the control channel
+ * each packet is one frame (the framing above, at most PX_CTL_MAX bytes):
+ *     server -> HELLO   : u32 protocol (PX_PROTO_VERSION); once, first. Any
+ *                         other first packet, or none within the start-up
+ *                         timeout, and parity forgets the server and starts
+ *                         executors itself (posix_spawn), as it does with
+ *                         PARITY_FORK_SERVER=0.
+ *     parent -> SPAWN   : u32 argc, str argv[argc] (the executor's options,
+ *                         without the program name), and three descriptors
+ *                         (SCM_RIGHTS): the child's stdin, stdout, stderr
+ *     server -> SPAWNED : i64 pid (0: not started), u32 errno (0 when
+ *                         started); one per SPAWN, in order
+ *     server -> EXITED  : i64 pid, u32 wait status (as waitpid gives it);
+ *                         once per child, after its SPAWNED, whenever it ends
+ *     parent closes the channel: the server kills what is left and exits.
+ * The child, forked by the server: puts the descriptors on 0, 1 and 2, its
+ * own process group (setpgid, also done by the server before SPAWNED, so
+ * parity can kill the group at once), PR_SET_PDEATHSIG (SIGKILL: it dies
+ * with the server, hence with parity; it checks its parent after the prctl
+ * to close the race), then runs the executor as if started with that argv,
+ * and ends with _exit (libtorch's static destructors, which after a fork
+ * copy every page they touch, are skipped; the protocol is unbuffered).
+ * The server itself never runs a tensor operation, nor touches a device,
+ * the thread pools or --backend-lib (OpenMP's threads do not survive a
+ * fork): all of that happens in each child; before it forks it only builds
+ * libtorch's JIT operator registry, which every executor would otherwise
+ * build for itself. The Python executor has no server (yet): it is started
+ * directly.
  */
 #ifndef PARITY_PROTO_H
 #define PARITY_PROTO_H
@@ -90,9 +126,16 @@ enum px_frame_type {
     PX_FRAME_FAIL = 0x4C494146u,   /* "FAIL" */
     PX_FRAME_TRAIN = 0x4E495254u,  /* "TRIN" */
     PX_FRAME_TRAINED = 0x444E5254u, /* "TRND" */
+    /* The fork server's control channel (parity-torch --serve). */
+    PX_FRAME_HELLO = 0x4F4C4548u,   /* "HELO" */
+    PX_FRAME_SPAWN = 0x4E575053u,   /* "SPWN" */
+    PX_FRAME_SPAWNED = 0x44495053u, /* "SPID" */
+    PX_FRAME_EXITED = 0x54495845u,  /* "EXIT" */
 };
 
 #define PX_TRAIN_MAX_STEPS 10000u
+#define PX_CTL_MAX (64u << 10)  /* a control packet, header included */
+#define PX_CTL_MAX_FDS 3
 
 #define PX_PROTO_VERSION 3u
 
@@ -152,6 +195,14 @@ int proto_frame_ready(const uint8_t *data, size_t avail, uint32_t *type,
  * frame into b (payload only, pos 0). Return 0, or -1 on EOF or error. */
 int proto_write_all(int fd, const void *p, size_t n);
 int proto_read_frame(int fd, uint32_t *type, px_buf *b);
+
+/* The control channel (a SOCK_SEQPACKET socket): one frame per packet
+ * (finished by proto_end) with n_fds descriptors passed along. send: 0 or
+ * -1. recv: 1 with the frame's type, its payload in b (pos 0) and the
+ * descriptors received (close-on-exec), 0 at EOF, -1 on error or a packet
+ * that is no whole frame (descriptors closed). */
+int proto_send_packet(int sock, const px_buf *frame, const int *fds, int n_fds);
+int proto_recv_packet(int sock, uint32_t *type, px_buf *b, int *fds, int max_fds, int *n_fds);
 
 const char *proto_stage_name(int stage);
 /* "exception", "unsupported", "no-torch"; NULL for an unknown kind. */

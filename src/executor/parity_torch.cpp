@@ -3,7 +3,8 @@
 // OUTPUT or FAIL frames on stdout (protocol in include/parity/proto.h).
 // Every entry point catches c10::Error, std::exception and `...` so a failure
 // becomes a FAIL frame; only a real crash (signal) escapes, and parity
-// records that as the example's outcome.
+// records that as the example's outcome. With --serve it is the fork server
+// (serve.c), whose children each run executor_main below.
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include <torch/script.h>
+#include <torch/csrc/jit/runtime/operator.h>
 #include <torch/cuda.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/sgd.h>
@@ -25,6 +27,7 @@
 #include <ATen/Context.h>
 
 #include "parity/proto.h"
+#include "serve.h"
 
 namespace {
 
@@ -375,15 +378,15 @@ int parse_args(int argc, char **argv, Options &o)
     return o.model.empty() ? -1 : 0;
 }
 
-}  // namespace
-
-int main(int argc, char **argv)
+// One executor: argv as parity-torch would get it on its command line.
+int executor_main(int argc, char **argv)
 {
     Options o;
     if (parse_args(argc, argv, o)) {
         std::fprintf(stderr, "usage: parity-torch --model PATH [--device D] [--dtype T] "
                              "[--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium] "
-                             "[--backend-lib PATH]\n");
+                             "[--backend-lib PATH]\n"
+                             "       parity-torch --serve   (the fork server: include/parity/proto.h)\n");
         return 2;
     }
     // Die with parity, even killed by SIGKILL: never an orphan left running
@@ -452,4 +455,24 @@ int main(int argc, char **argv)
     }
     buf_free(&b);
     return 0;
+}
+
+// In the fork server, before it forks: builds what libtorch builds lazily on
+// first use and every executor would otherwise build for itself, the JIT's
+// operator registry (each operator's schema parsed and indexed: a good part
+// of a model load). No tensor is made, no thread started. (Deserializing the
+// models here too was measured: no gain on the demo, so each executor loads
+// its own.)
+void serve_prepare()
+{
+    (void)torch::jit::getAllOperators();
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && std::strcmp(argv[1], "--serve") == 0)
+        return serve_main(executor_main, serve_prepare);
+    return executor_main(argc, argv);
 }
