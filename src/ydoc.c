@@ -476,13 +476,33 @@ int ydoc_load(const char *path, const char *data, size_t len, const char *kind, 
     return rc;
 }
 
+/* A file read through this stops at the size limit plus one byte: one that
+ * grew past it since the caller looked is then read whole, and refused as
+ * such. */
+typedef struct capped {
+    FILE *fp;
+    size_t left;
+} capped;
+
+static int read_capped(void *data, unsigned char *buf, size_t size, size_t *got)
+{
+    capped *cp = data;
+    *got = 0;
+    if (!cp->left)
+        return 0;
+    *got = fread(buf, 1, size < cp->left ? size : cp->left, cp->fp);
+    cp->left -= *got;
+    return !ferror(cp->fp);
+}
+
 int ydoc_load_stream(const char *path, FILE *fp, const char *data, size_t len, const char *kind,
                      yaml_document_t *doc, const ydoc_divert *dv, px_error *err)
 {
     yaml_parser_t p;
     yaml_parser_initialize(&p);
+    capped cp = {fp, ydoc_max_bytes(kind) + 1};
     if (fp)
-        yaml_parser_set_input_file(&p, fp);
+        yaml_parser_set_input(&p, read_capped, &cp);
     else
         yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
     int rc = load(&p, path, data, len, kind, doc, dv, err);
