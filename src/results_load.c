@@ -367,12 +367,22 @@ static int load_tokens(ctx *c, yaml_node_t *ex, px_example_result *x, const char
     if (!x->ids || !x->tokens)
         return px_error_oom(c->err, c->path);
     x->n_ids = n;
+    size_t text = 0;
     for (size_t i = 0; i < n; i++) {
         long long id;
-        if (read_int(c, seq_at(c, ids, i), "a token id", 0, LLONG_MAX, &id) ||
-            node_str(c, seq_at(c, toks, i), "a token", 1, &x->tokens[i]))
+        yaml_node_t *t = seq_at(c, toks, i);
+        if (read_int(c, seq_at(c, ids, i), "a token id", 0, LLONG_MAX, &id) || node_str(c, t, "a token", 1, NULL))
             return -1;
         x->ids[i] = id;
+        text += t->data.scalar.length + 1;
+    }
+    /* The tokens' text in one block (token_text), not a string each. */
+    if (!(x->token_text = malloc(text ? text : 1)))
+        return px_error_oom(c->err, c->path);
+    for (size_t i = 0, at = 0; i < n; i++) {
+        const yaml_node_t *t = seq_at(c, toks, i);
+        x->tokens[i] = memcpy(x->token_text + at, scalar(t), t->data.scalar.length + 1);
+        at += t->data.scalar.length + 1;
     }
     return 0;
 }
