@@ -1116,7 +1116,7 @@ static int parse_streamed(const char *path, FILE *fp, const char *data, size_t l
         px_error_oom(err, path);
         return 0;
     }
-    ydoc_divert dv = {"environments", "examples", stream_take, stream_item, &c};
+    ydoc_divert dv = {"environments/*/examples", stream_take, stream_item, &c};
     int rc = ydoc_load_stream(path, fp, data, len, "results file", &c.doc, &dv, err);
     if (!rc) {
         rc = load_root(&c);

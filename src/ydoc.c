@@ -344,22 +344,28 @@ static int build(builder *b, yaml_event_t *e, const char *path, px_error *err)
     }
 }
 
-/* The scalar key a collection at depth d hangs under is `name`. */
-static int keyed(builder *b, int d, const char *name)
-{
-    int k = b->key_of[d];
-    if (!k)
-        return 0;
-    const yaml_node_t *n = node_of(b, k);
-    return n->type == YAML_SCALAR_NODE && !strcmp(scalar(n), name);
-}
-
-/* The next event starts an item of a sequence at ROOT[k1][*][k3]. */
+/* The next event starts an item of a sequence at dv->path. */
 static int at_divert(builder *b, const ydoc_divert *dv)
 {
-    return dv && b->depth == 4 && node_of(b, b->stack[3])->type == YAML_SEQUENCE_NODE &&
-           node_of(b, b->stack[0])->type == YAML_MAPPING_NODE && node_of(b, b->stack[1])->type == YAML_MAPPING_NODE &&
-           node_of(b, b->stack[2])->type == YAML_MAPPING_NODE && keyed(b, 1, dv->k1) && keyed(b, 3, dv->k3);
+    if (!dv)
+        return 0;
+    int n = 0;
+    const char *seg[4];
+    for (const char *p = dv->path; p && n < 4; p = strchr(p, '/'), p = p ? p + 1 : NULL)
+        seg[n++] = p;
+    if (b->depth != n + 1 || node_of(b, b->stack[n])->type != YAML_SEQUENCE_NODE)
+        return 0;
+    for (int d = 0; d < n; d++) {
+        size_t len = strcspn(seg[d], "/");
+        if (node_of(b, b->stack[d])->type != YAML_MAPPING_NODE)
+            return 0;
+        if (len == 1 && seg[d][0] == '*')
+            continue;
+        const yaml_node_t *k = b->key_of[d + 1] ? node_of(b, b->key_of[d + 1]) : NULL;
+        if (!k || k->type != YAML_SCALAR_NODE || k->data.scalar.length != len || memcmp(scalar(k), seg[d], len))
+            return 0;
+    }
+    return 1;
 }
 
 static void builder_free(builder *b)
@@ -410,9 +416,9 @@ static int load(yaml_parser_t *p, const char *path, const char *data, size_t len
             open = 0;
         } else if (open) {
             if (!in_item && at_divert(&b, dv) && e.type != YAML_SEQUENCE_END_EVENT) {
-                yaml_node_t *env = node_of(&b, b.stack[1]);
-                pos = (size_t)(env->data.mapping.pairs.top - env->data.mapping.pairs.start) - 1;
-                int take = dv->take(dv->ctx, doc, b.stack[2], pos);
+                yaml_node_t *at = node_of(&b, b.stack[1]); /* the pair of the path's second key */
+                pos = b.depth > 2 ? (size_t)(at->data.mapping.pairs.top - at->data.mapping.pairs.start) - 1 : 0;
+                int take = dv->take(dv->ctx, doc, b.stack[b.depth - 2], pos);
                 if (take < 0)
                     rc = px_error_oom(err, path);
                 else if (take && doc_init(&item_doc))

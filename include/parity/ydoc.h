@@ -44,16 +44,18 @@ int ydoc_load(const char *path, const char *data, size_t len, const char *kind, 
               px_error *err);
 
 /* Reading a large file without keeping all of it: the items of each
- * sequence at ROOT[k1][*][k3] (a results file's environments.ENV.examples)
- * are not kept in the document. Each is built as a document of its own,
- * handed to item() and freed, in the file's order; the sequence stays in
- * the document, empty. take() decides at each such item's start (1 take it,
- * 0 keep it in the document, -1 out of memory): `doc` is the document so
- * far (the mappings on the path hold the pairs before it), `map` the id of
- * the middle mapping (the environment), pos its index among the k1
- * mapping's pairs. item() returns 0, or -1 to stop with *err. */
+ * sequence at `path` ("examples": ROOT.examples; "environments/ * /examples"
+ * (no spaces): ROOT.environments.ENV.examples, * any key) are not kept in
+ * the document. Each is built as a document of its own, handed to item()
+ * and freed, in the file's order; the sequence stays in the document,
+ * empty. take() decides at each such item's start (1 take it, 0 keep it in
+ * the document, -1 out of memory): `doc` is the document so far (the
+ * mappings on the path hold the pairs before it), `map` the id of the
+ * mapping that holds the sequence, pos the index of the pair of the path's
+ * second key in its mapping (the environment; 0 for a path of one key).
+ * item() returns 0, or -1 to stop with *err. */
 typedef struct ydoc_divert {
-    const char *k1, *k3;
+    const char *path;
     int (*take)(void *ctx, yaml_document_t *doc, int map, size_t pos);
     int (*item)(void *ctx, yaml_document_t *item, size_t pos, px_error *err);
     void *ctx;
