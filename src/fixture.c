@@ -743,10 +743,10 @@ static int load_root(ctx *c)
 
 /* At the first example: the head, from the document so far. One that
  * cannot be read there has the file read whole (-1: YDOC_AGAIN). */
-static int stream_take(void *vc, yaml_document_t *d, int map, size_t pos)
+static int stream_take(void *vc, yaml_document_t *d, int map, int key, size_t pos)
 {
     ctx *c = vc;
-    (void)d, (void)map, (void)pos;
+    (void)d, (void)map, (void)key, (void)pos;
     if (c->taken)
         return c->taken == 1;
     c->taken = -1;

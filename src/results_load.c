@@ -30,6 +30,8 @@
  * the whole document says. */
 typedef struct streamed {
     int taken;                /* 1: taken (-1: kept in the document) */
+    int map;                  /* the environment's mapping in the document */
+    char *name;               /* its name, as the file spells it */
     px_example_result *ex;    /* one per fixture example */
     char *seen;
     char **labels;            /* the label map they were read with */
@@ -992,6 +994,7 @@ static void streamed_clear(streamed *s, size_t n_examples)
     for (size_t i = 0; i < s->n_warnings; i++)
         free(s->warnings[i]);
     free(s->warnings);
+    free(s->name);
     memset(s, 0, sizeof *s);
 }
 
@@ -1034,7 +1037,7 @@ static yaml_node_t *stream_labels(yaml_document_t *d, yaml_node_t *root, yaml_no
     return l;
 }
 
-static int stream_take(void *vc, yaml_document_t *d, int map, size_t pos)
+static int stream_take(void *vc, yaml_document_t *d, int map, int key, size_t pos)
 {
     ctx *c = vc;
     if (pos >= c->n_st) {
@@ -1047,8 +1050,11 @@ static int stream_take(void *vc, yaml_document_t *d, int map, size_t pos)
     }
     streamed *s = &c->st[pos];
     if (s->taken)
-        return s->taken == 1;
-    s->taken = -1;
+        return s->map != map ? -1 : s->taken == 1; /* another mapping at pos: a key twice; read whole */
+    s->taken = -1, s->map = map;
+    yaml_node_t *k = yaml_document_get_node(d, key);
+    if (!k || k->type != YAML_SCALAR_NODE || !(s->name = strdup(scalar(k))))
+        return k && k->type == YAML_SCALAR_NODE ? -1 : 0;
     yaml_node_t *root = yaml_document_get_root_node(d), *sh = ydoc_get(d, root, "shard");
     yaml_node_t *l = stream_labels(d, root, yaml_document_get_node(d, map));
     char msg[200];
@@ -1079,8 +1085,7 @@ static int stream_item(void *vc, yaml_document_t *item, size_t pos, px_error *er
         return 0; /* only the first error is said */
     /* The environment's name as load_env words it: the fixture's spelling
      * of the key (its environments are matched by name). */
-    yaml_node_t *envs = ydoc_get(&c->doc, yaml_document_get_root_node(&c->doc), "environments");
-    const char *name = scalar(yaml_document_get_node(&c->doc, envs->data.mapping.pairs.start[pos].key));
+    const char *name = s->name;
     px_results scratch = {0};
     px_env_result e = {.labels = s->labels, .n_labels = s->n_labels, .ex = s->ex};
     char what[300];

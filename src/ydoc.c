@@ -418,7 +418,7 @@ static int load(yaml_parser_t *p, const char *path, const char *data, size_t len
             if (!in_item && at_divert(&b, dv) && e.type != YAML_SEQUENCE_END_EVENT) {
                 yaml_node_t *at = node_of(&b, b.stack[1]); /* the pair of the path's second key */
                 pos = b.depth > 2 ? (size_t)(at->data.mapping.pairs.top - at->data.mapping.pairs.start) - 1 : 0;
-                int take = dv->take(dv->ctx, doc, b.stack[b.depth - 2], pos);
+                int take = dv->take(dv->ctx, doc, b.stack[b.depth - 2], b.depth > 2 ? b.key_of[2] : 0, pos);
                 if (take < 0)
                     rc = px_error_oom(err, path);
                 else if (take && doc_init(&item_doc))

@@ -51,12 +51,13 @@ int ydoc_load(const char *path, const char *data, size_t len, const char *kind, 
  * empty. take() decides at each such item's start (1 take it, 0 keep it in
  * the document, -1 out of memory): `doc` is the document so far (the
  * mappings on the path hold the pairs before it), `map` the id of the
- * mapping that holds the sequence, pos the index of the pair of the path's
- * second key in its mapping (the environment; 0 for a path of one key).
+ * mapping that holds the sequence, `key` the id of the key the path's
+ * second collection hangs under (the environment's name; 0 for a path of
+ * one key) and pos the index of that pair in its mapping.
  * item() returns 0, or -1 to stop with *err. */
 typedef struct ydoc_divert {
     const char *path;
-    int (*take)(void *ctx, yaml_document_t *doc, int map, size_t pos);
+    int (*take)(void *ctx, yaml_document_t *doc, int map, int key, size_t pos);
     int (*item)(void *ctx, yaml_document_t *item, size_t pos, px_error *err);
     void *ctx;
 } ydoc_divert;
