@@ -200,7 +200,7 @@ static int parse_error(const char *path, yaml_parser_t *p, const char *data, siz
 typedef struct builder {
     yaml_document_t *doc;
     int stack[PX_YAML_MAX_DEPTH], pending[PX_YAML_MAX_DEPTH], key_of[PX_YAML_MAX_DEPTH];
-    int depth;
+    int depth, max_depth; /* max_depth: what is left of PX_YAML_MAX_DEPTH (an item is nested already) */
     px_strmap *anchors;
     char **names; /* the anchor names, owned (the map borrows them) */
     size_t n_names, cap_names;
@@ -311,7 +311,7 @@ static int build(builder *b, yaml_event_t *e, const char *path, px_error *err)
     case YAML_SEQUENCE_START_EVENT:
     case YAML_MAPPING_START_EVENT: {
         int seq = e->type == YAML_SEQUENCE_START_EVENT;
-        if (b->depth == PX_YAML_MAX_DEPTH)
+        if (b->depth == b->max_depth)
             return fail_mark(path, e->start_mark, err, "nesting deeper than %s levels: refused", "64");
         n.type = seq ? YAML_SEQUENCE_NODE : YAML_MAPPING_NODE;
         if (seq)
@@ -390,7 +390,7 @@ static int load(yaml_parser_t *p, const char *path, const char *data, size_t len
                 yaml_document_t *doc, const ydoc_divert *dv, px_error *err)
 {
     memset(doc, 0, sizeof *doc);
-    builder b = {.doc = doc, .anchors = strmap_new(16)}, item = {0};
+    builder b = {.doc = doc, .max_depth = PX_YAML_MAX_DEPTH, .anchors = strmap_new(16)}, item = {0};
     yaml_document_t item_doc;
     int rc = b.anchors ? 0 : px_error_oom(err, path);
     int documents = 0, open = 0, started = 0, in_item = 0, again = 0, item_failed = 0;
@@ -424,7 +424,7 @@ static int load(yaml_parser_t *p, const char *path, const char *data, size_t len
                 else if (take && doc_init(&item_doc))
                     rc = px_error_oom(err, path);
                 else if (take)
-                    item = (builder){.doc = &item_doc}, in_item = 1;
+                    item = (builder){.doc = &item_doc, .max_depth = PX_YAML_MAX_DEPTH - b.depth}, in_item = 1;
                 else if (e.type == YAML_ALIAS_EVENT)
                     again = 1, rc = -1; /* kept items and taken ones are never mixed */
             }

@@ -831,3 +831,22 @@ Test(results_load, errors_are_said_in_the_same_order_as_ever)
     cr_expect(strstr(err.msg, "unknown key 'outcme' in an example in environment 'reference'"), "%s", err.msg);
     fixture_free(f);
 }
+
+/* The nesting limit counts from the document's root inside a streamed
+ * example too. */
+Test(results_load, nesting_in_an_example_counts_from_the_root)
+{
+    px_fixture *f = fixture(PLANTED);
+    char text[4096], deep[200];
+    memset(deep, '[', 70);
+    snprintf(deep + 70, sizeof deep - 70, "x");
+    memset(deep + 71, ']', 70);
+    deep[141] = '\0';
+    snprintf(text, sizeof text, "%s        detail: %s\n", base, deep);
+    px_error err = {0};
+    cr_expect_null(load_text(f, text, &err));
+    cr_expect_eq(err.line, 11);
+    cr_expect_eq(err.col, 17 + 59, "%d:%d: %s", err.line, err.col, err.msg); /* 5 collections open before it */
+    cr_expect(strstr(err.msg, "nesting deeper than 64 levels"), "%s", err.msg);
+    fixture_free(f);
+}
