@@ -22,6 +22,14 @@ typedef struct ctx {
     yaml_document_t doc;
     px_error *err;
     px_fixture *f;
+    /* Streamed (fixture_parse): the examples are read as they come, after
+     * the head (version, contract, environments) was read from the part of
+     * the document before them; an example's first error is said in
+     * load_examples' turn, as reading the whole document says it. */
+    int taken;         /* 1: streamed; -1: not */
+    int failed;
+    px_error ex_err;
+    size_t cap_examples;
 } ctx;
 
 static yaml_node_t *node_at(ctx *c, int id) { return yaml_document_get_node(&c->doc, id); }
@@ -697,6 +705,11 @@ static int load_examples(ctx *c, yaml_node_t *root)
     yaml_node_t *n = require(c, root, "examples", "the fixture");
     if (!n || want(c, n, YAML_SEQUENCE_NODE, "examples"))
         return -1;
+    if (c->taken == 1) {
+        if (c->failed)
+            *c->err = c->ex_err;
+        return c->failed ? -1 : 0;
+    }
     size_t len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     c->f->examples = calloc(len ? len : 1, sizeof *c->f->examples);
     if (!c->f->examples || !(c->f->example_index = strmap_new(len)))
@@ -720,10 +733,11 @@ static int load_examples(ctx *c, yaml_node_t *root)
     return 0;
 }
 
-static int load_root(ctx *c)
+/* What comes before the examples: the root's keys, the version, the
+ * contract and the environments. */
+static int load_head(ctx *c, yaml_node_t *root)
 {
     static const char *const keys[] = {"parity", "contract", "environments", "examples", "redact", NULL};
-    yaml_node_t *root = yaml_document_get_root_node(&c->doc);
     if (!root)
         return px_error_set(c->err, PX_ERR_MALFORMED, c->path, 0, 0, "empty file: not a parity fixture");
     if (want(c, root, YAML_MAPPING_NODE, "the fixture") || check_keys(c, root, "the fixture", keys))
@@ -734,29 +748,126 @@ static int load_root(ctx *c)
     if (v->type != YAML_SCALAR_NODE || strcmp(scalar(v), "1"))
         return fail_at(c, v, "parity: %s is not a fixture version this program reads (1)%s",
                        v->type == YAML_SCALAR_NODE ? scalar(v) : "?", NULL);
-    return load_contract(c, root) || load_envs(c, root) || load_examples(c, root) || load_redact(c, root) ? -1 : 0;
+    return load_contract(c, root) || load_envs(c, root) ? -1 : 0;
 }
 
+static int load_root(ctx *c)
+{
+    static const char *const keys[] = {"parity", "contract", "environments", "examples", "redact", NULL};
+    yaml_node_t *root = yaml_document_get_root_node(&c->doc);
+    if (c->taken == 1) {
+        /* The head was read from the root's keys before the examples, all
+         * of it (it needs every one of its keys): one of them again after
+         * them is a duplicate, which the whole root's keys say first. */
+        if (want(c, root, YAML_MAPPING_NODE, "the fixture") || check_keys(c, root, "the fixture", keys))
+            return -1;
+    } else if (load_head(c, root)) {
+        return -1;
+    }
+    return load_examples(c, root) || load_redact(c, root) ? -1 : 0;
+}
+
+/* At the first example: the head, from the document so far. One that
+ * cannot be read there has the file read whole (-1: YDOC_AGAIN). */
+static int stream_take(void *vc, yaml_document_t *d, int map, int key, size_t pos)
+{
+    ctx *c = vc;
+    (void)d, (void)map, (void)key, (void)pos;
+    if (c->taken)
+        return c->taken == 1;
+    c->taken = -1;
+    px_error ignored = {0}, *keep = c->err;
+    c->err = &ignored;
+    int rc = load_head(c, yaml_document_get_root_node(&c->doc));
+    c->err = keep;
+    if (rc)
+        return -1;
+    c->cap_examples = 64;
+    if (!(c->f->examples = calloc(c->cap_examples, sizeof *c->f->examples)) ||
+        !(c->f->example_index = strmap_new(c->cap_examples)))
+        return -1;
+    c->taken = 1;
+    return 1;
+}
+
+static int stream_item(void *vc, yaml_document_t *item, size_t pos, px_error *err)
+{
+    ctx *c = vc, ic = *c;
+    (void)pos;
+    if (c->failed)
+        return 0; /* only the first error is said */
+    px_fixture *f = c->f;
+    if (f->n_examples == c->cap_examples) {
+        px_example *x = realloc(f->examples, c->cap_examples * 2 * sizeof *x);
+        if (!x)
+            return px_error_oom(err, c->path);
+        memset(x + c->cap_examples, 0, c->cap_examples * sizeof *x);
+        f->examples = x, c->cap_examples *= 2;
+    }
+    ic.doc = *item, ic.err = &c->ex_err;
+    yaml_node_t *it = yaml_document_get_root_node(item);
+    size_t i = f->n_examples++;
+    long j = -1;
+    int dup = 0;
+    if (load_example(&ic, it, &f->examples[i]) || (dup = strmap_put(f->example_index, f->examples[i].id, (long)i, &j)) < 0) {
+        if (dup < 0)
+            px_error_oom(&c->ex_err, c->path);
+        c->failed = 1;
+    } else if (dup) {
+        char first[32];
+        snprintf(first, sizeof first, "%d", f->examples[j].loc.line);
+        fail_at(&ic, get(&ic, it, "id"), "duplicate example id '%s' (first at line %s)", f->examples[i].id, first);
+        c->failed = 1;
+    }
+    return 0;
+}
+
+static px_fixture *new_fixture(const char *path, const char *data, size_t len)
+{
+    px_fixture *f = calloc(1, sizeof *f);
+    if (!f || !(f->path = strdup(path)) || !(f->dir = strdup(path))) {
+        fixture_free(f);
+        return NULL;
+    }
+    char *slash = strrchr(f->dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        f->dir[0] = '\0';
+    hash_buffer(data, len, f->sha256);
+    return f;
+}
+
+/* Streamed first (the examples read one at a time, never a document of
+ * them all); read whole when the file is not plain YAML, has anchors in
+ * its examples or its head cannot be read before them, which says exactly
+ * what is wrong. */
 px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_error *err)
 {
-    ctx c = {.path = path, .err = err};
-    c.f = calloc(1, sizeof *c.f);
+    ctx c = {.path = path, .err = err, .f = new_fixture(path, data, len)};
     if (!c.f) {
         px_error_oom(err, path);
         return NULL;
     }
-    c.f->path = strdup(path);
-    c.f->dir = strdup(path);
-    char *slash = strrchr(c.f->dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        c.f->dir[0] = '\0';
-    hash_buffer(data, len, c.f->sha256);
-    int rc = ydoc_load(path, data, len, "fixture", &c.doc, err);
+    ydoc_divert dv = {"examples", stream_take, stream_item, &c};
+    int rc = ydoc_load_stream(path, NULL, data, len, "fixture", &c.doc, &dv, err);
     if (!rc) {
         rc = load_root(&c);
         yaml_document_delete(&c.doc);
+    }
+    if (rc == YDOC_AGAIN) {
+        fixture_free(c.f);
+        *err = (px_error){0};
+        c = (ctx){.path = path, .err = err, .f = new_fixture(path, data, len)};
+        if (!c.f) {
+            px_error_oom(err, path);
+            return NULL;
+        }
+        rc = ydoc_load(path, data, len, "fixture", &c.doc, err);
+        if (!rc) {
+            rc = load_root(&c);
+            yaml_document_delete(&c.doc);
+        }
     }
     if (rc) {
         fixture_free(c.f);

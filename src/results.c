@@ -73,8 +73,9 @@ void example_result_clear(px_example_result *x)
     free(x->stderr_tail);
     free(x->clean_text);
     free(x->ids);
-    for (size_t i = 0; x->tokens && i < x->n_ids; i++)
+    for (size_t i = 0; x->tokens && !x->token_text && i < x->n_ids; i++)
         free(x->tokens[i]);
+    free(x->token_text);
     free(x->tokens);
     free(x->dtype);
     free(x->values);

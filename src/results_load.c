@@ -18,8 +18,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <yaml.h>
+
+/* One environment's examples as they streamed past (results_load reads a
+ * file without keeping its examples in the document): read into their own
+ * results at once, with the label map and shard the file gave before them,
+ * and their first error and warnings kept, for load_examples to take over
+ * in its turn, so that what is said, and in what order, is what reading
+ * the whole document says. */
+typedef struct streamed {
+    int taken;                /* 1: taken (-1: kept in the document) */
+    int map;                  /* the environment's mapping in the document */
+    char *name;               /* its name, as the file spells it */
+    px_example_result *ex;    /* one per fixture example */
+    char *seen;
+    char **labels;            /* the label map they were read with */
+    size_t n_labels;
+    px_shard shard;           /* the shard they were read in */
+    char **warnings;
+    size_t n_warnings;
+    int failed;
+    px_error err;
+} streamed;
 
 typedef struct ctx {
     const char *path;
@@ -29,6 +51,9 @@ typedef struct ctx {
     px_results *r;  /* what is read so far (warnings before the environments) */
     int version;    /* parity_results: of the file */
     px_shard shard; /* shard: of the file (count 0: none) */
+    streamed *st;   /* per environment (the position of its key), when streamed */
+    size_t n_st;
+    int again;      /* the streamed read cannot stand for the whole one */
 } ctx;
 
 static yaml_node_t *node_at(ctx *c, int id) { return yaml_document_get_node(&c->doc, id); }
@@ -344,12 +369,22 @@ static int load_tokens(ctx *c, yaml_node_t *ex, px_example_result *x, const char
     if (!x->ids || !x->tokens)
         return px_error_oom(c->err, c->path);
     x->n_ids = n;
+    size_t text = 0;
     for (size_t i = 0; i < n; i++) {
         long long id;
-        if (read_int(c, seq_at(c, ids, i), "a token id", 0, LLONG_MAX, &id) ||
-            node_str(c, seq_at(c, toks, i), "a token", 1, &x->tokens[i]))
+        yaml_node_t *t = seq_at(c, toks, i);
+        if (read_int(c, seq_at(c, ids, i), "a token id", 0, LLONG_MAX, &id) || node_str(c, t, "a token", 1, NULL))
             return -1;
         x->ids[i] = id;
+        text += t->data.scalar.length + 1;
+    }
+    /* The tokens' text in one block (token_text), not a string each. */
+    if (!(x->token_text = malloc(text ? text : 1)))
+        return px_error_oom(c->err, c->path);
+    for (size_t i = 0, at = 0; i < n; i++) {
+        const yaml_node_t *t = seq_at(c, toks, i);
+        x->tokens[i] = memcpy(x->token_text + at, scalar(t), t->data.scalar.length + 1);
+        at += t->data.scalar.length + 1;
     }
     return 0;
 }
@@ -513,15 +548,20 @@ static int load_example(ctx *c, yaml_node_t *n, px_env_result *e, const char *en
 
 /* The file's examples in any order; the fixture's examples it lacks were
  * not evaluated, as far as this file knows. */
+static int take_streamed(ctx *c, streamed *s, px_env_result *e, char **seen);
+
 static int load_examples(ctx *c, yaml_node_t *v, px_env_result *e, const char *what)
 {
     yaml_node_t *n = get(c, v, "examples");
-    size_t nx = c->f->n_examples;
-    char w[400], *seen = calloc(nx ? nx : 1, 1);
-    if (!seen)
-        return px_error_oom(c->err, c->path);
+    size_t nx = c->f->n_examples, pos = (size_t)(e - c->r->envs);
+    streamed *s = pos < c->n_st && c->st[pos].taken == 1 ? &c->st[pos] : NULL;
+    char w[400], *seen = s ? NULL : calloc(nx ? nx : 1, 1);
+    if (s ? take_streamed(c, s, e, &seen) : !seen)
+        return s ? -1 : px_error_oom(c->err, c->path);
     snprintf(w, sizeof w, "%.300s.examples", what);
     int rc = n ? want(c, n, YAML_SEQUENCE_NODE, w) : 0;
+    if (!rc && s && s->failed)
+        rc = -1, *c->err = s->err; /* its first error, in its turn */
     for (size_t i = 0; !rc && n && i < seq_len(n); i++)
         rc = load_example(c, seq_at(c, n, i), e, what, seen);
     for (size_t k = 0; !rc && k < nx; k++)
@@ -994,18 +1034,171 @@ static int load_root(ctx *c)
     return 0;
 }
 
-px_results *results_load(const char *path, const px_fixture *f, px_error *err)
+/* Reading a results file as it streams (ydoc_load_stream): an
+ * environment's examples are read one at a time into a `streamed`, with the
+ * label map and shard the file gave before them, and the document keeps
+ * the rest. That reading stands for the whole one only when the label map
+ * and shard turn out to be the ones load_env reads: otherwise (a file
+ * written in another order), and whenever the file is not plain YAML, it
+ * is read again whole, which says exactly what is wrong. */
+
+static void streamed_clear(streamed *s, size_t n_examples)
 {
-    size_t len = 0;
-    char *data = ydoc_read(path, "results file", &len, err);
-    if (!data)
-        return NULL;
-    px_results *r = results_parse(path, data, len, f, err);
-    free(data);
-    return r;
+    for (size_t k = 0; s->ex && k < n_examples; k++)
+        example_result_clear(&s->ex[k]);
+    free(s->ex);
+    free(s->seen);
+    for (size_t i = 0; i < s->n_labels; i++)
+        free(s->labels[i]);
+    free(s->labels);
+    for (size_t i = 0; i < s->n_warnings; i++)
+        free(s->warnings[i]);
+    free(s->warnings);
+    free(s->name);
+    memset(s, 0, sizeof *s);
 }
 
-px_results *results_parse(const char *path, const char *data, size_t len, const px_fixture *f, px_error *err)
+/* The streamed examples become e's, their warnings said now. -1 (again)
+ * when they were read with another label map or shard than e's. */
+static int take_streamed(ctx *c, streamed *s, px_env_result *e, char **seen)
+{
+    int same = s->n_labels == e->n_labels && s->shard.count == c->shard.count && s->shard.index == c->shard.index;
+    for (size_t i = 0; same && i < e->n_labels; i++)
+        same = !strcmp(s->labels[i], e->labels[i]);
+    if (!same) {
+        c->again = 1;
+        return px_error_set(c->err, PX_ERR_MALFORMED, c->path, 0, 0, "read again whole");
+    }
+    for (size_t k = 0; k < c->r->n_examples; k++)
+        example_result_clear(&e->ex[k]);
+    free(e->ex);
+    e->ex = s->ex, *seen = s->seen;
+    s->ex = NULL, s->seen = NULL;
+    for (size_t i = 0; i < s->n_warnings; i++)
+        results_warn(c->r, "%s", s->warnings[i]);
+    return 0;
+}
+
+/* The label map a streamed environment's examples are read with: its own
+ * labels: when given before them, else the file's; NULL when neither is a
+ * plain list of names (the examples then stay in the document). */
+static yaml_node_t *stream_labels(yaml_document_t *d, yaml_node_t *root, yaml_node_t *env)
+{
+    yaml_node_t *l = ydoc_get(d, env, "labels");
+    if (!l)
+        l = ydoc_get(d, root, "labels");
+    if (!l || l->type != YAML_SEQUENCE_NODE)
+        return NULL;
+    for (yaml_node_item_t *i = l->data.sequence.items.start; i < l->data.sequence.items.top; i++) {
+        yaml_node_t *n = yaml_document_get_node(d, *i);
+        if (n->type != YAML_SCALAR_NODE || ydoc_is_null(n) || strlen(scalar(n)) != n->data.scalar.length)
+            return NULL;
+    }
+    return l;
+}
+
+static int stream_take(void *vc, yaml_document_t *d, int map, int key, size_t pos)
+{
+    ctx *c = vc;
+    if (pos >= c->n_st) {
+        size_t n = pos + 8;
+        streamed *st = realloc(c->st, n * sizeof *st);
+        if (!st)
+            return -1;
+        memset(st + c->n_st, 0, (n - c->n_st) * sizeof *st);
+        c->st = st, c->n_st = n;
+    }
+    streamed *s = &c->st[pos];
+    if (s->taken)
+        return s->map != map ? -1 : s->taken == 1; /* another mapping at pos: a key twice; read whole */
+    s->taken = -1, s->map = map;
+    yaml_node_t *k = yaml_document_get_node(d, key);
+    if (!k || k->type != YAML_SCALAR_NODE || !(s->name = strdup(scalar(k))))
+        return k && k->type == YAML_SCALAR_NODE ? -1 : 0;
+    yaml_node_t *root = yaml_document_get_root_node(d), *sh = ydoc_get(d, root, "shard");
+    yaml_node_t *l = stream_labels(d, root, yaml_document_get_node(d, map));
+    char msg[200];
+    if (!l || (sh && (sh->type != YAML_SCALAR_NODE || shard_parse(scalar(sh), &s->shard, msg, sizeof msg))))
+        return 0;
+    size_t nl = (size_t)(l->data.sequence.items.top - l->data.sequence.items.start), nx = c->f->n_examples;
+    s->labels = calloc(nl ? nl : 1, sizeof *s->labels);
+    s->ex = calloc(nx ? nx : 1, sizeof *s->ex);
+    s->seen = calloc(nx ? nx : 1, 1);
+    if (!s->labels || !s->ex || !s->seen)
+        return -1;
+    for (; s->n_labels < nl; s->n_labels++)
+        if (!(s->labels[s->n_labels] =
+                  strdup(scalar(yaml_document_get_node(d, l->data.sequence.items.start[s->n_labels])))))
+            return -1;
+    for (size_t k = 0; k < nx; k++)
+        s->ex[k].label = -1, s->ex[k].forward_ms = -1;
+    s->taken = 1;
+    return 1;
+}
+
+static int stream_item(void *vc, yaml_document_t *item, size_t pos, px_error *err)
+{
+    (void)err;
+    ctx *c = vc, ic = *c;
+    streamed *s = &c->st[pos];
+    if (s->failed)
+        return 0; /* only the first error is said */
+    /* The environment's name as load_env words it: the fixture's spelling
+     * of the key (its environments are matched by name). */
+    const char *name = s->name;
+    px_results scratch = {0};
+    px_env_result e = {.labels = s->labels, .n_labels = s->n_labels, .ex = s->ex};
+    char what[300];
+    snprintf(what, sizeof what, "environment '%.200s'", name);
+    ic.doc = *item, ic.err = &s->err, ic.r = &scratch, ic.shard = s->shard;
+    s->failed = load_example(&ic, yaml_document_get_root_node(item), &e, what, s->seen) != 0;
+    if (scratch.n_warnings) {
+        char **w = realloc(s->warnings, (s->n_warnings + scratch.n_warnings) * sizeof *w);
+        if (!w) {
+            s->failed = 1;
+            px_error_oom(&s->err, c->path);
+        } else {
+            s->warnings = w;
+            memcpy(w + s->n_warnings, scratch.warnings, scratch.n_warnings * sizeof *w);
+            s->n_warnings += scratch.n_warnings;
+            scratch.n_warnings = 0;
+        }
+    }
+    for (size_t i = 0; i < scratch.n_warnings; i++)
+        free(scratch.warnings[i]);
+    free(scratch.warnings);
+    return 0;
+}
+
+/* 1 when the file must be read whole instead; else the results, or NULL
+ * with *err. */
+static int parse_streamed(const char *path, FILE *fp, const char *data, size_t len, const px_fixture *f,
+                          px_error *err, px_results **out)
+{
+    ctx c = {.path = path, .f = f, .err = err, .r = calloc(1, sizeof *c.r)};
+    *out = NULL;
+    if (!c.r) {
+        px_error_oom(err, path);
+        return 0;
+    }
+    ydoc_divert dv = {"environments/*/examples", stream_take, stream_item, &c};
+    int rc = ydoc_load_stream(path, fp, data, len, "results file", &c.doc, &dv, err);
+    if (!rc) {
+        rc = load_root(&c);
+        yaml_document_delete(&c.doc);
+    }
+    for (size_t i = 0; i < c.n_st; i++)
+        streamed_clear(&c.st[i], f->n_examples);
+    free(c.st);
+    if (rc) {
+        results_free(c.r);
+        return rc == YDOC_AGAIN || c.again;
+    }
+    *out = c.r;
+    return 0;
+}
+
+static px_results *parse_whole(const char *path, const char *data, size_t len, const px_fixture *f, px_error *err)
 {
     ctx c = {.path = path, .f = f, .err = err, .r = calloc(1, sizeof *c.r)};
     if (!c.r) {
@@ -1022,4 +1215,39 @@ px_results *results_parse(const char *path, const char *data, size_t len, const 
         return NULL;
     }
     return c.r;
+}
+
+px_results *results_load(const char *path, const px_fixture *f, px_error *err)
+{
+    /* Streamed from the file when it is a plain file within the limit;
+     * anything else is read whole, and refused as ydoc_read says. */
+    FILE *fp = fopen(path, "rb");
+    struct stat st;
+    size_t limit = ydoc_max_bytes("results file");
+    if (fp && !fstat(fileno(fp), &st) && S_ISREG(st.st_mode) && (size_t)st.st_size <= limit) {
+        px_results *r;
+        int again = parse_streamed(path, fp, NULL, 0, f, err, &r);
+        fclose(fp);
+        if (!again)
+            return r;
+        *err = (px_error){0};
+    } else if (fp) {
+        fclose(fp);
+    }
+    size_t len = 0;
+    char *data = ydoc_read(path, "results file", &len, err);
+    if (!data)
+        return NULL;
+    px_results *r = parse_whole(path, data, len, f, err);
+    free(data);
+    return r;
+}
+
+px_results *results_parse(const char *path, const char *data, size_t len, const px_fixture *f, px_error *err)
+{
+    px_results *r;
+    if (!parse_streamed(path, NULL, data, len, f, err, &r))
+        return r;
+    *err = (px_error){0};
+    return parse_whole(path, data, len, f, err);
 }

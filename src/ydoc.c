@@ -192,11 +192,15 @@ static int parse_error(const char *path, yaml_parser_t *p, const char *data, siz
 }
 
 /* The document under construction: a stack of open collections (with the
- * key a mapping waits to pair) and the anchors seen so far. */
+ * key a mapping waits to pair, and the key each collection hangs under) and
+ * the anchors seen so far. Nodes are pushed here rather than through
+ * yaml_document_add_*, which copies every value and gives every node a
+ * malloc'd tag: a scalar's value is taken from its event, and no node has a
+ * tag (nothing reads them; yaml_document_delete frees what is there). */
 typedef struct builder {
     yaml_document_t *doc;
-    int stack[PX_YAML_MAX_DEPTH], pending[PX_YAML_MAX_DEPTH];
-    int depth;
+    int stack[PX_YAML_MAX_DEPTH], pending[PX_YAML_MAX_DEPTH], key_of[PX_YAML_MAX_DEPTH];
+    int depth, max_depth; /* max_depth: what is left of PX_YAML_MAX_DEPTH (an item is nested already) */
     px_strmap *anchors;
     char **names; /* the anchor names, owned (the map borrows them) */
     size_t n_names, cap_names;
@@ -209,22 +213,60 @@ static int fail_mark(const char *path, yaml_mark_t m, px_error *err, const char 
 
 static yaml_node_t *node_of(builder *b, int id) { return b->doc->nodes.start + id - 1; }
 
-/* Hang a finished node (or an alias's target) on the open collection. */
-static int attach(builder *b, int id)
+/* Grow a libyaml stack (start, end, top) of elements of `size` bytes to
+ * hold one more; libyaml frees it with free(). */
+static int stack_room(void **start, void **end, void **top, size_t size)
 {
+    if (*top != *end)
+        return 0;
+    size_t n = (size_t)((char *)*end - (char *)*start) / size, cap = n ? n * 2 : 4;
+    if (n > (size_t)INT32_MAX / 2)
+        return -1;
+    char *p = realloc(*start, cap * size);
+    if (!p)
+        return -1;
+    *start = p, *top = p + n * size, *end = p + cap * size;
+    return 0;
+}
+
+#define ROOM(st, size) stack_room((void **)&(st).start, (void **)&(st).end, (void **)&(st).top, size)
+
+/* A node onto the document; its id (1-based), 0 when out of memory. */
+static int push_node(yaml_document_t *d, const yaml_node_t *n)
+{
+    if (ROOM(d->nodes, sizeof *n))
+        return 0;
+    *d->nodes.top++ = *n;
+    return (int)(d->nodes.top - d->nodes.start);
+}
+
+/* Hang a finished node (or an alias's target) on the open collection;
+ * *key (when not NULL) gets the key it hangs under in a mapping, else 0. */
+static int attach(builder *b, int id, int *key_out)
+{
+    if (key_out)
+        *key_out = 0;
     if (b->depth == 0)
         return 0; /* the root: the first node added */
-    int parent = b->stack[b->depth - 1];
-    if (node_of(b, parent)->type == YAML_SEQUENCE_NODE)
-        return yaml_document_append_sequence_item(b->doc, parent, id) ? 0 : -1;
+    yaml_node_t *parent = node_of(b, b->stack[b->depth - 1]);
+    if (parent->type == YAML_SEQUENCE_NODE) {
+        if (ROOM(parent->data.sequence.items, sizeof(yaml_node_item_t)))
+            return -1;
+        *parent->data.sequence.items.top++ = id;
+        return 0;
+    }
     int *key = &b->pending[b->depth - 1];
     if (!*key) {
         *key = id;
         return 0;
     }
-    int rc = yaml_document_append_mapping_pair(b->doc, parent, *key, id) ? 0 : -1;
+    if (ROOM(parent->data.mapping.pairs, sizeof(yaml_node_pair_t)))
+        return -1;
+    *parent->data.mapping.pairs.top++ = (yaml_node_pair_t){*key, id};
+    if (key_out)
+        *key_out = *key;
     *key = 0;
-    return rc;
+    return 0;
 }
 
 static int remember(builder *b, const yaml_char_t *anchor, int id, yaml_mark_t at, const char *path, px_error *err)
@@ -248,39 +290,41 @@ static int remember(builder *b, const yaml_char_t *anchor, int id, yaml_mark_t a
     return rc ? fail_mark(path, at, err, "anchor '&%.200s' is defined twice", name) : 0;
 }
 
-static const yaml_char_t *tag_of(const yaml_char_t *tag)
-{
-    return tag && strcmp((const char *)tag, "!") ? tag : NULL; /* as libyaml's loader: "!" is the default */
-}
-
-/* One event into the document. 1 when the document is complete. */
+/* One event into the document (a scalar's value is taken from the event).
+ * 1 when the document is complete. */
 static int build(builder *b, yaml_event_t *e, const char *path, px_error *err)
 {
     int id;
+    yaml_node_t n;
+    memset(&n, 0, sizeof n);
+    n.start_mark = e->start_mark, n.end_mark = e->end_mark;
     switch (e->type) {
     case YAML_SCALAR_EVENT:
-        id = yaml_document_add_scalar(b->doc, (yaml_char_t *)tag_of(e->data.scalar.tag), e->data.scalar.value,
-                                      (int)e->data.scalar.length, e->data.scalar.style);
-        if (!id)
+        n.type = YAML_SCALAR_NODE;
+        n.data.scalar.value = e->data.scalar.value;
+        n.data.scalar.length = e->data.scalar.length;
+        n.data.scalar.style = e->data.scalar.style;
+        if (!(id = push_node(b->doc, &n)))
             return px_error_oom(err, path);
-        node_of(b, id)->start_mark = e->start_mark, node_of(b, id)->end_mark = e->end_mark;
-        return remember(b, e->data.scalar.anchor, id, e->start_mark, path, err) || attach(b, id) ? -1 : 0;
+        e->data.scalar.value = NULL; /* the document's now */
+        return remember(b, e->data.scalar.anchor, id, e->start_mark, path, err) || attach(b, id, NULL) ? -1 : 0;
     case YAML_SEQUENCE_START_EVENT:
     case YAML_MAPPING_START_EVENT: {
         int seq = e->type == YAML_SEQUENCE_START_EVENT;
-        if (b->depth == PX_YAML_MAX_DEPTH)
+        if (b->depth == b->max_depth)
             return fail_mark(path, e->start_mark, err, "nesting deeper than %s levels: refused", "64");
-        id = seq ? yaml_document_add_sequence(b->doc, (yaml_char_t *)tag_of(e->data.sequence_start.tag),
-                                              e->data.sequence_start.style)
-                 : yaml_document_add_mapping(b->doc, (yaml_char_t *)tag_of(e->data.mapping_start.tag),
-                                             e->data.mapping_start.style);
-        if (!id)
+        n.type = seq ? YAML_SEQUENCE_NODE : YAML_MAPPING_NODE;
+        if (seq)
+            n.data.sequence.style = e->data.sequence_start.style;
+        else
+            n.data.mapping.style = e->data.mapping_start.style;
+        if (!(id = push_node(b->doc, &n)))
             return px_error_oom(err, path);
-        node_of(b, id)->start_mark = e->start_mark;
         if (remember(b, seq ? e->data.sequence_start.anchor : e->data.mapping_start.anchor, id, e->start_mark, path,
-                     err) ||
-            attach(b, id))
+                     err))
             return -1;
+        if (attach(b, id, &b->key_of[b->depth]))
+            return px_error_oom(err, path);
         b->stack[b->depth] = id, b->pending[b->depth] = 0;
         b->depth++;
         return 0;
@@ -288,32 +332,73 @@ static int build(builder *b, yaml_event_t *e, const char *path, px_error *err)
     case YAML_SEQUENCE_END_EVENT:
     case YAML_MAPPING_END_EVENT:
         node_of(b, b->stack[--b->depth])->end_mark = e->end_mark;
-        return 0;
+        return b->depth == 0;
     case YAML_ALIAS_EVENT:
         id = (int)strmap_get(b->anchors, (const char *)e->data.alias.anchor);
         if (id < 0)
             return fail_mark(path, e->start_mark, err, "alias '*%.200s' names no anchor defined before it",
                              (const char *)e->data.alias.anchor);
-        return attach(b, id) ? px_error_oom(err, path) : 0;
+        return attach(b, id, NULL) ? px_error_oom(err, path) : 0;
     default:
         return 0;
     }
 }
 
-int ydoc_load(const char *path, const char *data, size_t len, const char *kind, yaml_document_t *doc,
-              px_error *err)
+/* The next event starts an item of a sequence at dv->path. */
+static int at_divert(builder *b, const ydoc_divert *dv)
 {
-    yaml_parser_t p;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+    if (!dv)
+        return 0;
+    int n = 0;
+    const char *seg[4];
+    for (const char *p = dv->path; p && n < 4; p = strchr(p, '/'), p = p ? p + 1 : NULL)
+        seg[n++] = p;
+    if (b->depth != n + 1 || node_of(b, b->stack[n])->type != YAML_SEQUENCE_NODE)
+        return 0;
+    for (int d = 0; d < n; d++) {
+        size_t len = strcspn(seg[d], "/");
+        if (node_of(b, b->stack[d])->type != YAML_MAPPING_NODE)
+            return 0;
+        if (len == 1 && seg[d][0] == '*')
+            continue;
+        const yaml_node_t *k = b->key_of[d + 1] ? node_of(b, b->key_of[d + 1]) : NULL;
+        if (!k || k->type != YAML_SCALAR_NODE || k->data.scalar.length != len || memcmp(scalar(k), seg[d], len))
+            return 0;
+    }
+    return 1;
+}
+
+static void builder_free(builder *b)
+{
+    for (size_t i = 0; i < b->n_names; i++)
+        free(b->names[i]);
+    free(b->names);
+    strmap_free(b->anchors);
+}
+
+static int doc_init(yaml_document_t *doc)
+{
     memset(doc, 0, sizeof *doc);
-    builder b = {.doc = doc, .anchors = strmap_new(16)};
+    return yaml_document_initialize(doc, NULL, NULL, NULL, 1, 1) ? 0 : -1;
+}
+
+/* The parse shared by ydoc_load and ydoc_load_stream. dv NULL: everything
+ * into doc, errors as they are (data must be the whole input). Otherwise
+ * any failure of the parse returns YDOC_AGAIN, for the caller to read the
+ * input whole and say exactly what is wrong. */
+static int load(yaml_parser_t *p, const char *path, const char *data, size_t len, const char *kind,
+                yaml_document_t *doc, const ydoc_divert *dv, px_error *err)
+{
+    memset(doc, 0, sizeof *doc);
+    builder b = {.doc = doc, .max_depth = PX_YAML_MAX_DEPTH, .anchors = strmap_new(16)}, item = {0};
+    yaml_document_t item_doc;
     int rc = b.anchors ? 0 : px_error_oom(err, path);
-    int documents = 0, open = 0, started = 0;
+    int documents = 0, open = 0, started = 0, in_item = 0, again = 0, item_failed = 0;
+    size_t pos = 0;
     yaml_event_t e;
     while (!rc) {
-        if (!yaml_parser_parse(&p, &e)) {
-            rc = parse_error(path, &p, data, len, kind, err);
+        if (!yaml_parser_parse(p, &e)) {
+            rc = dv ? -1 : parse_error(path, p, data, len, kind, err);
             break;
         }
         if (e.type == YAML_STREAM_END_EVENT || e.type == YAML_NO_EVENT) {
@@ -323,28 +408,110 @@ int ydoc_load(const char *path, const char *data, size_t len, const char *kind, 
         if (e.type == YAML_DOCUMENT_START_EVENT) {
             if (documents++)
                 rc = fail_mark(path, e.start_mark, err, "a second YAML document: a %s is one document", kind);
-            else if (!yaml_document_initialize(doc, NULL, NULL, NULL, 1, 1))
+            else if (doc_init(doc))
                 rc = px_error_oom(err, path);
             else
                 started = open = 1;
         } else if (e.type == YAML_DOCUMENT_END_EVENT) {
             open = 0;
         } else if (open) {
-            rc = build(&b, &e, path, err);
+            if (!in_item && at_divert(&b, dv) && e.type != YAML_SEQUENCE_END_EVENT) {
+                yaml_node_t *at = node_of(&b, b.stack[1]); /* the pair of the path's second key */
+                pos = b.depth > 2 ? (size_t)(at->data.mapping.pairs.top - at->data.mapping.pairs.start) - 1 : 0;
+                int take = dv->take(dv->ctx, doc, b.stack[b.depth - 2], b.depth > 2 ? b.key_of[2] : 0, pos);
+                if (take < 0)
+                    rc = px_error_oom(err, path);
+                else if (take && doc_init(&item_doc))
+                    rc = px_error_oom(err, path);
+                else if (take)
+                    item = (builder){.doc = &item_doc, .max_depth = PX_YAML_MAX_DEPTH - b.depth}, in_item = 1;
+                else if (e.type == YAML_ALIAS_EVENT)
+                    again = 1, rc = -1; /* kept items and taken ones are never mixed */
+            }
+            if (rc) {
+                /* out of memory, or read whole */
+            } else if (!in_item) {
+                rc = build(&b, &e, path, err);
+            } else if (e.type == YAML_ALIAS_EVENT || (e.type == YAML_SCALAR_EVENT && e.data.scalar.anchor) ||
+                       (e.type == YAML_SEQUENCE_START_EVENT && e.data.sequence_start.anchor) ||
+                       (e.type == YAML_MAPPING_START_EVENT && e.data.mapping_start.anchor)) {
+                /* An anchor or alias could tie the item to the rest of the
+                 * document: such a file is read whole instead. */
+                again = 1, rc = -1;
+            } else {
+                int scalar_item = item.depth == 0 && e.type == YAML_SCALAR_EVENT;
+                rc = build(&item, &e, path, err);
+                if (rc == 1 || (rc == 0 && scalar_item)) {
+                    rc = dv->item(dv->ctx, &item_doc, pos, err);
+                    item_failed = rc != 0;
+                    yaml_document_delete(&item_doc);
+                    in_item = 0;
+                }
+            }
         }
+        rc = rc == 1 ? 0 : rc;
         yaml_event_delete(&e);
     }
-    if (!rc && (!started || !yaml_document_get_root_node(doc)))
-        rc = px_error_set(err, PX_ERR_MALFORMED, path, 1, 1, "empty file: not a parity %s", kind);
-    for (size_t i = 0; i < b.n_names; i++)
-        free(b.names[i]);
-    free(b.names);
-    strmap_free(b.anchors);
-    yaml_parser_delete(&p);
+    if (in_item)
+        yaml_document_delete(&item_doc);
+    if (!rc && (!started || !yaml_document_get_root_node(doc))) {
+        if (dv)
+            again = 1, rc = -1;
+        else
+            rc = px_error_set(err, PX_ERR_MALFORMED, path, 1, 1, "empty file: not a parity %s", kind);
+    }
+    if (dv && rc && !item_failed)
+        again = 1;
+    builder_free(&b);
     if (rc) {
         if (started)
             yaml_document_delete(doc);
         memset(doc, 0, sizeof *doc);
     }
+    return again ? YDOC_AGAIN : rc;
+}
+
+int ydoc_load(const char *path, const char *data, size_t len, const char *kind, yaml_document_t *doc,
+              px_error *err)
+{
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+    int rc = load(&p, path, data, len, kind, doc, NULL, err);
+    yaml_parser_delete(&p);
+    return rc;
+}
+
+/* A file read through this stops at the size limit plus one byte: one that
+ * grew past it since the caller looked is then read whole, and refused as
+ * such. */
+typedef struct capped {
+    FILE *fp;
+    size_t left;
+} capped;
+
+static int read_capped(void *data, unsigned char *buf, size_t size, size_t *got)
+{
+    capped *cp = data;
+    *got = 0;
+    if (!cp->left)
+        return 0;
+    *got = fread(buf, 1, size < cp->left ? size : cp->left, cp->fp);
+    cp->left -= *got;
+    return !ferror(cp->fp);
+}
+
+int ydoc_load_stream(const char *path, FILE *fp, const char *data, size_t len, const char *kind,
+                     yaml_document_t *doc, const ydoc_divert *dv, px_error *err)
+{
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    capped cp = {fp, ydoc_max_bytes(kind) + 1};
+    if (fp)
+        yaml_parser_set_input(&p, read_capped, &cp);
+    else
+        yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+    int rc = load(&p, path, data, len, kind, doc, dv, err);
+    yaml_parser_delete(&p);
     return rc;
 }

@@ -464,4 +464,44 @@ Test(fixture, contract_train_is_in_the_compare_fingerprint)
         cr_expect_eq(same01, p != PX_PART_COMPARE, "demo vs train: %s", fingerprint_part_name((px_part)p));
         cr_expect_eq(same12, p != PX_PART_COMPARE, "train vs tight: %s", fingerprint_part_name((px_part)p));
     }
+
+/* fixture_parse streams the examples (one at a time, never a document of
+ * them all) once the contract and environments before them are read; a
+ * file in another order, or with anchors in its examples, reads as the
+ * same file in the usual order, and errors are said in the same order:
+ * the root's keys, the head, the examples, redact. */
+Test(fixture, a_fixture_in_any_order_reads_the_same)
+{
+    px_error err;
+    const char *examples_first = "parity: 1\n"
+                                 "examples:\n"
+                                 "  - id: one\n"
+                                 "    text: hello\n"
+                                 "    expect: {label: b}\n"
+                                 "contract:\n"
+                                 "  task: t\n"
+                                 "  model: {path: m.pt}\n"
+                                 "  input:\n"
+                                 "    tokenizer: {kind: wordpiece, vocab: v.txt}\n"
+                                 "  labels: [a, b]\n"
+                                 "environments:\n"
+                                 "  reference: {device: cpu}\n";
+    px_fixture *f = parse(examples_first, &err);
+    cr_assert_not_null(f, "%d:%d: %s", err.line, err.col, err.msg);
+    cr_expect_eq(f->n_examples, 1);
+    cr_expect_eq(f->examples[0].expect.label, 1);
+    fixture_free(f);
+    char *many = variant("examples:\n", "examples:\n  - {id: zero, text: &t hi, expect: {label: a}}\n  - {id: two, text: *t, expect: {label: b}}\n");
+    f = parse(many, &err);
+    free(many);
+    cr_assert_not_null(f, "%d:%d: %s", err.line, err.col, err.msg);
+    cr_expect_eq(f->n_examples, 3);
+    cr_expect_str_eq(f->examples[1].text, "hi");
+    cr_expect_eq(fixture_example_index(f, "one"), 2);
+    fixture_free(f);
+    /* An example's error before redact's, after the root's keys. */
+    expect_error("    expect: {label: a}\n", "    expect: {label: c}\nredact: 3\n", 13, 21, "label 'c'");
+    expect_error("    expect: {label: a}\n", "    expect: {label: c}\nbogus: 1\n", 14, 1, "unknown key 'bogus'");
+    expect_error("    expect: {label: a}\n", "    expect: {label: a}\n  - id: one\n    text: hi\n    expect: {label: b}\n", 14,
+                 9, "duplicate example id 'one' (first at line 11)");
 }

@@ -822,4 +822,110 @@ Test(results_load, train_step_records_round_trip_and_are_read_strictly, .timeout
     fixture_free(f);
     unlink(a), unlink(b), rmdir(dir);
     free(dir);
+
+/* results_load streams a file (its examples are read one at a time, not
+ * kept as a document), which stands for reading it whole only when the
+ * label map and shard come before the examples, as the writer puts them.
+ * A file in any other order, or with anchors in its examples, reads as
+ * the same file in the writer's order would, errors included. */
+static px_results *load_text(const px_fixture *f, const char *text, px_error *err)
+{
+    char *dir = tl_tmpdir(), path[300];
+    snprintf(path, sizeof path, "%s/results.yaml", dir);
+    tl_write(path, text);
+    px_results *r = results_load(path, f, err);
+    unlink(path), rmdir(dir);
+    free(dir);
+    return r;
+}
+
+static const char jazz_ok[] = "      - id: jazz\n"
+                              "        outcome: ok\n"
+                              "        output: {dtype: float32, shape: [1, 5], values: [1, 2, 3, 5, 4]}\n";
+
+Test(results_load, a_file_in_any_order_reads_as_in_the_writers_order)
+{
+    px_fixture *f = fixture(PLANTED);
+    px_error err = {0};
+    char text[2048];
+    /* The environment's own label map after its examples: the label is
+     * read with it, not with the file's. */
+    snprintf(text, sizeof text,
+             "parity_results: 1\nlabels: [film, volunteer, sports, music, social]\nenvironments:\n  reference:\n"
+             "    state: up\n    examples:\n%s        label: social\n    labels: [film, volunteer, sports, social, music]\n",
+             jazz_ok);
+    px_results *r = load_text(f, text, &err);
+    cr_assert_not_null(r, "%d:%d: %s", err.line, err.col, err.msg);
+    cr_expect_eq(ex(r, f, "reference", "jazz")->label, 3);
+    cr_expect_str_eq(results_label(env_named(r, "reference"), ex(r, f, "reference", "jazz")), "social");
+    results_free(r);
+    /* shard: after the environments: an example of the other shard is
+     * refused where it is, as in a file that says its shard first. */
+    snprintf(text, sizeof text,
+             "parity_results: 4\nlabels: [film, volunteer, sports, music, social]\nenvironments:\n  reference:\n"
+             "    state: up\n    examples:\n%s        label: music\n      - id: film-night\n        outcome: crash\n"
+             "shard: \"0/2\"\n",
+             jazz_ok);
+    cr_expect_null(load_text(f, text, &err));
+    cr_expect_eq(err.line, 11, "%d:%d: %s", err.line, err.col, err.msg);
+    cr_expect_eq(err.col, 13);
+    cr_expect(strstr(err.msg, "example 'film-night' belongs to shard 1/2, but this file is shard 0/2"), "%s", err.msg);
+    /* Anchors and aliases, in the examples and around them. */
+    snprintf(text, sizeof text,
+             "parity_results: 1\nlabels: &l [film, volunteer, sports, music, social]\nenvironments:\n  reference:\n"
+             "    labels: *l\n    state: up\n    examples:\n%s        label: &m music\n"
+             "  twin:\n    state: up\n    examples:\n      - id: jazz\n        outcome: ok\n"
+             "        output: {dtype: float32, shape: [1, 5], values: [1, 2, 3, 5, 4]}\n        label: *m\n",
+             jazz_ok);
+    r = load_text(f, text, &err);
+    cr_assert_not_null(r, "%d:%d: %s", err.line, err.col, err.msg);
+    cr_expect_eq(ex(r, f, "reference", "jazz")->label, 3);
+    cr_expect_eq(ex(r, f, "twin", "jazz")->label, 3);
+    results_free(r);
+    fixture_free(f);
+}
+
+/* An environment's keys are read in one order whatever the file's: its
+ * manifest before its examples, so a bad manifest after bad examples is
+ * the error said, as when the file is read whole; and the first
+ * environment's error before the second's. */
+Test(results_load, errors_are_said_in_the_same_order_as_ever)
+{
+    px_fixture *f = fixture(PLANTED);
+    px_error err = {0};
+    char text[2048];
+    snprintf(text, sizeof text,
+             "parity_results: 1\nlabels: [film, volunteer, sports, music, social]\nenvironments:\n  reference:\n"
+             "    state: up\n    examples:\n      - id: jazz\n        outcme: ok\n    manifest: {threads: many}\n");
+    cr_expect_null(load_text(f, text, &err));
+    cr_expect_eq(err.line, 9);
+    cr_expect(strstr(err.msg, "manifest.threads must be a whole number"), "%s", err.msg);
+    snprintf(text, sizeof text,
+             "parity_results: 1\nlabels: [film, volunteer, sports, music, social]\nenvironments:\n  reference:\n"
+             "    state: up\n    examples:\n      - id: jazz\n        outcme: ok\n"
+             "  twin:\n    state: up\n    examples:\n      - id: jazz\n        outcome: sideways\n");
+    cr_expect_null(load_text(f, text, &err));
+    cr_expect_eq(err.line, 8);
+    cr_expect_eq(err.col, 9);
+    cr_expect(strstr(err.msg, "unknown key 'outcme' in an example in environment 'reference'"), "%s", err.msg);
+    fixture_free(f);
+}
+
+/* The nesting limit counts from the document's root inside a streamed
+ * example too. */
+Test(results_load, nesting_in_an_example_counts_from_the_root)
+{
+    px_fixture *f = fixture(PLANTED);
+    char text[4096], deep[200];
+    memset(deep, '[', 70);
+    snprintf(deep + 70, sizeof deep - 70, "x");
+    memset(deep + 71, ']', 70);
+    deep[141] = '\0';
+    snprintf(text, sizeof text, "%s        detail: %s\n", base, deep);
+    px_error err = {0};
+    cr_expect_null(load_text(f, text, &err));
+    cr_expect_eq(err.line, 11);
+    cr_expect_eq(err.col, 17 + 59, "%d:%d: %s", err.line, err.col, err.msg); /* 5 collections open before it */
+    cr_expect(strstr(err.msg, "nesting deeper than 64 levels"), "%s", err.msg);
+    fixture_free(f);
 }

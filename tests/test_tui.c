@@ -314,3 +314,38 @@ Test(tui, quit_while_running_leaves_no_executor, .timeout = 60)
     tl_free(&r);
     free(dir);
 }
+
+/* --results files are read after the first frame, in the background; one
+ * that cannot be read ends the screen with the very line and exit status
+ * parity check gives for it (here the script's first key waits for the
+ * reading, as every script line but a quit does). */
+Test(tui, a_bad_results_file_ends_the_screen_as_check_refuses_it, .timeout = 60)
+{
+    char *dir = tl_tmpdir(), keys[512], bad[512];
+    snprintf(keys, sizeof keys, "%s/keys", dir);
+    snprintf(bad, sizeof bad, "%s/bad.yaml", dir);
+    char *text = tl_slurp("tests/data/campus-results.yaml"), *at = text ? strstr(text, "forward_ms:") : NULL;
+    cr_assert_not_null(at);
+    at = strstr(at + 1, "forward_ms:"); /* the second example's */
+    cr_assert_not_null(at);
+    memcpy(at, "forward_mz:", 11);
+    tl_write(bad, text);
+    tl_write(keys, "j\ndump screen\nq\n");
+    cmd_result c = tl_run((const char *[]){"parity", "check", "fixtures/campus-club/fixture.yaml", "--results", bad,
+                                           NULL});
+    setenv("PARITY_KEYS", keys, 1);
+    setenv("PARITY_DUMP_DIR", dir, 1);
+    cmd_result r = tl_run((const char *[]){"parity", "review", "fixtures/campus-club/fixture.yaml", "--results", bad,
+                                           NULL});
+    unsetenv("PARITY_KEYS");
+    cr_expect_eq(c.status, 2, "%s", c.err);
+    cr_expect(strstr(c.err, "unknown key 'forward_mz'"), "%s", c.err);
+    cr_expect_eq(r.status, c.status, "%s", r.err);
+    cr_expect_str_eq(r.err, c.err);
+    cr_expect_eq(tl_lines(r.err), 1, "%s", r.err);
+    char screen[600];
+    snprintf(screen, sizeof screen, "%s/screen", dir);
+    cr_expect_eq(access(screen, F_OK), -1, "the script went on after the screen ended");
+    tl_free(&c), tl_free(&r);
+    free(text), free(dir);
+}

@@ -123,6 +123,8 @@ typedef struct px_example_result {
                                  compiled a graph (a lazy device) */
     char def_sha256[PX_SHA256_HEX]; /* the example's definition when recorded
                                        (fingerprint_example); "" unknown */
+    char *token_text;         /* NULL, or the block tokens[] point into (one
+                                 allocation for them all: read from a file) */
 } px_example_result;
 
 enum px_env_state { PX_ENV_PENDING, PX_ENV_UP, PX_ENV_DOWN };

@@ -12,6 +12,7 @@
 #define PARITY_YDOC_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <yaml.h>
 
 #include "parity/error.h"
@@ -41,6 +42,38 @@ char *ydoc_read(const char *path, const char *kind, size_t *len, px_error *err);
  * words the messages ("fixture", "results file"). */
 int ydoc_load(const char *path, const char *data, size_t len, const char *kind, yaml_document_t *doc,
               px_error *err);
+
+/* Reading a large file without keeping all of it: the items of each
+ * sequence at `path` ("examples": ROOT.examples; "environments/ * /examples"
+ * (no spaces): ROOT.environments.ENV.examples, * any key) are not kept in
+ * the document. Each is built as a document of its own, handed to item()
+ * and freed, in the file's order; the sequence stays in the document,
+ * empty. take() decides at each such item's start (1 take it, 0 keep it in
+ * the document, -1 out of memory): `doc` is the document so far (the
+ * mappings on the path hold the pairs before it), `map` the id of the
+ * mapping that holds the sequence, `key` the id of the key the path's
+ * second collection hangs under (the environment's name; 0 for a path of
+ * one key) and pos the index of that pair in its mapping.
+ * item() returns 0, or -1 to stop with *err. */
+typedef struct ydoc_divert {
+    const char *path;
+    int (*take)(void *ctx, yaml_document_t *doc, int map, int key, size_t pos);
+    int (*item)(void *ctx, yaml_document_t *item, size_t pos, px_error *err);
+    void *ctx;
+} ydoc_divert;
+
+/* Returned by ydoc_load_stream when the input must be read whole with
+ * ydoc_read and ydoc_load, which say exactly what is wrong with it: it is
+ * not a YAML document (syntax, encoding, nesting, anchors, a second
+ * document, none), or an anchor or alias appears in an item. */
+#define YDOC_AGAIN 1
+
+/* ydoc_load from fp, read in chunks (or from data when fp is NULL), items
+ * diverted as dv says (dv must not be NULL). 0, -1 with *err (out of
+ * memory, or item()'s error), or YDOC_AGAIN. The caller checks the size
+ * limit first (ydoc_max_bytes). */
+int ydoc_load_stream(const char *path, FILE *fp, const char *data, size_t len, const char *kind,
+                     yaml_document_t *doc, const ydoc_divert *dv, px_error *err);
 
 /* The value of key in a mapping, or NULL. */
 yaml_node_t *ydoc_get(yaml_document_t *d, yaml_node_t *map, const char *key);

@@ -110,7 +110,8 @@ static void draw_since(tui *t, int y, int x, size_t e)
 static void draw_header(tui *t)
 {
     putf(t, 0, 0, COLS, PX_EL_HEADER, " parity review  %s  %zu examples  filter: %s%s%s", t->f->path, t->f->n_examples,
-         filter_name(t->rv.filter), t->demo ? "  [demo: read-only]" : "", t->shown_running ? "  running…" : "");
+         filter_name(t->rv.filter), t->demo ? "  [demo: read-only]" : "",
+         t->shown_running ? "  running…" : t->load ? "  loading results…" : "");
     for (size_t e = 0; e < t->res->n_envs && (int)e + 1 < LINES / 3; e++) {
         const px_env_result *er = &t->res->envs[e];
         int el = (int)e == t->res->reference ? PX_EL_REFERENCE : (int)e == t->rv.candidate ? PX_EL_CANDIDATE : PX_EL_DIM;
@@ -311,13 +312,13 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
                  results_env_device(t->f, er), results_env_dtype(t->f, er));
         else
             putf(t, y + used++, x, w, el, "%s (%s %s)%s", er->name, results_env_device(t->f, er),
-                 results_env_dtype(t->f, er), r->status == PX_ST_PENDING ? ": running…" : "");
+                 results_env_dtype(t->f, er), r->status != PX_ST_PENDING ? "" : t->load ? ": loading…" : ": running…");
         return used + draw_verdict(t, e, k, y + used, x, w, rows - used);
     }
     putf(t, y + used++, x, w, el, "%s (%s %s)", er->name, results_env_device(t->f, er),
          results_env_dtype(t->f, er));
     if (r->status == PX_ST_PENDING) {
-        tui_put(t, y + used++, x, w, PX_EL_RUNNING, "running…");
+        tui_put(t, y + used++, x, w, PX_EL_RUNNING, t->load ? "loading…" : "running…");
         return used;
     }
     if (r->status == PX_ST_OK && r->n_values == er->n_labels) {

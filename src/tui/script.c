@@ -47,6 +47,16 @@ int tui_script_step(tui *t, key_ev *queue, size_t *nq)
     if (!fgets(line, sizeof line, t->script))
         return -1;
     line[strcspn(line, "\n")] = '\0';
+    /* Every line but a quitting key first waits for the results files
+     * being read (so a script sees them as a reviewer soon does), drawn:
+     * a script that quits at once measures the first frame alone. */
+    int code = key_code_of(line);
+    if (t->load && key_action(code >= 0 ? code : (unsigned char)line[0]) != PX_ACT_QUIT) {
+        unsigned r = tui_load_wait(t);
+        if (r & PX_RE_QUIT)
+            return -1;
+        tui_draw(t, r);
+    }
     if (!strncmp(line, "type ", 5)) {
         mbstate_t st = {0};
         const char *p = line + 5;
@@ -73,7 +83,6 @@ int tui_script_step(tui *t, key_ev *queue, size_t *nq)
         resize_term(r, c);
         queue[(*nq)++] = (key_ev){1, KEY_RESIZE};
     } else if (line[0] && line[0] != '#') {
-        int code = key_code_of(line);
         if (code < 0)
             code = (unsigned char)line[0];
         queue[(*nq)++] = (key_ev){code >= KEY_MIN, (wint_t)code};

@@ -12,7 +12,9 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,13 +56,87 @@ void tui_rejudge(tui *t)
         runner_unlock(t->run);
 }
 
+/* Results files are read in the background (--results: nothing runs
+ * here), so that the first frame comes as soon as the fixture is read: the
+ * screen stands in for their environments with "loading…" until they are
+ * read, checked and their inputs processed, then takes them at once. */
+typedef struct tui_load {
+    pthread_t thread;
+    const px_fixture *f;
+    px_sources s;
+    int wake_w;
+    px_results *res;
+    px_env_input *inputs;
+    px_error err;
+    atomic_int done;
+} tui_load;
+
+static void *load_main(void *arg)
+{
+    tui_load *l = arg;
+    l->res = evidence_gather(l->f, &l->s, &l->err);
+    if (l->res && !(l->inputs = calloc(l->res->n_envs ? l->res->n_envs : 1, sizeof *l->inputs)))
+        px_error_oom(&l->err, NULL);
+    else if (l->res && evidence_inputs(l->f, l->res, l->inputs, &l->err))
+        free(l->inputs), l->inputs = NULL;
+    atomic_store(&l->done, 1);
+    ssize_t n = write(l->wake_w, "l", 1); /* the loop wakes */
+    (void)n;
+    return NULL;
+}
+
+static void load_history(tui *t);
+static int start_runs(tui *t, px_error *err);
+
+/* Take what the background read (it is done): the stand-in goes. */
+static unsigned load_take(tui *t)
+{
+    tui_load *l = t->load;
+    pthread_join(l->thread, NULL);
+    t->load = NULL;
+    if (!l->inputs) {
+        t->load_failed = 1, t->load_err = l->err;
+        if (l->res)
+            results_free(l->res);
+        free(l);
+        return PX_RE_QUIT;
+    }
+    results_free(t->res);
+    t->res = l->res, t->inputs = l->inputs;
+    t->rv.res = t->res, t->rv.candidate = -1;
+    review_next_candidate(&t->rv);
+    free(l);
+    load_history(t);
+    px_error err = {0};
+    if (start_runs(t, &err)) {
+        t->load_failed = 1, t->load_err = err;
+        return PX_RE_QUIT;
+    }
+    return PX_RE_ALL;
+}
+
+unsigned tui_load_wait(tui *t)
+{
+    if (!t->load)
+        return PX_RE_NONE;
+    while (!atomic_load(&t->load->done))
+        poll(&(struct pollfd){t->wake, POLLIN, 0}, 1, 100);
+    return tui_drain_wake(t);
+}
+
 unsigned tui_drain_wake(tui *t)
 {
     char buf[256];
+    unsigned r = PX_RE_ALL;
     while (read(t->wake, buf, sizeof buf) > 0)
         ;
-    tui_rejudge(t);
-    return PX_RE_ALL;
+    if (t->load && atomic_load(&t->load->done))
+        r = load_take(t);
+    if (r & PX_RE_QUIT)
+        return r;
+    if (!t->load)
+        tui_rejudge(t);
+    return r;
 }
 
 static int le_key(key_ev k)
@@ -140,6 +216,21 @@ static unsigned summary_key(tui *t, px_action a)
 
 static px_action action_of(key_ev k) { return k.fn || k.ch < 128 ? key_action((int)k.ch) : PX_ACT_NONE; }
 
+/* While the results load, the examples can be walked and the screen set
+ * up; what needs the results waits for them. */
+static unsigned loading_act(tui *t, px_action a)
+{
+    switch (a) {
+    case PX_ACT_NONE: case PX_ACT_DOWN: case PX_ACT_UP: case PX_ACT_FIRST: case PX_ACT_LAST:
+    case PX_ACT_PAGE_DOWN: case PX_ACT_PAGE_UP: case PX_ACT_DETAILS: case PX_ACT_THEME: case PX_ACT_LIST:
+    case PX_ACT_HELP: case PX_ACT_QUIT:
+        return tui_act(t, a);
+    default:
+        tui_say(t, "the results are still loading: %s waits for them", key_defs[a].name);
+        return PX_RE_STATUS;
+    }
+}
+
 /* One key, as the mode takes it; returns what to redraw. */
 static unsigned handle(tui *t, key_ev k)
 {
@@ -175,7 +266,9 @@ static unsigned handle(tui *t, key_ev k)
         r |= !k.fn && k.ch == 'y' ? tui_reload_and_write(t) : PX_RE_STATUS;
         break;
     case M_QUIT:
-        if (action_of(k) == PX_ACT_WRITE)
+        if (action_of(k) == PX_ACT_WRITE && t->load)
+            tui_say(t, "the results are still loading: nothing is written until they are read");
+        else if (action_of(k) == PX_ACT_WRITE)
             r |= tui_write(t) | (t->rv.n_unwritten ? PX_RE_NONE : PX_RE_QUIT);
         else if (action_of(k) == PX_ACT_QUIT)
             r |= PX_RE_QUIT;
@@ -185,7 +278,7 @@ static unsigned handle(tui *t, key_ev k)
         }
         break;
     case M_LIST:
-        r |= tui_act(t, action_of(k));
+        r |= t->load ? loading_act(t, action_of(k)) : tui_act(t, action_of(k));
         break;
     }
     return r | (t->msg[0] ? PX_RE_STATUS : PX_RE_NONE);
@@ -295,35 +388,59 @@ static void loop(tui *t)
     }
 }
 
+/* The environments to run here start in the background. */
+static int start_runs(tui *t, px_error *err)
+{
+    if (!evidence_runs(t->res))
+        return 0;
+    const px_tui_opts *o = t->opts;
+    t->ropts = (px_runner_opts){.backend_lib = o->backend_lib, .backend_modules = o->modules,
+                                .n_backend_modules = (size_t)o->n_modules, .notify_fd = t->wake_w,
+                                .keep_alive = 1};
+    runner_locate(&t->ropts, o->executor, o->python);
+    if (runner_check(&t->ropts, t->f, t->res, err))
+        return -1;
+    t->run = runner_start(t->f, t->inputs, t->res, &t->ropts, err);
+    return t->run ? 0 : -1;
+}
+
 /* Every environment the contract names, from where its results come
- * (evidence.h); the ones to run here start in the background. */
-static int gather(tui *t, const px_tui_opts *o, px_env_input **inputs, int wake_w, px_error *err)
+ * (evidence.h). Results files (--results) are read in the background, a
+ * stand-in shown meanwhile; otherwise (the ones to run here start in the
+ * background) at once. */
+static int gather(tui *t, const px_tui_opts *o, px_error *err)
 {
     px_sources s = {o->results, (size_t)o->n_results, o->envs, (size_t)o->n_envs};
     if (!t->f->model_sha256)
         return px_error_set(err, PX_ERR_MISMATCH, t->f->path, t->f->model_loc.line, t->f->model_loc.col,
                             "contract.model has no sha256: pin the model revision before reviewing against it");
+    if (o->n_results) {
+        /* The stand-in: no environment yet (the header says they load). */
+        tui_load *l = calloc(1, sizeof *l);
+        if (!l || !(t->res = calloc(1, sizeof *t->res))) {
+            free(l);
+            return px_error_oom(err, NULL);
+        }
+        t->res->n_examples = t->f->n_examples, t->res->reference = -1;
+        *l = (tui_load){.f = t->f, .s = s, .wake_w = t->wake_w};
+        if (pthread_create(&l->thread, NULL, load_main, l)) {
+            free(l);
+            return px_error_oom(err, NULL);
+        }
+        t->load = l;
+        return 0;
+    }
     if (!(t->res = evidence_gather(t->f, &s, err)))
         return -1;
-    *inputs = calloc(t->res->n_envs ? t->res->n_envs : 1, sizeof **inputs);
-    if (!*inputs)
+    t->inputs = calloc(t->res->n_envs ? t->res->n_envs : 1, sizeof *t->inputs);
+    if (!t->inputs)
         return px_error_oom(err, NULL);
-    if (evidence_inputs(t->f, t->res, *inputs, err)) {
-        free(*inputs);
-        *inputs = NULL;
+    if (evidence_inputs(t->f, t->res, t->inputs, err)) {
+        free(t->inputs);
+        t->inputs = NULL;
         return -1;
     }
-    t->inputs = *inputs;
-    if (!evidence_runs(t->res))
-        return 0;
-    t->ropts = (px_runner_opts){.backend_lib = o->backend_lib, .backend_modules = o->modules,
-                                .n_backend_modules = (size_t)o->n_modules, .notify_fd = wake_w,
-                                .keep_alive = 1};
-    runner_locate(&t->ropts, o->executor, o->python);
-    if (runner_check(&t->ropts, t->f, t->res, err))
-        return -1;
-    t->run = runner_start(t->f, *inputs, t->res, &t->ropts, err);
-    return t->run ? 0 : -1;
+    return start_runs(t, err);
 }
 
 /* The last good configurations, shown on the ladder. The screen never
@@ -363,34 +480,45 @@ int tui_main(const px_tui_opts *o)
         fixture_free(f);
         return PX_EXIT_ENV;
     }
-    t.wake = pipefd[0];
-    px_env_input *inputs = NULL;
+    t.wake = pipefd[0], t.wake_w = pipefd[1];
     int rc = 0;
-    if (init_theme(&t, o, &err) || gather(&t, o, &inputs, pipefd[1], &err)) {
+    if (init_theme(&t, o, &err) || gather(&t, o, &err)) {
         runner_free(t.run);
         t.run = NULL;
-        if (inputs)
-            evidence_inputs_close(f, t.res, inputs);
-        free(inputs);
-        inputs = NULL;
+        if (t.inputs)
+            evidence_inputs_close(f, t.res, t.inputs);
+        free(t.inputs);
+        t.inputs = NULL;
         results_free(t.res);
         t.res = NULL;
         rc = fail_line(&err);
     } else {
         review_init(&t.rv, f, t.res, sp, o->reviewer ? o->reviewer : getenv("USER"));
-        load_history(&t);
+        if (!t.load)
+            load_history(&t);
         char w[16];
         if (t.rv.n_unwritten)
             tui_say(&t, "%zu decisions recovered from an interrupted session: %s writes them", t.rv.n_unwritten,
                     key_first(PX_ACT_WRITE, w, sizeof w));
         if (o->demo)
             t.mode = M_SUMMARY;
-        tui_drain_wake(&t);
+        unsigned first = tui_drain_wake(&t);
         start_curses(&t);
-        loop(&t);
+        if (!(first & PX_RE_QUIT))
+            loop(&t);
         endwin();
+        if (t.load) {
+            /* Quit while the results load: at once. The reading thread
+             * still uses the fixture, so nothing is freed: the process
+             * ends here (nothing was decided meanwhile: decisions wait for
+             * the results). */
+            fflush(stdout), fflush(stderr);
+            _exit(PX_EXIT_OK);
+        }
         px_error fatal = {0};
-        if (t.run && (runner_cancel(t.run), runner_wait(t.run, &fatal)))
+        if (t.load_failed)
+            rc = fail_line(&t.load_err); /* said as when they were read before the first frame */
+        else if (t.run && (runner_cancel(t.run), runner_wait(t.run, &fatal)))
             rc = fail_line(&fatal); /* the whole run had to stop: said once more, below the screen */
     }
     runner_free(t.run);
@@ -401,9 +529,9 @@ int tui_main(const px_tui_opts *o)
         judgement_free(&t.j);
     if (t.res)
         review_free(&t.rv);
-    if (inputs)
-        evidence_inputs_close(f, t.res, inputs);
-    free(inputs);
+    if (t.inputs)
+        evidence_inputs_close(f, t.res, t.inputs);
+    free(t.inputs);
     results_free(t.res);
     if (t.script)
         fclose(t.script);

@@ -52,7 +52,7 @@ typedef struct tui {
     char themes[16][64];
     size_t n_themes, theme_i;
     const char *theme_dirs[3]; /* the user's, the ones that came with parity, NULL */
-    int color, wake;
+    int color, wake, wake_w;     /* the wake pipe's ends: the runner and the loading write it */
     FILE *script;
     const char *dump_dir;
     enum mode mode;
@@ -67,6 +67,10 @@ typedef struct tui {
     struct px_redactor *rd;      /* what the status line says is redacted */
     size_t summary_top, summary_rows; /* the summary's scroll, and its length when last drawn */
     size_t help_top;             /* the help screen's scroll */
+    struct tui_load *load;       /* the results files being read in the background
+                                    (NULL: read); res is a stand-in till then */
+    int load_failed;             /* they could not be: load_err says why, the screen ends */
+    px_error load_err;
 } tui;
 
 typedef struct key_ev {
@@ -78,8 +82,12 @@ typedef struct key_ev {
 void tui_say(tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Judge the results again (under the runner's lock when one runs). */
 void tui_rejudge(tui *t);
-/* Empty the runner's wake pipe and judge again; returns PX_RE_ALL. */
+/* Empty the runner's wake pipe and judge again; returns PX_RE_ALL
+ * (PX_RE_QUIT when the results files could not be read). */
 unsigned tui_drain_wake(tui *t);
+/* Wait for the results files being read, and take them; what to redraw
+ * (PX_RE_QUIT when they could not be read). */
+unsigned tui_load_wait(tui *t);
 
 /* draw.c */
 void tui_apply_theme(tui *t);
