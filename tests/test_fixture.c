@@ -464,6 +464,7 @@ Test(fixture, contract_train_is_in_the_compare_fingerprint)
         cr_expect_eq(same01, p != PX_PART_COMPARE, "demo vs train: %s", fingerprint_part_name((px_part)p));
         cr_expect_eq(same12, p != PX_PART_COMPARE, "train vs tight: %s", fingerprint_part_name((px_part)p));
     }
+}
 
 /* fixture_parse streams the examples (one at a time, never a document of
  * them all) once the contract and environments before them are read; a

@@ -822,6 +822,7 @@ Test(results_load, train_step_records_round_trip_and_are_read_strictly, .timeout
     fixture_free(f);
     unlink(a), unlink(b), rmdir(dir);
     free(dir);
+}
 
 /* results_load streams a file (its examples are read one at a time, not
  * kept as a document), which stands for reading it whole only when the

@@ -39,8 +39,10 @@ int evidence_runs(const px_results *res);
 /* Input processing for every selected environment with results, into
  * inputs[] (one per environment of res, zeroed first): with the model's pin
  * checked for one that runs here, without the model for one read from a
- * file; then each one's expect points at its processed examples. -1 with
- * *err (PX_EXIT_USAGE) when a vocabulary, pin or cleaning rule fails. */
+ * file; then each one's expect points at its processed examples. One read
+ * from a file whose vocabulary (path and pin) an earlier one has shares
+ * that one's examples (its inputs[] entry stays empty). -1 with *err
+ * (PX_EXIT_USAGE) when a vocabulary, pin or cleaning rule fails. */
 int evidence_inputs(const px_fixture *f, px_results *res, px_env_input *inputs, px_error *err);
 void evidence_inputs_close(const px_fixture *f, const px_results *res, px_env_input *inputs);
 
