@@ -213,6 +213,7 @@ Test(stop, max_examples_runs_the_first_n_and_says_so, .timeout = 300)
     results_free(res), fixture_free(f);
     tl_free(&r), tl_free(&c), tl_free(&w);
     expect_no_children(dir, "after --max-examples");
+    free(fx), free(dir);
 }
 
 /* The slow example would finish (ok) given its seconds (5-10 s of forward):
@@ -237,6 +238,7 @@ Test(stop, budget_abandons_the_forward_in_flight, .timeout = 300)
     cr_expect_str_eq(e->cut_short, "budget (4 s) ran out");
     results_free(res), fixture_free(f), tl_free(&r);
     expect_no_children(dir, "after the budget");
+    free(fx), free(dir);
 }
 
 Test(stop, budget_and_max_examples_must_make_sense)
@@ -293,6 +295,7 @@ Test(stop, ctrl_c_at_random_moments_leaves_nothing_behind, .timeout = 600)
         results_free(res), fixture_free(f), free(err);
         expect_no_children(d, "after Ctrl-C");
     }
+    free(fx), free(dir), free(sfx), free(sdir);
 }
 
 /* Two interrupts in a row: the second ends parity at once. parity is
@@ -321,6 +324,7 @@ Test(stop, second_interrupt_ends_at_once, .timeout = 300)
     free(said);
     expect_no_children(dir, "after two interrupts");
     cr_expect_neq(access(out, F_OK), 0, "nothing written");
+    free(fx), free(dir);
 }
 
 /* parity killed outright (SIGKILL: nothing runs in parity) during a
@@ -349,5 +353,6 @@ Test(stop, executors_die_with_parity, .timeout = 300)
         kill(pid, SIGKILL);
         cr_expect_eq(finish(pid), 128 + SIGKILL);
         expect_no_children(dir, kind ? "python executor after SIGKILL" : "parity-torch after SIGKILL");
+        free(fx), free(dir);
     }
 }
