@@ -33,7 +33,7 @@ comma := ,
 BUILD := build$(if $(SANITIZE),/san-$(subst $(comma),-,$(SANITIZE)))
 TORCH_BUILD := build/torch$(if $(LIBTORCH),-$(subst /,_,$(LIBTORCH)))
 
-PKGS := yaml-0.1 libpcre2-8 libcrypto libutf8proc ncursesw jansson
+PKGS := yaml-0.1 libpcre2-8 libutf8proc ncursesw jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
@@ -256,7 +256,7 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 # Debian packages for building, testing and the demo. Idempotent: installs
 # only what is missing. python3-torch is Debian's PyTorch for Python (the
 # same libtorch): the Python executor's tests run it.
-DEBS_HOST := build-essential pkg-config libncurses-dev libyaml-dev libpcre2-dev libssl-dev libutf8proc-dev \
+DEBS_HOST := build-essential pkg-config libncurses-dev libyaml-dev libpcre2-dev libutf8proc-dev \
              libjansson-dev
 DEBS := $(DEBS_HOST) libtorch-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc bc python3 \
         python3-torch time chromium

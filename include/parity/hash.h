@@ -1,4 +1,5 @@
-/* SHA-256 of files and buffers (OpenSSL EVP), as 64 lower-case hex digits. */
+/* SHA-256 of files and buffers (FIPS 180-4, src/hash.c), as 64 lower-case
+ * hex digits. */
 #ifndef PARITY_HASH_H
 #define PARITY_HASH_H
 
@@ -21,6 +22,11 @@ typedef struct px_hasher {
 } px_hasher;
 FILE *hasher_open(px_hasher *h);
 void hasher_close(px_hasher *h, char hex[PX_SHA256_HEX]);
+
+/* Whether the CPU's SHA extensions do the rounds (1) or portable C does
+ * (0); allow 0 makes it portable C from now on, 1 asks the CPU again. For
+ * tests: both must give the same digests. */
+int hash_use_cpu_sha(int allow);
 
 /* 1 when s is exactly 64 hex digits. */
 int hash_is_sha256(const char *s);
