@@ -234,6 +234,12 @@ static int check_envs(const px_fixture *f, px_results *const *shards, const char
             return px_error_set(err, PX_ERR_MALFORMED, paths[i], 0, 0,
                                 "the reference is '%s' here but '%s' in %.300s: shards of another configuration",
                                 bref, aref, paths[0]);
+        for (size_t e = 0; e < b->n_envs; e++)
+            if (b->envs[e].n_bench)
+                return refuse_at(err, paths[i], b->envs[e].name, "bench", NULL,
+                                 "environment '%s' holds benchmark figures (bench:), which a shard never does "
+                                 "(parity bench runs whole): merging would drop them",
+                                 b->envs[e].name);
         for (size_t e = 0; e < b->n_envs; e++) {
             px_env_result *be = &b->envs[e], *ae = env_named(a, be->name);
             if (same_contract(f, &now, be, paths[i], err) || same_labels(ae, paths[0], be, paths[i], err))

@@ -257,6 +257,17 @@ Test(merge, shards_of_another_run_are_refused, .timeout = 600)
     /* (film-night is shard 0/3's: the edited file is refused as it is read,
      * naming the example, before the N is compared) */
     expect_refused((const char *[]){"parity", "merge", DEMO, s0, p, "-o", out, NULL}, p, "belongs to shard");
+    /* Benchmark figures in a shard (a file made by hand: parity bench
+     * never runs in shards): refused, never dropped in the merge. */
+    edit(s1, p, "\n    examples:",
+         "\n    bench:\n      - endpoint: \"single\"\n        warmup: 0\n        passes: 1\n        examples: 0\n"
+         "        forwards: 0\n        new_shapes: 0\n        new_shapes_ms: null\n        p50_ms: null\n"
+         "        p90_ms: null\n        p99_ms: null\n        min_ms: null\n        max_ms: null\n"
+         "        roundtrip_p50_ms: null\n        examples_per_s: null\n        stopped: \"no example ran\"\n"
+         "        outputs: {}\n    examples:");
+    snprintf(where, sizeof where, "%s:%d:5: ", p, line_of(p, "    bench:"));
+    expect_refused((const char *[]){"parity", "merge", DEMO, s0, p, "-o", out, NULL}, where,
+                   "environment 'reference' holds benchmark figures (bench:), which a shard never does");
     /* A shard missing. */
     expect_refused((const char *[]){"parity", "merge", DEMO, s0, "-o", out, NULL}, "shard 1/2 is missing",
                    "1 of 2 shard files given");
