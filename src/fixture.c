@@ -873,6 +873,11 @@ px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_err
         fixture_free(c.f);
         return NULL;
     }
+    /* Streamed examples grew by doubling: give back the slack (10 000
+     * examples held 6 384 empty ones, 1.7 MiB). */
+    px_example *x = c.f->n_examples ? realloc(c.f->examples, c.f->n_examples * sizeof *x) : NULL;
+    if (x)
+        c.f->examples = x;
     return c.f;
 }
 
