@@ -120,10 +120,7 @@ static void list(FILE *o, const px_strs *l, const char *none)
  * nothing when the history has nothing to say. */
 static void last_good(FILE *o, const px_story *s)
 {
-    int any = 0;
-    for (size_t e = 0; e < s->n_envs; e++)
-        any |= s->envs[e].last_good != NULL;
-    if (!any)
+    if (!s->n_last_good)
         return;
     fputs("<h2 id=\"last-good\">Since the last good configuration</h2>\n<ul>\n", o);
     for (size_t e = 0; e < s->n_envs; e++) {

@@ -111,10 +111,7 @@ static void md_envs(FILE *o, const px_story *s)
  * nothing when the history has nothing to say. */
 static void md_last_good(FILE *o, const px_story *s)
 {
-    int any = 0;
-    for (size_t e = 0; e < s->n_envs; e++)
-        any |= s->envs[e].last_good != NULL;
-    if (!any)
+    if (!s->n_last_good)
         return;
     fputs("## Since the last good configuration\n\n", o);
     for (size_t e = 0; e < s->n_envs; e++) {

@@ -956,6 +956,25 @@ static void bench_failed(px_runner *r, child *c, px_bench *b, const char *what, 
     b->stopped = strdup(text);
 }
 
+/* A benchmark's executor that ended (a crash, a timeout) is started again
+ * before its next request; -1 with the reason in b->stopped when it cannot. */
+static int bench_restart(px_runner *r, px_env_result *er, child *c, px_bench *b)
+{
+    if (c->pid != 0)
+        return 0;
+    int stage;
+    char *msg = NULL;
+    er->restarts++;
+    if (!start_child(r, er, 1, &stage, &msg))
+        return 0;
+    char text[1400];
+    snprintf(text, sizeof text, "the executor could not start again: %.1200s", msg ? msg : stop_words(r));
+    free(msg);
+    free(b->stopped);
+    b->stopped = strdup(text);
+    return -1;
+}
+
 /* One endpoint: warmup passes, then timed passes over the examples that ran
  * (status ok), n at a time (the last stack filled from the first examples
  * again, so every forward has the endpoint's shape). */
@@ -992,18 +1011,8 @@ static void bench_endpoint(px_runner *r, px_env_result *er, px_bench *b, const s
                 b->cut = 1;
                 goto out;
             }
-            int stage;
-            char *msg = NULL;
-            if (c->pid == 0) {
-                er->restarts++;
-                if (start_child(r, er, 1, &stage, &msg)) {
-                    char text[1400];
-                    snprintf(text, sizeof text, "the executor could not start again: %.1200s", msg ? msg : stop_words(r));
-                    free(msg);
-                    b->stopped = strdup(text);
-                    goto out;
-                }
-            }
+            if (bench_restart(r, er, c, b))
+                goto out;
             size_t len = 0;
             for (size_t j = 0; j < n; j++) {
                 which[j] = ok[(st * n + j) % n_ok];
@@ -1127,18 +1136,8 @@ static void bench_train(px_runner *r, px_env_result *er, px_bench *b, const size
         b->stopped = strdup("no example with an expected label ran in this environment: nothing to train on");
         goto out;
     }
-    if (c->pid == 0) {
-        int stage;
-        char *msg = NULL;
-        er->restarts++;
-        if (start_child(r, er, 1, &stage, &msg)) {
-            char text[1400];
-            snprintf(text, sizeof text, "the executor could not start again: %.1200s", msg ? msg : stop_words(r));
-            free(msg);
-            b->stopped = strdup(text);
-            goto out;
-        }
-    }
+    if (bench_restart(r, er, c, b))
+        goto out;
     px_buf f = {0};
     proto_begin(&f, PX_FRAME_TRAIN);
     buf_put_u32(&f, (uint32_t)steps);

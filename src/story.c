@@ -396,6 +396,7 @@ static void build_last_good(bctx *b, const px_since *since)
         if (!s->last) {
             if (!ev->met && !ev->absent)
                 se->last_good = dup(b, "last good: none recorded (it has not met the contract here before)");
+            b->s->n_last_good += se->last_good != NULL;
             continue;
         }
         char where[1024], line[1024];
@@ -411,6 +412,7 @@ static void build_last_good(bctx *b, const px_since *since)
         else
             se->last_good = fmt(b, "differs from the last good configuration (%s)", w ? w : "");
         free(w);
+        b->s->n_last_good += se->last_good != NULL;
         px_config now;
         if (!s->compared || !s->changed)
             continue;

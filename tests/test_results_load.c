@@ -673,6 +673,33 @@ Test(results_load, cut_short_reads_back_and_needs_format_4)
 
 /* Format 4: parity bench's records are read strictly, and figures that
  * contradict themselves are refused like a label that is not the argmax. */
+/* Each edit of `text` (the first `from` made `to`), written to path, is
+ * refused at line:col with an error that contains needle. */
+typedef struct bad_edit {
+    const char *from, *to;
+    int line, col;
+    const char *needle;
+} bad_edit;
+
+static void expect_edits_refused(const px_fixture *f, const char *path, const char *text, const bad_edit *bad,
+                                 size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *at = strstr(text, bad[i].from);
+        cr_assert_not_null(at, "%s", bad[i].from);
+        char *edited = malloc(strlen(text) + strlen(bad[i].to) + 1);
+        sprintf(edited, "%.*s%s%s", (int)(at - text), text, bad[i].to, at + strlen(bad[i].from));
+        tl_write(path, edited);
+        px_error err = {0};
+        cr_expect_null(results_load(path, f, &err), "%s", bad[i].to);
+        cr_expect_eq(err.code, PX_EXIT_USAGE, "%s", bad[i].to);
+        cr_expect(err.line == bad[i].line && err.col == bad[i].col, "%s: at %d:%d, want %d:%d (%s)", bad[i].to,
+                  err.line, err.col, bad[i].line, bad[i].col, err.msg);
+        cr_expect(strstr(err.msg, bad[i].needle), "%s: %s", bad[i].to, err.msg);
+        free(edited);
+    }
+}
+
 Test(results_load, bench_records_are_read_strictly)
 {
     static const char v4[] = "parity_results: 4\n"
@@ -711,11 +738,7 @@ Test(results_load, bench_records_are_read_strictly)
     cr_assert(jazz >= 0 && e->bench[0].out[jazz]);
     cr_expect_float_eq(e->bench[0].out[jazz][3], 5, 1e-12);
     results_free(r);
-    static const struct {
-        const char *from, *to;
-        int line, col;
-        const char *needle;
-    } bad[] = {
+    static const bad_edit bad[] = {
         {"parity_results: 4", "parity_results: 3", 7, 7, "bench is written from format 4 on, this file says 3"},
         {"endpoint: batch:2", "endpoint: batch:1", 7, 19, "endpoint must be single, batch:N (N from 2) or train-step:N (N from 1 to 10000), not 'batch:1'"},
         {"endpoint: batch:2", "endpoint: batch:2x", 7, 19, "not 'batch:2x'"},
@@ -725,20 +748,7 @@ Test(results_load, bench_records_are_read_strictly)
         {"jazz: [1, 2, 3, 5, 4]", "jazz: [1, 2, 3, x, 4]", 17, 27, "must be a number, not 'x'"},
         {"        warmup: 1\n", "        warmup: 1\n        speed: 3\n", 9, 9, "speed"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        const char *at = strstr(v4, bad[i].from);
-        cr_assert_not_null(at);
-        char *text = malloc(sizeof v4 + 64);
-        sprintf(text, "%.*s%s%s", (int)(at - v4), v4, bad[i].to, at + strlen(bad[i].from));
-        tl_write(path, text);
-        px_error err = {0};
-        cr_expect_null(results_load(path, f, &err), "%s", bad[i].to);
-        cr_expect_eq(err.code, PX_EXIT_USAGE, "%s", bad[i].to);
-        cr_expect(err.line == bad[i].line && err.col == bad[i].col, "%s: at %d:%d, want %d:%d (%s)", bad[i].to,
-                  err.line, err.col, bad[i].line, bad[i].col, err.msg);
-        cr_expect(strstr(err.msg, bad[i].needle), "%s: %s", bad[i].to, err.msg);
-        free(text);
-    }
+    expect_edits_refused(f, path, v4, bad, sizeof bad / sizeof *bad);
     fixture_free(f);
     unlink(path), rmdir(dir);
     free(dir);
@@ -788,11 +798,7 @@ Test(results_load, train_step_records_round_trip_and_are_read_strictly, .timeout
     cr_expect_float_eq(t->loss[2], 0.3, 1e-12);
     cr_expect_float_eq(t->step_ms[0], 3, 1e-12);
     results_free(r);
-    static const struct {
-        const char *from, *to;
-        int line, col;
-        const char *needle;
-    } bad[] = {
+    static const bad_edit bad[] = {
         {"train-step:3", "train-step:0", 7, 19, "train-step:N (N from 1 to 10000), not 'train-step:0'"},
         {"train-step:3", "train-step:3x", 7, 19, "not 'train-step:3x'"},
         {"train-step:3", "single", 9, 13, "bench.lr belongs to a train-step:N endpoint only"},
@@ -805,20 +811,7 @@ Test(results_load, train_step_records_round_trip_and_are_read_strictly, .timeout
         {"step_ms: [3, 2, 2]", "step_ms: [3, -2, 2]", 11, 22, "durations of 0 or more milliseconds, not '-2'"},
         {"step_ms: [3, 2, 2]", "step_ms: [3, .inf, 2]", 11, 22, "not '.inf'"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        const char *at = strstr(v4, bad[i].from);
-        cr_assert_not_null(at);
-        char *text = malloc(sizeof v4 + 64);
-        sprintf(text, "%.*s%s%s", (int)(at - v4), v4, bad[i].to, at + strlen(bad[i].from));
-        tl_write(a, text);
-        px_error err = {0};
-        cr_expect_null(results_load(a, f, &err), "%s", bad[i].to);
-        cr_expect_eq(err.code, PX_EXIT_USAGE, "%s", bad[i].to);
-        cr_expect(err.line == bad[i].line && err.col == bad[i].col, "%s: at %d:%d, want %d:%d (%s)", bad[i].to,
-                  err.line, err.col, bad[i].line, bad[i].col, err.msg);
-        cr_expect(strstr(err.msg, bad[i].needle), "%s: %s", bad[i].to, err.msg);
-        free(text);
-    }
+    expect_edits_refused(f, a, v4, bad, sizeof bad / sizeof *bad);
     fixture_free(f);
     unlink(a), unlink(b), rmdir(dir);
     free(dir);

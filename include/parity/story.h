@@ -101,6 +101,7 @@ typedef struct px_story {
     px_strs not_evaluated; /* what was not evaluated, one line each */
     px_strs performance; /* parity bench's figures, one line per environment
                             and endpoint, the not comparable said first */
+    size_t n_last_good; /* environments with a last_good line */
     px_strs pending;   /* decisions in the journal, not in the fixture */
     px_strs warnings;  /* said before judging */
     size_t redacted;   /* values redacted in what this story holds */
