@@ -276,7 +276,12 @@ Test(stop, ctrl_c_at_random_moments_leaves_nothing_behind, .timeout = 600)
         kill(-pid, SIGINT);
         int st = finish(pid);
         char *err = tl_slurp(strcat(strcpy((char[700]){0}, d), "/stderr"));
-        cr_expect(st == 5 || st == 0, "seed %u, round %d, SIGINT after %.3f s: exit %d: %s", seed, round, at, st, err);
+        /* 128 + SIGINT: the interrupt came after the results were written,
+         * when Ctrl-C ends parity as it ends any program (the fork server
+         * made the demo's run short enough for that); the file is whole
+         * and nothing in it was interrupted, checked below. */
+        cr_expect(st == 5 || st == 0 || st == 128 + SIGINT, "seed %u, round %d, SIGINT after %.3f s: exit %d: %s", seed,
+                  round, at, st, err);
         px_fixture *f;
         px_results *res = load(fixture, out, &f);
         int interrupted = 0;
