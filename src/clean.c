@@ -208,6 +208,11 @@ char *cleaner_apply(const px_cleaner *c, const char *text, size_t len,
         free(cur);
         cur = next;
     }
+    /* A rule's buffer has room to grow; what is kept (10 000 examples'
+     * texts) has none. */
+    char *fit = c && c->n ? realloc(cur, len + 1) : NULL;
+    if (fit)
+        cur = fit;
     if (out_len)
         *out_len = len;
     return cur;

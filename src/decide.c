@@ -24,6 +24,21 @@ int decide_open(px_decide *s, const char *path, px_error *err)
     return 0;
 }
 
+void decide_lean(px_decide *s)
+{
+    free(s->text);
+    s->text = NULL;
+    s->lean = 1;
+}
+
+static int stale(const px_decide *s, px_error *err)
+{
+    return px_error_set(err, PX_ERR_STALE, s->path, 0, 0,
+                        "changed on disk since it was read; nothing written, the decisions wait in %s "
+                        "(parity decide %s --recover)",
+                        s->journal, s->path);
+}
+
 void decide_close(px_decide *s)
 {
     free(s->path);
@@ -43,8 +58,22 @@ int decide_writable(const px_decide *s, px_error *err)
 
 char *decide_edit(const px_decide *s, const px_decision *d, size_t n, size_t *out_len, px_error *err)
 {
-    char *out = NULL;
-    if (yamledit_apply(s->path, s->text, s->len, d, n, &out, out_len, err))
+    char *out = NULL, *text = s->text, hash[PX_SHA256_HEX];
+    size_t len = s->len;
+    if (s->lean) {
+        if (!(text = fixture_read(s->path, &len, err)))
+            return NULL;
+        hash_buffer(text, len, hash);
+        if (strcmp(hash, s->hash)) {
+            free(text);
+            stale(s, err);
+            return NULL;
+        }
+    }
+    int rc = yamledit_apply(s->path, text, len, d, n, &out, out_len, err);
+    if (text != s->text)
+        free(text);
+    if (rc)
         return NULL;
     px_fixture *f = fixture_parse(s->path, out, *out_len, err);
     if (!f) {
@@ -65,9 +94,7 @@ int decide_commit(px_decide *s, char *out, size_t out_len, px_error *err)
     int rc = 0;
     /* Someone else's edit since we read it wins: refuse, keep the journal. */
     if (strcmp(hash, s->hash))
-        rc = px_error_set(err, PX_ERR_STALE, s->path, 0, 0,
-                          "changed on disk since it was read; nothing written, the decisions wait in %s "
-                          "(parity decide %s --recover)", s->journal, s->path);
+        rc = stale(s, err);
     else if (atomic_write(s->path, out, out_len, err)) {
         char why[sizeof err->msg]; /* err->msg is also where the new message goes */
         snprintf(why, sizeof why, "%s", err->msg);
@@ -79,9 +106,11 @@ int decide_commit(px_decide *s, char *out, size_t out_len, px_error *err)
         free(out);
         return -1;
     }
+    hash_buffer(out, out_len, s->hash);
     free(s->text);
     s->text = out, s->len = out_len;
-    hash_buffer(out, out_len, s->hash);
+    if (s->lean)
+        decide_lean(s);
     return 0;
 }
 

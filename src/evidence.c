@@ -79,7 +79,59 @@ static int select_envs(const px_fixture *f, const px_sources *s, px_results *all
     return 0;
 }
 
-static int gather_files(const px_fixture *f, const px_sources *s, px_results *all, place *places, px_error *err)
+static int same_text(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+/* Another entry of inputs, opened, with environment i's vocabulary (path
+ * and pin; the cleaning and the tokenizer's settings are the contract's):
+ * -1 when none. */
+static long same_vocab(const px_fixture *f, const px_env_input *inputs, size_t n, size_t i)
+{
+    const px_env *fe = &f->envs[i];
+    for (size_t j = 0; j < n; j++)
+        if (j != i && inputs[j].examples && same_text(fe->vocab_path, f->envs[j].vocab_path) &&
+            same_text(fe->vocab_sha256, f->envs[j].vocab_sha256))
+            return (long)j;
+    return -1;
+}
+
+/* The examples parity's input processing makes for a file's environment:
+ * opened (without the model) or shared on first use. */
+static const px_prepared *text_inputs(const px_fixture *f, px_env_input *inputs, size_t i, px_error *err)
+{
+    px_env_input *in = &inputs[i];
+    if (in->examples || in->shared)
+        return in->examples ? in->examples : in->shared;
+    long j = same_vocab(f, inputs, f->n_envs, i);
+    if (j >= 0)
+        return in->shared = inputs[j].examples;
+    if (env_input_open_text(in, f, &f->envs[i], err))
+        return NULL;
+    return in->examples;
+}
+
+typedef struct lazy {
+    const px_fixture *f;
+    px_env_input *inputs;
+} lazy;
+
+/* While a file is read. A failure here is said by evidence_inputs, in its
+ * turn, as without sharing. */
+static const px_prepared *lazy_inputs(void *arg, int env_index)
+{
+    lazy *l = arg;
+    px_error err = {0};
+    return env_index >= 0 && (size_t)env_index < l->f->n_envs ? text_inputs(l->f, l->inputs, (size_t)env_index, &err)
+                                                               : NULL;
+}
+
+static px_results *load_file(const char *path, const px_fixture *f, px_env_input *inputs, px_error *err)
+{
+    lazy l = {f, inputs};
+    return inputs ? results_load_with(path, f, lazy_inputs, &l, err) : results_load(path, f, err);
+}
+
+static int gather_files(const px_fixture *f, const px_sources *s, px_results *all, place *places,
+                        px_env_input *inputs, px_error *err)
 {
     for (size_t i = 0; i < s->n_results; i++) {
         for (size_t j = 0; j < i; j++)
@@ -88,7 +140,7 @@ static int gather_files(const px_fixture *f, const px_sources *s, px_results *al
                                     "the same results file is given twice (as %s too): each environment comes from "
                                     "one place",
                                     s->results[j]);
-        px_results *loaded = results_load(s->results[i], f, err);
+        px_results *loaded = load_file(s->results[i], f, inputs, err);
         if (!loaded)
             return -1;
         char where[1200];
@@ -106,7 +158,7 @@ static int gather_files(const px_fixture *f, const px_sources *s, px_results *al
 
 /* A fixture environment with results: FILE takes that environment (only)
  * from the file. A file not there yet leaves it without results. */
-static int gather_imports(const px_fixture *f, px_results *all, place *places, px_error *err)
+static int gather_imports(const px_fixture *f, px_results *all, place *places, px_env_input *inputs, px_error *err)
 {
     for (size_t i = 0; i < f->n_envs; i++) {
         const px_env *fe = &f->envs[i];
@@ -120,7 +172,7 @@ static int gather_imports(const px_fixture *f, px_results *all, place *places, p
                          fe->name);
             continue;
         }
-        px_results *loaded = results_load(fe->results, f, err);
+        px_results *loaded = load_file(fe->results, f, inputs, err);
         if (!loaded)
             return -1;
         char where[1200];
@@ -141,7 +193,7 @@ static int gather_imports(const px_fixture *f, px_results *all, place *places, p
     return 0;
 }
 
-px_results *evidence_gather(const px_fixture *f, const px_sources *s, px_error *err)
+px_results *evidence_gather(const px_fixture *f, const px_sources *s, px_env_input *inputs, px_error *err)
 {
     int *idx = malloc((f->n_envs ? f->n_envs : 1) * sizeof *idx);
     place *places = calloc(f->n_envs ? f->n_envs : 1, sizeof *places);
@@ -156,7 +208,12 @@ px_results *evidence_gather(const px_fixture *f, const px_sources *s, px_error *
         px_error_oom(err, NULL);
         goto out;
     }
-    if (select_envs(f, s, all, err) || gather_files(f, s, all, places, err) || gather_imports(f, all, places, err)) {
+    /* A file's environment brings its own examples: the empty ones are
+     * made after, for those that have none (10 000 examples: 2.5 MiB each). */
+    for (size_t i = 0; i < f->n_envs; i++)
+        free(all->envs[i].ex), all->envs[i].ex = NULL;
+    if (select_envs(f, s, all, err) || gather_files(f, s, all, places, inputs, err) ||
+        gather_imports(f, all, places, inputs, err)) {
         results_free(all);
         all = NULL;
         goto out;
@@ -170,6 +227,19 @@ px_results *evidence_gather(const px_fixture *f, const px_sources *s, px_error *
                      s->n_results > 1 ? ", ..." : "");
         else if (!f->envs[i].device)
             set_none(e, "no results%s%s", "", "");
+    }
+    for (size_t i = 0; i < f->n_envs; i++) {
+        px_env_result *e = &all->envs[i];
+        if (e->ex)
+            continue;
+        if (!(e->ex = calloc(f->n_examples ? f->n_examples : 1, sizeof *e->ex))) {
+            results_free(all);
+            all = NULL;
+            px_error_oom(err, NULL);
+            goto out;
+        }
+        for (size_t k = 0; k < f->n_examples; k++)
+            e->ex[k].label = -1, e->ex[k].forward_ms = -1;
     }
     all->reference = fixture_reference(f);
 out:
@@ -188,33 +258,26 @@ int evidence_runs(const px_results *res)
     return 0;
 }
 
-static int same_text(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
-
 int evidence_inputs(const px_fixture *f, px_results *res, px_env_input *inputs, px_error *err)
 {
-    memset(inputs, 0, res->n_envs * sizeof *inputs);
     for (size_t i = 0; i < res->n_envs; i++) {
         px_env_result *e = &res->envs[i];
         const px_env *fe = &f->envs[e->env_index];
         if (!e->selected || e->origin == PX_ORIGIN_NONE)
             continue;
         /* Results from a file are only compared with what parity makes of
-         * each example: an environment with the same vocabulary (path and
-         * pin; the cleaning and the tokenizer's settings are the
-         * contract's) shares what an earlier one made instead of making it
-         * again (10 000 examples hold 6 MiB of it per environment). */
-        size_t j = 0;
-        while (e->origin == PX_ORIGIN_FILE && j < i &&
-               !(inputs[j].examples && same_text(fe->vocab_path, f->envs[res->envs[j].env_index].vocab_path) &&
-                 same_text(fe->vocab_sha256, f->envs[res->envs[j].env_index].vocab_sha256)))
-            j++;
-        if (e->origin == PX_ORIGIN_FILE && j < i) {
-            e->expect = inputs[j].examples;
+         * each example: an environment with the same vocabulary as another
+         * shares what that one made instead of making it again (10 000
+         * examples hold 6 MiB of it per environment). A run here checks
+         * its model's pin too, and sends its own. */
+        if (e->origin == PX_ORIGIN_FILE) {
+            if (!(e->expect = text_inputs(f, inputs, i, err))) {
+                evidence_inputs_close(f, res, inputs);
+                return -1;
+            }
             continue;
         }
-        int rc = e->origin == PX_ORIGIN_RUN ? env_input_open(&inputs[i], f, fe, err)
-                                            : env_input_open_text(&inputs[i], f, fe, err);
-        if (rc) {
+        if (env_input_open(&inputs[i], f, fe, err)) {
             evidence_inputs_close(f, res, inputs);
             return -1;
         }
@@ -223,11 +286,21 @@ int evidence_inputs(const px_fixture *f, px_results *res, px_env_input *inputs, 
     return 0;
 }
 
+void evidence_inputs_close_all(const px_fixture *f, px_env_input *inputs)
+{
+    for (size_t i = 0; i < f->n_envs; i++) {
+        if (inputs[i].examples || inputs[i].prep.tok)
+            env_input_close(&inputs[i], f->n_examples);
+        inputs[i].shared = NULL;
+    }
+}
+
 void evidence_inputs_close(const px_fixture *f, const px_results *res, px_env_input *inputs)
 {
     for (size_t i = 0; i < res->n_envs; i++) {
         if (inputs[i].examples || inputs[i].prep.tok)
             env_input_close(&inputs[i], f->n_examples);
+        inputs[i].shared = NULL;
         res->envs[i].expect = NULL;
     }
 }

@@ -219,6 +219,22 @@ int hash_is_sha256(const char *s)
     return i == 64;
 }
 
+static int nibble(char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; }
+
+void hash_from_hex(const char *hex, unsigned char bin[32])
+{
+    for (int i = 0; i < 32; i++)
+        bin[i] = (unsigned char)(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+}
+
+void hash_to_hex(const unsigned char bin[32], char hex[PX_SHA256_HEX])
+{
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 0; i < 32; i++)
+        hex[2 * i] = digits[bin[i] >> 4], hex[2 * i + 1] = digits[bin[i] & 15];
+    hex[64] = 0;
+}
+
 FILE *hasher_open(px_hasher *h)
 {
     h->buf = NULL, h->len = 0;

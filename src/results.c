@@ -67,17 +67,39 @@ px_results *results_new(const px_fixture *f, const int *env_indices, size_t n)
     return r;
 }
 
+/* Writable storage for the names, since x->dtype is a char *; never
+ * written. */
+static char dtypes[][12] = {"float32", "bfloat16", "float16", "float64", "int64", "int32", "bool"};
+
+char *results_dtype(const char *name)
+{
+    for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
+        if (!strcmp(name, dtypes[i]))
+            return dtypes[i];
+    return strdup(name);
+}
+
+void results_dtype_free(char *dtype)
+{
+    for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
+        if (dtype == dtypes[i])
+            return;
+    free(dtype);
+}
+
 void example_result_clear(px_example_result *x)
 {
     free(x->detail);
     free(x->stderr_tail);
-    free(x->clean_text);
-    free(x->ids);
-    for (size_t i = 0; x->tokens && !x->token_text && i < x->n_ids; i++)
-        free(x->tokens[i]);
-    free(x->token_text);
-    free(x->tokens);
-    free(x->dtype);
+    if (!x->shared_input) {
+        free(x->clean_text);
+        free(x->ids);
+        for (size_t i = 0; x->tokens && !x->token_text && i < x->n_ids; i++)
+            free(x->tokens[i]);
+        free(x->token_text);
+        free(x->tokens);
+    }
+    results_dtype_free(x->dtype);
     free(x->values);
     memset(x, 0, sizeof *x);
     x->label = -1;
@@ -507,7 +529,10 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
         for (size_t k = 0; k < r->n_examples; k++) {
             if (!shard_holds(r->shard, f->examples[k].id))
                 continue;
-            const char *def = e->origin == PX_ORIGIN_RUN ? (defs && defs[k] ? defs[k] : "") : e->ex[k].def_sha256;
+            char hex[PX_SHA256_HEX] = "";
+            if (e->origin != PX_ORIGIN_RUN && e->ex[k].has_def)
+                hash_to_hex(e->ex[k].def_sha256, hex);
+            const char *def = e->origin == PX_ORIGIN_RUN ? (defs && defs[k] ? defs[k] : "") : hex;
             write_example(o, e, &e->ex[k], f->examples[k].id, def);
         }
     }

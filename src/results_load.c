@@ -41,6 +41,7 @@ typedef struct streamed {
     size_t n_warnings;
     int failed;
     px_error err;
+    const px_prepared *expect; /* parity's own inputs for it (NULL: none) */
 } streamed;
 
 typedef struct ctx {
@@ -54,6 +55,9 @@ typedef struct ctx {
     streamed *st;   /* per environment (the position of its key), when streamed */
     size_t n_st;
     int again;      /* the streamed read cannot stand for the whole one */
+    px_expect_fn expect_fn; /* results_load_with: inputs to share */
+    void *expect_arg;
+    const px_prepared *expect; /* the environment being read: its inputs */
 } ctx;
 
 static yaml_node_t *node_at(ctx *c, int id) { return yaml_document_get_node(&c->doc, id); }
@@ -429,6 +433,16 @@ static int load_values(ctx *c, yaml_node_t *n, px_example_result *x)
     return 0;
 }
 
+static int get_dtype(ctx *c, yaml_node_t *o, const char *what, px_example_result *x)
+{
+    char *s = NULL;
+    if (get_str(c, o, "dtype", what, 1, &s))
+        return -1;
+    x->dtype = s ? results_dtype(s) : NULL;
+    free(s);
+    return s && !x->dtype ? px_error_oom(c->err, c->path) : 0;
+}
+
 static int load_output(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
 {
     static const char *const keys[] = {"dtype", "shape", "values", NULL};
@@ -437,7 +451,7 @@ static int load_output(ctx *c, yaml_node_t *ex, px_example_result *x, const char
         return 0;
     char w[400];
     snprintf(w, sizeof w, "%.300s.output", what);
-    if (want(c, o, YAML_MAPPING_NODE, w) || check_keys(c, o, w, keys) || get_str(c, o, "dtype", w, 1, &x->dtype))
+    if (want(c, o, YAML_MAPPING_NODE, w) || check_keys(c, o, w, keys) || get_dtype(c, o, w, x))
         return -1;
     if (!(shape = require(c, o, "shape", w)) || !(values = require(c, o, "values", w)))
         return -1;
@@ -506,6 +520,31 @@ static int get_compiled(ctx *c, yaml_node_t *map, const char *what, int *out)
     return 0;
 }
 
+/* An example whose recorded input is exactly what parity makes of it keeps
+ * parity's instead of its own copy (10 000 examples: 6 MiB). */
+static void share_input(px_example_result *x, const px_prepared *p)
+{
+    if (x->shared_input || !x->clean_text || !p->clean_text || strcmp(x->clean_text, p->clean_text) ||
+        x->n_ids != p->enc.n || (x->n_ids && (!p->enc.ids || !p->enc.pieces || !x->tokens)))
+        return;
+    for (size_t i = 0; i < x->n_ids; i++)
+        if (x->ids[i] != p->enc.ids[i] || strcmp(x->tokens[i], p->enc.pieces[i]))
+            return;
+    free(x->clean_text);
+    free(x->ids);
+    for (size_t i = 0; x->tokens && !x->token_text && i < x->n_ids; i++)
+        free(x->tokens[i]);
+    free(x->token_text);
+    free(x->tokens);
+    x->token_text = NULL;
+    x->clean_text = p->clean_text;
+    x->ids = p->enc.ids;
+    x->tokens = p->enc.pieces;
+    x->shared_input = 1;
+}
+
+static int load_example_keys(ctx *c, yaml_node_t *n, px_env_result *e, px_example_result *x, const char *what);
+
 static int load_example(ctx *c, yaml_node_t *n, px_env_result *e, const char *env_what, char *seen)
 {
     static const char *const keys[] = {"id", "sha256", "outcome", "detail", "stderr", "clean_text", "token_ids",
@@ -535,8 +574,21 @@ static int load_example(ctx *c, yaml_node_t *n, px_env_result *e, const char *en
     seen[k] = 1;
     px_example_result *x = &e->ex[k];
     snprintf(what, sizeof what, "example '%.80s' in %.300s", scalar(id), env_what);
-    return get_fixed(c, n, "sha256", what, x->def_sha256, sizeof x->def_sha256) ||
-                   check_sha(c, n, "sha256", what, x->def_sha256) || load_outcome(c, n, x, what) ||
+    if (load_example_keys(c, n, e, x, what))
+        return -1;
+    if (c->expect)
+        share_input(x, &c->expect[k]);
+    return 0;
+}
+
+static int load_example_keys(ctx *c, yaml_node_t *n, px_env_result *e, px_example_result *x, const char *what)
+{
+    char def[PX_SHA256_HEX];
+    if (get_fixed(c, n, "sha256", what, def, sizeof def) || check_sha(c, n, "sha256", what, def))
+        return -1;
+    if ((x->has_def = def[0] != 0))
+        hash_from_hex(def, x->def_sha256);
+    return load_outcome(c, n, x, what) ||
                    get_str(c, n, "detail", what, 0, &x->detail) ||
                    get_str(c, n, "stderr", what, 0, &x->stderr_tail) ||
                    get_str(c, n, "clean_text", what, 0, &x->clean_text) || load_tokens(c, n, x, what) ||
@@ -944,11 +996,12 @@ static void warn_changes(ctx *c, px_results *r)
         size_t changed = 0, named = 0;
         char list[512] = "";
         for (size_t k = 0; k < r->n_examples; k++) {
-            char def[PX_SHA256_HEX];
-            if (!e->ex[k].def_sha256[0])
+            char def[PX_SHA256_HEX], had[PX_SHA256_HEX];
+            if (!e->ex[k].has_def)
                 continue;
             fingerprint_example(c->f, k, def);
-            if (strcmp(def, e->ex[k].def_sha256) && ++changed && named < 5 && strlen(list) < 400)
+            hash_to_hex(e->ex[k].def_sha256, had);
+            if (strcmp(def, had) && ++changed && named < 5 && strlen(list) < 400)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%.60s'", named++ ? ", " : "",
                          c->f->examples[k].id);
         }
@@ -1132,6 +1185,9 @@ static int stream_take(void *vc, yaml_document_t *d, int map, int key, size_t po
             return -1;
     for (size_t k = 0; k < nx; k++)
         s->ex[k].label = -1, s->ex[k].forward_ms = -1;
+    const px_env *fe = c->expect_fn ? fixture_env(c->f, s->name) : NULL;
+    if (fe)
+        s->expect = c->expect_fn(c->expect_arg, (int)(fe - c->f->envs));
     s->taken = 1;
     return 1;
 }
@@ -1150,7 +1206,7 @@ static int stream_item(void *vc, yaml_document_t *item, size_t pos, px_error *er
     px_env_result e = {.labels = s->labels, .n_labels = s->n_labels, .ex = s->ex};
     char what[300];
     snprintf(what, sizeof what, "environment '%.200s'", name);
-    ic.doc = *item, ic.err = &s->err, ic.r = &scratch, ic.shard = s->shard;
+    ic.doc = *item, ic.err = &s->err, ic.r = &scratch, ic.shard = s->shard, ic.expect = s->expect;
     s->failed = load_example(&ic, yaml_document_get_root_node(item), &e, what, s->seen) != 0;
     if (scratch.n_warnings) {
         char **w = realloc(s->warnings, (s->n_warnings + scratch.n_warnings) * sizeof *w);
@@ -1173,9 +1229,9 @@ static int stream_item(void *vc, yaml_document_t *item, size_t pos, px_error *er
 /* 1 when the file must be read whole instead; else the results, or NULL
  * with *err. */
 static int parse_streamed(const char *path, FILE *fp, const char *data, size_t len, const px_fixture *f,
-                          px_error *err, px_results **out)
+                          px_expect_fn expect, void *arg, px_error *err, px_results **out)
 {
-    ctx c = {.path = path, .f = f, .err = err, .r = calloc(1, sizeof *c.r)};
+    ctx c = {.path = path, .f = f, .err = err, .r = calloc(1, sizeof *c.r), .expect_fn = expect, .expect_arg = arg};
     *out = NULL;
     if (!c.r) {
         px_error_oom(err, path);
@@ -1219,6 +1275,12 @@ static px_results *parse_whole(const char *path, const char *data, size_t len, c
 
 px_results *results_load(const char *path, const px_fixture *f, px_error *err)
 {
+    return results_load_with(path, f, NULL, NULL, err);
+}
+
+px_results *results_load_with(const char *path, const px_fixture *f, px_expect_fn expect, void *arg,
+                              px_error *err)
+{
     /* Streamed from the file when it is a plain file within the limit;
      * anything else is read whole, and refused as ydoc_read says. */
     FILE *fp = fopen(path, "rb");
@@ -1226,7 +1288,7 @@ px_results *results_load(const char *path, const px_fixture *f, px_error *err)
     size_t limit = ydoc_max_bytes("results file");
     if (fp && !fstat(fileno(fp), &st) && S_ISREG(st.st_mode) && (size_t)st.st_size <= limit) {
         px_results *r;
-        int again = parse_streamed(path, fp, NULL, 0, f, err, &r);
+        int again = parse_streamed(path, fp, NULL, 0, f, expect, arg, err, &r);
         fclose(fp);
         if (!again)
             return r;
@@ -1246,7 +1308,7 @@ px_results *results_load(const char *path, const px_fixture *f, px_error *err)
 px_results *results_parse(const char *path, const char *data, size_t len, const px_fixture *f, px_error *err)
 {
     px_results *r;
-    if (!parse_streamed(path, NULL, data, len, f, err, &r))
+    if (!parse_streamed(path, NULL, data, len, f, NULL, NULL, err, &r))
         return r;
     *err = (px_error){0};
     return parse_whole(path, data, len, f, err);

@@ -598,7 +598,7 @@ static void put_stack(px_runner *r, px_buf *pb, const px_prepared *const *xs, si
                 if (!strcmp(name, "input_ids"))
                     v = k < enc->n ? enc->ids[k] : pad_id;
                 else if (!strcmp(name, "attention_mask"))
-                    v = k < enc->n ? enc->mask[k] : 0;
+                    v = k < enc->n_real;
                 buf_put_i64(&b, v);
             }
     }
@@ -621,7 +621,9 @@ static int send_run(px_runner *r, child *c, const px_prepared *x) { return send_
 
 static int decode_output(px_buf *p, px_example_result *x)
 {
-    x->dtype = buf_get_str(p);
+    char *dtype = buf_get_str(p);
+    x->dtype = dtype ? results_dtype(dtype) : NULL;
+    free(dtype);
     uint32_t ndim = buf_get_u32(p);
     if (ndim > PX_MAX_DIMS)
         return -1;

@@ -392,8 +392,9 @@ static int word_piece(const px_tokenizer *tok, const char *w, size_t len, struct
     return rc;
 }
 
-/* Copy ids into out, padding to pad_to. All pieces share one allocation
- * (the pointer array followed by the strings) so encoding_free is simple. */
+/* Copy ids into out, padding to pad_to: the ids and the piece pointers in
+ * one allocation (10 000 examples: one each, not three), each piece the
+ * vocabulary's own string, not a copy. */
 static int encoding_fill(const px_tokenizer *tok, const struct id_list *ids, size_t max_tokens,
                          size_t pad_to, px_encoding *out, px_error *err)
 {
@@ -402,24 +403,14 @@ static int encoding_fill(const px_tokenizer *tok, const struct id_list *ids, siz
         return oom(err);
     if (n > ids->n && tok->pad_id < 0)
         return px_error_set(err, PX_ERR_MISMATCH, NULL, 0, 0, "pad_to needs a [PAD] token, and the tokenizer has none");
-    size_t bytes = n * sizeof(char *);
-    for (size_t i = 0; i < n; i++)
-        bytes += tok->lens[i < ids->n ? ids->v[i] : tok->pad_id] + 1;
-    out->ids = malloc(n * sizeof *out->ids);
-    out->mask = malloc(n * sizeof *out->mask);
-    out->pieces = malloc(bytes);
-    if (!out->ids || !out->mask || !out->pieces) {
-        encoding_free(out);
+    _Static_assert(sizeof(int64_t) % sizeof(char *) == 0, "pieces follow the ids aligned");
+    if (!(out->ids = malloc((n ? n : 1) * (sizeof *out->ids + sizeof *out->pieces))))
         return oom(err);
-    }
-    char *text = (char *)(out->pieces + n);
+    out->pieces = (char **)(out->ids + n);
     for (size_t i = 0; i < n; i++) {
         int64_t id = i < ids->n ? ids->v[i] : tok->pad_id;
         out->ids[i] = id;
-        out->mask[i] = i < ids->n;
-        out->pieces[i] = text;
-        memcpy(text, tok->tokens[id], tok->lens[id] + 1);
-        text += tok->lens[id] + 1;
+        out->pieces[i] = (char *)tok->tokens[id]; /* never written through */
     }
     out->n = n;
     out->n_real = ids->n;
@@ -676,8 +667,6 @@ void encoding_free(px_encoding *enc)
 {
     if (!enc)
         return;
-    free(enc->ids);
-    free(enc->mask);
-    free(enc->pieces);
+    free(enc->ids); /* the pieces with them */
     memset(enc, 0, sizeof *enc);
 }

@@ -3,6 +3,7 @@
  * bytes, each through the CPU's SHA extensions (where this CPU has them)
  * and through the portable code: both must agree with the references. */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,4 +96,23 @@ Test(hash, a_file_that_cannot_be_read_is_an_error)
     cr_expect_eq(hash_file("/nonexistent/model.pt", hex, &err), -1);
     cr_expect_eq(err.reason, PX_ERR_NOT_FOUND);
     cr_expect(strstr(err.msg, "cannot open"), "%s", err.msg);
+}
+
+Test(hash, hex_and_bytes_round_trip)
+{
+    char hex[PX_SHA256_HEX], back[PX_SHA256_HEX];
+    unsigned char bin[32];
+    hash_buffer("abc", 3, hex);
+    hash_from_hex(hex, bin);
+    cr_expect_eq(bin[0], 0xba);
+    cr_expect_eq(bin[31], 0xad);
+    hash_to_hex(bin, back);
+    cr_expect_str_eq(back, hex);
+    /* Upper case reads as the same digest; it is written in lower case. */
+    char upper[PX_SHA256_HEX];
+    for (int i = 0; i < 65; i++)
+        upper[i] = (char)toupper((unsigned char)hex[i]);
+    hash_from_hex(upper, bin);
+    hash_to_hex(bin, back);
+    cr_expect_str_eq(back, hex);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "parity/fixture.h"
+#include "parity/prepare.h"
 #include "parity/results.h"
 #include "testlib.h"
 
@@ -921,5 +922,80 @@ Test(results_load, nesting_in_an_example_counts_from_the_root)
     cr_expect_eq(err.line, 11);
     cr_expect_eq(err.col, 17 + 59, "%d:%d: %s", err.line, err.col, err.msg); /* 5 collections open before it */
     cr_expect(strstr(err.msg, "nesting deeper than 64 levels"), "%s", err.msg);
+    fixture_free(f);
+}
+
+/* results_load_with: an example whose recorded input is exactly parity's
+ * borrows parity's (no second copy), one that differs keeps its own, and
+ * what is read writes back to the same bytes either way. */
+typedef struct expect_ctx {
+    const px_fixture *f;
+    px_env_input in[4];
+    int asked[4];
+} expect_ctx;
+
+static const px_prepared *expect_for(void *arg, int env)
+{
+    expect_ctx *c = arg;
+    px_error err = {0};
+    cr_assert(env >= 0 && env < 4);
+    if (!c->asked[env]++)
+        cr_assert_eq(env_input_open_text(&c->in[env], c->f, &c->f->envs[env], &err), 0, "%s", err.msg);
+    return c->in[env].examples;
+}
+
+Test(results_load, recorded_inputs_equal_to_paritys_are_shared_not_copied)
+{
+    px_fixture *f = fixture(DEMO);
+    cr_assert(f->n_envs <= 4);
+    /* One token of film-night changed (and its id with it: the file is
+     * still consistent, the judge would find the difference). */
+    char *text = tl_slurp("tests/data/campus-results.yaml");
+    cr_assert_not_null(text);
+    char *at = strstr(text, "\"screening\"");
+    cr_assert_not_null(at);
+    memcpy(at, "\"screenin!\"", 11);
+    char path[] = "/tmp/parity-share-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    free(text);
+    expect_ctx c = {.f = f};
+    px_error err = {0};
+    px_results *r = results_load_with(path, f, expect_for, &c, &err);
+    cr_assert_not_null(r, "%s", err.msg);
+    size_t shared = 0, own = 0;
+    for (size_t e = 0; e < r->n_envs; e++)
+        for (size_t k = 0; k < f->n_examples; k++) {
+            const px_example_result *x = &r->envs[e].ex[k];
+            const px_prepared *p = &c.in[r->envs[e].env_index].examples[k];
+            if (!x->clean_text)
+                continue;
+            if (x->shared_input) {
+                cr_expect(x->tokens == p->enc.pieces && x->ids == p->enc.ids && x->clean_text == p->clean_text);
+                shared++;
+            } else {
+                own++;
+                cr_expect_str_eq(f->examples[k].id, "film-night", "%s kept its own copy", f->examples[k].id);
+                cr_expect(x->tokens != p->enc.pieces);
+            }
+        }
+    cr_expect_eq(own, 1, "the changed example in the environment it was changed in");
+    cr_expect_gt(shared, 10);
+    char out[] = "/tmp/parity-share-out-XXXXXX";
+    close(mkstemp(out));
+    write_ok(r, f, out);
+    px_results *plain = load_ok(path, f);
+    char again[] = "/tmp/parity-share-again-XXXXXX";
+    close(mkstemp(again));
+    write_ok(plain, f, again);
+    expect_same_file(again, out);
+    results_free(r);
+    results_free(plain);
+    for (int e = 0; e < 4; e++)
+        if (c.asked[e])
+            env_input_close(&c.in[e], f->n_examples);
+    unlink(path), unlink(out), unlink(again);
     fixture_free(f);
 }

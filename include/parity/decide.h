@@ -15,14 +15,22 @@
 
 typedef struct px_decide {
     char *path;
-    char *text;               /* the fixture as read (or as last written) */
+    char *text;               /* the fixture as read (or as last written);
+                                 NULL once decide_lean dropped it */
     size_t len;
+    int lean;                 /* decide_lean: the text is read again (and
+                                 checked against hash) at each edit */
     char hash[PX_SHA256_HEX];
     char journal[4200];
 } px_decide;
 
 int decide_open(px_decide *s, const char *path, px_error *err);
 void decide_close(px_decide *s);
+/* Keep only the hash from now on (the review screen holds a session open
+ * for as long as it runs: a 10 000-example fixture's text is 2 MiB): each
+ * edit reads the file again, refusing it as changed on disk (PX_EXIT_USAGE)
+ * unless it still has the hash. */
+void decide_lean(px_decide *s);
 
 /* PX_EXIT_IO when the fixture is read-only (a reviewer's "hands off",
  * honoured even for root, whom a rename would let through). */

@@ -30,20 +30,29 @@ typedef struct px_sources {
  * NULL with *err (PX_EXIT_USAGE) for an -e name the fixture lacks, a file
  * that cannot be read or is not a results file (a `results:` file that does
  * not exist yet leaves its environment NONE), one file given twice, or two
- * places for one environment (both named). */
-px_results *evidence_gather(const px_fixture *f, const px_sources *s, px_error *err);
+ * places for one environment (both named). inputs: NULL, or the array
+ * evidence_inputs takes next (one per fixture environment, zeroed): a
+ * file's environment then has its input processing made while it is read,
+ * and each example whose recorded input is exactly parity's borrows it
+ * instead of keeping a copy (results_load_with), so evidence_inputs_close
+ * comes after the last use of the results. */
+px_results *evidence_gather(const px_fixture *f, const px_sources *s, px_env_input *inputs, px_error *err);
 
 /* 1 when some environment of res is to run here. */
 int evidence_runs(const px_results *res);
 
 /* Input processing for every selected environment with results, into
- * inputs[] (one per environment of res, zeroed first): with the model's pin
+ * inputs[] (one per environment of res, which holds every fixture
+ * environment in order as evidence_gather makes it; zeroed, or as
+ * evidence_gather left it): with the model's pin
  * checked for one that runs here, without the model for one read from a
  * file; then each one's expect points at its processed examples. One read
- * from a file whose vocabulary (path and pin) an earlier one has shares
- * that one's examples (its inputs[] entry stays empty). -1 with *err
+ * from a file whose vocabulary (path and pin) another one has shares that
+ * one's examples (its inputs[] entry stays closed). -1 with *err
  * (PX_EXIT_USAGE) when a vocabulary, pin or cleaning rule fails. */
 int evidence_inputs(const px_fixture *f, px_results *res, px_env_input *inputs, px_error *err);
 void evidence_inputs_close(const px_fixture *f, const px_results *res, px_env_input *inputs);
+/* The same without results (evidence_gather failed after opening some). */
+void evidence_inputs_close_all(const px_fixture *f, px_env_input *inputs);
 
 #endif

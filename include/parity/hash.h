@@ -30,5 +30,9 @@ int hash_use_cpu_sha(int allow);
 
 /* 1 when s is exactly 64 hex digits. */
 int hash_is_sha256(const char *s);
+/* A digest's 64 hex digits (hash_is_sha256) as its 32 bytes, and back (in
+ * lower case). */
+void hash_from_hex(const char *hex, unsigned char bin[32]);
+void hash_to_hex(const unsigned char bin[32], char hex[PX_SHA256_HEX]);
 
 #endif

@@ -38,6 +38,8 @@ typedef struct px_env_input {
     px_prep prep;
     px_prepared *examples;
     px_prepared probe;
+    const px_prepared *shared; /* evidence.c: another entry's examples (the
+                                  same vocabulary), this one staying closed */
 } px_env_input;
 
 /* Verify the environment's model and vocab (the contract's unless it

@@ -46,10 +46,12 @@ typedef struct px_tokenizer px_tokenizer;
 
 typedef struct px_encoding {
     int64_t *ids;         /* n ids */
-    int64_t *mask;        /* attention mask: 1 for real tokens, 0 for [PAD] */
-    char **pieces;        /* n strings: the vocab token for each id */
+    char **pieces;        /* n strings: the vocab token for each id (the
+                             tokenizer's own: it must outlive them; one
+                             allocation with ids) */
     size_t n;             /* number of ids, padding included */
-    size_t n_real;        /* ids before padding ([CLS] ... [SEP]) */
+    size_t n_real;        /* ids before padding ([CLS] ... [SEP]): the
+                             attention mask is 1 before it, 0 after */
     int over_limit;       /* 1 when n_real would exceed max_tokens */
 } px_encoding;
 

@@ -544,15 +544,19 @@ static int check_main(const run_args *a, const px_fixture *f)
     if (!f->model_sha256)
         return refuse_unpinned(f, "judging anything against it");
     px_sources s = {a->results, (size_t)a->n_results, a->envs, (size_t)a->n_envs};
-    px_results *res = evidence_gather(f, &s, &err);
-    if (!res)
-        return cli_error(&err);
-    px_env_input *in = calloc(res->n_envs ? res->n_envs : 1, sizeof *in);
-    int rc;
+    px_env_input *in = calloc(f->n_envs ? f->n_envs : 1, sizeof *in);
     if (!in) {
         px_error_oom(&err, NULL);
-        rc = cli_error(&err);
-    } else if (evidence_inputs(f, res, in, &err)) {
+        return cli_error(&err);
+    }
+    px_results *res = evidence_gather(f, &s, in, &err);
+    if (!res) {
+        evidence_inputs_close_all(f, in);
+        free(in);
+        return cli_error(&err);
+    }
+    int rc;
+    if (evidence_inputs(f, res, in, &err)) {
         rc = cli_error(&err);
     } else {
         rc = evidence_runs(res) ? run_then_finish(a, f, in, res) : a->finish(a, f, res);

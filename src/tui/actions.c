@@ -163,7 +163,7 @@ unsigned tui_reload_and_write(tui *t)
     if (decide_open(s, path, &err))
         tui_say(t, "%s", err.msg);
     else
-        r = tui_write(t);
+        decide_lean(s), r = tui_write(t);
     free(path);
     return r;
 }

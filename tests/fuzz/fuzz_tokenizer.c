@@ -72,7 +72,7 @@ static px_encoding encode(const px_tokenizer *tok, const char *text, size_t len,
     for (size_t i = 0; i < e.n; i++) {
         const char *piece = tokenizer_token(tok, e.ids[i]);
         if (e.ids[i] < 0 || (uint64_t)e.ids[i] >= vocab || !piece || strcmp(e.pieces[i], piece) ||
-            e.mask[i] != (i < e.n_real) || (i >= e.n_real && e.ids[i] != pad))
+            (i >= e.n_real && e.ids[i] != pad))
             abort();
     }
     return e;
