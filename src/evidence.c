@@ -102,8 +102,10 @@ static const px_prepared *text_inputs(const px_fixture *f, px_env_input *inputs,
     if (in->examples || in->shared)
         return in->examples ? in->examples : in->shared;
     long j = same_vocab(f, inputs, f->n_envs, i);
-    if (j >= 0)
+    if (j >= 0) {
+        in->shared_tok = inputs[j].prep.tok;
         return in->shared = inputs[j].examples;
+    }
     if (env_input_open_text(in, f, &f->envs[i], err))
         return NULL;
     return in->examples;
@@ -275,6 +277,7 @@ int evidence_inputs(const px_fixture *f, px_results *res, px_env_input *inputs, 
                 evidence_inputs_close(f, res, inputs);
                 return -1;
             }
+            e->tok = inputs[i].shared ? inputs[i].shared_tok : inputs[i].prep.tok;
             continue;
         }
         if (env_input_open(&inputs[i], f, fe, err)) {
@@ -282,6 +285,7 @@ int evidence_inputs(const px_fixture *f, px_results *res, px_env_input *inputs, 
             return -1;
         }
         e->expect = inputs[i].examples;
+        e->tok = inputs[i].prep.tok;
     }
     return 0;
 }
@@ -291,7 +295,7 @@ void evidence_inputs_close_all(const px_fixture *f, px_env_input *inputs)
     for (size_t i = 0; i < f->n_envs; i++) {
         if (inputs[i].examples || inputs[i].prep.tok)
             env_input_close(&inputs[i], f->n_examples);
-        inputs[i].shared = NULL;
+        inputs[i].shared = NULL, inputs[i].shared_tok = NULL;
     }
 }
 
@@ -300,7 +304,8 @@ void evidence_inputs_close(const px_fixture *f, const px_results *res, px_env_in
     for (size_t i = 0; i < res->n_envs; i++) {
         if (inputs[i].examples || inputs[i].prep.tok)
             env_input_close(&inputs[i], f->n_examples);
-        inputs[i].shared = NULL;
+        inputs[i].shared = NULL, inputs[i].shared_tok = NULL;
         res->envs[i].expect = NULL;
+        res->envs[i].tok = NULL;
     }
 }

@@ -15,7 +15,7 @@ const char *fingerprint_part_meaning(px_part p)
 {
     static const char *const n[PX_PART_COUNT] = {
         "the model's pinned sha256, inputs or output", "a cleaning rule, the tokenizer, its pin or a limit",
-        "the label list", "a tolerance, the decision rule or the training step", "an example's id, kind, text, expectation or tolerance"};
+        "the label list", "a tolerance, the decision rule, the training step or the output settings", "an example's id, kind, text, expectation or tolerance"};
     return p < PX_PART_COUNT ? n[p] : "?";
 }
 
@@ -59,6 +59,9 @@ static void write_model(FILE *o, const px_fixture *f, size_t k)
     for (size_t i = 0; i < f->n_inputs; i++)
         put_str(o, f->inputs[i]);
     put_str(o, f->output);
+    /* Only for a generator: a classifier's keeps its old bytes. */
+    if (f->kind == PX_MODEL_GENERATOR)
+        put_str(o, "generator");
 }
 
 static void write_input(FILE *o, const px_fixture *f, size_t k)
@@ -70,6 +73,8 @@ static void write_input(FILE *o, const px_fixture *f, size_t k)
     /* The wordpiece kind keeps its old bytes: recorded fingerprints stay valid. */
     if (f->tokenizer_hf)
         put_str(o, "huggingface"), put_str(o, f->vocab_sha256);
+    else if (f->tokenizer_chars)
+        put_str(o, "chars"), put_str(o, f->vocab_sha256);
     else
         put_str(o, "wordpiece"), put_str(o, f->vocab_sha256), put_num(o, f->lowercase);
     put_num(o, (double)f->max_tokens), put_num(o, (double)f->pad_to), put_num(o, f->empty_reject);
@@ -92,6 +97,16 @@ static void write_compare(FILE *o, const px_fixture *f, size_t k)
      * recorded fingerprints stay valid. */
     if (f->train.present)
         put_str(o, "train"), put_num(o, f->train.lr), put_num(o, f->train.atol), put_num(o, f->train.rtol);
+    /* A generator's output settings: what its outputs were made with. */
+    const px_generate *g = &f->gen;
+    if (g->present) {
+        char seed[32];
+        snprintf(seed, sizeof seed, "%llu", g->seed);
+        put_str(o, "generate"), put_num(o, g->decoding), put_num(o, g->temperature), put_num(o, g->top_k);
+        put_str(o, seed), put_num(o, g->max_new_tokens), put_num(o, (double)g->n_stop);
+        for (size_t i = 0; i < g->n_stop; i++)
+            put_str(o, g->stop[i]);
+    }
 }
 
 /* Labels by name, so that an example reads the same whatever the order of
@@ -111,6 +126,16 @@ static void write_example(FILE *o, const px_fixture *f, size_t k)
     put_num(o, e->top_k);
     put_str(o, e->reason.text), put_str(o, e->must_match.text), put_str(o, e->must_not_match.text);
     put_tolerance(o, &x->tol);
+    const px_text_expect *t = e->text;
+    if (t) { /* a generator's: after the rest, which it leaves empty */
+        put_num(o, (double)t->n_must_match);
+        for (size_t i = 0; i < t->n_must_match; i++)
+            put_str(o, t->must_match[i].text);
+        put_num(o, (double)t->n_must_not_match);
+        for (size_t i = 0; i < t->n_must_not_match; i++)
+            put_str(o, t->must_not_match[i].text);
+        put_num(o, t->max_chars), put_num(o, t->non_empty), put_num(o, t->same), put_num(o, t->same_n);
+    }
 }
 
 static void write_examples(FILE *o, const px_fixture *f, size_t k)

@@ -182,11 +182,20 @@ static int get_sha(ctx *c, yaml_node_t *map, const char *what, char **out, px_lo
 static int load_model(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
-    static const char *const keys[] = {"path", "sha256", "inputs", "output", NULL};
+    static const char *const keys[] = {"path", "sha256", "inputs", "output", "kind", NULL};
     yaml_node_t *m = require(c, contract, "model", "contract");
     if (!m || want(c, m, YAML_MAPPING_NODE, "contract.model") || check_keys(c, m, "contract.model", keys))
         return -1;
     f->model_loc = loc_of(m);
+    char *kind = NULL;
+    if (get_str(c, m, "kind", "contract.model", 0, &kind))
+        return -1;
+    int bad = kind && strcmp(kind, "classifier") && strcmp(kind, "generator");
+    f->kind = kind && !strcmp(kind, "generator") ? PX_MODEL_GENERATOR : PX_MODEL_CLASSIFIER;
+    free(kind);
+    if (bad)
+        return fail_at(c, get(c, m, "kind"), "contract.model.kind must be classifier or generator, not '%s'%s",
+                       scalar(get(c, m, "kind")), "");
     char *path = NULL;
     if (get_str(c, m, "path", "contract.model", 1, &path))
         return -1;
@@ -285,11 +294,16 @@ static int load_input(ctx *c, yaml_node_t *contract)
     if (get_str(c, t, "kind", "contract.input.tokenizer", 1, &kind))
         return -1;
     f->tokenizer_hf = !strcmp(kind, "huggingface");
-    int bad_kind = strcmp(kind, "wordpiece") && !f->tokenizer_hf;
+    f->tokenizer_chars = !strcmp(kind, "chars");
+    int bad_kind = strcmp(kind, "wordpiece") && !f->tokenizer_hf && !f->tokenizer_chars;
     free(kind);
     if (bad_kind)
-        return fail_at(c, get(c, t, "kind"), "tokenizer kind '%s' is not supported (wordpiece or huggingface)%s",
+        return fail_at(c, get(c, t, "kind"),
+                       "tokenizer kind '%s' is not supported (wordpiece, huggingface or chars)%s",
                        scalar(get(c, t, "kind")), NULL);
+    if (f->tokenizer_chars && get(c, t, "lowercase"))
+        return fail_at(c, get(c, t, "lowercase"),
+                       "a chars tokenizer does not take lowercase (each code point is its own token)%s%s", "", "");
     /* wordpiece: a vocab.txt and the lowercase flag; huggingface: a
      * tokenizer.json, which says all the rest itself. */
     const char *own = f->tokenizer_hf ? "file" : "vocab", *other = f->tokenizer_hf ? "vocab" : "file";
@@ -303,7 +317,7 @@ static int load_input(ctx *c, yaml_node_t *contract)
     free(vocab);
     if (get_sha(c, t, "contract.input.tokenizer", &f->vocab_sha256, &f->vocab_sha_loc))
         return -1;
-    f->lowercase = 1;
+    f->lowercase = !f->tokenizer_chars;
     if (get_bool(c, t, "lowercase", "contract.input.tokenizer", &f->lowercase))
         return -1;
     double v = 512;
@@ -348,6 +362,13 @@ static int load_labels_list(ctx *c, yaml_node_t *l, const char *what, char ***la
 static int load_labels(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
+    if (f->kind == PX_MODEL_GENERATOR) {
+        if (get(c, contract, "labels"))
+            return fail_at(c, get(c, contract, "labels"),
+                           "a generator has no labels (contract.model.kind: generator): its output is text%s%s", "",
+                           "");
+        return 0;
+    }
     yaml_node_t *l = require(c, contract, "labels", "contract");
     if (!l)
         return -1;
@@ -421,17 +442,113 @@ static int load_train(ctx *c, yaml_node_t *contract)
     return 0;
 }
 
+/* contract.generate: a generator's output settings (fixture.h). */
+static int load_generate(ctx *c, yaml_node_t *contract)
+{
+    static const char *const keys[] = {"decoding", "temperature", "top_k", "seed", "max_new_tokens", "stop", NULL};
+    static const char *const what = "contract.generate";
+    px_fixture *f = c->f;
+    px_generate *g = &f->gen;
+    yaml_node_t *n = get(c, contract, "generate");
+    if (f->kind != PX_MODEL_GENERATOR) {
+        if (n)
+            return fail_at(c, n, "contract.generate is for a generator (contract.model.kind: generator)%s%s", "", "");
+        return 0;
+    }
+    if (get(c, contract, "train"))
+        return fail_at(c, get(c, contract, "train"), "contract.train is for a classifier (cross-entropy on labels)%s%s",
+                       "", "");
+    if (f->pad_to)
+        return fail_at(c, get(c, get(c, contract, "input"), "pad_to"),
+                       "a generator's prompt is never padded (one example at a time): drop pad_to%s%s", "", "");
+    if (!f->tokenizer_chars)
+        return fail_at(c, get(c, get(c, contract, "input"), "tokenizer"),
+                       "a generator needs tokenizer kind chars: its text is made back from the tokens, which "
+                       "WordPiece cannot do exactly%s%s",
+                       "", "");
+    yaml_node_t *cmp = get(c, contract, "compare");
+    if (cmp && cmp->type == YAML_MAPPING_NODE && (get(c, cmp, "logits") || get(c, cmp, "decision")))
+        return fail_at(c, cmp,
+                       "a generator's outputs are compared as text (expect: same_as_reference), not by "
+                       "contract.compare%s%s",
+                       "", "");
+    if (!n)
+        return fail_at(c, contract,
+                       "a generator needs its output settings: contract.generate: {decoding: greedy, "
+                       "max_new_tokens: N}%s%s",
+                       "", "");
+    g->present = 1;
+    g->loc = loc_of(n);
+    if (want(c, n, YAML_MAPPING_NODE, what) || check_keys(c, n, what, keys) || !require(c, n, "decoding", what) ||
+        !require(c, n, "max_new_tokens", what))
+        return -1;
+    char *dec = NULL;
+    if (get_str(c, n, "decoding", what, 1, &dec))
+        return -1;
+    g->decoding = !strcmp(dec, "greedy") ? PX_DECODE_GREEDY : !strcmp(dec, "sample") ? PX_DECODE_SAMPLE : 0;
+    free(dec);
+    if (!g->decoding)
+        return fail_at(c, get(c, n, "decoding"), "contract.generate.decoding must be greedy or sample, not '%s'%s",
+                       scalar(get(c, n, "decoding")), "");
+    double v = 0;
+    if (get_num(c, n, "max_new_tokens", what, 1, 1024, 1, &v))
+        return -1;
+    g->max_new_tokens = (int)v;
+    static const char *const sampling[] = {"temperature", "top_k", "seed", NULL};
+    for (const char *const *k = sampling; *k; k++) {
+        yaml_node_t *x = get(c, n, *k);
+        if (g->decoding == PX_DECODE_GREEDY && x)
+            return fail_at(c, x, "contract.generate.%s is for decoding: sample (greedy takes the largest logit)%s", *k,
+                           "");
+        if (g->decoding == PX_DECODE_SAMPLE && !require(c, n, *k, what))
+            return -1;
+    }
+    if (g->decoding == PX_DECODE_SAMPLE) {
+        v = 1;
+        if (get_num(c, n, "temperature", what, 1e-6, 1e6, 0, &g->temperature))
+            return -1;
+        v = 0;
+        if (get_num(c, n, "top_k", what, 0, 1 << 20, 1, &v))
+            return -1;
+        g->top_k = (int)v;
+        /* The seed as written, all 63 bits: not through a double. */
+        yaml_node_t *sd = get(c, n, "seed");
+        const char *t = sd->type == YAML_SCALAR_NODE ? scalar(sd) : "";
+        char *end;
+        errno = 0;
+        unsigned long long seed = strtoull(t, &end, 10);
+        if (!*t || *t == '-' || *t == '+' || *end || errno || seed > 0x7fffffffffffffffULL)
+            return fail_at(c, sd, "contract.generate.seed must be a whole number from 0 to 2^63-1, not '%s'%s", t, "");
+        g->seed = seed;
+    }
+    yaml_node_t *st = get(c, n, "stop");
+    if (st) {
+        g->stop_loc = loc_of(st);
+        if (st->type == YAML_SCALAR_NODE) {
+            if (!(g->stop = calloc(1, sizeof *g->stop)) || !(g->stop[0] = strdup(scalar(st))))
+                return px_error_oom(c->err, c->path);
+            g->n_stop = 1;
+        } else if (get_str_list(c, st, "contract.generate.stop", &g->stop, &g->n_stop)) {
+            return -1;
+        }
+        for (size_t i = 0; i < g->n_stop; i++)
+            if (!g->stop[i][0])
+                return fail_at(c, st, "contract.generate.stop: an empty stop token%s%s", "", "");
+    }
+    return 0;
+}
+
 static int load_contract(ctx *c, yaml_node_t *root)
 {
-    static const char *const keys[] = {"task", "model", "input", "labels", "compare", "train", NULL};
+    static const char *const keys[] = {"task", "model", "input", "labels", "compare", "train", "generate", NULL};
     yaml_node_t *contract = require(c, root, "contract", "the fixture");
     if (!contract || want(c, contract, YAML_MAPPING_NODE, "contract") ||
         check_keys(c, contract, "contract", keys))
         return -1;
     if (get_str(c, contract, "task", "contract", 1, &c->f->task))
         return -1;
-    return load_model(c, contract) || load_input(c, contract) || load_labels(c, contract) ||
-                   load_compare(c, contract) || load_train(c, contract)
+    return load_model(c, contract) || load_input(c, contract) || load_generate(c, contract) ||
+                   load_labels(c, contract) || load_compare(c, contract) || load_train(c, contract)
                ? -1
                : 0;
 }
@@ -601,8 +718,111 @@ static int get_pattern(ctx *c, yaml_node_t *map, const char *key, px_pattern *p)
     return get_str(c, map, key, "expect", 0, &p->text);
 }
 
+/* One pattern or a list of them. */
+static int get_patterns(ctx *c, yaml_node_t *map, const char *key, px_pattern **out, size_t *n_out)
+{
+    yaml_node_t *n = get(c, map, key);
+    if (!n)
+        return 0;
+    char w[64];
+    snprintf(w, sizeof w, "expect.%s", key);
+    size_t len = n->type == YAML_SEQUENCE_NODE ? (size_t)(n->data.sequence.items.top - n->data.sequence.items.start)
+                                               : 1;
+    if (n->type == YAML_MAPPING_NODE)
+        return want(c, n, YAML_SCALAR_NODE, w);
+    if (!len)
+        return fail_at(c, n, "%s is an empty list%s", w, "");
+    if (!(*out = calloc(len, sizeof **out)))
+        return px_error_oom(c->err, c->path);
+    for (size_t i = 0; i < len; i++) {
+        yaml_node_t *it = n->type == YAML_SEQUENCE_NODE ? node_at(c, n->data.sequence.items.start[i]) : n;
+        if (want(c, it, YAML_SCALAR_NODE, w))
+            return -1;
+        (*out)[i].loc = loc_of(it);
+        if (!((*out)[i].text = strdup(scalar(it))))
+            return px_error_oom(c->err, c->path);
+        (*n_out)++;
+    }
+    return 0;
+}
+
+/* same_as_reference: exact | prefix N | tokens-edit-distance <= D */
+static int get_same(ctx *c, yaml_node_t *map, px_text_expect *t)
+{
+    yaml_node_t *n = get(c, map, "same_as_reference");
+    if (!n)
+        return 0;
+    t->same_loc = loc_of(n);
+    if (want(c, n, YAML_SCALAR_NODE, "expect.same_as_reference"))
+        return -1;
+    const char *s = scalar(n);
+    char tail;
+    int v = -1;
+    if (!strcmp(s, "exact"))
+        t->same = PX_SAME_EXACT;
+    else if (sscanf(s, "prefix %d%c", &v, &tail) == 1 && v >= 1 && v <= 1 << 20)
+        t->same = PX_SAME_PREFIX, t->same_n = v;
+    else if (sscanf(s, "tokens-edit-distance <= %d%c", &v, &tail) == 1 && v >= 0 && v <= 1 << 20)
+        t->same = PX_SAME_EDITS, t->same_n = v;
+    else
+        return fail_at(c, n,
+                       "expect.same_as_reference must be exact, prefix N or tokens-edit-distance <= D, not '%s'%s",
+                       s, "");
+    return 0;
+}
+
+/* A generator's example: rejected: true (as a classifier's), or what its
+ * generated text must be. */
+static int load_text_expect(ctx *c, yaml_node_t *n, px_expect *x)
+{
+    static const char *const keys[] = {"rejected", "reason", "must_match", "must_not_match", "max_chars",
+                                       "non_empty", "same_as_reference", NULL};
+    if (want(c, n, YAML_MAPPING_NODE, "expect") || check_keys(c, n, "expect (a generator's)", keys) ||
+        get_pattern(c, n, "reason", &x->reason))
+        return -1;
+    x->loc = loc_of(n);
+    int rejected = 0;
+    if (get_bool(c, n, "rejected", "expect", &rejected))
+        return -1;
+    if (rejected) {
+        static const char *const text_keys[] = {"must_match", "must_not_match", "max_chars", "non_empty",
+                                                "same_as_reference", NULL};
+        for (const char *const *k = text_keys; *k; k++)
+            if (get(c, n, *k))
+                return fail_at(c, get(c, n, *k), "expect.%s is about generated text; a rejected input has none%s",
+                               *k, "");
+        x->kind = PX_EXPECT_REJECTED;
+        return 0;
+    }
+    if (x->reason.text)
+        return fail_at(c, get(c, n, "reason"), "expect.reason only goes with rejected: true%s%s", NULL, NULL);
+    px_text_expect *t = x->text = calloc(1, sizeof *t);
+    if (!t)
+        return px_error_oom(c->err, c->path);
+    x->kind = PX_EXPECT_TEXT;
+    double v = 0;
+    if (get_patterns(c, n, "must_match", &t->must_match, &t->n_must_match) ||
+        get_patterns(c, n, "must_not_match", &t->must_not_match, &t->n_must_not_match) ||
+        get_num(c, n, "max_chars", "expect", 1, 1 << 20, 1, &v) || get_bool(c, n, "non_empty", "expect", &t->non_empty) ||
+        get_same(c, n, t))
+        return -1;
+    t->max_chars = (int)v;
+    if (get(c, n, "max_chars"))
+        t->max_chars_loc = loc_of(get(c, n, "max_chars"));
+    if (get(c, n, "non_empty"))
+        t->non_empty_loc = loc_of(get(c, n, "non_empty"));
+    if (!t->n_must_match && !t->n_must_not_match && !t->max_chars && !t->non_empty && t->same == PX_SAME_ANY)
+        return fail_at(c, n,
+                       "expect (a generator's) says nothing: give must_match, must_not_match, max_chars, "
+                       "non_empty, same_as_reference or rejected: true%s%s",
+                       "", "");
+    return 0;
+}
+
 static int load_expect(ctx *c, yaml_node_t *n, px_expect *x)
 {
+    if (c->f->kind == PX_MODEL_GENERATOR)
+        return load_text_expect(c, n, x);
     static const char *const keys[] = {"label", "any_of", "rejected", "top_k", "reason", "must_match",
                                        "must_not_match", NULL};
     if (want(c, n, YAML_MAPPING_NODE, "expect") || check_keys(c, n, "expect", keys) ||
@@ -913,6 +1133,7 @@ void fixture_free(px_fixture *f)
     free(f->model_sha256);
     free_strs(f->inputs, f->n_inputs);
     free(f->output);
+    free_strs(f->gen.stop, f->gen.n_stop);
     for (size_t i = 0; i < f->n_rules; i++) {
         free(f->rules[i].pattern);
         free(f->rules[i].replace);
@@ -957,6 +1178,14 @@ void fixture_free(px_fixture *f)
         free(x->expect.reason.text);
         free(x->expect.must_match.text);
         free(x->expect.must_not_match.text);
+        if (x->expect.text) {
+            px_text_expect *t = x->expect.text;
+            for (size_t i = 0; i < t->n_must_match; i++)
+                free(t->must_match[i].text);
+            for (size_t i = 0; i < t->n_must_not_match; i++)
+                free(t->must_not_match[i].text);
+            free(t->must_match), free(t->must_not_match), free(t);
+        }
         free(x->tol.stat);
         free(x->tol.why);
         free(x->review.decision);

@@ -97,6 +97,8 @@ static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
     if (f->n_inputs)
         kv_list(o, 4, "inputs", f->inputs, f->n_inputs);
     kv_str(o, 4, "output", f->output);
+    if (f->kind == PX_MODEL_GENERATOR)
+        kv_str(o, 4, "kind", "generator");
 
     fputs("  input:\n", o);
     if (f->n_rules) {
@@ -113,17 +115,30 @@ static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
     fputs("    tokenizer:\n", o);
     const char *vocab = opts->vocab_path ? opts->vocab_path : f->vocab_path;
     /* huggingface: the tokenizer.json says the rest, and lowercase is refused. */
-    kv_str(o, 6, "kind", f->tokenizer_hf ? "huggingface" : "wordpiece");
+    kv_str(o, 6, "kind", f->tokenizer_hf ? "huggingface" : f->tokenizer_chars ? "chars" : "wordpiece");
     kv_str(o, 6, f->tokenizer_hf ? "file" : "vocab", vocab ? vocab : "");
     kv_str(o, 6, "sha256", f->vocab_sha256);
-    if (!f->tokenizer_hf)
+    if (!f->tokenizer_hf && !f->tokenizer_chars)
         kv_bool(o, 6, "lowercase", f->lowercase);
     fprintf(o, "    max_tokens: %zu\n", f->max_tokens);
     if (f->pad_to)
         fprintf(o, "    pad_to: %zu\n", f->pad_to);
     kv_str(o, 4, "empty", f->empty_reject ? "reject" : "allow");
 
-    kv_list(o, 2, "labels", f->labels, f->n_labels);
+    if (f->kind != PX_MODEL_GENERATOR)
+        kv_list(o, 2, "labels", f->labels, f->n_labels);
+    const px_generate *g = &f->gen;
+    if (g->present) {
+        fputs("  generate:\n", o);
+        kv_str(o, 4, "decoding", g->decoding == PX_DECODE_SAMPLE ? "sample" : "greedy");
+        if (g->decoding == PX_DECODE_SAMPLE) {
+            kv_num(o, 4, "temperature", g->temperature);
+            fprintf(o, "    top_k: %d\n    seed: %llu\n", g->top_k, g->seed);
+        }
+        fprintf(o, "    max_new_tokens: %d\n", g->max_new_tokens);
+        if (g->n_stop)
+            kv_list(o, 4, "stop", g->stop, g->n_stop);
+    }
 
     /* decision absent and decision: exact judge alike, but the compare
      * fingerprint tells them apart: written exactly when it was. */
@@ -192,6 +207,34 @@ static const char *label_name(const px_fixture *f, int i)
     return i >= 0 && (size_t)i < f->n_labels ? f->labels[i] : "";
 }
 
+static void put_patterns(FILE *o, const char *k, const px_pattern *p, size_t n)
+{
+    if (!n)
+        return;
+    key(o, 6, k);
+    fputs(" [", o);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", " : "", o);
+        emit_yaml_string(o, p[i].text);
+    }
+    fputs("]\n", o);
+}
+
+static void put_text_expect(FILE *o, const px_text_expect *t)
+{
+    put_patterns(o, "must_match", t->must_match, t->n_must_match);
+    put_patterns(o, "must_not_match", t->must_not_match, t->n_must_not_match);
+    if (t->max_chars)
+        fprintf(o, "      max_chars: %d\n", t->max_chars);
+    if (t->non_empty)
+        kv_bool(o, 6, "non_empty", 1);
+    if (t->same == PX_SAME_EXACT)
+        kv_str(o, 6, "same_as_reference", "exact");
+    else if (t->same != PX_SAME_ANY)
+        fprintf(o, "      same_as_reference: \"%s %d\"\n",
+                t->same == PX_SAME_PREFIX ? "prefix" : "tokens-edit-distance <=", t->same_n);
+}
+
 static void put_expect(FILE *o, const px_fixture *f, const px_expect *x)
 {
     fputs("    expect:\n", o);
@@ -212,6 +255,9 @@ static void put_expect(FILE *o, const px_fixture *f, const px_expect *x)
     case PX_EXPECT_NONE: /* not from the loader: it needs exactly one */
         kv_bool(o, 6, "rejected", 1);
         break;
+    case PX_EXPECT_TEXT:
+        put_text_expect(o, x->text);
+        return;
     }
     if (x->top_k)
         fprintf(o, "      top_k: %d\n", x->top_k);

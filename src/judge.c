@@ -31,6 +31,8 @@ static const struct {
     [PX_OC_NOT_REJECTED] = {"not-rejected", "the contract says reject, but a label came out", 0},
     [PX_OC_WRONGLY_REJECTED] = {"wrongly-rejected", "rejected, though the contract expects a label", 0},
     [PX_OC_NOT_EVALUATED] = {"not-evaluated", "not judged: environment down, without results, or stopped", 0},
+    [PX_OC_CONSTRAINT_VIOLATED] = {"constraint-violated",
+                                   "the generated text breaks the example's expectation (which one is said)", 0},
 };
 
 const char *outcome_name(px_outcome o) { return o < PX_OC_COUNT ? outcomes[o].name : "?"; }
@@ -39,8 +41,9 @@ int outcome_met(px_outcome o) { return o < PX_OC_COUNT && outcomes[o].met; }
 
 const char *div_name(px_div d)
 {
-    static const char *const n[PX_DIV_COUNT] = {"none", "model revision", "label map", "cleaned text",
-                                                "token ids", "output shape", "output values", "decision"};
+    static const char *const n[PX_DIV_COUNT] = {"none",          "model revision", "label map",
+                                                "cleaned text",  "token ids",      "output shape",
+                                                "output values", "decision",       "generated tokens"};
     return d < PX_DIV_COUNT ? n[d] : "?";
 }
 
@@ -73,8 +76,20 @@ static char *fmt(const char *f, ...)
 
 /* PCRE2 match with limits, so a hostile pattern cannot hang a review.
  * Returns 1 match, 0 no match, -1 with *err on a compile or limit error. */
+static int pattern_span(const px_fixture *f, const px_pattern *p, const char *subject, long *at, long *end,
+                        px_error *err);
+
 static int pattern_match(const px_fixture *f, const px_pattern *p, const char *subject, px_error *err)
 {
+    long at, end;
+    return pattern_span(f, p, subject, &at, &end, err);
+}
+
+/* The same, with the first match's byte span in *at, *end (-1 when none). */
+static int pattern_span(const px_fixture *f, const px_pattern *p, const char *subject, long *at, long *end,
+                        px_error *err)
+{
+    *at = *end = -1;
     int code;
     PCRE2_SIZE off;
     pcre2_code *re = pcre2_compile((PCRE2_SPTR)p->text, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP, &code, &off, NULL);
@@ -89,6 +104,10 @@ static int pattern_match(const px_fixture *f, const px_pattern *p, const char *s
     pcre2_set_depth_limit(mc, 10000);
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
     int rc = pcre2_match(re, (PCRE2_SPTR)subject, PCRE2_ZERO_TERMINATED, 0, 0, md, mc);
+    if (rc >= 0) {
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+        *at = (long)ov[0], *end = (long)ov[1];
+    }
     pcre2_match_data_free(md);
     pcre2_match_context_free(mc);
     pcre2_code_free(re);
@@ -242,6 +261,206 @@ static long first_non_finite(const px_example_result *x)
     return -1;
 }
 
+/* ---- a generator's examples ---- */
+
+/* Code points, as max_chars counts them (the text is valid UTF-8: parity
+ * decoded it). */
+static size_t chars_of(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+static int only_space(const char *s)
+{
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+            return 0;
+    return 1;
+}
+
+/* Token edits (insert, delete, substitute) from a to b: two rows of the
+ * usual table, at most max_new_tokens squared steps. */
+static size_t edit_distance(const int64_t *a, size_t na, const int64_t *b, size_t nb)
+{
+    size_t *prev = malloc((nb + 1) * sizeof *prev), *cur = malloc((nb + 1) * sizeof *cur), d;
+    if (!prev || !cur) {
+        free(prev), free(cur);
+        return (size_t)-1;
+    }
+    for (size_t jx = 0; jx <= nb; jx++)
+        prev[jx] = jx;
+    for (size_t i = 1; i <= na; i++) {
+        cur[0] = i;
+        for (size_t jx = 1; jx <= nb; jx++) {
+            size_t best = prev[jx - 1] + (a[i - 1] != b[jx - 1]);
+            if (prev[jx] + 1 < best)
+                best = prev[jx] + 1;
+            if (cur[jx - 1] + 1 < best)
+                best = cur[jx - 1] + 1;
+            cur[jx] = best;
+        }
+        size_t *t = prev;
+        prev = cur, cur = t;
+    }
+    d = prev[nb];
+    free(prev), free(cur);
+    return d;
+}
+
+/* The ids that make the text: the stop token left out. */
+static size_t text_ids(const px_generated *g) { return g->n - (g->end == 1 && g->n); }
+
+/* The first step where two generations choose differently; -1 when one is
+ * the other (the same ids, to the end of both). */
+static long first_difference(const px_generated *a, const px_generated *b)
+{
+    size_t n = a->n < b->n ? a->n : b->n;
+    for (size_t i = 0; i < n; i++)
+        if (a->ids[i] != b->ids[i])
+            return (long)i;
+    return a->n == b->n ? -1 : (long)n;
+}
+
+/* Whether the generated text holds to same_as_reference; *why when not. */
+static int same_as_reference(const jctx *j, size_t e, size_t k, const px_text_expect *t, char **why)
+{
+    if (t->same == PX_SAME_ANY || (int)e == j->ref)
+        return 1;
+    const px_example_result *ref = result_at(j, j->ref, k), *x = &j->r->envs[e].ex[k];
+    if (!ref || ref->status != PX_ST_OK || !ref->gen) {
+        *why = fmt("same_as_reference: the reference has no generated text for it to be compared with");
+        return 0;
+    }
+    const px_generated *a = ref->gen, *b = x->gen;
+    long at = first_difference(a, b);
+    if (t->same == PX_SAME_EXACT && at >= 0) {
+        *why = fmt("same_as_reference exact: the tokens part from the reference's at token %ld", at);
+        return 0;
+    }
+    if (t->same == PX_SAME_PREFIX && at >= 0 && at < t->same_n) {
+        *why = fmt("same_as_reference prefix %d: the tokens part from the reference's at token %ld", t->same_n, at);
+        return 0;
+    }
+    if (t->same == PX_SAME_EDITS) {
+        size_t d = edit_distance(a->ids, text_ids(a), b->ids, text_ids(b));
+        if (d > (size_t)t->same_n) {
+            *why = fmt("same_as_reference: %zu token edits from the reference's text, more than %d", d, t->same_n);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A generator's example that ran: its text (decoded here from its ids:
+ * never the executor's or a file's word) against the expectation. */
+static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
+{
+    const px_fixture *f = j->f;
+    const px_example *ex = &f->examples[k];
+    const px_env_result *er = &j->r->envs[e];
+    const px_example_result *x = &er->ex[k];
+    const px_generated *g = x->gen;
+    if (!g) {
+        v->outcome = PX_OC_EMPTY;
+        v->detail = fmt("nothing was generated");
+        return 0;
+    }
+    for (size_t s = 0; s < g->n; s++)
+        for (int i = 0; i < g->r; i++) {
+            double l = g->top_logits[s * (size_t)g->r + (size_t)i];
+            if (!isfinite(l)) {
+                v->outcome = PX_OC_NON_FINITE;
+                v->detail = fmt("step %zu: the logit of token %lld is %s", s, (long long)g->top_ids[s * (size_t)g->r + (size_t)i],
+                                isnan(l) ? "nan" : l > 0 ? "inf" : "-inf");
+                return 0;
+            }
+        }
+    px_error derr = {0};
+    char *text = er->tok ? tokenizer_decode(er->tok, g->ids, text_ids(g), &derr) : NULL;
+    if (!text) {
+        v->outcome = PX_OC_CONSTRAINT_VIOLATED;
+        v->detail = fmt("the generated ids cannot be decoded with the contract's vocabulary%s%s",
+                        er->tok ? ": " : "", er->tok ? derr.msg : "");
+        return 0;
+    }
+    if (g->text && strcmp(text, g->text)) {
+        v->outcome = PX_OC_CONSTRAINT_VIOLATED;
+        v->detail = fmt("the recorded text is not what its ids decode to (\"%.40s\" recorded, \"%.40s\" decoded)",
+                        g->text, text);
+        free(text);
+        return 0;
+    }
+    if (g->end == 1) {
+        /* It stopped: on one of the contract's stop tokens. */
+        const char *last = tokenizer_token(er->tok, g->ids[g->n - 1]);
+        int stop = 0;
+        for (size_t i = 0; last && i < f->gen.n_stop; i++)
+            stop |= !strcmp(last, f->gen.stop[i]);
+        if (!stop) {
+            v->outcome = PX_OC_CONSTRAINT_VIOLATED;
+            v->detail = fmt("it ended on token %lld ('%s'), which is not one of contract.generate.stop",
+                            (long long)g->ids[g->n - 1], last ? last : "?");
+            free(text);
+            return 0;
+        }
+    }
+    if (ex->expect.kind == PX_EXPECT_REJECTED) {
+        v->outcome = PX_OC_NOT_REJECTED;
+        v->detail = fmt("generated \"%.60s\"; the contract says reject", text);
+        free(text);
+        return 0;
+    }
+    const px_text_expect *t = ex->expect.text;
+    char *why = NULL;
+    long at, end;
+    for (size_t i = 0; t && !why && i < t->n_must_match; i++) {
+        int m = pattern_span(f, &t->must_match[i], text, &at, &end, j->err);
+        if (m < 0) {
+            free(text);
+            return -1;
+        }
+        if (!m)
+            why = fmt("must_match '%s' does not match", t->must_match[i].text);
+        else if (v->match_at < 0 || at < v->match_at)
+            v->match_at = at, v->match_end = end;
+    }
+    for (size_t i = 0; t && !why && i < t->n_must_not_match; i++) {
+        int m = pattern_span(f, &t->must_not_match[i], text, &at, &end, j->err);
+        if (m < 0) {
+            free(text);
+            return -1;
+        }
+        if (m) {
+            why = fmt("must_not_match '%s' matches \"%.*s\" at byte %ld", t->must_not_match[i].text,
+                      (int)(end - at > 40 ? 40 : end - at), text + at, at);
+            v->bad_at = at, v->bad_end = end;
+        }
+    }
+    size_t chars = chars_of(text);
+    if (!why && t && t->non_empty && only_space(text))
+        why = fmt("non_empty: the generated text is empty");
+    if (!why && t && t->max_chars && chars > (size_t)t->max_chars)
+        why = fmt("max_chars %d: the generated text has %zu", t->max_chars, chars);
+    if (!why && t)
+        same_as_reference(j, e, k, t, &why);
+    if (why) {
+        v->outcome = PX_OC_CONSTRAINT_VIOLATED;
+        v->detail = why;
+        free(text);
+        return 0;
+    }
+    const px_example_result *ref = (int)e == j->ref ? NULL : result_at(j, j->ref, k);
+    int same = !ref || !ref->gen || first_difference(ref->gen, g) < 0;
+    v->outcome = same ? PX_OC_PASS : PX_OC_PASS_TOL;
+    v->detail = fmt("%s\"%.60s%s\" (%zu chars, end %s)", same ? "" : "other words, constraints hold: ", text,
+                    chars > 60 ? "…" : "", chars, generated_end_name(g->end));
+    free(text);
+    return 0;
+}
+
 static int judge_example(const jctx *j, size_t e, size_t k, px_verdict *v)
 {
     const px_fixture *f = j->f;
@@ -276,6 +495,8 @@ static int judge_example(const jctx *j, size_t e, size_t k, px_verdict *v)
         v->detail = last_line(x->detail ? x->detail : outcome_name(v->outcome));
         return 0;
     }
+    if (f->kind == PX_MODEL_GENERATOR)
+        return judge_text(j, e, k, v);
     /* A NaN or an infinity is a failure of its own, in the reference as in
      * a candidate: never compared away as "equal to the reference's NaN". */
     long bad = first_non_finite(x);
@@ -460,6 +681,59 @@ static px_div diverge_inputs(const jctx *j, size_t e, size_t k, char **detail, i
     return PX_DIV_NONE;
 }
 
+/* Token id as its text ('\n' and the like escaped), for a one-line detail. */
+static void token_words(const px_tokenizer *tok, int64_t id, char *buf, size_t size)
+{
+    const char *t = tok ? tokenizer_token(tok, id) : NULL;
+    if (!t) {
+        snprintf(buf, size, "#%lld", (long long)id);
+        return;
+    }
+    size_t o = 0;
+    o += (size_t)snprintf(buf, size, "'");
+    for (; *t && o + 6 < size; t++)
+        o += (size_t)(*t == '\n' ? snprintf(buf + o, size - o, "\\n") : *t == '\'' ? snprintf(buf + o, size - o, "\\'")
+                                                                      : snprintf(buf + o, size - o, "%c", *t));
+    snprintf(buf + o, size - o, "'");
+}
+
+/* A step's logit of an id from its top list; 0 when the id is not in it
+ * (*in 0), with *floor the list's last logit. */
+static double top_logit(const px_generated *g, size_t step, int64_t id, int *in, double *floor)
+{
+    *in = 0, *floor = g->r ? g->top_logits[step * (size_t)g->r + (size_t)g->r - 1] : 0;
+    for (int i = 0; i < g->r; i++)
+        if (g->top_ids[step * (size_t)g->r + (size_t)i] == id) {
+            *in = 1;
+            return g->top_logits[step * (size_t)g->r + (size_t)i];
+        }
+    return 0;
+}
+
+/* "diverged at token N: 'b' here, 'a' in the reference; margin here
+ * logit('b') - logit('a') = m" (the reference's token beyond the top list:
+ * the margin is at least the distance to its last logit). */
+static char *diverged_words(const jctx *j, size_t e, const px_generated *a, const px_generated *b, long at)
+{
+    const px_tokenizer *tok = j->r->envs[e].tok;
+    char ta[48] = "(ended)", tb[48] = "(ended)";
+    if ((size_t)at < a->n)
+        token_words(tok, a->ids[at], ta, sizeof ta);
+    if ((size_t)at < b->n)
+        token_words(tok, b->ids[at], tb, sizeof tb);
+    if ((size_t)at >= a->n || (size_t)at >= b->n)
+        return fmt("diverged at token %ld: %s here, %s in the reference", at, tb, ta);
+    int in;
+    double floor, mine = top_logit(b, (size_t)at, b->ids[at], &in, &floor);
+    double theirs = top_logit(b, (size_t)at, a->ids[at], &in, &floor);
+    if (!in)
+        return fmt("diverged at token %ld: %s here, %s in the reference; margin here > %.4g (the reference's token "
+                   "is not among this step's %d largest)",
+                   at, tb, ta, mine - floor, b->r);
+    return fmt("diverged at token %ld: %s here, %s in the reference; margin here %.4g (logits %.6g vs %.6g)", at, tb,
+               ta, mine - theirs, mine, theirs);
+}
+
 static px_div diverge(const jctx *j, size_t e, size_t k, const px_verdict *v, char **detail, int *vs_contract)
 {
     if (!recorded(&j->r->envs[e].ex[k]))
@@ -478,6 +752,14 @@ static px_div diverge(const jctx *j, size_t e, size_t k, const px_verdict *v, ch
         *detail = fmt("%s vs %s", sa, sb);
         free(sa), free(sb);
         return PX_DIV_SHAPE;
+    }
+    if (xa->gen && xb->gen) {
+        long at = first_difference(xa->gen, xb->gen);
+        if (at < 0)
+            return PX_DIV_NONE;
+        *detail = diverged_words(j, e, xa->gen, xb->gen, at);
+        ((px_verdict *)v)->diverged_at = at;
+        return PX_DIV_GENERATED;
     }
     if (v->has_cmp && !v->cmp.pass && !v->has_oracle) {
         *detail = fmt("logit %zu: %.6g vs %.6g (%s |Δ| %.3g > %.3g)", v->cmp.worst, xa->values[v->cmp.worst],
@@ -692,6 +974,7 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
     int judged = er->selected && !ev->absent;
     for (size_t k = 0; k < j->r->n_examples; k++) {
         px_verdict *v = &ev->ex[k];
+        v->diverged_at = v->match_at = v->match_end = v->bad_at = v->bad_end = -1;
         if (judge_example(j, e, k, v))
             return -1;
         /* Only what was recorded can be compared; a down environment

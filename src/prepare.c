@@ -39,10 +39,27 @@ static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int 
             return px_error_set(err, PX_ERR_MALFORMED, f->path, r->loc.line, r->loc.col, "cleaning rule: %s", msg);
         }
     }
-    p->tok = f->tokenizer_hf ? tokenizer_load_hf(e->vocab_path, err) : tokenizer_load(e->vocab_path, f->lowercase, err);
+    p->tok = f->tokenizer_hf      ? tokenizer_load_hf(e->vocab_path, err)
+             : f->tokenizer_chars ? tokenizer_load_chars(e->vocab_path, err)
+                                  : tokenizer_load(e->vocab_path, f->lowercase, err);
     if (!p->tok) {
         prep_close(p);
         return -1;
+    }
+    /* A generator's stop tokens, each one token of this vocabulary. */
+    const px_generate *g = &f->gen;
+    if (g->n_stop && !(p->stop_ids = calloc(g->n_stop, sizeof *p->stop_ids))) {
+        prep_close(p);
+        return px_error_oom(err, f->path);
+    }
+    for (size_t i = 0; i < g->n_stop; i++) {
+        int64_t id = tokenizer_id(p->tok, g->stop[i]);
+        if (id < 0) {
+            prep_close(p);
+            return px_error_set(err, PX_ERR_MISMATCH, f->path, g->stop_loc.line, g->stop_loc.col,
+                                "contract.generate.stop: '%s' is not one token of %s", g->stop[i], e->vocab_path);
+        }
+        p->stop_ids[p->n_stop++] = id;
     }
     return 0;
 }
@@ -51,8 +68,10 @@ void prep_close(px_prep *p)
 {
     cleaner_free(p->cleaner);
     tokenizer_free(p->tok);
+    free(p->stop_ids);
     p->cleaner = NULL;
     p->tok = NULL;
+    p->stop_ids = NULL, p->n_stop = 0;
 }
 
 static int only_space(const char *s)

@@ -87,6 +87,16 @@ void results_dtype_free(char *dtype)
     free(dtype);
 }
 
+void generated_free(px_generated *g)
+{
+    if (!g)
+        return;
+    free(g->ids), free(g->top_ids), free(g->top_logits), free(g->text);
+    free(g);
+}
+
+const char *generated_end_name(int end) { return end == 1 ? "stop" : end == 2 ? "length" : "?"; }
+
 void example_result_clear(px_example_result *x)
 {
     free(x->detail);
@@ -100,6 +110,7 @@ void example_result_clear(px_example_result *x)
         free(x->tokens);
     }
     results_dtype_free(x->dtype);
+    generated_free(x->gen);
     free(x->values);
     memset(x, 0, sizeof *x);
     x->label = -1;
@@ -318,6 +329,32 @@ static void write_labels(FILE *o, char *const *labels, size_t n)
     fputs("]\n", o);
 }
 
+/* A generator's example: what the output was (dtype, the first step's
+ * shape) and what it generated. */
+static void write_generated(FILE *o, const px_example_result *x)
+{
+    const px_generated *g = x->gen;
+    fprintf(o, "        generated:\n          dtype: ");
+    emit_yaml_string(o, x->dtype ? x->dtype : "");
+    fprintf(o, "\n          shape: [");
+    for (int k = 0; k < x->ndim; k++)
+        fprintf(o, "%s%lld", k ? ", " : "", (long long)x->shape[k]);
+    fprintf(o, "]\n          ids: [");
+    for (size_t k = 0; k < g->n; k++)
+        fprintf(o, "%s%lld", k ? ", " : "", (long long)g->ids[k]);
+    fprintf(o, "]\n          end: %s\n          top:\n", generated_end_name(g->end));
+    for (size_t k = 0; k < g->n; k++) {
+        fputs("            - [", o);
+        for (int j = 0; j < g->r; j++) {
+            fprintf(o, "%s%lld, ", j ? ", " : "", (long long)g->top_ids[k * (size_t)g->r + (size_t)j]);
+            emit_yaml_double(o, g->top_logits[k * (size_t)g->r + (size_t)j]);
+        }
+        fputs("]\n", o);
+    }
+    key_str(o, 10, "text", g->text ? g->text : "");
+    key_num(o, 10, "first_ms", g->first_ms);
+}
+
 static void write_example(FILE *o, const px_env_result *e, const px_example_result *x, const char *id,
                           const char *def)
 {
@@ -344,7 +381,9 @@ static void write_example(FILE *o, const px_env_result *e, const px_example_resu
         }
         fprintf(o, "]\n");
     }
-    if (x->dtype) {
+    if (x->gen) {
+        write_generated(o, x);
+    } else if (x->dtype) {
         fprintf(o, "        output:\n          dtype: ");
         emit_yaml_string(o, x->dtype);
         fprintf(o, "\n          shape: [");
@@ -471,7 +510,7 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
             r->n_merged_from ? "merge" : "run` or `parity bench");
     if (r->shard.count)
         fprintf(o, "# Shard %s of a run: the other shards' examples are in other files (parity merge).\n", shard);
-    fprintf(o, "parity_results: %d\n", PX_RESULTS_VERSION);
+    fprintf(o, "parity_results: %d\n", f->kind == PX_MODEL_GENERATOR ? PX_RESULTS_VERSION : PX_RESULTS_CLASSIFIER);
     if (r->shard.count)
         fprintf(o, "shard: \"%s\"\n", shard);
     fprintf(o, "fixture:\n");

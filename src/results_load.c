@@ -443,6 +443,117 @@ static int get_dtype(ctx *c, yaml_node_t *o, const char *what, px_example_result
     return s && !x->dtype ? px_error_oom(c->err, c->path) : 0;
 }
 
+/* NaN first, then larger first, ties lower id first: the order of a
+ * step's top list (include/parity/generate.h). */
+static int top_before(int64_t ia, double a, int64_t ib, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && (!isnan(b) || ia < ib);
+    return a > b || (a == b && ia < ib);
+}
+
+/* A generator's example (format 5): generated: {dtype, shape, ids, end,
+ * top, text, first_ms}. Everything that can be checked without the
+ * vocabulary is checked here, so the file cannot contradict itself: the
+ * shape is [1, prompt length, V], every id is below V, each step's top
+ * list is in order and as long as every other, greedy chose each step's
+ * first, and the count fits the end and the contract's max_new_tokens.
+ * Whether the text is what the ids decode to is the judge's (it has the
+ * vocabulary): parity never takes an executor's word for the text. */
+static int load_generated(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
+{
+    static const char *const keys[] = {"dtype", "shape", "ids", "end", "top", "text", "first_ms", NULL};
+    yaml_node_t *g = get(c, ex, "generated");
+    if (!g || is_null(g))
+        return 0;
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.generated", what);
+    const px_generate *set = &c->f->gen;
+    if (c->version < 5)
+        return fail_at(c, g, "generated is written from format 5 on, this file says %d", c->version);
+    if (c->f->kind != PX_MODEL_GENERATOR)
+        return fail_at(c, g, "%s: generated, but the contract's model is a classifier (contract.model.kind)", w);
+    if (want(c, g, YAML_MAPPING_NODE, w) || check_keys(c, g, w, keys))
+        return -1;
+    for (const char *const *k = keys; *k; k++)
+        if (strcmp(*k, "first_ms") && !require(c, g, *k, w))
+            return -1;
+    px_generated *gen = x->gen = calloc(1, sizeof *gen);
+    if (!gen || get_dtype(c, g, w, x) || load_shape(c, get(c, g, "shape"), x) ||
+        get_str(c, g, "text", w, 1, &gen->text) || get_ms(c, g, "first_ms", w, &gen->first_ms))
+        return gen ? -1 : px_error_oom(c->err, c->path);
+    if (x->ndim != 3 || x->shape[0] != 1 || x->shape[1] != (int64_t)x->n_ids || x->shape[2] < 1)
+        return fail_at(c, get(c, g, "shape"), "%s.shape must be [1, %zu, V] (one example, its prompt's tokens, the "
+                                              "vocabulary)", w, x->n_ids);
+    int64_t V = x->shape[2];
+    char *end = NULL;
+    if (get_str(c, g, "end", w, 1, &end))
+        return -1;
+    gen->end = !strcmp(end, "stop") ? 1 : !strcmp(end, "length") ? 2 : 0;
+    free(end);
+    if (!gen->end)
+        return fail_at(c, get(c, g, "end"), "%s.end must be stop or length, not '%s'", w, scalar(get(c, g, "end")));
+    yaml_node_t *ids = get(c, g, "ids"), *top = get(c, g, "top");
+    if (want(c, ids, YAML_SEQUENCE_NODE, "generated.ids") || want(c, top, YAML_SEQUENCE_NODE, "generated.top"))
+        return -1;
+    size_t n = seq_len(ids);
+    if (n > (size_t)set->max_new_tokens)
+        return fail_at(c, ids, "%s: %zu ids, more than contract.generate.max_new_tokens %d", w, n,
+                       set->max_new_tokens);
+    if (gen->end == 2 && n != (size_t)set->max_new_tokens)
+        return fail_at(c, ids, "%s: end length after %zu ids, not max_new_tokens %d", w, n, set->max_new_tokens);
+    if (gen->end == 1 && n == 0)
+        return fail_at(c, ids, "%s: end stop without a stop token", w);
+    if (seq_len(top) != n)
+        return fail_at(c, top, "%s: %zu top lists for %zu ids (one per step)", w, seq_len(top), n);
+    if (!(gen->ids = malloc((n ? n : 1) * sizeof *gen->ids)))
+        return px_error_oom(c->err, c->path);
+    gen->n = n;
+    for (size_t k = 0; k < n; k++) {
+        long long id;
+        if (read_int(c, seq_at(c, ids, k), "a generated id", 0, V - 1, &id))
+            return -1;
+        gen->ids[k] = id;
+    }
+    for (size_t k = 0; k < n; k++) {
+        yaml_node_t *row = seq_at(c, top, k);
+        if (want(c, row, YAML_SEQUENCE_NODE, "a step's top list"))
+            return -1;
+        size_t len = seq_len(row);
+        if (k == 0) {
+            if (len % 2 || len / 2 > 16)
+                return fail_at(c, row, "%s: a step's top list is pairs of id and logit, at most 16 (has %zu items)",
+                               w, len);
+            gen->r = (int)(len / 2);
+            size_t cells = n * (size_t)gen->r + 1;
+            gen->top_ids = malloc(cells * sizeof *gen->top_ids);
+            gen->top_logits = malloc(cells * sizeof *gen->top_logits);
+            if (!gen->top_ids || !gen->top_logits)
+                return px_error_oom(c->err, c->path);
+        } else if (len != 2 * (size_t)gen->r) {
+            return fail_at(c, row, "%s: step %zu's top list has %zu items, the first's %d", w, k + 1, len,
+                           2 * gen->r);
+        }
+        int64_t *ti = gen->top_ids + k * (size_t)gen->r;
+        double *tl = gen->top_logits + k * (size_t)gen->r;
+        for (int j = 0; j < gen->r; j++) {
+            long long id;
+            if (read_int(c, seq_at(c, row, 2 * (size_t)j), "a top id", 0, V - 1, &id) ||
+                read_double(c, seq_at(c, row, 2 * (size_t)j + 1), "a top logit", &tl[j]))
+                return -1;
+            ti[j] = id;
+            if (j && !top_before(ti[j - 1], tl[j - 1], ti[j], tl[j]))
+                return fail_at(c, seq_at(c, row, 2 * (size_t)j), "%s: step %zu's top list is out of order (NaN "
+                                                                 "first, then larger logits, ties lower id first)",
+                               w, k + 1);
+        }
+        if (set->decoding == PX_DECODE_GREEDY && gen->r && gen->ids[k] != ti[0])
+            return fail_at(c, seq_at(c, ids, k), "%s: greedy chose %lld at step %zu, not the largest logit's %lld", w,
+                           (long long)gen->ids[k], k + 1, (long long)ti[0]);
+    }
+    return 0;
+}
+
 static int load_output(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
 {
     static const char *const keys[] = {"dtype", "shape", "values", NULL};
@@ -482,7 +593,18 @@ static int load_label(ctx *c, yaml_node_t *ex, const px_env_result *e, px_exampl
         return fail_at(c, n, "%s: a label only goes with outcome ok, not %s: an inconsistent file", what,
                        status_name(x->status));
     if (x->status != PX_ST_OK)
+        return x->gen && x->gen->n ? fail_at(c, get(c, ex, "generated"),
+                                             "%s: generated ids only go with outcome ok, not %s: an inconsistent file",
+                                             what, status_name(x->status))
+                                   : 0;
+    if (c->f->kind == PX_MODEL_GENERATOR) {
+        /* A generator decides no label: what it generated is its output. */
+        if (n && !is_null(n))
+            return fail_at(c, n, "%s: a generator's example has no label (its output is generated:)", what);
+        if (!x->gen)
+            return fail_at(c, ex, "%s: outcome ok needs what was generated (generated:)", what);
         return 0;
+    }
     if (x->label < 0)
         return fail_at(c, n ? n : ex, "%s: outcome ok needs a label", what);
     if (!x->dtype)
@@ -548,7 +670,7 @@ static int load_example_keys(ctx *c, yaml_node_t *n, px_env_result *e, px_exampl
 static int load_example(ctx *c, yaml_node_t *n, px_env_result *e, const char *env_what, char *seen)
 {
     static const char *const keys[] = {"id", "sha256", "outcome", "detail", "stderr", "clean_text", "token_ids",
-                                       "tokens", "output", "label", "forward_ms", "compiled", NULL};
+                                       "tokens", "output", "label", "forward_ms", "compiled", "generated", NULL};
     char what[400];
     snprintf(what, sizeof what, "an example in %.300s", env_what);
     if (want(c, n, YAML_MAPPING_NODE, what) || check_keys(c, n, what, keys))
@@ -588,7 +710,7 @@ static int load_example_keys(ctx *c, yaml_node_t *n, px_env_result *e, px_exampl
         return -1;
     if ((x->has_def = def[0] != 0))
         hash_from_hex(def, x->def_sha256);
-    return load_outcome(c, n, x, what) ||
+    return load_outcome(c, n, x, what) || load_generated(c, n, x, what) ||
                    get_str(c, n, "detail", what, 0, &x->detail) ||
                    get_str(c, n, "stderr", what, 0, &x->stderr_tail) ||
                    get_str(c, n, "clean_text", what, 0, &x->clean_text) || load_tokens(c, n, x, what) ||

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* pipe2, sigabbrev_np */
 #include "parity/self.h"
 #include "parity/forksrv.h"
+#include "parity/generate.h"
 #include "parity/redact.h"
 #include "parity/runner.h"
 #include "parity/tokenizer.h"
@@ -664,9 +665,102 @@ static void judge_shape(px_example_result *x, size_t n_labels)
     set_str(&x->detail, d);
 }
 
+/* A generator's forward (the probe): [1, T, V], V the vocabulary's size. */
+static void judge_generator_shape(px_example_result *x, size_t T, size_t V)
+{
+    if (x->ndim == 3 && x->shape[0] == 1 && x->shape[1] == (int64_t)T && x->shape[2] == (int64_t)V) {
+        x->status = PX_ST_OK;
+        return;
+    }
+    char d[160];
+    int at = snprintf(d, sizeof d, "output shape [");
+    for (int i = 0; i < x->ndim && at < (int)sizeof d - 60; i++)
+        at += snprintf(d + at, sizeof d - (size_t)at, "%s%lld", i ? "," : "", (long long)x->shape[i]);
+    snprintf(d + at, sizeof d - (size_t)at, "], a generator gives [1,%zu,%zu]", T, V);
+    x->status = x->n_values ? PX_ST_BAD_SHAPE : PX_ST_EMPTY;
+    set_str(&x->detail, d);
+}
+
+/* The contract's output settings as the protocol sends them. */
+static px_gen_settings gen_settings(const px_fixture *f, const px_prep *prep)
+{
+    const px_generate *g = &f->gen;
+    return (px_gen_settings){.decoding = g->decoding == PX_DECODE_SAMPLE ? PX_GEN_SAMPLE : PX_GEN_GREEDY,
+                             .temperature = g->temperature,
+                             .top_k = g->top_k,
+                             .seed = g->seed,
+                             .max_new_tokens = g->max_new_tokens,
+                             .stop_ids = prep->stop_ids,
+                             .n_stop = prep->n_stop,
+                             .report_top = PX_GEN_REPORT_TOP};
+}
+
+/* A generator's example: GENERATE with its prompt (no padding: one
+ * example, its real tokens), the reply moved into x, the text decoded
+ * here from the ids (the stop token left out). */
+static int send_generate(px_runner *r, child *c, const px_prepared *in, const px_gen_settings *gs)
+{
+    size_t T = in->enc.n_real, n = r->f->n_inputs;
+    int64_t *ones = malloc((T ? T : 1) * sizeof *ones), *zeros = calloc(T ? T : 1, sizeof *zeros);
+    const int64_t **values = calloc(n ? n : 1, sizeof *values);
+    int rc = -1;
+    if (ones && zeros && values) {
+        for (size_t k = 0; k < T; k++)
+            ones[k] = 1;
+        for (size_t i = 0; i < n; i++)
+            values[i] = !strcmp(r->f->inputs[i], "input_ids")        ? in->enc.ids
+                        : !strcmp(r->f->inputs[i], "attention_mask") ? ones
+                                                                     : zeros;
+        px_buf b = {0};
+        gen_request_encode(&b, gs, (const char *const *)r->f->inputs, values, n, T);
+        rc = b.bad || proto_write_all(c->to, b.data, b.len) ? -1 : 0;
+        buf_free(&b);
+    }
+    free(ones), free(zeros), free(values);
+    return rc;
+}
+
+static void take_generated(px_example_result *x, px_gen_out *o, const px_tokenizer *tok)
+{
+    px_generated *g = calloc(1, sizeof *g);
+    x->dtype = o->dtype ? results_dtype(o->dtype) : NULL;
+    x->ndim = o->ndim;
+    memcpy(x->shape, o->shape, sizeof x->shape);
+    x->forward_ms = o->total_ms;
+    if (!o->n_steps) {
+        char d[160];
+        int at = snprintf(d, sizeof d, "output shape [");
+        for (int i = 0; i < x->ndim && at < (int)sizeof d - 60; i++)
+            at += snprintf(d + at, sizeof d - (size_t)at, "%s%lld", i ? "," : "", (long long)x->shape[i]);
+        snprintf(d + at, sizeof d - (size_t)at, "], a generator gives [1, T, %zu]", tokenizer_vocab_size(tok));
+        x->status = PX_ST_BAD_SHAPE;
+        set_str(&x->detail, d);
+        free(g);
+        gen_out_free(o);
+        return;
+    }
+    if (!g) {
+        x->status = PX_ST_EXCEPTION;
+        set_str(&x->detail, "out of memory");
+        gen_out_free(o);
+        return;
+    }
+    g->ids = o->ids, g->n = o->n_steps, g->r = o->r, g->top_ids = o->top_ids, g->top_logits = o->top_logits;
+    g->end = o->end, g->first_ms = o->first_ms;
+    o->ids = o->top_ids = NULL, o->top_logits = NULL;
+    px_error err = {0};
+    g->text = tokenizer_decode(tok, g->ids, g->n - (g->end == PX_GEN_END_STOP), &err);
+    x->gen = g;
+    x->status = g->text ? PX_ST_OK : PX_ST_EXCEPTION;
+    if (!g->text)
+        set_str(&x->detail, err.msg);
+    gen_out_free(o);
+}
+
 /* Runs one prepared input in a live child; records the outcome in x.
- * Returns 1 when the child is gone afterwards (crash or timeout). */
-static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, px_example_result *x)
+ * Returns 1 when the child is gone afterwards (crash or timeout). A
+ * generator's example generates (GENERATE), its probe is one forward. */
+static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, px_example_result *x, int generate)
 {
     const px_env *e = &r->f->envs[er->env_index];
     child *c = &r->kids[er - r->res->envs];
@@ -675,13 +769,31 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
     /* The first forward of a new shape may compile: its own timeout. */
     int first = !shape_seen(c, in->enc.n);
     double timeout = first ? e->first_forward_timeout_s : e->timeout_s;
-    enum wait_result w = send_run(r, c, in) ? W_EOF : wait_frame(r, c, timeout, &type, &p);
+    const px_prep *prep = &r->inputs[er - r->res->envs].prep;
+    px_gen_settings gs = gen_settings(r->f, prep);
+    /* Generating is a forward per token, each of a new length: the first
+     * forward's time, then the environment's timeout per token. */
+    if (generate)
+        timeout = e->first_forward_timeout_s + e->timeout_s * gs.max_new_tokens;
+    enum wait_result w = (generate ? send_generate(r, c, in, &gs) : send_run(r, c, in))
+                             ? W_EOF
+                             : wait_frame(r, c, timeout, &type, &p);
     char how[64], d[160];
     int gone = 0;
-    if (w == W_FRAME && type == PX_FRAME_OUTPUT) {
+    if (w == W_FRAME && generate && type == PX_FRAME_GENERATED) {
+        px_gen_out o = {0};
+        if (gen_reply_decode(&p, &o, &gs)) {
+            x->status = PX_ST_EXCEPTION;
+            set_str(&x->detail, "protocol: malformed or inconsistent GENERATED frame");
+        } else {
+            take_generated(x, &o, prep->tok);
+        }
+    } else if (w == W_FRAME && !generate && type == PX_FRAME_OUTPUT) {
         if (decode_output(&p, x)) {
             x->status = PX_ST_EXCEPTION;
             set_str(&x->detail, "protocol: malformed OUTPUT frame");
+        } else if (r->f->kind == PX_MODEL_GENERATOR) {
+            judge_generator_shape(x, in->enc.n, tokenizer_vocab_size(prep->tok));
         } else {
             judge_shape(x, e->n_labels);
         }
@@ -779,7 +891,7 @@ static void go_down(px_runner *r, px_env_result *er, int stage, char *msg, size_
 static int run_probe(px_runner *r, px_env_result *er)
 {
     px_example_result x = {.label = -1, .forward_ms = -1};
-    int gone = run_in_child(r, er, &r->inputs[er - r->res->envs].probe, &x);
+    int gone = run_in_child(r, er, &r->inputs[er - r->res->envs].probe, &x, 0);
     int rc = 0;
     if (gone && stop_of(r) != PX_STOP_NONE) {
         example_result_clear(&x);
@@ -791,7 +903,14 @@ static int run_probe(px_runner *r, px_env_result *er)
     const px_env *e = &r->f->envs[er->env_index];
     /* With the contract's own model, a width that does not fit the labels is
      * a contract error; an overriding model's is that environment's outcome. */
-    if (x.status == PX_ST_BAD_SHAPE && x.ndim == 2 && x.shape[0] == 1 && x.shape[1] > 0 && !e->own_model) {
+    if (r->f->kind == PX_MODEL_GENERATOR && (x.status == PX_ST_BAD_SHAPE || x.status == PX_ST_EMPTY) &&
+        !e->own_model) {
+        px_error_set(&r->fatal, PX_ERR_MISMATCH, r->f->path, r->f->model_loc.line, r->f->model_loc.col,
+                     "contract.model.kind is generator, but the model's output does not fit: %s (probe forward in "
+                     "'%s')",
+                     x.detail ? x.detail : "?", e->name);
+        rc = -1;
+    } else if (x.status == PX_ST_BAD_SHAPE && x.ndim == 2 && x.shape[0] == 1 && x.shape[1] > 0 && !e->own_model) {
         px_error_set(&r->fatal, PX_ERR_MISMATCH, r->f->path, e->labels_loc.line, e->labels_loc.col,
                      "%s lists %zu labels but the model gives %lld outputs (probe forward in '%s')",
                      e->own_labels ? "the environment" : "contract", e->n_labels, (long long)x.shape[1],
@@ -857,7 +976,7 @@ static void run_examples(px_runner *r, px_env_result *er)
                 }
             }
             set_progress(r, (int)(er - r->res->envs), (int)i);
-            run_in_child(r, er, in, &x);
+            run_in_child(r, er, in, &x, r->f->kind == PX_MODEL_GENERATOR);
         }
         pthread_mutex_lock(&r->mu);
         example_result_clear(&er->ex[i]);

@@ -25,22 +25,40 @@ static const char *MINIMAL =
     "    text: hello\n"
     "    expect: {label: a}\n";
 
+/* A generator's (contract.model.kind: generator). */
+static const char *GEN_MINIMAL =
+    "parity: 1\n"
+    "contract:\n"
+    "  task: t\n"
+    "  model: {path: m.pt, kind: generator}\n"
+    "  input:\n"
+    "    tokenizer: {kind: chars, vocab: v.txt}\n"
+    "  generate: {decoding: greedy, max_new_tokens: 8}\n"
+    "environments:\n"
+    "  reference: {device: cpu}\n"
+    "examples:\n"
+    "  - id: one\n"
+    "    text: hello\n"
+    "    expect: {non_empty: true}\n";
+
 static px_fixture *parse(const char *text, px_error *err)
 {
     memset(err, 0, sizeof *err);
     return fixture_parse("f.yaml", text, strlen(text), err);
 }
 
-/* Replace the first occurrence of `from` in MINIMAL by `to`. */
-static char *variant(const char *from, const char *to)
+/* Replace the first occurrence of `from` in base by `to`. */
+static char *variant_of(const char *base, const char *from, const char *to)
 {
-    const char *at = strstr(MINIMAL, from);
-    cr_assert_not_null(at, "test bug: '%s' not in MINIMAL", from);
-    size_t n = strlen(MINIMAL) - strlen(from) + strlen(to) + 1;
+    const char *at = strstr(base, from);
+    cr_assert_not_null(at, "test bug: '%s' not in the base fixture", from);
+    size_t n = strlen(base) - strlen(from) + strlen(to) + 1;
     char *s = malloc(n);
-    snprintf(s, n, "%.*s%s%s", (int)(at - MINIMAL), MINIMAL, to, at + strlen(from));
+    snprintf(s, n, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
     return s;
 }
+
+static char *variant(const char *from, const char *to) { return variant_of(MINIMAL, from, to); }
 
 static void expect_error(const char *from, const char *to, int line, int col, const char *needle)
 {
@@ -297,7 +315,7 @@ Test(fixture, huggingface_tokenizer_kind)
     expect_error("{kind: wordpiece, vocab: v.txt}", "{kind: wordpiece, file: t.json}", 6, 40,
                  "a wordpiece tokenizer does not take file");
     expect_error("{kind: wordpiece, vocab: v.txt}", "{kind: sentencepiece, file: t.model}", 6, 23,
-                 "tokenizer kind 'sentencepiece' is not supported (wordpiece or huggingface)");
+                 "tokenizer kind 'sentencepiece' is not supported (wordpiece, huggingface or chars)");
 }
 
 /* man/parity-fixture.5 documents every key the loader accepts, and nothing
@@ -347,11 +365,15 @@ Test(fixture, every_key_is_in_the_man_page_and_only_those)
         {"{label: a}", "{label: a, zzz: 1}"},
         {"    text: hello\n", "    text: hello\n    review: {zzz: 1}\n"},
         {"    text: hello\n", "    text: hello\n    compare: {zzz: 1}\n"},
+        /* A generator's (GEN_MINIMAL): its output settings and expectation. */
+        {"max_new_tokens: 8}", "max_new_tokens: 8, zzz: 1}"},
+        {"{non_empty: true}", "{non_empty: true, zzz: 1}"},
     };
+    const size_t first_gen = sizeof probes / sizeof *probes - 2;
     char *man = man_keys_section();
     char accepted[4096] = " ";
     for (size_t i = 0; i < sizeof probes / sizeof *probes; i++) {
-        char *text = variant(probes[i][0], probes[i][1]);
+        char *text = variant_of(i < first_gen ? MINIMAL : GEN_MINIMAL, probes[i][0], probes[i][1]);
         px_error err;
         px_fixture *f = parse(text, &err);
         cr_assert_null(f, "probe %zu loaded", i);
@@ -505,4 +527,80 @@ Test(fixture, a_fixture_in_any_order_reads_the_same)
     expect_error("    expect: {label: a}\n", "    expect: {label: c}\nbogus: 1\n", 14, 1, "unknown key 'bogus'");
     expect_error("    expect: {label: a}\n", "    expect: {label: a}\n  - id: one\n    text: hi\n    expect: {label: b}\n", 14,
                  9, "duplicate example id 'one' (first at line 11)");
+}
+
+/* A generator's contract: its output settings and the expectations of its
+ * text, each mistake refused at its place. */
+Test(fixture, a_generators_contract_loads_and_each_mistake_is_refused_at_its_place)
+{
+    char *text = variant_of(GEN_MINIMAL, "    expect: {non_empty: true}\n",
+                            "    expect:\n      must_match: ['Friday', '19:00']\n      must_not_match: '\\d+ ?(EUR|GBP)'\n"
+                            "      max_chars: 80\n      non_empty: true\n      same_as_reference: prefix 5\n"
+                            "  - id: empty\n    kind: reject\n    text: \"\"\n    expect: {rejected: true}\n");
+    char *t2 = variant_of(text, "{decoding: greedy, max_new_tokens: 8}",
+                          "{decoding: sample, temperature: 0.7, top_k: 5, seed: 9223372036854775807, "
+                          "max_new_tokens: 8, stop: ['[EOS]', '.']}");
+    px_error err;
+    px_fixture *f = parse(t2, &err);
+    cr_assert_not_null(f, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    cr_expect_eq(f->kind, PX_MODEL_GENERATOR);
+    cr_expect(f->tokenizer_chars && !f->lowercase);
+    cr_expect_eq(f->n_labels, 0);
+    cr_expect_eq(f->gen.decoding, PX_DECODE_SAMPLE);
+    cr_expect_eq(f->gen.seed, 9223372036854775807ULL);
+    cr_expect_eq(f->gen.top_k, 5);
+    cr_expect_eq(f->gen.n_stop, 2);
+    cr_expect_str_eq(f->gen.stop[1], ".");
+    const px_text_expect *t = f->examples[0].expect.text;
+    cr_assert_not_null(t);
+    cr_expect_eq(f->examples[0].expect.kind, PX_EXPECT_TEXT);
+    cr_expect_eq(t->n_must_match, 2);
+    cr_expect_str_eq(t->must_match[1].text, "19:00");
+    cr_expect_eq(t->must_match[1].loc.line, 12);
+    cr_expect_eq(t->n_must_not_match, 1);
+    cr_expect(t->max_chars == 80 && t->non_empty && t->same == PX_SAME_PREFIX && t->same_n == 5);
+    cr_expect_eq(f->examples[1].expect.kind, PX_EXPECT_REJECTED);
+    /* The example's fingerprint holds its text expectation. */
+    char before[PX_SHA256_HEX], after[PX_SHA256_HEX];
+    fingerprint_example(f, 0, before);
+    t->must_match[1].text[0] = '2';
+    fingerprint_example(f, 0, after);
+    cr_expect_str_neq(before, after);
+    fixture_free(f);
+    free(text), free(t2);
+
+    static const struct {
+        const char *from, *to, *needle;
+        int line, col;
+    } bad[] = {
+        {"kind: generator}", "kind: translator}", "contract.model.kind must be classifier or generator", 4, 29},
+        {"  generate: {decoding: greedy, max_new_tokens: 8}\n", "", "a generator needs its output settings", 3, 3},
+        {"decoding: greedy", "decoding: beam", "decoding must be greedy or sample, not 'beam'", 7, 24},
+        {"decoding: greedy, max_new_tokens: 8", "decoding: greedy, max_new_tokens: 2000", "max_new_tokens must be", 7,
+         48},
+        {"decoding: greedy,", "decoding: greedy, seed: 3,", "contract.generate.seed is for decoding: sample", 7, 38},
+        {"decoding: greedy,", "decoding: sample, temperature: 1, top_k: 0, seed: -1,",
+         "seed must be a whole number from 0 to 2^63-1", 7, 64},
+        {"decoding: greedy,", "decoding: sample, temperature: 1,", "missing required key 'top_k'", 7, 13},
+        {"kind: chars,", "kind: wordpiece,", "a generator needs tokenizer kind chars", 6, 16},
+        {"kind: chars, vocab: v.txt}", "kind: chars, vocab: v.txt, lowercase: false}",
+         "a chars tokenizer does not take lowercase", 6, 55},
+        {"  generate:", "  labels: [a]\n  generate:", "a generator has no labels", 7, 11},
+        {"{non_empty: true}", "{label: a}", "unknown key 'label' in expect (a generator's)", 13, 14},
+        {"{non_empty: true}", "{}", "expect (a generator's) says nothing", 13, 13},
+        {"{non_empty: true}", "{same_as_reference: close}", "must be exact, prefix N or tokens-edit-distance <= D",
+         13, 33},
+        {"{non_empty: true}", "{must_match: []}", "expect.must_match is an empty list", 13, 26},
+        {"{non_empty: true}", "{rejected: true, max_chars: 3}", "expect.max_chars is about generated text", 13, 41},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *v = variant_of(GEN_MINIMAL, bad[i].from, bad[i].to);
+        f = parse(v, &err);
+        cr_expect_null(f, "case %zu loaded", i);
+        cr_expect(strstr(err.msg, bad[i].needle), "case %zu: '%s' lacks '%s'", i, err.msg, bad[i].needle);
+        cr_expect(err.line == bad[i].line && err.col == bad[i].col, "case %zu: %d:%d, want %d:%d (%s)", i, err.line,
+                  err.col, bad[i].line, bad[i].col, err.msg);
+        fixture_free(f);
+        free(v);
+    }
 }

@@ -54,6 +54,28 @@ typedef struct px_pattern {
     char *text;   /* PCRE2 pattern; NULL when absent */
     px_loc loc;
 } px_pattern;
+/* contract.generate: a generator's output settings, fixed by the contract
+ * and shown wherever outputs are. Decoding runs in each executor on its own
+ * logits (include/parity/proto.h, GENERATE): greedy, or sampling on the
+ * host with the seed (never a device's generator), from the top_k logits
+ * at temperature; at most max_new_tokens; a stop token ends it (recorded,
+ * not part of the text). */
+enum px_decoding { PX_DECODE_GREEDY = 1, PX_DECODE_SAMPLE = 2 };
+
+typedef struct px_generate {
+    int present;
+    enum px_decoding decoding;
+    double temperature;  /* sample: > 0 */
+    int top_k;           /* sample: 0 the whole vocabulary */
+    unsigned long long seed; /* sample */
+    int max_new_tokens;
+    char **stop;         /* tokens (each one vocab token) */
+    size_t n_stop;
+    px_loc loc, stop_loc;
+} px_generate;
+
+enum px_model_kind { PX_MODEL_CLASSIFIER, PX_MODEL_GENERATOR };
+
 
 typedef struct px_env {
     char *name;
@@ -83,7 +105,25 @@ typedef struct px_env {
     px_loc loc;
 } px_env;
 
-enum px_expect_kind { PX_EXPECT_NONE, PX_EXPECT_LABEL, PX_EXPECT_ANY_OF, PX_EXPECT_REJECTED };
+enum px_expect_kind { PX_EXPECT_NONE, PX_EXPECT_LABEL, PX_EXPECT_ANY_OF, PX_EXPECT_REJECTED, PX_EXPECT_TEXT };
+
+/* A generator's expectation of its generated text (expect kind TEXT):
+ * every must_match pattern matches it, no must_not_match pattern does, it
+ * is at most max_chars characters and (non_empty) not empty, and
+ * same_as_reference: the same as the reference environment's text
+ * (exact), the same first N tokens (prefix N), or at most D token edits
+ * from it (tokens-edit-distance <= D). */
+enum px_same { PX_SAME_ANY, PX_SAME_EXACT, PX_SAME_PREFIX, PX_SAME_EDITS };
+
+typedef struct px_text_expect {
+    struct px_pattern *must_match, *must_not_match;
+    size_t n_must_match, n_must_not_match;
+    int max_chars;      /* 0: no limit */
+    int non_empty;
+    enum px_same same;
+    int same_n;         /* PREFIX: N tokens; EDITS: D */
+    px_loc max_chars_loc, non_empty_loc, same_loc;
+} px_text_expect;
 
 typedef struct px_expect {
     enum px_expect_kind kind;
@@ -94,6 +134,7 @@ typedef struct px_expect {
     px_pattern reason;          /* rejected: the reason must match */
     px_pattern must_match;      /* on the decided label */
     px_pattern must_not_match;
+    px_text_expect *text;       /* kind TEXT (a generator's example) */
     px_loc loc;
 } px_expect;
 
@@ -135,6 +176,8 @@ typedef struct px_fixture {
     char **inputs;      /* forward argument names, in order */
     size_t n_inputs;
     char *output;
+    enum px_model_kind kind; /* contract.model.kind */
+    px_generate gen;    /* contract.generate (a generator's) */
     px_clean_rule *rules;
     size_t n_rules;
     px_redact_rule *redact; /* `redact:` (include/parity/redact.h) */
@@ -144,6 +187,7 @@ typedef struct px_fixture {
     px_loc vocab_sha_loc, tokenizer_loc;
     int lowercase;
     int tokenizer_hf;   /* kind huggingface: vocab_path is a tokenizer.json */
+    int tokenizer_chars; /* kind chars: one code point per token (generators) */
     size_t max_tokens;
     size_t pad_to;
     int empty_reject;   /* 1: an empty (after cleaning) text is rejected */

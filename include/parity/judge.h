@@ -40,6 +40,7 @@ typedef enum px_outcome {
     PX_OC_NOT_REJECTED,
     PX_OC_WRONGLY_REJECTED,
     PX_OC_NOT_EVALUATED,
+    PX_OC_CONSTRAINT_VIOLATED, /* a generator's text breaks its expectation */
     PX_OC_COUNT
 } px_outcome;
 
@@ -59,6 +60,8 @@ typedef enum px_div {
     PX_DIV_SHAPE,
     PX_DIV_VALUES,
     PX_DIV_DECISION,
+    PX_DIV_GENERATED,   /* a generator's: its chosen tokens part from the
+                           reference's (diverged-at-token N) */
     PX_DIV_COUNT
 } px_div;
 const char *div_name(px_div d);
@@ -94,6 +97,12 @@ typedef struct px_verdict {
                              label map, parity's own input processing), 0:
                              from the reference */
     px_attr attr;
+    long diverged_at;     /* PX_DIV_GENERATED: the step (0-based) where the
+                             generated tokens part, -1 otherwise */
+    /* A generator's constraint spans in its text (bytes), for display:
+     * what each must_match pattern matched, and what a must_not_match one
+     * matched (the violation). -1 when none. */
+    long match_at, match_end, bad_at, bad_end;
 } px_verdict;
 
 /* What a benchmark's outputs say against the contract (parity bench;

@@ -20,6 +20,8 @@ typedef struct px_prepared {
 typedef struct px_prep {
     px_cleaner *cleaner;
     px_tokenizer *tok;
+    int64_t *stop_ids;  /* a generator's contract.generate.stop, as ids */
+    size_t n_stop;
     char model_sha256[PX_SHA256_HEX], vocab_sha256[PX_SHA256_HEX];
 } px_prep;
 
@@ -40,6 +42,7 @@ typedef struct px_env_input {
     px_prepared probe;
     const px_prepared *shared; /* evidence.c: another entry's examples (the
                                   same vocabulary), this one staying closed */
+    const px_tokenizer *shared_tok; /* and that entry's vocabulary */
 } px_env_input;
 
 /* Verify the environment's model and vocab (the contract's unless it

@@ -126,6 +126,8 @@ enum px_frame_type {
     PX_FRAME_FAIL = 0x4C494146u,   /* "FAIL" */
     PX_FRAME_TRAIN = 0x4E495254u,  /* "TRIN" */
     PX_FRAME_TRAINED = 0x444E5254u, /* "TRND" */
+    PX_FRAME_GENERATE = 0x524E4547u,  /* "GENR" */
+    PX_FRAME_GENERATED = 0x444E4547u, /* "GEND" */
     /* The fork server's control channel (parity-torch --serve). */
     PX_FRAME_HELLO = 0x4F4C4548u,   /* "HELO" */
     PX_FRAME_SPAWN = 0x4E575053u,   /* "SPWN" */
@@ -134,6 +136,8 @@ enum px_frame_type {
 };
 
 #define PX_TRAIN_MAX_STEPS 10000u
+#define PX_GEN_MAX_NEW 1024u  /* GENERATE's max_new_tokens */
+#define PX_GEN_MAX_TOP 16u    /* GENERATE's report_top */
 #define PX_CTL_MAX (64u << 10)  /* a control packet, header included */
 #define PX_CTL_MAX_FDS 3
 

@@ -17,8 +17,11 @@
 #include "parity/proto.h"
 #include "parity/shard.h"
 
-/* The results format this program writes, and the oldest it reads. */
-#define PX_RESULTS_VERSION 4
+/* The results format this program writes, and the oldest it reads. A
+ * generator's results are format 5 (generated:); a classifier's are still
+ * written as 4, which every reader since has read. */
+#define PX_RESULTS_VERSION 5
+#define PX_RESULTS_CLASSIFIER 4
 #define PX_RESULTS_OLDEST 1
 
 /* What happened to one example in one environment, before any judgement
@@ -102,6 +105,28 @@ typedef struct px_bench {
 const char *bench_endpoint_name(const px_bench *b, char *buf, size_t size);
 void bench_clear(px_bench *b, size_t n_examples);
 
+/* What a generator generated for one example (protocol GENERATE): each
+ * chosen id and, per step, the top r ids of that step's logits with their
+ * values; the text is parity's decoding of the ids (never an executor's). */
+/* How many of each step's largest logits parity asks for and keeps: the
+ * margin where two environments' paths part is read from them. */
+#define PX_GEN_REPORT_TOP 5
+
+typedef struct px_generated {
+    int64_t *ids;             /* n chosen ids, the stop id (end stop) included */
+    size_t n;
+    int r;                    /* top ids reported per step */
+    int64_t *top_ids;         /* n * r */
+    double *top_logits;       /* n * r */
+    int end;                  /* 1: a stop token; 2: max_new_tokens reached */
+    double first_ms;          /* the first step's forward (any compilation) */
+    char *text;               /* the decoded text, without the stop token */
+} px_generated;
+
+void generated_free(px_generated *g);
+/* "stop" | "length". */
+const char *generated_end_name(int end);
+
 typedef struct px_example_result {
     /* (Ordered to leave no padding: 10 000 examples in 4 environments hold
      * 40 000 of these.) */
@@ -116,7 +141,8 @@ typedef struct px_example_result {
     char *dtype;              /* output dtype as the model produced it
                                  (results_dtype: the usual names are not
                                  copied) */
-    int64_t shape[PX_MAX_DIMS];
+    int64_t shape[PX_MAX_DIMS]; /* a generator's: its first step's output */
+    px_generated *gen;        /* a generator's (NULL: nothing generated) */
     double *values;
     size_t n_values;
     double forward_ms;        /* -1 when not run */
@@ -169,6 +195,9 @@ typedef struct px_env_result {
                                  ran out", "--max-examples 3"); NULL: whole */
     px_bench *bench;          /* parity bench: one per endpoint (none: not measured) */
     size_t n_bench;
+    const px_tokenizer *tok;  /* the vocabulary expect was made with
+                                       (borrowed): a generator's ids are
+                                       decoded with it */
     const px_prepared *expect; /* what parity's own input processing makes of
                                   each example for this environment (borrowed;
                                   NULL: not computed, not compared) */

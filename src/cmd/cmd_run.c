@@ -606,6 +606,12 @@ static int command_main(const char *command, const run_args *ap)
         int idx[256];
         size_t n = 0;
         rc = f->n_envs > 256 ? PX_EXIT_USAGE : pick_envs(f, &a, idx, &n);
+        if (rc == 0 && f->kind == PX_MODEL_GENERATOR && !strcmp(command, "bench"))
+            rc = cli_usage_error(a.command,
+                                 "%s is a generator's contract: parity bench measures a classifier's forwards and "
+                                 "training steps, and has no generation endpoint yet (parity run times each "
+                                 "generation: forward_ms)",
+                                 f->path);
         for (int i = 0; rc == 0 && i < a.n_endpoints; i++)
             if (a.batches[i] < 0 && !f->train.present)
                 rc = cli_usage_error(a.command,

@@ -21,7 +21,8 @@ static const char *badge(px_outcome o)
         [PX_OC_NUMERIC_DRIFT] = "DRIFT", [PX_OC_BAD_SHAPE] = "SHAPE", [PX_OC_EMPTY] = "EMPTY",
         [PX_OC_NON_FINITE] = "NaN",   [PX_OC_EXCEPTION] = "EXC",      [PX_OC_CRASH] = "CRASH",
         [PX_OC_TIMEOUT] = "TIME",     [PX_OC_UNSUPPORTED] = "UNSUP",  [PX_OC_REJECTED_OK] = "rej",
-        [PX_OC_NOT_REJECTED] = "NOREJ", [PX_OC_WRONGLY_REJECTED] = "WREJ", [PX_OC_NOT_EVALUATED] = "n/e"};
+        [PX_OC_NOT_REJECTED] = "NOREJ", [PX_OC_WRONGLY_REJECTED] = "WREJ", [PX_OC_NOT_EVALUATED] = "n/e",
+        [PX_OC_CONSTRAINT_VIOLATED] = "CONSTR"};
     return o < PX_OC_COUNT ? b[o] : "?";
 }
 
@@ -34,7 +35,8 @@ static int element_of(px_outcome o)
     case PX_OC_UNSUPPORTED: return PX_EL_UNSUPPORTED;
     case PX_OC_REJECTED_OK: return PX_EL_REJECTED;
     case PX_OC_NOT_EVALUATED: return PX_EL_NOT_EVALUATED;
-    case PX_OC_WRONG_LABEL: case PX_OC_NOT_REJECTED: case PX_OC_WRONGLY_REJECTED: return PX_EL_FAIL;
+    case PX_OC_WRONG_LABEL: case PX_OC_NOT_REJECTED: case PX_OC_WRONGLY_REJECTED: case PX_OC_CONSTRAINT_VIOLATED:
+        return PX_EL_FAIL;
     default: return PX_EL_ERROR;
     }
 }
