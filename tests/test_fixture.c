@@ -556,7 +556,7 @@ Test(fixture, a_generators_contract_loads_and_each_mistake_is_refused_at_its_pla
     cr_expect_eq(f->examples[0].expect.kind, PX_EXPECT_TEXT);
     cr_expect_eq(t->n_must_match, 2);
     cr_expect_str_eq(t->must_match[1].text, "19:00");
-    cr_expect_eq(t->must_match[1].loc.line, 12);
+    cr_expect_eq(t->must_match[1].loc.line, 14);
     cr_expect_eq(t->n_must_not_match, 1);
     cr_expect(t->max_chars == 80 && t->non_empty && t->same == PX_SAME_PREFIX && t->same_n == 5);
     cr_expect_eq(f->examples[1].expect.kind, PX_EXPECT_REJECTED);
