@@ -432,6 +432,10 @@ static void check_typed(lctx *c, const px_fixture *f)
         check_pattern(c, &x->reason, "reason");
         check_pattern(c, &x->must_match, "must_match");
         check_pattern(c, &x->must_not_match, "must_not_match");
+        for (size_t j = 0; x->text && j < x->text->n_must_match; j++)
+            check_pattern(c, &x->text->must_match[j], "must_match");
+        for (size_t j = 0; x->text && j < x->text->n_must_not_match; j++)
+            check_pattern(c, &x->text->must_not_match[j], "must_not_match");
     }
 }
 
