@@ -109,15 +109,19 @@ $(TORCH_BUILD)/proto.o: src/proto.c include/parity/proto.h
 	@mkdir -p $(dir $@) && echo '*' > build/.gitignore
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -Iinclude -c $< -o $@
 
+$(TORCH_BUILD)/generate.o: src/generate.c include/parity/generate.h include/parity/proto.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -Iinclude -c $< -o $@
+
 $(TORCH_BUILD)/serve.o: src/executor/serve.c src/executor/serve.h include/parity/proto.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -Iinclude -c $< -o $@
 
-$(TORCH_BUILD)/parity_torch.o: src/executor/parity_torch.cpp src/executor/serve.h include/parity/proto.h
+$(TORCH_BUILD)/parity_torch.o: src/executor/parity_torch.cpp src/executor/serve.h include/parity/proto.h include/parity/generate.h
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
 
-$(EXECUTOR): $(TORCH_BUILD)/parity_torch.o $(TORCH_BUILD)/serve.o $(TORCH_BUILD)/proto.o
+$(EXECUTOR): $(TORCH_BUILD)/parity_torch.o $(TORCH_BUILD)/serve.o $(TORCH_BUILD)/proto.o $(TORCH_BUILD)/generate.o
 	$(CXX) -o $@ $^ $(TORCH_LIBS) -ldl -lpthread
 
 $(TESTDEV): tests/backend/parity_testdev.cpp
