@@ -100,8 +100,12 @@
  *          above with any NaN first), then u32 end (1 stop, 2 length),
  *          f64 first_ms (the first step's forward, which holds any
  *          compilation), f64 total_ms (all steps, each with its copy to the
- *          host). An output that is not [1, T+s, V] at any step is answered
- *          with the shape it had and n_steps 0 (parity records bad-shape).
+ *          host). An output that is not [1, T+s, V] at any step (V that of
+ *          the first step, at least 1) is answered with the shape it had,
+ *          n_steps 0 and end 0 (parity records bad-shape; never a guess).
+ *          Malformed GENERATE (max_new_tokens, decoding, a sample's
+ *          temperature not > 0, report_top, inputs other than input_ids and
+ *          attention_mask [1, T]): FAIL(stage forward, "protocol: ...").
  *          (revision 4: GENERATE and GENERATED are new)
  * FAIL   : u32 stage (enum px_stage), u32 kind (enum px_fail_kind, decided
  *          by the executor, which knows its backend's wording), str message

@@ -1,6 +1,7 @@
 // parity-torch: the only program in parity that links libtorch. It loads one
 // TorchScript model on one device/dtype and answers RUN frames on stdin with
-// OUTPUT or FAIL frames on stdout (protocol in include/parity/proto.h).
+// OUTPUT or FAIL frames on stdout, TRAIN with TRAINED, GENERATE with
+// GENERATED (protocol in include/parity/proto.h).
 // Every entry point catches c10::Error, std::exception and `...` so a failure
 // becomes a FAIL frame; only a real crash (signal) escapes, and parity
 // records that as the example's outcome. With --serve it is the fork server

@@ -4,8 +4,10 @@ The native TorchTPU backend (import torch_tpu, device "tpu"), torch_xla
 (device "xla") and other Python-first backends cannot be driven from C++,
 so this is parity-torch again, in Python: it loads one TorchScript model on
 one device/dtype and answers RUN frames on stdin with OUTPUT or FAIL frames
-on stdout, speaking the protocol of include/parity/proto.h (read that first:
-this file follows it field by field). Standard library and torch only.
+on stdout (TRAIN with TRAINED, GENERATE with GENERATED), speaking the
+protocol of include/parity/proto.h (read that first: this file follows it
+field by field; its choice of a generated token is src/generate.c's, bit for
+bit). Standard library and torch only.
 
     PYTHON parity_torch.py --model PATH [--device D] [--dtype T]
         [--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium]
