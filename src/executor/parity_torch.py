@@ -161,9 +161,10 @@ def gen_choose(row, settings, state):
     for i, v in enumerate(row):
         if v != v:
             return i, state
-    cand = gen_order(row)
-    if 0 < top_k < len(row):
-        cand = cand[:top_k]
+    if 0 < top_k < len(row):  # O(V log k): the first top_k of gen_order
+        cand = heapq.nsmallest(top_k, range(len(row)), key=lambda i: (-row[i], i))
+    else:
+        cand = gen_order(row)
     m = row[cand[0]]
     if m in (float("inf"), float("-inf")):
         return gen_argmax(row), state
