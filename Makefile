@@ -109,15 +109,19 @@ $(TORCH_BUILD)/proto.o: src/proto.c include/parity/proto.h
 	@mkdir -p $(dir $@) && echo '*' > build/.gitignore
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -Iinclude -c $< -o $@
 
+$(TORCH_BUILD)/generate.o: src/generate.c include/parity/generate.h include/parity/proto.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -Iinclude -c $< -o $@
+
 $(TORCH_BUILD)/serve.o: src/executor/serve.c src/executor/serve.h include/parity/proto.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -Iinclude -c $< -o $@
 
-$(TORCH_BUILD)/parity_torch.o: src/executor/parity_torch.cpp src/executor/serve.h include/parity/proto.h
+$(TORCH_BUILD)/parity_torch.o: src/executor/parity_torch.cpp src/executor/serve.h include/parity/proto.h include/parity/generate.h
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
 
-$(EXECUTOR): $(TORCH_BUILD)/parity_torch.o $(TORCH_BUILD)/serve.o $(TORCH_BUILD)/proto.o
+$(EXECUTOR): $(TORCH_BUILD)/parity_torch.o $(TORCH_BUILD)/serve.o $(TORCH_BUILD)/proto.o $(TORCH_BUILD)/generate.o
 	$(CXX) -o $@ $^ $(TORCH_LIBS) -ldl -lpthread
 
 $(TESTDEV): tests/backend/parity_testdev.cpp
@@ -204,7 +208,7 @@ uninstall:
 # libFuzzer harnesses (clang): tests/fuzz/fuzz_NAME.c for the fixture
 # loader, the review splice, the results-file reader, the theme parser and
 # the tokenizer with the cleaning rules, the tokenizer.json reader, the history of last good
-# configurations. `make fuzz` first runs each file in
+# configurations, the executors' GENERATED replies and the choice of a token. `make fuzz` first runs each file in
 # tests/fuzz/regressions/ through the harness its name starts with (NAME-*;
 # any crash, leak or timeout fails), then each harness FUZZ_SECONDS on a seed
 # corpus made from the fixtures, golden files, results files, themes,
@@ -214,7 +218,7 @@ uninstall:
 # runs only that one. CI runs a short smoke.
 FUZZ_SECONDS ?= 30
 FUZZ_MAX_LEN ?= 131072
-FUZZ_HARNESSES ?= fixture splice results theme tokenizer hfjson history
+FUZZ_HARNESSES ?= fixture splice results theme tokenizer hfjson history genreply
 FUZZ_DIR := build/fuzz
 FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude $(PKG_CFLAGS)
 FUZZ_LIB_SRC := $(filter-out src/cmd/%,$(LIB_SRC))
@@ -226,8 +230,8 @@ $(FUZZ_DIR)/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(wildcard include/parity/*.h)
 fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	@for h in $(FUZZ_HARNESSES); do rm -rf $(FUZZ_DIR)/seed-$$h && mkdir -p $(FUZZ_DIR)/seed-$$h; done
 	@for f in tests/fuzz/regressions/*; do [ -f "$$f" ] || continue; case "$${f##*/}" in \
-	  fixture-*|splice-*|results-*|theme-*|tokenizer-*|hfjson-*|history-*) ;; \
-	  *) echo "$$f: name it HARNESS-description (fixture, splice, results, theme, tokenizer, hfjson, history)"; exit 1;; \
+	  fixture-*|splice-*|results-*|theme-*|tokenizer-*|hfjson-*|history-*|genreply-*) ;; \
+	  *) echo "$$f: name it HARNESS-description (fixture, splice, results, theme, tokenizer, hfjson, history, genreply)"; exit 1;; \
 	  esac; done
 	@for f in fixtures/*/fixture.yaml tests/data/*.yaml tests/golden/yamledit/*.yaml; do \
 	  [ -f "$$f" ] || continue; n=$$(echo $$f | tr / _); \
@@ -240,6 +244,7 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	  for f in tests/fuzz/seed-tokenizer-* fixtures/campus-club/fixture.yaml; do put tokenizer $$f; done; \
 	  for f in tests/data/campus-tokenizer.json; do put hfjson $$f; done; \
 	  for f in tests/data/campus-history.yaml; do put history $$f; done; \
+	  for f in tests/fuzz/seed-genreply-*; do put genreply $$f; done; \
 	  [ ! -d $$s-tokenizer ] || cut -f2 fixtures/campus-club/corpus.tsv | split -l 4 - $$s-tokenizer/corpus-
 	@: > $(FUZZ_DIR)/regressions.log; for h in $(FUZZ_HARNESSES); do \
 	  set -- tests/fuzz/regressions/$$h-*; [ -f "$$1" ] || continue; \

@@ -390,7 +390,7 @@ Test(python_executor, another_protocol_version_is_refused, .timeout = 60)
                    "sys.stdin.read()\n");
     chmod(fake, 0755);
     expect_one_line_error((const char *[]){"parity", "run", DEMO, "-q", "-o", "-", "--executor", fake, NULL},
-                          (const char *[]){"another protocol", "version 1", "this parity speaks 3", NULL});
+                          (const char *[]){"another protocol", "version 1", "this parity speaks 4", NULL});
 }
 
 /* The precision settings are recorded; a backend that does not read one

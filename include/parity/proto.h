@@ -31,6 +31,8 @@
  *     child  -> OUTPUT | FAIL(stage forward)               one per RUN
  *     parent -> TRAIN                                      parity bench
  *     child  -> TRAINED | FAIL(stage forward)              one per TRAIN
+ *     parent -> GENERATE                                   a generator's example
+ *     child  -> GENERATED | FAIL(stage forward)            one per GENERATE
  *     parent closes stdin                                  child exits 0
  *
  * READY  : u32 protocol (PX_PROTO_VERSION; parity refuses another),
@@ -65,6 +67,46 @@
  *          as a float64 on the host), f64 step_ms[steps] (each step timed by
  *          the executor, the copy of the loss to the host included)
  *          (revision 3: TRAIN and TRAINED are new)
+ * GENERATE: u32 max_new_tokens (1 .. PX_GEN_MAX_NEW), u32 n_stop,
+ *          i64 stop_ids[n_stop], u32 decoding (1 greedy, 2 sample),
+ *          f64 temperature, u32 top_k, u64 seed (as i64 bits), u32
+ *          report_top (R, at most PX_GEN_MAX_TOP), then the prompt as RUN
+ *          sends it (u32 n_inputs, per input: str name, u32 ndim,
+ *          i64 dims[ndim], i64 values[]: input_ids and attention_mask,
+ *          each [1, T]).
+ *          For step s = 0 .. max_new_tokens-1: a forward of the whole
+ *          sequence so far (the prompt and the ids chosen so far) as
+ *          input_ids [1, T+s] with attention_mask all ones (no KV cache),
+ *          on the loaded module, in inference mode; the last position's row
+ *          of V logits is copied to the host as float64; an id is chosen
+ *          (below) and recorded; a stop id ends it (end 1, stop), any other
+ *          is appended. After max_new_tokens steps: end 2 (length).
+ *          Choosing (the same in both executors and in parity's reference,
+ *          src/generate.c, bit for bit): greedy is torch.argmax (the first
+ *          NaN if any, else the lowest id of the largest). sample draws on
+ *          the host, never the device's generator: a splitmix64 state set to
+ *          seed at the start of each GENERATE; each step draws
+ *          u = (z >> 11) * 2^-53 from it; a row with a NaN, or whose largest
+ *          candidate logit m is not finite, takes the greedy id (the draw is
+ *          still made); otherwise the candidates are the top_k ids (0: all)
+ *          by logit descending, ties lower id first, w_i = exp((l_i - m) /
+ *          temperature) (libm's exp, float64), total = their sum in that
+ *          order, and the first candidate whose running sum c has
+ *          u * total < c is chosen (none, by rounding: the last).
+ * GENERATED: str dtype (the logits' dtype as the model produced it),
+ *          u32 ndim, i64 dims[ndim] (the first step's output shape),
+ *          u32 n_steps, per step: i64 id, u32 r, i64 top_ids[r],
+ *          f64 top_logits[r] (the row's top R, ordered as the candidates
+ *          above with any NaN first), then u32 end (1 stop, 2 length),
+ *          f64 first_ms (the first step's forward, which holds any
+ *          compilation), f64 total_ms (all steps, each with its copy to the
+ *          host). An output that is not [1, T+s, V] at any step (V that of
+ *          the first step, at least 1) is answered with the shape it had,
+ *          n_steps 0 and end 0 (parity records bad-shape; never a guess).
+ *          Malformed GENERATE (max_new_tokens, decoding, a sample's
+ *          temperature not > 0, report_top, inputs other than input_ids and
+ *          attention_mask [1, T]): FAIL(stage forward, "protocol: ...").
+ *          (revision 4: GENERATE and GENERATED are new)
  * FAIL   : u32 stage (enum px_stage), u32 kind (enum px_fail_kind, decided
  *          by the executor, which knows its backend's wording), str message
  *          (exception text, without libtorch's C++ backtrace)
@@ -141,7 +183,7 @@ enum px_frame_type {
 #define PX_CTL_MAX (64u << 10)  /* a control packet, header included */
 #define PX_CTL_MAX_FDS 3
 
-#define PX_PROTO_VERSION 3u
+#define PX_PROTO_VERSION 4u
 
 enum px_stage {
     PX_STAGE_DEVICE = 1,  /* device string or dtype not usable here */

@@ -1,6 +1,7 @@
 // parity-torch: the only program in parity that links libtorch. It loads one
 // TorchScript model on one device/dtype and answers RUN frames on stdin with
-// OUTPUT or FAIL frames on stdout (protocol in include/parity/proto.h).
+// OUTPUT or FAIL frames on stdout, TRAIN with TRAINED, GENERATE with
+// GENERATED (protocol in include/parity/proto.h).
 // Every entry point catches c10::Error, std::exception and `...` so a failure
 // becomes a FAIL frame; only a real crash (signal) escapes, and parity
 // records that as the example's outcome. With --serve it is the fork server
@@ -10,6 +11,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -26,6 +28,7 @@
 #include <torch/version.h>
 #include <ATen/Context.h>
 
+#include "parity/generate.h"
 #include "parity/proto.h"
 #include "serve.h"
 
@@ -334,6 +337,133 @@ void train_steps(torch::jit::script::Module &m, const c10::Device &dev, px_buf &
     buf_free(&b);
 }
 
+// GENERATE (proto.h): step after step, a forward of the whole sequence so far
+// (no KV cache) on the loaded module in inference mode; each step's last row
+// goes to the host as float64, where src/generate.c (linked in, the same code
+// parity re-checks with) chooses the id. An output not [1, T+s, V] at any
+// step is answered with its shape and no steps.
+void generate_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
+{
+    px_gen_settings s{};
+    uint32_t max_new = buf_get_u32(&in), n_stop = buf_get_u32(&in);
+    if (in.bad || max_new < 1 || max_new > PX_GEN_MAX_NEW || (size_t)n_stop > (in.len - in.pos) / 8)
+        throw Failure{PX_STAGE_FORWARD, "protocol: malformed GENERATE frame"};
+    std::vector<int64_t> stop(n_stop);
+    for (auto &id : stop)
+        id = buf_get_i64(&in);
+    s.max_new_tokens = (int)max_new;
+    s.stop_ids = stop.data();
+    s.n_stop = stop.size();
+    s.decoding = (int)buf_get_u32(&in);
+    s.temperature = buf_get_f64(&in);
+    s.top_k = (int)buf_get_u32(&in);
+    s.seed = (uint64_t)buf_get_i64(&in);
+    s.report_top = (int)buf_get_u32(&in);
+    if (in.bad || (s.decoding != PX_GEN_GREEDY && s.decoding != PX_GEN_SAMPLE) ||
+        (s.decoding == PX_GEN_SAMPLE && !(s.temperature > 0)) || s.top_k < 0 || s.report_top < 0 ||
+        s.report_top > (int)PX_GEN_MAX_TOP)
+        throw Failure{PX_STAGE_FORWARD, "protocol: malformed GENERATE frame"};
+    // The prompt: input_ids and attention_mask, each [1, T], in the order sent.
+    uint32_t n_inputs = buf_get_u32(&in);
+    std::vector<int64_t> ids;
+    std::vector<bool> is_mask;
+    int64_t T = -1;
+    for (uint32_t i = 0; i < n_inputs && !in.bad; i++) {
+        char *name = buf_get_str(&in);
+        std::string nm = name ? name : "";
+        free(name);
+        uint32_t ndim = buf_get_u32(&in);
+        int64_t d0 = ndim == 2 ? buf_get_i64(&in) : 0, d1 = ndim == 2 ? buf_get_i64(&in) : 0;
+        if (in.bad || ndim != 2 || d0 != 1 || d1 < 1 || (T >= 0 && d1 != T) || (size_t)d1 > (in.len - in.pos) / 8 ||
+            (nm != "input_ids" && nm != "attention_mask"))
+            throw Failure{PX_STAGE_FORWARD, "protocol: GENERATE wants input_ids and attention_mask, each [1, T]"};
+        T = d1;
+        is_mask.push_back(nm == "attention_mask");
+        for (int64_t k = 0; k < d1; k++) {
+            int64_t v = buf_get_i64(&in);
+            if (nm == "input_ids")
+                ids.push_back(v);
+        }
+    }
+    if (in.bad || in.pos != in.len || n_inputs != 2 || is_mask[0] == is_mask[1])
+        throw Failure{PX_STAGE_FORWARD, "protocol: GENERATE wants input_ids and attention_mask, each [1, T]"};
+
+    std::string dt;
+    std::vector<int64_t> shape, chosen, top_ids;
+    std::vector<double> top_logits, row;
+    int r = 0, end = PX_GEN_END_LENGTH;
+    int64_t V = 0;
+    uint64_t state = s.seed;
+    double first_ms = 0;
+    auto t_all = Clock::now();
+    {
+        c10::InferenceMode guard;
+        for (int step = 0; step < s.max_new_tokens; step++) {
+            auto t0 = Clock::now();
+            int64_t len = (int64_t)ids.size();
+            auto id_t = torch::from_blob(ids.data(), {1, len}, torch::kLong).clone().to(dev);
+            auto mask_t = torch::ones({1, len}, torch::kLong).to(dev);
+            std::vector<c10::IValue> inputs;
+            for (bool mask : is_mask)
+                inputs.emplace_back(mask ? mask_t : id_t);
+            torch::Tensor out = output_tensor(m.forward(inputs));
+            if (step == 0) {
+                dt = dtype_name(out.scalar_type());
+                V = out.dim() == 3 ? out.size(2) : 0;
+            }
+            if (out.dim() != 3 || out.size(0) != 1 || out.size(1) != len || out.size(2) != V || V < 1) {
+                shape.assign(out.sizes().begin(), out.sizes().end());
+                if (step == 0)
+                    first_ms = ms_since(t0);
+                chosen.clear();
+                end = PX_GEN_END_NONE;
+                break;
+            }
+            auto last = out[0][len - 1].detach().to(torch::kCPU).to(torch::kFloat64).contiguous();
+            row.assign(last.data_ptr<double>(), last.data_ptr<double>() + V);
+            if (step == 0) {
+                first_ms = ms_since(t0);
+                shape.assign(out.sizes().begin(), out.sizes().end());
+                r = std::min<int64_t>(s.report_top, V);
+            }
+            int64_t id = gen_choose(row.data(), (size_t)V, &s, &state);
+            if (id < 0)
+                throw std::bad_alloc();
+            chosen.push_back(id);
+            size_t at = top_ids.size();
+            top_ids.resize(at + r);
+            top_logits.resize(at + r);
+            gen_top(row.data(), (size_t)V, r, top_ids.data() + at, top_logits.data() + at);
+            if (std::find(stop.begin(), stop.end(), id) != stop.end()) {
+                end = PX_GEN_END_STOP;
+                break;
+            }
+            ids.push_back(id);
+        }
+    }
+    double total_ms = ms_since(t_all);
+    px_buf b{};
+    proto_begin(&b, PX_FRAME_GENERATED);
+    buf_put_str(&b, dt.c_str());
+    buf_put_u32(&b, (uint32_t)shape.size());
+    for (int64_t d : shape)
+        buf_put_i64(&b, d);
+    buf_put_u32(&b, (uint32_t)chosen.size());
+    for (size_t k = 0; k < chosen.size(); k++) {
+        buf_put_i64(&b, chosen[k]);
+        buf_put_u32(&b, (uint32_t)r);
+        for (int j = 0; j < r; j++)
+            buf_put_i64(&b, top_ids[k * r + j]);
+        for (int j = 0; j < r; j++)
+            buf_put_f64(&b, top_logits[k * r + j]);
+    }
+    buf_put_u32(&b, (uint32_t)end);
+    buf_put_f64(&b, first_ms);
+    buf_put_f64(&b, total_ms);
+    send(b);
+    buf_free(&b);
+}
+
 // Runs fn; any exception becomes a FAIL frame at `stage`. Returns false on failure.
 template <class F>
 bool guarded(int stage, F fn)
@@ -445,6 +575,10 @@ int executor_main(int argc, char **argv)
     while (proto_read_frame(0, &type, &b) == 0) {
         if (type == PX_FRAME_TRAIN) {
             guarded(PX_STAGE_FORWARD, [&] { train_steps(module, dev, b); });
+            continue;
+        }
+        if (type == PX_FRAME_GENERATE) {
+            guarded(PX_STAGE_FORWARD, [&] { generate_one(module, dev, b); });
             continue;
         }
         if (type != PX_FRAME_RUN) {

@@ -4,8 +4,10 @@ The native TorchTPU backend (import torch_tpu, device "tpu"), torch_xla
 (device "xla") and other Python-first backends cannot be driven from C++,
 so this is parity-torch again, in Python: it loads one TorchScript model on
 one device/dtype and answers RUN frames on stdin with OUTPUT or FAIL frames
-on stdout, speaking the protocol of include/parity/proto.h (read that first:
-this file follows it field by field). Standard library and torch only.
+on stdout (TRAIN with TRAINED, GENERATE with GENERATED), speaking the
+protocol of include/parity/proto.h (read that first: this file follows it
+field by field; its choice of a generated token is src/generate.c's, bit for
+bit). Standard library and torch only.
 
     PYTHON parity_torch.py --model PATH [--device D] [--dtype T]
         [--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium]
@@ -18,7 +20,9 @@ FAIL frame with its stage and kind; only a real crash (a signal) escapes,
 and parity records that as the example's outcome.
 """
 
+import heapq
 import importlib
+import math
 import os
 import platform
 import struct
@@ -31,13 +35,20 @@ import time
 if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
     del sys.path[0]
 
-PROTO_VERSION = 3
+PROTO_VERSION = 4
 FRAME_READY = 0x59444552
 FRAME_RUN = 0x204E5552
 FRAME_OUTPUT = 0x2054554F
 FRAME_FAIL = 0x4C494146
 FRAME_TRAIN = 0x4E495254
 FRAME_TRAINED = 0x444E5254
+FRAME_GENERATE = 0x524E4547
+FRAME_GENERATED = 0x444E4547
+GEN_MAX_NEW = 1024
+GEN_MAX_TOP = 16
+GEN_GREEDY, GEN_SAMPLE = 1, 2
+GEN_END_NONE, GEN_END_STOP, GEN_END_LENGTH = 0, 1, 2
+MASK64 = (1 << 64) - 1
 TRAIN_MAX_STEPS = 10000
 FRAME_MAX = 64 << 20
 MAX_DIMS = 8
@@ -95,11 +106,78 @@ class Reader:
     def f64(self):
         return struct.unpack("<d", self.take(8))[0]
 
+    def i64(self):
+        return struct.unpack("<q", self.take(8))[0]
+
     def i64s(self, n):
         return struct.unpack("<%dq" % n, self.take(8 * n))
 
     def str(self):
         return self.take(self.u32()).decode("utf-8", "replace")
+
+
+def splitmix64(state):
+    """(new state, z): src/generate.c's gen_splitmix64, in 64-bit wrapping."""
+    state = (state + 0x9E3779B97F4A7C15) & MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return state, z ^ (z >> 31)
+
+
+def gen_argmax(row):
+    """torch.argmax's choice: the first NaN, else the lowest id of the largest."""
+    best = 0
+    for i, v in enumerate(row):
+        if v != v:
+            return i
+        if v > row[best]:
+            best = i
+    return best
+
+
+def gen_order(row):
+    """Every id of row as a top list: NaN first (lower id first), then logit
+    descending, ties lower id first (src/generate.c's order)."""
+    nan = [i for i, v in enumerate(row) if v != v]
+    rest = sorted((i for i, v in enumerate(row) if v == v), key=lambda i: -row[i])  # stable: ties keep id order
+    return nan + rest
+
+
+def gen_top(row, r):
+    """The first r of gen_order(row), in O(V log r), as (id, logit) pairs."""
+    key = lambda i: (0, 0.0, i) if row[i] != row[i] else (1, -row[i], i)
+    return [(i, row[i]) for i in heapq.nsmallest(r, range(len(row)), key=key)] if r else []
+
+
+def gen_choose(row, settings, state):
+    """(id, new state): src/generate.c's gen_choose, bit for bit (the same
+    float64 operations in the same order; math.exp is libm's exp)."""
+    decoding, temperature, top_k = settings
+    if decoding != GEN_SAMPLE:
+        return gen_argmax(row), state
+    state, z = splitmix64(state)
+    u = float(z >> 11) * (1.0 / 9007199254740992.0)
+    for i, v in enumerate(row):
+        if v != v:
+            return i, state
+    if 0 < top_k < len(row):  # O(V log k): the first top_k of gen_order
+        cand = heapq.nsmallest(top_k, range(len(row)), key=lambda i: (-row[i], i))
+    else:
+        cand = gen_order(row)
+    m = row[cand[0]]
+    if m in (float("inf"), float("-inf")):
+        return gen_argmax(row), state
+    w = [math.exp((row[i] - m) / temperature) for i in cand]
+    total = 0.0
+    for x in w:
+        total += x
+    c = 0.0
+    for i, x in zip(cand, w):
+        c += x
+        if u * total < c:
+            return i, state
+    return cand[-1], state
 
 
 class Channel:
@@ -394,6 +472,91 @@ class Executor:
             f.u32(COMPILED_YES if after > before else COMPILED_NO)
         chan.send(FRAME_OUTPUT, f)
 
+    def generate(self, chan, payload):
+        """GENERATE (proto.h): step after step, a forward of the whole
+        sequence so far (no KV cache) in inference mode; each step's last row
+        goes to the host as float64 and is chosen from there exactly as
+        src/generate.c does. An output not [1, T+s, V] at any step is
+        answered with its shape and no steps."""
+        torch = self.torch
+        r = Reader(payload)
+        bad = Failure(STAGE_FORWARD, "protocol: malformed GENERATE frame")
+        max_new, n_stop = r.u32(), r.u32()
+        if not 1 <= max_new <= GEN_MAX_NEW or 8 * n_stop > len(payload) - r.pos:
+            raise bad
+        stop = set(r.i64s(n_stop))
+        decoding, temperature, top_k = r.u32(), r.f64(), r.u32()
+        seed, report_top = r.i64() & MASK64, r.u32()
+        if (decoding not in (GEN_GREEDY, GEN_SAMPLE) or (decoding == GEN_SAMPLE and not temperature > 0)
+                or top_k >= 1 << 31 or report_top > GEN_MAX_TOP):
+            raise bad
+        settings = (decoding, temperature, top_k)
+        wants = Failure(STAGE_FORWARD, "protocol: GENERATE wants input_ids and attention_mask, each [1, T]")
+        names, ids, T = [], None, None
+        n_inputs = r.u32()
+        for _ in range(n_inputs):
+            name = r.str()
+            ndim = r.u32()
+            dims = r.i64s(ndim) if ndim == 2 else ()
+            if (ndim != 2 or dims[0] != 1 or dims[1] < 1 or (T is not None and dims[1] != T)
+                    or 8 * dims[1] > len(payload) - r.pos or name not in ("input_ids", "attention_mask")):
+                raise wants
+            T = dims[1]
+            values = list(r.i64s(T))
+            names.append(name)
+            if name == "input_ids":
+                ids = values
+        if r.pos != len(payload) or sorted(names) != ["attention_mask", "input_ids"]:
+            raise wants
+        dtype, shape, chosen, tops = "", [], [], []
+        V, nr, end, state, first_ms = 0, 0, GEN_END_LENGTH, seed, 0.0
+        t_all = time.perf_counter()
+        with torch.inference_mode():
+            for step in range(max_new):
+                t0 = time.perf_counter()
+                n = len(ids)
+                id_t = torch.tensor([ids], dtype=torch.int64).to(self.device)
+                mask_t = torch.ones((1, n), dtype=torch.int64).to(self.device)
+                out = self.output_tensor(self.model(*[mask_t if nm == "attention_mask" else id_t for nm in names]))
+                if step == 0:
+                    dtype = str(out.dtype).replace("torch.", "")
+                    V = out.shape[2] if out.dim() == 3 else 0
+                if out.dim() != 3 or out.shape[0] != 1 or out.shape[1] != n or out.shape[2] != V or V < 1:
+                    shape = list(out.shape)
+                    if step == 0:
+                        first_ms = (time.perf_counter() - t0) * 1000.0
+                    chosen, end = [], GEN_END_NONE
+                    break
+                row = out[0, n - 1].detach().to("cpu").to(torch.float64).tolist()
+                if step == 0:
+                    first_ms = (time.perf_counter() - t0) * 1000.0
+                    shape = list(out.shape)
+                    nr = min(report_top, V)
+                tid, state = gen_choose(row, settings, state)
+                chosen.append(tid)
+                tops.append(gen_top(row, nr))
+                if tid in stop:
+                    end = GEN_END_STOP
+                    break
+                ids.append(tid)
+        total_ms = (time.perf_counter() - t_all) * 1000.0
+        f = Frame()
+        f.str(dtype)
+        f.u32(len(shape))
+        for d in shape:
+            f.i64(d)
+        f.u32(len(chosen))
+        for tid, top in zip(chosen, tops):
+            f.i64(tid)
+            f.u32(len(top))
+            for i, _ in top:
+                f.i64(i)
+            for _, v in top:
+                f.f64(v)
+        f.u32(end)
+        f.f64(first_ms)
+        f.f64(total_ms)
+        chan.send(FRAME_GENERATED, f)
 
     def train_steps(self, chan, payload):
         """TRAIN (proto.h): steps SGD steps on a copy of the module, so the
@@ -498,6 +661,13 @@ def main(argv):
         if ftype == FRAME_TRAIN:
             try:
                 ex.train_steps(chan, payload)
+            except Exception as e:
+                f = failure_of(e, STAGE_FORWARD)
+                chan.fail(f.stage, f.kind, f.message)
+            continue
+        if ftype == FRAME_GENERATE:
+            try:
+                ex.generate(chan, payload)
             except Exception as e:
                 f = failure_of(e, STAGE_FORWARD)
                 chan.fail(f.stage, f.kind, f.message)

@@ -251,6 +251,59 @@ class Untrainable(nn.Module):
         return self.head(self.features(input_ids, attention_mask))
 
 
+GEN_VOCAB = 12  # the generators' V
+
+
+class GenTiny(nn.Module):
+    """gen_tiny.pt -- for generation (GENERATE, tests/test_generate.c): an
+    untrained causal model, logits [B,T,GEN_VOCAB]. Position t sees the
+    running mean of the embeddings of positions <= t (and its own position's
+    embedding), so its logits depend on nothing after it. Weights scaled up
+    so the rows are far from uniform and sampling has something to choose.
+
+    gen_badshape.pt (shape=1) returns only the last position, [B,V].
+    gen_nan.pt (nan=1): once the sequence is longer than 4, the last
+    position's logits 4 and 7 are NaN (greedy and sample both take 4)."""
+
+    def __init__(self, shape: int = 0, nan: int = 0):
+        super().__init__()
+        self.vocab = GEN_VOCAB
+        self.bad_shape = shape
+        self.nan = nan
+        self.emb = nn.Embedding(GEN_VOCAB, DIM)
+        self.pos = nn.Embedding(64, DIM)
+        self.head = nn.Linear(DIM, GEN_VOCAB)
+        with torch.no_grad():
+            self.head.weight.mul_(4.0)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        T = input_ids.size(1)
+        x = self.emb(torch.remainder(input_ids, self.vocab))
+        x = x * attention_mask.to(x.dtype).unsqueeze(-1)
+        steps = torch.arange(1, T + 1, device=x.device).to(x.dtype).view(1, T, 1)
+        h = torch.cumsum(x, dim=1) / steps
+        positions = torch.remainder(torch.arange(T, device=x.device), 64)
+        logits = self.head(torch.tanh(h * 2.0 + self.pos(positions).unsqueeze(0)))
+        if self.nan == 1 and T > 4:
+            bad = torch.zeros_like(logits)
+            bad[:, T - 1, 4] = float("nan")
+            bad[:, T - 1, 7] = float("nan")
+            logits = logits + bad
+        if self.bad_shape == 1:
+            return logits[:, T - 1]
+        return logits
+
+
+class GenBadShape(GenTiny):
+    def __init__(self):
+        super().__init__(shape=1)
+
+
+class GenNan(GenTiny):
+    def __init__(self):
+        super().__init__(nan=1)
+
+
 def canonical_torchscript(raw: bytes) -> bytes:
     """Same entries, same order, stored, fixed timestamps, no *.debug_pkl;
     data kept 64-byte aligned with an "FB" extra field like PyTorch's."""
@@ -310,7 +363,8 @@ def main() -> int:
                 ("width4.pt", Width4), ("empty.pt", Empty),
                 ("crash.pt", Crash), ("unsupported.pt", Unsupported),
                 ("nonfinite.pt", NonFinite), ("leaks.pt", Leaks),
-                ("unmasked.pt", Unmasked), ("untrainable.pt", Untrainable)]
+                ("unmasked.pt", Unmasked), ("untrainable.pt", Untrainable),
+                ("gen_tiny.pt", GenTiny), ("gen_badshape.pt", GenBadShape), ("gen_nan.pt", GenNan)]
     short_ids = torch.tensor([[2, 7, 3]], dtype=torch.long)
     long_ids = torch.tensor([[2, 7, 8, 9, 10, 11, 12, 3]], dtype=torch.long)
     for name, cls in builders:
