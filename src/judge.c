@@ -378,6 +378,19 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
                 return 0;
             }
         }
+    if (g->end == 1) {
+        /* It stopped: on one of the contract's stop tokens. */
+        const char *last = er->tok ? tokenizer_token(er->tok, g->ids[g->n - 1]) : NULL;
+        int stop = 0;
+        for (size_t i = 0; last && i < f->gen.n_stop; i++)
+            stop |= !strcmp(last, f->gen.stop[i]);
+        if (!stop) {
+            v->outcome = PX_OC_CONSTRAINT_VIOLATED;
+            v->detail = fmt("it ended on token %lld ('%s'), which is not one of contract.generate.stop",
+                            (long long)g->ids[g->n - 1], last ? last : "?");
+            return 0;
+        }
+    }
     px_error derr = {0};
     char *text = er->tok ? tokenizer_decode(er->tok, g->ids, text_ids(g), &derr) : NULL;
     if (!text) {
@@ -392,20 +405,6 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
                         g->text, text);
         free(text);
         return 0;
-    }
-    if (g->end == 1) {
-        /* It stopped: on one of the contract's stop tokens. */
-        const char *last = tokenizer_token(er->tok, g->ids[g->n - 1]);
-        int stop = 0;
-        for (size_t i = 0; last && i < f->gen.n_stop; i++)
-            stop |= !strcmp(last, f->gen.stop[i]);
-        if (!stop) {
-            v->outcome = PX_OC_CONSTRAINT_VIOLATED;
-            v->detail = fmt("it ended on token %lld ('%s'), which is not one of contract.generate.stop",
-                            (long long)g->ids[g->n - 1], last ? last : "?");
-            free(text);
-            return 0;
-        }
     }
     if (ex->expect.kind == PX_EXPECT_REJECTED) {
         v->outcome = PX_OC_NOT_REJECTED;

@@ -151,8 +151,15 @@ static int pick_envs(const px_fixture *f, const run_args *a, int *idx, size_t *n
 /* What a table cell says: the label, or the outcome when there is none. */
 static void cell_text(char *const *labels, const px_example_result *x, char *buf, size_t size)
 {
-    if (x->status == PX_ST_OK)
-        snprintf(buf, size, "%s", labels[x->label]);
+    if (x->status == PX_ST_OK && x->gen) {
+        /* A generator's text, on one line. */
+        size_t o = 0;
+        buf[o++] = '"';
+        for (const char *t = x->gen->text ? x->gen->text : ""; *t && o + 4 < size; t++)
+            o += (size_t)(*t == '\n' ? snprintf(buf + o, size - o, "\\n") : snprintf(buf + o, size - o, "%c", *t));
+        snprintf(buf + o, size - o, "\"");
+    } else if (x->status == PX_ST_OK)
+        snprintf(buf, size, "%s", x->label >= 0 ? labels[x->label] : "?");
     else if (x->status == PX_ST_CRASH || x->status == PX_ST_TIMEOUT)
         snprintf(buf, size, "%s: %s", status_name(x->status), x->detail ? x->detail : "");
     else
@@ -207,7 +214,8 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
     fprintf(o, "\n%-*s  %-*s", idw, "id", kw, "kind");
     for (size_t i = 0; i < ne; i++)
         fprintf(o, "  %-*s", cw[i], r->envs[i].name);
-    fprintf(o, "  max|Δlogit| vs %s\n", r->reference >= 0 ? r->envs[r->reference].name : "(no reference)");
+    fprintf(o, "  %s vs %s\n", f->kind == PX_MODEL_GENERATOR ? "first other token" : "max|Δlogit|",
+            r->reference >= 0 ? r->envs[r->reference].name : "(no reference)");
     for (size_t k = 0; k < f->n_examples; k++) {
         if (!shard_holds(r->shard, f->examples[k].id))
             continue;
@@ -215,6 +223,22 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
         for (size_t i = 0; i < ne; i++) {
             cell_text(f->envs[r->envs[i].env_index].labels, &r->envs[i].ex[k], cell, sizeof cell);
             fprintf(o, "  %-*.*s", cw[i], cw[i], cell);
+        }
+        if (f->kind == PX_MODEL_GENERATOR) {
+            /* Where the first candidate's tokens part from the reference's. */
+            long at = -1;
+            const px_example_result *a = r->reference >= 0 ? &r->envs[r->reference].ex[k] : NULL;
+            for (size_t i = 0; a && a->gen && at < 0 && i < ne; i++) {
+                const px_generated *b = r->envs[i].ex[k].gen;
+                for (size_t t = 0; (int)i != r->reference && b && at < 0 && (t < a->gen->n || t < b->n); t++)
+                    if (t >= a->gen->n || t >= b->n || a->gen->ids[t] != b->ids[t])
+                        at = (long)t;
+            }
+            if (at >= 0)
+                fprintf(o, "  token %ld\n", at);
+            else
+                fprintf(o, "  -\n");
+            continue;
         }
         double worst = -1;
         for (size_t i = 0; r->reference >= 0 && i < ne; i++) {
