@@ -925,7 +925,10 @@ static void ladder(const jctx *j, size_t e, px_env_verdict *ev)
                    : fmt("%s", er->down_msg ? er->down_msg : "down"));
         return;
     }
-    set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, fmt("every example's output is [1,%zu]", er->n_labels));
+    if (j->f->kind == PX_MODEL_GENERATOR)
+        set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, fmt("every example generated, each step's output [1,T,V]"));
+    else
+        set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, fmt("every example's output is [1,%zu]", er->n_labels));
     int unmet = 0;
     const char *id = NULL;
     for (size_t k = 0; k < n; k++)
