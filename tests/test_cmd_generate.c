@@ -1,5 +1,5 @@
 /* A generator's contract end to end (issue 15), with real executors on
- * tests/models/gen_tiny.pt (tests/data/gen-tiny-tiny/): parity run generates in each
+ * tests/models/gen_tiny.pt (tests/data/gen-tiny/): parity run generates in each
  * environment and writes format 5; what it wrote reads back to the same
  * bytes; check judges it as a run here; each constraint's outcome comes
  * from a real generation; a file whose generated: contradicts itself is
@@ -16,7 +16,7 @@
 #include "parity/results.h"
 #include "testlib.h"
 
-#define GEN "tests/data/gen-tiny-tiny/fixture.yaml"
+#define GEN "tests/data/gen-tiny/fixture.yaml"
 #define PY "/usr/bin/python3"
 
 /* GEN with each (from, to) replaced, written beside it (its relative paths
@@ -35,7 +35,7 @@ static char *variant(const char *tag, const char *const *subs)
         text = t;
     }
     char *path = malloc(256);
-    snprintf(path, 256, "tests/data/gen-tiny-tiny/.%s-%d.yaml", tag, (int)getpid());
+    snprintf(path, 256, "tests/data/gen-tiny/.%s-%d.yaml", tag, (int)getpid());
     tl_write(path, text);
     free(text);
     return path;
