@@ -373,6 +373,20 @@ Test(check, a_generators_results_are_judged_by_their_constraints, .timeout = 60)
              path);
     cr_expect_eq(system(cmd), 0, "the judgement differs: %s", r.out);
     tl_free(&r);
+    /* The format said after the environments: read whole, judged the same. */
+    snprintf(path, sizeof path, "%s/results.yaml", dir);
+    char *text = tl_slurp(path), *v = strstr(text, "parity_results: 5\n"), moved[65536];
+    cr_assert(v && strlen(text) < sizeof moved - 32);
+    snprintf(moved, sizeof moved, "%.*s%sparity_results: 5\n", (int)(v - text), text, v + strlen("parity_results: 5\n"));
+    snprintf(path, sizeof path, "%s/moved.yaml", dir);
+    tl_write(path, moved);
+    r = tl_run_in(dir, (const char *[]){"parity", "check", "fixture.yaml", "--results", "moved.yaml", "-q", NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.out, "constraint-violated: must_not_match"), "%s", r.out);
+    cr_expect(strstr(r.out, "1 pass, 1 pass-within-tolerance, 1 rejected-as-expected, 1 constraint-violated"), "%s",
+              r.out);
+    tl_free(&r);
+    free(text);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_expect_eq(system(cmd), 0);
     free(dir);
