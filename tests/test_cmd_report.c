@@ -380,6 +380,7 @@ Test(report, a_generators_report_shows_its_text_and_its_marks, .init = init, .ti
     for (int i = 0; md[i]; i++)
         cr_expect(strstr(r.out, md[i]), "not in the Markdown: %s", md[i]);
     cr_expect_null(strstr(r.out, "Labels, in the model's output order"), "a generator has no labels");
+    cr_expect(strstr(r.out, "| Quiz→\\<b\\>A\\&B\\</b\\> ␛\\[1m Sunday 12:00. (end stop, 35 tokens) |"), "%s", r.out);
     tl_free(&r);
     free(want);
 
@@ -399,9 +400,15 @@ Test(report, a_generators_report_shows_its_text_and_its_marks, .init = init, .ti
         "20:00.</span>",
         /* a diverging space is marked as well */
         "Talk<mark class=\"diverged\" title=\"the first token that parts from the reference's\"> </mark>by Dr Lee",
-        "mark.bad{", NULL};
+        "mark.bad{",
+        /* markup, a tab and an escape as text, the marks where they were */
+        "<span class=\"generated\">Quiz→&lt;b&gt;A&amp;B&lt;/b&gt; ␛[1m <mark class=\"match\" title=\"what must_match "
+        "matched\">Sunday</mark> 12:00.</span>",
+        NULL};
     for (int i = 0; html[i]; i++)
         cr_expect(strstr(r.out, html[i]), "not in the HTML: %s", html[i]);
+    cr_expect_null(strstr(r.out, "<b>A"), "markup from a generated text is text");
+    cr_expect_null(strchr(r.out, '\x1b'), "an escape from a generated text is shown, never sent");
     tl_free(&r);
     sh("rm -rf '%s'%s", dir, "");
     free(dir);
