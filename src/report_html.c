@@ -69,7 +69,44 @@ static const char css[] =
     "@media print{body{max-width:none;color:#000;background:#fff}.example{break-inside:avoid;"
     "background:#fff}:root{--fg:#000;--bg:#fff;--card:#fff;--line:#888}a{color:#000}}";
 
+/* A generator's report only (a classifier's stays as it was): the marks
+ * in a generated text, each with its own outline or underline as well as
+ * its colour, and a title that says what it is. */
+static const char gen_css[] =
+    ".generated{white-space:pre-wrap;overflow-wrap:anywhere}"
+    "mark{color:inherit;border-radius:2px}mark.match{background:rgba(26,127,55,.22)}"
+    "mark.bad{background:rgba(207,34,46,.25);text-decoration:underline wavy var(--bad)}"
+    "mark.diverged{background:rgba(154,103,0,.25);outline:1px solid var(--warn)}";
+
 static const char *mark(int met) { return met ? "✓" : "✗"; }
+
+/* A generator's text, its pieces marked: <mark class="match"> what a
+ * must_match pattern matched, "bad" a must_not_match violation,
+ * "diverged" the first token that parts from the reference's. */
+static void generated_text(FILE *o, const px_story_cell *c)
+{
+    static const char *const open[] = {
+        [PX_SPAN_PLAIN] = "",
+        [PX_SPAN_MATCH] = "<mark class=\"match\" title=\"what must_match matched\">",
+        [PX_SPAN_BAD] = "<mark class=\"bad\" title=\"what must_not_match matched: the violation\">",
+        [PX_SPAN_DIVERGED] = "<mark class=\"diverged\" title=\"the first token that parts from the reference's\">"};
+    if (!*c->generated) {
+        fputs("<span class=\"muted\">(empty)</span>", o);
+    } else {
+        fputs("<span class=\"generated\">", o);
+        size_t len = strlen(c->generated);
+        for (size_t i = 0; i < c->n_spans; i++) {
+            const px_span *p = &c->spans[i];
+            if (p->end > len || p->at >= p->end)
+                continue;
+            char *piece = strndup(c->generated + p->at, p->end - p->at);
+            tag_text(o, open[p->kind], piece ? piece : "?", p->kind == PX_SPAN_PLAIN ? "" : "</mark>");
+            free(piece);
+        }
+        fputs("</span>", o);
+    }
+    fprintf(o, " <span class=\"muted\">(end %s, %zu tokens)</span>", c->gen_end, c->gen_tokens);
+}
 
 static void env_table(FILE *o, const px_story *s)
 {
@@ -139,9 +176,14 @@ static void last_good(FILE *o, const px_story *s)
 static void contract(FILE *o, const px_story *s)
 {
     fputs("<h2 id=\"contract\">The contract in brief</h2>\n<ul>\n", o);
-    tag_text(o, "<li>Task: ", s->task, "</li>\n<li>Labels, in the model's output order: ");
-    for (size_t i = 0; i < s->n_labels; i++)
-        tag_text(o, i ? ", <code>" : "<code>", s->labels[i], "</code>");
+    if (s->generate) { /* a generator: its output settings where a classifier has its labels */
+        tag_text(o, "<li>Task: ", s->task, "</li>\n<li>Output settings: ");
+        h(o, s->generate);
+    } else {
+        tag_text(o, "<li>Task: ", s->task, "</li>\n<li>Labels, in the model's output order: ");
+        for (size_t i = 0; i < s->n_labels; i++)
+            tag_text(o, i ? ", <code>" : "<code>", s->labels[i], "</code>");
+    }
     fputs("</li>\n<li>Pinned:", o);
     list(o, &s->pins, "nothing");
     fputs("</li>\n<li>Cleaning rules, in order:", o);
@@ -247,9 +289,9 @@ static void example(FILE *o, const px_story *s, size_t k)
     tag_text(o, "<blockquote>", *x->text ? x->text : "(empty)", "</blockquote>\n");
     tag_text(o, "<p><b>Why this example:</b> ", x->why ? x->why : "(not written)", "<br>");
     tag_text(o, "<b>Expected:</b> ", x->expect, "</p>\n");
-    fputs("<table><thead><tr><th>Environment</th><th>Outcome</th><th>Label</th><th>Difference from the "
-          "reference</th></tr></thead><tbody>\n",
-          o);
+    fprintf(o, "<table><thead><tr><th>Environment</th><th>Outcome</th><th>%s</th><th>Difference from the "
+               "reference</th></tr></thead><tbody>\n",
+            s->generate ? "Generated text" : "Label");
     for (size_t e = 0; e < s->n_envs; e++) {
         const px_story_cell *c = &x->cells[e];
         tag_text(o, "<tr><th scope=\"row\">", s->envs[e].name, "</th>");
@@ -262,7 +304,9 @@ static void example(FILE *o, const px_story *s, size_t k)
         h(o, outcome_name(c->outcome));
         fputs(c->met ? " (meets the contract)" : " (does NOT meet it)", o);
         fputs("</td><td>", o);
-        if (c->label) {
+        if (s->generate && c->generated)
+            generated_text(o, c);
+        else if (c->label) {
             h(o, c->label);
             for (size_t i = 0; c->probs && i < c->n_probs && i < s->n_labels; i++)
                 if (!strcmp(s->labels[i], c->label))
@@ -270,7 +314,13 @@ static void example(FILE *o, const px_story *s, size_t k)
         } else
             fputs("—", o);
         fputs("</td><td>", o);
-        h(o, c->has_diff ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
+        if (c->generated && (int)e != s->reference) {
+            if (c->gen_diverged >= 0)
+                fprintf(o, "diverged at token %ld", c->gen_diverged);
+            else
+                fputs("the same tokens", o);
+        } else
+            h(o, c->has_diff ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
         fputs("</td></tr>\n", o);
     }
     fputs("</tbody></table>\n", o);
@@ -345,7 +395,7 @@ void report_html(FILE *o, const px_story *s)
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
           o);
     tag_text(o, "<title>parity report: ", s->task, "</title>\n");
-    fprintf(o, "<style>%s</style>\n</head>\n<body>\n", css);
+    fprintf(o, "<style>%s%s</style>\n</head>\n<body>\n", css, s->generate ? gen_css : "");
     tag_text(o, "<h1>parity report: ", s->task, "</h1>\n");
     fprintf(o, "<p class=\"verdict %s\">%s ", s->met > 0 ? "met" : s->met == 0 ? "unmet" : "ne",
             s->met > 0 ? "✓" : s->met == 0 ? "✗" : "–");

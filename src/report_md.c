@@ -129,9 +129,13 @@ static void md_contract(FILE *o, const px_story *s)
 {
     fputs("## The contract in brief\n\n", o);
     fputs("- Task: ", o), md_text(o, s->task), fputc('\n', o);
-    fputs("- Labels, in the model's output order: ", o);
-    for (size_t i = 0; i < s->n_labels; i++)
-        fputs(i ? ", " : "", o), md_text(o, s->labels[i]);
+    if (s->generate) /* a generator: its output settings where a classifier has its labels */
+        fputs("- Output settings: ", o), md_text(o, s->generate);
+    else {
+        fputs("- Labels, in the model's output order: ", o);
+        for (size_t i = 0; i < s->n_labels; i++)
+            fputs(i ? ", " : "", o), md_text(o, s->labels[i]);
+    }
     fputs("\n- Pinned:\n", o);
     for (size_t i = 0; i < s->pins.n; i++)
         fputs("  ", o), md_line_item(o, s->pins.v[i]);
@@ -145,9 +149,19 @@ static void md_contract(FILE *o, const px_story *s)
     fputs("- Ambiguous examples: ", o), md_text(o, s->ambiguous_rule), fputs("\n\n", o);
 }
 
-/* "film 94.8%" for the label, or the outcome when there is none. */
+/* "film 94.8%" for the label, or the outcome when there is none; a
+ * generator's text and how it ended. */
 static void md_label_cell(FILE *o, const px_story *s, const px_story_cell *c)
 {
+    if (s->generate) {
+        if (!c->generated) {
+            fputs("—", o);
+            return;
+        }
+        md_cell(o, *c->generated ? c->generated : "(empty)");
+        fprintf(o, " (end %s, %zu tokens)", c->gen_end, c->gen_tokens);
+        return;
+    }
     if (!c->label) {
         fputs("—", o);
         return;
@@ -167,7 +181,9 @@ static void md_example(FILE *o, const px_story *s, size_t k)
     md_quote(o, x->text);
     fputs("\n- Why this example: ", o), md_text(o, x->why ? x->why : "(not written)");
     fputs("\n- Expected: ", o), md_text(o, x->expect);
-    fputs("\n\n| Environment | Outcome | Label | Difference from the reference |\n|---|---|---|---|\n", o);
+    fputs(s->generate ? "\n\n| Environment | Outcome | Generated text | Difference from the reference |\n|---|---|---|---|\n"
+                      : "\n\n| Environment | Outcome | Label | Difference from the reference |\n|---|---|---|---|\n",
+          o);
     for (size_t e = 0; e < s->n_envs; e++) {
         const px_story_cell *c = &x->cells[e];
         fputs("| ", o), md_cell(o, s->envs[e].name), fputs(" | ", o);
@@ -178,7 +194,13 @@ static void md_example(FILE *o, const px_story *s, size_t k)
         md_cell(o, outcome_name(c->outcome));
         fputs(c->met ? " (meets the contract)" : " (does NOT meet it)", o);
         fputs(" | ", o), md_label_cell(o, s, c), fputs(" | ", o);
-        md_cell(o, c->has_diff ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
+        if (c->generated && (int)e != s->reference) {
+            if (c->gen_diverged >= 0)
+                fprintf(o, "diverged at token %ld", c->gen_diverged);
+            else
+                fputs("the same tokens", o);
+        } else
+            md_cell(o, c->has_diff ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
         fputs(" |\n", o);
     }
     fputc('\n', o);

@@ -42,8 +42,6 @@ typedef struct streamed {
     int failed;
     px_error err;
     const px_prepared *expect; /* parity's own inputs for it (NULL: none) */
-    int version;              /* the file's parity_results (0: not a number:
-                                 load_root says so before any item's error) */
 } streamed;
 
 typedef struct ctx {
@@ -712,10 +710,11 @@ static int load_example_keys(ctx *c, yaml_node_t *n, px_env_result *e, px_exampl
         return -1;
     if ((x->has_def = def[0] != 0))
         hash_from_hex(def, x->def_sha256);
+    /* generated: after the tokens, whose count its shape is checked against */
     return load_outcome(c, n, x, what) || get_str(c, n, "detail", what, 0, &x->detail) ||
                    get_str(c, n, "stderr", what, 0, &x->stderr_tail) ||
                    get_str(c, n, "clean_text", what, 0, &x->clean_text) || load_tokens(c, n, x, what) ||
-                   load_output(c, n, x, what) || load_generated(c, n, x, what) || load_label(c, n, e, x, what) ||
+                   load_generated(c, n, x, what) || load_output(c, n, x, what) || load_label(c, n, e, x, what) ||
                    get_ms(c, n, "forward_ms", what, &x->forward_ms) || get_compiled(c, n, what, &x->compiled)
                ? -1
                : 0;
@@ -1291,15 +1290,17 @@ static int stream_take(void *vc, yaml_document_t *d, int map, int key, size_t po
     yaml_node_t *k = yaml_document_get_node(d, key);
     if (!k || k->type != YAML_SCALAR_NODE || !(s->name = strdup(scalar(k))))
         return k && k->type == YAML_SCALAR_NODE ? -1 : 0;
-    yaml_node_t *root = yaml_document_get_root_node(d), *sh = ydoc_get(d, root, "shard"),
-                *ver = ydoc_get(d, root, "parity_results");
-    if (ver && ver->type == YAML_SCALAR_NODE) {
-        char *end;
-        long v = strtol(scalar(ver), &end, 10);
-        s->version = *end || v < 1 || v > PX_RESULTS_VERSION ? 0 : (int)v;
-    }
+    yaml_node_t *root = yaml_document_get_root_node(d), *sh = ydoc_get(d, root, "shard");
     yaml_node_t *l = stream_labels(d, root, yaml_document_get_node(d, map));
-    char msg[200];
+    /* The examples are read with the file's format (a generator's
+     * generated: needs 5), so it must come before them; else they stay in
+     * the document and check_version is read first. */
+    yaml_node_t *ver = ydoc_get(d, root, "parity_results");
+    char msg[200], *vend = NULL;
+    long version = ver && ver->type == YAML_SCALAR_NODE ? strtol(scalar(ver), &vend, 10) : 0;
+    if (!vend || *vend || version < PX_RESULTS_OLDEST || version > PX_RESULTS_VERSION)
+        return 0;
+    c->version = (int)version;
     if (!l || (sh && (sh->type != YAML_SCALAR_NODE || shard_parse(scalar(sh), &s->shard, msg, sizeof msg))))
         return 0;
     size_t nl = (size_t)(l->data.sequence.items.top - l->data.sequence.items.start), nx = c->f->n_examples;
@@ -1336,7 +1337,6 @@ static int stream_item(void *vc, yaml_document_t *item, size_t pos, px_error *er
     char what[300];
     snprintf(what, sizeof what, "environment '%.200s'", name);
     ic.doc = *item, ic.err = &s->err, ic.r = &scratch, ic.shard = s->shard, ic.expect = s->expect;
-    ic.version = s->version;
     s->failed = load_example(&ic, yaml_document_get_root_node(item), &e, what, s->seen) != 0;
     if (scratch.n_warnings) {
         char **w = realloc(s->warnings, (s->n_warnings + scratch.n_warnings) * sizeof *w);

@@ -4,6 +4,7 @@
 #include "parity/story.h"
 #include "parity/bench.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -209,6 +210,119 @@ static double *softmax(const double *v, size_t n)
     return p;
 }
 
+/* ---- a generator's text and its marks ---- */
+
+static int continuation(unsigned char ch) { return (ch & 0xC0) == 0x80; }
+
+/* The byte offset of the n-th code point of t (len when past it). */
+static size_t char_offset(const char *t, size_t len, long n)
+{
+    size_t o = 0;
+    for (long i = 0; i < n && o < len; i++)
+        for (o++; o < len && continuation((unsigned char)t[o]); o++)
+            ;
+    return o;
+}
+
+size_t story_spans(const char *text, long match_at, long match_end, long bad_at, long bad_end, long diverged_at,
+                   px_span out[PX_MAX_SPANS])
+{
+    size_t len = strlen(text);
+    /* In order of who wins: a later one over an earlier one. */
+    long sp[3][2] = {{match_at, match_end}, {-1, -1}, {bad_at, bad_end}};
+    static const px_span_kind kind[3] = {PX_SPAN_MATCH, PX_SPAN_DIVERGED, PX_SPAN_BAD};
+    if (diverged_at >= 0 && diverged_at < LONG_MAX) {
+        sp[1][0] = (long)char_offset(text, len, diverged_at);
+        sp[1][1] = (long)char_offset(text, len, diverged_at + 1);
+    }
+    size_t cut[8] = {0, len}, n = 2;
+    int ok[3];
+    for (int i = 0; i < 3; i++) {
+        long a = sp[i][0], z = sp[i][1];
+        ok[i] = a >= 0 && a < z && (size_t)z <= len && !continuation((unsigned char)text[a]) &&
+                ((size_t)z == len || !continuation((unsigned char)text[z]));
+        if (ok[i])
+            cut[n++] = (size_t)a, cut[n++] = (size_t)z;
+    }
+    for (size_t i = 1; i < n; i++) /* insertion sort: at most 8 */
+        for (size_t j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
+            size_t t = cut[j];
+            cut[j] = cut[j - 1], cut[j - 1] = t;
+        }
+    size_t m = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (cut[i] == cut[i + 1])
+            continue;
+        px_span_kind k = PX_SPAN_PLAIN;
+        for (int s = 0; s < 3; s++)
+            if (ok[s] && (size_t)sp[s][0] <= cut[i] && cut[i + 1] <= (size_t)sp[s][1])
+                k = kind[s];
+        if (m && out[m - 1].kind == k)
+            out[m - 1].end = cut[i + 1];
+        else
+            out[m++] = (px_span){cut[i], cut[i + 1], k};
+    }
+    if (!m)
+        out[m++] = (px_span){0, len, PX_SPAN_PLAIN};
+    return m;
+}
+
+/* A token as the contract writes it, quoted, its control characters
+ * escaped. */
+static void token_quoted(const char *t, char *buf, size_t size)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    o += (size_t)snprintf(buf, size, "'");
+    for (; *t && o + 8 < size; t++) {
+        unsigned char ch = (unsigned char)*t;
+        o += (size_t)(ch == '\n'   ? snprintf(buf + o, size - o, "\\n")
+                      : ch == '\t' ? snprintf(buf + o, size - o, "\\t")
+                      : ch == '\'' ? snprintf(buf + o, size - o, "\\'")
+                      : ch < 0x20 || ch == 0x7F ? snprintf(buf + o, size - o, "\\x%02x", ch)
+                                                : snprintf(buf + o, size - o, "%c", ch));
+    }
+    snprintf(buf + o, size - o, "'");
+}
+
+void story_generate_words(const px_generate *g, char *buf, size_t size)
+{
+    if (!size)
+        return;
+    if (g->decoding == PX_DECODE_SAMPLE)
+        snprintf(buf, size, "sample (temperature %g, top_k %d%s, seed %llu), at most %d new tokens", g->temperature,
+                 g->top_k, g->top_k ? "" : ": the whole vocabulary", g->seed, g->max_new_tokens);
+    else
+        snprintf(buf, size, "greedy, at most %d new tokens", g->max_new_tokens);
+    size_t o = strlen(buf);
+    o += (size_t)snprintf(buf + o, o < size ? size - o : 0, "%s", g->n_stop ? ", stops at " : ", no stop token");
+    for (size_t i = 0; i < g->n_stop && o < size; i++) {
+        char q[96];
+        token_quoted(g->stop[i], q, sizeof q);
+        o += (size_t)snprintf(buf + o, size - o, "%s%s", i == 0 ? "" : i + 1 == g->n_stop ? " or " : ", ", q);
+    }
+}
+
+/* The generated text, its end and its marks (the divergence on a
+ * candidate's: the reference parts from no one). */
+static void build_generated(bctx *b, size_t e, const px_verdict *v, const px_generated *g, px_story_cell *c)
+{
+    const char *t = g->text ? g->text : "";
+    c->generated = red(b, t);
+    c->gen_end = generated_end_name(g->end);
+    c->gen_tokens = g->n;
+    c->gen_diverged = v->div == PX_DIV_GENERATED ? v->diverged_at : -1;
+    if (!c->generated)
+        return;
+    if (strcmp(c->generated, t)) {
+        c->spans[0] = (px_span){0, strlen(c->generated), PX_SPAN_PLAIN};
+        c->n_spans = 1;
+        return;
+    }
+    c->n_spans = story_spans(t, v->match_at, v->match_end, v->bad_at, v->bad_end,
+                             (int)e == b->r->reference ? -1 : v->diverged_at, c->spans);
+}
+
 static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
 {
     const px_env_verdict *ev = &b->j->envs[e];
@@ -227,6 +341,8 @@ static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
         c->n_probs = c->probs ? x->n_values : 0;
     }
     c->detail = red(b, v->detail);
+    if (x->gen)
+        build_generated(b, e, v, x->gen, c);
     if (v->has_cmp) {
         c->has_diff = 1;
         c->diff = v->cmp.value;
@@ -249,6 +365,34 @@ static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
         c->cause = dup(b, "the device: the twin keeps the reference's decision");
 }
 
+/* A generator's expectation: "text matching /Friday/ and /19:00/, not
+ * matching /[$£]\s*\d/, at most 60 characters, not empty, the same as the
+ * reference's (exact)". */
+static void text_expect_words(const px_text_expect *t, char *buf, size_t size)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+#define ADD(...) (o += (size_t)snprintf(buf + o, o < size ? size - o : 0, __VA_ARGS__), o = o < size ? o : size - 1)
+    for (size_t i = 0; t && i < t->n_must_match; i++)
+        ADD("%s/%s/", i == 0 ? "text matching " : i + 1 == t->n_must_match ? " and " : ", ", t->must_match[i].text);
+    for (size_t i = 0; t && i < t->n_must_not_match; i++)
+        ADD("%s/%s/", i == 0 ? (o ? ", not matching " : "text not matching ") : i + 1 == t->n_must_not_match ? " nor " : ", ",
+            t->must_not_match[i].text);
+    if (t && t->max_chars)
+        ADD("%sat most %d characters", o ? ", " : "", t->max_chars);
+    if (t && t->non_empty)
+        ADD("%snot empty", o ? ", " : "");
+    if (t && t->same == PX_SAME_EXACT)
+        ADD("%sthe same tokens as the reference's", o ? ", " : "");
+    else if (t && t->same == PX_SAME_PREFIX)
+        ADD("%sthe reference's first %d tokens", o ? ", " : "", t->same_n);
+    else if (t && t->same == PX_SAME_EDITS)
+        ADD("%sat most %d token edits from the reference's", o ? ", " : "", t->same_n);
+#undef ADD
+    if (!o)
+        snprintf(buf, size, "(nothing stated)");
+}
+
 static char *expect_words(bctx *b, const px_expect *x)
 {
     char buf[1024] = "";
@@ -265,6 +409,9 @@ static char *expect_words(bctx *b, const px_expect *x)
     case PX_EXPECT_REJECTED:
         snprintf(buf, sizeof buf, "rejected%s%s%s", x->reason.text ? " (reason matching " : "",
                  x->reason.text ? x->reason.text : "", x->reason.text ? ")" : "");
+        break;
+    case PX_EXPECT_TEXT:
+        text_expect_words(x->text, buf, sizeof buf);
         break;
     default:
         snprintf(buf, sizeof buf, "(nothing stated)");
@@ -335,6 +482,9 @@ static void build_contract(bctx *b)
         push(b, &s->tolerances, fmt(b, "logits, every example: %s |Δ| within max(atol %g, rtol %g × |reference|): %s",
                                     t->stat ? t->stat : "elementwise", t->atol, t->rtol,
                                     t->why ? t->why : "(no why written)"));
+    else if (f->kind == PX_MODEL_GENERATOR)
+        push(b, &s->tolerances, dup(b, "generated text: each example's expectation says what may differ from the "
+                                       "reference (no tolerance on logits)"));
     else
         push(b, &s->tolerances, dup(b, "logits: none stated, so any difference from the reference counts"));
     for (size_t k = 0; k < f->n_examples; k++) {
@@ -346,6 +496,11 @@ static void build_contract(bctx *b)
     }
     s->ambiguous_rule = dup(b, "an ambiguous example counts once a reviewer decided it (accept, defect or "
                                "unsupported); needs-rule and flag leave it open");
+    if (f->kind == PX_MODEL_GENERATOR) {
+        char words[1024];
+        story_generate_words(&f->gen, words, sizeof words);
+        s->generate = dup(b, words);
+    }
 }
 
 static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous"};
@@ -639,6 +794,7 @@ void story_free(px_story *s)
         for (size_t e = 0; x->cells && e < s->n_envs; e++) {
             px_story_cell *c = &x->cells[e];
             free(c->label), free(c->probs), free(c->detail), free(c->diff_words), free(c->divergence), free(c->cause);
+            free(c->generated);
         }
         free(x->cells);
         char *v[] = {x->id, x->kind, x->why, x->text, x->expect, x->decision, x->note, x->by, x->at,
@@ -651,6 +807,6 @@ void story_free(px_story *s)
     strs_free(&s->performance);
     strs_free(&s->pending), strs_free(&s->warnings);
     free(s->task), free(s->verdict), free(s->fixture), free(s->fixture_sha256), free(s->generated);
-    free(s->ambiguous_rule);
+    free(s->ambiguous_rule), free(s->generate);
     free(s);
 }

@@ -333,3 +333,61 @@ Test(check, judges_a_results_file_without_running)
     cr_expect(strstr(r.err, "parity run: --results is not an option of run"), "%s", r.err);
     tl_free(&r);
 }
+
+/* A generator's results judged from a file (tests/data/gen: hand-written,
+ * format 5): an example the same in both; one whose candidate parts from
+ * the reference at token 4 but keeps its constraints (other words, the
+ * same facts: pass-within-tolerance); one whose candidate invents a price
+ * (must_not_match: constraint-violated, with the span); one rejected in
+ * both. The divergence says where, both tokens, and the logits margin. */
+Test(check, a_generators_results_are_judged_by_their_constraints, .timeout = 60)
+{
+    char *dir = tl_tmpdir(), cmd[4096], path[512];
+    snprintf(cmd, sizeof cmd, "cp tests/data/gen/* '%s/'", dir);
+    cr_assert_eq(system(cmd), 0);
+    cmd_result r = tl_run_in(dir, (const char *[]){"parity", "check", "fixture.yaml", "--results", "results.yaml", "-q",
+                                                    "--format", "json", NULL});
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    snprintf(path, sizeof path, "%s/check.json", dir);
+    tl_write(path, r.out);
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
+             "e={x[\"name\"]:x for x in d[\"environments\"]};"
+             "r={x[\"id\"]:x for x in e[\"reference\"][\"examples\"]};"
+             "c={x[\"id\"]:x for x in e[\"cpu-bf16\"][\"examples\"]};"
+             "assert e[\"reference\"][\"met\"] is True and e[\"cpu-bf16\"][\"met\"] is False;"
+             "assert [r[k][\"outcome\"] for k in (\"film-same\",\"talk-reworded\",\"gig-price\",\"empty\")]=="
+             "[\"pass\",\"pass\",\"pass\",\"rejected-as-expected\"], r;"
+             "assert [c[k][\"outcome\"] for k in (\"film-same\",\"talk-reworded\",\"gig-price\",\"empty\")]=="
+             "[\"pass\",\"pass-within-tolerance\",\"constraint-violated\",\"rejected-as-expected\"], c;"
+             "assert c[\"film-same\"][\"divergence\"][\"stage\"]==\"none\";"
+             "t=c[\"talk-reworded\"][\"divergence\"];"
+             "assert t[\"stage\"]==\"generated tokens\" and t[\"detail\"]==\"diverged at token 4: \\x27 \\x27 here, "
+             "\\x27:\\x27 in the reference; margin here 0.25 (logits 6.5 vs 6.25)\", t;"
+             "g=c[\"gig-price\"];"
+             "assert g[\"detail\"]==\"must_not_match \\x27[$£]\\\\s*\\\\d\\x27 matches \\x22$5\\x22 at byte 31\", g[\"detail\"];"
+             "assert g[\"divergence\"][\"stage\"]==\"generated tokens\";"
+             "assert g[\"divergence\"][\"detail\"].startswith(\"diverged at token 29: \\x27,\\x27 here, \\x27.\\x27 in the "
+             "reference; margin here 0.25\"), g;"
+             "' '%s'",
+             path);
+    cr_expect_eq(system(cmd), 0, "the judgement differs: %s", r.out);
+    tl_free(&r);
+    /* The format said after the environments: read whole, judged the same. */
+    snprintf(path, sizeof path, "%s/results.yaml", dir);
+    char *text = tl_slurp(path), *v = strstr(text, "parity_results: 5\n"), moved[65536];
+    cr_assert(v && strlen(text) < sizeof moved - 32);
+    snprintf(moved, sizeof moved, "%.*s%sparity_results: 5\n", (int)(v - text), text, v + strlen("parity_results: 5\n"));
+    snprintf(path, sizeof path, "%s/moved.yaml", dir);
+    tl_write(path, moved);
+    r = tl_run_in(dir, (const char *[]){"parity", "check", "fixture.yaml", "--results", "moved.yaml", "-q", NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.out, "constraint-violated: must_not_match"), "%s", r.out);
+    cr_expect(strstr(r.out, "1 pass, 2 pass-within-tolerance, 1 rejected-as-expected, 1 constraint-violated"), "%s",
+              r.out);
+    tl_free(&r);
+    free(text);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}

@@ -347,3 +347,83 @@ Test(report, decisions_waiting_in_the_journal_are_pending, .init = init, .timeou
     tl_free(&r);
     free(dir);
 }
+
+/* A generator's report (tests/data/gen: hand-written results of a tiny
+ * generator): each example's cell holds the generated text and how it
+ * ended, the contract its output settings; the Markdown matches a golden
+ * file, and the HTML marks what must_match matched, the must_not_match
+ * violation and the first diverging token, each in its own <mark>. */
+Test(report, a_generators_report_shows_its_text_and_its_marks, .init = init, .timeout = 60)
+{
+    char *dir = tl_tmpdir(), cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/gen' && cp tests/data/gen/* '%s/gen/'", dir, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    const char *golden = "tests/golden/report/generator.md";
+    cmd_result r = tl_run_in(dir, (const char *[]){"parity", "report", "gen/fixture.yaml", "--results",
+                                                    "gen/results.yaml", "-f", "md", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    if (getenv("PARITY_UPDATE_GOLDEN"))
+        tl_write(golden, r.out);
+    char *want = tl_slurp(golden);
+    cr_assert_not_null(want, "no %s (PARITY_UPDATE_GOLDEN=1 writes it; read it before committing)", golden);
+    cr_expect_str_eq(r.out, want);
+    const char *md[] = {
+        "- Output settings: greedy, at most 48 new tokens, stops at '\\[EOS\\]'",
+        "| Environment | Outcome | Generated text | Difference from the reference |",
+        "| cpu-bf16 | pass-within-tolerance (meets the contract) | Talk by Dr Lee, Monday 18:00. (end stop, 30 tokens) "
+        "| diverged at token 4 |",
+        "| cpu-bf16 | constraint-violated (does NOT meet it) | Gig: The Owls, Saturday 20:00, $5. (end stop, 35 tokens) "
+        "| diverged at token 29 |",
+        "| cpu-bf16 | pass (meets the contract) | Film night: Casablanca, Friday 19:00. (end stop, 38 tokens) | the same "
+        "tokens |",
+        NULL};
+    for (int i = 0; md[i]; i++)
+        cr_expect(strstr(r.out, md[i]), "not in the Markdown: %s", md[i]);
+    cr_expect_null(strstr(r.out, "Labels, in the model's output order"), "a generator has no labels");
+    cr_expect(strstr(r.out, "| Quiz→\\<b\\>A\\&B\\</b\\> ␛\\[1m Sunday 12:00. (end stop, 35 tokens) |"), "%s", r.out);
+    tl_free(&r);
+    free(want);
+
+    r = tl_run_in(dir, (const char *[]){"parity", "report", "gen/fixture.yaml", "--results", "gen/results.yaml", "-f",
+                                        "html", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *html[] = {
+        "<li>Output settings: greedy, at most 48 new tokens, stops at &#39;[EOS]&#39;</li>",
+        "<th>Generated text</th>",
+        /* the candidate's gig-price: the match, the divergence, the violation */
+        "<span class=\"generated\">Gig: The Owls, <mark class=\"match\" title=\"what must_match matched\">Saturday</mark> "
+        "20:00<mark class=\"diverged\" title=\"the first token that parts from the reference's\">,</mark> "
+        "<mark class=\"bad\" title=\"what must_not_match matched: the violation\">$5</mark>.</span> "
+        "<span class=\"muted\">(end stop, 35 tokens)</span>",
+        /* the reference's: its match alone (it parts from no one) */
+        "<span class=\"generated\">Gig: The Owls, <mark class=\"match\" title=\"what must_match matched\">Saturday</mark> "
+        "20:00.</span>",
+        /* a diverging space is marked as well */
+        "Talk<mark class=\"diverged\" title=\"the first token that parts from the reference's\"> </mark>by Dr Lee",
+        "mark.bad{",
+        /* markup, a tab and an escape as text, the marks where they were */
+        "<span class=\"generated\">Quiz→&lt;b&gt;A&amp;B&lt;/b&gt; ␛[1m <mark class=\"match\" title=\"what must_match "
+        "matched\">Sunday</mark> 12:00.</span>",
+        NULL};
+    for (int i = 0; html[i]; i++)
+        cr_expect(strstr(r.out, html[i]), "not in the HTML: %s", html[i]);
+    cr_expect_null(strstr(r.out, "<b>A"), "markup from a generated text is text");
+    cr_expect_null(strchr(r.out, '\x1b'), "an escape from a generated text is shown, never sent");
+    tl_free(&r);
+    sh("rm -rf '%s'%s", dir, "");
+    free(dir);
+}
+
+/* A classifier's report has no generator's marks or styles. */
+Test(report, a_classifiers_html_has_no_generators_marks, .init = init, .timeout = 60)
+{
+    char *dir = demo_tree();
+    cmd_result r = tl_run_in(dir, (const char *[]){"parity", "report", DEMO, "--results", DEMO_RESULTS, "-f", "html", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_null(strstr(r.out, "<mark"));
+    cr_expect_null(strstr(r.out, "mark.bad"));
+    cr_expect(strstr(r.out, "<th>Label</th>"));
+    tl_free(&r);
+    sh("rm -rf '%s'%s", dir, "");
+    free(dir);
+}

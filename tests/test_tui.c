@@ -67,12 +67,27 @@ static void run_screen(const char *name)
      * same wherever the repository is. */
     snprintf(results, sizeof results, "campus-results.yaml");
     snprintf(fixture, sizeof fixture, "%s/fixture.yaml", dir);
-    copy_file("fixtures/campus-club/fixture.yaml", fixture);
-    copy_file("fixtures/campus-club/model.pt", dir);
-    copy_file("fixtures/campus-club/vocab.txt", dir);
-    copy_file("tests/data/campus-results.yaml", dir);
     char *script = tl_slurp(keys);
     cr_assert(script && !strncmp(script, "# args: ", 8), "%s: first line must be '# args: ...'", keys);
+    /* "# fixture: DIR": DIR's fixture.yaml, vocab.txt and results.yaml
+     * (a generator's, tests/data/gen) instead of the demo's. */
+    const char *other = strstr(script, "\n# fixture: ");
+    if (other) {
+        char from[PATH_MAX];
+        int n = (int)strcspn(other + 12, "\n");
+        snprintf(results, sizeof results, "results.yaml");
+        snprintf(from, sizeof from, "%.*s/fixture.yaml", n, other + 12);
+        copy_file(from, fixture);
+        snprintf(from, sizeof from, "%.*s/vocab.txt", n, other + 12);
+        copy_file(from, dir);
+        snprintf(from, sizeof from, "%.*s/results.yaml", n, other + 12);
+        copy_file(from, dir);
+    } else {
+        copy_file("fixtures/campus-club/fixture.yaml", fixture);
+        copy_file("fixtures/campus-club/model.pt", dir);
+        copy_file("fixtures/campus-club/vocab.txt", dir);
+        copy_file("tests/data/campus-results.yaml", dir);
+    }
     char exe[PATH_MAX];
     snprintf(exe, sizeof exe, "%s", getenv("PARITY_TORCH") ? getenv("PARITY_TORCH") : "build/parity-torch");
     if (exe[0] != '/') {
@@ -94,6 +109,7 @@ static void run_screen(const char *name)
         snprintf(to, sizeof to, "%s/.fixture.yaml.parity-history.yaml", dir);
         copy_file(from, to);
     }
+    int has_marks = strstr(script, "\nmarks marks ") != NULL; /* before split_args cuts the script */
     const char *argv[32];
     split_args(script + 8, "fixture.yaml", results, exe, argv);
     setenv("PARITY_KEYS", keys, 1);
@@ -123,6 +139,25 @@ static void run_screen(const char *name)
             cr_expect_fail("%s: the screen differs from %s (diff above)", name, want);
         }
     }
+    /* "marks marks ELS" in the script: where the screen showed those
+     * elements, against tests/screens/NAME.marks. */
+    char marks_got[PATH_MAX], marks_want[PATH_MAX];
+    snprintf(marks_got, sizeof marks_got, "%s/marks", dir);
+    snprintf(marks_want, sizeof marks_want, "%s/tests/screens/%s.marks", cwd, name);
+    char *mg = has_marks ? tl_slurp(marks_got) : NULL, *mw = mg ? tl_slurp(marks_want) : NULL;
+    if (mg && getenv("PARITY_UPDATE_SCREENS"))
+        tl_write(marks_want, mg);
+    else if (mg) {
+        cr_assert_not_null(mw, "%s: no expected marks %s (PARITY_UPDATE_SCREENS=1 makes them)", name, marks_want);
+        if (strcmp(mg, mw)) {
+            char cmd[PATH_MAX * 3];
+            snprintf(cmd, sizeof cmd, "diff -u '%s' '%s' >&2", marks_want, marks_got);
+            int rc = system(cmd);
+            (void)rc;
+            cr_expect_fail("%s: the marks differ from %s (diff above)", name, marks_want);
+        }
+    }
+    free(mg), free(mw);
     tl_free(&r);
     free(g), free(w), free(script), free(dir);
 }

@@ -52,6 +52,33 @@ typedef struct px_story_env {
     px_strs changed;
 } px_story_env;
 
+/* A generator's text in pieces to show differently (bytes into the
+ * text): what a must_match pattern matched, what a must_not_match one
+ * matched (the violation), the first token that parts from the
+ * reference's. Pieces are in order, cover the whole text and cut it only
+ * between code points; a violation wins over a divergence over a match. */
+typedef enum px_span_kind { PX_SPAN_PLAIN, PX_SPAN_MATCH, PX_SPAN_BAD, PX_SPAN_DIVERGED } px_span_kind;
+
+typedef struct px_span {
+    size_t at, end;
+    px_span_kind kind;
+} px_span;
+
+#define PX_MAX_SPANS 7
+
+/* text cut into pieces by the verdict's spans (judge.h: match_at/end,
+ * bad_at/end, bytes; -1 none) and the token where it parts from the
+ * reference (diverged_at, -1 none: with the chars vocabulary a token is
+ * one code point of the text, so it is the diverged_at-th code point,
+ * clamped to the text). A span out of the text or not on code point
+ * boundaries is left out. Returns the pieces written to out. */
+size_t story_spans(const char *text, long match_at, long match_end, long bad_at, long bad_end, long diverged_at,
+                   px_span out[PX_MAX_SPANS]);
+
+/* contract.generate in words: "greedy, at most 48 new tokens, stops at
+ * '[EOS]'" ('\n' and the like escaped). */
+void story_generate_words(const px_generate *g, char *buf, size_t size);
+
 /* One example in one environment. */
 typedef struct px_story_cell {
     int present;       /* 0: the environment was not selected or has no results */
@@ -66,6 +93,16 @@ typedef struct px_story_cell {
     char *diff_words;  /* "max |Δlogit| 0.0123 within 0.05 (atol 0.05, rtol 0.01)" */
     char *divergence;  /* earliest divergence, with what it parts from; NULL when none */
     char *cause;       /* precision or device, in words; NULL when not known */
+    /* A generator's: the generated text (redacted; NULL when nothing was
+     * generated), how it ended ("stop", "length") after how many tokens,
+     * and its pieces to mark (one plain piece when anything in it was
+     * redacted: the spans were found in the text before). */
+    char *generated;
+    const char *gen_end;
+    size_t gen_tokens;
+    long gen_diverged; /* the token where it parts from the reference's, -1 none */
+    px_span spans[PX_MAX_SPANS];
+    size_t n_spans;
 } px_story_cell;
 
 typedef struct px_story_example {
@@ -96,6 +133,8 @@ typedef struct px_story {
     px_strs rules;     /* "'\s+' → ' ': why" */
     px_strs tolerances; /* "logits: max |Δ| ≤ atol 0.05 + rtol 0.01·|ref|: why" */
     char *ambiguous_rule;
+    char *generate;    /* a generator's output settings, in words
+                          (story_generate_words); NULL for a classifier */
     px_story_example *examples;
     size_t n_examples;
     px_strs not_evaluated; /* what was not evaluated, one line each */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "parity/decision.h"
+#include "parity/story.h"
 #include "parity/textcell.h"
 #include "tui_impl.h"
 
@@ -168,7 +169,8 @@ static void draw_list(tui *t, int top, int rows, int w)
              mark_symbol(m), m->unwritten ? "*" : " ");
         tui_put(t, top + r, 2, w - 17, sel ? PX_EL_SELECTION : PX_EL_NORMAL, t->f->examples[k].id);
         /* "changed": the shown candidate decides differently from the reference. */
-        if (t->judged && t->rv.candidate >= 0 && t->j.envs[t->rv.candidate].ex[k].div == PX_DIV_DECISION)
+        if (t->judged && t->rv.candidate >= 0 && (t->j.envs[t->rv.candidate].ex[k].div == PX_DIV_DECISION ||
+                                                  t->j.envs[t->rv.candidate].ex[k].div == PX_DIV_GENERATED))
             tui_put(t, top + r, w - 15, 1, PX_EL_CHANGED, "!");
         int cols[2] = {t->res->reference, t->rv.candidate};
         for (int c = 0; c < 2; c++) {
@@ -254,10 +256,110 @@ static char *verdict_line(const tui *t, int e, size_t k)
     return asprintf(&s, "%s: %s", outcome_name(v->outcome), v->detail ? v->detail : "") < 0 ? NULL : s;
 }
 
+/* ---- a generator's side: its generated text, marked ---- */
+
+static int generator(const tui *t) { return t->f->kind == PX_MODEL_GENERATOR; }
+
+/* Rows a generated text may take: all of it with three labels' room or
+ * details, three with one, one when compact. */
+static int gen_cap(const tui *t) { return t->details || t->side_labels >= 3 ? 0 : t->side_labels == 1 ? 3 : 1; }
+
+/* Environment e's generated text on example k cut into the pieces to mark
+ * (story.h): its own verdict's spans, and the token where the shown
+ * candidate parts from the reference marked on both sides. */
+static size_t gen_spans(const tui *t, int e, size_t k, const char *text, px_span *out)
+{
+    const px_verdict *v = t->judged ? &t->j.envs[e].ex[k] : NULL;
+    int cand = t->rv.candidate;
+    const px_verdict *cv = t->judged && cand >= 0 && cand != t->res->reference ? &t->j.envs[cand].ex[k] : NULL;
+    return story_spans(text, v ? v->match_at : -1, v ? v->match_end : -1, v ? v->bad_at : -1, v ? v->bad_end : -1,
+                       cv && cv->div == PX_DIV_GENERATED ? cv->diverged_at : -1, out);
+}
+
+static int span_element(px_span_kind k)
+{
+    return k == PX_SPAN_MATCH ? PX_EL_SEARCH_MATCH : k == PX_SPAN_BAD ? PX_EL_FAIL : k == PX_SPAN_DIVERGED ? PX_EL_CHANGED
+                                                                                                       : PX_EL_NORMAL;
+}
+
+/* The text sanitized piece by piece (each piece's place in the safe text
+ * in at[i], at[i+1]), so the marks land on what they marked. NULL when out
+ * of memory. */
+static char *gen_safe(const char *text, const px_span *sp, size_t n, size_t *at)
+{
+    char *out = strdup("");
+    size_t len = 0;
+    for (size_t i = 0; out && i < n; i++) {
+        at[i] = len;
+        char *piece = textcell_sanitize(text + sp[i].at, sp[i].end - sp[i].at);
+        char *grown = piece ? realloc(out, len + strlen(piece) + 1) : NULL;
+        if (!grown) {
+            free(piece), free(out);
+            return NULL;
+        }
+        out = grown;
+        memcpy(out + len, piece, strlen(piece) + 1);
+        len += strlen(piece);
+        free(piece);
+    }
+    at[n] = len;
+    return out;
+}
+
+/* Rows environment e's generated text takes at w columns (capped). */
+static int gen_text_rows(const tui *t, const px_generated *g, int w)
+{
+    const char *text = g->text && *g->text ? g->text : "(empty)";
+    return rows_of(text, w, gen_cap(t));
+}
+
+/* The generated text wrapped into at most room rows of cols columns at (y,
+ * x), its pieces in their elements; a text that needs more ends its last
+ * row in "…". Returns the rows used. */
+static int draw_generated(tui *t, int e, size_t k, const px_generated *g, int y, int x, int cols, int room)
+{
+    if (room < 1 || cols < 1)
+        return 0;
+    if (!g->text || !*g->text) {
+        tui_put(t, y, x, cols, PX_EL_DIM, "(empty)");
+        return 1;
+    }
+    px_span sp[PX_MAX_SPANS];
+    size_t n = gen_spans(t, e, k, g->text, sp), at[PX_MAX_SPANS + 1];
+    char *safe = gen_safe(g->text, sp, n, at);
+    if (!safe)
+        return 0;
+    textcell_line lines[64];
+    size_t hidden = 0;
+    int got = textcell_layout(safe, cols, lines, room < 64 ? room : 64, &hidden);
+    for (int i = 0; i < got; i++) {
+        move(y + i, x);
+        if (lines[i].cols > cols) {
+            attrset(style(t, PX_EL_DIM));
+            addstr("…");
+        }
+        for (size_t p = 0; lines[i].cols <= cols && p < n; p++) {
+            size_t a = at[p] > lines[i].start ? at[p] : lines[i].start;
+            size_t z = at[p + 1] < lines[i].end ? at[p + 1] : lines[i].end;
+            if (a >= z)
+                continue;
+            attrset(style(t, span_element(sp[p].kind)));
+            addnstr(safe + a, (int)(z - a));
+        }
+        if (hidden && i == got - 1) {
+            attrset(style(t, PX_EL_DIM));
+            addstr("…");
+        }
+        attrset(A_NORMAL);
+    }
+    free(safe);
+    return got > 0 ? got : 0;
+}
+
 /* How many label rows a side shows: three, or with details every logit. */
 static int side_labels(const tui *t, int e, size_t k)
 {
-    if (e < 0)
+    if (e < 0 || generator(t))
         return 0;
     const px_env_result *er = &t->res->envs[e];
     const px_example_result *r = &er->ex[k];
@@ -276,6 +378,11 @@ static int side_rows(const tui *t, int e, size_t k, int w)
     char *v = verdict_line(t, e, k);
     int n = 1 + (t->side_labels ? side_labels(t, e, k) : 0) + rows_of(v, w, t->verdict_cap);
     free(v);
+    const px_example_result *r = &t->res->envs[e].ex[k];
+    if (generator(t) && r->gen) /* the text, and how it ended unless compact */
+        n += gen_text_rows(t, r->gen, w) + (t->side_labels != 0);
+    else if (generator(t) && r->status == PX_ST_PENDING)
+        n++;
     return n;
 }
 
@@ -304,6 +411,22 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
     const px_example_result *r = &er->ex[k];
     int used = 0;
     int el = e == t->res->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE;
+    if (generator(t)) { /* the generated text where a classifier has its labels */
+        putf(t, y + used++, x, w, el, "%s (%s %s)", er->name, results_env_device(t->f, er),
+             results_env_dtype(t->f, er));
+        if (r->status == PX_ST_PENDING) {
+            tui_put(t, y + used++, x, w, PX_EL_RUNNING, t->load ? "loading…" : "running…");
+            return used;
+        }
+        if (r->gen) {
+            int cap = gen_cap(t), room = rows - used;
+            used += draw_generated(t, e, k, r->gen, y + used, x, w, cap && cap < room ? cap : room);
+            if (t->side_labels && used < rows)
+                putf(t, y + used++, x, w, PX_EL_DIM, "end: %s after %zu token%s", generated_end_name(r->gen->end),
+                     r->gen->n, r->gen->n == 1 ? "" : "s");
+        }
+        return used + draw_verdict(t, e, k, y + used, x, w, rows - used);
+    }
     if (t->side_labels == 0) { /* compact: the name, the best label and where it ran, on one row */
         int best = r->status == PX_ST_OK && r->n_values == er->n_labels ? results_argmax(r->values, r->n_values) : -1;
         double mx = best >= 0 ? r->values[best] : 0, sum = 0;
@@ -431,6 +554,12 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
         snprintf(note, sizeof note, "note: %s%s%s%s", m->note, other ? " (" : "", other ? m->note_by : "",
                  other ? ")" : "");
     }
+    char output[1100] = "";
+    if (generator(t)) {
+        char words[1024];
+        story_generate_words(&t->f->gen, words, sizeof words);
+        snprintf(output, sizeof output, "output: %s", words);
+    }
     int stacked = w < 2 * SIDE_MIN + 1, half = w / 2;
     char *safe_text = textcell_sanitize(ex->text, ex->text_len);
     int text_rows = textcell_wrap(safe_text ? safe_text : "", w - 2, NULL, 0);
@@ -448,7 +577,7 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
             int c = details ? 0 : try_cap;
             t->side_labels = labels;
             t->verdict_cap = c;
-            int fixed = 1 + 1 + rows_of(diff, w, c ? 2 : 0) + rows_of(div, w, c ? 2 : 0) +
+            int fixed = 1 + 1 + rows_of(output, w, c ? 2 : 0) + rows_of(diff, w, c ? 2 : 0) + rows_of(div, w, c ? 2 : 0) +
                         (v && v->attr != PX_ATTR_NONE) + rows_of(decided, w, c ? 2 : 0) +
                         rows_of(fit_words, w - 2, c ? 2 : 0) + rows_of(note, w, c) + 1;
             int why = ex->why ? rows_of(ex->why, w - 5, c ? 2 : 0) : 0;
@@ -476,6 +605,8 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
     char *safe = textcell_sanitize(ex->text, ex->text_len);
     y += draw_text(t, safe ? safe : "", y, x + 2, w - 2, room > 3 ? room : end - y < 3 ? end - y : 3);
     free(safe);
+    if (output[0])
+        y += put_wrapped(t, y, x, w, cap ? 2 : end - y, PX_EL_DIM, output);
     if (details && rx && rx->clean_text) {
         y += put_wrappedf(t, y, x, w, end - y, PX_EL_DIM, "cleaned: %s", rx->clean_text);
         y += put_wrappedf(t, y, x, w, end - y, PX_EL_DIM, "tokens: %s", toks);

@@ -33,12 +33,60 @@ static void dump(const char *path)
     fclose(o);
 }
 
+/* Where the screen shows the elements named in els ("fail,changed"): one
+ * line per run of cells drawn in one of them, "ROW:COL ELEMENT TEXT"
+ * (colour pairs are the elements', draw.c: pair el+1). What a text dump
+ * cannot show: which characters are marked. */
+static void dump_marks(const char *path, const char *els)
+{
+    FILE *o = fopen(path, "w");
+    if (!o)
+        return;
+    int want[PX_EL_COUNT] = {0};
+    char list[512];
+    snprintf(list, sizeof list, "%s", els);
+    for (char *save = NULL, *n = strtok_r(list, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+        int el = theme_element_from_name(n);
+        if (el >= 0)
+            want[el] = 1;
+    }
+    for (int y = 0; y < LINES; y++) {
+        int run = -1, at = 0;
+        char text[4096];
+        size_t len = 0;
+        mbstate_t st = {0};
+        for (int x = 0; x <= COLS; x++) {
+            int el = -1;
+            wchar_t w[CCHARW_MAX + 1] = {0};
+            if (x < COLS) {
+                cchar_t c;
+                attr_t a;
+                short pair = 0;
+                if (mvin_wch(y, x, &c) != ERR && getcchar(&c, w, &a, &pair, NULL) != ERR && pair > 0 &&
+                    pair <= PX_EL_COUNT && want[pair - 1])
+                    el = pair - 1;
+            }
+            if (el != run && run >= 0)
+                fprintf(o, "%d:%d %s %.*s\n", y, at, theme_element_name(run), (int)len, text);
+            if (el != run)
+                run = el, at = x, len = 0, memset(&st, 0, sizeof st);
+            for (int i = 0; el >= 0 && w[i] && len + 8 < sizeof text; i++) {
+                size_t b = wcrtomb(text + len, w[i], &st);
+                len += b == (size_t)-1 ? 0 : b;
+            }
+        }
+    }
+    fclose(o);
+}
+
 /* A line of the script: a key by its name in the binding table ("Enter",
  * "PgDn", "C-u": PX_KEY_NAMES), else its first character, or a command:
  *   type TEXT          its characters, as keys
  *   wait               until every run is done
  *   sh COMMAND         run it (another editor saving the fixture mid-session)
  *   dump NAME          the screen as drawn so far to $PARITY_DUMP_DIR/NAME
+ *   marks NAME ELS     where it shows the elements ELS ("fail,changed"):
+ *                      "ROW:COL ELEMENT TEXT" a line, to the same place
  *   resize COLSxROWS
  * A line starting with '#' is a comment (no key is bound to '#'). */
 int tui_script_step(tui *t, key_ev *queue, size_t *nq)
@@ -77,6 +125,11 @@ int tui_script_step(tui *t, key_ev *queue, size_t *nq)
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", t->dump_dir ? t->dump_dir : ".", line + 5);
         dump(path);
+    } else if (!strncmp(line, "marks ", 6)) {
+        char path[1024], name[256] = "", els[512] = "";
+        sscanf(line + 6, "%255s %511s", name, els);
+        snprintf(path, sizeof path, "%s/%s", t->dump_dir ? t->dump_dir : ".", name);
+        dump_marks(path, els);
     } else if (!strncmp(line, "resize ", 7)) {
         int c = 80, r = 24;
         sscanf(line + 7, "%dx%d", &c, &r);

@@ -98,6 +98,8 @@ static void tell(paras *p, const px_story *s)
     }
     add(p, PX_EL_NORMAL, 0, "%s", "");
     add(p, PX_EL_TITLE, 0, "Conditions");
+    if (s->generate)
+        add(p, PX_EL_NORMAL, 2, "output: %s", s->generate);
     for (size_t i = 0; i < s->pins.n; i++)
         add(p, PX_EL_NORMAL, 2, "pinned: %s", s->pins.v[i]);
     for (size_t i = 0; i < s->rules.n; i++)

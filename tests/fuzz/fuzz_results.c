@@ -1,7 +1,10 @@
 /* libFuzzer harness: the results-file reader, the file that crosses
  * machines, must turn any bytes into results matched to the fixture or a
  * located usage error, never a crash, leak or hang. The fixture is
- * fixtures/campus-club/fixture.yaml (run from the repository root). */
+ * fixtures/campus-club/fixture.yaml, or for a file that says generated:
+ * (a generator's results) tests/data/gen/fixture.yaml (run from the
+ * repository root). */
+#define _GNU_SOURCE /* memmem */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,18 +13,26 @@
 
 #include "parity/results.h"
 
-static px_fixture *fixture;
+static px_fixture *fixture, *classifier, *generator;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+static px_fixture *load(const char *path)
 {
-    (void)argc, (void)argv;
     px_error err = {0};
     char msg[2048];
-    if (!(fixture = fixture_load("fixtures/campus-club/fixture.yaml", &err))) {
+    px_fixture *f = fixture_load(path, &err);
+    if (!f) {
         px_error_format(&err, msg, sizeof msg);
         fprintf(stderr, "fuzz_results (run it from the repository root): %s\n", msg);
         exit(1);
     }
+    return f;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    classifier = load("fixtures/campus-club/fixture.yaml");
+    generator = load("tests/data/gen/fixture.yaml");
     return 0;
 }
 
@@ -53,6 +64,7 @@ static void check(const px_results *r)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     px_error err = {0};
+    fixture = memmem(data, size, "generated:", 10) ? generator : classifier;
     px_results *r = results_parse("fuzz-results.yaml", (const char *)data, size, fixture, &err);
     if (r)
         check(r);

@@ -1,0 +1,85 @@
+/* story_spans: a generator's text cut into the pieces the review screen
+ * and the HTML report mark (what must_match matched, a must_not_match
+ * violation, the first diverging token), and story_generate_words, the
+ * output settings in words. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "parity/story.h"
+
+/* The pieces as "kind:text|kind:text" (P plain, M match, B bad, D diverged). */
+static void pieces(const char *text, long ma, long me, long ba, long be, long div, char *out, size_t size)
+{
+    px_span sp[PX_MAX_SPANS];
+    size_t n = story_spans(text, ma, me, ba, be, div, sp), o = 0;
+    out[0] = '\0';
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(sp[i].at, at, "pieces are in order and cover the text");
+        cr_assert_lt(sp[i].at, sp[i].end + (strlen(text) == 0));
+        at = sp[i].end;
+        o += (size_t)snprintf(out + o, size - o, "%s%c:%.*s", i ? "|" : "", "PMBD"[sp[i].kind],
+                              (int)(sp[i].end - sp[i].at), text + sp[i].at);
+    }
+    cr_assert_eq(at, strlen(text), "the pieces end where the text does");
+}
+
+Test(story, spans_cut_a_text_by_its_marks)
+{
+    char got[512];
+    const char *t = "Gig: The Owls, Saturday 20:00, $5.";
+    pieces(t, -1, -1, -1, -1, -1, got, sizeof got);
+    cr_expect_str_eq(got, "P:Gig: The Owls, Saturday 20:00, $5.");
+    pieces(t, 15, 23, 31, 33, 29, got, sizeof got);
+    cr_expect_str_eq(got, "P:Gig: The Owls, |M:Saturday|P: 20:00|D:,|P: |B:$5|P:.");
+    /* a violation wins over a match it overlaps, a divergence over a match */
+    pieces(t, 0, 10, 5, 8, 1, got, sizeof got);
+    cr_expect_str_eq(got, "M:G|D:i|M:g: |B:The|M: O|P:wls, Saturday 20:00, $5.");
+    /* the divergence past the text's end (it stopped where the other went
+     * on) marks nothing; a span out of the text or backwards is left out */
+    pieces(t, 30, 99, 7, 3, 40, got, sizeof got);
+    cr_expect_str_eq(got, "P:Gig: The Owls, Saturday 20:00, $5.");
+    pieces("", 0, 0, -1, -1, 0, got, sizeof got);
+    cr_expect_str_eq(got, "P:");
+}
+
+/* With the chars vocabulary a token is a code point: the N-th code point
+ * is marked, not the N-th byte, and no span cuts a character in two. */
+Test(story, spans_count_tokens_in_code_points)
+{
+    char got[512];
+    const char *t = "Soirée à 20:00 — 5€"; /* é, à, —, € are 2, 2, 3, 3 bytes */
+    pieces(t, -1, -1, -1, -1, 5, got, sizeof got);
+    cr_expect_str_eq(got, "P:Soiré|D:e|P: à 20:00 — 5€");
+    pieces(t, -1, -1, -1, -1, 4, got, sizeof got);
+    cr_expect_str_eq(got, "P:Soir|D:é|P:e à 20:00 — 5€");
+    pieces(t, -1, -1, -1, -1, 18, got, sizeof got);
+    cr_expect_str_eq(got, "P:Soirée à 20:00 — 5|D:€");
+    /* a byte span inside é (4..5 is its second byte) is not a span */
+    pieces(t, 5, 7, -1, -1, -1, got, sizeof got);
+    cr_expect_str_eq(got, "P:Soirée à 20:00 — 5€");
+    pieces(t, 4, 6, (long)strlen(t) - 4, (long)strlen(t), -1, got, sizeof got);
+    cr_expect_str_eq(got, "P:Soir|M:é|P:e à 20:00 — |B:5€");
+}
+
+Test(story, output_settings_in_words)
+{
+    char buf[512];
+    char *stop[] = {"[EOS]", "\n", "'"};
+    px_generate g = {.present = 1, .decoding = PX_DECODE_GREEDY, .max_new_tokens = 48, .stop = stop, .n_stop = 1};
+    story_generate_words(&g, buf, sizeof buf);
+    cr_expect_str_eq(buf, "greedy, at most 48 new tokens, stops at '[EOS]'");
+    g = (px_generate){.present = 1, .decoding = PX_DECODE_SAMPLE, .temperature = 0.7, .top_k = 5, .seed = 42,
+                      .max_new_tokens = 80, .stop = stop, .n_stop = 3};
+    story_generate_words(&g, buf, sizeof buf);
+    cr_expect_str_eq(buf, "sample (temperature 0.7, top_k 5, seed 42), at most 80 new tokens, stops at '[EOS]', "
+                          "'\\n' or '\\''");
+    g.top_k = 0, g.n_stop = 0;
+    story_generate_words(&g, buf, sizeof buf);
+    cr_expect_str_eq(buf, "sample (temperature 0.7, top_k 0: the whole vocabulary, seed 42), at most 80 new tokens, "
+                          "no stop token");
+    /* cut short, never past the buffer */
+    char small[12];
+    story_generate_words(&g, small, sizeof small);
+    cr_expect_eq(strlen(small), sizeof small - 1);
+}
