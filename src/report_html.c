@@ -314,13 +314,7 @@ static void example(FILE *o, const px_story *s, size_t k)
         } else
             fputs("—", o);
         fputs("</td><td>", o);
-        if (c->generated && (int)e != s->reference) {
-            if (c->gen_diverged >= 0)
-                fprintf(o, "diverged at token %ld", c->gen_diverged);
-            else
-                fputs("the same tokens", o);
-        } else
-            h(o, c->has_diff ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
+        h(o, c->diff_words ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
         fputs("</td></tr>\n", o);
     }
     fputs("</tbody></table>\n", o);

@@ -194,13 +194,7 @@ static void md_example(FILE *o, const px_story *s, size_t k)
         md_cell(o, outcome_name(c->outcome));
         fputs(c->met ? " (meets the contract)" : " (does NOT meet it)", o);
         fputs(" | ", o), md_label_cell(o, s, c), fputs(" | ", o);
-        if (c->generated && (int)e != s->reference) {
-            if (c->gen_diverged >= 0)
-                fprintf(o, "diverged at token %ld", c->gen_diverged);
-            else
-                fputs("the same tokens", o);
-        } else
-            md_cell(o, c->has_diff ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
+        md_cell(o, c->diff_words ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
         fputs(" |\n", o);
     }
     fputc('\n', o);

@@ -97,18 +97,23 @@ void generated_free(px_generated *g)
 
 const char *generated_end_name(int end) { return end == 1 ? "stop" : end == 2 ? "length" : "?"; }
 
+void example_result_free_input(px_example_result *x)
+{
+    free(x->clean_text);
+    free(x->ids);
+    for (size_t i = 0; x->tokens && !x->token_text && i < x->n_ids; i++)
+        free(x->tokens[i]);
+    free(x->token_text);
+    free(x->tokens);
+    x->clean_text = x->token_text = NULL, x->ids = NULL, x->tokens = NULL;
+}
+
 void example_result_clear(px_example_result *x)
 {
     free(x->detail);
     free(x->stderr_tail);
-    if (!x->shared_input) {
-        free(x->clean_text);
-        free(x->ids);
-        for (size_t i = 0; x->tokens && !x->token_text && i < x->n_ids; i++)
-            free(x->tokens[i]);
-        free(x->token_text);
-        free(x->tokens);
-    }
+    if (!x->shared_input)
+        example_result_free_input(x);
     results_dtype_free(x->dtype);
     generated_free(x->gen);
     free(x->values);

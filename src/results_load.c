@@ -652,13 +652,7 @@ static void share_input(px_example_result *x, const px_prepared *p)
     for (size_t i = 0; i < x->n_ids; i++)
         if (x->ids[i] != p->enc.ids[i] || strcmp(x->tokens[i], p->enc.pieces[i]))
             return;
-    free(x->clean_text);
-    free(x->ids);
-    for (size_t i = 0; x->tokens && !x->token_text && i < x->n_ids; i++)
-        free(x->tokens[i]);
-    free(x->token_text);
-    free(x->tokens);
-    x->token_text = NULL;
+    example_result_free_input(x);
     x->clean_text = p->clean_text;
     x->ids = p->enc.ids;
     x->tokens = p->enc.pieces;

@@ -312,6 +312,11 @@ static void build_generated(bctx *b, size_t e, const px_verdict *v, const px_gen
     c->gen_end = generated_end_name(g->end);
     c->gen_tokens = g->n;
     c->gen_diverged = v->div == PX_DIV_GENERATED ? v->diverged_at : -1;
+    /* Against the reference, in words, as a tolerance is for a classifier. */
+    if ((int)e != b->r->reference) {
+        c->diff_words = c->gen_diverged >= 0 ? fmt(b, "diverged at token %ld", c->gen_diverged)
+                                             : fmt(b, "the same tokens");
+    }
     if (!c->generated)
         return;
     if (strcmp(c->generated, t)) {

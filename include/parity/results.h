@@ -230,6 +230,8 @@ typedef struct px_results {
 px_results *results_new(const px_fixture *f, const int *env_indices, size_t n);
 void results_free(px_results *r);
 void example_result_clear(px_example_result *x);
+/* Free x's own recorded input (clean_text, ids, tokens) and forget it. */
+void example_result_free_input(px_example_result *x);
 /* A copy of an output dtype's name for x->dtype: the usual ones (float32,
  * bfloat16, ...) are shared constants, not copies; NULL when out of
  * memory. results_dtype_free frees what it made. */

@@ -90,7 +90,9 @@ typedef struct px_story_cell {
     char *detail;      /* the verdict in one line */
     int has_diff;      /* compared with the reference under a tolerance */
     double diff, limit; /* the statistic and what the tolerance allows */
-    char *diff_words;  /* "max |Δlogit| 0.0123 within 0.05 (atol 0.05, rtol 0.01)" */
+    char *diff_words;  /* "max |Δlogit| 0.0123 within 0.05 (atol 0.05, rtol 0.01)";
+                          a generator's (has_diff 0): "diverged at token 4" or
+                          "the same tokens" */
     char *divergence;  /* earliest divergence, with what it parts from; NULL when none */
     char *cause;       /* precision or device, in words; NULL when not known */
     /* A generator's: the generated text (redacted; NULL when nothing was
