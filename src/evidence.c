@@ -113,22 +113,29 @@ static const px_prepared *text_inputs(const px_fixture *f, px_env_input *inputs,
 
 typedef struct lazy {
     const px_fixture *f;
+    const px_results *all;
     px_env_input *inputs;
+    int only; /* the one environment the file is read for (-1: any) */
 } lazy;
 
-/* While a file is read. A failure here is said by evidence_inputs, in its
- * turn, as without sharing. */
+/* While a file is read: only for an environment the file will provide
+ * (selected, and the one it is read for), so that one that runs here is
+ * never opened without its model. A failure here is said by
+ * evidence_inputs, in its turn, as without sharing. */
 static const px_prepared *lazy_inputs(void *arg, int env_index)
 {
     lazy *l = arg;
     px_error err = {0};
-    return env_index >= 0 && (size_t)env_index < l->f->n_envs ? text_inputs(l->f, l->inputs, (size_t)env_index, &err)
-                                                               : NULL;
+    if (env_index < 0 || (size_t)env_index >= l->f->n_envs || !l->all->envs[env_index].selected ||
+        (l->only >= 0 && env_index != l->only))
+        return NULL;
+    return text_inputs(l->f, l->inputs, (size_t)env_index, &err);
 }
 
-static px_results *load_file(const char *path, const px_fixture *f, px_env_input *inputs, px_error *err)
+static px_results *load_file(const char *path, const px_fixture *f, const px_results *all, int only,
+                             px_env_input *inputs, px_error *err)
 {
-    lazy l = {f, inputs};
+    lazy l = {f, all, inputs, only};
     return inputs ? results_load_with(path, f, lazy_inputs, &l, err) : results_load(path, f, err);
 }
 
@@ -142,7 +149,7 @@ static int gather_files(const px_fixture *f, const px_sources *s, px_results *al
                                     "the same results file is given twice (as %s too): each environment comes from "
                                     "one place",
                                     s->results[j]);
-        px_results *loaded = load_file(s->results[i], f, inputs, err);
+        px_results *loaded = load_file(s->results[i], f, all, -1, inputs, err);
         if (!loaded)
             return -1;
         char where[1200];
@@ -174,7 +181,7 @@ static int gather_imports(const px_fixture *f, px_results *all, place *places, p
                          fe->name);
             continue;
         }
-        px_results *loaded = load_file(fe->results, f, inputs, err);
+        px_results *loaded = load_file(fe->results, f, all, (int)i, inputs, err);
         if (!loaded)
             return -1;
         char where[1200];
@@ -280,6 +287,8 @@ int evidence_inputs(const px_fixture *f, px_results *res, px_env_input *inputs, 
             e->tok = inputs[i].shared ? inputs[i].shared_tok : inputs[i].prep.tok;
             continue;
         }
+        /* Never opened while a file was read (lazy_inputs opens only what
+         * a file provides), so nothing borrows from it yet. */
         if (env_input_open(&inputs[i], f, fe, err)) {
             evidence_inputs_close(f, res, inputs);
             return -1;
