@@ -1,5 +1,5 @@
-/* BERT WordPiece as the Hugging Face `tokenizers` library computes it: the
- * pipeline is described in include/parity/tokenizer.h. Where this file makes
+/* BERT WordPiece as the Hugging Face `tokenizers` library computes it, and
+ * the chars kind of generators: both described in include/parity/tokenizer.h. Where this file makes
  * a choice, the comment says which library behaviour it mirrors, because the
  * point of parity is to produce the ids the model was trained with. */
 #include "parity/utf8.h"
@@ -27,6 +27,8 @@ struct px_tokenizer {
     size_t *slots;       /* open addressing, linear probing: id or NO_ID */
     size_t slot_mask;    /* slot count - 1; the count is a power of two */
     int64_t pad_id, unk_id, cls_id, sep_id; /* pad_id -1: none */
+    int64_t bos_id;      /* kind chars: [BOS]; -1 otherwise */
+    int chars;           /* kind chars: one token per code point, no hf */
     int lowercase;
     const char *prefix;  /* WordPiece continuing_subword_prefix */
     size_t prefix_len, max_chars;
@@ -280,6 +282,7 @@ px_tokenizer *tokenizer_load(const char *vocab_path, int lowercase, px_error *er
         return NULL;
     }
     tok->lowercase = lowercase != 0;
+    tok->bos_id = -1;
     tok->prefix = "##", tok->prefix_len = 2, tok->max_chars = WORD_MAX_CHARS;
     size_t len = 0;
     tok->buf = file_slurp(vocab_path, &len, err);
@@ -425,6 +428,118 @@ static int encoding_fill(const px_tokenizer *tok, const struct id_list *ids, siz
     out->n_real = ids->n;
     out->over_limit = max_tokens && ids->n > max_tokens;
     return 0;
+}
+
+/* ---- kind chars ---------------------------------------------------------- */
+
+/* The chars kind's vocab.txt: [PAD] [BOS] [EOS] [UNK] on lines 1-4, each
+ * line after them exactly one code point, none twice. vocab_split has
+ * already refused NUL, a CR at a line's end and invalid UTF-8, each at its
+ * line. */
+static int chars_check(const px_tokenizer *tok, const char *path, px_error *err)
+{
+    static const char *const specials[] = {"[PAD]", "[BOS]", "[EOS]", "[UNK]"};
+    for (size_t i = 0; i < 4; i++) {
+        if (i >= tok->n)
+            return px_error_set(err, PX_ERR_MALFORMED, path, (int)i + 1, 0,
+                                "the vocab ends before line %zu, which must read exactly '%s' (lines 1-4 of "
+                                "a chars vocab are [PAD] [BOS] [EOS] [UNK])",
+                                i + 1, specials[i]);
+        if (strcmp(tok->tokens[i], specials[i]))
+            return px_error_set(err, PX_ERR_MALFORMED, path, (int)i + 1, 1,
+                                "line %zu must read exactly '%s' (lines 1-4 of a chars vocab are [PAD] [BOS] "
+                                "[EOS] [UNK])",
+                                i + 1, specials[i]);
+    }
+    for (size_t id = 4; id < tok->n; id++) {
+        size_t cps = utf8_count(tok->tokens[id], tok->lens[id]);
+        if (!cps)
+            return px_error_set(err, PX_ERR_MALFORMED, path, (int)id + 1, 1,
+                                "empty line: each line of a chars vocab after the specials holds one character");
+        if (cps > 1)
+            return px_error_set(err, PX_ERR_MALFORMED, path, (int)id + 1, 1,
+                                "a chars vocab line holds one character, this one holds %zu ('%.40s')", cps,
+                                tok->tokens[id]);
+    }
+    return 0;
+}
+
+px_tokenizer *tokenizer_load_chars(const char *vocab_path, px_error *err)
+{
+    px_tokenizer *tok = calloc(1, sizeof *tok);
+    if (!tok) {
+        oom(err);
+        return NULL;
+    }
+    size_t len = 0;
+    tok->chars = 1;
+    tok->pad_id = 0, tok->bos_id = 1, tok->unk_id = 3;
+    tok->cls_id = tok->sep_id = -1;
+    tok->buf = file_slurp(vocab_path, &len, err);
+    if (!tok->buf || vocab_split(tok, len, vocab_path, err) || chars_check(tok, vocab_path, err) ||
+        vocab_index(tok, vocab_path, err)) {
+        tokenizer_free(tok);
+        return NULL;
+    }
+    return tok;
+}
+
+int tokenizer_is_chars(const px_tokenizer *tok)
+{
+    return tok && tok->chars;
+}
+
+/* [BOS], then one id per code point: [UNK] for one not in the vocab. */
+static int chars_encode(const px_tokenizer *tok, const char *text, size_t len, struct id_list *ids,
+                        px_error *err)
+{
+    long bad = utf8_invalid_at(text, len);
+    if (bad >= 0)
+        return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "invalid UTF-8 at byte %ld of the text", bad);
+    if (ids_push(ids, tok->bos_id, err))
+        return -1;
+    for (size_t i = 0; i < len;) {
+        size_t k = 1;
+        while (i + k < len && ((unsigned char)text[i + k] & 0xC0) == 0x80)
+            k++;
+        size_t id = vocab_find(tok, text + i, k);
+        if (ids_push(ids, id == NO_ID ? tok->unk_id : (int64_t)id, err))
+            return -1;
+        i += k;
+    }
+    return 0;
+}
+
+char *tokenizer_decode(const px_tokenizer *tok, const int64_t *ids, size_t n, px_error *err)
+{
+    static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
+    if (!tok->chars) {
+        px_error_set(err, PX_ERR_MISMATCH, NULL, 0, 0, "decoding needs a tokenizer of kind chars");
+        return NULL;
+    }
+    size_t bytes = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (ids[i] < 0 || (uint64_t)ids[i] >= tok->n) {
+            px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0,
+                         "generated token %zu has id %lld, not in the vocab (0..%zu)", i, (long long)ids[i],
+                         tok->n - 1);
+            return NULL;
+        }
+        bytes += ids[i] == tok->unk_id ? sizeof replacement - 1 : ids[i] < 4 ? 0 : tok->lens[ids[i]];
+    }
+    char *out = malloc(bytes), *p = out;
+    if (!out) {
+        oom(err);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (ids[i] == tok->unk_id)
+            memcpy(p, replacement, sizeof replacement - 1), p += sizeof replacement - 1;
+        else if (ids[i] >= 4)
+            memcpy(p, tok->tokens[ids[i]], tok->lens[ids[i]]), p += tok->lens[ids[i]];
+    }
+    *p = '\0';
+    return out;
 }
 
 /* ---- the tokenizer.json pipeline ---------------------------------------- */
@@ -646,7 +761,7 @@ px_tokenizer *tokenizer_load_hf(const char *path, px_error *err)
     }
     tok->unk_id = tokenizer_id(tok, c->unk_token);
     tok->pad_id = tokenizer_id(tok, "[PAD]");
-    tok->cls_id = tok->sep_id = -1;
+    tok->cls_id = tok->sep_id = tok->bos_id = -1;
     if (tok->unk_id < 0) {
         px_error_set(err, PX_ERR_MALFORMED, path, 0, 0, "model.unk_token '%s' is not in the vocab", c->unk_token);
         tokenizer_free(tok);
@@ -665,7 +780,9 @@ int tokenizer_encode(const px_tokenizer *tok, const char *text, size_t len,
     if (len > (size_t)PTRDIFF_MAX / 4)
         return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "text too long");
     struct id_list ids = {0};
-    int rc = hf_encode(tok, text ? text : "", len, &ids, err) || encoding_fill(tok, &ids, max_tokens, pad_to, out, err)
+    int rc = (tok->chars ? chars_encode(tok, text ? text : "", len, &ids, err)
+                         : hf_encode(tok, text ? text : "", len, &ids, err)) ||
+                     encoding_fill(tok, &ids, max_tokens, pad_to, out, err)
                  ? -1
                  : 0;
     free(ids.v);

@@ -441,3 +441,254 @@ Test(tokenizer_json, what_parity_does_not_implement_is_refused)
     json_refused("\"version\": \"1.0\",", "\"version\": \"1.0\" \"x\",", "not a tokenizer.json", 2);
     json_refused("\"padding\": null,", "\"padding\": null, \"padding\": null,", "duplicate", 4);
 }
+
+/* ---- kind chars (generators, issue 15) --------------------------------- */
+
+/* ids: [PAD] 0 [BOS] 1 [EOS] 2 [UNK] 3, ' ' 4, a 5, b 6, é 7, £ 8, € 9,
+ * U+1F600 10 */
+#define CHARS_VOCAB "[PAD]\n[BOS]\n[EOS]\n[UNK]\n \na\nb\n\xc3\xa9\n\xc2\xa3\n\xe2\x82\xac\n\xf0\x9f\x98\x80\n"
+
+/* Write len bytes (NULs allowed) to a fresh temporary file. */
+static void write_bytes(char *path, const char *bytes, size_t len)
+{
+    strcpy(path, "/tmp/parity-chars-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert_neq(fd, -1);
+    cr_assert_eq(write(fd, bytes, len), (ssize_t)len);
+    close(fd);
+}
+
+static px_tokenizer *load_chars(const char *text)
+{
+    char path[64];
+    write_bytes(path, text, strlen(text));
+    px_error err = {0};
+    px_tokenizer *tok = tokenizer_load_chars(path, &err);
+    unlink(path);
+    cr_assert_not_null(tok, "%s", err.msg);
+    return tok;
+}
+
+/* The vocab of len bytes must be refused at line, with needle in the
+ * message. */
+static void chars_refused(const char *bytes, size_t len, int line, const char *needle)
+{
+    char path[64];
+    write_bytes(path, bytes, len);
+    px_error err = {0};
+    px_tokenizer *tok = tokenizer_load_chars(path, &err);
+    unlink(path);
+    cr_expect_null(tok, "vocab '%s' must be refused", bytes);
+    tokenizer_free(tok);
+    cr_expect_eq(err.code, PX_EXIT_USAGE);
+    cr_expect_str_eq(err.file, path);
+    cr_expect_eq(err.line, line, "'%s': line %d, want %d", err.msg, err.line, line);
+    cr_expect(strstr(err.msg, needle), "'%s' lacks '%s'", err.msg, needle);
+}
+
+#define REFUSED(text, line, needle) chars_refused(text, sizeof(text) - 1, line, needle)
+
+Test(tokenizer_chars, vocab_errors_name_their_line)
+{
+    REFUSED("", 1, "ends before line 1, which must read exactly '[PAD]'");
+    REFUSED("[PAD]\n[BOS]\n[EOS]\n", 4, "ends before line 4, which must read exactly '[UNK]'");
+    REFUSED("[PAD]\n[UNK]\n[EOS]\n[BOS]\na\n", 2, "line 2 must read exactly '[BOS]'");
+    /* a WordPiece vocab is not a chars vocab */
+    REFUSED("[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n", 2, "must read exactly '[BOS]'");
+    REFUSED("[PAD]\n[BOS]\n[EOS]\n[UNK] \na\n", 4, "must read exactly '[UNK]'");
+    REFUSED("[PAD]\n[BOS]\n[EOS]\n[UNK]\na\nab\n", 6, "holds 2 ('ab')");
+    REFUSED("[PAD]\n[BOS]\n[EOS]\n[UNK]\na\ne\xcc\x81\n", 6, "holds 2");
+    REFUSED("[PAD]\n[BOS]\n[EOS]\n[UNK]\na\n\nb\n", 6, "empty line");
+    REFUSED("[PAD]\n[BOS]\n[EOS]\n[UNK]\na\nb\n\n", 7, "empty line");
+    REFUSED("[PAD]\n[BOS]\n[EOS]\n[UNK]\na\nb\na\n", 7, "duplicate vocab token 'a' (first on line 5)");
+    REFUSED("[PAD]\n[BOS]\n[EOS]\n[UNK]\n \n\xc3\xa9\n \n", 7, "duplicate vocab token ' ' (first on line 5)");
+    REFUSED("[PAD]\n[BOS]\n[EOS]\n[UNK]\na\n\xc3\n", 6, "invalid UTF-8");
+    REFUSED("[PAD]\n[BOS]\n[EOS]\n[UNK]\na\n\xed\xa0\x80\n", 6, "invalid UTF-8"); /* a surrogate */
+    REFUSED("[PAD]\r\n[BOS]\r\n[EOS]\r\n[UNK]\r\n", 1, "CR");
+    REFUSED("[PAD]\n[BOS]\n[EOS]\n[UNK]\na\n\r\n", 6, "CR");
+    REFUSED("[PAD]\n[BOS]\n[EOS]\n[UNK]\na\n\0\n", 6, "NUL");
+}
+
+Test(tokenizer_chars, vocab_missing_file)
+{
+    px_error err = {0};
+    px_tokenizer *tok = tokenizer_load_chars("tests/data/no-such-vocab.txt", &err);
+    cr_expect_null(tok);
+    cr_expect_eq(err.code, PX_EXIT_USAGE);
+    cr_expect_str_eq(err.file, "tests/data/no-such-vocab.txt");
+}
+
+Test(tokenizer_chars, vocab_loads_specials_and_code_points)
+{
+    px_tokenizer *tok = load_chars(CHARS_VOCAB);
+    cr_expect(tokenizer_is_chars(tok));
+    cr_expect_eq(tokenizer_vocab_size(tok), 11);
+    cr_expect_eq(tokenizer_id(tok, "[PAD]"), 0);
+    cr_expect_eq(tokenizer_id(tok, "[BOS]"), 1);
+    cr_expect_eq(tokenizer_id(tok, "[EOS]"), 2);
+    cr_expect_eq(tokenizer_id(tok, "[UNK]"), 3);
+    cr_expect_eq(tokenizer_id(tok, " "), 4);
+    cr_expect_eq(tokenizer_id(tok, "\xf0\x9f\x98\x80"), 10);
+    cr_expect_str_eq(tokenizer_token(tok, 7), "\xc3\xa9");
+    cr_expect_null(tokenizer_token(tok, 11));
+    tokenizer_free(tok);
+    /* no final newline: the last line still counts */
+    tok = load_chars("[PAD]\n[BOS]\n[EOS]\n[UNK]\nz");
+    cr_expect_eq(tokenizer_vocab_size(tok), 5);
+    cr_expect_eq(tokenizer_id(tok, "z"), 4);
+    tokenizer_free(tok);
+    /* the specials alone are a vocab (every character then [UNK]) */
+    tok = load_chars("[PAD]\n[BOS]\n[EOS]\n[UNK]\n");
+    cr_expect_eq(tokenizer_vocab_size(tok), 4);
+    tokenizer_free(tok);
+    tok = load(1);
+    cr_expect_not(tokenizer_is_chars(tok));
+    tokenizer_free(tok);
+}
+
+/* Encode text with the chars vocab and compare the ids and each piece. */
+static void expect_chars(px_tokenizer *tok, const char *text, const int64_t *ids, size_t n,
+                         const char *const *pieces)
+{
+    px_encoding enc;
+    px_error err = {0};
+    cr_assert_eq(tokenizer_encode(tok, text, strlen(text), 0, 0, &enc, &err), 0, "%s", err.msg);
+    cr_assert_eq(enc.n, n, "for '%s': got %zu ids, want %zu", text, enc.n, n);
+    cr_expect_eq(enc.n_real, n);
+    cr_expect_eq(enc.over_limit, 0);
+    for (size_t i = 0; i < n; i++) {
+        cr_expect_eq(enc.ids[i], ids[i], "for '%s': id %zu is %lld, want %lld", text, i,
+                     (long long)enc.ids[i], (long long)ids[i]);
+        cr_expect_eq(enc.mask[i], 1);
+        cr_expect_str_eq(enc.pieces[i], pieces[i], "for '%s': piece %zu", text, i);
+    }
+    encoding_free(&enc);
+}
+
+Test(tokenizer_chars, encode_is_bos_then_one_id_per_code_point)
+{
+    px_tokenizer *tok = load_chars(CHARS_VOCAB);
+    static const int64_t a[] = {1, 5, 6, 4, 5};
+    static const char *const ap[] = {"[BOS]", "a", "b", " ", "a"};
+    expect_chars(tok, "ab a", a, N(a), ap);
+    /* two-, three- and four-byte code points */
+    static const int64_t b[] = {1, 7, 8, 9, 10};
+    static const char *const bp[] = {"[BOS]", "\xc3\xa9", "\xc2\xa3", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
+    expect_chars(tok, "\xc3\xa9\xc2\xa3\xe2\x82\xac\xf0\x9f\x98\x80", b, N(b), bp);
+    /* the empty text is [BOS] alone */
+    static const int64_t c[] = {1};
+    static const char *const cp[] = {"[BOS]"};
+    expect_chars(tok, "", c, N(c), cp);
+    tokenizer_free(tok);
+}
+
+Test(tokenizer_chars, encode_unknown_chars_without_normalizing)
+{
+    px_tokenizer *tok = load_chars(CHARS_VOCAB);
+    /* one [UNK] per unknown code point; no lowercasing */
+    static const int64_t a[] = {1, 5, 3, 3, 6};
+    static const char *const ap[] = {"[BOS]", "a", "[UNK]", "[UNK]", "b"};
+    expect_chars(tok, "aAXb", a, N(a), ap);
+    /* no NFC: e + U+0301 is two unknown code points, not é */
+    static const int64_t b[] = {1, 3, 3, 7};
+    static const char *const bp[] = {"[BOS]", "[UNK]", "[UNK]", "\xc3\xa9"};
+    expect_chars(tok, "e\xcc\x81\xc3\xa9", b, N(b), bp);
+    /* special tokens' text is plain text: five unknown characters */
+    static const int64_t c[] = {1, 3, 3, 3, 3, 3};
+    static const char *const cp[] = {"[BOS]", "[UNK]", "[UNK]", "[UNK]", "[UNK]", "[UNK]"};
+    expect_chars(tok, "[EOS]", c, N(c), cp);
+    /* white space is kept as it is: a tab is not the space token */
+    static const int64_t d[] = {1, 5, 3, 4, 4, 5};
+    static const char *const dp[] = {"[BOS]", "a", "[UNK]", " ", " ", "a"};
+    expect_chars(tok, "a\t  a", d, N(d), dp);
+    /* a NUL inside the text is a code point like another */
+    px_encoding enc;
+    px_error err = {0};
+    cr_assert_eq(tokenizer_encode(tok, "a\0b", 3, 0, 0, &enc, &err), 0, "%s", err.msg);
+    cr_expect_eq(enc.n, 4);
+    cr_expect_eq(enc.ids[2], 3);
+    encoding_free(&enc);
+    /* invalid UTF-8 is an error, not [UNK] */
+    cr_expect_eq(tokenizer_encode(tok, "a\xc3", 2, 0, 0, &enc, &err), -1);
+    cr_expect(strstr(err.msg, "invalid UTF-8 at byte 1"), "message: %s", err.msg);
+    tokenizer_free(tok);
+}
+
+Test(tokenizer_chars, encode_over_limit_and_padding)
+{
+    px_tokenizer *tok = load_chars(CHARS_VOCAB);
+    px_encoding enc;
+    px_error err = {0};
+    /* [BOS] counts: "abab" is 5 ids */
+    cr_assert_eq(tokenizer_encode(tok, "abab", 4, 5, 0, &enc, &err), 0, "%s", err.msg);
+    cr_expect_eq(enc.over_limit, 0);
+    encoding_free(&enc);
+    cr_assert_eq(tokenizer_encode(tok, "abab", 4, 4, 0, &enc, &err), 0, "%s", err.msg);
+    cr_expect_eq(enc.over_limit, 1);
+    cr_expect_eq(enc.n, 5, "not truncated");
+    cr_expect_eq(enc.ids[4], 6);
+    encoding_free(&enc);
+    cr_assert_eq(tokenizer_encode(tok, "\xc3\xa9", 2, 0, 4, &enc, &err), 0, "%s", err.msg);
+    static const int64_t ids[] = {1, 7, 0, 0}, mask[] = {1, 1, 0, 0};
+    cr_assert_eq(enc.n, 4);
+    cr_expect_eq(enc.n_real, 2);
+    for (size_t i = 0; i < 4; i++) {
+        cr_expect_eq(enc.ids[i], ids[i]);
+        cr_expect_eq(enc.mask[i], mask[i]);
+    }
+    cr_expect_str_eq(enc.pieces[3], "[PAD]");
+    encoding_free(&enc);
+    tokenizer_free(tok);
+}
+
+Test(tokenizer_chars, decode_round_trips_and_drops_specials)
+{
+    px_tokenizer *tok = load_chars(CHARS_VOCAB);
+    const char *text = "\xc3\xa9" "ab \xc2\xa3\xe2\x82\xac \xf0\x9f\x98\x80" "a";
+    px_encoding enc;
+    px_error err = {0};
+    cr_assert_eq(tokenizer_encode(tok, text, strlen(text), 0, 0, &enc, &err), 0, "%s", err.msg);
+    char *back = tokenizer_decode(tok, enc.ids + 1, enc.n - 1, &err);
+    cr_assert_not_null(back, "%s", err.msg);
+    cr_expect_str_eq(back, text);
+    free(back);
+    /* the whole encoding, [BOS] included, decodes to the text too */
+    back = tokenizer_decode(tok, enc.ids, enc.n, &err);
+    cr_expect_str_eq(back, text);
+    free(back);
+    encoding_free(&enc);
+    /* [PAD] [BOS] [EOS] give nothing, [UNK] gives U+FFFD */
+    static const int64_t ids[] = {1, 5, 0, 3, 2, 6, 3};
+    back = tokenizer_decode(tok, ids, N(ids), &err);
+    cr_assert_not_null(back, "%s", err.msg);
+    cr_expect_str_eq(back, "a\xef\xbf\xbd" "b\xef\xbf\xbd");
+    free(back);
+    back = tokenizer_decode(tok, ids, 0, &err);
+    cr_expect_str_eq(back, "");
+    free(back);
+    static const int64_t eos[] = {2};
+    back = tokenizer_decode(tok, eos, 1, &err);
+    cr_expect_str_eq(back, "");
+    free(back);
+    tokenizer_free(tok);
+}
+
+Test(tokenizer_chars, decode_refuses_ids_out_of_the_vocab)
+{
+    px_tokenizer *tok = load_chars(CHARS_VOCAB);
+    static const int64_t past[] = {5, 6, 11}, negative[] = {-1};
+    px_error err = {0};
+    cr_expect_null(tokenizer_decode(tok, past, N(past), &err));
+    cr_expect(strstr(err.msg, "token 2 has id 11, not in the vocab (0..10)"), "message: %s", err.msg);
+    err = (px_error){0};
+    cr_expect_null(tokenizer_decode(tok, negative, N(negative), &err));
+    cr_expect(strstr(err.msg, "id -1"), "message: %s", err.msg);
+    tokenizer_free(tok);
+    /* decoding is for the chars kind only */
+    tok = load(1);
+    static const int64_t one[] = {4};
+    err = (px_error){0};
+    cr_expect_null(tokenizer_decode(tok, one, 1, &err));
+    cr_expect(strstr(err.msg, "kind chars"), "message: %s", err.msg);
+    tokenizer_free(tok);
+}

@@ -29,7 +29,18 @@
  * ones; tests/test_hf_agree.c holds both kinds to the library on thousands
  * of adversarial strings. The input is never truncated: when the sequence
  * would be longer than max_tokens the encoding reports over_limit and the
- * caller rejects the example. */
+ * caller rejects the example.
+ *
+ * The third kind, `chars` (tokenizer_load_chars), is a generator's
+ * character vocabulary (issue 15): vocab.txt has [PAD] [BOS] [EOS] [UNK] on
+ * lines 1-4 exactly (ids 0-3), then one Unicode code point a line (a line
+ * holding one space is the space token), none twice, no NUL, no CR at a
+ * line's end, valid UTF-8; errors name vocab.txt:line. Encoding is [BOS]
+ * then one id per code point of the text, [UNK] for one not in the vocab: no
+ * normalization, no lowercasing, no [EOS], never truncated (over_limit as
+ * above; pad_to pads with [PAD] and mask 0 as for WordPiece, though
+ * generation never pads). tokenizer_decode turns generated ids back into
+ * text: parity decodes, it never trusts an executor's text. */
 #ifndef PARITY_TOKENIZER_H
 #define PARITY_TOKENIZER_H
 
@@ -49,7 +60,7 @@ typedef struct px_encoding {
     int64_t *mask;        /* attention mask: 1 for real tokens, 0 for [PAD] */
     char **pieces;        /* n strings: the vocab token for each id */
     size_t n;             /* number of ids, padding included */
-    size_t n_real;        /* ids before padding ([CLS] ... [SEP]) */
+    size_t n_real;        /* ids before padding ([CLS] ... [SEP], or [BOS] ...) */
     int over_limit;       /* 1 when n_real would exceed max_tokens */
 } px_encoding;
 
@@ -62,6 +73,12 @@ px_tokenizer *tokenizer_load(const char *vocab_path, int lowercase, px_error *er
  * BertPreTokenizer, WordPiece, the post processor's ids around the text),
  * not the pipeline above. */
 px_tokenizer *tokenizer_load_hf(const char *path, px_error *err);
+/* Load a chars vocab.txt (see above). Errors: file unreadable; NUL, CR at
+ * a line's end, invalid UTF-8, lines 1-4 not the specials, a later line
+ * empty or of more than one code point, a duplicate (each at file:line). */
+px_tokenizer *tokenizer_load_chars(const char *vocab_path, px_error *err);
+/* 1 for a tokenizer of kind chars. */
+int tokenizer_is_chars(const px_tokenizer *tok);
 void tokenizer_free(px_tokenizer *tok);
 
 size_t tokenizer_vocab_size(const px_tokenizer *tok);
@@ -78,6 +95,12 @@ int tokenizer_encode(const px_tokenizer *tok, const char *text, size_t len,
                      size_t max_tokens, size_t pad_to, px_encoding *out,
                      px_error *err);
 void encoding_free(px_encoding *enc);
+
+/* Kind chars only: the text of n generated ids, malloc'd and NUL-terminated
+ * UTF-8: each id's token concatenated, [PAD] [BOS] [EOS] giving nothing and
+ * [UNK] giving U+FFFD. NULL with *err for an id out of the vocab (the
+ * message names its index) or a tokenizer of another kind. */
+char *tokenizer_decode(const px_tokenizer *tok, const int64_t *ids, size_t n, px_error *err);
 
 #ifdef __cplusplus
 }
