@@ -29,7 +29,9 @@ What the model sees: [BOS], the prompt, the separator " =>", the blurb,
 [EOS]. The separator is part of the prompt text that parity sends (the
 fixture's example texts end with " =>"), so generation starts right after
 it, and the generated text is the blurb alone. The loss counts the blurb and
-its [EOS] only.
+its [EOS] only, each character once except those where the blurb starts
+or ends a field it copies from the prompt (field_marks()), MARK_WEIGHT
+times: they decide whether a blurb keeps its facts.
 
 The corpus is small (~150 lines), too small for a model to learn to COPY the
 title, day, time and venue rather than to recite the corpus. So the training
@@ -92,6 +94,7 @@ LR = 3e-3
 WARMUP = 100
 P_ORIGINAL = 0.2     # a corpus line as written
 P_MADE_UP = 0.35     # a title / venue made of corpus words rather than drawn
+MARK_WEIGHT = 5.0    # loss weight of the characters field_marks() names
 LONG_EVERY = 8       # every 8th batch: LONG_BATCH examples with a long title and venue
 LONG_BATCH = 8
 
@@ -386,6 +389,21 @@ class Sampler:
         return make_prompt(g), fill(template, g)
 
 
+def field_marks(prompt: str, blurb: str) -> List[int]:
+    """Indices into the blurb (len(blurb) is the [EOS]) of the first
+    character of each field copied from the prompt and of the character
+    after it: where the model chooses which field comes next and where one
+    ends, the few characters that decide whether a blurb keeps its facts."""
+    f = parse_prompt(prompt, "training example")
+    marks = []
+    for key in ("T", "DAY", "TIME", "V", "P"):
+        if key in f:
+            at = blurb.find(f[key])
+            if at >= 0:
+                marks += [at, at + len(f[key])]
+    return marks
+
+
 def make_batch(pairs, index):
     seqs, starts = [], []
     for prompt, blurb in pairs:
@@ -398,12 +416,16 @@ def make_batch(pairs, index):
     ids = torch.full((len(seqs), width), PAD_ID, dtype=torch.long)
     mask = torch.zeros((len(seqs), width), dtype=torch.long)
     target = torch.full((len(seqs), width), -100, dtype=torch.long)
+    weight = torch.zeros((len(seqs), width))
     for i, s in enumerate(seqs):
         ids[i, :len(s)] = torch.tensor(s, dtype=torch.long)
         mask[i, :len(s)] = 1
         # logits at position j predict token j+1: the blurb and its [EOS]
         target[i, starts[i] - 1:len(s) - 1] = torch.tensor(s[starts[i]:], dtype=torch.long)
-    return ids, mask, target
+        weight[i, starts[i] - 1:len(s) - 1] = 1.0
+        for k in field_marks(*pairs[i]):
+            weight[i, starts[i] - 1 + k] = MARK_WEIGHT
+    return ids, mask, target, weight
 
 
 def train(model: nn.Module, sampler: Sampler, index, steps: int) -> None:
@@ -421,11 +443,12 @@ def train(model: nn.Module, sampler: Sampler, index, steps: int) -> None:
         for g in opt.param_groups:
             g["lr"] = lr_at(step)
         long = step % LONG_EVERY == LONG_EVERY - 1
-        ids, mask, target = make_batch([sampler.example(long) for _ in
+        ids, mask, target, weight = make_batch([sampler.example(long) for _ in
                                         range(LONG_BATCH if long else BATCH_SIZE)], index)
         logits = model(ids, mask)
-        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), target.reshape(-1),
-                               ignore_index=-100)
+        per_token = F.cross_entropy(logits.reshape(-1, logits.size(-1)), target.reshape(-1),
+                                    ignore_index=-100, reduction="none")
+        loss = (per_token * weight.reshape(-1)).sum() / weight.sum()
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -676,7 +699,7 @@ def main() -> int:
 
     loaded = torch.jit.load(model_path).eval()
     with torch.no_grad():
-        ids, mask, _ = make_batch([(make_prompt(f), b) for f, b, _ in lines[:16]], index)
+        ids, mask, _, _ = make_batch([(make_prompt(f), b) for f, b, _ in lines[:16]], index)
         if not torch.equal(model(ids, mask), loaded(ids, mask)):
             sys.exit("reloaded model disagrees with the trained model")
     return probe(args.out, PROBES, 160)
