@@ -21,6 +21,7 @@
 #                             Python executor vs parity-torch; a training
 #                             step (bench --endpoint train-step:N)
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
+#   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
 #   make test-models          rebuild the tiny planted models in tests/models
 
 CC ?= cc
@@ -80,7 +81,7 @@ EXECUTOR := $(TORCH_BUILD)/parity-torch
 # A PrivateUse1 device for the tests (tests/backend/parity_testdev.cpp).
 TESTDEV := $(TORCH_BUILD)/libparity_testdev.so
 
-.PHONY: all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo bench clean demo-model test-models lint-man fuzz
+.PHONY: all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo bench clean demo-model demo-blurbs-model test-models lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV)
 
 # parity finds the Python executor beside itself (installed: in
@@ -305,6 +306,10 @@ deps-train:
 demo-model: deps-train
 	$(PYTHON_TORCH) src/tools/train_demo.py --corpus fixtures/campus-club/corpus.tsv --out fixtures/campus-club
 	@echo "now pin the printed sha256 values in fixtures/campus-club/fixture.yaml"
+
+demo-blurbs-model: deps-train
+	$(PYTHON_TORCH) src/tools/train_blurbs.py --corpus fixtures/event-blurbs/corpus.tsv --out fixtures/event-blurbs
+	@echo "now pin the printed sha256 values in fixtures/event-blurbs/fixture.yaml"
 
 test-models: deps-train
 	$(PYTHON_TORCH) tests/models/make_models.py tests/models

@@ -1,7 +1,8 @@
 /* BERT WordPiece as the Hugging Face `tokenizers` library computes it, and
- * the chars kind of generators: both described in include/parity/tokenizer.h. Where this file makes
- * a choice, the comment says which library behaviour it mirrors, because the
- * point of parity is to produce the ids the model was trained with. */
+ * the chars kind of generators: both described in
+ * include/parity/tokenizer.h. Where this file makes a choice, the comment
+ * says which library behaviour it mirrors, because the point of parity is to
+ * produce the ids the model was trained with. */
 #include "parity/utf8.h"
 #include "parity/hf_json.h"
 #include "parity/hf_tables.h"

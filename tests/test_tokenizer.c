@@ -685,3 +685,37 @@ Test(tokenizer_chars, decode_refuses_ids_out_of_the_vocab)
     cr_expect(strstr(err.msg, "kind chars"), "message: %s", err.msg);
     tokenizer_free(tok);
 }
+
+/* The event-blurbs demo's vocab (src/tools/train_blurbs.py) covers its
+ * corpus: every prompt (with the " =>" the fixture's texts end with) and
+ * every blurb encodes without [UNK] and decodes back to itself. */
+Test(tokenizer_chars, the_demo_vocab_covers_its_corpus)
+{
+    px_error err = {0};
+    px_tokenizer *tok = tokenizer_load_chars("fixtures/event-blurbs/vocab.txt", &err);
+    cr_assert_not_null(tok, "%s", err.msg);
+    cr_expect_eq(tokenizer_id(tok, " "), 4);
+    char *corpus = tl_slurp("fixtures/event-blurbs/corpus.tsv");
+    size_t lines = 0;
+    for (char *line = strtok(corpus, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+        char *tab = strchr(line, '\t');
+        cr_assert_not_null(tab, "corpus line %zu has no tab", lines + 1);
+        *tab = '\0';
+        char prompt[512];
+        snprintf(prompt, sizeof prompt, "%s =>", line);
+        const char *texts[] = {prompt, tab + 1};
+        for (size_t k = 0; k < 2; k++) {
+            px_encoding enc;
+            cr_assert_eq(tokenizer_encode(tok, texts[k], strlen(texts[k]), 0, 0, &enc, &err), 0, "%s", err.msg);
+            for (size_t i = 0; i < enc.n; i++)
+                cr_expect_neq(enc.ids[i], 3, "'%s': [UNK] at %zu", texts[k], i);
+            char *back = tokenizer_decode(tok, enc.ids, enc.n, &err);
+            cr_expect_str_eq(back, texts[k]);
+            free(back);
+            encoding_free(&enc);
+        }
+    }
+    cr_expect_geq(lines, 100);
+    free(corpus);
+    tokenizer_free(tok);
+}

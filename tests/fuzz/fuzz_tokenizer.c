@@ -4,7 +4,11 @@
  * root). Beyond "no crash, leak or hang" it checks what tokenizer.h and
  * clean.h promise: an error only for invalid UTF-8, [CLS] ... [SEP] then
  * [PAD]s to pad_to, every id in the vocab and its piece the vocab's token,
- * nothing truncated (max_tokens only sets over_limit). */
+ * nothing truncated (max_tokens only sets over_limit). The chars kind
+ * (fixtures/event-blurbs/vocab.txt) on the same bytes: [BOS] then one id a
+ * code point, [UNK] exactly for a code point not in the vocab, and
+ * tokenizer_decode of the ids giving the text back with U+FFFD for each
+ * [UNK]. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,8 +22,10 @@
 
 #define FIXTURE "fixtures/campus-club/fixture.yaml"
 #define VOCAB "fixtures/campus-club/vocab.txt"
+#define CHARS_VOCAB "fixtures/event-blurbs/vocab.txt"
 
 static px_tokenizer *toks[2]; /* lowercase off, on */
+static px_tokenizer *chars;
 static px_cleaner *cleaner;
 
 static void die(const px_error *err)
@@ -45,6 +51,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     for (int lc = 0; lc < 2; lc++)
         if (!(toks[lc] = tokenizer_load(VOCAB, lc, &err)))
             die(&err);
+    if (!(chars = tokenizer_load_chars(CHARS_VOCAB, &err)))
+        die(&err);
     return 0;
 }
 
@@ -95,9 +103,51 @@ static void encode_all(const char *text, size_t len, int whole)
     }
 }
 
+/* The chars kind: encode, check each id against its code point, decode. */
+static void chars_check(const char *text, size_t len)
+{
+    px_encoding e;
+    px_error err = {0};
+    if (tokenizer_encode(chars, text, len, 4, 0, &e, &err)) {
+        if (utf8_invalid_at(text, len) < 0 || !err.msg[0])
+            abort();
+        return;
+    }
+    char *want = malloc(len * 3 + 1), *w = want;
+    if (!want)
+        abort();
+    size_t k = 1;
+    for (size_t i = 0; i < len; k++) {
+        size_t n = 1;
+        while (i + n < len && ((unsigned char)text[i + n] & 0xC0) == 0x80)
+            n++;
+        if (k >= e.n_real)
+            abort();
+        char cp[5] = {0};
+        memcpy(cp, text + i, n > 4 ? 4 : n);
+        int64_t id = tokenizer_id(chars, cp);
+        int known = id >= 0;
+        if (n > 4 || e.ids[k] != (known ? id : 3) || strcmp(e.pieces[k], known ? cp : "[UNK]"))
+            abort();
+        memcpy(w, known ? text + i : "\xEF\xBF\xBD", known ? n : 3);
+        w += known ? n : 3;
+        i += n;
+    }
+    *w = '\0';
+    if (e.ids[0] != 1 || k != e.n_real || e.n != e.n_real || e.over_limit != (e.n_real > 4))
+        abort();
+    char *back = tokenizer_decode(chars, e.ids, e.n, &err);
+    if (!back || strcmp(back, want))
+        abort();
+    free(back);
+    free(want);
+    encoding_free(&e);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     encode_all((const char *)data, size, 1);
+    chars_check((const char *)data, size);
     px_error err = {0};
     size_t len = 0;
     char *clean = cleaner_apply(cleaner, (const char *)data, size, &len, &err);
