@@ -17,6 +17,7 @@
 #   make check                unit + end-to-end tests (real libtorch)
 #   make check SANITIZE=address,undefined
 #   make demo                 run the demo fixture
+#   make demo-blurbs          the second demo, a generator (fixtures/event-blurbs)
 #   make bench                parity run vs a bare libtorch program; the
 #                             Python executor vs parity-torch; a training
 #                             step (bench --endpoint train-step:N)
@@ -81,7 +82,7 @@ EXECUTOR := $(TORCH_BUILD)/parity-torch
 # A PrivateUse1 device for the tests (tests/backend/parity_testdev.cpp).
 TESTDEV := $(TORCH_BUILD)/libparity_testdev.so
 
-.PHONY: all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo bench clean demo-model demo-blurbs-model test-models lint-man fuzz
+.PHONY: all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV)
 
 # parity finds the Python executor beside itself (installed: in
@@ -159,6 +160,12 @@ lint-man:
 demo: all
 	@if [ -t 0 ] && [ -t 1 ]; then $(PARITY) review fixtures/campus-club/fixture.yaml; \
 	else $(PARITY) run fixtures/campus-club/fixture.yaml -o build/demo-results.yaml; fi
+
+# The second demo, a generator (fixtures/event-blurbs): the same screen on
+# generated announcements, float32 against the CPU bfloat16 twin.
+demo-blurbs: all
+	@if [ -t 0 ] && [ -t 1 ]; then $(PARITY) review fixtures/event-blurbs/fixture.yaml; \
+	else $(PARITY) run fixtures/event-blurbs/fixture.yaml -o build/demo-blurbs-results.yaml; fi
 
 $(TORCH_BUILD)/bench-bare: tests/bench/bare.cpp
 	@mkdir -p $(dir $@)

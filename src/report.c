@@ -209,6 +209,26 @@ static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, size
     json_key(o, "met"), fputs(outcome_met(v->outcome) ? "true," : "false,", o);
     json_key(o, "detail"), json_str_or_null(o, v->detail), fputc(',', o);
     json_key(o, "label"), json_str_or_null(o, results_label(&r->envs[e], x)), fputc(',', o);
+    if (f->kind == PX_MODEL_GENERATOR) {
+        /* A generator's: what it generated, and where it parts from the
+         * reference (null: it does not, or nothing was generated). */
+        json_key(o, "generated");
+        if (x->gen) {
+            fputc('{', o);
+            json_key(o, "text"), json_str_or_null(o, x->gen->text), fputc(',', o);
+            json_key(o, "end"), emit_json_string(o, generated_end_name(x->gen->end)), fputc(',', o);
+            json_key(o, "tokens"), fprintf(o, "%zu,", x->gen->n);
+            json_key(o, "diverged_at");
+            if (v->div == PX_DIV_GENERATED)
+                fprintf(o, "%ld", v->diverged_at);
+            else
+                fputs("null", o);
+            fputc('}', o);
+        } else {
+            fputs("null", o);
+        }
+        fputc(',', o);
+    }
     json_key(o, "compare");
     if (v->has_cmp) {
         fputc('{', o);

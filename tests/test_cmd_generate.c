@@ -5,6 +5,7 @@
  * from a real generation; a file whose generated: contradicts itself is
  * refused at its place; and the C++ and Python executors generate the same
  * ids, greedy and sampled, run after run. */
+#define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,4 +355,62 @@ Test(generate, a_model_or_stop_that_does_not_fit_is_refused_at_its_place, .timeo
     tl_free(&c);
     tl_unlink_fixture(wrong), tl_unlink_fixture(stop);
     free(wrong), free(stop);
+}
+
+/* The second demo, fixtures/event-blurbs, run for real: every example meets
+ * its contract in the reference; the CPU bfloat16 twin takes another path
+ * on three, each reported where it parts with both tokens and the margin:
+ * one keeps the facts in other words (bike-repair-reworded: pass within
+ * tolerance), one loses the venue on a bfloat16 tie (cheese-tasting:
+ * constraint-violated), and the long one parts late and keeps its facts. */
+Test(generate, the_event_blurbs_demo_says_where_bfloat16_parts_and_what_it_costs, .timeout = 300)
+{
+    char out[64], copy[96];
+    snprintf(out, sizeof out, "/tmp/parity-blurbs-%d.yaml", (int)getpid());
+    snprintf(copy, sizeof copy, "fixtures/event-blurbs/.test-%d.yaml", (int)getpid());
+    char *text = tl_slurp("fixtures/event-blurbs/fixture.yaml");
+    cr_assert_not_null(text);
+    tl_write(copy, text); /* check keeps a history beside its fixture */
+    free(text);
+    cmd_result c = tl_run((const char *[]){"parity", "check", copy, "-q", "-o", out, "-f", "json", NULL});
+    /* The figures below were recorded where the CPU has avx512_bf16; on one
+     * without it, oneDNN's bfloat16 kernels may round elsewhere and the
+     * twin take other paths: there only the reference's verdicts and the
+     * form of each divergence are held to. */
+    char *cpu = tl_slurp("/proc/cpuinfo");
+    int recorded_here = cpu && strstr(cpu, " avx512_bf16");
+    free(cpu);
+    if (!recorded_here) {
+        cr_expect(c.status == 0 || c.status == 1, "%s%s", c.out, c.err);
+        cr_expect(strstr(c.out, "\"name\":\"reference\""), "%s", c.out);
+        for (const char *d = strstr(c.out, "diverged at token "); d; d = strstr(d + 1, "diverged at token "))
+            cr_expect(strstr(d, " in the reference; margin here ") != NULL, "%.120s", d);
+    }
+    cr_expect(!recorded_here || c.status == 1, "the twin breaks one example: %s%s", c.out, c.err);
+    /* Each expected verdict, as the JSON says it, in a compact form. */
+    static const char *const want[] = {
+        "\"name\":\"reference\"",
+        "\"met\":true",
+        "\"counts\":{\"pass\":8,",
+        "\"id\":\"bike-repair-reworded\",\"outcome\":\"pass-within-tolerance\"",
+        "\"diverged_at\":0}",
+        "diverged at token 0: 'E' here, 'F' in the reference; margin here 0.03125",
+        "\"id\":\"cheese-tasting\",\"outcome\":\"constraint-violated\"",
+        "must_match 'Graduate lounge' does not match",
+        "diverged at token 24: 'C' here, 'G' in the reference; margin here 0 (logits 9.8125 vs 9.8125)",
+        "\"id\":\"long-talk\",\"outcome\":\"pass-within-tolerance\"",
+        "\"diverged_at\":56}",
+        "\"id\":\"empty\",\"outcome\":\"rejected-as-expected\"",
+    };
+    for (size_t i = 0; recorded_here && i < sizeof want / sizeof *want; i++)
+        cr_expect(strstr(c.out, want[i]), "no %s in\n%s", want[i], c.out);
+    /* The reference meets it; the ordinary examples pass there exactly. */
+    const char *ref = strstr(c.out, "\"name\":\"reference\"");
+    const char *twin = strstr(c.out, "\"name\":\"cpu-bf16\"");
+    cr_assert(ref && twin && ref < twin);
+    cr_expect(memmem(ref, (size_t)(twin - ref), "\"met\":true", 10), "the reference meets the contract");
+    cr_expect(!memmem(ref, (size_t)(twin - ref), "constraint-violated\",", 21), "nothing violated in the reference");
+    tl_free(&c);
+    tl_unlink_fixture(copy);
+    unlink(out);
 }
