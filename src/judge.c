@@ -423,8 +423,14 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
         }
         if (!m)
             why = fmt("must_match '%s' does not match", t->must_match[i].text);
-        else if (v->match_at < 0 || at < v->match_at)
-            v->match_at = at, v->match_end = end;
+        else if (v->n_matches < PX_MAX_MATCH_SPANS) {
+            long *grown = realloc(v->matches, (v->n_matches + 1) * 2 * sizeof *grown);
+            if (grown) {
+                v->matches = grown;
+                grown[2 * v->n_matches] = at, grown[2 * v->n_matches + 1] = end;
+                v->n_matches++;
+            }
+        }
     }
     for (size_t i = 0; t && !why && i < t->n_must_not_match; i++) {
         int m = pattern_span(f, &t->must_not_match[i], text, &at, &end, j->err);
@@ -976,7 +982,7 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
     int judged = er->selected && !ev->absent;
     for (size_t k = 0; k < j->r->n_examples; k++) {
         px_verdict *v = &ev->ex[k];
-        v->diverged_at = v->match_at = v->match_end = v->bad_at = v->bad_end = -1;
+        v->diverged_at = v->bad_at = v->bad_end = -1;
         if (judge_example(j, e, k, v))
             return -1;
         /* Only what was recorded can be compared; a down environment
@@ -1105,6 +1111,7 @@ void judgement_free(px_judgement *j)
         for (size_t k = 0; ev->ex && k < j->n_examples; k++) {
             free(ev->ex[k].detail);
             free(ev->ex[k].div_detail);
+            free(ev->ex[k].matches);
         }
         free(ev->ex);
         for (int r = 0; r < PX_RUNG_COUNT; r++)

@@ -224,27 +224,35 @@ static size_t char_offset(const char *t, size_t len, long n)
     return o;
 }
 
-size_t story_spans(const char *text, long match_at, long match_end, long bad_at, long bad_end, long diverged_at,
-                   px_span out[PX_MAX_SPANS])
+size_t story_spans(const char *text, const long *matches, size_t n_matches, long bad_at, long bad_end,
+                   long diverged_at, px_span out[PX_MAX_SPANS])
 {
     size_t len = strlen(text);
-    /* In order of who wins: a later one over an earlier one. */
-    long sp[3][2] = {{match_at, match_end}, {-1, -1}, {bad_at, bad_end}};
-    static const px_span_kind kind[3] = {PX_SPAN_MATCH, PX_SPAN_DIVERGED, PX_SPAN_BAD};
+    enum { MAX = PX_MAX_MATCH_SPANS + 2 };
+    /* In order of who wins: a later one over an earlier one (the matches,
+     * then the divergence, then the violation). */
+    long sp[MAX][2];
+    px_span_kind kind[MAX];
+    size_t ns = 0;
+    for (size_t i = 0; i < n_matches && i < PX_MAX_MATCH_SPANS; i++, ns++)
+        sp[ns][0] = matches[2 * i], sp[ns][1] = matches[2 * i + 1], kind[ns] = PX_SPAN_MATCH;
+    sp[ns][0] = sp[ns][1] = -1, kind[ns] = PX_SPAN_DIVERGED;
     if (diverged_at >= 0 && diverged_at < LONG_MAX) {
-        sp[1][0] = (long)char_offset(text, len, diverged_at);
-        sp[1][1] = (long)char_offset(text, len, diverged_at + 1);
+        sp[ns][0] = (long)char_offset(text, len, diverged_at);
+        sp[ns][1] = (long)char_offset(text, len, diverged_at + 1);
     }
-    size_t cut[8] = {0, len}, n = 2;
-    int ok[3];
-    for (int i = 0; i < 3; i++) {
+    ns++;
+    sp[ns][0] = bad_at, sp[ns][1] = bad_end, kind[ns++] = PX_SPAN_BAD;
+    size_t cut[2 * MAX + 2] = {0, len}, n = 2;
+    int ok[MAX];
+    for (size_t i = 0; i < ns; i++) {
         long a = sp[i][0], z = sp[i][1];
         ok[i] = a >= 0 && a < z && (size_t)z <= len && !continuation((unsigned char)text[a]) &&
                 ((size_t)z == len || !continuation((unsigned char)text[z]));
         if (ok[i])
             cut[n++] = (size_t)a, cut[n++] = (size_t)z;
     }
-    for (size_t i = 1; i < n; i++) /* insertion sort: at most 8 */
+    for (size_t i = 1; i < n; i++) /* insertion sort: a few dozen at most */
         for (size_t j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
             size_t t = cut[j];
             cut[j] = cut[j - 1], cut[j - 1] = t;
@@ -254,7 +262,7 @@ size_t story_spans(const char *text, long match_at, long match_end, long bad_at,
         if (cut[i] == cut[i + 1])
             continue;
         px_span_kind k = PX_SPAN_PLAIN;
-        for (int s = 0; s < 3; s++)
+        for (size_t s = 0; s < ns; s++)
             if (ok[s] && (size_t)sp[s][0] <= cut[i] && cut[i + 1] <= (size_t)sp[s][1])
                 k = kind[s];
         if (m && out[m - 1].kind == k)
@@ -324,7 +332,7 @@ static void build_generated(bctx *b, size_t e, const px_verdict *v, const px_gen
         c->n_spans = 1;
         return;
     }
-    c->n_spans = story_spans(t, v->match_at, v->match_end, v->bad_at, v->bad_end,
+    c->n_spans = story_spans(t, v->matches, v->n_matches, v->bad_at, v->bad_end,
                              (int)e == b->r->reference ? -1 : v->diverged_at, c->spans);
 }
 

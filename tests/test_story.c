@@ -11,7 +11,8 @@
 static void pieces(const char *text, long ma, long me, long ba, long be, long div, char *out, size_t size)
 {
     px_span sp[PX_MAX_SPANS];
-    size_t n = story_spans(text, ma, me, ba, be, div, sp), o = 0;
+    long m[2] = {ma, me};
+    size_t n = story_spans(text, m, 1, ba, be, div, sp), o = 0;
     out[0] = '\0';
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
@@ -60,6 +61,27 @@ Test(story, spans_count_tokens_in_code_points)
     cr_expect_str_eq(got, "P:Soirée à 20:00 — 5€");
     pieces(t, 4, 6, (long)strlen(t) - 4, (long)strlen(t), -1, got, sizeof got);
     cr_expect_str_eq(got, "P:Soir|M:é|P:e à 20:00 — |B:5€");
+}
+
+/* Every must_match pattern's span is marked, in its own place; more than
+ * PX_MAX_MATCH_SPANS of them, the first are. */
+Test(story, every_matched_pattern_is_marked)
+{
+    const char *t = "Film night: Casablanca, Friday 19:00, Union cinema.";
+    long m[] = {12, 22, 24, 30, 31, 36, 38, 50};
+    px_span sp[PX_MAX_SPANS];
+    size_t n = story_spans(t, m, 4, -1, -1, -1, sp);
+    char got[512] = "";
+    for (size_t i = 0, o = 0; i < n; i++)
+        o += (size_t)snprintf(got + o, sizeof got - o, "%s%c:%.*s", i ? "|" : "", "PMBD"[sp[i].kind],
+                              (int)(sp[i].end - sp[i].at), t + sp[i].at);
+    cr_expect_str_eq(got, "P:Film night: |M:Casablanca|P:, |M:Friday|P: |M:19:00|P:, |M:Union cinema|P:.");
+    long many[2 * (PX_MAX_MATCH_SPANS + 2)];
+    for (size_t i = 0; i < PX_MAX_MATCH_SPANS + 2; i++)
+        many[2 * i] = (long)(2 * i), many[2 * i + 1] = (long)(2 * i + 1);
+    n = story_spans(t, many, PX_MAX_MATCH_SPANS + 2, -1, -1, -1, sp);
+    cr_expect_eq(n, 2 * PX_MAX_MATCH_SPANS, "the first %d marked, each with the plain byte after it",
+                 PX_MAX_MATCH_SPANS);
 }
 
 Test(story, output_settings_in_words)

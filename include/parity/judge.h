@@ -82,6 +82,8 @@ typedef enum px_rung_state { PX_RS_PASSED, PX_RS_FAILED, PX_RS_NOT_REACHED, PX_R
 const char *rung_name(px_rung r);
 const char *rung_state_name(px_rung_state s);
 
+#define PX_MAX_MATCH_SPANS 8
+
 typedef struct px_verdict {
     px_outcome outcome;
     char *detail;         /* why, in one line */
@@ -100,9 +102,12 @@ typedef struct px_verdict {
     long diverged_at;     /* PX_DIV_GENERATED: the step (0-based) where the
                              generated tokens part, -1 otherwise */
     /* A generator's constraint spans in its text (bytes), for display:
-     * what each must_match pattern matched, and what a must_not_match one
-     * matched (the violation). -1 when none. */
-    long match_at, match_end, bad_at, bad_end;
+     * what each must_match pattern matched (matches: at, end pairs, the
+     * first PX_MAX_MATCH_SPANS patterns' in their order; NULL when none),
+     * and what a must_not_match one matched (the violation; -1 none). */
+    long *matches;
+    size_t n_matches;
+    long bad_at, bad_end;
 } px_verdict;
 
 /* What a benchmark's outputs say against the contract (parity bench;

@@ -64,16 +64,17 @@ typedef struct px_span {
     px_span_kind kind;
 } px_span;
 
-#define PX_MAX_SPANS 7
+#define PX_MAX_SPANS (2 * (PX_MAX_MATCH_SPANS + 2) + 1)
 
-/* text cut into pieces by the verdict's spans (judge.h: match_at/end,
- * bad_at/end, bytes; -1 none) and the token where it parts from the
+/* text cut into pieces by the verdict's spans (judge.h: the matches, at
+ * most PX_MAX_MATCH_SPANS at, end pairs; bad_at/end, bytes, -1 none) and
+ * the token where it parts from the
  * reference (diverged_at, -1 none: with the chars vocabulary a token is
  * one code point of the text, so it is the diverged_at-th code point,
  * clamped to the text). A span out of the text or not on code point
  * boundaries is left out. Returns the pieces written to out. */
-size_t story_spans(const char *text, long match_at, long match_end, long bad_at, long bad_end, long diverged_at,
-                   px_span out[PX_MAX_SPANS]);
+size_t story_spans(const char *text, const long *matches, size_t n_matches, long bad_at, long bad_end,
+                   long diverged_at, px_span out[PX_MAX_SPANS]);
 
 /* contract.generate in words: "greedy, at most 48 new tokens, stops at
  * '[EOS]'" ('\n' and the like escaped). */

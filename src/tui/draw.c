@@ -272,7 +272,7 @@ static size_t gen_spans(const tui *t, int e, size_t k, const char *text, px_span
     const px_verdict *v = t->judged ? &t->j.envs[e].ex[k] : NULL;
     int cand = t->rv.candidate;
     const px_verdict *cv = t->judged && cand >= 0 && cand != t->res->reference ? &t->j.envs[cand].ex[k] : NULL;
-    return story_spans(text, v ? v->match_at : -1, v ? v->match_end : -1, v ? v->bad_at : -1, v ? v->bad_end : -1,
+    return story_spans(text, v ? v->matches : NULL, v ? v->n_matches : 0, v ? v->bad_at : -1, v ? v->bad_end : -1,
                        cv && cv->div == PX_DIV_GENERATED ? cv->diverged_at : -1, out);
 }
 
