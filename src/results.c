@@ -253,6 +253,15 @@ void results_example_sha256(const px_env_result *e, const px_example_result *x, 
         fprintf(o, "%a,", x->values[i]);
     const char *label = results_label(e, x);
     fprintf(o, ";%s", label ? label : "-");
+    /* A generator's: what it generated (a classifier's hash is as before). */
+    const px_generated *g = x->gen;
+    if (g) {
+        fprintf(o, ";gen:%zu:%d:", g->n, g->end);
+        for (size_t i = 0; i < g->n; i++)
+            fprintf(o, "%lld,", (long long)g->ids[i]);
+        for (size_t i = 0; i < g->n * (size_t)g->r; i++)
+            fprintf(o, "%lld:%a,", (long long)g->top_ids[i], g->top_logits[i]);
+    }
     hasher_close(&h, out);
 }
 

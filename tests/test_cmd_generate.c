@@ -99,7 +99,7 @@ Test(generate, a_run_writes_format_5_that_reads_back_to_the_same_bytes_and_meets
     free(text);
     px_fixture *f = load_fixture(GEN);
     px_results *r = load_results(out, f);
-    const px_example_result *x = ex_of(r, f, "reference", "abc");
+    px_example_result *x = (px_example_result *)ex_of(r, f, "reference", "abc");
     cr_assert_eq(x->status, PX_ST_OK);
     cr_assert_not_null(x->gen);
     cr_expect_eq(x->gen->n, 12, "max_new_tokens: no [EOS] from this model");
@@ -107,6 +107,14 @@ Test(generate, a_run_writes_format_5_that_reads_back_to_the_same_bytes_and_meets
     cr_expect_eq(x->gen->r, PX_GEN_REPORT_TOP);
     cr_expect(x->ndim == 3 && x->shape[0] == 1 && x->shape[1] == 4 && x->shape[2] == 12, "[1, [BOS]abc, V]");
     cr_expect(x->gen->text && strlen(x->gen->text) > 0);
+    /* A decision made on this text (review.results_sha256) no longer
+     * applies once another text is generated: the hash holds the ids. */
+    char before[PX_SHA256_HEX], after[PX_SHA256_HEX];
+    results_example_sha256(&r->envs[r->reference], x, "abc", before);
+    x->gen->ids[0] ^= 1;
+    results_example_sha256(&r->envs[r->reference], x, "abc", after);
+    x->gen->ids[0] ^= 1;
+    cr_expect_str_neq(before, after);
     cr_expect_eq(ex_of(r, f, "reference", "empty")->status, PX_ST_REJECTED);
     cr_expect_null(ex_of(r, f, "reference", "empty")->gen);
     /* Written again, the same bytes. */

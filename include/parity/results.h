@@ -257,7 +257,8 @@ const char *results_env_dtype(const px_fixture *f, const px_env_result *e);
 const char *results_label(const px_env_result *e, const px_example_result *x);
 
 /* SHA-256 of what one environment recorded for one example (outcome,
- * detail, input, output, label): what a reviewer saw when deciding. */
+ * detail, input, output, label; a generator's generated ids and top
+ * lists): what a reviewer saw when deciding. */
 void results_example_sha256(const px_env_result *e, const px_example_result *x, const char *id,
                             char out[PX_SHA256_HEX]);
 
