@@ -73,7 +73,6 @@ tokens' logits in each dtype.
 """
 
 import argparse
-import hashlib
 import io
 import math
 import os
@@ -81,13 +80,15 @@ import random
 import string
 import sys
 import time
-import zipfile
 from typing import Dict, List, Optional, Tuple
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torchscript_file import canonical_torchscript, sha256_bytes  # noqa: E402
 
 SPECIALS = ["[PAD]", "[BOS]", "[EOS]", "[UNK]"]
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
@@ -473,85 +474,15 @@ def train(model: nn.Module, sampler: Sampler, index, steps: int) -> None:
 # Deterministic save (as train_demo.py)
 # --------------------------------------------------------------------------
 
-FIXED_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
-
-
-def canonical_torchscript(raw: bytes) -> bytes:
-    """Rewrite a torch.jit.save archive deterministically: same entries in
-    the same order, stored with fixed timestamps, without the *.debug_pkl
-    records (they embed this script's path), tensor data 64-byte aligned."""
-    src = zipfile.ZipFile(io.BytesIO(raw))
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as dst:
-        for info in src.infolist():
-            if info.filename.endswith(".debug_pkl"):
-                continue
-            data = src.read(info.filename)
-            zi = zipfile.ZipInfo(info.filename, date_time=FIXED_ZIP_TIME)
-            zi.compress_type = zipfile.ZIP_STORED
-            zi.create_system = 0
-            zi.external_attr = 0
-            name_len = len(info.filename.encode("utf-8"))
-            offset = buf.tell() + 30 + name_len
-            pad = (-(offset + 4)) % 64
-            zi.extra = b"FB" + pad.to_bytes(2, "little") + b"Z" * pad
-            dst.writestr(zi, data)
-    return buf.getvalue()
-
-
-def sha256_bytes(b: bytes) -> str:
-    return hashlib.sha256(b).hexdigest()
-
-
 # --------------------------------------------------------------------------
 # Decoding as gen-spec says (greedy, splitmix64 sampling)
 # --------------------------------------------------------------------------
 
-MASK64 = (1 << 64) - 1
-
-
-class SplitMix64:
-    def __init__(self, seed: int):
-        self.state = seed & MASK64
-
-    def uniform(self) -> float:
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        z ^= z >> 31
-        return float(z >> 11) * 2.0 ** -53
-
-
-def greedy_choice(row: List[float]) -> int:
-    best = 0
-    for i, v in enumerate(row):
-        if math.isnan(v):
-            return i
-        if v > row[best]:
-            best = i
-    return best
-
-
-def sample_choice(row: List[float], rng: SplitMix64, temperature: float, top_k: int) -> int:
-    u = rng.uniform()
-    if any(math.isnan(v) for v in row):
-        return greedy_choice(row)
-    order = sorted(range(len(row)), key=lambda i: (-row[i], i))
-    cand = order[:top_k] if top_k else order
-    m = row[cand[0]]
-    if not math.isfinite(m):
-        return greedy_choice(row)
-    w = [math.exp((row[i] - m) / temperature) for i in cand]
-    total = 0.0
-    for x in w:
-        total += x
-    c = 0.0
-    for i, x in zip(cand, w):
-        c += x
-        if u * total < c:
-            return i
-    return cand[-1]
+# The executor's own choice (src/executor/parity_torch.py, proved bit-for-bit
+# equal to src/generate.c by tests/test_generate.c): what the probe says is
+# what parity's environments will do.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "executor"))
+import parity_torch as executor  # noqa: E402
 
 
 def generate(model, prompt_ids: List[int], max_new: int, stop: List[int],
@@ -560,15 +491,15 @@ def generate(model, prompt_ids: List[int], max_new: int, stop: List[int],
     """Returns (chosen ids, per-step logit rows as float64 lists, end)."""
     seq = list(prompt_ids)
     chosen, rows = [], []
-    rng = SplitMix64(seed)
+    settings = (executor.GEN_GREEDY if mode == "greedy" else executor.GEN_SAMPLE, temperature, top_k)
+    state = seed & executor.MASK64
     with torch.no_grad():
         for _ in range(max_new):
             ids = torch.tensor([seq], dtype=torch.long)
             out = model(ids, torch.ones_like(ids))
             row = out[0, -1].double().tolist()
             rows.append(row)
-            tok = greedy_choice(row) if mode == "greedy" else \
-                sample_choice(row, rng, temperature, top_k)
+            tok, state = executor.gen_choose(row, settings, state)
             chosen.append(tok)
             if tok in stop:
                 return chosen, rows, "stop"

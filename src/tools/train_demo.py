@@ -29,14 +29,12 @@ is rewritten without them, entries stored uncompressed with fixed timestamps).
 """
 
 import argparse
-import hashlib
 import io
 import os
 import random
 import sys
 import time
 import unicodedata
-import zipfile
 from collections import Counter
 from typing import List
 
@@ -44,6 +42,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torchscript_file import canonical_torchscript, sha256_bytes  # noqa: E402
 
 LABELS = ["film", "volunteer", "sports", "music", "social"]
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -349,40 +350,6 @@ def train(model: nn.Module, seqs, labels) -> None:
 # --------------------------------------------------------------------------
 # Deterministic save
 # --------------------------------------------------------------------------
-
-FIXED_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
-
-
-def canonical_torchscript(raw: bytes) -> bytes:
-    """Rewrite a torch.jit.save archive deterministically: same entries in
-    the same order, stored (uncompressed) with fixed timestamps, and without
-    the optional *.debug_pkl source-range records (they embed the path of
-    this script). Tensor data keeps the 64-byte alignment PyTorch uses, via
-    padding in the local header's extra field, as PyTorch itself does."""
-    src = zipfile.ZipFile(io.BytesIO(raw))
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as dst:
-        for info in src.infolist():
-            if info.filename.endswith(".debug_pkl"):
-                continue
-            data = src.read(info.filename)
-            zi = zipfile.ZipInfo(info.filename, date_time=FIXED_ZIP_TIME)
-            zi.compress_type = zipfile.ZIP_STORED
-            zi.create_system = 0
-            zi.external_attr = 0
-            # local header = 30 bytes + name + extra; align data to 64
-            name_len = len(info.filename.encode("utf-8"))
-            offset = buf.tell() + 30 + name_len
-            pad = (-(offset + 4)) % 64
-            # extra field "FB" + size + filler, as PyTorch's writer uses
-            zi.extra = b"FB" + pad.to_bytes(2, "little") + b"Z" * pad
-            dst.writestr(zi, data)
-    return buf.getvalue()
-
-
-def sha256_bytes(b: bytes) -> str:
-    return hashlib.sha256(b).hexdigest()
-
 
 def main() -> int:
     # TorchScript serializes a module's Final constants in set-iteration

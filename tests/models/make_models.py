@@ -21,11 +21,13 @@ import signal
 import subprocess
 import sys
 import time
-import zipfile
 
 import torch
 import torch.nn as nn
 from torch import Tensor
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "tools"))
+from torchscript_file import canonical_torchscript  # noqa: E402
 
 SEED = 1234
 TABLE = 64   # ids are folded into this many embedding rows
@@ -302,27 +304,6 @@ class GenBadShape(GenTiny):
 class GenNan(GenTiny):
     def __init__(self):
         super().__init__(nan=1)
-
-
-def canonical_torchscript(raw: bytes) -> bytes:
-    """Same entries, same order, stored, fixed timestamps, no *.debug_pkl;
-    data kept 64-byte aligned with an "FB" extra field like PyTorch's."""
-    src = zipfile.ZipFile(io.BytesIO(raw))
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as dst:
-        for info in src.infolist():
-            if info.filename.endswith(".debug_pkl"):
-                continue
-            data = src.read(info.filename)
-            zi = zipfile.ZipInfo(info.filename, date_time=(1980, 1, 1, 0, 0, 0))
-            zi.compress_type = zipfile.ZIP_STORED
-            zi.create_system = 0
-            zi.external_attr = 0
-            offset = buf.tell() + 30 + len(info.filename.encode("utf-8"))
-            pad = (-(offset + 4)) % 64
-            zi.extra = b"FB" + pad.to_bytes(2, "little") + b"Z" * pad
-            dst.writestr(zi, data)
-    return buf.getvalue()
 
 
 def save(module: nn.Module, path: str) -> bytes:
