@@ -14,6 +14,7 @@ header's extra field ("FB" + size + filler), as PyTorch's own writer does.
 
 import hashlib
 import io
+import os
 import zipfile
 
 FIXED_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
@@ -41,3 +42,27 @@ def canonical_torchscript(raw: bytes) -> bytes:
 
 def sha256_bytes(b: bytes) -> str:
     return hashlib.sha256(b).hexdigest()
+
+
+def save_model_and_vocab(model, vocab, out_dir):
+    """model (a torch.nn.Module, put in eval mode and scripted) as
+    OUT/model.pt, canonical, and vocab (a list of tokens) as OUT/vocab.txt,
+    one token a line; prints the sha256 of each, as a fixture pins them.
+    Returns (model_path, vocab_path)."""
+    import torch  # the caller has it; this module's hashing does not need it
+
+    model.eval()
+    raw = io.BytesIO()
+    torch.jit.save(torch.jit.script(model), raw)
+    model_bytes = canonical_torchscript(raw.getvalue())
+    vocab_bytes = "".join(tok + "\n" for tok in vocab).encode("utf-8")
+    os.makedirs(out_dir, exist_ok=True)
+    model_path = os.path.join(out_dir, "model.pt")
+    vocab_path = os.path.join(out_dir, "vocab.txt")
+    with open(vocab_path, "wb") as f:
+        f.write(vocab_bytes)
+    with open(model_path, "wb") as f:
+        f.write(model_bytes)
+    for p, b in ((vocab_path, vocab_bytes), (model_path, model_bytes)):
+        print(f"{sha256_bytes(b)}  {p}  ({len(b)} bytes)")
+    return model_path, vocab_path

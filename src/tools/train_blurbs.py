@@ -73,14 +73,13 @@ tokens' logits in each dtype.
 """
 
 import argparse
-import io
 import math
 import os
 import random
 import string
 import sys
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 import torch
 import torch.nn as nn
@@ -88,7 +87,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torchscript_file import canonical_torchscript, sha256_bytes  # noqa: E402
+from torchscript_file import save_model_and_vocab  # noqa: E402
 
 SPECIALS = ["[PAD]", "[BOS]", "[EOS]", "[UNK]"]
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
@@ -619,22 +618,7 @@ def main() -> int:
     train(model, sampler, index, args.steps)
     print(f"training: {args.steps} steps of {BATCH_SIZE} in {time.monotonic() - t0:.1f} s")
 
-    model.eval()
-    scripted = torch.jit.script(model)
-    raw = io.BytesIO()
-    torch.jit.save(scripted, raw)
-    model_bytes = canonical_torchscript(raw.getvalue())
-    vocab_bytes = "".join(tok + "\n" for tok in vocab_list).encode("utf-8")
-
-    os.makedirs(args.out, exist_ok=True)
-    model_path = os.path.join(args.out, "model.pt")
-    vocab_path = os.path.join(args.out, "vocab.txt")
-    with open(vocab_path, "wb") as fh:
-        fh.write(vocab_bytes)
-    with open(model_path, "wb") as fh:
-        fh.write(model_bytes)
-    for p, b in ((vocab_path, vocab_bytes), (model_path, model_bytes)):
-        print(f"{sha256_bytes(b)}  {p}  ({len(b)} bytes)")
+    model_path, vocab_path = save_model_and_vocab(model, vocab_list, args.out)
 
     loaded = torch.jit.load(model_path).eval()
     with torch.no_grad():

@@ -29,7 +29,6 @@ is rewritten without them, entries stored uncompressed with fixed timestamps).
 """
 
 import argparse
-import io
 import os
 import random
 import sys
@@ -44,7 +43,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torchscript_file import canonical_torchscript, sha256_bytes  # noqa: E402
+from torchscript_file import save_model_and_vocab, sha256_bytes  # noqa: E402
 
 LABELS = ["film", "volunteer", "sports", "music", "social"]
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -393,22 +392,7 @@ def main() -> int:
     print(f"training: {EPOCHS} epochs in {elapsed:.1f} s; "
           f"training accuracy {acc * 100:.1f}%")
 
-    model.eval()
-    scripted = torch.jit.script(model)
-    raw = io.BytesIO()
-    torch.jit.save(scripted, raw)
-    model_bytes = canonical_torchscript(raw.getvalue())
-    vocab_bytes = "".join(tok + "\n" for tok in vocab_list).encode("utf-8")
-
-    os.makedirs(args.out, exist_ok=True)
-    model_path = os.path.join(args.out, "model.pt")
-    vocab_path = os.path.join(args.out, "vocab.txt")
-    with open(vocab_path, "wb") as f:
-        f.write(vocab_bytes)
-    with open(model_path, "wb") as f:
-        f.write(model_bytes)
-    for p, b in ((vocab_path, vocab_bytes), (model_path, model_bytes)):
-        print(f"{sha256_bytes(b)}  {p}  ({len(b)} bytes)")
+    model_path, vocab_path = save_model_and_vocab(model, vocab_list, args.out)
 
     # Reload what was written and check it, in float32 and bfloat16.
     loaded = torch.jit.load(model_path)
