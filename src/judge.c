@@ -782,12 +782,25 @@ static px_div diverge(const jctx *j, size_t e, size_t k, const px_verdict *v, ch
 
 /* A decision change in a candidate is precision's doing when the bfloat16
  * twin changes it the same way, the device's when the twin keeps the
- * reference's decision. */
+ * reference's decision. A generator's: a generated path that parts from
+ * the reference's is precision's when the twin generates the same path,
+ * the device's when the twin's is another. */
 static px_attr attribute(const jctx *j, size_t e, size_t k)
 {
     const px_example_result *ref = result_at(j, j->ref, k), *x = &j->r->envs[e].ex[k];
     if (!ref || ref->status != PX_ST_OK || x->status != PX_ST_OK)
         return PX_ATTR_NONE;
+    if (ref->gen || x->gen) {
+        /* A generator's: the path it generated, instead of the label. */
+        if (!ref->gen || !x->gen || first_difference(ref->gen, x->gen) < 0)
+            return PX_ATTR_NONE;
+        if ((int)e == j->twin)
+            return PX_ATTR_PRECISION;
+        const px_example_result *tw = result_at(j, j->twin, k);
+        if (!tw || tw->status != PX_ST_OK || !tw->gen)
+            return PX_ATTR_NONE;
+        return first_difference(tw->gen, x->gen) < 0 ? PX_ATTR_PRECISION : PX_ATTR_DEVICE;
+    }
     const char *lr = label_of(j->r, (size_t)j->ref, ref->label), *lx = label_of(j->r, e, x->label);
     if (!lr || !lx || !strcmp(lr, lx))
         return PX_ATTR_NONE;

@@ -412,6 +412,11 @@ Test(generate, the_event_blurbs_demo_says_where_bfloat16_parts_and_what_it_costs
     };
     for (size_t i = 0; recorded_here && i < sizeof want / sizeof *want; i++)
         cr_expect(strstr(c.out, want[i]), "no %s in\n%s", want[i], c.out);
+    /* The twin's own other path: precision's doing. */
+    const char *cheese = strstr(c.out, "\"id\":\"cheese-tasting\",\"outcome\":\"constraint-violated\"");
+    const char *next = cheese ? strstr(cheese + 1, "\"id\":") : NULL;
+    cr_expect(!recorded_here || (cheese && next && memmem(cheese, (size_t)(next - cheese), "\"cause\":\"precision\"", 19)),
+              "cheese-tasting on the twin: cause precision");
     /* The reference meets it; the ordinary examples pass there exactly. */
     const char *ref = strstr(c.out, "\"name\":\"reference\"");
     const char *twin = strstr(c.out, "\"name\":\"cpu-bf16\"");
@@ -465,4 +470,80 @@ Test(generate, non_empty_and_same_as_reference_from_real_generations, .timeout =
     tl_free(&c);
     tl_unlink_fixture(copy);
     unlink(res);
+}
+
+/* Replace the n-th (1-based) occurrence of from in s by to (s is
+ * reallocated); the test fails when there is none. */
+static char *replace_nth(char *s, const char *from, const char *to, int n)
+{
+    char *at = s;
+    for (int i = 0; i < n; i++, at++) {
+        at = strstr(at, from);
+        cr_assert_not_null(at, "test bug: no occurrence %d of '%s'", i + 1, from);
+    }
+    at--;
+    size_t len = strlen(s) - strlen(from) + strlen(to) + 1;
+    char *t = malloc(len);
+    snprintf(t, len, "%.*s%s%s", (int)(at - s), s, to, at + strlen(from));
+    free(s);
+    return t;
+}
+
+/* Precision or device, for a generator: a candidate whose path parts from
+ * the reference's where the bfloat16 twin's does not is the device's doing.
+ * gen_tiny's twin keeps the reference's path, so a third environment's
+ * first token is planted in its results (its top list and text kept
+ * consistent, so the file still reads). */
+Test(generate, a_path_the_twin_does_not_take_is_the_devices_doing, .timeout = 300)
+{
+    char *fx = variant("device", (const char *[]){"role: twin}\n",
+                                                  "role: twin}\n  other: {device: cpu, dtype: float32, threads: 1}\n",
+                                                  NULL});
+    char *out = run(fx, "device", 0, NULL);
+    char *text = tl_slurp(out);
+    /* abc then gag in each of reference, cpu-bf16 and other: the fifth
+     * first-step row is other's abc; it chose 4 ('a') over 2 and 10 ('g'):
+     * choose 10 instead, its logit first (the list stays in order). */
+    const char *row = text;
+    for (int i = 0; i < 5; i++) {
+        row = strstr(row, "            - [4, ");
+        cr_assert_not_null(row);
+        row++;
+    }
+    row--;
+    double l[5];
+    long id[5];
+    cr_assert_eq(sscanf(row, "            - [%ld, %lf, %ld, %lf, %ld, %lf, %ld, %lf, %ld, %lf]", &id[0], &l[0], &id[1],
+                        &l[1], &id[2], &l[2], &id[3], &l[3], &id[4], &l[4]),
+                 10);
+    cr_assert(id[0] == 4 && id[2] == 10);
+    id[0] = 10, id[2] = 4;
+    char line[512];
+    int o = snprintf(line, sizeof line, "            - [");
+    for (int i = 0; i < 5; i++)
+        o += snprintf(line + o, sizeof line - (size_t)o, "%s%ld, %.17g", i ? ", " : "", id[i], l[i]);
+    snprintf(line + o, sizeof line - (size_t)o, "]");
+    size_t pre = (size_t)(row - text), old = strcspn(row, "\n");
+    char *edited = malloc(strlen(text) + strlen(line) + 1);
+    sprintf(edited, "%.*s%s%s", (int)pre, text, line, row + old);
+    free(text);
+    text = replace_nth(edited, "          ids: [4, ", "          ids: [10, ", 5);
+    text = replace_nth(text, "text: \"a", "text: \"g", 5);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/parity-gen-device-%d.yaml", (int)getpid());
+    tl_write(path, text);
+    free(text);
+    cmd_result c = tl_run((const char *[]){"parity", "check", fx, "--results", path, "-f", "json", NULL});
+    const char *other = strstr(c.out, "\"name\":\"other\"");
+    cr_assert_not_null(other, "%s%s", c.out, c.err);
+    const char *abc = strstr(other, "\"id\":\"abc\"");
+    cr_assert_not_null(abc);
+    cr_expect(strstr(abc, "\"cause\":\"device\""), "%s", abc);
+    cr_expect(strstr(abc, "\"diverged_at\":0"), "%s", abc);
+    const char *twin = strstr(c.out, "\"name\":\"cpu-bf16\"");
+    cr_expect(twin && !memmem(twin, (size_t)(other - twin), "\"cause\":\"", 9), "the twin keeps the path: no cause");
+    tl_free(&c);
+    tl_unlink_fixture(fx);
+    unlink(out), unlink(path);
+    free(fx), free(out);
 }
