@@ -423,12 +423,13 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
         }
         if (!m)
             why = fmt("must_match '%s' does not match", t->must_match[i].text);
-        else if (v->n_matches < PX_MAX_MATCH_SPANS) {
-            long *grown = realloc(v->matches, (v->n_matches + 1) * 2 * sizeof *grown);
+        else if (v->text && v->text->n_matches < PX_MAX_MATCH_SPANS) {
+            px_text_verdict *tv = v->text;
+            long *grown = realloc(tv->matches, (tv->n_matches + 1) * 2 * sizeof *grown);
             if (grown) {
-                v->matches = grown;
-                grown[2 * v->n_matches] = at, grown[2 * v->n_matches + 1] = end;
-                v->n_matches++;
+                tv->matches = grown;
+                grown[2 * tv->n_matches] = at, grown[2 * tv->n_matches + 1] = end;
+                tv->n_matches++;
             }
         }
     }
@@ -441,7 +442,8 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
         if (m) {
             why = fmt("must_not_match '%s' matches \"%.*s\" at byte %ld", t->must_not_match[i].text,
                       (int)(end - at > 40 ? 40 : end - at), text + at, at);
-            v->bad_at = at, v->bad_end = end;
+            if (v->text)
+                v->text->bad_at = at, v->text->bad_end = end;
         }
     }
     size_t chars = chars_of(text);
@@ -764,7 +766,8 @@ static px_div diverge(const jctx *j, size_t e, size_t k, const px_verdict *v, ch
         if (at < 0)
             return PX_DIV_NONE;
         *detail = diverged_words(j, e, xa->gen, xb->gen, at);
-        ((px_verdict *)v)->diverged_at = at;
+        if (v->text)
+            v->text->diverged_at = at;
         return PX_DIV_GENERATED;
     }
     if (v->has_cmp && !v->cmp.pass && !v->has_oracle) {
@@ -996,7 +999,11 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
     int judged = er->selected && !ev->absent;
     for (size_t k = 0; k < j->r->n_examples; k++) {
         px_verdict *v = &ev->ex[k];
-        v->diverged_at = v->bad_at = v->bad_end = -1;
+        if (j->f->kind == PX_MODEL_GENERATOR) {
+            if (!(v->text = calloc(1, sizeof *v->text)))
+                return px_error_oom(j->err, NULL);
+            v->text->diverged_at = v->text->bad_at = v->text->bad_end = -1;
+        }
         if (judge_example(j, e, k, v))
             return -1;
         /* Only what was recorded can be compared; a down environment
@@ -1125,7 +1132,9 @@ void judgement_free(px_judgement *j)
         for (size_t k = 0; ev->ex && k < j->n_examples; k++) {
             free(ev->ex[k].detail);
             free(ev->ex[k].div_detail);
-            free(ev->ex[k].matches);
+            if (ev->ex[k].text)
+                free(ev->ex[k].text->matches);
+            free(ev->ex[k].text);
         }
         free(ev->ex);
         for (int r = 0; r < PX_RUNG_COUNT; r++)

@@ -219,8 +219,8 @@ static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, size
             json_key(o, "end"), emit_json_string(o, generated_end_name(x->gen->end)), fputc(',', o);
             json_key(o, "tokens"), fprintf(o, "%zu,", x->gen->n);
             json_key(o, "diverged_at");
-            if (v->div == PX_DIV_GENERATED)
-                fprintf(o, "%ld", v->diverged_at);
+            if (v->div == PX_DIV_GENERATED && v->text)
+                fprintf(o, "%ld", v->text->diverged_at);
             else
                 fputs("null", o);
             fputc('}', o);

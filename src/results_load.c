@@ -624,7 +624,7 @@ static int load_label(ctx *c, yaml_node_t *ex, const px_env_result *e, px_exampl
 
 /* compiled: true or false (a lazy device compiled a graph for this
  * forward, or did not); absent or null: not known. */
-static int get_compiled(ctx *c, yaml_node_t *map, const char *what, int *out)
+static int get_compiled(ctx *c, yaml_node_t *map, const char *what, int8_t *out)
 {
     yaml_node_t *n = get(c, map, "compiled");
     *out = PX_COMPILED_UNKNOWN;

@@ -319,7 +319,8 @@ static void build_generated(bctx *b, size_t e, const px_verdict *v, const px_gen
     c->generated = red(b, t);
     c->gen_end = generated_end_name(g->end);
     c->gen_tokens = g->n;
-    c->gen_diverged = v->div == PX_DIV_GENERATED ? v->diverged_at : -1;
+    const px_text_verdict *tv = v->text;
+    c->gen_diverged = v->div == PX_DIV_GENERATED && tv ? tv->diverged_at : -1;
     /* Against the reference, in words, as a tolerance is for a classifier. */
     if ((int)e != b->r->reference) {
         c->diff_words = c->gen_diverged >= 0 ? fmt(b, "diverged at token %ld", c->gen_diverged)
@@ -332,8 +333,8 @@ static void build_generated(bctx *b, size_t e, const px_verdict *v, const px_gen
         c->n_spans = 1;
         return;
     }
-    c->n_spans = story_spans(t, v->matches, v->n_matches, v->bad_at, v->bad_end,
-                             (int)e == b->r->reference ? -1 : v->diverged_at, c->spans);
+    c->n_spans = story_spans(t, tv ? tv->matches : NULL, tv ? tv->n_matches : 0, tv ? tv->bad_at : -1,
+                             tv ? tv->bad_end : -1, (int)e == b->r->reference ? -1 : c->gen_diverged, c->spans);
 }
 
 static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)

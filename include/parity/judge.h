@@ -84,30 +84,37 @@ const char *rung_state_name(px_rung_state s);
 
 #define PX_MAX_MATCH_SPANS 8
 
+/* A generator's verdict's own part (allocated only for a generator's
+ * examples: 10 000 examples in 4 environments hold 40 000 verdicts). */
+typedef struct px_text_verdict {
+    long diverged_at;     /* PX_DIV_GENERATED: the step (0-based) where the
+                             generated tokens part, -1 otherwise */
+    /* The constraint spans in its text (bytes), for display: what each
+     * must_match pattern matched (matches: at, end pairs, the first
+     * PX_MAX_MATCH_SPANS patterns' in their order; NULL when none), and
+     * what a must_not_match one matched (the violation; -1 none). */
+    long *matches;
+    size_t n_matches;
+    long bad_at, bad_end;
+} px_text_verdict;
+
 typedef struct px_verdict {
+    /* (Ordered to leave no padding.) */
     px_outcome outcome;
-    char *detail;         /* why, in one line */
     int has_cmp;          /* numbers compared with the reference */
-    px_cmp cmp;
-    const char *stat;     /* the statistic used */
     int has_oracle;
-    double oracle_ratio;
     px_div div;           /* earliest divergence from the reference, or from
                              what the contract says (div_contract) */
-    char *div_detail;
     int div_contract;     /* 1: the stage differs from the contract (pins,
                              label map, parity's own input processing), 0:
                              from the reference */
     px_attr attr;
-    long diverged_at;     /* PX_DIV_GENERATED: the step (0-based) where the
-                             generated tokens part, -1 otherwise */
-    /* A generator's constraint spans in its text (bytes), for display:
-     * what each must_match pattern matched (matches: at, end pairs, the
-     * first PX_MAX_MATCH_SPANS patterns' in their order; NULL when none),
-     * and what a must_not_match one matched (the violation; -1 none). */
-    long *matches;
-    size_t n_matches;
-    long bad_at, bad_end;
+    char *detail;         /* why, in one line */
+    const char *stat;     /* the statistic used */
+    char *div_detail;
+    px_cmp cmp;
+    double oracle_ratio;
+    px_text_verdict *text; /* a generator's (NULL: a classifier's) */
 } px_verdict;
 
 /* What a benchmark's outputs say against the contract (parity bench;

@@ -147,16 +147,16 @@ typedef struct px_example_result {
     size_t n_values;
     double forward_ms;        /* -1 when not run */
     px_status status;
-    int ndim;
     int label;                /* index into the environment result's labels
                                  (the argmax, as torch.argmax: the first NaN,
                                  else the first largest), -1 when none */
-    int compiled;             /* enum px_compiled: whether this forward
+    int8_t ndim;              /* 0 .. PX_MAX_DIMS */
+    int8_t compiled;          /* enum px_compiled: whether this forward
                                  compiled a graph (a lazy device) */
-    int shared_input;         /* 1: clean_text, ids and tokens are parity's own
+    uint8_t shared_input;     /* 1: clean_text, ids and tokens are parity's own
                                  processed input's (a file recorded exactly
                                  those), borrowed: never freed or changed here */
-    int has_def;              /* def_sha256 is known */
+    uint8_t has_def;          /* def_sha256 is known */
     uint8_t def_sha256[32];   /* the example's definition when recorded
                                  (fingerprint_example), as bytes */
 } px_example_result;

@@ -272,8 +272,10 @@ static size_t gen_spans(const tui *t, int e, size_t k, const char *text, px_span
     const px_verdict *v = t->judged ? &t->j.envs[e].ex[k] : NULL;
     int cand = t->rv.candidate;
     const px_verdict *cv = t->judged && cand >= 0 && cand != t->res->reference ? &t->j.envs[cand].ex[k] : NULL;
-    return story_spans(text, v ? v->matches : NULL, v ? v->n_matches : 0, v ? v->bad_at : -1, v ? v->bad_end : -1,
-                       cv && cv->div == PX_DIV_GENERATED ? cv->diverged_at : -1, out);
+    const px_text_verdict *tv = v ? v->text : NULL;
+    return story_spans(text, tv ? tv->matches : NULL, tv ? tv->n_matches : 0, tv ? tv->bad_at : -1,
+                       tv ? tv->bad_end : -1, cv && cv->div == PX_DIV_GENERATED && cv->text ? cv->text->diverged_at : -1,
+                       out);
 }
 
 static int span_element(px_span_kind k)
