@@ -658,16 +658,10 @@ def main(argv):
         if frame is None:
             return 0
         ftype, payload = frame
-        if ftype == FRAME_TRAIN:
+        handler = {FRAME_TRAIN: ex.train_steps, FRAME_GENERATE: ex.generate}.get(ftype)
+        if handler:
             try:
-                ex.train_steps(chan, payload)
-            except Exception as e:
-                f = failure_of(e, STAGE_FORWARD)
-                chan.fail(f.stage, f.kind, f.message)
-            continue
-        if ftype == FRAME_GENERATE:
-            try:
-                ex.generate(chan, payload)
+                handler(chan, payload)
             except Exception as e:
                 f = failure_of(e, STAGE_FORWARD)
                 chan.fail(f.stage, f.kind, f.message)
