@@ -231,11 +231,10 @@ px_results *evidence_gather(const px_fixture *f, const px_sources *s, px_env_inp
         px_env_result *e = &all->envs[i];
         if (places[i].what || e->origin == PX_ORIGIN_NONE)
             continue;
-        if (s->n_results)
-            set_none(e, "not in the results given (%s%s): nothing runs with --results", s->results[0],
-                     s->n_results > 1 ? ", ..." : "");
-        else if (!f->envs[i].device)
+        if (!f->envs[i].device)
             set_none(e, "no results%s%s", "", "");
+        else if (s->no_run)
+            set_none(e, "not run here (--no-run), and no results file given provides it%s%s", "", "");
     }
     for (size_t i = 0; i < f->n_envs; i++) {
         px_env_result *e = &all->envs[i];

@@ -8,6 +8,7 @@
 
 #include "parity/decision.h"
 #include "parity/journal.h"
+#include "parity/session.h"
 
 const char *filter_name(px_filter f)
 {
@@ -101,8 +102,8 @@ int review_init(px_session *rv, const px_fixture *f, const px_results *res, px_d
                                  dup_or_null(r->at),       dup_or_null(r->note_by), dup_or_null(r->note_at),
                                  dup_or_null(r->env),      dup_or_null(r->results), 0};
     }
-    rv->candidate = -1;
-    review_next_candidate(rv);
+    /* What was carried home first (--results), not the twin. */
+    rv->candidate = session_first_candidate(res);
     adopt_journal(rv);
     review_refilter(rv);
     return 0;

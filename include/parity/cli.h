@@ -42,6 +42,7 @@ typedef enum px_opt {
     PX_OPT_MIN_TIME,
     PX_OPT_SHARD,
     PX_OPT_SINCE_GOOD,
+    PX_OPT_NO_RUN,
     PX_OPT_COUNT
 } px_opt;
 

@@ -21,12 +21,16 @@ typedef struct px_sources {
     size_t n_results;
     const char *const *envs;    /* -e names; none: every environment */
     size_t n_envs;
+    int no_run;                 /* --no-run: what no file provides is not
+                                   run here but not evaluated */
 } px_sources;
 
 /* One result per fixture environment, in the fixture's order (envs[i] is
  * fixture environment i; reference: the fixture's). Origin FILE for each
- * environment a file provides; origin RUN (pending) for a runnable one when
- * no --results is given; origin NONE otherwise, with the reason in source.
+ * environment a file provides; otherwise origin RUN (pending) for one that
+ * can run here (it has a device), unless no_run; origin NONE otherwise,
+ * with the reason in source. So `check FIXTURE --results tpu.yaml` runs
+ * the reference and the twin here and judges the tpu beside them.
  * NULL with *err (PX_EXIT_USAGE) for an -e name the fixture lacks, a file
  * that cannot be read or is not a results file (a `results:` file that does
  * not exist yet leaves its environment NONE), one file given twice, or two

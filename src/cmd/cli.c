@@ -38,8 +38,10 @@ const px_option cli_options[] = {
     [PX_OPT_REVIEWER] = {'r', "reviewer", "NAME", "decide: who decides (default: $USER)", NULL, 0},
     [PX_OPT_RECOVER] = {0, "recover", NULL, "decide: apply the decisions a killed session left in the journal", NULL,
                         0},
-    [PX_OPT_RESULTS] = {0, "results", "FILE", "check, review: judge results recorded earlier (parity run -o, another "
-                                              "host), repeatable; decide: the results the decision was made on",
+    [PX_OPT_RESULTS] = {0, "results", "FILE", "check, review, report, export, repro: judge results recorded earlier "
+                                              "(parity run -o, another host) for the environments the file holds; "
+                                              "the others run here (unless --no-run); repeatable; decide: the "
+                                              "results the decision was made on",
                         NULL, CLI_REPEAT_MAX},
     [PX_OPT_DEMO] = {0, "demo", NULL, "review: read-only, opens on a summary, Space steps through", NULL, 0},
     [PX_OPT_THEME] = {0, "theme", "NAME", "review: default, light, high-contrast, mono, or one in "
@@ -76,6 +78,9 @@ const px_option cli_options[] = {
     [PX_OPT_SINCE_GOOD] = {0, "since-good", NULL, "check: exit 1 only for a regression, an environment that met the "
                                                    "contract before (its last good configuration) and does not now",
                            NULL, 0},
+    [PX_OPT_NO_RUN] = {0, "no-run", NULL, "check, review, report, export, repro: run nothing here; an environment "
+                                          "no results file provides is not evaluated (without it, it runs here)",
+                       NULL, 0},
     [PX_OPT_COUNT] = {0, NULL, NULL, NULL, NULL, 0},
 };
 
@@ -92,17 +97,17 @@ const px_command cli_commands[] = {
      "join the shard files of one run (each written by run with a shard I/N) into the results file a whole run "
      "writes, refusing shards of another fixture or configuration, one shard twice, or one missing",
      cmd_merge, "output"},
-    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [--since-good] [-o FILE] "
+    {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [--no-run] [--since-good] [-o FILE] "
               "[--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH] [--budget DURATION] "
               "[--max-examples N] [-q]",
      "judge every environment the contract names (run here, or from results files) against the contract, and "
      "against its last good configuration",
-     cmd_check, "env format results since-good output executor python backend-module backend-lib quiet budget "
+     cmd_check, "env format results no-run since-good output executor python backend-module backend-lib quiet budget "
                 "max-examples"},
-    {"review", "review FIXTURE [--results FILE]... [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]... "
+    {"review", "review FIXTURE [--results FILE]... [--no-run] [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]... "
                "[--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH]",
      "the review screen (also: parity FIXTURE); keys under ? and in parity(1)", cmd_review,
-     "results demo theme color reviewer env executor python backend-module backend-lib"},
+     "results no-run demo theme color reviewer env executor python backend-module backend-lib"},
     {"decide", "decide FIXTURE ID --decision D [--note TEXT] [ID --decision D ...] [--reviewer NAME] [--env ENV "
                "[--results FILE]] | --recover",
      "write review decisions into the fixture, touching nothing else (journal first, atomic write)", cmd_decide,
@@ -118,20 +123,20 @@ const px_command cli_commands[] = {
      "write DIR/fixture.yaml: pinned, loadable, the parts only you can write left for lint to name; never "
      "overwrites",
      cmd_init, "model vocab cased tokenizer labels texts propose"},
-    {"report", "report FIXTURE [--results FILE]... [-e ENV]... [-f md|html] [-o FILE] [--executor PATH] [--python "
+    {"report", "report FIXTURE [--results FILE]... [--no-run] [-e ENV]... [-f md|html] [-o FILE] [--executor PATH] [--python "
                "PATH] [--backend-module NAME]... [--backend-lib PATH] [-q]",
      "a report a colleague can read: the task, the environments, the contract, every example, what was not "
      "evaluated (Markdown, or one self-contained HTML file)",
-     cmd_report, "results env format=md|html output executor python backend-module backend-lib quiet"},
-    {"export", "export FIXTURE [--results FILE]... [-e ENV]... --output DIR|FILE.tar.gz [--executor PATH] [--python PATH] "
+     cmd_report, "results no-run env format=md|html output executor python backend-module backend-lib quiet"},
+    {"export", "export FIXTURE [--results FILE]... [--no-run] [-e ENV]... --output DIR|FILE.tar.gz [--executor PATH] [--python PATH] "
                "[--backend-module NAME]... [--backend-lib PATH] [-q]",
      "everything needed to explain the experiment later, redacted, with SHA256SUMS; check and review work inside it",
-     cmd_export, "results env output executor python backend-module backend-lib quiet"},
-    {"repro", "repro FIXTURE ID --env ENV --output DIR|FILE.tar.gz [--results FILE]... [--executor PATH] [--python PATH] "
+     cmd_export, "results no-run env output executor python backend-module backend-lib quiet"},
+    {"repro", "repro FIXTURE ID --env ENV --output DIR|FILE.tar.gz [--results FILE]... [--no-run] [--executor PATH] [--python PATH] "
               "[--backend-module NAME]... [--backend-lib PATH] [-q]",
      "one example on one environment beside the reference, for a backend's maintainers: a one-example fixture, the "
      "inputs and outputs, the versions, the command that re-runs it",
-     cmd_repro, "results env output executor python backend-module backend-lib quiet"},
+     cmd_repro, "results no-run env output executor python backend-module backend-lib quiet"},
     {"lint", "lint FIXTURE", "static checks of a fixture, no model run: every finding names its line", cmd_lint, ""},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -1,7 +1,8 @@
-/* The check pipeline shared by check, report, export and repro (private
- * to src/cmd): parse the command line, load the fixture, gather one result
- * per environment (run here, or read from results files), run what runs
- * here, then call the command's finish with the results. */
+/* The command line shared by run, bench, check, report, export and repro
+ * (private to src/cmd): parse it, load the fixture, open the check session
+ * (include/parity/session.h: one result per environment, run here or read
+ * from results files; what runs here runs), then call the command's
+ * finish with the results. */
 #ifndef PARITY_CMD_CHECK_H
 #define PARITY_CMD_CHECK_H
 
@@ -16,6 +17,7 @@ struct run_args {
     const char *fixture, *id, *output, *executor, *python, *backend_lib, *format;
     const char *envs[CLI_REPEAT_MAX + 1], *results[CLI_REPEAT_MAX], *modules[CLI_REPEAT_MAX]; /* each repeatable */
     int n_envs, n_results, n_modules, quiet;
+    int no_run;               /* --no-run: nothing runs here */
     double budget_s;          /* --budget; 0: none */
     long max_examples;        /* --max-examples; 0: none */
     int batches[5];           /* bench: --endpoint, repeatable (1 single, N batch:N,

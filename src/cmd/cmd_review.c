@@ -33,6 +33,7 @@ static int on_arg(void *ctx, const px_option *opt, const char *v)
     case PX_OPT_PYTHON: o->python = v; break;
     case PX_OPT_RESULTS: o->results[o->n_results++] = v; break;
     case PX_OPT_ENV: o->envs[o->n_envs++] = v; break;
+    case PX_OPT_NO_RUN: o->no_run = 1; break;
     case PX_OPT_BACKEND_MODULE: o->modules[o->n_modules++] = v; break;
     default: return cli_usage_error(cli_command("review"), "--%s is not an option of review", opt->long_name);
     }

@@ -22,6 +22,7 @@
 #include "parity/report.h"
 #include "parity/results.h"
 #include "parity/runner.h"
+#include "parity/session.h"
 
 /* One argument of parity run or check (cli_parse). */
 static int on_arg(void *ctx, const px_option *o, const char *v)
@@ -93,6 +94,7 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
         break;
     }
     case PX_OPT_SINCE_GOOD: a->since_good = 1; break;
+    case PX_OPT_NO_RUN: a->no_run = 1; break;
     default: return cli_usage_error(a->command, "--%s is not an option of %s", o->long_name, a->command->name);
     }
     return 0;
@@ -113,39 +115,6 @@ static int parse_args(const char *command, int argc, char **argv, run_args *a)
     else if (rc == CLI_PARSED && (!strcmp(command, "export") || !strcmp(command, "repro")) && !a->output)
         rc = cli_usage_error(a->command, "where? -o DIR or -o FILE.tar.gz (never over an existing one)");
     return rc;
-}
-
-/* Environments to run, as indices into the fixture. */
-static int pick_envs(const px_fixture *f, const run_args *a, int *idx, size_t *n)
-{
-    *n = 0;
-    for (int k = 0; k < a->n_envs; k++) {
-        const px_env *e = fixture_env(f, a->envs[k]);
-        if (!e) {
-            px_error err = {0};
-            fixture_unknown_env(f, a->envs[k], &err);
-            return cli_error(&err);
-        }
-        if (!e->device) {
-            fprintf(stderr, "parity: %s:%d:%d: environment '%s' is imported from %s and cannot run here\n",
-                    f->path, e->loc.line, e->loc.col, e->name, e->results);
-            return PX_EXIT_USAGE;
-        }
-        int idx_e = (int)(e - f->envs), dup = 0;
-        for (size_t i = 0; i < *n; i++)
-            dup |= idx[i] == idx_e;
-        if (!dup)
-            idx[(*n)++] = idx_e;
-    }
-    if (a->n_envs == 0)
-        for (size_t i = 0; i < f->n_envs; i++)
-            if (f->envs[i].device)
-                idx[(*n)++] = (int)i;
-    if (*n == 0) {
-        fprintf(stderr, "parity: %s: no environment can run here (all are imported results)\n", f->path);
-        return PX_EXIT_USAGE;
-    }
-    return 0;
 }
 
 /* What a table cell says: the label, or the outcome when there is none. */
@@ -361,82 +330,50 @@ static char *default_output(const px_fixture *f, px_shard s)
     return p;
 }
 
-/* Run what res says runs here (inputs parallel to res->envs), show
- * progress, then finish; the exit code. */
-static int run_then_finish(const run_args *a, const px_fixture *f, const px_env_input *in, px_results *res)
+/* The command's check session (session.h): open it, run what runs here
+ * while showing progress, then finish; the exit code. */
+static int session_main(const run_args *a, const px_fixture *f, px_session_kind kind)
 {
     px_error err = {0};
-    /* --shard: the other shards' examples are left alone (pending). */
-    char *skip = a->shard.count ? shard_skip_mask(f, a->shard) : NULL;
-    px_runner_opts opts = {.backend_lib = a->backend_lib, .backend_modules = a->modules,
-                           .n_backend_modules = (size_t)a->n_modules, .budget_s = a->budget_s,
-                           .max_examples = (size_t)a->max_examples, .skip = skip};
+    px_session_opts o = {.kind = kind, .results = a->results, .n_results = (size_t)a->n_results, .envs = a->envs,
+                         .n_envs = (size_t)a->n_envs, .no_run = a->no_run, .shard = a->shard,
+                         .executor = a->executor, .python = a->python,
+                         .doing = kind == PX_SESSION_RUN ? "running it" : "judging anything against it"};
+    o.runner = (px_runner_opts){.backend_lib = a->backend_lib, .backend_modules = a->modules,
+                                .n_backend_modules = (size_t)a->n_modules, .budget_s = a->budget_s,
+                                .max_examples = (size_t)a->max_examples};
     static const int single = 1;
     if (!strcmp(a->command->name, "bench")) {
-        opts.bench_batches = a->n_endpoints ? a->batches : &single;
-        opts.n_bench = a->n_endpoints ? (size_t)a->n_endpoints : 1;
-        opts.bench_warmup = a->warmup >= 0 ? (int)a->warmup : 2;
-        opts.bench_passes = a->iters > 0 ? (int)a->iters : 0;
-        opts.bench_min_time_s = a->min_time_s > 0 ? a->min_time_s : 1.0;
+        o.runner.bench_batches = a->n_endpoints ? a->batches : &single;
+        o.runner.n_bench = a->n_endpoints ? (size_t)a->n_endpoints : 1;
+        o.runner.bench_warmup = a->warmup >= 0 ? (int)a->warmup : 2;
+        o.runner.bench_passes = a->iters > 0 ? (int)a->iters : 0;
+        o.runner.bench_min_time_s = a->min_time_s > 0 ? a->min_time_s : 1.0;
     }
-    runner_locate(&opts, a->executor, a->python);
-    px_runner *run = NULL;
-    int rc;
+    px_check s;
+    if (session_open(&s, f, &o, &err))
+        return cli_error(&err);
     /* An interrupt is said as one from before the first executor starts
      * until the results are written. Before (loading, preparing) and in
-     * commands that run nothing, Ctrl-C ends parity as it ends any
+     * sessions that run nothing, Ctrl-C ends parity as it ends any
      * program: nothing runs yet, nothing is written. */
+    int runs = session_runs(&s), rc;
     struct sigaction old_int, old_term;
-    interrupts_catch(&old_int, &old_term);
-    if (a->shard.count && !skip) {
-        px_error_oom(&err, NULL);
-        rc = cli_error(&err);
-    } else if (runner_check(&opts, f, res, &err)) {
-        rc = cli_error(&err);
-    } else if (!(run = runner_start(f, in, res, &opts, &err))) {
+    if (runs)
+        interrupts_catch(&old_int, &old_term);
+    if (session_start(&s, &err)) {
         rc = cli_error(&err);
     } else {
-        follow_run(run, a->quiet);
-        rc = runner_wait(run, &err) ? cli_error(&err) : a->finish(a, f, res);
+        if (s.run)
+            follow_run(s.run, a->quiet);
+        rc = session_wait(&s, &err) ? cli_error(&err) : a->finish(a, f, s.res);
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    if (runs) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+    }
     fflush(stdout);
-    runner_free(run);
-    runner_locate_free(&opts);
-    free(skip);
-    return rc;
-}
-
-static int refuse_unpinned(const px_fixture *f, const char *doing)
-{
-    px_error err = {0};
-    px_error_set(&err, PX_ERR_MISMATCH, f->path, f->model_loc.line, f->model_loc.col,
-                 "contract.model has no sha256: pin the model revision before %s", doing);
-    return cli_error(&err);
-}
-
-static int execute(const run_args *a, const px_fixture *f, const int *idx, size_t n_idx)
-{
-    px_error err = {0};
-    if (!f->model_sha256)
-        return refuse_unpinned(f, "running it");
-    px_env_input *in = calloc(n_idx, sizeof *in);
-    size_t opened = 0;
-    int rc;
-    for (; opened < n_idx; opened++)
-        if (env_input_open(&in[opened], f, &f->envs[idx[opened]], &err))
-            break;
-    px_results *res = results_new(f, idx, n_idx);
-    if (!res)
-        px_error_oom(&err, NULL);
-    else
-        res->shard = a->shard; /* only its examples are run and written */
-    rc = !res || opened < n_idx ? cli_error(&err) : run_then_finish(a, f, in, res);
-    results_free(res);
-    for (size_t i = 0; i < opened; i++)
-        env_input_close(&in[i], f->n_examples);
-    free(in);
+    session_close(&s);
     return rc;
 }
 
@@ -479,28 +416,6 @@ static int run_finish(const run_args *a, const px_fixture *f, const px_results *
     return check_cut_short_exit(res, rc);
 }
 
-/* check --since-good: only regressions fail. An environment that met the
- * contract before (it has a last good configuration) and does not now is
- * one, whatever the cause, down included (1); one without any results
- * leaves the check incomplete (3), as does one down that never met it;
- * an environment that never met the contract does not count. */
-static int since_good_exit(const px_results *r, const px_judgement *j, const px_since *s)
-{
-    int rc = PX_EXIT_OK;
-    for (size_t e = 0; e < r->n_envs; e++) {
-        const px_env_verdict *ev = &j->envs[e];
-        if (!ev->selected)
-            continue;
-        if (ev->absent)
-            rc = px_exit_worse(rc, PX_EXIT_ENV);
-        else if (s[e].regressed)
-            rc = px_exit_worse(rc, PX_EXIT_FAILED);
-        else if (ev->down)
-            rc = px_exit_worse(rc, PX_EXIT_ENV);
-    }
-    return rc;
-}
-
 /* Record the environments that met the contract as their last good
  * configuration. The verdict stands whatever happens here: a history that
  * cannot be written (a read-only directory, a full disk) is said in one
@@ -539,10 +454,7 @@ static int check_finish(const run_args *a, const px_fixture *f, const px_results
             px_error_oom(&err, NULL);
         return cli_error(&err);
     }
-    int rc = a->since_good ? since_good_exit(res, &j, since)
-             : j.any_down  ? PX_EXIT_ENV
-             : j.all_met   ? PX_EXIT_OK
-                           : PX_EXIT_FAILED;
+    int rc = session_exit(res, &j, since, a->since_good);
     if (a->output && results_write(res, f, a->output, &err))
         rc = px_exit_worse(rc, cli_error(&err));
     rc = check_cut_short_exit(res, rc);
@@ -557,37 +469,6 @@ static int check_finish(const run_args *a, const px_fixture *f, const px_results
     free(since); /* it borrowed from the history, which recording changes */
     record_good(f, a->history, res, &j);
     judgement_free(&j);
-    return rc;
-}
-
-/* check: every environment the contract names, from where its results come
- * (evidence.h), the runnable ones without a file run here, then judged. */
-static int check_main(const run_args *a, const px_fixture *f)
-{
-    px_error err = {0};
-    if (!f->model_sha256)
-        return refuse_unpinned(f, "judging anything against it");
-    px_sources s = {a->results, (size_t)a->n_results, a->envs, (size_t)a->n_envs};
-    px_env_input *in = calloc(f->n_envs ? f->n_envs : 1, sizeof *in);
-    if (!in) {
-        px_error_oom(&err, NULL);
-        return cli_error(&err);
-    }
-    px_results *res = evidence_gather(f, &s, in, &err);
-    if (!res) {
-        evidence_inputs_close_all(f, in);
-        free(in);
-        return cli_error(&err);
-    }
-    int rc;
-    if (evidence_inputs(f, res, in, &err)) {
-        rc = cli_error(&err);
-    } else {
-        rc = evidence_runs(res) ? run_then_finish(a, f, in, res) : a->finish(a, f, res);
-        evidence_inputs_close(f, res, in);
-    }
-    free(in);
-    results_free(res);
     return rc;
 }
 
@@ -625,12 +506,10 @@ static int command_main(const char *command, const run_args *ap)
         /* run and bench run the fixture's environments; the others judge
          * what the contract names, from wherever its results come. */
         a.history = &history;
-        rc = check_main(&a, f);
+        rc = session_main(&a, f, PX_SESSION_JUDGE);
     } else {
-        int idx[256];
-        size_t n = 0;
-        rc = f->n_envs > 256 ? PX_EXIT_USAGE : pick_envs(f, &a, idx, &n);
-        if (rc == 0 && f->kind == PX_MODEL_GENERATOR && !strcmp(command, "bench"))
+        rc = 0;
+        if (f->kind == PX_MODEL_GENERATOR && !strcmp(command, "bench"))
             rc = cli_usage_error(a.command,
                                  "%s is a generator's contract: parity bench measures a classifier's forwards and "
                                  "training steps, and has no generation endpoint yet (parity run times each "
@@ -643,7 +522,7 @@ static int command_main(const char *command, const run_args *ap)
                                      "{lr: 0.05, atol: A, rtol: R, why: \"...\"}",
                                      -a.batches[i], f->path);
         if (rc == 0)
-            rc = execute(&a, f, idx, n);
+            rc = session_main(&a, f, PX_SESSION_RUN);
     }
     history_free(&history);
     fixture_free(f);

@@ -186,7 +186,7 @@ static void clear_for_rerun(tui *t, int all, long k)
 static unsigned rerun(tui *t, int all)
 {
     long k = review_current(&t->rv);
-    if (!t->inputs || !evidence_runs(t->res)) {
+    if (!session_runs(&t->cs)) {
         tui_say(t, "nothing to run here: these results come from files");
         return PX_RE_STATUS;
     }
@@ -196,27 +196,19 @@ static unsigned rerun(tui *t, int all)
     }
     if (!all && k < 0)
         return PX_RE_NONE;
-    if (t->run) {
+    if (t->run)
         runner_lock(t->run);
-        clear_for_rerun(t, all, k);
-        runner_unlock(t->run);
-        if (runner_rerun(t->run, all, all ? 0 : (size_t)k) == 0) {
-            tui_say(t, all ? "running every example again%s" : "running %s again", all ? "" : t->f->examples[k].id);
-            tui_rejudge(t);
-            return PX_RE_ALL;
-        }
-    }
-    runner_free(t->run);
-    t->run = NULL;
     clear_for_rerun(t, all, k);
-    t->ropts.one_example = !all;
-    t->ropts.example = all ? 0 : (size_t)k;
+    if (t->run)
+        runner_unlock(t->run);
+    /* In the live executors when they serve, else in a new run. */
     px_error err = {0};
-    t->run = runner_start(t->f, t->inputs, t->res, &t->ropts, &err);
-    if (!t->run)
+    int rc = session_rerun(&t->cs, all, all ? 0 : (size_t)k, &err);
+    t->run = t->cs.run;
+    if (rc)
         tui_say(t, "%s", err.msg);
     else
-        tui_say(t, all ? "running every example again" : "running %s again", all ? "" : t->f->examples[k].id);
+        tui_say(t, all ? "running every example again%s" : "running %s again", all ? "" : t->f->examples[k].id);
     tui_rejudge(t);
     return PX_RE_ALL;
 }

@@ -402,6 +402,26 @@ static int draw_verdict(tui *t, int e, size_t k, int y, int x, int w, int rows)
     return used;
 }
 
+/* What a side says while it has no result for the example: "loading…" or
+ * "running…" only when one is coming; an environment that will not run
+ * (not selected, no results, down) says so at once instead of waiting. */
+static const char *waiting_words(const tui *t, const px_env_result *er, char *buf, size_t size)
+{
+    if (t->load)
+        return "loading…";
+    if (!er->selected)
+        return "not selected (-e): not evaluated";
+    if (er->origin == PX_ORIGIN_NONE) {
+        snprintf(buf, size, "not evaluated: %s", er->source ? er->source : "no results");
+        return buf;
+    }
+    if (er->state == PX_ENV_DOWN) {
+        snprintf(buf, size, "not evaluated: down at %s", proto_stage_name(er->down_stage));
+        return buf;
+    }
+    return "running…";
+}
+
 /* One environment's side: its top labels with probability bars, the
  * decision and the verdict (wrapped, its word first). Returns the rows
  * used. */
@@ -417,7 +437,9 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
         putf(t, y + used++, x, w, el, "%s (%s %s)", er->name, results_env_device(t->f, er),
              results_env_dtype(t->f, er));
         if (r->status == PX_ST_PENDING) {
-            tui_put(t, y + used++, x, w, PX_EL_RUNNING, t->load ? "loading…" : "running…");
+            char why[600];
+            const char *ww = waiting_words(t, er, why, sizeof why);
+            tui_put(t, y + used++, x, w, ww[0] == 'n' ? PX_EL_NOT_EVALUATED : PX_EL_RUNNING, ww);
             return used;
         }
         if (r->gen) {
@@ -438,14 +460,20 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
             putf(t, y + used++, x, w, el, "%s: %s %.1f%% (%s %s)", er->name, er->labels[best], 100 / sum,
                  results_env_device(t->f, er), results_env_dtype(t->f, er));
         else
-            putf(t, y + used++, x, w, el, "%s (%s %s)%s", er->name, results_env_device(t->f, er),
-                 results_env_dtype(t->f, er), r->status != PX_ST_PENDING ? "" : t->load ? ": loading…" : ": running…");
+        {
+            char why[600];
+            putf(t, y + used++, x, w, el, "%s (%s %s)%s%s", er->name, results_env_device(t->f, er),
+                 results_env_dtype(t->f, er), r->status != PX_ST_PENDING ? "" : ": ",
+                 r->status != PX_ST_PENDING ? "" : waiting_words(t, er, why, sizeof why));
+        }
         return used + draw_verdict(t, e, k, y + used, x, w, rows - used);
     }
     putf(t, y + used++, x, w, el, "%s (%s %s)", er->name, results_env_device(t->f, er),
          results_env_dtype(t->f, er));
     if (r->status == PX_ST_PENDING) {
-        tui_put(t, y + used++, x, w, PX_EL_RUNNING, t->load ? "loading…" : "running…");
+        char why[600];
+        const char *ww = waiting_words(t, er, why, sizeof why);
+        tui_put(t, y + used++, x, w, ww[0] == 'n' ? PX_EL_NOT_EVALUATED : PX_EL_RUNNING, ww);
         return used;
     }
     if (r->status == PX_ST_OK && r->n_values == er->n_labels) {

@@ -57,17 +57,18 @@ void tui_rejudge(tui *t)
         runner_unlock(t->run);
 }
 
-/* Results files are read in the background (--results: nothing runs
- * here), so that the first frame comes as soon as the fixture is read: the
- * screen stands in for their environments with "loading…" until they are
- * read, checked and their inputs processed, then takes them at once. */
+/* Results files are read in the background, so that the first frame comes
+ * as soon as the fixture is read: the screen stands in for their
+ * environments with "loading…" until the session is open (the files read,
+ * checked and their inputs processed), then takes it at once and starts
+ * what runs here. */
 typedef struct tui_load {
     pthread_t thread;
     const px_fixture *f;
-    px_sources s;
+    px_session_opts o;
     int wake_w;
-    px_results *res;
-    px_env_input *inputs;
+    px_check cs;
+    int ok;
     px_error err;
     atomic_int done;
 } tui_load;
@@ -75,16 +76,7 @@ typedef struct tui_load {
 static void *load_main(void *arg)
 {
     tui_load *l = arg;
-    /* The inputs first: examples a file recorded exactly as parity makes
-     * them borrow parity's instead of keeping a copy. */
-    if (!(l->inputs = calloc(l->f->n_envs ? l->f->n_envs : 1, sizeof *l->inputs)))
-        px_error_oom(&l->err, NULL);
-    else if (!(l->res = evidence_gather(l->f, &l->s, l->inputs, &l->err)) ||
-             evidence_inputs(l->f, l->res, l->inputs, &l->err)) {
-        if (!l->res)
-            evidence_inputs_close_all(l->f, l->inputs);
-        free(l->inputs), l->inputs = NULL;
-    }
+    l->ok = session_open(&l->cs, l->f, &l->o, &l->err) == 0;
     atomic_store(&l->done, 1);
     ssize_t n = write(l->wake_w, "l", 1); /* the loop wakes */
     (void)n;
@@ -100,17 +92,15 @@ static unsigned load_take(tui *t)
     tui_load *l = t->load;
     pthread_join(l->thread, NULL);
     t->load = NULL;
-    if (!l->inputs) {
+    if (!l->ok) {
         t->load_failed = 1, t->load_err = l->err;
-        if (l->res)
-            results_free(l->res);
         free(l);
         return PX_RE_QUIT;
     }
-    results_free(t->res);
-    t->res = l->res, t->inputs = l->inputs;
-    t->rv.res = t->res, t->rv.candidate = -1;
-    review_next_candidate(&t->rv);
+    results_free(t->res); /* the stand-in */
+    t->cs = l->cs;
+    t->res = t->cs.res;
+    t->rv.res = t->res, t->rv.candidate = session_first_candidate(t->res);
     free(l);
     load_history(t);
     px_error err = {0};
@@ -397,26 +387,29 @@ static void loop(tui *t)
 /* The environments to run here start in the background. */
 static int start_runs(tui *t, px_error *err)
 {
-    if (!evidence_runs(t->res))
-        return 0;
-    const px_tui_opts *o = t->opts;
-    t->ropts = (px_runner_opts){.backend_lib = o->backend_lib, .backend_modules = o->modules,
-                                .n_backend_modules = (size_t)o->n_modules, .notify_fd = t->wake_w,
-                                .keep_alive = 1};
-    runner_locate(&t->ropts, o->executor, o->python);
-    if (runner_check(&t->ropts, t->f, t->res, err))
-        return -1;
-    t->run = runner_start(t->f, t->inputs, t->res, &t->ropts, err);
-    return t->run ? 0 : -1;
+    int rc = session_start(&t->cs, err);
+    t->run = t->cs.run;
+    return rc;
+}
+
+/* How the screen's session is opened (session.h). */
+static px_session_opts session_opts(tui *t, const px_tui_opts *o)
+{
+    px_session_opts so = {.kind = PX_SESSION_JUDGE, .results = o->results, .n_results = (size_t)o->n_results,
+                          .envs = o->envs, .n_envs = (size_t)o->n_envs, .no_run = o->no_run,
+                          .executor = o->executor, .python = o->python, .doing = "reviewing against it"};
+    so.runner = (px_runner_opts){.backend_lib = o->backend_lib, .backend_modules = o->modules,
+                                 .n_backend_modules = (size_t)o->n_modules, .notify_fd = t->wake_w,
+                                 .keep_alive = 1};
+    return so;
 }
 
 /* Every environment the contract names, from where its results come
- * (evidence.h). Results files (--results) are read in the background, a
- * stand-in shown meanwhile; otherwise (the ones to run here start in the
- * background) at once. */
+ * (session.h). With results files (--results) the session opens in the
+ * background, a stand-in shown meanwhile; otherwise at once. Either way
+ * the environments to run here start in the background. */
 static int gather(tui *t, const px_tui_opts *o, px_error *err)
 {
-    px_sources s = {o->results, (size_t)o->n_results, o->envs, (size_t)o->n_envs};
     if (!t->f->model_sha256)
         return px_error_set(err, PX_ERR_MISMATCH, t->f->path, t->f->model_loc.line, t->f->model_loc.col,
                             "contract.model has no sha256: pin the model revision before reviewing against it");
@@ -428,7 +421,7 @@ static int gather(tui *t, const px_tui_opts *o, px_error *err)
             return px_error_oom(err, NULL);
         }
         t->res->n_examples = t->f->n_examples, t->res->reference = -1;
-        *l = (tui_load){.f = t->f, .s = s, .wake_w = t->wake_w};
+        l->f = t->f, l->o = session_opts(t, o), l->wake_w = t->wake_w;
 #ifdef M_ARENA_MAX
         /* One malloc arena for both threads: with a second, what the
          * reading thread frees (each streamed item, the files' copies) is
@@ -443,19 +436,10 @@ static int gather(tui *t, const px_tui_opts *o, px_error *err)
         t->load = l;
         return 0;
     }
-    if (!(t->inputs = calloc(t->f->n_envs ? t->f->n_envs : 1, sizeof *t->inputs)))
-        return px_error_oom(err, NULL);
-    if (!(t->res = evidence_gather(t->f, &s, t->inputs, err))) {
-        evidence_inputs_close_all(t->f, t->inputs);
-        free(t->inputs);
-        t->inputs = NULL;
+    px_session_opts so = session_opts(t, o);
+    if (session_open(&t->cs, t->f, &so, err))
         return -1;
-    }
-    if (evidence_inputs(t->f, t->res, t->inputs, err)) {
-        free(t->inputs);
-        t->inputs = NULL;
-        return -1;
-    }
+    t->res = t->cs.res;
     return start_runs(t, err);
 }
 
@@ -499,14 +483,10 @@ int tui_main(const px_tui_opts *o)
     t.wake = pipefd[0], t.wake_w = pipefd[1];
     int rc = 0;
     if (init_theme(&t, o, &err) || gather(&t, o, &err)) {
-        runner_free(t.run);
-        t.run = NULL;
-        if (t.inputs)
-            evidence_inputs_close(f, t.res, t.inputs);
-        free(t.inputs);
-        t.inputs = NULL;
-        results_free(t.res);
-        t.res = NULL;
+        if (t.res != t.cs.res)
+            results_free(t.res);
+        session_close(&t.cs);
+        t.res = NULL, t.run = NULL;
         rc = fail_line(&err);
     } else {
         review_init(&t.rv, f, t.res, sp, o->reviewer ? o->reviewer : getenv("USER"));
@@ -534,21 +514,18 @@ int tui_main(const px_tui_opts *o)
         px_error fatal = {0};
         if (t.load_failed)
             rc = fail_line(&t.load_err); /* said as when they were read before the first frame */
-        else if (t.run && (runner_cancel(t.run), runner_wait(t.run, &fatal)))
+        else if (t.run && (runner_cancel(t.run), session_wait(&t.cs, &fatal)))
             rc = fail_line(&fatal); /* the whole run had to stop: said once more, below the screen */
     }
-    runner_free(t.run);
-    runner_locate_free(&t.ropts);
     free(t.since);
     history_free(&t.history);
     if (t.judged)
         judgement_free(&t.j);
     if (t.res)
         review_free(&t.rv);
-    if (t.inputs)
-        evidence_inputs_close(f, t.res, t.inputs);
-    free(t.inputs);
-    results_free(t.res);
+    if (t.res != t.cs.res)
+        results_free(t.res); /* the stand-in, when the files never loaded */
+    session_close(&t.cs);
     if (t.script)
         fclose(t.script);
     close(pipefd[0]), close(pipefd[1]);

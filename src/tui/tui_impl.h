@@ -21,6 +21,7 @@
 #include "parity/tui.h"
 #include "parity/review.h"
 #include "parity/runner.h"
+#include "parity/session.h"
 #include "parity/theme.h"
 
 enum mode { M_LIST, M_SEARCH, M_NOTE, M_HELP, M_QUIT, M_SUMMARY, M_RELOAD, M_REPORT, M_EXPORT };
@@ -39,10 +40,10 @@ enum px_reaction {
 
 typedef struct tui {
     const px_fixture *f;
-    px_results *res;
-    px_runner *run;
-    px_env_input *inputs;        /* what each environment is sent, kept for re-runs */
-    px_runner_opts ropts;
+    px_check cs;                 /* the check session (session.h): where each
+                                    environment's results come from, the runs */
+    px_results *res;             /* cs.res, or a stand-in while files load */
+    px_runner *run;              /* cs.run */
     px_session rv;
     px_judgement j;
     int judged;
