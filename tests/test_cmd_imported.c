@@ -288,7 +288,9 @@ Test(imported, one_file_twice_and_a_file_that_lacks_an_environment, .timeout = 3
     cr_expect_eq(r.status, 2, "%s", r.err);
     cr_expect(strstr(r.err, "the same results file is given twice"), "%s", r.err);
     tl_free(&r);
-    /* A file with the reference only: cand is not evaluated, not "met". */
+    /* A file with the reference only: cand, which can run here, runs
+     * here beside it (the check session: a file that provides it, else a
+     * run here). */
     char *text = tl_slurp(run), *cut = strstr(text, "\n  \"cand\":");
     cr_assert_not_null(cut);
     cut[1] = '\0';
@@ -296,7 +298,15 @@ Test(imported, one_file_twice_and_a_file_that_lacks_an_environment, .timeout = 3
     snprintf(only, sizeof only, "%s/reference-only.yaml", dir);
     tl_write(only, text);
     r = tl_run((const char *[]){"parity", "check", fx, "--results", only, "--format", "json", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"name\":\"cand\",\"role\":\"twin\",\"state\":\"up\",\"origin\":\"run\"") &&
+                  strstr(r.out, "\"name\":\"reference\",\"role\":\"reference\",\"state\":\"up\",\"origin\":\"file\""),
+              "%s", r.out);
+    tl_free(&r);
+    /* With --no-run: cand is not evaluated, not "met", said in one line. */
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", only, "--no-run", "--format", "json", NULL});
     cr_expect_eq(r.status, 3, "%s", r.err);
+    cr_expect(strstr(r.out, "not run here (--no-run)"), "%s", r.out);
     cr_expect(strstr(r.out, "\"name\":\"cand\",\"role\":\"twin\",\"state\":\"no-results\",\"origin\":\"none\"") &&
                   strstr(r.out, "\"met\":false"),
               "%s", r.out);
