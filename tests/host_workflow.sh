@@ -86,4 +86,86 @@ printf 'dump home\nq\n' > keys
 PARITY_TORCH=/nonexistent PARITY_KEYS=keys PARITY_DUMP_DIR=. "$parity" review fixture.yaml --results host-results.yaml \
     -e host > review.log 2>&1 || { cat review.log; fail "review --results at home failed"; }
 grep -q 'host' home || fail "the home review does not show the host's results"
+# The TPU round trip with the README's own commands, as printed ("On a TPU
+# VM", "After the machine is gone"): the fixture's `tpu` environment runs
+# through the Python executor on the PrivateUse1 test device (the stand-in
+# for torch_tpu: --backend-lib for --backend-module), its numerics broken
+# (PARITY_TESTDEV_NUMERICS=scale:-0.2, logits off by far more than the
+# tolerance, labels mostly kept); the results carried home are judged
+# beside the reference and the twin run there.
+testdev=${PARITY_TESTDEV:-$root/build/torch/libparity_testdev.so}
+[ -f "$testdev" ] || fail "no test device library at $testdev (make builds it)"
+# The README's commands of one section (from the line matching $1 to the
+# next one matching $2), one a line, continuations joined, comments
+# dropped, with this machine's stand-ins for what only a TPU host has.
+readme_cmds() {
+    awk -v from="$1" -v to="$2" '$0 ~ from {on=1; next} on && $0 ~ to {on=0} on' "$root/README.md" |
+        awk '/^    build\/parity/ || cont { line = line $0; cont = /\\$/; if (cont) { sub(/\\$/, "", line); next }
+                                             print line; line = "" }' |
+        sed -e 's/^ *//' -e 's/  *# .*$//' -e 's/  */ /g' \
+            -e 's|^build/parity|"$parity_bin"|' -e 's|path/to/fixture.yaml|fixture.yaml|' \
+            -e 's|fixtures/campus-club/fixture.yaml|fixture.yaml|' \
+            -e "s|\"\$(which python3)\"|$python|" -e "s|--backend-module torch_tpu|--backend-lib $testdev|"
+}
+mkdir "$dir/tpu-host" "$dir/tpu-home"
+tpu_env='  tpu:\n    executor: python\n    device: privateuseone\n    dtype: float32\n    role: candidate\n    note: the test device of tests/backend on the Python executor, standing in for a TPU'
+for d in tpu-host tpu-home; do
+    cp "$root"/fixtures/campus-club/{fixture.yaml,model.pt,vocab.txt} "$dir/$d/"
+    sed -i "/^environments:\$/a\\$tpu_env" "$dir/$d/fixture.yaml"
+done
+readme_cmds '^### On a TPU VM' '^## ' > "$dir/tpu-cmds"
+host_run=$(grep -m1 ' run fixture.yaml -e tpu ' "$dir/tpu-cmds") || { cat "$dir/tpu-cmds"; fail "the README's host run was not found"; }
+host_review=$(grep -m1 ' review fixture.yaml -e tpu ' "$dir/tpu-cmds") || fail "the README's live review was not found"
+cd "$dir/tpu-host"
+export PARITY_TESTDEV_NUMERICS=scale:-0.2
+PARITY_TORCH=/nonexistent parity_bin=$host eval "$host_run" > run.log 2>&1 || { cat run.log; fail "the README's host run: $host_run"; }
+[ -f tpu-results.yaml ] || fail "the README's host run wrote no tpu-results.yaml"
+grep -q '      device: "privateuseone"' tpu-results.yaml || fail "the tpu's results do not record its device"
+# The live review there, -e tpu alone.
+printf 'wait\ndump live\nq\n' > keys
+PARITY_TORCH=/nonexistent PARITY_KEYS=keys PARITY_DUMP_DIR=. parity_bin=$host eval "$host_review" > review.log 2>&1 ||
+    { cat review.log; fail "the README's live review: $host_review"; }
+grep -q 'tpu' live || fail "the live review does not show the tpu"
+unset PARITY_TESTDEV_NUMERICS
+
+# Home: the same fixture, the file carried home beside it.
+cd "$dir/tpu-home"
+cp "$dir/tpu-host/tpu-results.yaml" .
+status=0
+PARITY_TORCH="$executor" "$parity" check fixture.yaml --results tpu-results.yaml --format json > check.json 2> check.err ||
+    status=$?
+[ "$status" -eq 1 ] || { cat check.err; fail "check --results at home: exit $status, want 1 (the broken device fails)"; }
+"$python" - check.json <<'EOF' || fail "check at home did not catch the broken device beside the reference and the twin"
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = {x["name"]: x for x in d["environments"]}
+assert e["tpu"]["origin"] == "file" and e["tpu"]["met"] is False, e["tpu"]
+# The README's home command runs the reference and the twin here.
+for n in ("reference", "cpu-bf16"):
+    assert e[n]["origin"] == "run" and e[n]["met"] is True, e[n]
+bad = {k: v for k, v in e["tpu"]["counts"].items() if v and k in ("numeric-drift", "wrong-label")}
+assert bad, e["tpu"]["counts"]
+EOF
+# Each of the README's home commands, as printed.
+readme_cmds '^### On a TPU VM' '^## ' | grep -e '--results tpu-results.yaml' > home-cmds || true
+readme_cmds '^## After the machine is gone' '^A \*\*report' >> home-cmds || true
+[ "$(wc -l < home-cmds)" -ge 5 ] || { cat home-cmds; fail "the README's home commands were not all found"; }
+printf 'dump home\nq\n' > keys
+while IFS= read -r cmd; do
+    status=0
+    PARITY_TORCH="$executor" PARITY_KEYS=keys PARITY_DUMP_DIR=. parity_bin=$parity eval "$cmd" \
+        > cmd.log 2>&1 < /dev/null || status=$?
+    case "$cmd" in
+        *' check '*) want=1 ;; # the device is broken: the contract is not met
+        *) want=0 ;;
+    esac
+    [ "$status" -eq "$want" ] || { cat cmd.log; fail "the README's '$cmd' at home: exit $status, want $want"; }
+done < home-cmds
+# The review opened on what was carried home, with the reference beside it.
+grep -q 'tpu (privateuseone float32)' home || { cat home; fail "the home review does not open on the tpu"; }
+grep -q 'reference (cpu float32)' home || { cat home; fail "the home review has no reference beside the tpu"; }
+[ -f report.html ] && [ -f tpu-run.tar.gz ] && [ -f repro/README.md ] ||
+    fail "the README's report, export and repro wrote nothing"
+grep -q 'numeric-drift\|wrong-label' report.html || fail "the report does not show the device's failure"
+echo "host workflow: the README's TPU round trip (host run on the test device, check, review, report, export, repro at home): passed"
 echo "host workflow: make parity without libtorch, run with the Python executor, import, check, review: passed"
