@@ -111,7 +111,9 @@ mkdir "$dir/tpu-host" "$dir/tpu-home"
 tpu_env='  tpu:\n    executor: python\n    device: privateuseone\n    dtype: float32\n    role: candidate\n    note: the test device of tests/backend on the Python executor, standing in for a TPU'
 for d in tpu-host tpu-home; do
     cp "$root"/fixtures/campus-club/{fixture.yaml,model.pt,vocab.txt} "$dir/$d/"
-    sed -i "/^environments:\$/a\\$tpu_env" "$dir/$d/fixture.yaml"
+    # Last, as the README's fixture has it: the review must open on it
+    # because it was carried home, not because it comes first.
+    sed -i "/^examples:\$/i\\$tpu_env" "$dir/$d/fixture.yaml"
 done
 readme_cmds '^### On a TPU VM' '^## ' > "$dir/tpu-cmds"
 host_run=$(grep -m1 ' run fixture.yaml -e tpu ' "$dir/tpu-cmds") || { cat "$dir/tpu-cmds"; fail "the README's host run was not found"; }

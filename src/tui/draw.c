@@ -92,6 +92,26 @@ static void putf(tui *t, int y, int x, int cols, int el, const char *fmt, ...)
     tui_put(t, y, x, cols, el, buf);
 }
 
+/* What a side says while it has no result for the example: "loading…" or
+ * "running…" only when one is coming; an environment that will not run
+ * (not selected, no results, down) says so at once instead of waiting. */
+static const char *waiting_words(const tui *t, const px_env_result *er, char *buf, size_t size)
+{
+    if (t->load)
+        return "loading…";
+    if (!er->selected)
+        return "not selected (-e): not evaluated";
+    if (er->origin == PX_ORIGIN_NONE) {
+        snprintf(buf, size, "not evaluated: %s", er->source ? er->source : "no results");
+        return buf;
+    }
+    if (er->state == PX_ENV_DOWN) {
+        snprintf(buf, size, "not evaluated: down at %s", proto_stage_name(er->down_stage));
+        return buf;
+    }
+    return "running…";
+}
+
 /* Beside the ladder, where there is room: the environment against its last
  * good configuration ("last good: same", "last good differs: dtype,
  * torch"), a regression first. Nothing when it has none. */
@@ -179,7 +199,10 @@ static void draw_list(tui *t, int top, int rows, int w)
                 continue;
             const px_example_result *x = &t->res->envs[e].ex[k];
             int x0 = w - 14 + c * 7;
-            if (x->status == PX_ST_PENDING)
+            char why[600];
+            if (x->status == PX_ST_PENDING && waiting_words(t, &t->res->envs[e], why, sizeof why)[0] == 'n')
+                tui_put(t, top + r, x0, 6, PX_EL_NOT_EVALUATED, "-"); /* never coming */
+            else if (x->status == PX_ST_PENDING)
                 tui_put(t, top + r, x0, 6, PX_EL_RUNNING, "…");
             else if (t->judged)
                 tui_put(t, top + r, x0, 6, element_of(t->j.envs[e].ex[k].outcome), badge(t->j.envs[e].ex[k].outcome));
@@ -400,26 +423,6 @@ static int draw_verdict(tui *t, int e, size_t k, int y, int x, int w, int rows)
     }
     free(v);
     return used;
-}
-
-/* What a side says while it has no result for the example: "loading…" or
- * "running…" only when one is coming; an environment that will not run
- * (not selected, no results, down) says so at once instead of waiting. */
-static const char *waiting_words(const tui *t, const px_env_result *er, char *buf, size_t size)
-{
-    if (t->load)
-        return "loading…";
-    if (!er->selected)
-        return "not selected (-e): not evaluated";
-    if (er->origin == PX_ORIGIN_NONE) {
-        snprintf(buf, size, "not evaluated: %s", er->source ? er->source : "no results");
-        return buf;
-    }
-    if (er->state == PX_ENV_DOWN) {
-        snprintf(buf, size, "not evaluated: down at %s", proto_stage_name(er->down_stage));
-        return buf;
-    }
-    return "running…";
 }
 
 /* One environment's side: its top labels with probability bars, the
