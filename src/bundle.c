@@ -603,7 +603,56 @@ static char *carry_model(bundle *b, const char *path, const char *rel, int *carr
 
 static void w_str(FILE *o, const void *s) { fputs(s, o); }
 
-static void repro_readme(FILE *o, const px_bundle_in *in, size_t k, size_t e, const repro_names *nm, int carried)
+/* How each of the repro's two environments is run again, and from which
+ * file it is judged: [0] the reference, [1] the environment. */
+typedef struct repro_env {
+    const px_env *env;        /* as the repro's fixture has it */
+    const px_env_result *er;  /* what it recorded */
+    const char *file;         /* reference.yaml or observed.yaml */
+    const char *again;        /* the file a run again writes */
+} repro_env;
+
+/* `parity run` of one environment, with placeholders for what a fixture
+ * never says (the interpreter, the backend module, a backend library). */
+static void run_command(FILE *o, const repro_env *r)
+{
+    const char *dev = r->env->device;
+    fprintf(o, "    parity run fixture.yaml -e %s", r->env->name);
+    if (r->env->python) {
+        fprintf(o, " --python PYTHON");
+        if (r->er->m.backend_modules)
+            fprintf(o, " --backend-module MODULE");
+    } else if (dev && !strncmp(dev, "privateuseone", 13)) {
+        fprintf(o, " --backend-lib LIB");
+    }
+    fprintf(o, " -o %s\n\n", r->again);
+}
+
+/* Where and how it ran, and what its placeholders stand for. */
+static void run_words(FILE *o, const repro_env *r)
+{
+    const px_manifest *m = &r->er->m;
+    if (r->er->origin == PX_ORIGIN_RUN)
+        fprintf(o, "`%s` ran here", r->env->name);
+    else
+        fprintf(o, "`%s` was recorded on another host (%s; see manifests/%s.yaml): run it again there", r->env->name,
+                m->host ? m->host : "host not recorded", r->env->name);
+    fprintf(o, ", on the device `%s`", r->env->device);
+    if (r->env->python) {
+        fprintf(o, " through the Python executor: PYTHON is that host's interpreter with torch");
+        if (m->backend_modules)
+            fprintf(o, ", MODULE the backend module it imported (recorded: `%s`; one --backend-module for each)",
+                    m->backend_modules);
+    } else {
+        fprintf(o, " with libtorch (parity-torch)");
+        if (!strncmp(r->env->device, "privateuseone", 13))
+            fprintf(o, "; LIB is the PrivateUse1 backend library it loaded");
+    }
+    fprintf(o, ":\n\n");
+}
+
+static void repro_readme(FILE *o, const px_bundle_in *in, size_t k, size_t e, const repro_names *nm, int carried,
+                         const repro_env re[2])
 {
     const px_story *s = in->story;
     const px_story_example *x = &s->examples[k];
@@ -630,7 +679,7 @@ static void repro_readme(FILE *o, const px_bundle_in *in, size_t k, size_t e, co
             fprintf(o, "- Cause in %s: %s\n", er[i]->name, c[i]->cause);
     }
     fprintf(o, "\nWhat each recorded for this example (cleaned text, token ids, the output) is in "
-               "`reference.yaml` and `observed.yaml`.\n\n");
+               "`reference.yaml` and `observed.yaml`: whole results files of this fixture.\n\n");
     fprintf(o, "## Versions\n\n");
     for (int i = 0; i < 2; i++) {
         const px_story_env *se = &s->envs[i ? e : ref];
@@ -641,23 +690,43 @@ static void repro_readme(FILE *o, const px_bundle_in *in, size_t k, size_t e, co
                 se->settings);
     }
     fprintf(o, "- manifests/: each environment's manifest as recorded\n\n## Re-run\n\n");
-    const px_env *fe = &in->f->envs[e];
-    fprintf(o, "Judge what was recorded, anywhere (no libtorch needed):\n\n    parity check fixture.yaml --results "
-               "reference.yaml%s\n\n",
-            fe->device ? " --results observed.yaml" : "");
-    if (fe->device)
-        fprintf(o, "Run it again here (libtorch, and the device `%s`):\n\n    parity check fixture.yaml\n\n", fe->device);
-    else
-        fprintf(o, "`%s` was recorded on another host (the fixture reads it from observed.yaml): run it again "
-                   "there with\n\n    parity run fixture.yaml -e %s -o observed.yaml\n\nthen `parity check "
-                   "fixture.yaml` here runs the reference and judges both.\n\n",
-                er[1]->name, er[1]->name);
+    /* Every command below is run as printed by tests/test_cmd_report.c.
+     * Each names the files that provide both environments, so none runs
+     * anything here that it does not say it runs. */
+    fprintf(o, "Judge what was recorded, anywhere (no libtorch, no device: both come from their files):\n\n"
+               "    parity check fixture.yaml");
+    for (int i = 0; i < 2; i++)
+        if (!re[i].env->results)
+            fprintf(o, " --results %s", re[i].file);
+    fprintf(o, "\n\nIt exits 0 when both meet the contract on this example, 1 when one does not (the table above), "
+               "3 when one could not run.\n\n");
+    if (re[1].env->device) {
+        run_words(o, &re[1]);
+        run_command(o, &re[1]);
+        fprintf(o, "and judge that run beside the recorded reference (no libtorch needed):\n\n"
+                   "    parity check fixture.yaml --results %s --results %s\n\n",
+                re[0].file, re[1].again);
+    } else {
+        fprintf(o, "`%s`'s results record no device, so how to run it again is not known; its recorded results "
+                   "are in observed.yaml, which fixture.yaml names.\n\n", er[1]->name);
+    }
+    if (re[0].env->device) {
+        fprintf(o, "The reference again: ");
+        run_words(o, &re[0]);
+        run_command(o, &re[0]);
+    }
+    int here = 1;
+    for (int i = 0; i < 2; i++)
+        here &= re[i].er->origin == PX_ORIGIN_RUN && re[i].env->device && !re[i].env->python &&
+                strncmp(re[i].env->device, "privateuseone", 13);
+    if (here)
+        fprintf(o, "Or both at once, run and judged here (libtorch):\n\n    parity check fixture.yaml\n\n");
     if (!carried)
         fprintf(o, "The model is larger than %u MB and is not included: fixture.yaml names it at `%s`, pinned by "
-                   "sha256 %s.\n",
+                   "sha256 %s.\n\n",
                 PX_REPRO_MODEL_MAX >> 20, nm->model, in->f->model_sha256 ? in->f->model_sha256 : "(not pinned)");
-    fprintf(o, "\n`SHA256SUMS` lists every file (`sha256sum -c SHA256SUMS`). Secrets and the home directory were "
-               "redacted.\n");
+    fprintf(o, "`SHA256SUMS` lists every file of the bundle as made; check them with\n\n    sha256sum -c SHA256SUMS\n\n"
+               "Secrets and the home directory were redacted.\n");
 }
 
 int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px_error *err)
@@ -668,6 +737,16 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
         return px_error_set(err, PX_ERR_USAGE, f->path, 0, 0, "a repro compares an environment with the "
                                                               "reference; choose an environment other than '%s'",
                             res->reference >= 0 ? res->envs[res->reference].name : "(none)");
+    /* Both recorded files are whole results files: an environment with no
+     * results (not run, not provided) would leave one empty. */
+    for (int i = 0; i < 2; i++) {
+        const px_env_result *er = &res->envs[i ? e : (size_t)res->reference];
+        if (er->origin == PX_ORIGIN_NONE || !er->selected)
+            return px_error_set(err, PX_ERR_ENV, f->path, 0, 0,
+                                "a repro holds what both environments recorded, and '%s' has no results (%s): run "
+                                "it, or give its results file with --results",
+                                er->name, er->selected ? er->source ? er->source : "not evaluated" : "not selected");
+    }
     bundle b;
     if (start(&b, out, err)) {
         finish_free(&b, 1);
@@ -701,8 +780,23 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
                 rc = copy_in(&b, envs[i].vocab_path, nm.env_vocab[i]);
             envs[i].vocab_path = nm.env_vocab[i];
         }
-        if (envs[i].results)
-            envs[i].results = "observed.yaml";
+        /* An imported environment runs again on its own host: the repro's
+         * fixture has it runnable, as its manifest recorded it (device,
+         * executor, dtype, threads), and the README's commands give its
+         * recorded results with --results. Without a recorded device it
+         * stays imported, from its own file. */
+        const px_manifest *m = &res->envs[idx[i]].m;
+        if (envs[i].results && m->device) {
+            envs[i].results = NULL;
+            envs[i].device = m->device;
+            envs[i].python = m->executor && !strcmp(m->executor, "python");
+            if (m->dtype)
+                envs[i].dtype = m->dtype;
+            if (m->threads > 0)
+                envs[i].threads = m->threads;
+        } else if (envs[i].results) {
+            envs[i].results = i == 0 ? "reference.yaml" : "observed.yaml";
+        }
     }
     /* The one-example fixture: the original's contract, these two
      * environments, this example (its review left out: it is the question). */
@@ -745,11 +839,23 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
                                   fingerprint_part_name((px_part)p));
     }
     /* What each recorded, for this example: reference.yaml and
-     * observed.yaml (an imported environment's own results: file). */
+     * observed.yaml, each a whole results file of the repro's fixture. A
+     * file's recorded contract is the original's; where it was the
+     * original's as it is now, it is the repro's (the same but for the
+     * examples), so that reading it back warns of nothing that did not
+     * change. */
+    px_fingerprint orig, mine;
+    fingerprint_contract(f, &orig);
+    if (back)
+        fingerprint_contract(back, &mine);
     for (int i = 0; !rc && i < 2; i++) {
         px_env_result one_env = res->envs[idx[i]];
         one_env.env_index = i;
+        one_env.selected = 1;
         one_env.ex = &res->envs[idx[i]].ex[k];
+        for (int p = 0; p < PX_PART_COUNT; p++)
+            if (!strcmp(one_env.recorded.part[p], orig.part[p]))
+                memcpy(one_env.recorded.part[p], mine.part[p], sizeof mine.part[p]);
         px_results r1 = {.envs = &one_env, .n_envs = 1, .n_examples = 1, .reference = i == 0 ? 0 : -1};
         const char *rel = i == 0 ? "reference.yaml" : "observed.yaml";
         char *path = NULL, *rtext = NULL;
@@ -760,6 +866,14 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
             rc = put(&b, rel, rtext, rlen);
         else
             rc = -1;
+        /* Read back as `parity check` will: whole, and the environment in it. */
+        px_error lerr = {0};
+        px_results *again = rc ? NULL : results_parse(rel, rtext, rlen, back, &lerr);
+        if (!rc && (!again || again->n_envs != 1 || strcmp(again->envs[0].name, one_env.name)))
+            rc = px_error_set(err, PX_ERR_INTERNAL, rel, 0, 0, "the repro's results file does not read back (please "
+                                                               "report this): %s",
+                              again ? "it lacks its environment" : lerr.msg);
+        results_free(again);
         if (path)
             unlink(path);
         free(path), free(rtext);
@@ -779,7 +893,11 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
         if (!ro)
             rc = px_error_oom(err, out);
         else {
-            repro_readme(ro, in, k, e, &nm, carried);
+            repro_env re[2];
+            for (int i = 0; i < 2; i++)
+                re[i] = (repro_env){&envs[i], &res->envs[idx[i]], i ? "observed.yaml" : "reference.yaml",
+                                    i ? "observed-again.yaml" : "reference-again.yaml"};
+            repro_readme(ro, in, k, e, &nm, carried, re);
             if (fclose(ro))
                 rc = px_error_oom(err, out);
             char *rr = rc ? NULL : redact_text(b.rd, readme);
