@@ -34,7 +34,32 @@ typedef struct bundle {
     px_redactor *rd;
     px_error *err;
     int anew;        /* the fixture was written anew, its results: files with it */
+    char **held;     /* the results files in it, and what each holds (pairs:
+                        rel, words; the export's README lists them) */
+    size_t n_held;
+    unsigned char named[64]; /* bit per held file: the fixture names it in
+                                results: (so no --results gives it) */
 } bundle;
+
+/* A results file the bundle holds, for the README: rel and what it holds. */
+static int hold(bundle *b, const char *rel, const char *what, int named)
+{
+    char **v = realloc(b->held, (b->n_held + 2) * sizeof *v);
+    if (!v)
+        return px_error_oom(b->err, rel);
+    b->held = v;
+    v[b->n_held + 1] = NULL;
+    if (!(v[b->n_held] = strdup(rel)) ||
+        asprintf(&v[b->n_held + 1], "%s%s", what, named ? " (the fixture names it in results:)" : "") < 0) {
+        free(v[b->n_held]);
+        return px_error_oom(b->err, rel);
+    }
+    size_t i = b->n_held / 2;
+    if (named && i < 8 * sizeof b->named)
+        b->named[i / 8] |= (unsigned char)(1u << (i % 8));
+    b->n_held += 2;
+    return 0;
+}
 
 static int fail(bundle *b, px_reason why, const char *file, const char *fmt, const char *a)
 {
@@ -251,6 +276,9 @@ static void finish_free(bundle *b, int failed)
     for (size_t i = 0; i < b->n; i++)
         free(b->files[i].rel);
     free(b->files);
+    for (size_t i = 0; i < b->n_held; i++)
+        free(b->held[i]);
+    free(b->held);
     free(b->dir);
     free(b->name);
     redact_free(b->rd);
@@ -413,8 +441,8 @@ static int put_fixture(bundle *b, const px_fixture *f, const char **fixture_rel)
         if (!rc && envs[i].results) {
             if (asprintf(&names[2 * i + 1], "results/%s-%s", envs[i].name, base(envs[i].results)) < 0)
                 rc = px_error_oom(b->err, f->path);
-            else if (!access(envs[i].results, R_OK))
-                rc = put_results(b, f, envs[i].results, names[2 * i + 1]);
+            else if (!access(envs[i].results, R_OK) && !(rc = put_results(b, f, envs[i].results, names[2 * i + 1])))
+                rc = hold(b, names[2 * i + 1], envs[i].name, 1);
             envs[i].results = names[2 * i + 1];
         }
     }
@@ -485,6 +513,16 @@ static int put_run(bundle *b, const px_results *res, const px_fixture *f)
             rc = put(b, "results/run.yaml", text, len);
         else
             rc = -1;
+        char *names = NULL;
+        size_t nl = 0;
+        FILE *o = rc ? NULL : open_memstream(&names, &nl);
+        for (size_t e = 0; o && e < here.n_envs; e++)
+            fprintf(o, "%s%s", e ? ", " : "", here.envs[e].name);
+        if (o && !fclose(o))
+            rc = hold(b, "results/run.yaml", names, 0);
+        else if (!rc)
+            rc = px_error_oom(b->err, f->path);
+        free(names);
         if (path)
             unlink(path);
         free(text), free(path);
@@ -493,17 +531,76 @@ static int put_run(bundle *b, const px_results *res, const px_fixture *f)
     return rc;
 }
 
-static const char export_readme[] =
-    "# What this bundle holds\n\n"
-    "An experiment made with parity, kept so that it can be explained after the machines are gone.\n\n"
-    "- `report.md`, `report.html`: the report: the task, the environments, the contract, every example, what\n"
-    "  was not evaluated.\n"
-    "- the fixture and the files it names (vocabulary or tokenizer.json); `results/`: every results file;\n"
-    "  `manifests/`: what each environment ran on; a `.parity-journal` when decisions were waiting.\n"
-    "- `SHA256SUMS`: `sha256sum -c SHA256SUMS` checks every file.\n\n"
-    "Judge it again, without libtorch: `parity check FIXTURE --results results/FILE ...`; look at it:\n"
-    "`parity review FIXTURE --results results/FILE ...`. Secrets, the home directory and the fixture's own\n"
-    "redact: patterns were redacted before anything was written here.\n";
+/* The environments a results file given as `file` provided (their
+ * source), ", "-separated, into o. */
+static void provided_by(FILE *o, const px_results *res, const char *file)
+{
+    int n = 0;
+    for (size_t e = 0; e < res->n_envs; e++)
+        if (res->envs[e].origin == PX_ORIGIN_FILE && res->envs[e].selected && res->envs[e].source &&
+            !strcmp(res->envs[e].source, file))
+            fprintf(o, "%s%s", n++ ? ", " : "", res->envs[e].name);
+}
+
+/* The export's README: what each file holds, where it really is, and the
+ * commands that use them. Every command it prints is run as printed by
+ * tests/test_cmd_report.c. The judge and review commands give every
+ * results file the fixture does not name itself, and -e for the
+ * environments that have results when some have none, so that nothing is
+ * run here (no libtorch needed) whether or not parity would run the rest. */
+static void export_readme(FILE *o, const bundle *b, const px_bundle_in *in, const char *fx_rel, const char *journal)
+{
+    const px_fixture *f = in->f;
+    fprintf(o, "# What this bundle holds\n\n"
+               "An experiment made with parity, kept so that it can be explained after the machines are gone.\n\n"
+               "- `report.md`, `report.html`: the report: the task, the environments, the contract, every example, "
+               "what\n  was not evaluated.\n"
+               "- `%s`: the fixture, with the files it names (vocabulary or tokenizer.json) beside it.\n", fx_rel);
+    if (b->n_held) {
+        fprintf(o, "- The results files, each with the environments it holds:\n");
+        for (size_t i = 0; i < b->n_held; i += 2)
+            fprintf(o, "  - `%s`: %s\n", b->held[i], b->held[i + 1]);
+    } else {
+        fprintf(o, "- No results file: no environment has results.\n");
+    }
+    fprintf(o, "- `manifests/`: what each environment ran on, one file each.\n");
+    if (journal)
+        fprintf(o, "- `%s`: the decisions that were waiting to be written into the fixture.\n", journal);
+    fprintf(o, "- `SHA256SUMS`: every file, as the bundle was made.\n\n");
+    /* --results: each file the fixture does not name with results:. */
+    char *args = NULL;
+    size_t al = 0;
+    FILE *a = open_memstream(&args, &al);
+    if (!a)
+        return;
+    for (size_t i = 0; i < b->n_held; i += 2) {
+        size_t h = i / 2;
+        if (h >= 8 * sizeof b->named || !(b->named[h / 8] & (1u << (h % 8))))
+            fprintf(a, " --results %s", b->held[i]);
+    }
+    size_t with = 0;
+    for (size_t e = 0; e < in->res->n_envs; e++)
+        with += in->res->envs[e].origin != PX_ORIGIN_NONE && in->res->envs[e].selected;
+    for (size_t e = 0; with < f->n_envs && e < in->res->n_envs; e++)
+        if (in->res->envs[e].origin != PX_ORIGIN_NONE && in->res->envs[e].selected)
+            fprintf(a, " -e %s", in->res->envs[e].name);
+    if (fclose(a)) {
+        free(args);
+        return;
+    }
+    if (with) {
+        fprintf(o, "Judge it again, without libtorch (each environment from its results file%s):\n\n"
+                   "    parity check %s%s\n\n"
+                   "It exits as `parity check` did when the bundle was made: 0 when the contract is met, 1 when not, "
+                   "3 when an environment could not run.\n\n"
+                   "Look at it on the review screen (q leaves):\n\n    parity review %s%s\n\n",
+                with < f->n_envs ? "; -e leaves out those without results" : "", fx_rel, args, fx_rel, args);
+    }
+    fprintf(o, "Check every file:\n\n    sha256sum -c SHA256SUMS\n\n"
+               "Secrets, the home directory and the fixture's own redact: patterns were redacted before anything "
+               "was written here.\n");
+    free(args);
+}
 
 int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
 {
@@ -535,11 +632,22 @@ int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
             rc = px_error_oom(err, out);
         else
             rc = put_results(&b, f, in->results_files[i], rels[i]);
+        char *what = NULL;
+        size_t wl = 0;
+        FILE *wo = rc ? NULL : open_memstream(&what, &wl);
+        if (wo) {
+            provided_by(wo, in->res, in->results_files[i]);
+            if (!wl)
+                fputs("given with --results; no environment judged came from it", wo);
+        }
+        if (!rc)
+            rc = wo && !fclose(wo) ? hold(&b, rels[i], what, 0) : px_error_oom(err, out);
+        free(what);
     }
     for (size_t i = 0; !rc && !b.anew && i < f->n_envs; i++) {
         const char *rel = f->envs[i].results ? inside(f->dir, f->envs[i].results) : NULL;
-        if (rel && !access(f->envs[i].results, R_OK))
-            rc = put_results(&b, f, f->envs[i].results, rel);
+        if (rel && !access(f->envs[i].results, R_OK) && !(rc = put_results(&b, f, f->envs[i].results, rel)))
+            rc = hold(&b, rel, f->envs[i].name, 1);
     }
     if (!rc)
         rc = put_run(&b, in->res, f);
@@ -559,18 +667,28 @@ int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
             rc = put_written(&b, rel, w_manifest, er);
         free(rel);
     }
+    char journal[4200];
+    const char *journal_rel = NULL;
     if (!rc) {
-        char journal[4200];
         journal_path(f->path, journal, sizeof journal);
         if (!access(journal, R_OK)) {
             size_t len;
             char *text = slurp(&b, journal, &len), *red = text ? redact_text(b.rd, text) : NULL;
-            rc = red ? put_text(&b, inside(f->dir, journal) ? inside(f->dir, journal) : base(journal), red) : -1;
+            journal_rel = inside(f->dir, journal) ? inside(f->dir, journal) : base(journal);
+            rc = red ? put_text(&b, journal_rel, red) : -1;
             free(text), free(red);
         }
     }
-    if (!rc)
-        rc = put_text(&b, "README.md", export_readme);
+    if (!rc) {
+        char *readme = NULL;
+        size_t rl = 0;
+        FILE *ro = open_memstream(&readme, &rl);
+        if (ro)
+            export_readme(ro, &b, in, fx_rel, journal_rel);
+        char *red = ro && !fclose(ro) ? redact_text(b.rd, readme) : NULL;
+        rc = red ? put_text(&b, "README.md", red) : px_error_oom(err, out);
+        free(readme), free(red);
+    }
     if (!rc)
         rc = seal(&b, out);
     finish_free(&b, rc != 0);
