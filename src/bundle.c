@@ -518,6 +518,8 @@ static int put_run(bundle *b, const px_results *res, const px_fixture *f)
         FILE *o = rc ? NULL : open_memstream(&names, &nl);
         for (size_t e = 0; o && e < here.n_envs; e++)
             fprintf(o, "%s%s", e ? ", " : "", here.envs[e].name);
+        if (o)
+            fputs(" (run here when the bundle was made)", o);
         if (o && !fclose(o))
             rc = hold(b, "results/run.yaml", names, 0);
         else if (!rc)
@@ -533,13 +535,14 @@ static int put_run(bundle *b, const px_results *res, const px_fixture *f)
 
 /* The environments a results file given as `file` provided (their
  * source), ", "-separated, into o. */
-static void provided_by(FILE *o, const px_results *res, const char *file)
+static int provided_by(FILE *o, const px_results *res, const char *file)
 {
     int n = 0;
     for (size_t e = 0; e < res->n_envs; e++)
         if (res->envs[e].origin == PX_ORIGIN_FILE && res->envs[e].selected && res->envs[e].source &&
             !strcmp(res->envs[e].source, file))
             fprintf(o, "%s%s", n++ ? ", " : "", res->envs[e].name);
+    return n;
 }
 
 /* The export's README: what each file holds, where it really is, and the
@@ -636,8 +639,7 @@ int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
         size_t wl = 0;
         FILE *wo = rc ? NULL : open_memstream(&what, &wl);
         if (wo) {
-            provided_by(wo, in->res, in->results_files[i]);
-            if (!wl)
+            if (!provided_by(wo, in->res, in->results_files[i]))
                 fputs("given with --results; no environment judged came from it", wo);
         }
         if (!rc)
@@ -753,8 +755,9 @@ static void run_words(FILE *o, const repro_env *r)
     if (r->er->origin == PX_ORIGIN_RUN)
         fprintf(o, "`%s` ran here", r->env->name);
     else
-        fprintf(o, "`%s` was recorded on another host (%s; see manifests/%s.yaml): run it again there", r->env->name,
-                m->host ? m->host : "host not recorded", r->env->name);
+        fprintf(o, "`%s` was read from a results file, recorded on the host `%s` (manifests/%s.yaml): run it again "
+                   "there",
+                r->env->name, m->host ? m->host : "not recorded", r->env->name);
     fprintf(o, ", on the device `%s`", r->env->device);
     if (r->env->python) {
         fprintf(o, " through the Python executor: PYTHON is that host's interpreter with torch");
@@ -835,10 +838,11 @@ static void repro_readme(FILE *o, const px_bundle_in *in, size_t k, size_t e, co
     }
     int here = 1;
     for (int i = 0; i < 2; i++)
-        here &= re[i].er->origin == PX_ORIGIN_RUN && re[i].env->device && !re[i].env->python &&
-                strncmp(re[i].env->device, "privateuseone", 13);
+        here &= re[i].env->device && !re[i].env->python && strncmp(re[i].env->device, "privateuseone", 13);
     if (here)
-        fprintf(o, "Or both at once, run and judged here (libtorch):\n\n    parity check fixture.yaml\n\n");
+        fprintf(o, "Or both at once, run and judged with libtorch where the devices are (`%s`, `%s`):\n\n"
+                   "    parity check fixture.yaml\n\n",
+                re[0].env->device, re[1].env->device);
     if (!carried)
         fprintf(o, "The model is larger than %u MB and is not included: fixture.yaml names it at `%s`, pinned by "
                    "sha256 %s.\n\n",
