@@ -224,6 +224,23 @@ static const char *base(const char *p)
     return s ? s + 1 : p;
 }
 
+/* w as one word of a shell command: as it is when it is plainly one,
+ * else in single quotes (a README's commands are run as printed). */
+static void put_word(FILE *o, const char *w)
+{
+    if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-/:+@%,=") == strlen(w)) {
+        fputs(w, o);
+        return;
+    }
+    fputc('\'', o);
+    for (; *w; w++)
+        if (*w == '\'')
+            fputs("'\\''", o);
+        else
+            fputc(*w, o);
+    fputc('\'', o);
+}
+
 static int start(bundle *b, const char *out, px_error *err)
 {
     memset(b, 0, sizeof *b);
@@ -579,25 +596,29 @@ static void export_readme(FILE *o, const bundle *b, const px_bundle_in *in, cons
     for (size_t i = 0; i < b->n_held; i += 2) {
         size_t h = i / 2;
         if (h >= 8 * sizeof b->named || !(b->named[h / 8] & (1u << (h % 8))))
-            fprintf(a, " --results %s", b->held[i]);
+            fprintf(a, " --results "), put_word(a, b->held[i]);
     }
     size_t with = 0;
     for (size_t e = 0; e < in->res->n_envs; e++)
         with += in->res->envs[e].origin != PX_ORIGIN_NONE && in->res->envs[e].selected;
     for (size_t e = 0; with < f->n_envs && e < in->res->n_envs; e++)
         if (in->res->envs[e].origin != PX_ORIGIN_NONE && in->res->envs[e].selected)
-            fprintf(a, " -e %s", in->res->envs[e].name);
+            fprintf(a, " -e "), put_word(a, in->res->envs[e].name);
     if (fclose(a)) {
         free(args);
         return;
     }
     if (with) {
         fprintf(o, "Judge it again, without libtorch (each environment from its results file%s):\n\n"
-                   "    parity check %s%s\n\n"
-                   "It exits as `parity check` did when the bundle was made: 0 when the contract is met, 1 when not, "
-                   "3 when an environment could not run.\n\n"
-                   "Look at it on the review screen (q leaves):\n\n    parity review %s%s\n\n",
-                with < f->n_envs ? "; -e leaves out those without results" : "", fx_rel, args, fx_rel, args);
+                   "    parity check ",
+                with < f->n_envs ? "; -e leaves out those without results" : "");
+        put_word(o, fx_rel);
+        fprintf(o, "%s\n\nIt exits 0 when the contract is met in every environment it judges, 1 when not, 3 when "
+                   "one could not run or is not compared.\n\nLook at it on the review screen (q leaves):\n\n"
+                   "    parity review ",
+                args);
+        put_word(o, fx_rel);
+        fprintf(o, "%s\n\n", args);
     }
     fprintf(o, "Check every file:\n\n    sha256sum -c SHA256SUMS\n\n"
                "Secrets, the home directory and the fixture's own redact: patterns were redacted before anything "
@@ -737,7 +758,8 @@ typedef struct repro_env {
 static void run_command(FILE *o, const repro_env *r)
 {
     const char *dev = r->env->device;
-    fprintf(o, "    parity run fixture.yaml -e %s", r->env->name);
+    fprintf(o, "    parity run fixture.yaml -e ");
+    put_word(o, r->env->name);
     if (r->env->python) {
         fprintf(o, " --python PYTHON");
         if (r->er->m.backend_modules)

@@ -260,15 +260,17 @@ static int run_printed_one(const char *dir, const char *cmd, char **out)
     }
     *o = '\0';
     int judged = strstr(cmd, "--results") || !strncmp(cmd, "parity review", 13) || !strncmp(cmd, "sha256sum", 9);
-    char keys[PATH_MAX + 16], log[PATH_MAX + 16], line[32768];
+    char keys[PATH_MAX + 16], log[PATH_MAX + 16], script[PATH_MAX + 16], line[32768];
     snprintf(keys, sizeof keys, "%s/../keys", dir);
     snprintf(log, sizeof log, "%s/../printed.log", dir);
+    snprintf(script, sizeof script, "%s/../printed.sh", dir);
     tl_write(keys, "q\n");
+    tl_write(script, sub);
     const char *torch = getenv("PARITY_TORCH");
     snprintf(line, sizeof line,
              "cd '%s' && PATH='%s/build':\"$PATH\" PYTHONPATH='%s/tests/backend' PARITY_KEYS='%s' "
-             "PARITY_TORCH='%s' sh -c '%s' > '%s' 2>&1",
-             dir, repo, repo, keys, judged ? "/nonexistent/parity-torch" : torch ? torch : "", sub, log);
+             "PARITY_TORCH='%s' sh '%s' > '%s' 2>&1",
+             dir, repo, repo, keys, judged ? "/nonexistent/parity-torch" : torch ? torch : "", script, log);
     int st = system(line);
     *out = tl_slurp(log);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
@@ -532,6 +534,19 @@ Test(export, of_an_imported_environment_runs_as_printed, .init = init, .timeout 
         snprintf(path, sizeof path, "%s/%s", out, listed[i]);
         cr_expect_eq(access(path, R_OK), 0, "the README lists %s, the bundle lacks it", listed[i]);
     }
+    free(readme);
+    cr_expect_eq(run_printed(out, 0, 0), 3, "a judge, a review and sha256sum");
+    /* The twin left out: the README's commands leave it out too, so that
+     * nothing would run it here. */
+    snprintf(out, sizeof out, "%s/export-2", home);
+    r = tl_run_in(home, (const char *[]){"parity", "export", "fixture.yaml", "-e", "reference", "-e", "tpu", "-o", out,
+                                         NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    snprintf(path, sizeof path, "%s/README.md", out);
+    readme = tl_slurp(path);
+    cr_expect(strstr(readme, "    parity check fixture.yaml --results results/run.yaml -e tpu -e reference\n"), "%s",
+              readme);
     free(readme);
     cr_expect_eq(run_printed(out, 0, 0), 3, "a judge, a review and sha256sum");
     free(home);
