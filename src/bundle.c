@@ -782,7 +782,7 @@ static void run_words(FILE *o, const repro_env *r)
                 r->env->name, m->host ? m->host : "not recorded", r->env->name);
     fprintf(o, ", on the device `%s`", r->env->device);
     if (r->env->python) {
-        fprintf(o, " through the Python executor: PYTHON is that host's interpreter with torch");
+        fprintf(o, " through the Python executor: PYTHON is an interpreter with torch");
         if (m->backend_modules)
             fprintf(o, ", MODULE the backend module it imported (recorded: `%s`; one --backend-module for each)",
                     m->backend_modules);
