@@ -575,7 +575,8 @@ static void export_readme(FILE *o, const bundle *b, const px_bundle_in *in, cons
                "An experiment made with parity, kept so that it can be explained after the machines are gone.\n\n"
                "- `report.md`, `report.html`: the report: the task, the environments, the contract, every example, "
                "what\n  was not evaluated.\n"
-               "- `%s`: the fixture, with the files it names (vocabulary or tokenizer.json) beside it.\n", fx_rel);
+               "- `%s`: the fixture, with the files it names (vocabulary or tokenizer.json) %s.\n",
+            fx_rel, b->anew ? "under `files/` (it was written anew to name them there)" : "beside it");
     if (b->n_held) {
         fprintf(o, "- The results files, each with the environments it holds:\n");
         for (size_t i = 0; i < b->n_held; i += 2)
