@@ -256,10 +256,12 @@ char *bench_line(const px_bench *b)
     else
         n = asprintf(&s,
                      "%s (%d example%s a forward): warm forward p50 %.3g ms, p90 %.3g, p99 %.3g (min %.3g, max %.3g; "
-                     "%zu forwards over %d passes, after %d warm-up), %.4g examples/s; forward and copy to the host "
-                     "timed by the executor, cleaning and tokenising outside; %.3g ms a round trip through parity%s%s",
+                     "%zu forwards over %d passes of the %zu example%s that ran, after %d warm-up), %.4g examples/s; "
+                     "forward and copy to the host timed by the executor, cleaning and tokenising outside; %.3g ms a "
+                     "round trip through parity%s%s",
                      name, b->batch, b->batch == 1 ? "" : "s", b->p50_ms, b->p90_ms, b->p99_ms, b->min_ms, b->max_ms,
-                     b->forwards, b->passes, b->warmup, b->per_s, b->roundtrip_p50_ms,
+                     b->forwards, b->passes, b->examples, b->examples == 1 ? "" : "s", b->warmup, b->per_s,
+                     b->roundtrip_p50_ms,
                      b->stopped ? "; stopped early: " : "", b->stopped ? b->stopped : "");
     return n < 0 ? NULL : s;
 }

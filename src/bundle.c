@@ -34,7 +34,32 @@ typedef struct bundle {
     px_redactor *rd;
     px_error *err;
     int anew;        /* the fixture was written anew, its results: files with it */
+    char **held;     /* the results files in it, and what each holds (pairs:
+                        rel, words; the export's README lists them) */
+    size_t n_held;
+    unsigned char named[64]; /* bit per held file: the fixture names it in
+                                results: (so no --results gives it) */
 } bundle;
+
+/* A results file the bundle holds, for the README: rel and what it holds. */
+static int hold(bundle *b, const char *rel, const char *what, int named)
+{
+    char **v = realloc(b->held, (b->n_held + 2) * sizeof *v);
+    if (!v)
+        return px_error_oom(b->err, rel);
+    b->held = v;
+    v[b->n_held + 1] = NULL;
+    if (!(v[b->n_held] = strdup(rel)) ||
+        asprintf(&v[b->n_held + 1], "%s%s", what, named ? " (the fixture names it in results:)" : "") < 0) {
+        free(v[b->n_held]);
+        return px_error_oom(b->err, rel);
+    }
+    size_t i = b->n_held / 2;
+    if (named && i < 8 * sizeof b->named)
+        b->named[i / 8] |= (unsigned char)(1u << (i % 8));
+    b->n_held += 2;
+    return 0;
+}
 
 static int fail(bundle *b, px_reason why, const char *file, const char *fmt, const char *a)
 {
@@ -199,6 +224,23 @@ static const char *base(const char *p)
     return s ? s + 1 : p;
 }
 
+/* w as one word of a shell command: as it is when it is plainly one,
+ * else in single quotes (a README's commands are run as printed). */
+static void put_word(FILE *o, const char *w)
+{
+    if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-/:+@%,=") == strlen(w)) {
+        fputs(w, o);
+        return;
+    }
+    fputc('\'', o);
+    for (; *w; w++)
+        if (*w == '\'')
+            fputs("'\\''", o);
+        else
+            fputc(*w, o);
+    fputc('\'', o);
+}
+
 static int start(bundle *b, const char *out, px_error *err)
 {
     memset(b, 0, sizeof *b);
@@ -251,6 +293,9 @@ static void finish_free(bundle *b, int failed)
     for (size_t i = 0; i < b->n; i++)
         free(b->files[i].rel);
     free(b->files);
+    for (size_t i = 0; i < b->n_held; i++)
+        free(b->held[i]);
+    free(b->held);
     free(b->dir);
     free(b->name);
     redact_free(b->rd);
@@ -413,8 +458,8 @@ static int put_fixture(bundle *b, const px_fixture *f, const char **fixture_rel)
         if (!rc && envs[i].results) {
             if (asprintf(&names[2 * i + 1], "results/%s-%s", envs[i].name, base(envs[i].results)) < 0)
                 rc = px_error_oom(b->err, f->path);
-            else if (!access(envs[i].results, R_OK))
-                rc = put_results(b, f, envs[i].results, names[2 * i + 1]);
+            else if (!access(envs[i].results, R_OK) && !(rc = put_results(b, f, envs[i].results, names[2 * i + 1])))
+                rc = hold(b, names[2 * i + 1], envs[i].name, 1);
             envs[i].results = names[2 * i + 1];
         }
     }
@@ -485,6 +530,18 @@ static int put_run(bundle *b, const px_results *res, const px_fixture *f)
             rc = put(b, "results/run.yaml", text, len);
         else
             rc = -1;
+        char *names = NULL;
+        size_t nl = 0;
+        FILE *o = rc ? NULL : open_memstream(&names, &nl);
+        for (size_t e = 0; o && e < here.n_envs; e++)
+            fprintf(o, "%s%s", e ? ", " : "", here.envs[e].name);
+        if (o)
+            fputs(" (run here when the bundle was made)", o);
+        if (o && !fclose(o))
+            rc = hold(b, "results/run.yaml", names, 0);
+        else if (!rc)
+            rc = px_error_oom(b->err, f->path);
+        free(names);
         if (path)
             unlink(path);
         free(text), free(path);
@@ -493,17 +550,82 @@ static int put_run(bundle *b, const px_results *res, const px_fixture *f)
     return rc;
 }
 
-static const char export_readme[] =
-    "# What this bundle holds\n\n"
-    "An experiment made with parity, kept so that it can be explained after the machines are gone.\n\n"
-    "- `report.md`, `report.html`: the report: the task, the environments, the contract, every example, what\n"
-    "  was not evaluated.\n"
-    "- the fixture and the files it names (vocabulary or tokenizer.json); `results/`: every results file;\n"
-    "  `manifests/`: what each environment ran on; a `.parity-journal` when decisions were waiting.\n"
-    "- `SHA256SUMS`: `sha256sum -c SHA256SUMS` checks every file.\n\n"
-    "Judge it again, without libtorch: `parity check FIXTURE --results results/FILE ...`; look at it:\n"
-    "`parity review FIXTURE --results results/FILE ...`. Secrets, the home directory and the fixture's own\n"
-    "redact: patterns were redacted before anything was written here.\n";
+/* The environments a results file given as `file` provided (their
+ * source), ", "-separated, into o. */
+static int provided_by(FILE *o, const px_results *res, const char *file)
+{
+    int n = 0;
+    for (size_t e = 0; e < res->n_envs; e++)
+        if (res->envs[e].origin == PX_ORIGIN_FILE && res->envs[e].selected && res->envs[e].source &&
+            !strcmp(res->envs[e].source, file))
+            fprintf(o, "%s%s", n++ ? ", " : "", res->envs[e].name);
+    return n;
+}
+
+/* The export's README: what each file holds, where it really is, and the
+ * commands that use them. Every command it prints is run as printed by
+ * tests/test_cmd_report.c. The judge and review commands give every
+ * results file the fixture does not name itself, and -e for the
+ * environments that have results when some have none, so that nothing is
+ * run here (no libtorch needed) whether or not parity would run the rest. */
+static void export_readme(FILE *o, const bundle *b, const px_bundle_in *in, const char *fx_rel, const char *journal)
+{
+    const px_fixture *f = in->f;
+    fprintf(o, "# What this bundle holds\n\n"
+               "An experiment made with parity, kept so that it can be explained after the machines are gone.\n\n"
+               "- `report.md`, `report.html`: the report: the task, the environments, the contract, every example, "
+               "what\n  was not evaluated.\n"
+               "- `%s`: the fixture, with the files it names (vocabulary or tokenizer.json) %s.\n",
+            fx_rel, b->anew ? "under `files/` (it was written anew to name them there)" : "beside it");
+    if (b->n_held) {
+        fprintf(o, "- The results files, each with the environments it holds:\n");
+        for (size_t i = 0; i < b->n_held; i += 2)
+            fprintf(o, "  - `%s`: %s\n", b->held[i], b->held[i + 1]);
+    } else {
+        fprintf(o, "- No results file: no environment has results.\n");
+    }
+    fprintf(o, "- `manifests/`: what each environment ran on, one file each.\n");
+    if (journal)
+        fprintf(o, "- `%s`: the decisions that were waiting to be written into the fixture.\n", journal);
+    fprintf(o, "- `SHA256SUMS`: every file, as the bundle was made.\n\n");
+    /* --results: each file the fixture does not name with results:. */
+    char *args = NULL;
+    size_t al = 0;
+    FILE *a = open_memstream(&args, &al);
+    if (!a)
+        return;
+    for (size_t i = 0; i < b->n_held; i += 2) {
+        size_t h = i / 2;
+        if (h >= 8 * sizeof b->named || !(b->named[h / 8] & (1u << (h % 8))))
+            fprintf(a, " --results "), put_word(a, b->held[i]);
+    }
+    size_t with = 0;
+    for (size_t e = 0; e < in->res->n_envs; e++)
+        with += in->res->envs[e].origin != PX_ORIGIN_NONE && in->res->envs[e].selected;
+    for (size_t e = 0; with < f->n_envs && e < in->res->n_envs; e++)
+        if (in->res->envs[e].origin != PX_ORIGIN_NONE && in->res->envs[e].selected)
+            fprintf(a, " -e "), put_word(a, in->res->envs[e].name);
+    if (fclose(a)) {
+        free(args);
+        return;
+    }
+    if (with) {
+        fprintf(o, "Judge it again, without libtorch (each environment from its results file%s):\n\n"
+                   "    parity check ",
+                with < f->n_envs ? "; -e leaves out those without results" : "");
+        put_word(o, fx_rel);
+        fprintf(o, "%s\n\nIt exits 0 when the contract is met in every environment it judges, 1 when not, 3 when "
+                   "one could not run or is not compared.\n\nLook at it on the review screen (q leaves):\n\n"
+                   "    parity review ",
+                args);
+        put_word(o, fx_rel);
+        fprintf(o, "%s\n\n", args);
+    }
+    fprintf(o, "Check every file:\n\n    sha256sum -c SHA256SUMS\n\n"
+               "Secrets, the home directory and the fixture's own redact: patterns were redacted before anything "
+               "was written here.\n");
+    free(args);
+}
 
 int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
 {
@@ -535,11 +657,21 @@ int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
             rc = px_error_oom(err, out);
         else
             rc = put_results(&b, f, in->results_files[i], rels[i]);
+        char *what = NULL;
+        size_t wl = 0;
+        FILE *wo = rc ? NULL : open_memstream(&what, &wl);
+        if (wo) {
+            if (!provided_by(wo, in->res, in->results_files[i]))
+                fputs("given with --results; no environment judged came from it", wo);
+        }
+        if (!rc)
+            rc = wo && !fclose(wo) ? hold(&b, rels[i], what, 0) : px_error_oom(err, out);
+        free(what);
     }
     for (size_t i = 0; !rc && !b.anew && i < f->n_envs; i++) {
         const char *rel = f->envs[i].results ? inside(f->dir, f->envs[i].results) : NULL;
-        if (rel && !access(f->envs[i].results, R_OK))
-            rc = put_results(&b, f, f->envs[i].results, rel);
+        if (rel && !access(f->envs[i].results, R_OK) && !(rc = put_results(&b, f, f->envs[i].results, rel)))
+            rc = hold(&b, rel, f->envs[i].name, 1);
     }
     if (!rc)
         rc = put_run(&b, in->res, f);
@@ -559,18 +691,28 @@ int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
             rc = put_written(&b, rel, w_manifest, er);
         free(rel);
     }
+    char journal[4200];
+    const char *journal_rel = NULL;
     if (!rc) {
-        char journal[4200];
         journal_path(f->path, journal, sizeof journal);
         if (!access(journal, R_OK)) {
             size_t len;
             char *text = slurp(&b, journal, &len), *red = text ? redact_text(b.rd, text) : NULL;
-            rc = red ? put_text(&b, inside(f->dir, journal) ? inside(f->dir, journal) : base(journal), red) : -1;
+            journal_rel = inside(f->dir, journal) ? inside(f->dir, journal) : base(journal);
+            rc = red ? put_text(&b, journal_rel, red) : -1;
             free(text), free(red);
         }
     }
-    if (!rc)
-        rc = put_text(&b, "README.md", export_readme);
+    if (!rc) {
+        char *readme = NULL;
+        size_t rl = 0;
+        FILE *ro = open_memstream(&readme, &rl);
+        if (ro)
+            export_readme(ro, &b, in, fx_rel, journal_rel);
+        char *red = ro && !fclose(ro) ? redact_text(b.rd, readme) : NULL;
+        rc = red ? put_text(&b, "README.md", red) : px_error_oom(err, out);
+        free(readme), free(red);
+    }
     if (!rc)
         rc = seal(&b, out);
     finish_free(&b, rc != 0);
@@ -603,7 +745,58 @@ static char *carry_model(bundle *b, const char *path, const char *rel, int *carr
 
 static void w_str(FILE *o, const void *s) { fputs(s, o); }
 
-static void repro_readme(FILE *o, const px_bundle_in *in, size_t k, size_t e, const repro_names *nm, int carried)
+/* How each of the repro's two environments is run again, and from which
+ * file it is judged: [0] the reference, [1] the environment. */
+typedef struct repro_env {
+    const px_env *env;        /* as the repro's fixture has it */
+    const px_env_result *er;  /* what it recorded */
+    const char *file;         /* reference.yaml or observed.yaml */
+    const char *again;        /* the file a run again writes */
+} repro_env;
+
+/* `parity run` of one environment, with placeholders for what a fixture
+ * never says (the interpreter, the backend module, a backend library). */
+static void run_command(FILE *o, const repro_env *r)
+{
+    const char *dev = r->env->device;
+    fprintf(o, "    parity run fixture.yaml -e ");
+    put_word(o, r->env->name);
+    if (r->env->python) {
+        fprintf(o, " --python PYTHON");
+        if (r->er->m.backend_modules)
+            fprintf(o, " --backend-module MODULE");
+    } else if (dev && !strncmp(dev, "privateuseone", 13)) {
+        fprintf(o, " --backend-lib LIB");
+    }
+    fprintf(o, " -o %s\n\n", r->again);
+}
+
+/* Where and how it ran, and what its placeholders stand for. */
+static void run_words(FILE *o, const repro_env *r)
+{
+    const px_manifest *m = &r->er->m;
+    if (r->er->origin == PX_ORIGIN_RUN)
+        fprintf(o, "`%s` ran here", r->env->name);
+    else
+        fprintf(o, "`%s` was read from a results file, recorded on the host `%s` (manifests/%s.yaml): run it again "
+                   "there",
+                r->env->name, m->host ? m->host : "not recorded", r->env->name);
+    fprintf(o, ", on the device `%s`", r->env->device);
+    if (r->env->python) {
+        fprintf(o, " through the Python executor: PYTHON is an interpreter with torch");
+        if (m->backend_modules)
+            fprintf(o, ", MODULE the backend module it imported (recorded: `%s`; one --backend-module for each)",
+                    m->backend_modules);
+    } else {
+        fprintf(o, " with libtorch (parity-torch)");
+        if (!strncmp(r->env->device, "privateuseone", 13))
+            fprintf(o, "; LIB is the PrivateUse1 backend library it loaded");
+    }
+    fprintf(o, ":\n\n");
+}
+
+static void repro_readme(FILE *o, const px_bundle_in *in, size_t k, size_t e, const repro_names *nm, int carried,
+                         const repro_env re[2])
 {
     const px_story *s = in->story;
     const px_story_example *x = &s->examples[k];
@@ -630,7 +823,7 @@ static void repro_readme(FILE *o, const px_bundle_in *in, size_t k, size_t e, co
             fprintf(o, "- Cause in %s: %s\n", er[i]->name, c[i]->cause);
     }
     fprintf(o, "\nWhat each recorded for this example (cleaned text, token ids, the output) is in "
-               "`reference.yaml` and `observed.yaml`.\n\n");
+               "`reference.yaml` and `observed.yaml`: whole results files of this fixture.\n\n");
     fprintf(o, "## Versions\n\n");
     for (int i = 0; i < 2; i++) {
         const px_story_env *se = &s->envs[i ? e : ref];
@@ -641,23 +834,44 @@ static void repro_readme(FILE *o, const px_bundle_in *in, size_t k, size_t e, co
                 se->settings);
     }
     fprintf(o, "- manifests/: each environment's manifest as recorded\n\n## Re-run\n\n");
-    const px_env *fe = &in->f->envs[e];
-    fprintf(o, "Judge what was recorded, anywhere (no libtorch needed):\n\n    parity check fixture.yaml --results "
-               "reference.yaml%s\n\n",
-            fe->device ? " --results observed.yaml" : "");
-    if (fe->device)
-        fprintf(o, "Run it again here (libtorch, and the device `%s`):\n\n    parity check fixture.yaml\n\n", fe->device);
-    else
-        fprintf(o, "`%s` was recorded on another host (the fixture reads it from observed.yaml): run it again "
-                   "there with\n\n    parity run fixture.yaml -e %s -o observed.yaml\n\nthen `parity check "
-                   "fixture.yaml` here runs the reference and judges both.\n\n",
-                er[1]->name, er[1]->name);
+    /* Every command below is run as printed by tests/test_cmd_report.c.
+     * Each names the files that provide both environments, so none runs
+     * anything here that it does not say it runs. */
+    fprintf(o, "Judge what was recorded, anywhere (no libtorch, no device: both come from their files):\n\n"
+               "    parity check fixture.yaml");
+    for (int i = 0; i < 2; i++)
+        if (!re[i].env->results)
+            fprintf(o, " --results %s", re[i].file);
+    fprintf(o, "\n\nIt exits 0 when both meet the contract on this example, 1 when one does not (the table above), "
+               "3 when one could not run.\n\n");
+    if (re[1].env->device) {
+        run_words(o, &re[1]);
+        run_command(o, &re[1]);
+        fprintf(o, "and judge that run beside the recorded reference (no libtorch needed):\n\n"
+                   "    parity check fixture.yaml --results %s --results %s\n\n",
+                re[0].file, re[1].again);
+    } else {
+        fprintf(o, "`%s`'s results record no device, so how to run it again is not known; its recorded results "
+                   "are in observed.yaml, which fixture.yaml names.\n\n", er[1]->name);
+    }
+    if (re[0].env->device) {
+        fprintf(o, "The reference again: ");
+        run_words(o, &re[0]);
+        run_command(o, &re[0]);
+    }
+    int here = 1;
+    for (int i = 0; i < 2; i++)
+        here &= re[i].env->device && !re[i].env->python && strncmp(re[i].env->device, "privateuseone", 13);
+    if (here)
+        fprintf(o, "Or both at once, run and judged with libtorch where the devices are (`%s`, `%s`):\n\n"
+                   "    parity check fixture.yaml\n\n",
+                re[0].env->device, re[1].env->device);
     if (!carried)
         fprintf(o, "The model is larger than %u MB and is not included: fixture.yaml names it at `%s`, pinned by "
-                   "sha256 %s.\n",
+                   "sha256 %s.\n\n",
                 PX_REPRO_MODEL_MAX >> 20, nm->model, in->f->model_sha256 ? in->f->model_sha256 : "(not pinned)");
-    fprintf(o, "\n`SHA256SUMS` lists every file (`sha256sum -c SHA256SUMS`). Secrets and the home directory were "
-               "redacted.\n");
+    fprintf(o, "`SHA256SUMS` lists every file of the bundle as made; check them with\n\n    sha256sum -c SHA256SUMS\n\n"
+               "Secrets and the home directory were redacted.\n");
 }
 
 int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px_error *err)
@@ -668,6 +882,16 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
         return px_error_set(err, PX_ERR_USAGE, f->path, 0, 0, "a repro compares an environment with the "
                                                               "reference; choose an environment other than '%s'",
                             res->reference >= 0 ? res->envs[res->reference].name : "(none)");
+    /* Both recorded files are whole results files: an environment with no
+     * results (not run, not provided) would leave one empty. */
+    for (int i = 0; i < 2; i++) {
+        const px_env_result *er = &res->envs[i ? e : (size_t)res->reference];
+        if (er->origin == PX_ORIGIN_NONE || !er->selected)
+            return px_error_set(err, PX_ERR_ENV, f->path, 0, 0,
+                                "a repro holds what both environments recorded, and '%s' has no results (%s): run "
+                                "it, or give its results file with --results",
+                                er->name, er->selected ? er->source ? er->source : "not evaluated" : "not selected");
+    }
     bundle b;
     if (start(&b, out, err)) {
         finish_free(&b, 1);
@@ -701,8 +925,23 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
                 rc = copy_in(&b, envs[i].vocab_path, nm.env_vocab[i]);
             envs[i].vocab_path = nm.env_vocab[i];
         }
-        if (envs[i].results)
-            envs[i].results = "observed.yaml";
+        /* An imported environment runs again on its own host: the repro's
+         * fixture has it runnable, as its manifest recorded it (device,
+         * executor, dtype, threads), and the README's commands give its
+         * recorded results with --results. Without a recorded device it
+         * stays imported, from its own file. */
+        const px_manifest *m = &res->envs[idx[i]].m;
+        if (envs[i].results && m->device) {
+            envs[i].results = NULL;
+            envs[i].device = m->device;
+            envs[i].python = m->executor && !strcmp(m->executor, "python");
+            if (m->dtype)
+                envs[i].dtype = m->dtype;
+            if (m->threads > 0)
+                envs[i].threads = m->threads;
+        } else if (envs[i].results) {
+            envs[i].results = i == 0 ? "reference.yaml" : "observed.yaml";
+        }
     }
     /* The one-example fixture: the original's contract, these two
      * environments, this example (its review left out: it is the question). */
@@ -745,11 +984,23 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
                                   fingerprint_part_name((px_part)p));
     }
     /* What each recorded, for this example: reference.yaml and
-     * observed.yaml (an imported environment's own results: file). */
+     * observed.yaml, each a whole results file of the repro's fixture. A
+     * file's recorded contract is the original's; where it was the
+     * original's as it is now, it is the repro's (the same but for the
+     * examples), so that reading it back warns of nothing that did not
+     * change. */
+    px_fingerprint orig, mine;
+    fingerprint_contract(f, &orig);
+    if (back)
+        fingerprint_contract(back, &mine);
     for (int i = 0; !rc && i < 2; i++) {
         px_env_result one_env = res->envs[idx[i]];
         one_env.env_index = i;
+        one_env.selected = 1;
         one_env.ex = &res->envs[idx[i]].ex[k];
+        for (int p = 0; p < PX_PART_COUNT; p++)
+            if (!strcmp(one_env.recorded.part[p], orig.part[p]))
+                memcpy(one_env.recorded.part[p], mine.part[p], sizeof mine.part[p]);
         px_results r1 = {.envs = &one_env, .n_envs = 1, .n_examples = 1, .reference = i == 0 ? 0 : -1};
         const char *rel = i == 0 ? "reference.yaml" : "observed.yaml";
         char *path = NULL, *rtext = NULL;
@@ -760,6 +1011,14 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
             rc = put(&b, rel, rtext, rlen);
         else
             rc = -1;
+        /* Read back as `parity check` will: whole, and the environment in it. */
+        px_error lerr = {0};
+        px_results *again = rc ? NULL : results_parse(rel, rtext, rlen, back, &lerr);
+        if (!rc && (!again || again->n_envs != 1 || strcmp(again->envs[0].name, one_env.name)))
+            rc = px_error_set(err, PX_ERR_INTERNAL, rel, 0, 0, "the repro's results file does not read back (please "
+                                                               "report this): %s",
+                              again ? "it lacks its environment" : lerr.msg);
+        results_free(again);
         if (path)
             unlink(path);
         free(path), free(rtext);
@@ -779,7 +1038,11 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
         if (!ro)
             rc = px_error_oom(err, out);
         else {
-            repro_readme(ro, in, k, e, &nm, carried);
+            repro_env re[2];
+            for (int i = 0; i < 2; i++)
+                re[i] = (repro_env){&envs[i], &res->envs[idx[i]], i ? "observed.yaml" : "reference.yaml",
+                                    i ? "observed-again.yaml" : "reference-again.yaml"};
+            repro_readme(ro, in, k, e, &nm, carried, re);
             if (fclose(ro))
                 rc = px_error_oom(err, out);
             char *rr = rc ? NULL : redact_text(b.rd, readme);

@@ -174,6 +174,36 @@ Test(bench, budget_and_limit_stop_it_like_a_run, .timeout = 300)
     free(out);
 }
 
+/* A stack of 4 over the 3 examples --max-examples left: the line says how
+ * many a forward holds and how many ran, as the results file counts them
+ * (it said "forwards of 4 examples" while the file said 3). */
+Test(bench, the_examples_counted_are_those_that_ran, .timeout = 300)
+{
+    char *out = out_path("bench.yaml");
+    cmd_result r = tl_run((const char *[]){"parity", "bench", DEMO, "-e", "reference", "--max-examples", "3",
+                                           "--endpoint", "batch:4", "--iters", "2", "-o", out, NULL});
+    cr_expect_eq(r.status, 5, "%s%s", r.out, r.err);
+    px_fixture *f;
+    px_results *res = load(DEMO, out, &f);
+    cr_assert_eq(res->envs[0].n_bench, 1);
+    cr_expect_eq(res->envs[0].bench[0].examples, 3);
+    cr_expect_null(strstr(r.out, "of 4 examples:"), "%s", r.out);
+    /* The line is wrapped: compare it with each run of white space one. */
+    char *w = r.out;
+    for (const char *p = r.out; *p; p++)
+        if (!(*p == ' ' || *p == '\n') || (w > r.out && w[-1] != ' '))
+            *w++ = *p == '\n' ? ' ' : *p;
+    *w = '\0';
+    cr_expect(strstr(r.out, "2 forwards of 4 examples stacked, over the 3 examples that ran (a stack repeats them to "
+                            "fill it): 2 passes after"),
+              "%s", r.out);
+    results_free(res), fixture_free(f);
+    cmd_result m = tl_run((const char *[]){"parity", "report", DEMO, "--results", out, NULL});
+    cr_expect(strstr(m.out, "2 forwards over 2 passes of the 3 examples that ran"), "%s", m.out);
+    tl_free(&r), tl_free(&m);
+    free(out);
+}
+
 Test(bench, options_must_make_sense)
 {
     const char *bad[][2] = {{"--endpoint", "batch:1"}, {"--endpoint", "batch:"},  {"--endpoint", "batch:x"},

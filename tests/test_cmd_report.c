@@ -5,7 +5,9 @@
  * environment, no network request, hostile text shown as text. An export
  * bundle is whole (SHA256SUMS checks) and `parity check` works inside it
  * with no executor at all; a repro made from a planted fault reproduces the
- * same outcome and divergence when checked again. */
+ * same outcome and divergence when checked again. Every command a bundle's
+ * README prints is run, as printed, in the bundle (run_printed), for a
+ * bundle of a run here and of an environment imported from another host. */
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <stdio.h>
@@ -14,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "parity/fixture.h"
 #include "parity/journal.h"
+#include "parity/results.h"
 #include "testlib.h"
 
 #define DEMO "fixtures/campus-club/fixture.yaml"
@@ -220,6 +224,107 @@ Test(report, bad_usage_is_one_line_and_exit_2, .init = init)
     tl_free(&r);
 }
 
+
+/* ---- the commands a bundle's README prints, run as printed ---- */
+
+/* Every command a README prints: its lines indented by four spaces. */
+static char **printed_commands(const char *readme_path, int *n)
+{
+    char *text = tl_slurp(readme_path);
+    cr_assert_not_null(text, "%s", readme_path);
+    char **cmds = calloc(64, sizeof *cmds);
+    *n = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (!strncmp(line, "    ", 4) && line[4] != ' ' && *n < 63)
+            cmds[(*n)++] = strdup(line + 4);
+    free(text);
+    return cmds;
+}
+
+/* Run one printed command in dir with sh, as a reader would: parity on
+ * PATH (this build), PYTHON and MODULE filled in (the README says what they
+ * stand for), a key script that leaves the review screen. A command that
+ * judges recorded results (one with --results, review, sha256sum) runs with
+ * no executor at all: it must need none. Returns its exit status; its
+ * output in *out (malloc'd). */
+static int run_printed_one(const char *dir, const char *cmd, char **out)
+{
+    char sub[4096] = "", *o = sub;
+    for (const char *p = cmd; *p && o < sub + sizeof sub - 64;) {
+        if (!strncmp(p, "PYTHON", 6))
+            o += sprintf(o, "/usr/bin/python3"), p += 6;
+        else if (!strncmp(p, "MODULE", 6))
+            o += sprintf(o, "parity_planted"), p += 6;
+        else
+            *o++ = *p++;
+    }
+    *o = '\0';
+    int judged = strstr(cmd, "--results") || !strncmp(cmd, "parity review", 13) || !strncmp(cmd, "sha256sum", 9);
+    char keys[PATH_MAX + 16], log[PATH_MAX + 16], script[PATH_MAX + 16], line[32768];
+    snprintf(keys, sizeof keys, "%s/../keys", dir);
+    snprintf(log, sizeof log, "%s/../printed.log", dir);
+    snprintf(script, sizeof script, "%s/../printed.sh", dir);
+    tl_write(keys, "q\n");
+    tl_write(script, sub);
+    const char *torch = getenv("PARITY_TORCH");
+    snprintf(line, sizeof line,
+             "cd '%s' && PATH='%s/build':\"$PATH\" PYTHONPATH='%s/tests/backend' PARITY_KEYS='%s' "
+             "PARITY_TORCH='%s' sh '%s' > '%s' 2>&1",
+             dir, repo, repo, keys, judged ? "/nonexistent/parity-torch" : torch ? torch : "", script, log);
+    int st = system(line);
+    *out = tl_slurp(log);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Every command the bundle's README prints, in its order: `parity check`
+ * exits check_exit (the verdict the README says it gives), every other one
+ * 0; none warns (a repro's own files; an export holds the files it was
+ * given, whatever they say). Returns how many ran. */
+static int run_printed(const char *dir, int check_exit, int quiet)
+{
+    char readme[PATH_MAX];
+    snprintf(readme, sizeof readme, "%s/README.md", dir);
+    int n;
+    char **cmds = printed_commands(readme, &n);
+    for (int i = 0; i < n; i++) {
+        char *out = NULL;
+        int want = !strncmp(cmds[i], "parity check", 12) ? check_exit : 0;
+        int got = run_printed_one(dir, cmds[i], &out);
+        cr_expect_eq(got, want, "`%s` in %s: exit %d, want %d:\n%s", cmds[i], dir, got, want, out);
+        if (quiet)
+            cr_expect_null(strstr(out ? out : "", "warning"), "`%s` warns: %s", cmds[i], out);
+        free(out), free(cmds[i]);
+    }
+    free(cmds);
+    return n;
+}
+
+/* reference.yaml and observed.yaml are whole results files of the repro's
+ * fixture: each loads against it, with its one environment, warning of
+ * nothing. */
+static void repro_files_load(const char *dir, const char *ref, const char *env)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/fixture.yaml", dir);
+    px_error err = {0};
+    px_fixture *f = fixture_load(path, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    const char *files[2] = {"reference.yaml", "observed.yaml"}, *names[2] = {ref, env};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        px_results *r = results_load(path, f, &err);
+        cr_expect_not_null(r, "%s: %s", files[i], err.msg);
+        if (!r)
+            continue;
+        cr_expect_eq(r->n_envs, 1, "%s", files[i]);
+        cr_expect(r->n_envs && !strcmp(r->envs[0].name, names[i]), "%s holds %s", files[i],
+                  r->n_envs ? r->envs[0].name : "nothing");
+        cr_expect_eq(r->n_warnings, 0, "%s: %s", files[i], r->n_warnings ? r->warnings[0] : "");
+        results_free(r);
+    }
+    fixture_free(f);
+}
+
 /* The bundle is whole, and works where there is no executor at all. */
 static void check_inside(const char *bundle, const char *fixture, const char *results)
 {
@@ -247,6 +352,13 @@ Test(export, a_bundle_and_an_archive_hold_everything_and_check_inside, .init = i
         cr_expect_eq(access(path, R_OK), 0, "the bundle lacks %s", files[i]);
     }
     check_inside(out, "fixture.yaml", "results/campus-results.yaml");
+    /* Its README says where each file is, and its commands run as printed. */
+    snprintf(path, sizeof path, "%s/README.md", out);
+    char *readme = tl_slurp(path);
+    cr_expect(strstr(readme, "- `results/campus-results.yaml`: reference, cpu-bf16\n"), "%s", readme);
+    cr_expect(strstr(readme, "    parity check fixture.yaml --results results/campus-results.yaml\n"), "%s", readme);
+    free(readme);
+    cr_expect_eq(run_printed(out, 0, 0), 3, "a judge, a review and sha256sum");
     /* Never over an existing one: exit 2, untouched. */
     r = tl_run((const char *[]){"parity", "export", DEMO, "--results", DEMO_RESULTS, "-o", out, NULL});
     cr_expect_eq(r.status, 2, "%s", r.err);
@@ -303,7 +415,9 @@ Test(repro, a_planted_fault_reproduces_from_its_bundle, .init = init, .timeout =
     cr_expect_not_null(strstr(readme, "wrong-label"), "%s", readme);
     cr_expect_not_null(strstr(readme, "parts from the"), "the divergence: %s", readme);
     cr_expect_not_null(strstr(readme, "parity check fixture.yaml"), "%s", readme);
+    cr_expect(strstr(readme, "    parity run fixture.yaml -e swapped -o observed-again.yaml\n"), "%s", readme);
     free(readme);
+    repro_files_load(out, "reference", "swapped");
     /* Judged from what it recorded, and run again from scratch: the same. */
     const char *again[][8] = {
         {"parity", "check", "fixture.yaml", "--results", "reference.yaml", "--results", "observed.yaml", NULL},
@@ -320,7 +434,149 @@ Test(repro, a_planted_fault_reproduces_from_its_bundle, .init = init, .timeout =
         cr_expect_not_null(strstr(r.out, "\"stage\":\"label map\""), "%d: %s", i, r.out);
         tl_free(&r);
     }
+    /* Every command its README prints, as printed: each check gives the
+     * planted fault's exit 1 (the runs again are of the planted fault too). */
+    cr_expect_eq(run_printed(out, 1, 1), 6, "two judges, two runs again, both here at once, sha256sum");
     free(dir);
+}
+
+/* ---- from an environment imported from another host ---- */
+
+/* The README's round trip on one machine: the "host" runs the demo's
+ * candidate through the Python executor with a backend module
+ * (tests/backend/parity_planted.py, which does nothing unless asked), the
+ * results are copied home, where the fixture names them (`tpu: {results:
+ * tpu-results.yaml}`). Returns the home directory (fixture.yaml there). */
+static char *imported_home(void)
+{
+    char *dir = tl_tmpdir(), cmd[4 * PATH_MAX];
+    snprintf(cmd, sizeof cmd,
+             "mkdir '%s/host' '%s/home' && for d in host home; do cp " DEMO " fixtures/campus-club/model.pt "
+             "fixtures/campus-club/vocab.txt \"%s/$d/\"; done && "
+             "sed -i '/^environments:$/a\\  tpu: {executor: python, device: cpu, dtype: bfloat16, role: candidate}' "
+             "'%s/host/fixture.yaml' && "
+             "sed -i '/^environments:$/a\\  tpu: {results: tpu-results.yaml, dtype: bfloat16, role: candidate}' "
+             "'%s/home/fixture.yaml'",
+             dir, dir, dir, dir, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    char fx[PATH_MAX], res[PATH_MAX], pp[PATH_MAX + 32];
+    snprintf(fx, sizeof fx, "%s/host/fixture.yaml", dir);
+    snprintf(res, sizeof res, "%s/home/tpu-results.yaml", dir);
+    snprintf(pp, sizeof pp, "%s/tests/backend", repo);
+    setenv("PYTHONPATH", pp, 1);
+    cmd_result r = tl_run((const char *[]){"parity", "run", fx, "-e", "tpu", "--python", "/usr/bin/python3",
+                                           "--backend-module", "parity_planted", "-q", "-o", res, NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    unsetenv("PYTHONPATH");
+    char *home = malloc(strlen(dir) + 8);
+    sprintf(home, "%s/home", dir);
+    free(dir);
+    return home;
+}
+
+/* A repro of the imported environment: its device and executor are kept
+ * (the repro's fixture has it runnable as its manifest recorded it), both
+ * recorded files are whole, and the README names the command that runs it
+ * again on its host with --python and --backend-module placeholders. */
+Test(repro, of_an_imported_environment_runs_as_printed, .init = init, .timeout = 300)
+{
+    char *home = imported_home(), out[PATH_MAX], path[PATH_MAX + 32];
+    snprintf(out, sizeof out, "%s/repro", home);
+    cmd_result r = tl_run_in(home, (const char *[]){"parity", "repro", "fixture.yaml", "charity-run", "-e", "tpu", "-o",
+                                                    out, NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    snprintf(path, sizeof path, "%s/fixture.yaml", out);
+    px_error err = {0};
+    px_fixture *f = fixture_load(path, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    const px_env *tpu = fixture_env(f, "tpu");
+    cr_assert_not_null(tpu);
+    cr_expect(tpu->device && !strcmp(tpu->device, "cpu") && tpu->python && !tpu->results,
+              "the tpu's device and executor, as recorded, are in the repro's fixture");
+    cr_expect_str_eq(tpu->dtype, "bfloat16");
+    fixture_free(f);
+    repro_files_load(out, "reference", "tpu");
+    snprintf(path, sizeof path, "%s/README.md", out);
+    char *readme = tl_slurp(path);
+    cr_expect(strstr(readme, "    parity check fixture.yaml --results reference.yaml --results observed.yaml\n"), "%s",
+              readme);
+    cr_expect(strstr(readme, "    parity run fixture.yaml -e tpu --python PYTHON --backend-module MODULE -o "
+                             "observed-again.yaml\n"),
+              "%s", readme);
+    cr_expect(strstr(readme, "recorded: `parity_planted`"), "what MODULE stands for: %s", readme);
+    cr_expect_null(strstr(readme, "    parity check fixture.yaml\n"), "tpu cannot run here with libtorch: %s", readme);
+    free(readme);
+    cr_expect_eq(run_printed(out, 0, 1), 5, "two judges, two runs again, sha256sum");
+    free(home);
+}
+
+/* An export of the same: the imported file where the fixture names it,
+ * the runs here under results/, the README saying so and its commands
+ * running as printed without libtorch. */
+Test(export, of_an_imported_environment_runs_as_printed, .init = init, .timeout = 300)
+{
+    char *home = imported_home(), out[PATH_MAX], path[PATH_MAX + 32];
+    snprintf(out, sizeof out, "%s/export", home);
+    cmd_result r = tl_run_in(home, (const char *[]){"parity", "export", "fixture.yaml", "-o", out, NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    snprintf(path, sizeof path, "%s/README.md", out);
+    char *readme = tl_slurp(path);
+    cr_expect(strstr(readme, "- `tpu-results.yaml`: tpu (the fixture names it in results:)\n"), "%s", readme);
+    cr_expect(strstr(readme, "- `results/run.yaml`: reference, cpu-bf16"), "%s", readme);
+    cr_expect_null(strstr(readme, "`results/`: every results file"), "%s", readme);
+    /* Every file the README lists is there. */
+    const char *listed[] = {"tpu-results.yaml", "results/run.yaml", "fixture.yaml", "report.md", "report.html",
+                            "manifests/tpu.yaml", NULL};
+    for (int i = 0; listed[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, listed[i]);
+        cr_expect_eq(access(path, R_OK), 0, "the README lists %s, the bundle lacks it", listed[i]);
+    }
+    free(readme);
+    cr_expect_eq(run_printed(out, 0, 0), 3, "a judge, a review and sha256sum");
+    /* The twin left out: the README's commands leave it out too, so that
+     * nothing would run it here. */
+    snprintf(out, sizeof out, "%s/export-2", home);
+    r = tl_run_in(home, (const char *[]){"parity", "export", "fixture.yaml", "-e", "reference", "-e", "tpu", "-o", out,
+                                         NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    snprintf(path, sizeof path, "%s/README.md", out);
+    readme = tl_slurp(path);
+    cr_expect(strstr(readme, "    parity check fixture.yaml --results results/run.yaml -e tpu -e reference\n"), "%s",
+              readme);
+    free(readme);
+    cr_expect_eq(run_printed(out, 0, 0), 3, "a judge, a review and sha256sum");
+    free(home);
+}
+
+/* The README's own home command for a repro (`--results tpu-results.yaml`,
+ * the tpu runnable in the fixture): the bundle it makes never holds an
+ * empty reference.yaml. Where the reference has no results (with --results
+ * nothing ran here) it is refused, in one line naming it, exit 3; where it
+ * ran, the files are whole and the commands run. */
+Test(repro, never_an_empty_reference, .init = init, .timeout = 300)
+{
+    char *home = imported_home(), out[PATH_MAX], cmd[2 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "sed -i 's/tpu: {results: tpu-results.yaml,/tpu: {executor: python, device: cpu,/' "
+                              "'%s/fixture.yaml'", home);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(out, sizeof out, "%s/repro", home);
+    cmd_result r = tl_run_in(home, (const char *[]){"parity", "repro", "fixture.yaml", "charity-run", "-e", "tpu",
+                                                    "--results", "tpu-results.yaml", "-o", out, NULL});
+    if (r.status) {
+        cr_expect_eq(r.status, 3, "%s", r.err);
+        cr_expect_eq(tl_lines(r.err), 1, "%s", r.err);
+        cr_expect(strstr(r.err, "'reference' has no results"), "%s", r.err);
+        cr_expect_neq(access(out, F_OK), 0, "a refused repro leaves nothing");
+    } else {
+        repro_files_load(out, "reference", "tpu");
+        cr_expect_eq(run_printed(out, 0, 1), 5);
+    }
+    tl_free(&r);
+    free(home);
 }
 
 /* Decisions recorded in the journal but not yet written into the fixture

@@ -106,3 +106,24 @@ Test(proto, control_packet_carries_its_frame_and_descriptors)
     free(arg);
     buf_free(&b), buf_free(&r);
 }
+
+/* The version the documents name is the header's: README.md says which
+ * protocol the Python executor speaks, and parity_torch.py says it to
+ * parity (it said "version 2" while the header said 4). */
+Test(proto, the_readme_and_the_python_executor_name_the_headers_version)
+{
+    char *readme = tl_slurp("README.md"), *py = tl_slurp("src/executor/parity_torch.py");
+    cr_assert(readme && py, "run from the repository root");
+    int seen = 0;
+    for (const char *p = readme; (p = strstr(p, "protocol (version ")); p++, seen++) {
+        unsigned v = (unsigned)strtoul(p + strlen("protocol (version "), NULL, 10);
+        cr_expect_eq(v, PX_PROTO_VERSION, "README.md says protocol version %u, include/parity/proto.h %u", v,
+                     PX_PROTO_VERSION);
+    }
+    cr_expect_gt(seen, 0, "README.md no longer says \"protocol (version N)\": keep this test with what it says");
+    const char *at = strstr(py, "\nPROTO_VERSION = ");
+    cr_assert_not_null(at, "parity_torch.py has no PROTO_VERSION");
+    unsigned v = (unsigned)strtoul(at + strlen("\nPROTO_VERSION = "), NULL, 10);
+    cr_expect_eq(v, PX_PROTO_VERSION, "parity_torch.py speaks %u, include/parity/proto.h %u", v, PX_PROTO_VERSION);
+    free(readme), free(py);
+}

@@ -147,9 +147,16 @@ static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v
     printf_wrapped(o, name, "warm forward p50 %.3g ms, p90 %.3g, p99 %.3g", b->p50_ms, b->p90_ms, b->p99_ms);
     printf_wrapped(o, "", "min %.3g ms, max %.3g; %.4g examples/s; round trip %s", b->min_ms, b->max_ms, b->per_s,
                    ms(b->roundtrip_p50_ms, a, sizeof a));
-    printf_wrapped(o, "", "%zu forward%s of %d example%s: %d pass%s after %d warm-up", b->forwards,
-                   b->forwards == 1 ? "" : "s", b->batch, b->batch == 1 ? "" : "s", b->passes,
-                   b->passes == 1 ? "" : "es", b->warmup);
+    /* How many examples a forward holds is not how many there are: a
+     * stack is filled from the first examples again (runner.c), so say
+     * both, as the results file counts them (examples: those that ran). */
+    printf_wrapped(o, "", "%zu forward%s of %d example%s%s, over the %zu example%s that ran%s: %d pass%s after %d warm-up",
+                   b->forwards, b->forwards == 1 ? "" : "s", b->batch, b->batch == 1 ? "" : "s",
+                   b->batch > 1 ? " stacked" : "", b->examples, b->examples == 1 ? "" : "s",
+                   b->batch > 1 && (size_t)b->batch > b->examples ? " (a stack repeats them to fill it)"
+                   : b->batch > 1 && b->examples % (size_t)b->batch ? " (the last stack refilled from the first)"
+                                                                     : "",
+                   b->passes, b->passes == 1 ? "" : "es", b->warmup);
     if (b->new_shapes)
         printf_wrapped(o, "", "%zu first forward%s of a new shape apart: %.3g ms in all", b->new_shapes,
                        b->new_shapes == 1 ? "" : "s", b->new_shapes_ms);
