@@ -294,11 +294,15 @@ int envrec_read_yaml(yaml_document_t *doc, yaml_node_t *n, const char *path, con
         yaml_node_t *k = yaml_document_get_node(doc, n->data.mapping.pairs.start[i].key);
         yaml_node_t *v = yaml_document_get_node(doc, n->data.mapping.pairs.start[i].value);
         const char *name = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : NULL;
-        if (!name || !envrec_valid_name(name, k->data.scalar.length)) {
+        if (!name) {
+            bad = k;
+            snprintf(msg, sizeof msg, "%.300s: a key must be an environment variable's name, not %s", what,
+                     ydoc_type_name(k->type));
+        } else if (!envrec_valid_name(name, k->data.scalar.length)) {
             bad = k;
             snprintf(msg, sizeof msg, "%.300s: '%.80s' is not an environment variable's name (a letter or _, then "
                                       "letters, digits and _)",
-                     what, name ? name : ydoc_type_name(k->type));
+                     what, name);
         } else if (v->type != YAML_SCALAR_NODE || ydoc_is_null(v)) {
             bad = v;
             snprintf(msg, sizeof msg, "%.300s.%.80s must be a string (\"\" when set to empty; a variable not set is "
