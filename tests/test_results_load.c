@@ -116,6 +116,24 @@ Test(results_load, demo_run_reads_back_to_the_same_file, .timeout = 300)
     fixture_free(f);
 }
 
+/* The variables that change numerics, as a run records them, read back to
+ * the same file. */
+Test(results_load, recorded_environment_reads_back_to_the_same_file, .timeout = 300)
+{
+    px_fixture *f = fixture(DEMO);
+    setenv("OMP_NUM_THREADS", "1", 1);
+    setenv("XLA_FLAGS", "--xla_cpu_fast_math=false \"quoted\"\\tab\t", 1);
+    setenv("LIBTPU_INIT_ARGS", "", 1);
+    px_results *r = round_trip(f, 0);
+    const px_envvars *v = &env_named(r, "cpu-bf16")->m.env;
+    cr_expect_eq(v->recorded, 1);
+    cr_expect_str_eq(envrec_get(v, "OMP_NUM_THREADS"), "1");
+    cr_expect_str_eq(envrec_get(v, "XLA_FLAGS"), "--xla_cpu_fast_math=false \"quoted\"\\tab\t");
+    cr_expect_str_eq(envrec_get(v, "LIBTPU_INIT_ARGS"), "");
+    results_free(r);
+    fixture_free(f);
+}
+
 /* The planted fixture has every outcome, a down environment, restarts and
  * an environment with its own label map. */
 Test(results_load, planted_run_reads_back_to_the_same_file, .timeout = 600)
