@@ -3,6 +3,7 @@
 #include "parity/fixture.h"
 #include "parity/decision.h"
 #include "parity/redact.h"
+#include "parity/envrec.h"
 #include "parity/strmap.h"
 #include "parity/utf8.h"
 
@@ -609,11 +610,44 @@ static int load_env_overrides(ctx *c, yaml_node_t *v, px_env *e, const char *wha
     return load_labels_list(c, l, w, &e->labels, &e->n_labels);
 }
 
+/* record_env: [NAME, ...]: environment variables' names, each once. */
+static int load_record_env(ctx *c, yaml_node_t *v, px_env *e, const char *what)
+{
+    yaml_node_t *n = get(c, v, "record_env");
+    if (!n)
+        return 0;
+    char w[200];
+    snprintf(w, sizeof w, "%s.record_env", what);
+    if (get_str_list(c, n, w, &e->record_env, &e->n_record_env))
+        return -1;
+    px_strmap *seen = strmap_new(e->n_record_env ? e->n_record_env : 1);
+    if (!seen)
+        return px_error_oom(c->err, c->path);
+    int rc = 0;
+    for (size_t i = 0; !rc && i < e->n_record_env; i++) {
+        yaml_node_t *it = node_at(c, n->data.sequence.items.start[i]);
+        const char *name = e->record_env[i];
+        int dup = 0;
+        if (!name)
+            rc = px_error_oom(c->err, c->path);
+        else if (!envrec_valid_name(name, it->data.scalar.length))
+            rc = fail_at(c, it, "record_env: '%.200s' is not an environment variable's name (a letter or _, then "
+                                "letters, digits and _)%s",
+                         name, NULL);
+        else if ((dup = strmap_put(seen, name, (long)i, NULL)) < 0)
+            rc = px_error_oom(c->err, c->path);
+        else if (dup)
+            rc = fail_at(c, it, "record_env: '%s' is listed twice%s", name, NULL);
+    }
+    strmap_free(seen);
+    return rc;
+}
+
 static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
 {
     static const char *const keys[] = {"device", "dtype", "threads", "timeout", "first_forward_timeout", "tf32",
                                        "matmul_precision", "executor", "role", "note", "results", "model",
-                                       "vocab", "labels", NULL};
+                                       "vocab", "labels", "record_env", NULL};
     static const char *const precisions[] = {"highest", "high", "medium", NULL};
     static const char *const executors[] = {"libtorch", "python", NULL};
     static const char *const roles[] = {"reference", "twin", "candidate", "oracle", NULL};
@@ -669,7 +703,7 @@ static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
     }
     if (!e->dtype && e->device)
         e->dtype = strdup("float32");
-    return load_env_overrides(c, v, e, what);
+    return load_record_env(c, v, e, what) || load_env_overrides(c, v, e, what) ? -1 : 0;
 }
 
 static int load_envs(ctx *c, yaml_node_t *root)
@@ -1161,6 +1195,7 @@ void fixture_free(px_fixture *f)
         free(e->note);
         free(e->matmul_precision);
         free(e->results);
+        free_strs(e->record_env, e->n_record_env);
         free(e->model_path);
         free(e->model_sha256);
         free(e->vocab_path);

@@ -194,6 +194,8 @@ static void put_env(FILE *o, const px_env *e, int keep_results)
         kv_bool(o, 4, "tf32", e->tf32);
     kv_str(o, 4, "role", e->role);
     kv_str(o, 4, "note", e->note);
+    if (e->n_record_env)
+        kv_list(o, 4, "record_env", e->record_env, e->n_record_env);
     if (e->own_model)
         put_file(o, 4, "model", e->model_path, e->model_sha256);
     if (e->own_vocab)

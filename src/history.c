@@ -50,6 +50,7 @@ static const struct {
     [PX_CF_MODEL] = {"model_sha256", "model"},
     [PX_CF_VOCAB] = {"vocab_sha256", "vocab"},
     [PX_CF_PARITY] = {"parity_version", "parity"},
+    [PX_CF_ENV] = {"env", "environment variables"},
 };
 
 const char *history_field_key(px_cfg_field c) { return c < PX_CF_COUNT ? fields[c].key : "?"; }
@@ -68,6 +69,7 @@ void history_config_clear(px_config *c)
 {
     for (int i = 0; i < PX_CF_COUNT; i++)
         free(c->v[i]);
+    envrec_clear(&c->env);
     memset(c, 0, sizeof *c);
 }
 
@@ -97,6 +99,9 @@ int history_config_of(const px_manifest *m, px_config *out)
     }
     for (int i = 0; i < PX_CF_COUNT; i++)
         out->v[i] = dup_or_null(from[i], &oom);
+    oom |= envrec_copy(&out->env, &m->env) != 0;
+    if (!oom && m->env.recorded)
+        oom |= !(out->v[PX_CF_ENV] = envrec_text(&m->env));
     if (oom)
         history_config_clear(out);
     return oom ? -1 : 0;
@@ -127,6 +132,14 @@ static const char *shown(px_cfg_field c, const char *v, char *buf, size_t size)
 void history_change_text(px_cfg_field c, const px_config *last, const px_config *now, char *buf, size_t size)
 {
     char a[32], b[32];
+    if (c == PX_CF_ENV) {
+        size_t at = (size_t)snprintf(buf, size, "%s: ", history_field_name(c));
+        if (last->env.recorded && now->env.recorded)
+            at = 0; /* each by its own name */
+        if (at < size)
+            envrec_changes(&last->env, &now->env, buf + at, size - at);
+        return;
+    }
     snprintf(buf, size, "%s: %s → %s", history_field_name(c), shown(c, last->v[c], a, sizeof a),
              shown(c, now->v[c], b, sizeof b));
 }
@@ -259,6 +272,15 @@ static int read_config(rd *c, yaml_node_t *m, px_config *cfg)
             continue;
         char what[64];
         snprintf(what, sizeof what, "configuration.%s", fields[i].key);
+        if (i == PX_CF_ENV) {
+            /* Absent (a history from before they were recorded) or null:
+             * not recorded, not the same as none set ({}). */
+            if (envrec_read_yaml(&c->doc, v, c->path, what, &cfg->env, c->err))
+                return -1;
+            if (cfg->env.recorded && !(cfg->v[i] = envrec_text(&cfg->env)))
+                return px_error_oom(c->err, c->path);
+            continue;
+        }
         if (i == PX_CF_THREADS ? read_threads(c, v, &cfg->v[i]) : read_str(c, v, what, 0, &cfg->v[i]))
             return -1;
         if ((i == PX_CF_MODEL || i == PX_CF_VOCAB) && cfg->v[i] && !hash_is_sha256(cfg->v[i]))
@@ -488,6 +510,8 @@ char *history_text(const px_history *h, const char *fixture_name, size_t *len)
         for (int f = 0; f < PX_CF_COUNT; f++) {
             if (f == PX_CF_THREADS)
                 fprintf(o, "      threads: %s\n", e->config.v[f] ? e->config.v[f] : "null");
+            else if (f == PX_CF_ENV) /* nothing when not recorded: as before */
+                envrec_write_yaml(o, 6, fields[f].key, &e->config.env);
             else
                 kv(o, 6, fields[f].key, e->config.v[f]);
         }

@@ -17,7 +17,7 @@
 #include "parity/shard.h"
 #include "parity/ydoc.h"
 
-/* Where environments.ENV[.SECTION[.KEY]] is in the file: the value when it
+/* Where environments.ENV[.SECTION[.KEY[.NAME]]] is in the file: the value when it
  * is a scalar, else its key; as deep as the file goes (0 when unreadable).
  * Only for an error message, so the file is read again. */
 static void locate(const char *path, const char *env, const char *section, const char *key, int *line, int *col)
@@ -31,9 +31,14 @@ static void locate(const char *path, const char *env, const char *section, const
         free(data);
         return;
     }
-    const char *steps[] = {"environments", env, section, key};
+    /* key may go one deeper: "env.XLA_FLAGS" (a variable's name has no '.'). */
+    char first[128];
+    const char *dot = key ? strchr(key, '.') : NULL;
+    if (dot)
+        snprintf(first, sizeof first, "%.*s", (int)(dot - key), key);
+    const char *steps[] = {"environments", env, section, dot ? first : key, dot ? dot + 1 : NULL};
     yaml_node_t *n = yaml_document_get_root_node(&doc);
-    for (int i = 0; i < 4 && steps[i] && n && n->type == YAML_MAPPING_NODE; i++) {
+    for (int i = 0; i < 5 && steps[i] && n && n->type == YAML_MAPPING_NODE; i++) {
         yaml_node_t *k = NULL, *v = NULL;
         for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top && !v; p++) {
             yaml_node_t *pk = yaml_document_get_node(&doc, p->key);
@@ -121,6 +126,24 @@ static int same_config(const px_env_result *a, const char *apath, const px_env_r
                              "environment '%s': manifest.%s is '%s' here but '%s' in %.300s: shards of another "
                              "configuration",
                              b->name, more[i].name, more[i].x, more[i].y, apath);
+    /* The environment variables that change numerics, by name. */
+    const char *var = envrec_diff(&b->m.env, &a->m.env);
+    if (var && !*var)
+        return refuse_at(err, bpath, b->name, "manifest", b->m.env.recorded ? "env" : NULL,
+                         "environment '%s': the environment variables that change numerics (manifest.env) are %s "
+                         "here but %s in %.300s: shards of another configuration",
+                         b->name, b->m.env.recorded ? "recorded" : "not recorded",
+                         b->m.env.recorded ? "not recorded" : "recorded", apath);
+    if (var) {
+        char key[160], x[300], y[300];
+        snprintf(key, sizeof key, "env.%s", var);
+        envrec_show(envrec_get(&b->m.env, var), 120, x, sizeof x);
+        envrec_show(envrec_get(&a->m.env, var), 120, y, sizeof y);
+        return refuse_at(err, bpath, b->name, "manifest", envrec_get(&b->m.env, var) ? key : "env",
+                         "environment '%s': environment variable %s is %s here but %s in %.300s: shards of "
+                         "another configuration (it changes numerics)",
+                         b->name, var, x, y, apath);
+    }
     if (a->m.threads != b->m.threads) {
         snprintf(here, sizeof here, "%d", b->m.threads);
         snprintf(there, sizeof there, "%d", a->m.threads);

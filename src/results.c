@@ -163,6 +163,7 @@ void env_result_clear(px_env_result *e, size_t n_examples)
     free(m->device_name), free(m->dtype), free(m->host);
     free(m->executor), free(m->runtime), free(m->backend_modules), free(m->backend_versions);
     free(m->tf32), free(m->matmul_precision), free(m->ignored);
+    envrec_clear(&m->env);
     memset(e, 0, sizeof *e);
 }
 
@@ -324,6 +325,7 @@ static void manifest_keys(FILE *o, const px_env_result *e, int in)
     key_str(o, in, "matmul_precision", m->matmul_precision);
     key_str(o, in, "ignored", m->ignored);
     fprintf(o, "%*sthreads: %d\n", in, "", m->threads);
+    envrec_write_yaml(o, in, "env", &m->env);
     key_str(o, in, "model_sha256", m->model_sha256);
     key_str(o, in, "vocab_sha256", m->vocab_sha256);
     key_str(o, in, "host", m->host);

@@ -304,15 +304,19 @@ static int load_manifest(ctx *c, yaml_node_t *v, px_env_result *e, const char *e
                                        "backend_modules", "backend_versions", "device", "device_name", "dtype",
                                        "tf32", "matmul_precision", "ignored", "threads", "model_sha256",
                                        "vocab_sha256", "host", "started_at", "load_ms", "first_forward_ms",
-                                       "restarts", NULL};
+                                       "restarts", "env", NULL};
     px_manifest *m = &e->m;
     yaml_node_t *n = get(c, v, "manifest");
     m->threads = -1, m->load_ms = -1, m->first_forward_ms = -1;
     if (!n)
         return 0;
-    char w[400];
+    char w[400], we[420];
     snprintf(w, sizeof w, "%.300s.manifest", env_what);
+    snprintf(we, sizeof we, "%s.env", w);
+    /* env: absent (a file from before parity recorded them) is not
+     * recorded, which is not the same as none set ({}). */
     return want(c, n, YAML_MAPPING_NODE, w) || check_keys(c, n, w, keys) ||
+                   (get(c, n, "env") && envrec_read_yaml(&c->doc, get(c, n, "env"), c->path, we, &m->env, c->err)) ||
                    get_str(c, n, "parity_version", w, 0, &m->parity_version) ||
                    get_str(c, n, "libtorch_version", w, 0, &m->libtorch_version) ||
                    get_str(c, n, "executor", w, 0, &m->executor) || get_str(c, n, "runtime", w, 0, &m->runtime) ||

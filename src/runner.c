@@ -492,6 +492,10 @@ static void fill_manifest(px_runner *r, px_env_result *er, px_buf *p)
     for (size_t i = 0; i < sizeof child_said / sizeof *child_said; i++)
         *child_said[i] = scrub(r, *child_said[i]);
     m->threads = r->f->envs[er->env_index].threads;
+    /* The child inherited parity's environment: what in it changes numerics
+     * (out of memory: not recorded). */
+    const px_env *fe = &r->f->envs[er->env_index];
+    (void)envrec_capture(&m->env, environ, fe->record_env, fe->n_record_env, r->redact);
     m->parity_version = strdup(PX_VERSION);
     char host[256] = "";
     gethostname(host, sizeof host - 1);

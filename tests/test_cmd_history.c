@@ -319,3 +319,71 @@ Test(history, the_report_tells_what_changed_since_the_last_good, .timeout = 120)
     sh("rm -rf '%s'%s", dir, "");
     free(dir);
 }
+
+/* What changes numerics without changing the fixture (an environment
+ * variable: XLA_FLAGS, OMP_NUM_THREADS, a device's own switch) is part of
+ * the configuration: a check after it changed says which variable, by name,
+ * never "the same as the last good one". */
+Test(history, a_changed_environment_variable_is_named, .timeout = 300)
+{
+    char fx[512];
+    char *dir = demo_copy(fx, sizeof fx);
+    edit(fx, "    role: twin\n", "    role: twin\n    record_env: [MY_KERNEL_SWITCH]\n");
+    setenv("OMP_NUM_THREADS", "1", 1);
+    unsetenv("XLA_FLAGS");
+    unsetenv("MY_KERNEL_SWITCH");
+    cmd_result r = tl_run((const char *[]){"parity", "check", fx, "-q", NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    px_history h;
+    history_of(fx, &h);
+    const px_history_entry *e = history_find(&h, "cpu-bf16");
+    cr_assert_not_null(e);
+    cr_expect_eq(e->config.env.recorded, 1);
+    cr_expect_str_eq(envrec_get(&e->config.env, "OMP_NUM_THREADS"), "1");
+    cr_expect_null(envrec_get(&e->config.env, "MY_KERNEL_SWITCH"), "not set");
+    history_free(&h);
+    char path[1024];
+    history_path(fx, path, sizeof path);
+    char *text = tl_slurp(path);
+    cr_expect(strstr(text, "      env:\n        \"OMP_NUM_THREADS\": \"1\"\n"), "the history carries them: %s", text);
+    free(text);
+
+    /* Only the variables changed: each named, with both values; an empty
+     * value is set (''), not the same as not set. */
+    setenv("OMP_NUM_THREADS", "2", 1);
+    setenv("XLA_FLAGS", "", 1);
+    setenv("MY_KERNEL_SWITCH", "fast", 1);
+    r = tl_run((const char *[]){"parity", "check", fx, "-q", NULL});
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect_eq(count(r.out, "differs from the last good configuration"), 2, "%s", r.out);
+    char *twin = strstr(r.out, "\ncpu-bf16 ");
+    cr_assert_not_null(twin, "%s", r.out);
+    cr_expect(strstr(twin, "\n    MY_KERNEL_SWITCH: not set → 'fast'; OMP_NUM_THREADS: '1' → '2'; XLA_FLAGS: not set "
+                           "→ ''\n"),
+              "the twin's, with its own record_env: %s", r.out);
+    cr_expect(strstr(r.out, "\n    OMP_NUM_THREADS: '1' → '2'; XLA_FLAGS: not set → ''\n"),
+              "the reference's, without the twin's record_env: %s", r.out);
+    tl_free(&r);
+
+    /* The issue's case: the numerics changed and the contract is not met
+     * any more; the regression says what changed, not "the same". */
+    edit(fx, LOOSE, TIGHT);
+    setenv("OMP_NUM_THREADS", "3", 1);
+    r = tl_run((const char *[]){"parity", "check", fx, "-q", "--since-good", NULL});
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "  REGRESSION: it met the contract before ("), "%s", r.out);
+    cr_expect(strstr(r.out, "  changed since the last good configuration:\n    OMP_NUM_THREADS: '2' → '3'\n"), "%s",
+              r.out);
+    cr_expect_null(strstr(r.out, "the configuration is the same as the last good one"), "%s", r.out);
+    tl_free(&r);
+    /* JSON: the change is the field env, the variables as their text. */
+    r = tl_run((const char *[]){"parity", "check", fx, "-q", "--format", "json", NULL});
+    cr_expect(strstr(r.out, "{\"field\":\"env\",\"name\":\"environment variables\",\"last\":\"MY_KERNEL_SWITCH='fast' "
+                            "OMP_NUM_THREADS='2' XLA_FLAGS=''\",\"now\":\"MY_KERNEL_SWITCH='fast' OMP_NUM_THREADS='3' "
+                            "XLA_FLAGS=''\"}"),
+              "%s", r.out);
+    tl_free(&r);
+    sh("rm -rf '%s'%s", dir, "");
+    free(dir);
+}

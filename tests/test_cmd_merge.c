@@ -360,3 +360,42 @@ Test(merge, an_example_s_shard_depends_on_its_id_alone)
     cr_expect_eq(shard_of("bouldering", 7), 5);
     cr_expect_eq(shard_of("anything", 1), 0);
 }
+
+/* Shards run with other values of a variable that changes numerics are two
+ * configurations, not one run: refused, naming the variable, both values
+ * and both files, at the variable's place. */
+Test(merge, shards_run_with_other_numerics_variables_are_refused, .timeout = 300)
+{
+    char *dir = tl_tmpdir(), s0[300], s1[300], out[300], where[400];
+    snprintf(s0, sizeof s0, "%s/shard-0.yaml", dir);
+    snprintf(s1, sizeof s1, "%s/shard-1.yaml", dir);
+    snprintf(out, sizeof out, "%s/merged.yaml", dir);
+    setenv("OMP_NUM_THREADS", "1", 1);
+    run_ok(s0, "0/2", NULL);
+    setenv("OMP_NUM_THREADS", "2", 1);
+    run_ok(s1, "1/2", NULL);
+    snprintf(where, sizeof where, "%s:%d:28: ", s1, line_of(s1, "        \"OMP_NUM_THREADS\": \"2\""));
+    char needle[700];
+    snprintf(needle, sizeof needle,
+             "environment 'reference': environment variable OMP_NUM_THREADS is '2' here but '1' in %s: shards of "
+             "another configuration",
+             s0);
+    expect_refused((const char *[]){"parity", "merge", DEMO, s0, s1, "-o", out, NULL}, where, needle);
+    /* Set in one shard only. */
+    unsetenv("OMP_NUM_THREADS");
+    run_ok(s1, "1/2", NULL);
+    snprintf(needle, sizeof needle, "environment variable OMP_NUM_THREADS is not set here but '1' in %s", s0);
+    expect_refused((const char *[]){"parity", "merge", DEMO, s0, s1, "-o", out, NULL}, s1, needle);
+    cr_expect(access(out, F_OK) != 0, "nothing merged");
+    /* The same again: merged, and the merged manifest keeps them. */
+    setenv("OMP_NUM_THREADS", "1", 1);
+    run_ok(s1, "1/2", NULL);
+    cmd_result r = tl_run((const char *[]){"parity", "merge", DEMO, s0, s1, "-o", out, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    char *text = tl_slurp(out);
+    cr_expect(text && strstr(text, "      env:\n        \"OMP_NUM_THREADS\": \"1\"\n"), "%s", text);
+    free(text);
+    unlink(s0), unlink(s1), unlink(out), rmdir(dir);
+    free(dir);
+}

@@ -99,3 +99,38 @@ Test(redact_cmd, a_backend_module_echoing_its_environment_is_redacted, .timeout 
     absent(res, HOME_PLANTED);
     free(res), free(fx), free(dir);
 }
+
+/* The environment variables a manifest records (manifest.env) pass through
+ * the redactor as NAME=value: a token in a TPU_ variable, a password in one
+ * the fixture's record_env names, the fixture's own pattern and the home
+ * directory in others. */
+Test(redact_cmd, recorded_environment_variables_are_redacted, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), *fx = leaky_fixture(dir, 0), out[512];
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    char *text = tl_slurp(fx), *at = strstr(text, "threads: 1, note:"), edited[20000];
+    cr_assert_not_null(at);
+    snprintf(edited, sizeof edited, "%.*sthreads: 1, record_env: [MY_DEPLOY_PASSWORD, MY_MIRROR], note:%s",
+             (int)(at - text), text, at + strlen("threads: 1, note:"));
+    tl_write(fx, edited);
+    free(text);
+    setenv("HOME", HOME_PLANTED, 1);
+    setenv("TPU_AUTH_TOKEN", "tpu-secret-0123456789abcdef", 1);
+    setenv("MY_DEPLOY_PASSWORD", "hunter2hunter2", 1);
+    setenv("MY_MIRROR", "https://internal.example.org/models", 1);
+    setenv("XLA_FLAGS", "--xla_dump_to=" HOME_PLANTED "/xla-dump", 1);
+    cmd_result r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    char *res = tl_slurp(out);
+    cr_assert_not_null(res);
+    absent(res, "tpu-secret-0123456789abcdef");
+    absent(res, "hunter2hunter2");
+    absent(res, "internal.example.org");
+    absent(res, HOME_PLANTED);
+    cr_expect_not_null(strstr(res, "        \"TPU_AUTH_TOKEN\": \"[redacted]\"\n"), "%s", res);
+    cr_expect_not_null(strstr(res, "        \"MY_DEPLOY_PASSWORD\": \"[redacted]\"\n"), "%s", res);
+    cr_expect_not_null(strstr(res, "        \"MY_MIRROR\": \"https://[redacted]/models\"\n"), "%s", res);
+    cr_expect_not_null(strstr(res, "        \"XLA_FLAGS\": \"--xla_dump_to=~/xla-dump\"\n"), "%s", res);
+    free(res), free(fx), free(dir);
+}

@@ -286,3 +286,51 @@ Test(run, results_on_stdout_keep_the_table_on_stderr, .timeout = 300)
     cr_expect(strstr(r.err, "max|Δlogit|") != NULL, "%s", r.err);
     tl_free(&r);
 }
+
+/* What changes numerics is recorded in each manifest (manifest.env): the
+ * built-in variables that are set (an empty one as ""), and those the
+ * environment's record_env names (its own, not the other's); nothing else of
+ * parity's environment. */
+Test(run, manifest_records_the_variables_that_change_numerics, .timeout = 300)
+{
+    char *fx = demo_variant("    role: twin\n", "    role: twin\n    record_env: [MY_KERNEL_SWITCH, MY_UNSET]\n");
+    char *out = results_path(fx);
+    setenv("OMP_NUM_THREADS", "1", 1);
+    setenv("XLA_FLAGS", "", 1);
+    setenv("TPU_TEST_TOPOLOGY", "2x2", 1);
+    setenv("MY_KERNEL_SWITCH", "fast", 1);
+    setenv("NOT_A_NUMERICS_VAR", "x", 1);
+    unsetenv("MY_UNSET");
+    cmd_result r = run_fixture(fx, out, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    yq q;
+    cr_assert_eq(yq_load(&q, out), 0);
+    yaml_node_t *envs = yq_key(&q, yq_root(&q), "environments");
+    yaml_node_t *twin = yq_key(&q, yq_key(&q, yq_key(&q, envs, "cpu-bf16"), "manifest"), "env");
+    yaml_node_t *ref = yq_key(&q, yq_key(&q, yq_key(&q, envs, "reference"), "manifest"), "env");
+    cr_assert_not_null(twin);
+    cr_assert_not_null(ref);
+    cr_expect_str_eq(yq_str(yq_key(&q, twin, "OMP_NUM_THREADS")), "1");
+    cr_expect_str_eq(yq_str(yq_key(&q, twin, "XLA_FLAGS")), "", "set to empty");
+    cr_expect_str_eq(yq_str(yq_key(&q, twin, "TPU_TEST_TOPOLOGY")), "2x2");
+    cr_expect_str_eq(yq_str(yq_key(&q, twin, "MY_KERNEL_SWITCH")), "fast");
+    cr_expect_null(yq_key(&q, twin, "MY_UNSET"), "not set: left out");
+    cr_expect_null(yq_key(&q, twin, "NOT_A_NUMERICS_VAR"));
+    cr_expect_str_eq(yq_str(yq_key(&q, ref, "OMP_NUM_THREADS")), "1");
+    cr_expect_null(yq_key(&q, ref, "MY_KERNEL_SWITCH"), "record_env is the twin's");
+    yq_free(&q);
+    unlink(out);
+    tl_unlink_fixture(fx);
+    free(fx), free(out);
+}
+
+Test(run, record_env_names_are_checked_at_their_place)
+{
+    expect_usage_error("    role: twin\n", "    role: twin\n    record_env: [MY_VAR, \"MY VAR\"]\n",
+                       "fixture.yaml:48:26: record_env: 'MY VAR' is not an environment variable's name");
+    expect_usage_error("    role: twin\n", "    role: twin\n    record_env: [MY_VAR, MY_VAR]\n",
+                       "fixture.yaml:48:26: record_env: 'MY_VAR' is listed twice");
+    expect_usage_error("    role: twin\n", "    role: twin\n    record_env: MY_VAR\n",
+                       "fixture.yaml:48:17: environment 'cpu-bf16'.record_env must be a list");
+}

@@ -137,6 +137,8 @@ Test(testdev, exact_numerics_give_the_cpus_bits, .timeout = 180)
         cr_expect_eq(v->rung[PX_RUNG_CONTRACT], PX_RS_PASSED);
         cr_expect_str_eq(c[i].r->envs[c[i].dev].m.device, "privateuseone");
         cr_expect_str_eq(c[i].r->envs[c[i].dev].m.executor, i ? "python" : "libtorch");
+        /* The switch that changed its numerics is in its manifest. */
+        cr_expect_str_eq(envrec_get(&c[i].r->envs[c[i].dev].m.env, "PARITY_TESTDEV_NUMERICS"), "exact");
         size_t ref = env_named(&c[i], "reference");
         for (size_t k = 0; k < 3; k++)
             cr_expect(same_bits(output(&c[i], ref, ran[k]), output(&c[i], c[i].dev, ran[k])),

@@ -604,3 +604,27 @@ Test(fixture, a_generators_contract_loads_and_each_mistake_is_refused_at_its_pla
         free(v);
     }
 }
+
+/* record_env: the environment variables an environment's manifest records
+ * beside the built-in ones: names, each once, refused at their place. */
+Test(fixture, record_env_reads_names_and_refuses_others_at_their_place)
+{
+    char *text = variant("{device: cpu}", "{device: cpu, record_env: [MY_KERNELS, _X9]}");
+    px_error err;
+    /* (Line 9 below: the environment's line of MINIMAL.) */
+    px_fixture *f = parse(text, &err);
+    cr_assert_not_null(f, "%d:%d: %s", err.line, err.col, err.msg);
+    cr_assert_eq(f->envs[0].n_record_env, 2);
+    cr_expect_str_eq(f->envs[0].record_env[0], "MY_KERNELS");
+    cr_expect_str_eq(f->envs[0].record_env[1], "_X9");
+    fixture_free(f);
+    free(text);
+    expect_error("{device: cpu}", "{device: cpu, record_env: [A, 9A]}", 9, 44,
+                 "record_env: '9A' is not an environment variable's name");
+    expect_error("{device: cpu}", "{device: cpu, record_env: [A, \"A=1\"]}", 9, 44, "'A=1' is not");
+    expect_error("{device: cpu}", "{device: cpu, record_env: [\"\"]}", 9, 41, "'' is not");
+    expect_error("{device: cpu}", "{device: cpu, record_env: [A, B, A]}", 9, 47, "record_env: 'A' is listed twice");
+    expect_error("{device: cpu}", "{device: cpu, record_env: [[A]]}", 9, 41, "must be a scalar");
+    expect_error("{device: cpu}", "{device: cpu, record_env: A}", 9, 40,
+                 "environment 'reference'.record_env must be a list");
+}

@@ -123,6 +123,7 @@ static void same_env(const char *what, const px_env *a, const px_env *b)
     SAME_STR(what, vocab_path, a, b);
     SAME_STR(what, vocab_sha256, a, b);
     same_strs("environment labels", a->labels, a->n_labels, b->labels, b->n_labels);
+    same_strs("record_env", a->record_env, a->n_record_env, b->record_env, b->n_record_env);
 }
 
 static void same_review(const char *what, const px_review *a, const px_review *b)
@@ -265,7 +266,7 @@ static const char *EVERY_KEY =
     "    decision: exact\n"
     "environments:\n"
     "  ref: {device: cpu, dtype: float64, threads: 0, role: reference}\n"
-    "  gpu: {device: 'cuda:0', tf32: false, timeout: 400, executor: python}\n"
+    "  gpu: {device: 'cuda:0', tf32: false, timeout: 400, executor: python, record_env: [MY_KERNELS, _X1]}\n"
     "  gpu-high: {device: 'cuda:0', matmul_precision: high, timeout: 12.5, first_forward_timeout: 600.25}\n"
     "  tpu: {results: ../tpu.yaml, role: candidate, note: imported, threads: 8}\n"
     "  tpu-typed: {results: /abs/tpu2.yaml, dtype: bfloat16, timeout: 30, first_forward_timeout: 300}\n"
@@ -297,6 +298,8 @@ Test(fixture_emit, every_key_round_trips)
     px_fixture *f = parse_text("sub/every.yaml", EVERY_KEY);
     cr_assert_eq(f->envs[1].tf32, 0);
     cr_assert_eq(f->envs[0].threads, 0);
+    cr_assert_eq(f->envs[1].n_record_env, 2);
+    cr_expect_str_eq(f->envs[1].record_env[1], "_X1");
     round_trip("every key", f);
     filtered("every key", f);
     /* huggingface: file, not vocab; no lowercase. */

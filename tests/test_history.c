@@ -124,6 +124,11 @@ static const struct {
     {"parity_history: 1\nparity_history: 1\nenvironments: []\n", 2, 1, "duplicate key 'parity_history'"},
     {"parity_history: 1\nenvironments: [*a]\n", 2, 16, "alias '*a' names no anchor"},
     {"parity_history: 1\nenvironments:\n  - name: \"r\xff\"\n", 3, 13, "byte 0xFF is not UTF-8"},
+    {HEAD "    configuration: {env: [XLA_FLAGS]}\n", 4, 26, "configuration.env must be a mapping, not a list"},
+    {HEAD "    configuration: {env: {\"XLA FLAGS\": x}}\n", 4, 27,
+     "configuration.env: 'XLA FLAGS' is not an environment variable's name"},
+    {HEAD "    configuration: {env: {A: null}}\n", 4, 30, "configuration.env.A must be a string"},
+    {HEAD "    configuration: {env: {A: x, A: y}}\n", 4, 33, "duplicate key 'A' in configuration.env"},
 };
 
 Test(history, every_mistake_is_refused_with_its_line_and_column)
@@ -338,4 +343,88 @@ Test(history, only_environments_that_met_the_contract_are_recorded)
     cr_expect(!s[0].regressed && !s[0].compared && s[0].last);
     fake_free(&k);
     history_free(&h);
+}
+
+/* The environment variables that change numerics are part of the
+ * configuration: compared and told by name, with both values; a side that
+ * did not record them (a manifest or history from before) differs from one
+ * that did, even with none set. The file carries them as a mapping and reads
+ * back the same; a history without them reads as not recorded. */
+Test(history, environment_variables_are_compared_by_name)
+{
+    px_manifest a = manifest("float32", 1, "1.13.0"), b = a, old = a;
+    cr_assert_eq(envrec_add(&a.env, "XLA_FLAGS", "--xla_a"), 0);
+    cr_assert_eq(envrec_add(&a.env, "OMP_NUM_THREADS", "1"), 0);
+    envrec_sort(&a.env);
+    a.env.recorded = 1;
+    cr_assert_eq(envrec_add(&b.env, "XLA_FLAGS", "--xla_b"), 0);
+    cr_assert_eq(envrec_add(&b.env, "LIBTPU_INIT_ARGS", ""), 0);
+    cr_assert_eq(envrec_add(&b.env, "OMP_NUM_THREADS", "1"), 0);
+    envrec_sort(&b.env);
+    b.env.recorded = 1;
+    px_config ca, cb, co;
+    cr_assert_eq(history_config_of(&a, &ca), 0);
+    cr_assert_eq(history_config_of(&b, &cb), 0);
+    cr_assert_eq(history_config_of(&old, &co), 0);
+    cr_expect_str_eq(ca.v[PX_CF_ENV], "OMP_NUM_THREADS='1' XLA_FLAGS='--xla_a'");
+    cr_expect_null(co.v[PX_CF_ENV], "not recorded");
+    cr_expect_eq(history_compare(&ca, &ca), 0u);
+    cr_expect_eq(history_compare(&ca, &cb), 1u << PX_CF_ENV, "nothing else changed");
+    char line[512];
+    history_change_text(PX_CF_ENV, &ca, &cb, line, sizeof line);
+    cr_expect_str_eq(line, "LIBTPU_INIT_ARGS: not set → ''; XLA_FLAGS: '--xla_a' → '--xla_b'");
+    cr_expect_eq(history_compare(&co, &ca), 1u << PX_CF_ENV);
+    history_change_text(PX_CF_ENV, &co, &ca, line, sizeof line);
+    cr_expect_str_eq(line, "environment variables: not recorded → OMP_NUM_THREADS='1' XLA_FLAGS='--xla_a'");
+    px_manifest none = old;
+    none.env.recorded = 1;
+    px_config cn;
+    cr_assert_eq(history_config_of(&none, &cn), 0);
+    cr_expect_eq(history_compare(&co, &cn), 1u << PX_CF_ENV, "none set is not not recorded");
+    history_change_text(PX_CF_ENV, &co, &cn, line, sizeof line);
+    cr_expect_str_eq(line, "environment variables: not recorded → none set");
+
+    /* Written and read back: recorded with values (one with a control
+     * character), recorded with none, not recorded. */
+    px_history h = {0};
+    const px_config *cfgs[] = {&cb, &cn, &co};
+    const char *names[] = {"b", "none", "old"};
+    h.v = calloc(3, sizeof *h.v);
+    h.cap = 3;
+    for (int i = 0; i < 3; i++) {
+        h.v[i].env = strdup(names[i]);
+        cr_assert_eq(envrec_copy(&h.v[i].config.env, &cfgs[i]->env), 0);
+        for (int c = 0; c < PX_CF_COUNT; c++)
+            h.v[i].config.v[c] = cfgs[i]->v[c] ? strdup(cfgs[i]->v[c]) : NULL;
+        h.n++;
+    }
+    free(h.v[0].config.env.v[2].value);
+    h.v[0].config.env.v[2].value = strdup("--xla_b\ttab");
+    free(h.v[0].config.v[PX_CF_ENV]);
+    h.v[0].config.v[PX_CF_ENV] = envrec_text(&h.v[0].config.env);
+    size_t len;
+    char *text = history_text(&h, "f.yaml", &len);
+    cr_assert_not_null(text);
+    cr_expect(strstr(text, "      parity_version: \"0.1.0\"\n      env:\n        \"LIBTPU_INIT_ARGS\": \"\"\n        "
+                           "\"OMP_NUM_THREADS\": \"1\"\n        \"XLA_FLAGS\": \"--xla_b\\ttab\"\n"),
+              "%s", text);
+    cr_expect(strstr(text, "      env: {}\n"), "%s", text);
+    px_history again;
+    parse_ok(text, &again);
+    cr_assert_eq(again.n, 3);
+    for (size_t i = 0; i < 3; i++)
+        cr_expect_eq(history_compare(&again.v[i].config, &h.v[i].config), 0u, "%s", h.v[i].env);
+    cr_expect_eq(again.v[2].config.env.recorded, 0);
+    cr_expect_str_eq(again.v[0].config.v[PX_CF_ENV], "LIBTPU_INIT_ARGS='' OMP_NUM_THREADS='1' XLA_FLAGS='--xla_b\\x09tab'");
+    char *text2 = history_text(&again, "f.yaml", &len);
+    cr_expect_str_eq(text2, text);
+    free(text), free(text2);
+    history_free(&again);
+    history_free(&h);
+    /* The sample, from before: not recorded. */
+    cr_assert_eq(history_load(SAMPLE, &h, &(px_error){0}), 0);
+    cr_expect_eq(history_find(&h, "reference")->config.env.recorded, 0);
+    history_free(&h);
+    history_config_clear(&ca), history_config_clear(&cb), history_config_clear(&co), history_config_clear(&cn);
+    envrec_clear(&a.env), envrec_clear(&b.env);
 }

@@ -116,6 +116,24 @@ Test(results_load, demo_run_reads_back_to_the_same_file, .timeout = 300)
     fixture_free(f);
 }
 
+/* The variables that change numerics, as a run records them, read back to
+ * the same file. */
+Test(results_load, recorded_environment_reads_back_to_the_same_file, .timeout = 300)
+{
+    px_fixture *f = fixture(DEMO);
+    setenv("OMP_NUM_THREADS", "1", 1);
+    setenv("XLA_FLAGS", "--xla_cpu_fast_math=false \"quoted\"\\tab\t", 1);
+    setenv("LIBTPU_INIT_ARGS", "", 1);
+    px_results *r = round_trip(f, 0);
+    const px_envvars *v = &env_named(r, "cpu-bf16")->m.env;
+    cr_expect_eq(v->recorded, 1);
+    cr_expect_str_eq(envrec_get(v, "OMP_NUM_THREADS"), "1");
+    cr_expect_str_eq(envrec_get(v, "XLA_FLAGS"), "--xla_cpu_fast_math=false \"quoted\"\\tab\t");
+    cr_expect_str_eq(envrec_get(v, "LIBTPU_INIT_ARGS"), "");
+    results_free(r);
+    fixture_free(f);
+}
+
 /* The planted fixture has every outcome, a down environment, restarts and
  * an environment with its own label map. */
 Test(results_load, planted_run_reads_back_to_the_same_file, .timeout = 600)
@@ -998,4 +1016,104 @@ Test(results_load, recorded_inputs_equal_to_paritys_are_shared_not_copied)
             env_input_close(&c.in[e], f->n_examples);
     unlink(path), unlink(out), unlink(again);
     fixture_free(f);
+}
+
+/* manifest.env: the environment variables that changed numerics, by name;
+ * "" is set to empty, a name left out is not set, and a manifest without
+ * env (a file from before parity recorded them) is not recorded, which is
+ * not the same as none set ({}). Read as written, written back the same. */
+Test(results_load, manifest_env_reads_and_writes_back)
+{
+    px_fixture *f = fixture(PLANTED);
+    char *dir = tl_tmpdir(), a[300], b[300];
+    snprintf(a, sizeof a, "%s/a.yaml", dir);
+    snprintf(b, sizeof b, "%s/b.yaml", dir);
+    static const char head[] = "parity_results: 4\n"
+                               "labels: [film, volunteer, sports, music, social]\n"
+                               "environments:\n"
+                               "  reference:\n"
+                               "    state: up\n"
+                               "    manifest:\n"
+                               "      threads: 1\n";
+    static const char tail[] = "    examples:\n"
+                               "      - id: jazz\n"
+                               "        outcome: ok\n"
+                               "        output: {dtype: float32, shape: [1, 5], values: [1, 2, 3, 5, 4]}\n"
+                               "        label: music\n";
+    char text[2048];
+    /* Out of order and plain: read sorted; written quoted, in order. */
+    snprintf(text, sizeof text, "%s      env:\n        XLA_FLAGS: --xla_foo=1\n        OMP_NUM_THREADS: \"4\"\n"
+                                "        LIBTPU_INIT_ARGS: \"\"\n%s",
+             head, tail);
+    tl_write(a, text);
+    px_results *r = load_ok(a, f);
+    const px_envvars *v = &env_named(r, "reference")->m.env;
+    cr_expect_eq(v->recorded, 1);
+    cr_assert_eq(v->n, 3);
+    cr_expect_str_eq(v->v[0].name, "LIBTPU_INIT_ARGS");
+    cr_expect_str_eq(v->v[0].value, "", "set to empty");
+    cr_expect_str_eq(envrec_get(v, "OMP_NUM_THREADS"), "4");
+    cr_expect_str_eq(envrec_get(v, "XLA_FLAGS"), "--xla_foo=1");
+    cr_expect_null(envrec_get(v, "TPU_NAME"), "not set");
+    write_ok(r, f, b);
+    results_free(r);
+    char *out = tl_slurp(b);
+    cr_expect(strstr(out, "      threads: 1\n      env:\n        \"LIBTPU_INIT_ARGS\": \"\"\n        \"OMP_NUM_THREADS\": "
+                          "\"4\"\n        \"XLA_FLAGS\": \"--xla_foo=1\"\n      model_sha256:"),
+              "%s", out);
+    free(out);
+    r = load_ok(b, f);
+    write_ok(r, f, a);
+    expect_same_file(a, b);
+    results_free(r);
+
+    /* None set: {} both ways. */
+    snprintf(text, sizeof text, "%s      env: {}\n%s", head, tail);
+    tl_write(a, text);
+    r = load_ok(a, f);
+    cr_expect_eq(env_named(r, "reference")->m.env.recorded, 1);
+    cr_expect_eq(env_named(r, "reference")->m.env.n, 0);
+    write_ok(r, f, b);
+    results_free(r);
+    out = tl_slurp(b);
+    cr_expect(strstr(out, "      threads: 1\n      env: {}\n"), "%s", out);
+    free(out);
+
+    /* Not recorded: no env written back, so an earlier parity's file reads
+     * and writes as it did. */
+    snprintf(text, sizeof text, "%s%s", head, tail);
+    tl_write(a, text);
+    r = load_ok(a, f);
+    cr_expect_eq(env_named(r, "reference")->m.env.recorded, 0);
+    write_ok(r, f, b);
+    results_free(r);
+    out = tl_slurp(b);
+    cr_expect_null(strstr(out, "env:"), "%s", out);
+    free(out);
+    fixture_free(f);
+    unlink(a), unlink(b), rmdir(dir);
+    free(dir);
+}
+
+Test(results_load, manifest_env_errors_name_line_and_column)
+{
+    static const bad_case cases[] = {
+        {"    state: up\n", "    state: up\n    manifest: {env: [XLA_FLAGS]}\n", 6, 21,
+         "environment 'reference'.manifest.env must be a mapping, not a list"},
+        {"    state: up\n", "    state: up\n    manifest: {env: {\"XLA FLAGS\": x}}\n", 6, 22,
+         "'XLA FLAGS' is not an environment variable's name"},
+        {"    state: up\n", "    state: up\n    manifest: {env: {1X: x}}\n", 6, 22,
+         "'1X' is not an environment variable's name"},
+        {"    state: up\n", "    state: up\n    manifest: {env: {XLA_FLAGS: null}}\n", 6, 33,
+         "manifest.env.XLA_FLAGS must be a string (\"\" when set to empty; a variable not set is left out), not null"},
+        {"    state: up\n", "    state: up\n    manifest: {env: {XLA_FLAGS: [a]}}\n", 6, 33,
+         "manifest.env.XLA_FLAGS must be a string"},
+        {"    state: up\n", "    state: up\n    manifest: {env: {A: x, B: y, A: z}}\n", 6, 34,
+         "duplicate key 'A' in environment 'reference'.manifest.env"},
+        {"    state: up\n", "    state: up\n    manifest: {env: {A: \"x\\0y\"}}\n", 6, 25,
+         "manifest.env.A contains a NUL character"},
+        {"    state: up\n", "    state: up\n    manifest: {env: {? [A] : x}}\n", 6, 24,
+         "manifest.env: a key must be an environment variable's name, not a list"},
+    };
+    expect_errors(cases, sizeof cases / sizeof *cases);
 }

@@ -94,6 +94,9 @@ typedef struct px_env {
     char *role;         /* reference | twin | candidate | oracle */
     char *note;
     char *results;      /* imported results file (not runnable) */
+    char **record_env;  /* record_env: the environment variables its manifest
+                           records beside the built-in ones (envrec.h) */
+    size_t n_record_env;
     /* What the environment runs: the contract's model, vocab and labels
      * unless it overrides them (a re-exported model, another tokenizer
      * revision, another label map); earliest divergence names the stage. */

@@ -41,6 +41,9 @@ typedef enum px_cfg_field {
     PX_CF_MODEL,
     PX_CF_VOCAB,
     PX_CF_PARITY,
+    PX_CF_ENV,          /* the environment variables that change numerics
+                           (envrec.h): its text is envrec_text's, compared
+                           and told by name */
     PX_CF_COUNT
 } px_cfg_field;
 
@@ -51,9 +54,11 @@ const char *history_field_key(px_cfg_field c);
 const char *history_field_name(px_cfg_field c);
 
 /* One configuration: each field as text (threads in decimal), NULL when not
- * recorded. */
+ * recorded; the environment variables also one by one (env; v[PX_CF_ENV]
+ * is their envrec_text). */
 typedef struct px_config {
     char *v[PX_CF_COUNT];
+    px_envvars env;
 } px_config;
 
 /* The configuration an environment's manifest records (malloc'd copies;
@@ -64,7 +69,8 @@ void history_config_clear(px_config *c);
  * only differs too. */
 unsigned history_compare(const px_config *last, const px_config *now);
 /* "dtype: float32 → bfloat16" (hashes shortened to 12 digits, "not
- * recorded" for a missing side) into buf. */
+ * recorded" for a missing side) into buf; the environment variables by
+ * name: "XLA_FLAGS: '--a' → '--b'; OMP_NUM_THREADS: not set → '4'". */
 void history_change_text(px_cfg_field c, const px_config *last, const px_config *now, char *buf, size_t size);
 
 typedef struct px_history_entry {

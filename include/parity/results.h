@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "parity/envrec.h"
 #include "parity/error.h"
 #include "parity/fingerprint.h"
 #include "parity/fixture.h"
@@ -56,6 +57,10 @@ typedef struct px_manifest {
     char *executor, *runtime, *backend_modules, *backend_versions;
     char *tf32, *matmul_precision, *ignored;
     int threads;
+    /* The environment variables that change numerics or compilation, as
+     * they were set when its executor started (envrec.h; `env:`); not
+     * recorded in a file written before parity recorded them. */
+    px_envvars env;
     char model_sha256[PX_SHA256_HEX], vocab_sha256[PX_SHA256_HEX];
     char started_at[32];      /* UTC, ISO 8601 */
     double load_ms;           /* first load; restarts are counted apart */
