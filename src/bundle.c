@@ -761,13 +761,13 @@ static void run_command(FILE *o, const repro_env *r)
     const char *dev = r->env->device;
     fprintf(o, "    parity run fixture.yaml -e ");
     put_word(o, r->env->name);
-    if (r->env->python) {
+    int modules = r->env->python && r->er->m.backend_modules;
+    if (r->env->python)
         fprintf(o, " --python PYTHON");
-        if (r->er->m.backend_modules)
-            fprintf(o, " --backend-module MODULE");
-    } else if (dev && !strncmp(dev, "privateuseone", 13)) {
-        fprintf(o, " --backend-lib LIB");
-    }
+    if (modules)
+        fprintf(o, " --backend-module MODULE");
+    else if (dev && !strncmp(dev, "privateuseone", 13))
+        fprintf(o, " --backend-lib LIB"); /* either executor loads one */
     fprintf(o, " -o %s\n\n", r->again);
 }
 
@@ -789,9 +789,9 @@ static void run_words(FILE *o, const repro_env *r)
                     m->backend_modules);
     } else {
         fprintf(o, " with libtorch (parity-torch)");
-        if (!strncmp(r->env->device, "privateuseone", 13))
-            fprintf(o, "; LIB is the PrivateUse1 backend library it loaded");
     }
+    if (!(r->env->python && m->backend_modules) && !strncmp(r->env->device, "privateuseone", 13))
+        fprintf(o, "; LIB is the PrivateUse1 backend library it loaded");
     fprintf(o, ":\n\n");
 }
 

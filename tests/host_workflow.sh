@@ -16,7 +16,7 @@ parity=$(realpath "$1") executor=$(realpath "$2")
 python=/usr/bin/python3
 root=$(pwd)
 dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
 fail() { echo "host workflow: $*"; exit 1; }
 
 # The host's checkout: the sources git knows (tracked, or new and not
@@ -169,5 +169,29 @@ grep -q 'reference (cpu float32)' home || { cat home; fail "the home review has 
 [ -f report.html ] && [ -f tpu-run.tar.gz ] && [ -f repro/README.md ] ||
     fail "the README's report, export and repro wrote nothing"
 grep -q 'numeric-drift\|wrong-label' report.html || fail "the report does not show the device's failure"
+# The bundles' own printed commands, as printed (4-space indented lines of
+# their README.md), inside each bundle: the placeholders for what only the
+# host has become this machine's stand-ins; nothing here needs the
+# original fixture's directory.
+run_printed() { # DIR: each command's exit status is checked against what its README says
+    (cd "$1" && grep -E '^    (parity|sha256sum) ' README.md | sed 's/^    //') > "$1.cmds"
+    [ -s "$1.cmds" ] || fail "$1/README.md prints no command"
+    while IFS= read -r cmd; do
+        cmd=${cmd//PYTHON/$python}; cmd=${cmd//LIB/$testdev}
+        status=0
+        (cd "$1" && PARITY_TORCH="$executor" PARITY_KEYS="$dir/tpu-home/keys" PARITY_DUMP_DIR=. \
+            eval "${cmd/#parity /\"\$parity\" }") > "$1.log" 2>&1 < /dev/null || status=$?
+        # The recorded tpu is the broken device: judged, it fails (1);
+        # run again on a sound one, it passes; everything else exits 0.
+        want=0
+        case "$cmd" in *' check '*'observed.yaml'*|*' check '*'tpu-results.yaml'*) want=1 ;; esac
+        [ "$status" -eq "$want" ] || { cat "$1.log"; fail "$1/README.md's '$cmd': exit $status, want $want"; }
+    done < "$1.cmds"
+}
+mkdir export && tar -xzf tpu-run.tar.gz -C export
+run_printed "$dir/tpu-home/repro"
+run_printed "$dir/tpu-home/export/tpu-run"
+grep -q ' run fixture.yaml -e tpu ' repro.cmds || fail "the repro does not say how to run the tpu again"
+echo "host workflow: the repro's and the export's printed commands, as printed: passed"
 echo "host workflow: the README's TPU round trip (host run on the test device, check, review, report, export, repro at home): passed"
 echo "host workflow: make parity without libtorch, run with the Python executor, import, check, review: passed"
