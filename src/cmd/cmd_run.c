@@ -495,7 +495,7 @@ static int since_good_exit(const px_results *r, const px_judgement *j, const px_
             rc = px_exit_worse(rc, PX_EXIT_ENV);
         else if (s[e].regressed)
             rc = px_exit_worse(rc, PX_EXIT_FAILED);
-        else if (ev->down)
+        else if (judgement_env_incomplete(ev))
             rc = px_exit_worse(rc, PX_EXIT_ENV);
     }
     return rc;
@@ -540,7 +540,7 @@ static int check_finish(const run_args *a, const px_fixture *f, const px_results
         return cli_error(&err);
     }
     int rc = a->since_good ? since_good_exit(res, &j, since)
-             : j.any_down  ? PX_EXIT_ENV
+             : j.any_incomplete ? PX_EXIT_ENV
              : j.all_met   ? PX_EXIT_OK
                            : PX_EXIT_FAILED;
     if (a->output && results_write(res, f, a->output, &err))
