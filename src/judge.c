@@ -1264,7 +1264,7 @@ char *judgement_cause_words(const px_judgement *j, size_t e, size_t k)
     switch (v->attr) {
     case PX_ATTR_PRECISION:
         if ((int)e == j->twin)
-            return fmt("precision (this is the bfloat16 twin: its own precision)");
+            return fmt("precision (this is the bfloat16 twin)");
         return fmt("precision (the bfloat16 twin %s)", drift ? "drifts alike, beyond the tolerance too"
                                                        : gen ? "generates the same path"
                                                              : "changes it the same way");
