@@ -239,3 +239,23 @@ Test(judged, one_shard_alone_is_partial_never_a_regression, .timeout = 300)
     cr_expect(history_names(dir, "reference") && history_names(dir, "cpu-bf16"));
     cleanup(dir);
 }
+
+/* A generator's candidate without its reference: same_as_reference is not
+ * judged against nothing (it was "constraint-violated: the reference has
+ * no generated text"); its own constraints still are (must_not_match). */
+Test(judged, a_generator_without_its_reference_keeps_its_own_constraints, .timeout = 60)
+{
+    char *dir = tl_tmpdir(), cmd[1024];
+    snprintf(cmd, sizeof cmd, "cp tests/data/gen/* '%s/'", dir);
+    cr_assert_eq(system(cmd), 0);
+    cmd_result r = tl_run_in(dir, (const char *[]){"parity", "check", "fixture.yaml", "--results", "results.yaml", "-e",
+                                                    "cpu-bf16", NULL});
+    cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "  not compared: no reference (the reference environment reference is not selected (-e))"),
+              "%s", r.out);
+    cr_expect_null(strstr(r.out, "same_as_reference"), "%s", r.out);
+    cr_expect(strstr(r.out, "gig-price            constraint-violated: must_not_match"), "%s", r.out);
+    cr_expect(strstr(r.out, "counts: 3 pass, 1 rejected-as-expected, 1 constraint-violated"), "%s", r.out);
+    tl_free(&r);
+    cleanup(dir);
+}
