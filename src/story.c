@@ -358,7 +358,10 @@ static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
     const px_example_result *x = &er->ex[k];
     c->present = 1;
     c->outcome = v->outcome;
-    c->met = outcome_met(v->outcome);
+    /* Without a reference, an example's task checks are judged but not
+     * the rest: it never "meets the contract". */
+    c->not_compared = ev->not_compared && outcome_met(v->outcome);
+    c->met = outcome_met(v->outcome) && !c->not_compared;
     const char *label = results_label(er, x);
     c->label = label ? dup(b, label) : NULL;
     if (x->status == PX_ST_OK && x->n_values == er->n_labels && x->n_values) {

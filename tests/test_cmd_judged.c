@@ -259,3 +259,30 @@ Test(judged, a_generator_without_its_reference_keeps_its_own_constraints, .timeo
     tl_free(&r);
     cleanup(dir);
 }
+
+/* The reports say it as check does: the twin alone is not judged in full,
+ * each example "task checks hold; not compared: no reference". */
+Test(judged, reports_say_not_compared, .timeout = 300)
+{
+    char *dir = demo_copy(), path[600];
+    run_env(dir, "cpu-bf16", "bf16.yaml");
+    const char *kinds[] = {"report.md", "report.html"};
+    for (int i = 0; i < 2; i++) {
+        cmd_result r = tl_run_in(dir, (const char *[]){"parity", "report", "fixture.yaml", "--results", "bf16.yaml",
+                                                        "-e", "cpu-bf16", "-o", kinds[i], NULL});
+        cr_expect_eq(r.status, 0, "%s: %s%s", kinds[i], r.out, r.err);
+        tl_free(&r);
+        snprintf(path, sizeof path, "%s/%s", dir, kinds[i]);
+        char *text = tl_slurp(path);
+        cr_assert_not_null(text, "%s", kinds[i]);
+        cr_expect(strstr(text, "Not judged in full: 1 of 1 selected environments were not evaluated in full"), "%s",
+                  text);
+        cr_expect(strstr(text, "not judged in full: not compared: no reference (the reference environment reference "
+                               "is not selected (-e))"),
+                  "%s", text);
+        cr_expect(strstr(text, "pass (task checks hold; not compared: no reference)"), "%s", text);
+        cr_expect_null(strstr(text, "(meets the contract)"), "%s", text);
+        free(text);
+    }
+    cleanup(dir);
+}
