@@ -1190,6 +1190,10 @@ static int perf_rung(const px_fixture *f, const px_results *r, px_judgement *out
         set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_MEASURED, fmt("figures not comparable: %s", why));
     else if (!measured)
         set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_MEASURED, fmt("the benchmark timed no forward"));
+    else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED && ev->incomplete)
+        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_REACHED,
+                 fmt("timed (%s), but the contract is not judged in full here (%s): not yet a result", figures,
+                     ev->rung_detail[PX_RUNG_CONTRACT] ? ev->rung_detail[PX_RUNG_CONTRACT] : "not reached"));
     else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED)
         set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_REACHED,
                  fmt("timed (%s), but the contract is not met here: not a result", figures));
@@ -1220,7 +1224,11 @@ int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, p
             j.ref = -1;
         }
     } else {
-        no_ref = fmt("the fixture has no reference environment");
+        /* Results of some environments only (run -e, bench -e): the
+         * reference is not among them. */
+        int fr = fixture_reference(f);
+        no_ref = fr >= 0 ? fmt("the reference environment %s is not selected (-e)", f->envs[fr].name)
+                         : fmt("the fixture has no reference environment");
     }
     j.no_ref = no_ref;
     out->all_met = 1;

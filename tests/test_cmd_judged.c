@@ -286,3 +286,18 @@ Test(judged, reports_say_not_compared, .timeout = 300)
     }
     cleanup(dir);
 }
+
+/* bench of one environment without its reference: its figures are timed,
+ * but the contract is not judged in full there (exit 3, never 0 nor 1). */
+Test(judged, a_bench_without_its_reference_is_not_judged_in_full, .timeout = 300)
+{
+    char *dir = demo_copy();
+    cmd_result r = tl_run_in(dir, (const char *[]){"parity", "bench", "fixture.yaml", "-q", "-e", "cpu-bf16", "--iters",
+                                                    "1", "--warmup", "0", "-o", "b.yaml", NULL});
+    cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "  contract       not judged in full in this run (not compared: no reference (the"), "%s",
+              r.out);
+    cr_expect(strstr(r.out, "not yet a result"), "%s", r.out);
+    tl_free(&r);
+    cleanup(dir);
+}
