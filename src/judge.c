@@ -1052,6 +1052,7 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
     /* Nothing is judged against what is not there. */
     if (judged && !ev->down && !ev->is_reference && j->no_ref && !(ev->not_compared = fmt("%s", j->no_ref)))
         return px_error_oom(j->err, NULL);
+    size_t uncompared = 0, first_uncompared = 0;
     for (size_t k = 0; k < j->r->n_examples; k++) {
         px_verdict *v = &ev->ex[k];
         if (j->f->kind == PX_MODEL_GENERATOR) {
@@ -1065,9 +1066,19 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
          * recorded no inputs. */
         if (judged && !ev->down)
             v->div = diverge(j, e, k, v, &v->div_detail, &v->div_contract);
-        if (ev->not_compared && v->outcome == PX_OC_PASS) {
+        /* A candidate's example that ran, with nothing of the reference's
+         * to compare it with: judged by its task checks only. */
+        const px_example_result *x = &er->ex[k], *rx = result_at(j, j->ref, k);
+        if (judged && !ev->down && !ev->is_reference && v->outcome != PX_OC_NOT_EVALUATED && recorded(x) &&
+            (j->ref < 0 || (x->status == PX_ST_OK && rx->status != PX_ST_OK))) {
+            v->not_compared = 1;
+            if (!uncompared++)
+                first_uncompared = k;
+        }
+        if (v->not_compared && v->outcome == PX_OC_PASS) {
             /* Its task checks hold; its numbers were not compared. */
-            char *d = fmt("%s; not compared: no reference", v->detail ? v->detail : "");
+            char *d = fmt("%s; not compared: %s", v->detail ? v->detail : "",
+                          j->ref < 0 ? "no reference" : "the reference has no output for it");
             if (d)
                 free(v->detail), v->detail = d;
         }
@@ -1076,6 +1087,16 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
         if (ev->is_reference && judged && !outcome_met(v->outcome) && v->outcome != PX_OC_NOT_EVALUATED)
             add_finding(out, fmt("the reference itself disagrees with the expectation on %s: %s (%s)",
                                  j->f->examples[k].id, outcome_name(v->outcome), v->detail ? v->detail : ""));
+    }
+    if (uncompared && !ev->not_compared) {
+        /* The reference is there, but not for every example (cut short,
+         * another shard's file, a failure of its own). */
+        const px_example_result *rx = result_at(j, j->ref, first_uncompared);
+        ev->not_compared = fmt("the reference has no output for %zu example(s), first %s (%s%s%s)", uncompared,
+                               j->f->examples[first_uncompared].id, status_name(rx->status), rx->detail ? ": " : "",
+                               rx->detail ? rx->detail : "");
+        if (!ev->not_compared)
+            return px_error_oom(j->err, NULL);
     }
     ladder(j, e, ev);
     /* Met: every rung up to "contract satisfied" passed. */

@@ -218,6 +218,9 @@ static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, cons
     json_key(o, "id"), emit_json_string(o, f->examples[k].id), fputc(',', o);
     json_key(o, "outcome"), emit_json_string(o, outcome_name(v->outcome)), fputc(',', o);
     json_key(o, "met"), fputs(outcome_met(v->outcome) ? "true," : "false,", o);
+    /* Judged by its task checks only: nothing of the reference's to
+     * compare it with. */
+    json_key(o, "not_compared"), fputs(v->not_compared ? "true," : "false,", o);
     json_key(o, "detail"), json_str_or_null(o, v->detail), fputc(',', o);
     json_key(o, "label"), json_str_or_null(o, results_label(&r->envs[e], x)), fputc(',', o);
     if (f->kind == PX_MODEL_GENERATOR) {

@@ -360,7 +360,7 @@ static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
     c->outcome = v->outcome;
     /* Without a reference, an example's task checks are judged but not
      * the rest: it never "meets the contract". */
-    c->not_compared = ev->not_compared && outcome_met(v->outcome);
+    c->not_compared = v->not_compared && outcome_met(v->outcome);
     c->met = outcome_met(v->outcome) && !c->not_compared;
     const char *label = results_label(er, x);
     c->label = label ? dup(b, label) : NULL;
@@ -387,7 +387,7 @@ static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
                             div_name(v->div), d ? ": " : "", d ? d : "");
         free(d);
     }
-    if (ev->not_compared && !v->has_cmp && v->outcome != PX_OC_NOT_EVALUATED)
+    if (v->not_compared && !v->has_cmp)
         c->diff_words = dup(b, "not compared: no reference");
     char *cause = judgement_cause_words(b->j, e, k);
     if (cause) {

@@ -118,6 +118,7 @@ Test(judged, nothing_is_judged_against_what_is_not_there, .timeout = 300)
              "assert e[\"incomplete\"] is True and e[\"met\"] is False;"
              "x={x[\"id\"]:x for x in e[\"examples\"]};"
              "assert x[\"film-night\"][\"compare\"] is None and x[\"film-night\"][\"cause\"] is None;"
+             "assert x[\"film-night\"][\"not_compared\"] is True;"
              "assert x[\"film-night\"][\"detail\"].endswith(\"not compared: no reference\")"
              "' '%s'",
              path);
@@ -299,5 +300,29 @@ Test(judged, a_bench_without_its_reference_is_not_judged_in_full, .timeout = 300
               r.out);
     cr_expect(strstr(r.out, "not yet a result"), "%s", r.out);
     tl_free(&r);
+    cleanup(dir);
+}
+
+/* The reference there, but not for every example (one shard's file beside
+ * a whole run of the twin): the twin's other examples are not compared, so
+ * it is not judged in full (exit 3) and not recorded as good. */
+Test(judged, examples_the_reference_did_not_run_are_not_compared, .timeout = 300)
+{
+    char *dir = demo_copy();
+    cmd_result r = tl_run_in(dir, (const char *[]){"parity", "run", "fixture.yaml", "-q", "-e", "reference", "--shard",
+                                                    "0/2", "-o", "ref0.yaml", NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    run_env(dir, "cpu-bf16", "bf16.yaml");
+    r = tl_run_in(dir, (const char *[]){"parity", "check", "fixture.yaml", "--results", "ref0.yaml", "--results",
+                                        "bf16.yaml", "-e", "reference", "-e", "cpu-bf16", NULL});
+    cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
+    const char *tw = strstr(r.out, "\ncpu-bf16 (twin)");
+    cr_assert_not_null(tw, "%s", r.out);
+    cr_expect(strstr(tw, ": NOT JUDGED IN FULL"), "%s", r.out);
+    cr_expect(strstr(tw, "  not compared: no reference (the reference has no output for "), "%s", r.out);
+    cr_expect(strstr(tw, "run in shard 1/2"), "%s", r.out);
+    tl_free(&r);
+    cr_expect_not(history_names(dir, "cpu-bf16"), "never good without every example compared");
     cleanup(dir);
 }

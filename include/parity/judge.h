@@ -108,7 +108,15 @@ typedef struct px_verdict {
     /* (Ordered to leave no padding.) */
     px_outcome outcome;
     int has_cmp;          /* numbers compared with the reference */
-    int has_oracle;
+    unsigned char has_oracle;
+    unsigned char not_compared; /* a candidate's example that ran, judged by
+                                   its task checks only: no reference result
+                                   (the environment's not_compared), or none
+                                   for this example (the reference did not
+                                   run it, or failed it). Its numbers,
+                                   decision against the reference and cause
+                                   are not evaluated. (Two bytes where an int
+                                   was: the struct keeps its size.) */
     px_div div;           /* earliest divergence from the reference, or from
                              what the contract says (div_contract) */
     int div_contract;     /* 1: the stage differs from the contract (pins,

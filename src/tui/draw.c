@@ -540,7 +540,7 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
     if (v && v->has_cmp)
         snprintf(diff, sizeof diff, "%s |Δ| %.4g vs %.4g allowed: %s", v->stat, v->cmp.value, v->cmp.threshold,
                  tol->why ? tol->why : "no written why");
-    else if (v && t->j.envs[cand].not_compared && v->outcome != PX_OC_NOT_EVALUATED)
+    else if (v && v->not_compared && t->j.envs[cand].not_compared)
         /* Nothing is judged against what is not there: said, not left blank. */
         snprintf(diff, sizeof diff, "not compared: no reference (%s)", t->j.envs[cand].not_compared);
     if (v && v->div != PX_DIV_NONE)
