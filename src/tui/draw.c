@@ -181,6 +181,9 @@ static void draw_list(tui *t, int top, int rows, int w)
             int x0 = w - 14 + c * 7;
             if (x->status == PX_ST_PENDING)
                 tui_put(t, top + r, x0, 6, PX_EL_RUNNING, "…");
+            else if (t->judged && t->j.envs[e].ex[k].not_compared && t->j.envs[e].ex[k].outcome == PX_OC_PASS)
+                /* Its label is right, its numbers were never compared: not "ok". */
+                tui_put(t, top + r, x0, 6, PX_EL_NOT_EVALUATED, "n/c");
             else if (t->judged)
                 tui_put(t, top + r, x0, 6, element_of(t->j.envs[e].ex[k].outcome), badge(t->j.envs[e].ex[k].outcome));
         }
