@@ -392,15 +392,22 @@ static int has_config(const px_env_result *er)
     return er->selected && er->origin != PX_ORIGIN_NONE && er->state == PX_ENV_UP;
 }
 
-/* Met, and every example judged: a run cut short never counts. */
-static int good(const px_env_result *er, const px_env_verdict *ev, size_t n_examples)
+/* Met now, every example judged. */
+static int met_now(const px_env_result *er, const px_env_verdict *ev, size_t n_examples)
 {
-    if (!has_config(er) || !ev->selected || !ev->met || ev->down || ev->absent || er->cut_short)
+    if (!has_config(er) || !ev->selected || !ev->met || ev->down || ev->absent || ev->not_compared)
         return 0;
     for (size_t k = 0; k < n_examples; k++)
         if (er->ex[k].status == PX_ST_PENDING || er->ex[k].status == PX_ST_NOT_EVALUATED)
             return 0;
     return 1;
+}
+
+/* A last good configuration: met now, and the run whole (one cut short,
+ * by its examples or its benchmark, never counts). */
+static int good(const px_env_result *er, const px_env_verdict *ev, size_t n_examples)
+{
+    return met_now(er, ev, n_examples) && !er->cut_short;
 }
 
 void history_where(const px_history_entry *l, char *buf, size_t size)
@@ -418,8 +425,11 @@ int history_since(const px_history *h, const px_results *r, const px_judgement *
         s->last = history_find(h, er->name);
         if (!s->last)
             continue;
-        /* No results at all is not a regression: nothing is known. */
-        s->regressed = er->selected && er->origin != PX_ORIGIN_NONE && !good(er, &j->envs[e], r->n_examples);
+        /* No results at all is not a regression: nothing is known; nor is
+         * a judgement only partial (one shard's file, a run cut short, no
+         * reference to compare with) while nothing judged failed. */
+        s->regressed = er->selected && er->origin != PX_ORIGIN_NONE && !j->envs[e].incomplete &&
+                       !met_now(er, &j->envs[e], r->n_examples);
         if (!has_config(er))
             continue;
         px_config now;

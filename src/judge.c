@@ -47,7 +47,10 @@ const char *div_name(px_div d)
     return d < PX_DIV_COUNT ? n[d] : "?";
 }
 
-const char *attr_name(px_attr a) { return a == PX_ATTR_PRECISION ? "precision" : a == PX_ATTR_DEVICE ? "device" : "none"; }
+const char *attr_name(px_attr a)
+{
+    return a == PX_ATTR_PRECISION ? "precision" : a == PX_ATTR_DEVICE ? "device" : a == PX_ATTR_UNKNOWN ? "unknown" : "none";
+}
 
 const char *rung_name(px_rung r)
 {
@@ -243,8 +246,13 @@ static char *last_line(const char *s)
 typedef struct jctx {
     const px_fixture *f;
     const px_results *r;
-    int ref, twin, oracle; /* indices into r->envs, -1 when absent */
+    int ref, twin, oracle; /* indices into r->envs, -1 when absent (twin: when
+                              the fixture has none; twin_bad says whether it
+                              can be used) */
     px_error *err;
+    const char *no_ref;    /* why there is no reference result; NULL: there is */
+    const char *twin_bad;  /* why the twin cannot tell a cause; NULL: it can */
+    const px_judgement *out;
 } jctx;
 
 static const px_example_result *result_at(const jctx *j, int e, size_t k)
@@ -327,7 +335,9 @@ static long first_difference(const px_generated *a, const px_generated *b)
 /* Whether the generated text holds to same_as_reference; *why when not. */
 static int same_as_reference(const jctx *j, size_t e, size_t k, const px_text_expect *t, char **why)
 {
-    if (t->same == PX_SAME_ANY || (int)e == j->ref)
+    /* Without a reference result nothing is judged against it: the
+     * environment is "not compared" as a whole (not_compared). */
+    if (t->same == PX_SAME_ANY || (int)e == j->ref || j->ref < 0)
         return 1;
     const px_example_result *ref = result_at(j, j->ref, k), *x = &j->r->envs[e].ex[k];
     if (!ref || ref->status != PX_ST_OK || !ref->gen) {
@@ -787,31 +797,52 @@ static px_div diverge(const jctx *j, size_t e, size_t k, const px_verdict *v, ch
  * twin changes it the same way, the device's when the twin keeps the
  * reference's decision. A generator's: a generated path that parts from
  * the reference's is precision's when the twin generates the same path,
- * the device's when the twin's is another. */
+ * the device's when the twin's is another. numeric-drift (the decision
+ * kept, the numbers beyond the tolerance): precision's when the twin drifts
+ * alike (it is beyond the tolerance too), the device's when the twin stays
+ * within it. The twin tells only when its own ladder passed "forward ran"
+ * and it has an output for the example: else the cause is unknown (the
+ * judgement says why). */
 static px_attr attribute(const jctx *j, size_t e, size_t k)
 {
     const px_example_result *ref = result_at(j, j->ref, k), *x = &j->r->envs[e].ex[k];
-    if (!ref || ref->status != PX_ST_OK || x->status != PX_ST_OK)
+    if (!ref || ref->status != PX_ST_OK || x->status != PX_ST_OK || j->twin < 0)
         return PX_ATTR_NONE;
-    if (ref->gen || x->gen) {
+    const px_verdict *v = &j->out->envs[e].ex[k];
+    int gen = ref->gen || x->gen, drift = 0;
+    const char *lr = NULL, *lx = NULL;
+    if (gen) {
         /* A generator's: the path it generated, instead of the label. */
         if (!ref->gen || !x->gen || first_difference(ref->gen, x->gen) < 0)
             return PX_ATTR_NONE;
-        if ((int)e == j->twin)
-            return PX_ATTR_PRECISION;
-        const px_example_result *tw = result_at(j, j->twin, k);
-        if (!tw || tw->status != PX_ST_OK || !tw->gen)
+    } else {
+        lr = label_of(j->r, (size_t)j->ref, ref->label), lx = label_of(j->r, e, x->label);
+        if (!lr || !lx)
             return PX_ATTR_NONE;
-        return first_difference(tw->gen, x->gen) < 0 ? PX_ATTR_PRECISION : PX_ATTR_DEVICE;
+        drift = !strcmp(lr, lx);
+        if (drift && v->outcome != PX_OC_NUMERIC_DRIFT)
+            return PX_ATTR_NONE;
     }
-    const char *lr = label_of(j->r, (size_t)j->ref, ref->label), *lx = label_of(j->r, e, x->label);
-    if (!lr || !lx || !strcmp(lr, lx))
-        return PX_ATTR_NONE;
+    if (j->twin_bad)
+        return PX_ATTR_UNKNOWN;
     if ((int)e == j->twin)
         return PX_ATTR_PRECISION;
     const px_example_result *tw = result_at(j, j->twin, k);
     if (!tw || tw->status != PX_ST_OK)
-        return PX_ATTR_NONE;
+        return PX_ATTR_UNKNOWN;
+    if (gen) {
+        if (!tw->gen)
+            return PX_ATTR_UNKNOWN;
+        return first_difference(tw->gen, x->gen) < 0 ? PX_ATTR_PRECISION : PX_ATTR_DEVICE;
+    }
+    if (drift) {
+        /* The twin against the reference, under the example's tolerance. */
+        px_verdict tv = {0};
+        int within = numbers_ok(j->f, &j->f->examples[k], tw, ref, result_at(j, j->oracle, k), &tv);
+        if (!tv.has_cmp)
+            return PX_ATTR_UNKNOWN;
+        return within ? PX_ATTR_DEVICE : PX_ATTR_PRECISION;
+    }
     const char *lt = label_of(j->r, (size_t)j->twin, tw->label);
     return lt && !strcmp(lt, lx) ? PX_ATTR_PRECISION : PX_ATTR_DEVICE;
 }
@@ -937,10 +968,19 @@ static void ladder(const jctx *j, size_t e, px_env_verdict *ev)
         return;
     }
     set_rung(ev, PX_RUNG_INPUT, PX_RS_PASSED, fmt("vocab sha256 %.12s…", er->m.vocab_sha256));
-    size_t n = j->r->n_examples, first = n;
-    for (size_t k = 0; k < n && first == n; k++)
-        if (er->ex[k].status != PX_ST_OK && er->ex[k].status != PX_ST_REJECTED)
+    /* An example without a result (another shard's, or beyond where a run
+     * was cut short) did not fail to run: it is not known. Forward ran is
+     * judged on the examples that have one; the contract rung is then not
+     * reached (partial). */
+    size_t n = j->r->n_examples, first = n, missing = 0, first_missing = n;
+    for (size_t k = 0; k < n && first == n; k++) {
+        if (er->state != PX_ENV_DOWN && !recorded(&er->ex[k])) {
+            if (!missing++)
+                first_missing = k;
+        } else if (er->ex[k].status != PX_ST_OK && er->ex[k].status != PX_ST_REJECTED) {
             first = k;
+        }
+    }
     if (er->state == PX_ENV_DOWN || first < n) {
         const px_example_result *x = first < n ? &er->ex[first] : NULL;
         set_rung(ev, PX_RUNG_FORWARD, PX_RS_FAILED,
@@ -948,29 +988,41 @@ static void ladder(const jctx *j, size_t e, px_env_verdict *ev)
                    : fmt("%s", er->down_msg ? er->down_msg : "down"));
         return;
     }
-    if (j->f->kind == PX_MODEL_GENERATOR)
+    ev->not_evaluated = missing;
+    if (missing)
+        set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED,
+                 fmt("every evaluated example's output is %s; %zu of %zu not evaluated",
+                     j->f->kind == PX_MODEL_GENERATOR ? "[1,T,V] at each step" : "[1,labels]", missing, n));
+    else if (j->f->kind == PX_MODEL_GENERATOR)
         set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, fmt("every example generated, each step's output [1,T,V]"));
     else
         set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, fmt("every example's output is [1,%zu]", er->n_labels));
     int unmet = 0;
     const char *id = NULL;
     for (size_t k = 0; k < n; k++)
-        if (!outcome_met(ev->ex[k].outcome) && !unmet++)
+        if (!outcome_met(ev->ex[k].outcome) && ev->ex[k].outcome != PX_OC_NOT_EVALUATED && !unmet++)
             id = j->f->examples[k].id;
     if (unmet)
         set_rung(ev, PX_RUNG_CONTRACT, PX_RS_FAILED, fmt("%d example(s) do not meet it, first %s", unmet, id));
     else if ((bad = task_mismatch(j, e)))
         set_rung(ev, PX_RUNG_CONTRACT, PX_RS_FAILED, bad);
+    else if (missing)
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_NOT_REACHED,
+                 fmt("partial: %zu of %zu examples not evaluated (first %s: %s)", missing, n,
+                     j->f->examples[first_missing].id,
+                     er->ex[first_missing].detail ? er->ex[first_missing].detail : "no result"));
+    else if (ev->not_compared)
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_NOT_REACHED, fmt("not compared: no reference (%s)", ev->not_compared));
     else
         set_rung(ev, PX_RUNG_CONTRACT, PX_RS_PASSED, fmt("all %zu examples", n));
 }
 
-static int find_role(const px_fixture *f, const px_results *r, const char *role)
+static int find_role(const px_fixture *f, const px_results *r, const char *role, int any)
 {
     for (size_t e = 0; e < r->n_envs; e++) {
         const px_env *fe = &f->envs[r->envs[e].env_index];
-        if (fe->role && !strcmp(fe->role, role) && r->envs[e].state == PX_ENV_UP && r->envs[e].selected &&
-            r->envs[e].origin != PX_ORIGIN_NONE)
+        if (fe->role && !strcmp(fe->role, role) &&
+            (any || (r->envs[e].state == PX_ENV_UP && r->envs[e].selected && r->envs[e].origin != PX_ORIGIN_NONE)))
             return (int)e;
     }
     return -1;
@@ -997,6 +1049,10 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
     ev->absent = er->selected && er->origin == PX_ORIGIN_NONE;
     ev->down = er->selected && er->state == PX_ENV_DOWN;
     int judged = er->selected && !ev->absent;
+    /* Nothing is judged against what is not there. */
+    if (judged && !ev->down && !ev->is_reference && j->no_ref && !(ev->not_compared = fmt("%s", j->no_ref)))
+        return px_error_oom(j->err, NULL);
+    size_t uncompared = 0, first_uncompared = 0;
     for (size_t k = 0; k < j->r->n_examples; k++) {
         px_verdict *v = &ev->ex[k];
         if (j->f->kind == PX_MODEL_GENERATOR) {
@@ -1010,25 +1066,87 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
          * recorded no inputs. */
         if (judged && !ev->down)
             v->div = diverge(j, e, k, v, &v->div_detail, &v->div_contract);
-        /* Precision or device is the question only when the two ran the
-         * same model on the same input. */
-        int same_inputs = v->div == PX_DIV_NONE || v->div >= PX_DIV_SHAPE;
-        v->attr = ev->is_reference || !same_inputs || !judged ? PX_ATTR_NONE : attribute(j, e, k);
+        /* A candidate's example that ran, with nothing of the reference's
+         * to compare it with: judged by its task checks only. */
+        const px_example_result *x = &er->ex[k], *rx = result_at(j, j->ref, k);
+        if (judged && !ev->down && !ev->is_reference && v->outcome != PX_OC_NOT_EVALUATED && recorded(x) &&
+            (j->ref < 0 || (x->status == PX_ST_OK && rx->status != PX_ST_OK))) {
+            v->not_compared = 1;
+            if (!uncompared++)
+                first_uncompared = k;
+        }
+        if (v->not_compared && v->outcome == PX_OC_PASS) {
+            /* Its task checks hold; its numbers were not compared. */
+            char *d = fmt("%s; not compared: %s", v->detail ? v->detail : "",
+                          j->ref < 0 ? "no reference" : "the reference has no output for it");
+            if (d)
+                free(v->detail), v->detail = d;
+        }
         if (er->selected)
             ev->counts[v->outcome]++;
         if (ev->is_reference && judged && !outcome_met(v->outcome) && v->outcome != PX_OC_NOT_EVALUATED)
             add_finding(out, fmt("the reference itself disagrees with the expectation on %s: %s (%s)",
                                  j->f->examples[k].id, outcome_name(v->outcome), v->detail ? v->detail : ""));
     }
+    if (uncompared && !ev->not_compared) {
+        /* The reference is there, but not for every example (cut short,
+         * another shard's file, a failure of its own). */
+        const px_example_result *rx = result_at(j, j->ref, first_uncompared);
+        ev->not_compared = fmt("the reference has no output for %zu example(s), first %s (%s%s%s)", uncompared,
+                               j->f->examples[first_uncompared].id, status_name(rx->status), rx->detail ? ": " : "",
+                               rx->detail ? rx->detail : "");
+        if (!ev->not_compared)
+            return px_error_oom(j->err, NULL);
+    }
     ladder(j, e, ev);
     /* Met: every rung up to "contract satisfied" passed. */
     ev->met = judged && !ev->down;
-    for (int r = 0; r <= PX_RUNG_CONTRACT; r++)
+    int failed = 0;
+    for (int r = 0; r <= PX_RUNG_CONTRACT; r++) {
         ev->met &= ev->rung[r] == PX_RS_PASSED;
+        failed |= ev->rung[r] == PX_RS_FAILED;
+    }
     for (int o = 0; o < PX_OC_COUNT; o++)
         if (ev->counts[o] && !outcome_met((px_outcome)o))
             ev->met = 0;
+    /* Not met, yet nothing known to be wrong: only something missing. */
+    ev->incomplete = judged && !ev->down && !ev->met && !failed;
     return 0;
+}
+
+/* Precision or device, once every ladder is known (the twin's among them),
+ * for each candidate example that parts from the reference. */
+static void attribute_env(const jctx *j, size_t e, px_env_verdict *ev)
+{
+    const px_env_result *er = &j->r->envs[e];
+    if (ev->is_reference || !er->selected || ev->absent || j->ref < 0)
+        return;
+    for (size_t k = 0; k < j->r->n_examples; k++) {
+        px_verdict *v = &ev->ex[k];
+        /* Precision or device is the question only when the two ran the
+         * same model on the same input. */
+        int same_inputs = v->div == PX_DIV_NONE || v->div >= PX_DIV_SHAPE;
+        v->attr = same_inputs ? attribute(j, e, k) : PX_ATTR_NONE;
+    }
+}
+
+/* Why the twin cannot tell a cause (malloc'd), NULL when it can: it must
+ * have results here and its own ladder must have passed "forward ran". */
+static char *twin_unusable(const jctx *j, const px_judgement *out)
+{
+    const px_env_result *tw = &j->r->envs[j->twin];
+    const px_env_verdict *ev = &out->envs[j->twin];
+    if (!tw->selected)
+        return fmt("the twin %s is not selected (-e)", tw->name);
+    if (tw->origin == PX_ORIGIN_NONE)
+        return fmt("the twin %s has no results (%s)", tw->name, tw->source ? tw->source : "none given");
+    for (int r = 0; r <= PX_RUNG_FORWARD; r++)
+        if (ev->rung[r] != PX_RS_PASSED)
+            return fmt("the twin %s did not pass '%s': %s", tw->name, rung_name((px_rung)r),
+                       ev->rung_detail[r] ? ev->rung_detail[r]
+                       : tw->state == PX_ENV_DOWN ? (tw->down_msg ? tw->down_msg : "down")
+                                                  : rung_state_name(ev->rung[r]));
+    return NULL;
 }
 
 /* The performance rung, and each benchmark's verdict (ev->bench): measured
@@ -1041,31 +1159,37 @@ static int perf_rung(const px_fixture *f, const px_results *r, px_judgement *out
     const px_env_result *er = &r->envs[e];
     if (!er->n_bench || !ev->selected)
         return 0;
-    char *figures = NULL, *why = NULL;
-    size_t fl = 0, wl = 0;
-    FILE *fo = open_memstream(&figures, &fl), *wo = open_memstream(&why, &wl);
-    if (!fo || !wo) {
+    char *figures = NULL, *why = NULL, *cut = NULL;
+    size_t fl = 0, wl = 0, cl = 0;
+    FILE *fo = open_memstream(&figures, &fl), *wo = open_memstream(&why, &wl), *co = open_memstream(&cut, &cl);
+    if (!fo || !wo || !co) {
         if (fo)
             fclose(fo), free(figures);
         if (wo)
             fclose(wo), free(why);
+        if (co)
+            fclose(co), free(cut);
         return px_error_oom(err, NULL);
     }
-    int measured = 0, broken = 0;
+    int measured = 0, broken = 0, stopped = 0;
     if (!(ev->bench = calloc(er->n_bench, sizeof *ev->bench))) {
-        fclose(fo), fclose(wo), free(figures), free(why);
+        fclose(fo), fclose(wo), fclose(co), free(figures), free(why), free(cut);
         return px_error_oom(err, NULL);
     }
     for (size_t b = 0; b < er->n_bench; b++) {
         const px_bench *pb = &er->bench[b];
         px_bench_verdict *v = &ev->bench[b];
         if (bench_judge(f, r, out, e, b, v, err)) {
-            fclose(fo), fclose(wo), free(figures), free(why);
+            fclose(fo), fclose(wo), fclose(co), free(figures), free(why), free(cut);
             return -1;
         }
         ev->n_bench = b + 1;
         char name[32];
         bench_endpoint_name(pb, name, sizeof name);
+        /* A benchmark stopped before its passes (a budget, an interrupt, a
+         * crash) measured part of what it was asked: never "ok". */
+        if (pb->stopped)
+            fprintf(co, "%s%s (%s)", stopped++ ? ", " : "", name, pb->stopped);
         if (!v->comparable && v->curve) {
             fprintf(wo, "%s%s loss curve %s: %s", broken++ ? "; " : "", name,
                     ev->is_reference ? "not finite" : "parts from the reference's", v->curve);
@@ -1078,17 +1202,25 @@ static int perf_rung(const px_fixture *f, const px_results *r, px_judgement *out
             fprintf(fo, "%s%s p50 %.3g ms, %.4g examples/s", measured++ ? ", " : "", name, pb->p50_ms, pb->per_s);
         }
     }
-    fclose(fo), fclose(wo);
-    if (broken)
+    fclose(fo), fclose(wo), fclose(co);
+    if (stopped)
+        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_REACHED,
+                 fmt("cut short: not measured in full: %s%s%s", cut, measured ? "; timed before it stopped: " : "",
+                     measured ? figures : ""));
+    else if (broken)
         set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_MEASURED, fmt("figures not comparable: %s", why));
     else if (!measured)
         set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_MEASURED, fmt("the benchmark timed no forward"));
+    else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED && ev->incomplete)
+        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_REACHED,
+                 fmt("timed (%s), but the contract is not judged in full here (%s): not yet a result", figures,
+                     ev->rung_detail[PX_RUNG_CONTRACT] ? ev->rung_detail[PX_RUNG_CONTRACT] : "not reached"));
     else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED)
         set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_REACHED,
                  fmt("timed (%s), but the contract is not met here: not a result", figures));
     else
         set_rung(ev, PX_RUNG_PERF, PX_RS_PASSED, fmt("measured: %s", figures));
-    free(figures), free(why);
+    free(figures), free(why), free(cut);
     return 0;
 }
 
@@ -1098,22 +1230,32 @@ int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, p
     out->envs = calloc(r->n_envs ? r->n_envs : 1, sizeof *out->envs);
     out->n_envs = r->n_envs;
     out->n_examples = r->n_examples;
-    jctx j = {f, r, r->reference, find_role(f, r, "twin"), find_role(f, r, "oracle"), err};
+    jctx j = {f, r, r->reference, find_role(f, r, "twin", 1), find_role(f, r, "oracle", 0), err, NULL, NULL, out};
+    out->twin = j.twin;
+    char *no_ref = NULL;
     if (j.ref >= 0) {
         const px_env_result *re = &r->envs[j.ref];
-        if (!re->selected) {
-            add_finding(out, fmt("the reference environment %s is not selected (-e): nothing is compared with it",
-                                 re->name));
-            j.ref = -1;
-        } else if (re->origin == PX_ORIGIN_NONE || re->state != PX_ENV_UP) {
-            add_finding(out, fmt("the reference environment %s %s: nothing is compared with it", re->name,
-                                 re->origin == PX_ORIGIN_NONE ? "has no results" : "is down"));
+        if (!re->selected)
+            no_ref = fmt("the reference environment %s is not selected (-e)", re->name);
+        else if (re->origin == PX_ORIGIN_NONE || re->state != PX_ENV_UP)
+            no_ref = fmt("the reference environment %s %s", re->name,
+                         re->origin == PX_ORIGIN_NONE ? "has no results" : "is down");
+        if (no_ref) {
+            add_finding(out, fmt("%s: nothing is compared with it", no_ref));
             j.ref = -1;
         }
+    } else {
+        /* Results of some environments only (run -e, bench -e): the
+         * reference is not among them. */
+        int fr = fixture_reference(f);
+        no_ref = fr >= 0 ? fmt("the reference environment %s is not selected (-e)", f->envs[fr].name)
+                         : fmt("the fixture has no reference environment");
     }
+    j.no_ref = no_ref;
     out->all_met = 1;
     for (size_t e = 0; e < r->n_envs; e++) {
         if (judge_env(&j, e, out) || perf_rung(f, r, out, e, err)) {
+            free(no_ref);
             judgement_free(out);
             return -1;
         }
@@ -1121,8 +1263,55 @@ int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, p
             continue;
         out->all_met &= out->envs[e].met;
         out->any_down |= out->envs[e].down || out->envs[e].absent;
+        out->any_incomplete |= judgement_env_incomplete(&out->envs[e]);
     }
+    free(no_ref);
+    j.no_ref = NULL;
+    /* The twin's own ladder is known now: blame only from a valid twin. */
+    if (j.twin >= 0)
+        j.twin_bad = out->twin_unusable = twin_unusable(&j, out);
+    for (size_t e = 0; e < r->n_envs; e++)
+        attribute_env(&j, e, &out->envs[e]);
     return 0;
+}
+
+int judgement_env_incomplete(const px_env_verdict *ev)
+{
+    return ev->selected && (ev->down || ev->absent || ev->not_compared || ev->incomplete);
+}
+
+char *judgement_not_compared_words(const px_judgement *j, size_t e)
+{
+    const px_env_verdict *ev = &j->envs[e];
+    return ev->not_compared ? fmt("not compared: no reference (%s)", ev->not_compared) : NULL;
+}
+
+char *judgement_cause_words(const px_judgement *j, size_t e, size_t k)
+{
+    const px_verdict *v = &j->envs[e].ex[k];
+    int drift = v->outcome == PX_OC_NUMERIC_DRIFT, gen = v->text != NULL;
+    switch (v->attr) {
+    case PX_ATTR_PRECISION:
+        if ((int)e == j->twin)
+            return fmt("precision (this is the bfloat16 twin)");
+        return fmt("precision (the bfloat16 twin %s)", drift ? "drifts alike, beyond the tolerance too"
+                                                       : gen ? "generates the same path"
+                                                             : "changes it the same way");
+    case PX_ATTR_DEVICE:
+        return fmt("device (the twin %s)", drift ? "stays within the tolerance"
+                                           : gen ? "generates another path"
+                                                 : "keeps the reference's decision");
+    case PX_ATTR_UNKNOWN:
+        if (j->twin_unusable)
+            return fmt("unknown: %s", j->twin_unusable);
+        if (j->twin >= 0) {
+            const px_verdict *tv = &j->envs[j->twin].ex[k];
+            return fmt("unknown: the twin has no output for it (%s%s%s)", outcome_name(tv->outcome),
+                       tv->detail ? ": " : "", tv->detail ? tv->detail : "");
+        }
+        return fmt("unknown");
+    default: return NULL;
+    }
 }
 
 void judgement_free(px_judgement *j)
@@ -1142,8 +1331,10 @@ void judgement_free(px_judgement *j)
         for (size_t b = 0; b < ev->n_bench; b++)
             bench_verdict_free(&ev->bench[b]);
         free(ev->bench);
+        free(ev->not_compared);
     }
     free(j->envs);
+    free(j->twin_unusable);
     for (size_t i = 0; i < j->n_findings; i++)
         free(j->findings[i]);
     free(j->findings);

@@ -25,6 +25,8 @@ static void text_ladder(FILE *o, const px_env_verdict *ev)
     for (int r = 0; r < PX_RUNG_COUNT; r++)
         if (ev->rung[r] == PX_RS_FAILED)
             fprintf(o, "  %s failed: %s\n", rung_name((px_rung)r), ev->rung_detail[r]);
+        else if (r < PX_RUNG_PERF && ev->rung[r] == PX_RS_NOT_REACHED && ev->rung_detail[r])
+            fprintf(o, "  %s not reached: %s\n", rung_name((px_rung)r), ev->rung_detail[r]);
     /* The second question's answer, when a benchmark gave one (parity
      * bench): what was measured, or why its figures do not count. */
     if (ev->rung_detail[PX_RUNG_PERF])
@@ -118,7 +120,15 @@ void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_jud
             text_since(o, er, ev, since ? &since[e] : NULL);
             continue;
         }
-        fprintf(o, ": %s\n", ev->met ? "meets the contract" : "DOES NOT meet the contract");
+        /* Not judged in full (no reference, examples without results) is
+         * not a known failure, and never a pass. */
+        fprintf(o, ": %s\n", ev->met ? "meets the contract"
+                             : ev->incomplete ? "NOT JUDGED IN FULL: it does not meet the contract"
+                                              : "DOES NOT meet the contract");
+        if (ev->not_compared)
+            fprintf(o, "  not compared: no reference (%s): its numbers, decisions, earliest divergence and "
+                       "causes are not evaluated; its task checks are\n",
+                    ev->not_compared);
         text_ladder(o, ev);
         text_since(o, er, ev, since ? &since[e] : NULL);
         text_counts(o, ev);
@@ -144,10 +154,10 @@ void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_jud
             if (v->div != PX_DIV_NONE)
                 fprintf(o, "  %-20s parts from the %s at %s: %s\n", "", v->div_contract ? "contract" : "reference",
                         div_name(v->div), v->div_detail ? v->div_detail : "");
-            if (v->attr != PX_ATTR_NONE)
-                fprintf(o, "  %-20s cause: %s (%s)\n", "", attr_name(v->attr),
-                        v->attr == PX_ATTR_PRECISION ? "the bfloat16 twin changes it the same way"
-                                                     : "the twin keeps the reference's decision");
+            char *cause = judgement_cause_words(j, e, k);
+            if (cause)
+                fprintf(o, "  %-20s cause: %s\n", "", cause);
+            free(cause);
         }
     }
     if (j->n_findings)
@@ -200,13 +210,17 @@ static void json_review(FILE *o, const px_fixture *f, const px_results *r, size_
     fputc('}', o);
 }
 
-static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, size_t e, size_t k, const px_verdict *v)
+static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e, size_t k,
+                         const px_verdict *v)
 {
     const px_example_result *x = &r->envs[e].ex[k];
     fputc('{', o);
     json_key(o, "id"), emit_json_string(o, f->examples[k].id), fputc(',', o);
     json_key(o, "outcome"), emit_json_string(o, outcome_name(v->outcome)), fputc(',', o);
     json_key(o, "met"), fputs(outcome_met(v->outcome) ? "true," : "false,", o);
+    /* Judged by its task checks only: nothing of the reference's to
+     * compare it with. */
+    json_key(o, "not_compared"), fputs(v->not_compared ? "true," : "false,", o);
     json_key(o, "detail"), json_str_or_null(o, v->detail), fputc(',', o);
     json_key(o, "label"), json_str_or_null(o, results_label(&r->envs[e], x)), fputc(',', o);
     if (f->kind == PX_MODEL_GENERATOR) {
@@ -258,6 +272,10 @@ static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, size
     json_key(o, "cause");
     json_str_or_null(o, v->attr == PX_ATTR_NONE ? NULL : attr_name(v->attr));
     fputc(',', o);
+    /* The cause in words, with why it is unknown when it is. */
+    char *cause = judgement_cause_words(j, e, k);
+    json_key(o, "cause_detail"), json_str_or_null(o, cause), fputc(',', o);
+    free(cause);
     json_review(o, f, r, e, k);
     fputc('}', o);
 }
@@ -319,6 +337,10 @@ static void json_env(FILE *o, const px_fixture *f, const px_results *r, const px
     json_key(o, "dtype"), emit_json_string(o, results_env_dtype(f, er)), fputc(',', o);
     json_key(o, "met"), fputs(!ev->selected ? "null," : ev->met ? "true," : "false,", o);
     json_key(o, "cut_short"), json_str_or_null(o, er->cut_short), fputc(',', o);
+    /* Judged without a reference result: why (null: compared, or the
+     * reference); incomplete: not met only for want of something. */
+    json_key(o, "not_compared"), json_str_or_null(o, ev->not_compared), fputc(',', o);
+    json_key(o, "incomplete"), fputs(judgement_env_incomplete(ev) ? "true," : "false,", o);
     json_since(o, er, since ? &since[e] : NULL);
     fputc(',', o);
     json_key(o, "ladder"), fputc('[', o);
@@ -339,7 +361,7 @@ static void json_env(FILE *o, const px_fixture *f, const px_results *r, const px
     json_key(o, "examples"), fputc('[', o);
     for (size_t k = 0; k < r->n_examples; k++) {
         fputs(k ? "," : "", o);
-        json_verdict(o, f, r, e, k, &ev->ex[k]);
+        json_verdict(o, f, r, j, e, k, &ev->ex[k]);
     }
     fputs("]}", o);
 }
@@ -425,6 +447,8 @@ void report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judg
             continue;
         if (ev->absent)
             fprintf(o, "# %s: not evaluated: %s\n", r->envs[e].name, r->envs[e].source ? r->envs[e].source : "");
+        if (ev->not_compared)
+            fprintf(o, "# %s: not compared: no reference (%s): task checks only\n", r->envs[e].name, ev->not_compared);
         tap_since(o, &r->envs[e], since ? &since[e] : NULL);
         for (int k = 0; k < PX_RUNG_COUNT; k++)
             if (ev->rung[k] == PX_RS_FAILED)
@@ -447,7 +471,9 @@ void report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judg
                 failed = k;
         fprintf(o, "%s %zu - %s: contract%s%s\n", ev->met ? "ok" : "not ok", ++n, r->envs[e].name,
                 ev->met ? "" : " - ", ev->met ? "" : ev->absent ? "not evaluated" : failed >= 0 ? rung_name((px_rung)failed)
-                                                                                                : "not met");
+                                                    : ev->not_compared ? "not compared: no reference"
+                                                    : ev->incomplete   ? "partial: examples not evaluated"
+                                                                       : "not met");
     }
     for (size_t i = 0; i < j->n_findings; i++)
         fprintf(o, "# finding: %s\n", j->findings[i]);

@@ -300,9 +300,15 @@ static void example(FILE *o, const px_story *s, size_t k)
                     s->envs[e].selected ? "no results" : "not selected");
             continue;
         }
-        fprintf(o, "<td class=\"%s\">%s ", c->met ? "met" : "unmet", mark(c->met));
+        if (c->not_compared)
+            fputs("<td class=\"ne\">– ", o);
+        else
+            fprintf(o, "<td class=\"%s\">%s ", c->met ? "met" : "unmet", mark(c->met));
         h(o, outcome_name(c->outcome));
-        fputs(c->met ? " (meets the contract)" : " (does NOT meet it)", o);
+        fputs(c->met            ? " (meets the contract)"
+              : c->not_compared ? " (task checks hold; not compared: no reference)"
+                                : " (does NOT meet it)",
+              o);
         fputs("</td><td>", o);
         if (s->generate && c->generated)
             generated_text(o, c);
@@ -325,7 +331,7 @@ static void example(FILE *o, const px_story *s, size_t k)
         const px_story_cell *c = &x->cells[e];
         if (!c->present)
             continue;
-        if (c->detail && !c->met)
+        if (c->detail && !c->met && !c->not_compared)
             tag_text(o, "<li>", s->envs[e].name, ": "), h(o, c->detail), fputs("</li>\n", o);
         if (c->divergence)
             tag_text(o, "<li>Earliest divergence in ", s->envs[e].name, ": "), h(o, c->divergence),

@@ -192,7 +192,10 @@ static void md_example(FILE *o, const px_story *s, size_t k)
             continue;
         }
         md_cell(o, outcome_name(c->outcome));
-        fputs(c->met ? " (meets the contract)" : " (does NOT meet it)", o);
+        fputs(c->met            ? " (meets the contract)"
+              : c->not_compared ? " (task checks hold; not compared: no reference)"
+                                : " (does NOT meet it)",
+              o);
         fputs(" | ", o), md_label_cell(o, s, c), fputs(" | ", o);
         md_cell(o, c->diff_words ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
         fputs(" |\n", o);
@@ -202,7 +205,7 @@ static void md_example(FILE *o, const px_story *s, size_t k)
         const px_story_cell *c = &x->cells[e];
         if (!c->present)
             continue;
-        if (c->detail && !c->met)
+        if (c->detail && !c->met && !c->not_compared)
             fputs("- ", o), md_text(o, s->envs[e].name), fputs(": ", o), md_text(o, c->detail), fputc('\n', o);
         if (c->divergence)
             fputs("- Earliest divergence in ", o), md_text(o, s->envs[e].name), fputs(": ", o),

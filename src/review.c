@@ -130,9 +130,13 @@ static int passes_filter(const px_session *rv, size_t k)
         return decision_kind(d) == PX_DEC_FLAG;
     case PX_FILTER_FAILURES:
         /* An environment left out or without results fails no example of
-         * its own: the header says so once. */
+         * its own: the header says so once. An example judged without the
+         * reference's (its task checks only) is not a pass either: its
+         * numbers were never compared (the summary says "not judged in
+         * full"). */
         for (size_t e = 0; j && e < j->n_envs; e++)
-            if (j->envs[e].selected && !j->envs[e].absent && !outcome_met(j->envs[e].ex[k].outcome))
+            if (j->envs[e].selected && !j->envs[e].absent &&
+                (!outcome_met(j->envs[e].ex[k].outcome) || j->envs[e].ex[k].not_compared))
                 return 1;
         return 0;
     case PX_FILTER_DIFFERENCES:

@@ -1344,9 +1344,21 @@ static void run_bench(px_runner *r, px_env_result *er)
         else
             bench_endpoint(r, er, &bench[i], ok, n_ok);
     }
+    /* A benchmark cut short (a budget, an interrupt) cuts the environment's
+     * run short: the results file says so, so that a check of it at home
+     * exits 5 as the run here did, never "performance ok". */
+    char cut[256] = "";
+    for (size_t i = 0; i < r->opts.n_bench && !cut[0]; i++)
+        if (bench[i].cut) {
+            char name[32];
+            snprintf(cut, sizeof cut, "%s, in the benchmark %s", bench[i].stopped ? bench[i].stopped : "stopped",
+                     bench_endpoint_name(&bench[i], name, sizeof name));
+        }
     pthread_mutex_lock(&r->mu);
     er->bench = bench;
     er->n_bench = r->opts.n_bench;
+    if (cut[0] && !er->cut_short)
+        er->cut_short = strdup(cut);
     pthread_mutex_unlock(&r->mu);
     free(ok);
     notify(r);

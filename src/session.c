@@ -177,12 +177,13 @@ void session_close(px_check *s)
 int session_exit(const px_results *r, const px_judgement *j, const px_since *since, int since_good)
 {
     if (!since_good)
-        return j->any_down ? PX_EXIT_ENV : j->all_met ? PX_EXIT_OK : PX_EXIT_FAILED;
+        return j->any_incomplete ? PX_EXIT_ENV : j->all_met ? PX_EXIT_OK : PX_EXIT_FAILED;
     /* Only regressions fail. An environment that met the contract before
      * (it has a last good configuration) and does not now is one, whatever
      * the cause, down included (1); one without any results leaves the
-     * check incomplete (3), as does one down that never met it; an
-     * environment that never met the contract does not count. */
+     * check incomplete (3), as does one down or judged only in part (not
+     * compared: no reference; a shard) that never met it; an environment
+     * that never met the contract does not count. */
     int rc = PX_EXIT_OK;
     for (size_t e = 0; e < r->n_envs; e++) {
         const px_env_verdict *ev = &j->envs[e];
@@ -192,7 +193,7 @@ int session_exit(const px_results *r, const px_judgement *j, const px_since *sin
             rc = px_exit_worse(rc, PX_EXIT_ENV);
         else if (since && since[e].regressed)
             rc = px_exit_worse(rc, PX_EXIT_FAILED);
-        else if (ev->down)
+        else if (judgement_env_incomplete(ev))
             rc = px_exit_worse(rc, PX_EXIT_ENV);
     }
     return rc;

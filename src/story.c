@@ -160,7 +160,10 @@ static void build_env(bctx *b, size_t e, px_story_env *se)
     se->settings = dup(b, set);
     se->selected = ev->selected;
     se->is_reference = ev->is_reference;
-    se->evaluated = ev->selected && !ev->absent && !ev->down;
+    /* Judged only in part (no reference to compare with, examples without
+     * results) with nothing found wrong: not evaluated in full, never a
+     * pass nor a failure. */
+    se->evaluated = ev->selected && !ev->absent && !ev->down && !ev->incomplete;
     se->met = ev->selected && ev->met;
     if (er->origin == PX_ORIGIN_RUN)
         se->source = dup(b, "run here");
@@ -179,6 +182,14 @@ static void build_env(bctx *b, size_t e, px_story_env *se)
         se->state = fmt(b, "not evaluated: could not run (%s: %s)", proto_stage_name(er->down_stage),
                         msg ? msg : "down");
         free(msg);
+    } else if (ev->incomplete) {
+        char *why = red(b, ev->rung_detail[PX_RUNG_CONTRACT]);
+        se->state = fmt(b, "not judged in full: %s", why ? why : "");
+        free(why);
+    } else if (ev->not_compared) {
+        char *why = red(b, ev->not_compared);
+        se->state = fmt(b, "does NOT meet the contract; not compared: no reference (%s)", why ? why : "");
+        free(why);
     } else
         se->state = dup(b, ev->met ? "meets the contract" : "does NOT meet the contract");
     se->counts = counts_of(b, ev);
@@ -347,7 +358,10 @@ static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
     const px_example_result *x = &er->ex[k];
     c->present = 1;
     c->outcome = v->outcome;
-    c->met = outcome_met(v->outcome);
+    /* Without a reference, an example's task checks are judged but not
+     * the rest: it never "meets the contract". */
+    c->not_compared = v->not_compared && outcome_met(v->outcome);
+    c->met = outcome_met(v->outcome) && !c->not_compared;
     const char *label = results_label(er, x);
     c->label = label ? dup(b, label) : NULL;
     if (x->status == PX_ST_OK && x->n_values == er->n_labels && x->n_values) {
@@ -373,10 +387,13 @@ static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
                             div_name(v->div), d ? ": " : "", d ? d : "");
         free(d);
     }
-    if (v->attr == PX_ATTR_PRECISION)
-        c->cause = dup(b, "precision: the bfloat16 twin changes it the same way");
-    else if (v->attr == PX_ATTR_DEVICE)
-        c->cause = dup(b, "the device: the twin keeps the reference's decision");
+    if (v->not_compared && !v->has_cmp)
+        c->diff_words = dup(b, "not compared: no reference");
+    char *cause = judgement_cause_words(b->j, e, k);
+    if (cause) {
+        c->cause = red(b, cause);
+        free(cause);
+    }
 }
 
 /* A generator's expectation: "text matching /Friday/ and /19:00/, not
@@ -610,6 +627,11 @@ static void build_not_evaluated(bctx *b)
             continue;
         }
         any_selected = 1;
+        if (se->evaluated && ev->not_compared) {
+            char *why = red(b, ev->not_compared);
+            push(b, &s->not_evaluated, fmt(b, "%s: not compared: no reference (%s)", se->name, why ? why : ""));
+            free(why);
+        }
         if (!se->evaluated) {
             push(b, &s->not_evaluated, fmt(b, "%s: %s", se->name, se->state));
             perf_everywhere = 0;
@@ -669,7 +691,7 @@ static void build_pending(bctx *b, const px_journal *jn)
 
 static char *verdict_line(bctx *b)
 {
-    size_t sel = 0, met = 0, down = 0;
+    size_t sel = 0, met = 0, down = 0, partial = 0;
     char failing[512] = "";
     for (size_t e = 0; e < b->s->n_envs; e++) {
         const px_story_env *se = &b->s->envs[e];
@@ -677,7 +699,7 @@ static char *verdict_line(bctx *b)
             continue;
         sel++;
         if (!se->evaluated)
-            down++;
+            down++, partial += b->j->envs[e].incomplete;
         else if (se->met)
             met++;
         else
@@ -690,7 +712,8 @@ static char *verdict_line(bctx *b)
     if (failing[0])
         return fmt(b, "The contract is NOT met: %s %s not meet it%s.", failing, strchr(failing, ',') ? "do" : "does",
                    down ? "; some environments were not evaluated" : "");
-    return fmt(b, "Not judged in full: %zu of %zu selected environments were not evaluated.", down, sel);
+    return fmt(b, "Not judged in full: %zu of %zu selected environments were not evaluated%s.", down, sel,
+               partial ? " in full (no reference to compare with, or examples without results)" : "");
 }
 
 px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, px_error *err)

@@ -169,8 +169,18 @@ Test(bench, budget_and_limit_stop_it_like_a_run, .timeout = 300)
     cr_expect_str_eq(res->envs[0].bench[0].stopped, "budget (3 s) ran out");
     cr_expect_gt(res->envs[0].bench[0].forwards, 0);
     cr_expect(strstr(b.out, "stopped early: budget (3 s) ran out"), "%s", b.out);
+    /* The file says the run was cut short, so that a check of it at home
+     * says what the bench here said: exit 5, and the performance rung not
+     * reached, naming the endpoint not measured in full (never "ok"). */
+    cr_expect_str_eq(res->envs[0].cut_short, "budget (3 s) ran out, in the benchmark single");
     results_free(res), fixture_free(f);
-    tl_free(&r), tl_free(&b);
+    cmd_result c = tl_run((const char *[]){"parity", "check", DEMO, "--results", out, "-e", "reference", NULL});
+    cr_expect_eq(c.status, 5, "%s%s", c.out, c.err);
+    cr_expect(strstr(c.out, "performance [not reached]"), "%s", c.out);
+    cr_expect(strstr(c.out, "  performance: cut short: not measured in full: single (budget (3 s) ran out)"), "%s",
+              c.out);
+    cr_expect_null(strstr(c.out, "performance [ok]"), "%s", c.out);
+    tl_free(&r), tl_free(&b), tl_free(&c);
     free(out);
 }
 

@@ -111,8 +111,11 @@ typedef struct px_since {
                          in a results file) and `changed` says what differs */
     unsigned changed; /* bits 1u << px_cfg_field */
     int regressed;    /* it met the contract before (last) and does not now,
-                         down included; never for one not selected (-e) nor
-                         for one without results (nothing is known) */
+                         down included; never for one not selected (-e),
+                         for one without results (nothing is known), nor
+                         for one judged only in part with nothing failed
+                         (px_env_verdict.incomplete: a shard's file, no
+                         reference to compare with) */
 } px_since;
 
 /* For each environment of r (out parallel to r->envs). -1 on out of

@@ -66,7 +66,13 @@ typedef enum px_div {
 } px_div;
 const char *div_name(px_div d);
 
-typedef enum px_attr { PX_ATTR_NONE, PX_ATTR_PRECISION, PX_ATTR_DEVICE } px_attr;
+/* Why a candidate parts from the reference, told by the bfloat16 twin (role
+ * twin): precision when the twin parts the same way, the device when the
+ * twin keeps to the reference; unknown when the twin cannot tell (it did
+ * not pass "forward ran", is down, has no results, has no result for the
+ * example): judgement_cause_words says why. None: nothing to attribute
+ * (no change, no reference, no twin in the fixture). */
+typedef enum px_attr { PX_ATTR_NONE, PX_ATTR_PRECISION, PX_ATTR_DEVICE, PX_ATTR_UNKNOWN } px_attr;
 const char *attr_name(px_attr a);
 
 typedef enum px_rung {
@@ -102,7 +108,15 @@ typedef struct px_verdict {
     /* (Ordered to leave no padding.) */
     px_outcome outcome;
     int has_cmp;          /* numbers compared with the reference */
-    int has_oracle;
+    unsigned char has_oracle;
+    unsigned char not_compared; /* a candidate's example that ran, judged by
+                                   its task checks only: no reference result
+                                   (the environment's not_compared), or none
+                                   for this example (the reference did not
+                                   run it, or failed it). Its numbers,
+                                   decision against the reference and cause
+                                   are not evaluated. (Two bytes where an int
+                                   was: the struct keeps its size.) */
     px_div div;           /* earliest divergence from the reference, or from
                              what the contract says (div_contract) */
     int div_contract;     /* 1: the stage differs from the contract (pins,
@@ -144,6 +158,23 @@ typedef struct px_env_verdict {
     int is_reference, down, met;
     int selected;         /* 0: left out with -e: not judged, not counted */
     int absent;           /* 1: the contract names it, nobody provided results */
+    char *not_compared;   /* a candidate judged without a reference result
+                             (the reference not selected, without results,
+                             down): why, e.g. "the reference environment
+                             reference is not selected (-e)". Its numbers,
+                             decision, earliest divergence from the
+                             reference and cause are not evaluated; its
+                             task checks (label, any_of, rejection,
+                             constraints) are; it does not meet the
+                             contract ("contract satisfied" not reached).
+                             NULL: compared, the reference, or not judged */
+    size_t not_evaluated; /* examples without a result in an environment
+                             that ran (a shard's file, a run cut short) */
+    int incomplete;       /* 1: it does not meet the contract only for want
+                             of something (a reference to compare with,
+                             examples not evaluated): no rung failed, so
+                             nothing is known to be wrong: never a
+                             regression, never a pass */
     px_bench_verdict *bench; /* one per benchmark of its results (bench_judge) */
     size_t n_bench;
 } px_env_verdict;
@@ -156,7 +187,30 @@ typedef struct px_judgement {
     int all_met;          /* every selected environment meets the contract */
     int any_down;         /* some selected environment could not run or has
                              no results */
+    int any_incomplete;   /* some selected environment was not judged in
+                             full: down, without results, not compared (no
+                             reference), or partial (judgement_env_incomplete):
+                             check's exit status 3 */
+    int twin;             /* the twin (role twin) in r->envs, -1 when the
+                             fixture has none */
+    char *twin_unusable;  /* why the twin cannot tell precision from the
+                             device ("the twin cpu-bf16 did not pass 'forward
+                             ran': ..."); NULL when it can or there is none */
 } px_judgement;
+
+/* Not judged in full: down, without results, not compared with the
+ * reference, or partial (px_env_verdict.incomplete). Exit status 3. */
+int judgement_env_incomplete(const px_env_verdict *ev);
+
+/* "not compared: no reference (why)" for environment e (malloc'd); NULL
+ * when it was compared (or is the reference, or was not judged). */
+char *judgement_not_compared_words(const px_judgement *j, size_t e);
+
+/* Example k's cause in environment e, in words (malloc'd): "precision (the
+ * bfloat16 twin changes it the same way)", "device (the twin keeps the
+ * reference's decision)", "unknown: the twin cpu-bf16 did not pass 'forward
+ * ran': ..."; NULL when the verdict has none (attr PX_ATTR_NONE). */
+char *judgement_cause_words(const px_judgement *j, size_t e, size_t k);
 
 /* Does a review decision, made on environment `env` when its results for
  * the example hashed to `results`, apply to what environment e recorded

@@ -87,8 +87,8 @@ int session_judge(const px_check *s, px_judgement *j, px_error *err);
 void session_close(px_check *s);
 
 /* check's exit status: since_good, only regressions fail (1); an
- * environment without results, down, or not compared for want of a
- * reference leaves the check incomplete (3), which is worse than a known
+ * environment without results, down, or judged only in part (not compared
+ * for want of a reference, a shard) leaves the check incomplete (3), which is worse than a known
  * failure (1); else 0 when every selected environment meets the contract. */
 int session_exit(const px_results *r, const px_judgement *j, const px_since *since, int since_good);
 

@@ -85,6 +85,8 @@ typedef struct px_story_cell {
     int present;       /* 0: the environment was not selected or has no results */
     px_outcome outcome;
     int met;
+    int not_compared;  /* its task checks were judged, its numbers never
+                          compared: no reference (met is 0 then) */
     char *label;       /* the decided label, NULL when none */
     double *probs;     /* softmax of the output, one per label (NULL: none) */
     size_t n_probs;

@@ -210,7 +210,12 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
         printf_wrapped(o, "first forward",
                        "%s (the probe input: any lazy compilation, JIT profiling or graph capture happen here)",
                        ms(e->m.first_forward_ms, a2, sizeof a2));
-        if (!ev->met)
+        if (judgement_env_incomplete(ev))
+            printf_wrapped(o, "contract",
+                           "not judged in full in this run (%s): the figures below are not yet of a path known to "
+                           "give the answers asked for",
+                           ev->rung_detail[PX_RUNG_CONTRACT] ? ev->rung_detail[PX_RUNG_CONTRACT] : "not reached");
+        else if (!ev->met)
             print_wrapped(o, "contract",
                           "NOT met in this run: the figures below are of a path that does not give the answers "
                           "asked for");
@@ -218,8 +223,11 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
         for (size_t b = 0; b < ev->n_bench; b++) {
             const px_bench_verdict *v = &ev->bench[b];
             print_endpoint(o, &e->bench[b], v, ev->is_reference);
-            if (!v->comparable || v->batching || !ev->met)
+            /* Not judged in full (no reference here): incomplete, 3. */
+            if (!v->comparable || v->batching || (!ev->met && !judgement_env_incomplete(ev)))
                 rc = px_exit_worse(rc, PX_EXIT_FAILED);
+            else if (judgement_env_incomplete(ev))
+                rc = px_exit_worse(rc, PX_EXIT_ENV);
             if (e->bench[b].cut)
                 rc = px_exit_worse(rc, PX_EXIT_CUT_SHORT);
         }

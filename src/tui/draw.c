@@ -204,6 +204,9 @@ static void draw_list(tui *t, int top, int rows, int w)
                 tui_put(t, top + r, x0, 6, PX_EL_NOT_EVALUATED, "-"); /* never coming */
             else if (x->status == PX_ST_PENDING)
                 tui_put(t, top + r, x0, 6, PX_EL_RUNNING, "…");
+            else if (t->judged && t->j.envs[e].ex[k].not_compared && t->j.envs[e].ex[k].outcome == PX_OC_PASS)
+                /* Its label is right, its numbers were never compared: not "ok". */
+                tui_put(t, top + r, x0, 6, PX_EL_NOT_EVALUATED, "n/c");
             else if (t->judged)
                 tui_put(t, top + r, x0, 6, element_of(t->j.envs[e].ex[k].outcome), badge(t->j.envs[e].ex[k].outcome));
         }
@@ -564,9 +567,16 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
     /* What follows the text, measured first, so the text gets the rows
      * the rest leaves (at least 3) and nothing below is cut for it. */
     char diff[1400] = "", div[1400] = "", note[1400] = "", decided[600] = "", *fit_words = NULL;
+    char *why = v ? judgement_cause_words(&t->j, (size_t)cand, (size_t)k) : NULL, cause[1400] = "";
+    if (why)
+        snprintf(cause, sizeof cause, "cause: %s", why);
+    free(why);
     if (v && v->has_cmp)
         snprintf(diff, sizeof diff, "%s |Δ| %.4g vs %.4g allowed: %s", v->stat, v->cmp.value, v->cmp.threshold,
                  tol->why ? tol->why : "no written why");
+    else if (v && v->not_compared && t->j.envs[cand].not_compared)
+        /* Nothing is judged against what is not there: said, not left blank. */
+        snprintf(diff, sizeof diff, "not compared: no reference (%s)", t->j.envs[cand].not_compared);
     if (v && v->div != PX_DIV_NONE)
         snprintf(div, sizeof div, "parts from the reference at %s: %s", div_name(v->div),
                  v->div_detail ? v->div_detail : "");
@@ -611,7 +621,7 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
             t->side_labels = labels;
             t->verdict_cap = c;
             int fixed = 1 + 1 + rows_of(output, w, c ? 2 : 0) + rows_of(diff, w, c ? 2 : 0) + rows_of(div, w, c ? 2 : 0) +
-                        (v && v->attr != PX_ATTR_NONE) + rows_of(decided, w, c ? 2 : 0) +
+                        rows_of(cause, w, c ? 2 : 0) + rows_of(decided, w, c ? 2 : 0) +
                         rows_of(fit_words, w - 2, c ? 2 : 0) + rows_of(note, w, c) + 1;
             int why = ex->why ? rows_of(ex->why, w - 5, c ? 2 : 0) : 0;
             int a_rows = side_rows(t, ref, (size_t)k, stacked ? w : half - 1);
@@ -660,8 +670,8 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
         y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_NORMAL, diff);
     if (div[0] && y < end)
         y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_CHANGED, div);
-    if (v && v->attr != PX_ATTR_NONE && y < end)
-        putf(t, y++, x, w, PX_EL_NORMAL, "cause: %s", attr_name(v->attr));
+    if (cause[0] && y < end)
+        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_NORMAL, cause);
     if (y < end)
         y += put_wrapped(t, y, x, w, end - y < 2 ? end - y : 2, proposal ? PX_EL_CHANGED : PX_EL_DECISION, decided);
     /* A decision made on another environment, or on results that changed
