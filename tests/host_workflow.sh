@@ -128,6 +128,10 @@ printf 'wait\ndump live\nq\n' > keys
 PARITY_TORCH=/nonexistent PARITY_KEYS=keys PARITY_DUMP_DIR=. parity_bin=$host eval "$host_review" > review.log 2>&1 ||
     { cat review.log; fail "the README's live review: $host_review"; }
 grep -q 'tpu' live || fail "the live review does not show the tpu"
+# Without the reference there, the broken device is never "pass": the
+# screen says nothing was compared, and never waits for the others.
+grep -q 'not compared: no reference' live || { cat live; fail "the live review does not say it compared nothing"; }
+! grep -q 'running…' live || { cat live; fail "the live review waits for environments that will not run"; }
 unset PARITY_TESTDEV_NUMERICS
 
 # Home: the same fixture, the file carried home beside it.
@@ -148,6 +152,17 @@ for n in ("reference", "cpu-bf16"):
 bad = {k: v for k, v in e["tpu"]["counts"].items() if v and k in ("numeric-drift", "wrong-label")}
 assert bad, e["tpu"]["counts"]
 EOF
+# The same file checked alone (-e tpu): no reference, so nothing is
+# compared; a broken device is never a pass, the contract is not met
+# (exit 3) and no last good configuration is recorded.
+rm -f .fixture.yaml.parity-history.yaml
+status=0
+"$parity" check fixture.yaml --results tpu-results.yaml -e tpu > alone.out 2>&1 || status=$?
+[ "$status" -eq 3 ] || { cat alone.out; fail "check -e tpu alone: exit $status, want 3"; }
+grep -q 'not compared: no reference' alone.out || { cat alone.out; fail "check -e tpu alone does not say it compared nothing"; }
+! grep -q 'contract met' alone.out || { cat alone.out; fail "check -e tpu alone says the contract is met"; }
+[ ! -e .fixture.yaml.parity-history.yaml ] || ! grep -q 'tpu' .fixture.yaml.parity-history.yaml ||
+    fail "check -e tpu alone recorded a last good configuration"
 # Each of the README's home commands, as printed.
 readme_cmds '^### On a TPU VM' '^## ' | grep -e '--results tpu-results.yaml' > home-cmds || true
 readme_cmds '^## After the machine is gone' '^A \*\*report' >> home-cmds || true
