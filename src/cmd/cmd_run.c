@@ -308,8 +308,13 @@ int check_cut_short_exit(const px_results *res, int rc)
             size_t left = 0;
             for (size_t k = 0; k < res->n_examples; k++)
                 left += res->envs[i].ex[k].status == PX_ST_NOT_EVALUATED;
-            fprintf(stderr, "parity: %s: cut short (%s): %zu of %zu examples not evaluated\n", res->envs[i].name,
-                    res->envs[i].cut_short, left, res->n_examples);
+            if (left)
+                fprintf(stderr, "parity: %s: cut short (%s): %zu of %zu examples not evaluated\n", res->envs[i].name,
+                        res->envs[i].cut_short, left, res->n_examples);
+            else /* every example ran: what was cut is the benchmark */
+                fprintf(stderr, "parity: %s: cut short (%s): every example ran, the benchmark was not measured in "
+                                "full\n",
+                        res->envs[i].name, res->envs[i].cut_short);
             rc = px_exit_worse(rc, PX_EXIT_CUT_SHORT);
         }
     return rc;
