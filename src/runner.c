@@ -33,7 +33,16 @@ typedef struct child {
     size_t *shapes;    /* sequence lengths this child has run once (a lazy
                           device compiles each new one on its first forward) */
     size_t n_shapes, cap_shapes;
+    /* The Python executor says on stderr which backend module it imports
+     * (IMPORTING, then IMPORTED): a start-up that ends or times out in
+     * between is the device stage's, that module's. */
+    char line[192];    /* the stderr line being read */
+    size_t line_len;
+    char importing[128]; /* the module being imported, "" when none */
 } child;
+
+#define IMPORTING "parity_torch.py: importing backend module "
+#define IMPORTED "parity_torch.py: backend modules imported"
 
 struct px_runner {
     const px_fixture *f;
@@ -121,22 +130,22 @@ static void tail_append(child *c, const char *p, size_t n)
     c->tail[c->tail_len] = '\0';
 }
 
-/* The first error that stops the whole run; later ones are dropped. */
-static void set_fatal(px_runner *r, px_reason code, const char *path, const char *fmt, const char *a, const char *b)
+/* How long environment e's start-up may take: its startup_timeout, unless
+ * the caller's load_timeout_s overrides every one. */
+static double startup_s(const px_runner *r, const px_env *e)
 {
-    if (!r->fatal.code)
-        px_error_set(&r->fatal, code, path, 0, 0, fmt, a, b);
+    return r->opts.load_timeout_s > 0 ? r->opts.load_timeout_s : e->startup_timeout_s > 0 ? e->startup_timeout_s : 120;
 }
 
 /* The fork server for this run's libtorch executors: started on first use,
  * unless PARITY_FORK_SERVER=0; 0 when there is none (it could not start, or
  * died): executors are then spawned as before. */
-static int fork_server(px_runner *r)
+static int fork_server(px_runner *r, const px_env *e)
 {
     if (!r->srv_tried) {
         r->srv_tried = 1;
         if (forksrv_wanted())
-            r->srv = forksrv_start(r->opts.executor, r->opts.load_timeout_s, r->wake[0]);
+            r->srv = forksrv_start(r->opts.executor, startup_s(r, e), r->wake[0]);
         if (r->srv)
             live_add(forksrv_pid(r->srv));
     }
@@ -194,7 +203,7 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
         argv[a++] = "--backend-module", argv[a++] = r->opts.backend_modules[m];
     argv[a] = NULL;
     int rc = -1;
-    if (!e->python && fork_server(r)) {
+    if (!e->python && fork_server(r, e)) {
         /* libtorch is loaded once, in the server, which forks the executor. */
         const int fds[3] = {in[0], out[1], ep[1]};
         pid_t pid;
@@ -240,11 +249,11 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
     if (rc) {
         c->pid = 0;
         close_fd(&c->to), close_fd(&c->from), close_fd(&c->err);
-        if (e->python) /* not this environment's outcome: no Python executor can run */
-            set_fatal(r, PX_ERR_ENV, prog,
-                      "cannot start this Python interpreter: %s (choose one that has torch with --python PATH or "
-                      "PARITY_PYTHON)%s",
-                      strerror(rc), "");
+        if (e->python) /* this environment is down; the others run */
+            return px_error_set(err, PX_ERR_ENV, prog, 0, 0,
+                                "cannot start this Python interpreter: %s (choose one that has torch with --python "
+                                "PATH or PARITY_PYTHON)",
+                                strerror(rc));
         return px_error_set(err, PX_ERR_ENV, prog, 0, 0, "cannot start the executor: %s", strerror(rc));
     }
     return 0;
@@ -267,6 +276,25 @@ static int shape_seen(child *c, size_t len)
     return 0;
 }
 
+/* Follows the Python executor's IMPORTING and IMPORTED lines in what it
+ * writes on stderr. */
+static void scan_err(child *c, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != '\n') {
+            if (c->line_len < sizeof c->line - 1)
+                c->line[c->line_len++] = p[i];
+            continue;
+        }
+        c->line[c->line_len] = '\0';
+        if (!strncmp(c->line, IMPORTING, strlen(IMPORTING)))
+            snprintf(c->importing, sizeof c->importing, "%s", c->line + strlen(IMPORTING));
+        else if (!strcmp(c->line, IMPORTED))
+            c->importing[0] = '\0';
+        c->line_len = 0;
+    }
+}
+
 /* Read whatever is available on fd; returns 0 at EOF, 1 otherwise. */
 static int drain(child *c, int fd)
 {
@@ -277,7 +305,7 @@ static int drain(child *c, int fd)
             if (fd == c->from)
                 buf_put(&c->rx, buf, (size_t)n);
             else
-                tail_append(c, buf, (size_t)n);
+                tail_append(c, buf, (size_t)n), scan_err(c, buf, (size_t)n);
             continue;
         }
         if (n < 0 && errno == EINTR)
@@ -425,14 +453,25 @@ static void reap(px_runner *r, child *c, double grace_s, int kill_now, char *buf
 
 static char *tail_line(const child *c)
 {
-    /* The last non-empty line is what a crash usually says about itself. */
+    /* The last non-empty line is what a crash usually says about itself
+     * (the executor's own IMPORTING and IMPORTED lines are not). */
     size_t end = c->tail_len;
-    while (end > 0 && (c->tail[end - 1] == '\n' || c->tail[end - 1] == '\r'))
-        end--;
-    size_t start = end;
-    while (start > 0 && c->tail[start - 1] != '\n')
-        start--;
-    return strndup(c->tail + start, end - start);
+    for (;;) {
+        while (end > 0 && (c->tail[end - 1] == '\n' || c->tail[end - 1] == '\r'))
+            end--;
+        size_t start = end;
+        while (start > 0 && c->tail[start - 1] != '\n')
+            start--;
+        const char *l = c->tail + start;
+        if (start > 0 && (!strncmp(l, IMPORTING, strlen(IMPORTING)) ||
+                          !strncmp(l, IMPORTED, strlen(IMPORTED)))) {
+            end = start;
+            continue;
+        }
+        if (!strncmp(l, IMPORTING, strlen(IMPORTING)) || !strncmp(l, IMPORTED, strlen(IMPORTED)))
+            return strdup("");
+        return strndup(l, end - start);
+    }
 }
 
 /* Wake the UI thread: results changed. A full pipe already says so. */
@@ -521,7 +560,8 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
     }
     px_buf p = {0};
     uint32_t type = 0;
-    enum wait_result w = wait_frame(r, c, r->opts.load_timeout_s, &type, &p);
+    double timeout = startup_s(r, e);
+    enum wait_result w = wait_frame(r, c, timeout, &type, &p);
     const char *prog = e->python ? r->opts.script : r->opts.executor;
     int rc = -1;
     uint32_t version = 0;
@@ -535,9 +575,10 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
                  "this executor speaks another protocol (its READY says version %u; this parity speaks %u): "
                  "use the %s built with this parity",
                  version, PX_PROTO_VERSION, e->python ? "parity_torch.py" : "parity-torch");
-        set_fatal(r, PX_ERR_ENV, prog, "%s%s", text, "");
         *stage = PX_STAGE_LOAD;
-        *msg = strdup(text);
+        *msg = malloc(strlen(prog) + strlen(text) + 3);
+        if (*msg)
+            sprintf(*msg, "%s: %s", prog, text);
         reap(r, c, 0, 1, how, sizeof how);
     } else if (w == W_FRAME && type == PX_FRAME_READY) {
         pthread_mutex_lock(&r->mu);
@@ -558,19 +599,32 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
             *stage = PX_STAGE_LOAD;
             *msg = strdup("protocol: malformed FAIL frame (an executor of another parity?)");
         } else if (kind == PX_FAIL_NO_TORCH) {
-            set_fatal(r, PX_ERR_ENV, r->opts.python,
-                      "%s; choose an interpreter that has torch with --python PATH or PARITY_PYTHON%s", *msg, "");
+            /* Not the device's fault: the executor itself could not load. */
+            char *m = *msg;
+            *stage = PX_STAGE_LOAD;
+            *msg = malloc(strlen(m) + 100);
+            if (*msg)
+                sprintf(*msg, "%s; choose an interpreter that has torch with --python PATH or PARITY_PYTHON", m);
+            free(m);
         }
         reap(r, c, 5, 0, how, sizeof how);
     } else {
         reap(r, c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
         char *line = tail_line(c);
-        if (w == W_TIMEOUT)
-            snprintf(text, sizeof text, "no answer within %g s of start-up", r->opts.load_timeout_s);
+        /* A backend module's import is part of opening the device. */
+        *stage = c->importing[0] ? PX_STAGE_DEVICE : PX_STAGE_LOAD;
+        if (w == W_TIMEOUT && c->importing[0])
+            snprintf(text, sizeof text, "importing backend module %s did not finish within startup_timeout %g s",
+                     c->importing, timeout);
+        else if (w == W_TIMEOUT)
+            snprintf(text, sizeof text, "no answer within %g s of start-up (startup_timeout)", timeout);
+        else if (c->importing[0])
+            snprintf(text, sizeof text, "executor ended while importing backend module %s (%s)%s%s", c->importing,
+                     how, line && *line ? ": " : "", line ? line : "");
         else
-            snprintf(text, sizeof text, "executor ended during start-up (%s)%s%s", how, *line ? ": " : "", line);
+            snprintf(text, sizeof text, "executor ended during start-up (%s)%s%s", how, line && *line ? ": " : "",
+                     line ? line : "");
         free(line);
-        *stage = PX_STAGE_LOAD;
         *msg = strdup(text);
     }
     buf_free(&p);
@@ -1404,15 +1458,34 @@ int runner_rerun(px_runner *r, int all, size_t example)
     return ok ? 0 : -1;
 }
 
+/* Whether the executor environment e needs is there: -1 with the words
+ * (what is missing, how to choose another) in *err when not. */
+static int executor_missing(const px_runner_opts *o, const px_env *e, px_error *err)
+{
+    if (e->python && (!o->script || access(o->script, R_OK)))
+        return px_error_set(err, PX_ERR_ENV, o->script ? o->script : "parity_torch.py", 0, 0,
+                            "cannot read the Python executor, which environment '%s' needs: %s "
+                            "(build it with make, or install parity)",
+                            e->name, o->script ? strerror(errno) : "not found");
+    if (!e->python && (!o->executor || access(o->executor, X_OK)))
+        return px_error_set(err, PX_ERR_ENV, o->executor ? o->executor : "parity-torch", 0, 0,
+                            "cannot run the executor, which environment '%s' needs: %s (build it with make, "
+                            "or pass --executor)",
+                            e->name, o->executor ? strerror(errno) : "not found");
+    return 0;
+}
+
 static void *runner_main(void *arg)
 {
     px_runner *r = arg;
-    px_error err = {0};
     /* Start every child at once: their libtorch start-ups overlap. */
     int *spawned = calloc(r->res->n_envs ? r->res->n_envs : 1, sizeof *spawned);
-    for (size_t e = 0; e < r->res->n_envs; e++)
-        spawned[e] = runs_here(&r->res->envs[e]) &&
-                     spawn_child(r, &r->f->envs[r->res->envs[e].env_index], &r->kids[e], &err) == 0;
+    px_error *errs = calloc(r->res->n_envs ? r->res->n_envs : 1, sizeof *errs);
+    for (size_t e = 0; e < r->res->n_envs; e++) {
+        const px_env *env = &r->f->envs[r->res->envs[e].env_index];
+        spawned[e] = runs_here(&r->res->envs[e]) && !executor_missing(&r->opts, env, &errs[e]) &&
+                     spawn_child(r, env, &r->kids[e], &errs[e]) == 0;
+    }
     for (size_t e = 0; e < r->res->n_envs && !r->fatal.code; e++) {
         px_env_result *er = &r->res->envs[e];
         if (!runs_here(er))
@@ -1421,7 +1494,9 @@ static void *runner_main(void *arg)
         int stage = PX_STAGE_LOAD;
         char *msg = NULL, text[1200];
         if (!spawned[e]) {
-            px_error_format(&err, text, sizeof text);
+            /* Its executor is missing or cannot start: this one is down at
+             * load, the others run. */
+            px_error_format(&errs[e], text, sizeof text);
             go_down(r, er, stage, strdup(text), 0);
             continue;
         }
@@ -1467,6 +1542,7 @@ static void *runner_main(void *arg)
     }
     fork_server_stop(r);
     free(spawned);
+    free(errs);
     set_progress(r, -1, -1);
     __atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
     notify(r);
@@ -1485,8 +1561,6 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
     r->opts = *opts;
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
-    if (r->opts.load_timeout_s <= 0)
-        r->opts.load_timeout_s = 120;
     r->wake[0] = r->wake[1] = -1;
     r->kids = calloc(res->n_envs ? res->n_envs : 1, sizeof *r->kids);
     if (!r->kids || !(r->redact = redact_for_fixture(f, err))) {
@@ -1655,20 +1729,7 @@ int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results 
                             "--backend-module %s: only the Python executor imports modules, and no environment "
                             "that runs here has executor: python",
                             o->backend_modules[0]);
-    for (size_t i = 0; i < res->n_envs; i++) {
-        if (!runs_here(&res->envs[i]))
-            continue;
-        const px_env *e = &f->envs[res->envs[i].env_index];
-        if (e->python && (!o->script || access(o->script, R_OK)))
-            return px_error_set(err, PX_ERR_ENV, o->script ? o->script : "parity_torch.py", 0, 0,
-                                "cannot read the Python executor, which environment '%s' needs: %s "
-                                "(build it with make, or install parity)",
-                                e->name, o->script ? strerror(errno) : "not found");
-        if (!e->python && (!o->executor || access(o->executor, X_OK)))
-            return px_error_set(err, PX_ERR_ENV, o->executor ? o->executor : "parity-torch", 0, 0,
-                                "cannot run the executor, which environment '%s' needs: %s (build it with make, "
-                                "or pass --executor)",
-                                e->name, strerror(errno));
-    }
+    /* An executor that is missing is one environment's, said as it being
+     * down (executor_missing), not the whole run's. */
     return 0;
 }
