@@ -3,7 +3,11 @@
  * parity/proto.h, and records what comes back in a px_results. A child that
  * dies (signal) or does not answer within the environment's timeout is an
  * outcome (crash, timeout) of that example; the child is restarted for the
- * next one. Nothing here exits or prints. */
+ * next one. Nothing here exits or prints.
+ * Environments run side by side, each on a thread of its own, as far as the
+ * machine's cores and each environment's threads allow (a device
+ * environment holds no core); with n_bench, one at a time (examples, then
+ * timings), so that a benchmark's figures are its own. */
 #ifndef PARITY_RUNNER_H
 #define PARITY_RUNNER_H
 
@@ -129,8 +133,10 @@ px_stop runner_stopped(px_runner *r);
  * that any runner has running now. For a second Ctrl-C, before _exit. */
 void runner_kill_children(void);
 
-/* What the thread is doing now: environment index into res (or -1), example
- * index (or -1 when starting or idle), and the child's pid (or 0). */
+/* What the run is doing now: an environment that is busy (the first, in
+ * res's order, when several run side by side) as an index into res (or -1),
+ * its example index (or -1 when starting, timing or idle), and its child's
+ * pid while it runs an example (or 0). */
 void runner_progress(px_runner *r, int *env, int *example, pid_t *pid);
 /* 1 once the run has finished (runner_wait will not block); with
  * keep_alive, 1 while it waits for runner_rerun. */
