@@ -436,6 +436,49 @@ Test(python_executor, missing_executor_leaves_the_python_environment_running, .t
                      (const char *[]){"/nonexistent/parity-torch", "cannot run the executor", "--executor", NULL});
 }
 
+/* A parity_torch.py that cannot be read: the environment on it is down at
+ * load, naming the file; the others run (through the runner, where the
+ * script's place can be chosen). */
+Test(python_executor, unreadable_python_executor_is_one_environment_down, .timeout = 120)
+{
+    px_error err = {0};
+    px_fixture *f = fixture_load(demo_with_python_env(0), &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    int idx[8];
+    px_env_input in[8] = {0};
+    cr_assert_leq(f->n_envs, 8);
+    for (size_t i = 0; i < f->n_envs; i++) {
+        idx[i] = (int)i;
+        cr_assert_eq(env_input_open(&in[i], f, &f->envs[i], &err), 0, "%s", err.msg);
+    }
+    px_results *res = results_new(f, idx, f->n_envs);
+    px_runner_opts o = {0};
+    runner_locate(&o, getenv("PARITY_TORCH"), PY);
+    free((char *)o.script);
+    o.script = strdup("/nonexistent/parity_torch.py");
+    px_runner *run = runner_start(f, in, res, &o, &err);
+    cr_assert_not_null(run, "%s", err.msg);
+    cr_expect_eq(runner_wait(run, &err), 0, "%s", err.msg);
+    for (size_t i = 0; i < res->n_envs; i++) {
+        const px_env_result *e = &res->envs[i];
+        if (strcmp(e->name, "tpu")) {
+            cr_expect_eq(e->state, PX_ENV_UP, "%s: %s", e->name, e->down_msg ? e->down_msg : "");
+            continue;
+        }
+        cr_expect_eq(e->state, PX_ENV_DOWN);
+        cr_expect_eq(e->down_stage, PX_STAGE_LOAD);
+        cr_expect(e->down_msg && strstr(e->down_msg, "/nonexistent/parity_torch.py: cannot read the Python executor, "
+                                                     "which environment 'tpu' needs"),
+                  "%s", e->down_msg);
+    }
+    runner_free(run);
+    runner_locate_free(&o);
+    results_free(res);
+    for (size_t i = 0; i < f->n_envs; i++)
+        env_input_close(&in[i], f->n_examples);
+    fixture_free(f);
+}
+
 /* An executor of another parity: refused by its READY, with what to do;
  * the environments on it are down, the Python one runs. */
 Test(python_executor, another_protocol_version_is_refused, .timeout = 120)
