@@ -645,9 +645,9 @@ static int load_record_env(ctx *c, yaml_node_t *v, px_env *e, const char *what)
 
 static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
 {
-    static const char *const keys[] = {"device", "dtype", "threads", "timeout", "first_forward_timeout", "tf32",
-                                       "matmul_precision", "executor", "role", "note", "results", "model",
-                                       "vocab", "labels", "record_env", NULL};
+    static const char *const keys[] = {"device", "dtype", "threads", "timeout", "first_forward_timeout",
+                                       "startup_timeout", "tf32", "matmul_precision", "executor", "role", "note",
+                                       "results", "model", "vocab", "labels", "record_env", NULL};
     static const char *const precisions[] = {"highest", "high", "medium", NULL};
     static const char *const executors[] = {"libtorch", "python", NULL};
     static const char *const roles[] = {"reference", "twin", "candidate", "oracle", NULL};
@@ -680,12 +680,14 @@ static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
     if (e->matmul_precision && !is_one_of(e->matmul_precision, precisions))
         return fail_at(c, get(c, v, "matmul_precision"), "matmul_precision must be highest, high or medium, not '%s'%s",
                        e->matmul_precision, NULL);
-    double threads = 1, timeout = e->timeout_s, first = -1;
+    double threads = 1, timeout = e->timeout_s, first = -1, startup = 120;
     if (get_num(c, v, "threads", what, 0, 1024, 1, &threads) ||
         get_num(c, v, "timeout", what, 0.001, 86400, 0, &timeout) ||
-        get_num(c, v, "first_forward_timeout", what, 0.001, 86400, 0, &first))
+        get_num(c, v, "first_forward_timeout", what, 0.001, 86400, 0, &first) ||
+        get_num(c, v, "startup_timeout", what, 0.001, 86400, 0, &startup))
         return -1;
     e->threads = (int)threads;
+    e->startup_timeout_s = startup;
     e->timeout_s = timeout;
     /* Generous unless said: compiling a graph for a new shape is not a hang. */
     e->first_forward_timeout_s = first > 0 ? first : timeout > 300 ? timeout : 300;

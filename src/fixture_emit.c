@@ -187,6 +187,8 @@ static void put_env(FILE *o, const px_env *e, int keep_results)
     double first = e->timeout_s > 300 ? e->timeout_s : 300;
     if (e->first_forward_timeout_s != first)
         kv_num(o, 4, "first_forward_timeout", e->first_forward_timeout_s);
+    if (e->startup_timeout_s != 120)
+        kv_num(o, 4, "startup_timeout", e->startup_timeout_s);
     /* tf32 and matmul_precision are one setting on CUDA: never both. */
     if (e->matmul_precision)
         kv_str(o, 4, "matmul_precision", e->matmul_precision);

@@ -33,7 +33,16 @@ typedef struct child {
     size_t *shapes;    /* sequence lengths this child has run once (a lazy
                           device compiles each new one on its first forward) */
     size_t n_shapes, cap_shapes;
+    /* The Python executor says on stderr which backend module it imports
+     * (IMPORTING, then IMPORTED): a start-up that ends or times out in
+     * between is the device stage's, that module's. */
+    char line[192];    /* the stderr line being read */
+    size_t line_len;
+    char importing[128]; /* the module being imported, "" when none */
 } child;
+
+#define IMPORTING "parity_torch.py: importing backend module "
+#define IMPORTED "parity_torch.py: backend modules imported"
 
 struct px_runner {
     const px_fixture *f;
@@ -43,7 +52,9 @@ struct px_runner {
     child *kids;
     pthread_t thread;
     pthread_mutex_t mu;
-    int cur_env, cur_example, started, done;
+    int started, done;
+    int *prog;           /* per environment, under mu: the example it runs
+                            (-1 starting or timing, -2 idle) */
     int stop;            /* px_stop, atomic: set by runner_stop or the budget */
     int wake[2];         /* runner_stop writes here: wait_frame polls it */
     double deadline;     /* monotonic time the budget runs out; 0: none */
@@ -52,12 +63,21 @@ struct px_runner {
     int serving;         /* keep_alive: idle, waiting for runner_rerun */
     int req, req_all, end_serving;
     size_t req_example;
-    pid_t cur_pid;
-    px_error fatal;
-    px_redactor *redact; /* what a child says passes through it (runner thread only) */
+    px_error fatal;      /* under mu; halt says it is set */
+    int halt;            /* atomic: a fatal error, start nothing more */
+    px_redactor *redact; /* what a child says passes through it (under redact_mu) */
+    pthread_mutex_t redact_mu;
     px_forksrv *srv;     /* parity-torch --serve, once a libtorch environment
-                            started (runner thread only) */
+                            started (under srv_mu: its client is one channel) */
     int srv_tried;       /* 1: started, or failed to and executors are spawned */
+    pthread_mutex_t srv_mu;
+    /* Environments side by side (run_envs), under mu: each one's state
+     * (0 waiting, 1 running, 2 done), the cores the running ones hold. */
+    int *sched;
+    pthread_cond_t sched_cv; /* an environment finished */
+    int running, busy, cores;
+    int *spawned;        /* the first executor of each was spawned ... */
+    px_error *errs;      /* ... or why not */
 };
 
 enum wait_result { W_FRAME, W_EOF, W_TIMEOUT, W_STOPPED };
@@ -121,22 +141,23 @@ static void tail_append(child *c, const char *p, size_t n)
     c->tail[c->tail_len] = '\0';
 }
 
-/* The first error that stops the whole run; later ones are dropped. */
-static void set_fatal(px_runner *r, px_reason code, const char *path, const char *fmt, const char *a, const char *b)
+/* How long environment e's start-up may take: its startup_timeout, unless
+ * the caller's load_timeout_s overrides every one. */
+static double startup_s(const px_runner *r, const px_env *e)
 {
-    if (!r->fatal.code)
-        px_error_set(&r->fatal, code, path, 0, 0, fmt, a, b);
+    return r->opts.load_timeout_s > 0 ? r->opts.load_timeout_s : e->startup_timeout_s > 0 ? e->startup_timeout_s : 120;
 }
 
 /* The fork server for this run's libtorch executors: started on first use,
  * unless PARITY_FORK_SERVER=0; 0 when there is none (it could not start, or
  * died): executors are then spawned as before. */
-static int fork_server(px_runner *r)
+/* Under srv_mu. */
+static int fork_server(px_runner *r, const px_env *e)
 {
     if (!r->srv_tried) {
         r->srv_tried = 1;
         if (forksrv_wanted())
-            r->srv = forksrv_start(r->opts.executor, r->opts.load_timeout_s, r->wake[0]);
+            r->srv = forksrv_start(r->opts.executor, startup_s(r, e), r->wake[0]);
         if (r->srv)
             live_add(forksrv_pid(r->srv));
     }
@@ -194,12 +215,13 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
         argv[a++] = "--backend-module", argv[a++] = r->opts.backend_modules[m];
     argv[a] = NULL;
     int rc = -1;
-    if (!e->python && fork_server(r)) {
+    pthread_mutex_lock(&r->srv_mu);
+    if (!e->python && fork_server(r, e)) {
         /* libtorch is loaded once, in the server, which forks the executor. */
         const int fds[3] = {in[0], out[1], ep[1]};
         pid_t pid;
-        /* Not under the lock: the server's answer is a round trip. Until
-         * the pid is in the table, a second Ctrl-C kills it with its server. */
+        /* Not under mu: the server's answer is a round trip. Until the pid
+         * is in the table, a second Ctrl-C kills it with its server. */
         if (forksrv_spawn(r->srv, argv + 1, fds, &pid) == 0) {
             pthread_mutex_lock(&r->mu);
             rc = 0;
@@ -209,6 +231,7 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
             pthread_mutex_unlock(&r->mu);
         }
     }
+    pthread_mutex_unlock(&r->srv_mu);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
@@ -240,11 +263,11 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
     if (rc) {
         c->pid = 0;
         close_fd(&c->to), close_fd(&c->from), close_fd(&c->err);
-        if (e->python) /* not this environment's outcome: no Python executor can run */
-            set_fatal(r, PX_ERR_ENV, prog,
-                      "cannot start this Python interpreter: %s (choose one that has torch with --python PATH or "
-                      "PARITY_PYTHON)%s",
-                      strerror(rc), "");
+        if (e->python) /* this environment is down; the others run */
+            return px_error_set(err, PX_ERR_ENV, prog, 0, 0,
+                                "cannot start this Python interpreter: %s (choose one that has torch with --python "
+                                "PATH or PARITY_PYTHON)",
+                                strerror(rc));
         return px_error_set(err, PX_ERR_ENV, prog, 0, 0, "cannot start the executor: %s", strerror(rc));
     }
     return 0;
@@ -267,6 +290,25 @@ static int shape_seen(child *c, size_t len)
     return 0;
 }
 
+/* Follows the Python executor's IMPORTING and IMPORTED lines in what it
+ * writes on stderr. */
+static void scan_err(child *c, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != '\n') {
+            if (c->line_len < sizeof c->line - 1)
+                c->line[c->line_len++] = p[i];
+            continue;
+        }
+        c->line[c->line_len] = '\0';
+        if (!strncmp(c->line, IMPORTING, strlen(IMPORTING)))
+            snprintf(c->importing, sizeof c->importing, "%s", c->line + strlen(IMPORTING));
+        else if (!strcmp(c->line, IMPORTED))
+            c->importing[0] = '\0';
+        c->line_len = 0;
+    }
+}
+
 /* Read whatever is available on fd; returns 0 at EOF, 1 otherwise. */
 static int drain(child *c, int fd)
 {
@@ -277,7 +319,7 @@ static int drain(child *c, int fd)
             if (fd == c->from)
                 buf_put(&c->rx, buf, (size_t)n);
             else
-                tail_append(c, buf, (size_t)n);
+                tail_append(c, buf, (size_t)n), scan_err(c, buf, (size_t)n);
             continue;
         }
         if (n < 0 && errno == EINTR)
@@ -372,8 +414,12 @@ static void describe_status(int st, char *buf, size_t size)
  * A child that cannot be waited for counts as ended. */
 static int child_ended(px_runner *r, child *c, double wait_s, int *st)
 {
-    if (c->served)
-        return forksrv_wait(r->srv, c->pid, wait_s < 0 ? 1e9 : wait_s, st);
+    if (c->served) {
+        pthread_mutex_lock(&r->srv_mu);
+        int ended = forksrv_wait(r->srv, c->pid, wait_s < 0 ? 1e9 : wait_s, st);
+        pthread_mutex_unlock(&r->srv_mu);
+        return ended;
+    }
     pid_t w = waitpid(c->pid, st, wait_s < 0 ? 0 : WNOHANG);
     if (w == 0 && wait_s > 0) {
         nanosleep(&(struct timespec){(time_t)wait_s, (long)((wait_s - (time_t)wait_s) * 1e9)}, NULL);
@@ -425,14 +471,25 @@ static void reap(px_runner *r, child *c, double grace_s, int kill_now, char *buf
 
 static char *tail_line(const child *c)
 {
-    /* The last non-empty line is what a crash usually says about itself. */
+    /* The last non-empty line is what a crash usually says about itself
+     * (the executor's own IMPORTING and IMPORTED lines are not). */
     size_t end = c->tail_len;
-    while (end > 0 && (c->tail[end - 1] == '\n' || c->tail[end - 1] == '\r'))
-        end--;
-    size_t start = end;
-    while (start > 0 && c->tail[start - 1] != '\n')
-        start--;
-    return strndup(c->tail + start, end - start);
+    for (;;) {
+        while (end > 0 && (c->tail[end - 1] == '\n' || c->tail[end - 1] == '\r'))
+            end--;
+        size_t start = end;
+        while (start > 0 && c->tail[start - 1] != '\n')
+            start--;
+        const char *l = c->tail + start;
+        if (start > 0 && (!strncmp(l, IMPORTING, strlen(IMPORTING)) ||
+                          !strncmp(l, IMPORTED, strlen(IMPORTED)))) {
+            end = start;
+            continue;
+        }
+        if (!strncmp(l, IMPORTING, strlen(IMPORTING)) || !strncmp(l, IMPORTED, strlen(IMPORTED)))
+            return strdup("");
+        return strndup(l, end - start);
+    }
 }
 
 /* Wake the UI thread: results changed. A full pipe already says so. */
@@ -467,7 +524,9 @@ static char *scrub(px_runner *r, char *s)
 {
     if (!s || !r->redact)
         return s;
+    pthread_mutex_lock(&r->redact_mu);
     char *t = redact_text(r->redact, s);
+    pthread_mutex_unlock(&r->redact_mu);
     free(s);
     return t;
 }
@@ -525,7 +584,8 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
     }
     px_buf p = {0};
     uint32_t type = 0;
-    enum wait_result w = wait_frame(r, c, r->opts.load_timeout_s, &type, &p);
+    double timeout = startup_s(r, e);
+    enum wait_result w = wait_frame(r, c, timeout, &type, &p);
     const char *prog = e->python ? r->opts.script : r->opts.executor;
     int rc = -1;
     uint32_t version = 0;
@@ -539,9 +599,10 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
                  "this executor speaks another protocol (its READY says version %u; this parity speaks %u): "
                  "use the %s built with this parity",
                  version, PX_PROTO_VERSION, e->python ? "parity_torch.py" : "parity-torch");
-        set_fatal(r, PX_ERR_ENV, prog, "%s%s", text, "");
         *stage = PX_STAGE_LOAD;
-        *msg = strdup(text);
+        *msg = malloc(strlen(prog) + strlen(text) + 3);
+        if (*msg)
+            sprintf(*msg, "%s: %s", prog, text);
         reap(r, c, 0, 1, how, sizeof how);
     } else if (w == W_FRAME && type == PX_FRAME_READY) {
         pthread_mutex_lock(&r->mu);
@@ -562,19 +623,32 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
             *stage = PX_STAGE_LOAD;
             *msg = strdup("protocol: malformed FAIL frame (an executor of another parity?)");
         } else if (kind == PX_FAIL_NO_TORCH) {
-            set_fatal(r, PX_ERR_ENV, r->opts.python,
-                      "%s; choose an interpreter that has torch with --python PATH or PARITY_PYTHON%s", *msg, "");
+            /* Not the device's fault: the executor itself could not load. */
+            char *m = *msg;
+            *stage = PX_STAGE_LOAD;
+            *msg = malloc(strlen(m) + 100);
+            if (*msg)
+                sprintf(*msg, "%s; choose an interpreter that has torch with --python PATH or PARITY_PYTHON", m);
+            free(m);
         }
         reap(r, c, 5, 0, how, sizeof how);
     } else {
         reap(r, c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
         char *line = tail_line(c);
-        if (w == W_TIMEOUT)
-            snprintf(text, sizeof text, "no answer within %g s of start-up", r->opts.load_timeout_s);
+        /* A backend module's import is part of opening the device. */
+        *stage = c->importing[0] ? PX_STAGE_DEVICE : PX_STAGE_LOAD;
+        if (w == W_TIMEOUT && c->importing[0])
+            snprintf(text, sizeof text, "importing backend module %s did not finish within startup_timeout %g s",
+                     c->importing, timeout);
+        else if (w == W_TIMEOUT)
+            snprintf(text, sizeof text, "no answer within %g s of start-up (startup_timeout)", timeout);
+        else if (c->importing[0])
+            snprintf(text, sizeof text, "executor ended while importing backend module %s (%s)%s%s", c->importing,
+                     how, line && *line ? ": " : "", line ? line : "");
         else
-            snprintf(text, sizeof text, "executor ended during start-up (%s)%s%s", how, *line ? ": " : "", line);
+            snprintf(text, sizeof text, "executor ended during start-up (%s)%s%s", how, line && *line ? ": " : "",
+                     line ? line : "");
         free(line);
-        *stage = PX_STAGE_LOAD;
         *msg = strdup(text);
     }
     buf_free(&p);
@@ -907,15 +981,16 @@ static int run_probe(px_runner *r, px_env_result *er)
     const px_env *e = &r->f->envs[er->env_index];
     /* With the contract's own model, a width that does not fit the labels is
      * a contract error; an overriding model's is that environment's outcome. */
+    px_error fatal = {0};
     if (r->f->kind == PX_MODEL_GENERATOR && (x.status == PX_ST_BAD_SHAPE || x.status == PX_ST_EMPTY) &&
         !e->own_model) {
-        px_error_set(&r->fatal, PX_ERR_MISMATCH, r->f->path, r->f->model_loc.line, r->f->model_loc.col,
+        px_error_set(&fatal, PX_ERR_MISMATCH, r->f->path, r->f->model_loc.line, r->f->model_loc.col,
                      "contract.model.kind is generator, but the model's output does not fit: %s (probe forward in "
                      "'%s')",
                      x.detail ? x.detail : "?", e->name);
         rc = -1;
     } else if (x.status == PX_ST_BAD_SHAPE && x.ndim == 2 && x.shape[0] == 1 && x.shape[1] > 0 && !e->own_model) {
-        px_error_set(&r->fatal, PX_ERR_MISMATCH, r->f->path, e->labels_loc.line, e->labels_loc.col,
+        px_error_set(&fatal, PX_ERR_MISMATCH, r->f->path, e->labels_loc.line, e->labels_loc.col,
                      "%s lists %zu labels but the model gives %lld outputs (probe forward in '%s')",
                      e->own_labels ? "the environment" : "contract", e->n_labels, (long long)x.shape[1],
                      e->name);
@@ -927,16 +1002,27 @@ static int run_probe(px_runner *r, px_env_result *er)
         go_down(r, er, PX_STAGE_FORWARD, strdup(msg), 0);
         rc = 1;
     }
+    if (fatal.code) {
+        /* The first one stops the run (every environment's); later ones
+         * (another environment's probe at the same time) are dropped. */
+        pthread_mutex_lock(&r->mu);
+        if (!r->fatal.code)
+            r->fatal = fatal;
+        __atomic_store_n(&r->halt, 1, __ATOMIC_SEQ_CST);
+        pthread_mutex_unlock(&r->mu);
+    }
     example_result_clear(&x);
     return rc;
 }
 
+static int halted(px_runner *r) { return __atomic_load_n(&r->halt, __ATOMIC_SEQ_CST); }
+
+/* What environment env does now: example (>= 0), -1 starting or timing,
+ * -2 nothing. */
 static void set_progress(px_runner *r, int env, int example)
 {
     pthread_mutex_lock(&r->mu);
-    r->cur_env = env;
-    r->cur_example = example;
-    r->cur_pid = env >= 0 && example >= 0 ? r->kids[env].pid : 0;
+    r->prog[env] = example;
     pthread_mutex_unlock(&r->mu);
     notify(r);
 }
@@ -952,6 +1038,10 @@ static void run_examples(px_runner *r, px_env_result *er)
             cut_short(r, er, i, stop_words(r));
             return;
         }
+        /* Another environment's fatal error: what is left stays pending,
+         * said as the run stopped (runner_main). */
+        if (halted(r))
+            return;
         /* This environment's limit, not the run's: the next one starts afresh. */
         if (r->opts.max_examples && !r->opts.one_example && n_run++ == r->opts.max_examples) {
             cut_short(r, er, i, r->limit_words);
@@ -1367,6 +1457,114 @@ static void run_bench(px_runner *r, px_env_result *er)
 /* Results read from a file, or left out with -e, are not run. */
 static int runs_here(const px_env_result *er) { return er->origin == PX_ORIGIN_RUN && er->selected; }
 
+typedef void (*env_job)(px_runner *r, size_t e);
+
+/* How many of the machine's cores environment e holds while it runs: its
+ * threads (0, torch's default, is all of them); none for a device
+ * environment, whose work is the device's. */
+static int cores_of(const px_runner *r, size_t e)
+{
+    const px_env *env = &r->f->envs[r->res->envs[e].env_index];
+    if (env->device && strcmp(env->device, "cpu") && strncmp(env->device, "cpu:", 4))
+        return 0;
+    return env->threads <= 0 || env->threads > r->cores ? r->cores : env->threads;
+}
+
+typedef struct worker {
+    px_runner *r;
+    size_t e;
+    env_job job;
+    pthread_t thread;
+} worker;
+
+static void job_done(px_runner *r, size_t e)
+{
+    set_progress(r, (int)e, -2);
+    pthread_mutex_lock(&r->mu);
+    r->sched[e] = 2;
+    r->running--;
+    r->busy -= cores_of(r, e);
+    pthread_cond_broadcast(&r->sched_cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    w->job(w->r, w->e);
+    job_done(w->r, w->e);
+    return NULL;
+}
+
+/* Runs job for every environment that runs here, side by side as far as
+ * the machine's cores allow: in fixture order, an environment starts when
+ * the cores the running ones hold leave room for its threads (or nothing
+ * runs); a device environment holds none, so it never waits for a CPU
+ * one. parity bench runs one at a time: its timings are alone on the
+ * machine. After a fatal error nothing more starts. Each environment's
+ * work is its own (its child, its px_env_result); what they share is
+ * under mu (results, progress), srv_mu (the fork server) or redact_mu. */
+static void run_envs(px_runner *r, env_job job)
+{
+    size_t n = r->res->n_envs;
+    worker *ws = calloc(n ? n : 1, sizeof *ws);
+    char *threaded = calloc(n ? n : 1, 1);
+    pthread_mutex_lock(&r->mu);
+    for (size_t e = 0; e < n; e++)
+        r->sched[e] = runs_here(&r->res->envs[e]) ? 0 : 2;
+    r->running = r->busy = 0;
+    for (;;) {
+        int waiting = 0;
+        for (size_t e = 0; e < n; e++) {
+            if (r->sched[e] != 0)
+                continue;
+            if (halted(r)) {
+                r->sched[e] = 2;
+                continue;
+            }
+            int need = cores_of(r, e);
+            int fits = r->opts.n_bench ? r->running == 0 : r->running == 0 || r->busy + need <= r->cores;
+            if (!fits) {
+                waiting = 1;
+                continue;
+            }
+            r->sched[e] = 1;
+            r->running++;
+            r->busy += need;
+            r->prog[e] = -1;
+            if (ws && threaded) {
+                ws[e] = (worker){r, e, job, 0};
+                if (pthread_create(&ws[e].thread, NULL, worker_main, &ws[e]) == 0) {
+                    threaded[e] = 1;
+                    continue;
+                }
+            }
+            /* No thread: it runs here, the others wait. */
+            pthread_mutex_unlock(&r->mu);
+            job(r, e);
+            job_done(r, e);
+            pthread_mutex_lock(&r->mu);
+        }
+        if (!waiting && !r->running)
+            break;
+        pthread_cond_wait(&r->sched_cv, &r->mu);
+    }
+    pthread_mutex_unlock(&r->mu);
+    for (size_t e = 0; e < n; e++)
+        if (threaded && threaded[e])
+            pthread_join(ws[e].thread, NULL);
+    free(ws), free(threaded);
+}
+
+/* runner_rerun's job: examples again in a live executor. */
+static void rerun_env(px_runner *r, size_t e)
+{
+    px_env_result *er = &r->res->envs[e];
+    /* An environment that could not start stays down: not retried. */
+    if (er->state == PX_ENV_UP)
+        run_examples(r, er);
+}
+
 /* keep_alive: idle until runner_rerun asks for examples again, which run in
  * the live executors; until runner_wait or runner_stop. */
 static void serve(px_runner *r)
@@ -1374,8 +1572,6 @@ static void serve(px_runner *r)
     for (;;) {
         pthread_mutex_lock(&r->mu);
         r->serving = 1;
-        r->cur_env = r->cur_example = -1;
-        r->cur_pid = 0;
         __atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
         pthread_mutex_unlock(&r->mu);
         notify(r);
@@ -1393,12 +1589,7 @@ static void serve(px_runner *r)
         pthread_mutex_unlock(&r->mu);
         if (!go)
             return;
-        for (size_t e = 0; e < r->res->n_envs; e++) {
-            px_env_result *er = &r->res->envs[e];
-            /* An environment that could not start stays down: not retried. */
-            if (runs_here(er) && er->state == PX_ENV_UP)
-                run_examples(r, er);
-        }
+        run_envs(r, rerun_env);
     }
 }
 
@@ -1420,52 +1611,73 @@ int runner_rerun(px_runner *r, int all, size_t example)
     return ok ? 0 : -1;
 }
 
+/* Whether the executor environment e needs is there: -1 with the words
+ * (what is missing, how to choose another) in *err when not. */
+static int executor_missing(const px_runner_opts *o, const px_env *e, px_error *err)
+{
+    if (e->python && (!o->script || access(o->script, R_OK)))
+        return px_error_set(err, PX_ERR_ENV, o->script ? o->script : "parity_torch.py", 0, 0,
+                            "cannot read the Python executor, which environment '%s' needs: %s "
+                            "(build it with make, or install parity)",
+                            e->name, o->script ? strerror(errno) : "not found");
+    if (!e->python && (!o->executor || access(o->executor, X_OK)))
+        return px_error_set(err, PX_ERR_ENV, o->executor ? o->executor : "parity-torch", 0, 0,
+                            "cannot run the executor, which environment '%s' needs: %s (build it with make, "
+                            "or pass --executor)",
+                            e->name, o->executor ? strerror(errno) : "not found");
+    return 0;
+}
+
+/* One environment's run: start-up, probe, examples, benchmark. */
+static void run_env(px_runner *r, size_t e)
+{
+    px_env_result *er = &r->res->envs[e];
+    set_progress(r, (int)e, -1);
+    int stage = PX_STAGE_LOAD;
+    char *msg = NULL, text[1200];
+    if (!r->spawned[e]) {
+        /* Its executor is missing or cannot start: this one is down at
+         * load, the others run. */
+        px_error_format(&r->errs[e], text, sizeof text);
+        go_down(r, er, stage, strdup(text), 0);
+        return;
+    }
+    int rc = start_child(r, er, 0, &stage, &msg);
+    if (rc == -2) {
+        /* Never up in this run: said as such, and why. */
+        snprintf(text, sizeof text, "stopped during start-up: %s", stop_words(r));
+        go_down(r, er, stage, strdup(text), 0);
+        cut_short(r, er, 0, stop_words(r));
+        return;
+    }
+    if (rc) {
+        go_down(r, er, stage, msg, 0);
+        return;
+    }
+    pthread_mutex_lock(&r->mu);
+    er->state = PX_ENV_UP;
+    pthread_mutex_unlock(&r->mu);
+    notify(r);
+    if (run_probe(r, er) == 0) {
+        run_examples(r, er);
+        if (r->opts.n_bench && er->state == PX_ENV_UP)
+            run_bench(r, er);
+    }
+    char how[64];
+    if (!r->opts.keep_alive)
+        reap(r, &r->kids[e], 10, 0, how, sizeof how);
+}
+
 static void *runner_main(void *arg)
 {
     px_runner *r = arg;
-    px_error err = {0};
     /* Start every child at once: their libtorch start-ups overlap. */
-    int *spawned = calloc(r->res->n_envs ? r->res->n_envs : 1, sizeof *spawned);
-    for (size_t e = 0; e < r->res->n_envs; e++)
-        spawned[e] = runs_here(&r->res->envs[e]) &&
-                     spawn_child(r, &r->f->envs[r->res->envs[e].env_index], &r->kids[e], &err) == 0;
-    for (size_t e = 0; e < r->res->n_envs && !r->fatal.code; e++) {
-        px_env_result *er = &r->res->envs[e];
-        if (!runs_here(er))
-            continue;
-        set_progress(r, (int)e, -1);
-        int stage = PX_STAGE_LOAD;
-        char *msg = NULL, text[1200];
-        if (!spawned[e]) {
-            px_error_format(&err, text, sizeof text);
-            go_down(r, er, stage, strdup(text), 0);
-            continue;
-        }
-        int rc = start_child(r, er, 0, &stage, &msg);
-        if (rc == -2) {
-            /* Never up in this run: said as such, and why. */
-            snprintf(text, sizeof text, "stopped during start-up: %s", stop_words(r));
-            go_down(r, er, stage, strdup(text), 0);
-            cut_short(r, er, 0, stop_words(r));
-            continue;
-        }
-        if (rc) {
-            go_down(r, er, stage, msg, 0);
-            continue;
-        }
-        pthread_mutex_lock(&r->mu);
-        er->state = PX_ENV_UP;
-        pthread_mutex_unlock(&r->mu);
-        notify(r);
-        if (run_probe(r, er) == 0) {
-            run_examples(r, er);
-            if (r->opts.n_bench && er->state == PX_ENV_UP)
-                run_bench(r, er);
-        }
-        char how[64];
-        if (!r->opts.keep_alive)
-            reap(r, &r->kids[e], 10, 0, how, sizeof how);
+    for (size_t e = 0; e < r->res->n_envs; e++) {
+        const px_env *env = &r->f->envs[r->res->envs[e].env_index];
+        r->spawned[e] = runs_here(&r->res->envs[e]) && !executor_missing(&r->opts, env, &r->errs[e]) &&
+                        spawn_child(r, env, &r->kids[e], &r->errs[e]) == 0;
     }
+    run_envs(r, run_env);
     if (r->opts.keep_alive && !r->fatal.code)
         serve(r);
     for (size_t e = 0; e < r->res->n_envs; e++) {
@@ -1482,8 +1694,6 @@ static void *runner_main(void *arg)
         free(r->kids[e].shapes);
     }
     fork_server_stop(r);
-    free(spawned);
-    set_progress(r, -1, -1);
     __atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
     notify(r);
     return NULL;
@@ -1500,18 +1710,28 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
     r->f = f, r->inputs = inputs, r->res = res;
     r->opts = *opts;
     pthread_mutex_init(&r->mu, NULL);
+    pthread_mutex_init(&r->srv_mu, NULL);
+    pthread_mutex_init(&r->redact_mu, NULL);
     pthread_cond_init(&r->cv, NULL);
-    if (r->opts.load_timeout_s <= 0)
-        r->opts.load_timeout_s = 120;
+    pthread_cond_init(&r->sched_cv, NULL);
     r->wake[0] = r->wake[1] = -1;
-    r->kids = calloc(res->n_envs ? res->n_envs : 1, sizeof *r->kids);
-    if (!r->kids || !(r->redact = redact_for_fixture(f, err))) {
-        if (!r->kids)
+    size_t n = res->n_envs ? res->n_envs : 1;
+    r->kids = calloc(n, sizeof *r->kids);
+    r->prog = malloc(n * sizeof *r->prog);
+    r->sched = calloc(n, sizeof *r->sched);
+    r->spawned = calloc(n, sizeof *r->spawned);
+    r->errs = calloc(n, sizeof *r->errs);
+    int oom = !r->kids || !r->prog || !r->sched || !r->spawned || !r->errs;
+    if (oom || !(r->redact = redact_for_fixture(f, err))) {
+        if (oom)
             px_error_oom(err, NULL);
         runner_free(r);
         return NULL;
     }
-    r->cur_env = r->cur_example = -1;
+    for (size_t e = 0; e < n; e++)
+        r->prog[e] = -2;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    r->cores = cores < 1 ? 1 : cores > 4096 ? 4096 : (int)cores;
     if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK)) {
         r->wake[0] = r->wake[1] = -1;
         px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
@@ -1562,11 +1782,15 @@ void runner_free(px_runner *r)
         pthread_join(r->thread, NULL);
     }
     pthread_mutex_destroy(&r->mu);
+    pthread_mutex_destroy(&r->srv_mu);
+    pthread_mutex_destroy(&r->redact_mu);
     pthread_cond_destroy(&r->cv);
+    pthread_cond_destroy(&r->sched_cv);
     for (int i = 0; i < 2; i++)
         if (r->wake[i] >= 0)
             close(r->wake[i]);
     free(r->kids);
+    free(r->prog), free(r->sched), free(r->spawned), free(r->errs);
     redact_free(r->redact);
     free(r);
 }
@@ -1602,10 +1826,17 @@ px_stop runner_stopped(px_runner *r) { return stop_of(r); }
 
 void runner_progress(px_runner *r, int *env, int *example, pid_t *pid)
 {
+    /* Environments run side by side: the first that is busy. */
     pthread_mutex_lock(&r->mu);
-    *env = r->cur_env;
-    *example = r->cur_example;
-    *pid = r->cur_pid;
+    *env = *example = -1;
+    *pid = 0;
+    for (size_t e = 0; e < r->res->n_envs; e++)
+        if (r->prog[e] >= -1) {
+            *env = (int)e;
+            *example = r->prog[e];
+            *pid = r->prog[e] >= 0 ? r->kids[e].pid : 0;
+            break;
+        }
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -1671,20 +1902,7 @@ int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results 
                             "--backend-module %s: only the Python executor imports modules, and no environment "
                             "that runs here has executor: python",
                             o->backend_modules[0]);
-    for (size_t i = 0; i < res->n_envs; i++) {
-        if (!runs_here(&res->envs[i]))
-            continue;
-        const px_env *e = &f->envs[res->envs[i].env_index];
-        if (e->python && (!o->script || access(o->script, R_OK)))
-            return px_error_set(err, PX_ERR_ENV, o->script ? o->script : "parity_torch.py", 0, 0,
-                                "cannot read the Python executor, which environment '%s' needs: %s "
-                                "(build it with make, or install parity)",
-                                e->name, o->script ? strerror(errno) : "not found");
-        if (!e->python && (!o->executor || access(o->executor, X_OK)))
-            return px_error_set(err, PX_ERR_ENV, o->executor ? o->executor : "parity-torch", 0, 0,
-                                "cannot run the executor, which environment '%s' needs: %s (build it with make, "
-                                "or pass --executor)",
-                                e->name, strerror(errno));
-    }
+    /* An executor that is missing is one environment's, said as it being
+     * down (executor_missing), not the whole run's. */
     return 0;
 }

@@ -267,15 +267,6 @@ static const px_env_result *down_with(const char *what, px_results **r, px_fixtu
     return e;
 }
 
-Test(python_executor, backend_module_that_aborts_is_a_crash_at_start_up, .timeout = 120)
-{
-    px_results *r;
-    px_fixture *f;
-    const px_env_result *e = down_with("abort", &r, &f);
-    cr_expect(strstr(e->down_msg, "SIGABRT"), "%s", e->down_msg);
-    results_free(r), fixture_free(f);
-}
-
 Test(python_executor, backend_module_that_raises_fails_at_the_device_stage, .timeout = 120)
 {
     px_results *r;
@@ -335,7 +326,11 @@ Test(python_executor, backend_module_that_hangs_times_out_at_start_up, .timeout 
     cr_assert_not_null(run, "%s", err.msg);
     cr_expect_eq(runner_wait(run, &err), 0, "%s", err.msg);
     cr_expect_eq(res->envs[0].state, PX_ENV_DOWN);
-    cr_expect(strstr(res->envs[0].down_msg, "no answer within 3 s of start-up"), "%s", res->envs[0].down_msg);
+    /* The import is the device stage's, and says so. */
+    cr_expect_eq(res->envs[0].down_stage, PX_STAGE_DEVICE);
+    cr_expect(strstr(res->envs[0].down_msg,
+                     "importing backend module parity_planted did not finish within startup_timeout 3 s"),
+              "%s", res->envs[0].down_msg);
     runner_free(run);
     runner_locate_free(&o);
     results_free(res);
@@ -343,42 +338,150 @@ Test(python_executor, backend_module_that_hangs_times_out_at_start_up, .timeout 
     fixture_free(f);
 }
 
-/* One line on stderr, exit 3, nothing run and no results file. */
-static void expect_one_line_error(const char *const *argv, const char *const *needles)
+/* The demo with a third environment, `tpu`, on the Python executor,
+ * beside the reference and the twin on parity-torch. */
+static const char *demo_with_python_env(int slot)
 {
-    cmd_result r = tl_run(argv);
-    cr_expect_eq(r.status, 3, "exit %d\n%s", r.status, r.err);
-    cr_expect_eq(tl_lines(r.err), 1, "one line, not:\n%s", r.err);
-    for (int i = 0; needles[i]; i++)
-        cr_expect(strstr(r.err, needles[i]), "'%s' not in: %s", needles[i], r.err);
-    tl_free(&r);
+    return variant(slot, DEMO,
+                   (const char *[]){"path: model.pt", "path: ../../fixtures/campus-club/model.pt", "vocab: vocab.txt",
+                                    "vocab: ../../fixtures/campus-club/vocab.txt", "  cpu-bf16:\n",
+                                    "  tpu:\n    device: cpu\n    executor: python\n    role: candidate\n  cpu-bf16:\n",
+                                    NULL});
 }
 
-Test(python_executor, interpreter_without_torch_is_a_one_line_error, .timeout = 120)
+/* One environment that cannot start is down at `stage` with `needles` in
+ * its words; every other one ran (results for its first example) and the
+ * file was written; exit 3. */
+static void expect_only_down(const char *fixture, const char *results, const char *const *down, int stage,
+                             const char *const *needles)
+{
+    px_fixture *f;
+    px_results *r = load(results, fixture, &f);
+    for (size_t i = 0; i < r->n_envs; i++) {
+        const px_env_result *e = &r->envs[i];
+        int is_down = 0;
+        for (int d = 0; down[d]; d++)
+            is_down |= !strcmp(e->name, down[d]);
+        if (!is_down) {
+            cr_expect_eq(e->state, PX_ENV_UP, "%s is not up: %s", e->name, e->down_msg ? e->down_msg : "");
+            cr_expect_eq(e->ex[0].status, PX_ST_OK, "%s: %s", e->name, status_name(e->ex[0].status));
+            continue;
+        }
+        cr_expect_eq(e->state, PX_ENV_DOWN, "%s is not down", e->name);
+        cr_expect_eq(e->down_stage, stage, "%s: down at %s", e->name, proto_stage_name(e->down_stage));
+        for (int k = 0; needles[k]; k++)
+            cr_expect(e->down_msg && strstr(e->down_msg, needles[k]), "%s: '%s' not in: %s", e->name, needles[k],
+                      e->down_msg);
+        cr_expect_eq(e->ex[0].status, PX_ST_NOT_EVALUATED);
+    }
+    results_free(r), fixture_free(f);
+}
+
+/* Runs `parity run FIXTURE -o OUT extra...`: exit 3, and the words of the
+ * environment that is down on stdout. Returns OUT. */
+static char *run_with_one_down(const char *fixture, const char *const *extra, const char *said)
+{
+    char *out = tmp_file("results.yaml");
+    const char *argv[32] = {"parity", "run", fixture, "-q", "-o", out};
+    int n = 6;
+    for (int i = 0; extra[i]; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    cmd_result r = tl_run(argv);
+    cr_expect_eq(r.status, 3, "exit %d\n%s", r.status, r.err);
+    cr_expect(strstr(r.out, said), "'%s' not in:\n%s\n%s", said, r.out, r.err);
+    tl_free(&r);
+    cr_assert_eq(access(out, F_OK), 0, "the results file is written");
+    return out;
+}
+
+/* An interpreter without torch takes its environment down at load; the
+ * reference and the twin still run and are written. */
+Test(python_executor, interpreter_without_torch_is_one_environment_down, .timeout = 180)
 {
     /* Debian's Python without its site packages: no torch there. */
     char *shim = tmp_file("python-without-torch");
     tl_write(shim, "#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n");
     chmod(shim, 0755);
-    char *out = tmp_file("results.yaml");
-    expect_one_line_error((const char *[]){"parity", "run", demo_python(0), "-q", "-o", out, "--python", shim, NULL},
-                          (const char *[]){"cannot import torch", "--python PATH or PARITY_PYTHON", NULL});
-    /* Through the environment variable the same. */
+    const char *fx = demo_with_python_env(0);
+    char *out = run_with_one_down(fx, (const char *[]){"--python", shim, NULL}, "DOWN at load");
+    expect_only_down(fx, out, (const char *[]){"tpu", NULL}, PX_STAGE_LOAD,
+                     (const char *[]){"cannot import torch", "--python PATH or PARITY_PYTHON", NULL});
+    /* Through the environment variable, and in check, the same. */
     setenv("PARITY_PYTHON", shim, 1);
-    expect_one_line_error((const char *[]){"parity", "check", demo_python(0), "-q", NULL},
-                          (const char *[]){"cannot import torch", "PARITY_PYTHON", NULL});
-    cr_expect_neq(access(out, F_OK), 0, "no results file is written");
+    cmd_result r = tl_run((const char *[]){"parity", "check", fx, "-q", NULL});
+    unsetenv("PARITY_PYTHON");
+    cr_expect_eq(r.status, 3, "exit %d\n%s", r.status, r.err);
+    cr_expect(strstr(r.out, "cannot import torch"), "%s\n%s", r.out, r.err);
+    tl_free(&r);
 }
 
-Test(python_executor, missing_interpreter_is_a_one_line_error, .timeout = 60)
+Test(python_executor, missing_interpreter_is_one_environment_down, .timeout = 180)
 {
-    expect_one_line_error(
-        (const char *[]){"parity", "run", demo_python(0), "-q", "-o", "-", "--python", "/nonexistent/python3", NULL},
-        (const char *[]){"/nonexistent/python3", "cannot start this Python interpreter", "--python PATH", NULL});
+    const char *fx = demo_with_python_env(0);
+    char *out = run_with_one_down(fx, (const char *[]){"--python", "/nonexistent/python3", NULL}, "DOWN at load");
+    expect_only_down(fx, out, (const char *[]){"tpu", NULL}, PX_STAGE_LOAD,
+                     (const char *[]){"/nonexistent/python3", "cannot start this Python interpreter", "--python PATH",
+                                      NULL});
 }
 
-/* An executor of another parity: refused by its READY, with what to do. */
-Test(python_executor, another_protocol_version_is_refused, .timeout = 60)
+/* A missing parity-torch takes down the environments that need it; the
+ * one on the Python executor runs. */
+Test(python_executor, missing_executor_leaves_the_python_environment_running, .timeout = 180)
+{
+    const char *fx = demo_with_python_env(0);
+    char *out = run_with_one_down(
+        fx, (const char *[]){"--python", PY, "--executor", "/nonexistent/parity-torch", NULL}, "DOWN at load");
+    expect_only_down(fx, out, (const char *[]){"reference", "cpu-bf16", NULL}, PX_STAGE_LOAD,
+                     (const char *[]){"/nonexistent/parity-torch", "cannot run the executor", "--executor", NULL});
+}
+
+/* A parity_torch.py that cannot be read: the environment on it is down at
+ * load, naming the file; the others run (through the runner, where the
+ * script's place can be chosen). */
+Test(python_executor, unreadable_python_executor_is_one_environment_down, .timeout = 120)
+{
+    px_error err = {0};
+    px_fixture *f = fixture_load(demo_with_python_env(0), &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    int idx[8];
+    px_env_input in[8] = {0};
+    cr_assert_leq(f->n_envs, 8);
+    for (size_t i = 0; i < f->n_envs; i++) {
+        idx[i] = (int)i;
+        cr_assert_eq(env_input_open(&in[i], f, &f->envs[i], &err), 0, "%s", err.msg);
+    }
+    px_results *res = results_new(f, idx, f->n_envs);
+    px_runner_opts o = {0};
+    runner_locate(&o, getenv("PARITY_TORCH"), PY);
+    free((char *)o.script);
+    o.script = strdup("/nonexistent/parity_torch.py");
+    px_runner *run = runner_start(f, in, res, &o, &err);
+    cr_assert_not_null(run, "%s", err.msg);
+    cr_expect_eq(runner_wait(run, &err), 0, "%s", err.msg);
+    for (size_t i = 0; i < res->n_envs; i++) {
+        const px_env_result *e = &res->envs[i];
+        if (strcmp(e->name, "tpu")) {
+            cr_expect_eq(e->state, PX_ENV_UP, "%s: %s", e->name, e->down_msg ? e->down_msg : "");
+            continue;
+        }
+        cr_expect_eq(e->state, PX_ENV_DOWN);
+        cr_expect_eq(e->down_stage, PX_STAGE_LOAD);
+        cr_expect(e->down_msg && strstr(e->down_msg, "/nonexistent/parity_torch.py: cannot read the Python executor, "
+                                                     "which environment 'tpu' needs"),
+                  "%s", e->down_msg);
+    }
+    runner_free(run);
+    runner_locate_free(&o);
+    results_free(res);
+    for (size_t i = 0; i < f->n_envs; i++)
+        env_input_close(&in[i], f->n_examples);
+    fixture_free(f);
+}
+
+/* An executor of another parity: refused by its READY, with what to do;
+ * the environments on it are down, the Python one runs. */
+Test(python_executor, another_protocol_version_is_refused, .timeout = 120)
 {
     char *fake = tmp_file("parity-torch-v1");
     tl_write(fake, "#!/usr/bin/python3\n"
@@ -389,8 +492,44 @@ Test(python_executor, another_protocol_version_is_refused, .timeout = 60)
                    "sys.stdout.flush()\n"
                    "sys.stdin.read()\n");
     chmod(fake, 0755);
-    expect_one_line_error((const char *[]){"parity", "run", DEMO, "-q", "-o", "-", "--executor", fake, NULL},
-                          (const char *[]){"another protocol", "version 1", "this parity speaks 4", NULL});
+    const char *fx = demo_with_python_env(0);
+    /* Spawned, not forked by a server of that fake. */
+    setenv("PARITY_FORK_SERVER", "0", 1);
+    char *out = run_with_one_down(fx, (const char *[]){"--python", PY, "--executor", fake, NULL}, "DOWN at load");
+    unsetenv("PARITY_FORK_SERVER");
+    expect_only_down(fx, out, (const char *[]){"reference", "cpu-bf16", NULL}, PX_STAGE_LOAD,
+                     (const char *[]){fake, "another protocol", "version 1", "this parity speaks 4", NULL});
+}
+
+/* startup_timeout is the environment's own: a backend module whose import
+ * outlasts it takes that environment down at the device stage, naming the
+ * module; the reference and the twin (on parity-torch, which imports no
+ * module) run. 10 s: the interpreter imports torch first. */
+Test(python_executor, backend_module_import_outlasting_startup_timeout_is_down_at_device, .timeout = 120)
+{
+    plant("hang");
+    const char *fx = variant(1, demo_with_python_env(0),
+                             (const char *[]){"    executor: python\n", "    executor: python\n    startup_timeout: 10\n",
+                                              NULL});
+    char *out = run_with_one_down(fx, (const char *[]){"--python", PY, "--backend-module", "parity_planted", NULL},
+                                  "DOWN at device");
+    expect_only_down(fx, out, (const char *[]){"tpu", NULL}, PX_STAGE_DEVICE,
+                     (const char *[]){"importing backend module parity_planted did not finish within "
+                                      "startup_timeout 10 s",
+                                      NULL});
+}
+
+/* A module that kills the interpreter while imported: down at the device
+ * stage too, naming the module. */
+Test(python_executor, backend_module_that_aborts_names_the_module, .timeout = 120)
+{
+    px_results *r;
+    px_fixture *f;
+    const px_env_result *e = down_with("abort", &r, &f);
+    cr_expect_eq(e->down_stage, PX_STAGE_DEVICE);
+    cr_expect(strstr(e->down_msg, "executor ended while importing backend module parity_planted (SIGABRT)"), "%s",
+              e->down_msg);
+    results_free(r), fixture_free(f);
 }
 
 /* The precision settings are recorded; a backend that does not read one

@@ -246,11 +246,18 @@ Test(run, imported_environment_cannot_be_run_here)
 
 Test(run, missing_executor_is_exit_3)
 {
-    cmd_result r = tl_run((const char *[]){"parity", "run", DEMO, "-q", "-o", "/tmp/unused.yaml", "--executor",
+    char *dir = tl_tmpdir(), out[256];
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "run", DEMO, "-q", "-o", out, "--executor",
                                            "/nonexistent/parity-torch", NULL});
     cr_expect_eq(r.status, 3);
-    cr_expect(strstr(r.err, "cannot run the executor"), "%s", r.err);
+    /* Each environment is down, with the words, and the file says so. */
+    cr_expect(strstr(r.out, "DOWN at load: /nonexistent/parity-torch: cannot run the executor"), "%s\n%s", r.out,
+              r.err);
     tl_free(&r);
+    cr_expect_eq(access(out, F_OK), 0);
+    unlink(out), rmdir(dir);
+    free(dir);
 }
 
 Test(run, non_utf8_example_text_is_located)

@@ -265,15 +265,17 @@ Test(fixture, executor_and_precision_settings)
     cr_expect_eq(f->envs[0].python, 0);
     cr_expect_null(f->envs[0].matmul_precision);
     cr_expect_float_eq(f->envs[0].first_forward_timeout_s, 300, 1e-9);
+    cr_expect_float_eq(f->envs[0].startup_timeout_s, 120, 1e-9);
     fixture_free(f);
     char *text = variant("{device: cpu}", "{device: tpu, executor: python, matmul_precision: high, timeout: 5, "
-                                          "first_forward_timeout: 900}");
+                                          "first_forward_timeout: 900, startup_timeout: 1.5}");
     f = parse(text, &err);
     cr_assert_not_null(f, "%s", err.msg);
     cr_expect_eq(f->envs[0].python, 1);
     cr_expect_str_eq(f->envs[0].matmul_precision, "high");
     cr_expect_float_eq(f->envs[0].timeout_s, 5, 1e-9);
     cr_expect_float_eq(f->envs[0].first_forward_timeout_s, 900, 1e-9);
+    cr_expect_float_eq(f->envs[0].startup_timeout_s, 1.5, 1e-9);
     fixture_free(f);
     free(text);
     /* A timeout longer than the default first-forward one stands for both. */
@@ -289,6 +291,8 @@ Test(fixture, executor_and_precision_settings)
     expect_error("{device: cpu}", "{device: cuda, tf32: true, matmul_precision: high}", 9, 59,
                  "sets both tf32 and matmul_precision");
     expect_error("{device: cpu}", "{device: cpu, first_forward_timeout: 0}", 9, 51, "first_forward_timeout");
+    expect_error("{device: cpu}", "{device: cpu, startup_timeout: 0}", 9, 45, "startup_timeout");
+    expect_error("{device: cpu}", "{device: cpu, startup_timeout: soon}", 9, 45, "startup_timeout");
 }
 
 /* kind huggingface: a tokenizer.json (file:), pinned like a vocab.txt; it

@@ -109,6 +109,7 @@ static void same_env(const char *what, const px_env *a, const px_env *b)
     SAME_NUM(what, threads, a, b);
     SAME_NUM(what, timeout_s, a, b);
     SAME_NUM(what, first_forward_timeout_s, a, b);
+    SAME_NUM(what, startup_timeout_s, a, b);
     SAME_NUM(what, tf32, a, b);
     SAME_STR(what, matmul_precision, a, b);
     SAME_NUM(what, python, a, b);
@@ -267,7 +268,8 @@ static const char *EVERY_KEY =
     "environments:\n"
     "  ref: {device: cpu, dtype: float64, threads: 0, role: reference}\n"
     "  gpu: {device: 'cuda:0', tf32: false, timeout: 400, executor: python, record_env: [MY_KERNELS, _X1]}\n"
-    "  gpu-high: {device: 'cuda:0', matmul_precision: high, timeout: 12.5, first_forward_timeout: 600.25}\n"
+    "  gpu-high: {device: 'cuda:0', matmul_precision: high, timeout: 12.5, first_forward_timeout: 600.25,\n"
+    "             startup_timeout: 900}\n"
     "  tpu: {results: ../tpu.yaml, role: candidate, note: imported, threads: 8}\n"
     "  tpu-typed: {results: /abs/tpu2.yaml, dtype: bfloat16, timeout: 30, first_forward_timeout: 300}\n"
     "  own: {device: cpu, dtype: bfloat16, role: twin, model: {path: o.pt},\n"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "parity/fixture.h"
 #include "parity/prepare.h"
@@ -211,4 +212,98 @@ Test(runner, keep_alive_takes_one_request_at_a_time, .timeout = 180)
     cr_expect_eq(h.res->envs[0].restarts, 0);
     finish(&h);
     cleanup(&h);
+}
+
+/* Two environments of slow.yaml, `patient` (index 0 of the results) and
+ * `reference` (1), started with opts; the caller cancels and waits. */
+typedef struct pair {
+    px_fixture *f;
+    px_env_input in[2];
+    px_results *res;
+    px_runner *run;
+    long slow, quick;
+} pair;
+
+static void start_pair(pair *p, px_runner_opts o)
+{
+    px_error err = {0};
+    memset(p, 0, sizeof *p);
+    p->f = fixture_load("tests/data/slow.yaml", &err);
+    cr_assert_not_null(p->f, "%s", err.msg);
+    int idx[2] = {(int)(fixture_env(p->f, "patient") - p->f->envs), (int)(fixture_env(p->f, "reference") - p->f->envs)};
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(env_input_open(&p->in[i], p->f, &p->f->envs[idx[i]], &err), 0, "%s", err.msg);
+    p->res = results_new(p->f, idx, 2);
+    o.executor = executor();
+    p->run = runner_start(p->f, p->in, p->res, &o, &err);
+    cr_assert_not_null(p->run, "%s", err.msg);
+    p->slow = fixture_example_index(p->f, "slow");
+    p->quick = fixture_example_index(p->f, "quick-1");
+}
+
+/* Until the first environment's slow example or the second's first quick
+ * one has a result: whether the quick one came first (the second
+ * environment ran while the first was busy), and what the first had then. */
+static int second_ran_while_first_was_busy(pair *p, int *first_benched)
+{
+    int slow_done = 0, quick_done = 0;
+    while (!slow_done && !quick_done && !runner_done(p->run)) {
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+        runner_lock(p->run);
+        slow_done = p->res->envs[0].ex[p->slow].status != PX_ST_PENDING;
+        quick_done = p->res->envs[1].ex[p->quick].status != PX_ST_PENDING;
+        *first_benched = p->res->envs[0].n_bench > 0;
+        runner_unlock(p->run);
+    }
+    return quick_done && !slow_done;
+}
+
+static void stop_pair(pair *p)
+{
+    runner_cancel(p->run);
+    px_error err = {0};
+    cr_expect_eq(runner_wait(p->run, &err), 0, "%s", err.msg);
+    runner_free(p->run);
+    results_free(p->res);
+    for (int i = 0; i < 2; i++)
+        env_input_close(&p->in[i], p->f->n_examples);
+    fixture_free(p->f);
+}
+
+/* Environments run side by side (each holds one of the machine's cores):
+ * while the first is in its slow forward (seconds), the second runs its
+ * examples. Not a timing: which result comes first. */
+Test(runner, environments_run_side_by_side, .timeout = 180)
+{
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        cr_skip_test("one core: environments of one thread each run one after another");
+    pair p;
+    start_pair(&p, (px_runner_opts){0});
+    int benched = 0;
+    cr_expect(second_ran_while_first_was_busy(&p, &benched),
+              "the second environment ran an example while the first was in its slow forward");
+    stop_pair(&p);
+}
+
+/* parity bench times one environment at a time: the second starts only
+ * once the first has run and been timed. */
+Test(runner, bench_runs_one_environment_at_a_time, .timeout = 180)
+{
+    static const int batches[] = {1};
+    pair p;
+    start_pair(&p, (px_runner_opts){.bench_batches = batches, .n_bench = 1, .bench_warmup = 0, .bench_passes = 1});
+    int benched = 0;
+    cr_expect_not(second_ran_while_first_was_busy(&p, &benched), "the second environment waited");
+    /* The second's quick example then ran after the first's benchmark. */
+    while (!runner_done(p.run)) {
+        runner_lock(p.run);
+        int quick_done = p.res->envs[1].ex[p.quick].status != PX_ST_PENDING;
+        benched = p.res->envs[0].n_bench > 0;
+        runner_unlock(p.run);
+        if (quick_done)
+            break;
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    }
+    cr_expect(benched, "the first environment's benchmark came before the second's examples");
+    stop_pair(&p);
 }

@@ -87,6 +87,8 @@ typedef struct px_env {
     double first_forward_timeout_s; /* the first forward of each new input
                                        shape in one executor (a lazy device
                                        such as XLA compiles it then) */
+    double startup_timeout_s; /* start-up: the executor, its backend modules
+                                 and the model until READY (default 120) */
     int tf32;           /* -1 unset, 0 off, 1 on (CUDA matmuls) */
     char *matmul_precision; /* highest | high | medium; NULL: not set */
     int python;         /* executor: python (parity_torch.py) rather than

@@ -2,8 +2,8 @@
  * one server per runner, started when its first libtorch environment starts,
  * forks each executor so that libtorch's start-up is paid once per run. The
  * executors it forks are not parity's children: their exit status comes from
- * the server (EXITED), kept here until asked for. Used by the runner thread
- * alone. */
+ * the server (EXITED), kept here until asked for. Not thread-safe: one
+ * call at a time (the runner's environment threads take its srv_mu). */
 #ifndef PARITY_FORKSRV_H
 #define PARITY_FORKSRV_H
 

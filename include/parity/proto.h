@@ -187,7 +187,9 @@ enum px_frame_type {
 
 enum px_stage {
     PX_STAGE_DEVICE = 1,  /* device string or dtype not usable here */
-    PX_STAGE_LOAD = 2,    /* model could not be loaded or moved */
+    PX_STAGE_LOAD = 2,    /* the executor (an interpreter without torch, a
+                             missing parity-torch) or the model could not be
+                             loaded, or the model not moved */
     PX_STAGE_FORWARD = 3, /* forward raised */
 };
 
@@ -195,8 +197,9 @@ enum px_fail_kind {
     PX_FAIL_EXCEPTION = 1,   /* the model or the backend raised */
     PX_FAIL_UNSUPPORTED = 2, /* the backend lacks the operator, device or dtype */
     PX_FAIL_NO_TORCH = 3,    /* the executor cannot work at all here (an
-                                interpreter without torch): never an outcome,
-                                a one-line error of the whole command */
+                                interpreter without torch): never an
+                                example's outcome; that environment is down
+                                at load, the others run */
 };
 
 enum px_compiled {

@@ -3,7 +3,11 @@
  * parity/proto.h, and records what comes back in a px_results. A child that
  * dies (signal) or does not answer within the environment's timeout is an
  * outcome (crash, timeout) of that example; the child is restarted for the
- * next one. Nothing here exits or prints. */
+ * next one. Nothing here exits or prints.
+ * Environments run side by side, each on a thread of its own, as far as the
+ * machine's cores and each environment's threads allow (a device
+ * environment holds no core); with n_bench, one at a time (examples, then
+ * timings), so that a benchmark's figures are its own. */
 #ifndef PARITY_RUNNER_H
 #define PARITY_RUNNER_H
 
@@ -23,7 +27,11 @@ typedef struct px_runner_opts {
     const char *const *backend_modules; /* --backend-module, imported by the
                                  Python executor before it opens the device */
     size_t n_backend_modules;
-    double load_timeout_s;    /* for start-up (loading libtorch and the model) */
+    double load_timeout_s;    /* > 0: how long every environment's start-up
+                                 (the executor, its backend modules, the
+                                 model) may take, instead of each one's
+                                 startup_timeout (the fixture's, default
+                                 120 s) */
     int notify_fd;            /* > 0: a byte is written here whenever results change
                                  (the review screen polls it with the keyboard) */
     int one_example;          /* 1: run only `example`, leave the others' results */
@@ -72,10 +80,10 @@ typedef struct px_runner px_runner;
  * runner_check. */
 void runner_locate(px_runner_opts *o, const char *executor, const char *python);
 void runner_locate_free(px_runner_opts *o);
-/* Before starting: every executor that the environments to run here need
- * exists (-1 with *err, PX_EXIT_ENV, naming what is missing and how to
- * choose another, when not), and backend modules are only given when some
- * environment that runs here has executor: python (PX_EXIT_USAGE). */
+/* Before starting, what concerns the whole command: backend modules are
+ * only given when some environment that runs here has executor: python
+ * (-1 with *err, PX_EXIT_USAGE, when not). What concerns one environment
+ * is not checked here: see runner_wait. */
 int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results *res, px_error *err);
 
 /* Starts the thread. `inputs` has one entry per environment of res (what
@@ -86,10 +94,21 @@ int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results 
  * runner_lock(). */
 px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_results *res,
                         const px_runner_opts *opts, px_error *err);
-/* Joins the thread. Returns 0, or -1 with *err when the run had to stop:
- * the model's output width does not match the contract's labels
- * (PX_EXIT_USAGE); an executor that speaks another protocol version, an
- * interpreter that cannot be started or has no torch (PX_EXIT_ENV). */
+/* Joins the thread. Returns 0, or -1 with *err when the run had to stop
+ * for what concerns the fixture as a whole: the model's output width does
+ * not match the contract's labels (PX_EXIT_USAGE); the examples left are
+ * then not-evaluated, "run stopped: ...".
+ * One environment that cannot start is down (px_env_result state
+ * PX_ENV_DOWN, down_stage, down_msg naming the file and how to choose
+ * another) and every other environment runs; the command's exit 3 says so:
+ *   load:   its executor is missing (parity-torch not executable,
+ *           parity_torch.py not readable), its interpreter cannot be
+ *           started or has no torch, its executor speaks another protocol
+ *           version, the model cannot be loaded, or start-up did not
+ *           finish within its startup_timeout;
+ *   device: a backend library or module that fails to load or import (or
+ *           whose import did not finish within startup_timeout), a device
+ *           or dtype the backend does not know. */
 int runner_wait(px_runner *r, px_error *err);
 void runner_free(px_runner *r);
 /* Stop now: the example in flight is abandoned (its child killed) and, like
@@ -114,8 +133,10 @@ px_stop runner_stopped(px_runner *r);
  * that any runner has running now. For a second Ctrl-C, before _exit. */
 void runner_kill_children(void);
 
-/* What the thread is doing now: environment index into res (or -1), example
- * index (or -1 when starting or idle), and the child's pid (or 0). */
+/* What the run is doing now: an environment that is busy (the first, in
+ * res's order, when several run side by side) as an index into res (or -1),
+ * its example index (or -1 when starting, timing or idle), and its child's
+ * pid while it runs an example (or 0). */
 void runner_progress(px_runner *r, int *env, int *example, pid_t *pid);
 /* 1 once the run has finished (runner_wait will not block); with
  * keep_alive, 1 while it waits for runner_rerun. */

@@ -255,6 +255,15 @@ def parse_args(argv):
     return opts if opts["model"] else None
 
 
+def say(line):
+    """One line on stderr, at once (a module may print much after it)."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def cpu_name():
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
@@ -290,6 +299,10 @@ class Executor:
 
     def import_backends(self):
         for name in self.o["backend_modules"]:
+            # parity reads these lines (runner.c, IMPORTING): a start-up that
+            # ends or times out in an import is the device stage's, that
+            # module's.
+            say("parity_torch.py: importing backend module %s" % name)
             try:
                 mod = importlib.import_module(name)
             except BaseException as e:  # SystemExit too: a module must not end us
@@ -308,6 +321,8 @@ class Executor:
                     self.xla_metrics = importlib.import_module("torch_xla.debug.metrics")
                 except Exception:
                     self.xla_metrics = None
+        if self.o["backend_modules"]:
+            say("parity_torch.py: backend modules imported")
 
     def open_device(self):
         torch, o = self.torch, self.o
@@ -638,7 +653,7 @@ def main(argv):
             raise ImportError("the module named torch at %s is not PyTorch"
                               % (getattr(torch, "__file__", None) or list(getattr(torch, "__path__", []))))
     except BaseException as e:
-        chan.fail(STAGE_DEVICE, FAIL_NO_TORCH, "%s (Python %s) cannot import torch: %s: %s"
+        chan.fail(STAGE_LOAD, FAIL_NO_TORCH, "%s (Python %s) cannot import torch: %s: %s"
                   % (sys.executable or "python", platform.python_version(), type(e).__name__, e))
         return 1
     ex = Executor(torch, opts)
