@@ -152,6 +152,17 @@ for n in ("reference", "cpu-bf16"):
 bad = {k: v for k, v in e["tpu"]["counts"].items() if v and k in ("numeric-drift", "wrong-label")}
 assert bad, e["tpu"]["counts"]
 EOF
+# One environment down is one environment down: at home the tpu's
+# interpreter is not there, so `run` puts the tpu down at its stage and
+# still runs and writes the reference and the twin (exit 3).
+status=0
+PARITY_TORCH="$executor" "$parity" run fixture.yaml --python "$dir/no-such-python" -q -o all.yaml > all.log 2>&1 ||
+    status=$?
+[ "$status" -eq 3 ] || { cat all.log; fail "run with the tpu's interpreter missing: exit $status, want 3"; }
+grep -q 'tpu.*DOWN at load' all.log || { cat all.log; fail "run does not say the tpu is down at load"; }
+for n in reference cpu-bf16; do
+    grep -q "^  \"$n\":" all.yaml || fail "run with the tpu down did not write $n's results"
+done
 # The same file checked alone (-e tpu): no reference, so nothing is
 # compared; a broken device is never a pass, the contract is not met
 # (exit 3) and no last good configuration is recorded.
