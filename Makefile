@@ -65,10 +65,13 @@ endif
 CXXFLAGS ?= -O2 -g
 ALL_CXXFLAGS := -std=c++17 $(WARN) -Wno-unused-parameter $(CXXFLAGS) -Iinclude $(TORCH_CXXFLAGS)
 
-# Layers, lowest first: the library (src/*.c: reading, running, judging,
-# writing), the review screen (src/tui/), the command line (src/cmd/: main,
-# the option table, the subcommands). See README, "Layout".
-LIB_SRC := $(sort $(wildcard src/*.c)) $(sort $(wildcard src/tui/*.c)) $(filter-out src/cmd/main.c,$(sort $(wildcard src/cmd/*.c)))
+# The library's parts, each a folder of src/, lowest layer first: a part
+# includes only its own folder and those before it (tests/layers.py checks
+# it in `make check`; README, "Layout"). The executor (src/executor/) is its
+# own program over proto/ alone.
+LAYERS := base proto yaml tokenizer contract results judge run report tui cmd
+LIB_SRC := $(foreach l,$(LAYERS),$(sort $(wildcard src/$(l)/*.c)))
+LIB_SRC := $(filter-out src/cmd/main.c,$(LIB_SRC))
 # ar keeps one member per file name: two sources with one name would
 # silently drop one of them from libparity.a.
 DUP_NAMES := $(shell printf '%s\n' $(notdir $(LIB_SRC)) | sort | uniq -d)
@@ -107,11 +110,11 @@ $(PARITY): $(BUILD)/obj/cmd/main.o $(BUILD)/libparity.a
 
 # The executor is never sanitized (libtorch is not instrumented); parity
 # finds it beside itself, so each build dir gets a link to it.
-$(TORCH_BUILD)/proto.o: src/proto.c include/parity/proto.h
+$(TORCH_BUILD)/proto.o: src/proto/proto.c include/parity/proto.h
 	@mkdir -p $(dir $@) && echo '*' > build/.gitignore
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -Iinclude -c $< -o $@
 
-$(TORCH_BUILD)/generate.o: src/generate.c include/parity/generate.h include/parity/proto.h
+$(TORCH_BUILD)/generate.o: src/proto/generate.c include/parity/generate.h include/parity/proto.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -Iinclude -c $< -o $@
 

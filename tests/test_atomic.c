@@ -1,4 +1,4 @@
-/* Atomic file replacement (src/atomic.c): the old bytes or the new ones,
+/* Atomic file replacement (src/base/atomic.c): the old bytes or the new ones,
  * never half; links written through, modes kept, devices written to. */
 #include <criterion/criterion.h>
 #include <errno.h>

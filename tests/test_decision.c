@@ -1,4 +1,4 @@
-/* The decisions' one table (src/decision.c). */
+/* The decisions' one table (src/contract/decision.c). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* The YAML and JSON scalar writers (src/emit.c): what they write reads back
+/* The YAML and JSON scalar writers (src/yaml/emit.c): what they write reads back
  * byte for byte with libyaml and with a real JSON parser. */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Errors as values (src/error.c): every reason has one exit status, from
+/* Errors as values (src/base/error.c): every reason has one exit status, from
  * one table; the library reports the reason a caller acts on. */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* SHA-256 (src/hash.c): FIPS 180-4's own examples, and for lengths around
+/* SHA-256 (src/base/hash.c): FIPS 180-4's own examples, and for lengths around
  * every block boundary the digest coreutils' sha256sum gives of the same
  * bytes, each through the CPU's SHA extensions (where this CPU has them)
  * and through the portable code: both must agree with the references. */

@@ -1,4 +1,4 @@
-/* The decision journal (src/journal.c): a line a kill tore is never
+/* The decision journal (src/contract/journal.c): a line a kill tore is never
  * acknowledged, and the next decision does not run into it. */
 #include <criterion/criterion.h>
 #include <stdio.h>

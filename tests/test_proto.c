@@ -1,4 +1,4 @@
-/* The protocol's framing (src/proto.c): frames survive partial reads, an
+/* The protocol's framing (src/proto/proto.c): frames survive partial reads, an
  * oversized header is refused, integers are little-endian on the wire; on
  * the fork server's control channel a frame is one packet and carries its
  * descriptors, a packet that is no whole frame is refused (its descriptors

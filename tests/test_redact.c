@@ -1,4 +1,4 @@
-/* Redaction (src/redact.c): each built-in secret shape, planted in a
+/* Redaction (src/contract/redact.c): each built-in secret shape, planted in a
  * message, is gone and counted; what only looks like a secret stays; the
  * home directory becomes ~ only as a whole path; a fixture's own pattern
  * works, a bad one is refused; a pattern that would stall hides the text. */

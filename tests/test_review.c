@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "parity/decide.h"
+#include "parity/writeback.h"
 #include "parity/fixture.h"
 #include "parity/journal.h"
 #include "parity/judge.h"
@@ -35,7 +35,7 @@ typedef struct ctx {
     px_results *r;
     px_judgement j;
     int judged;
-    px_decide store;
+    px_writeback store;
     int has_store;
     px_session rv;
 } ctx;
@@ -78,10 +78,10 @@ static void prepare(ctx *c, int writable)
         free(text);
         path = c->fx;
         px_error err = {0};
-        cr_assert_eq(decide_open(&c->store, c->fx, &err), 0, "%s", err.msg);
+        cr_assert_eq(writeback_open(&c->store, c->fx, &err), 0, "%s", err.msg);
         /* As the review screen holds it: the hash only, the text read
          * again at each write (parity decide keeps the text). */
-        decide_lean(&c->store);
+        writeback_lean(&c->store);
         cr_assert_null(c->store.text);
         c->has_store = 1;
     }
@@ -114,7 +114,7 @@ static void teardown(ctx *c)
     if (c->has_store) {
         unlink(c->store.journal);
         rmdir(c->store.journal); /* where a test put a directory in its way */
-        decide_close(&c->store);
+        writeback_close(&c->store);
     }
     if (c->fx)
         unlink(c->fx), free(c->fx);
@@ -723,7 +723,7 @@ Test(review, write_agrees_with_recovering_the_journal)
     char *recovered = NULL;
     size_t len = 0;
     char *before = tl_slurp(c.fx);
-    cr_assert_eq(yamledit_apply(c.fx, before, strlen(before), j.d, j.n, &recovered, &len, &err), 0, "%s",
+    cr_assert_eq(splice_apply(c.fx, before, strlen(before), j.d, j.n, &recovered, &len, &err), 0, "%s",
                  err.msg);
     free(before);
     journal_free(&j);

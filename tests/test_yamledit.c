@@ -11,7 +11,7 @@
  * 2. Errors: unknown id, a review that is not a mapping, a field that is not
  *    a scalar, text that is not YAML, a bad decision word.
  * 3. A property test over 200 generated fixtures (fixed seed).
- * 4. The verification on its own (yamledit_verify): the one change a
+ * 4. The verification on its own (splice_verify): the one change a
  *    decision makes passes, any other change is refused; what ydoc_load
  *    refuses is refused; several decisions at once (each check's record of
  *    the new text serving the next decision) equal one at a time. */
@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-#include "parity/yamledit.h"
+#include "parity/splice.h"
 #include "testlib.h"
 #include "yamlq.h"
 
@@ -272,11 +272,11 @@ ParameterizedTest(golden_case *c, yamledit, golden)
     size_t out_n = 0;
     px_error err = {0};
     snprintf(p, sizeof p, "%s.in.yaml", c->name);
-    int rc = yamledit_apply(p, in, in_n, ds.d, ds.n, &out, &out_n, &err);
+    int rc = splice_apply(p, in, in_n, ds.d, ds.n, &out, &out_n, &err);
     if (rc != 0) {
         char msg[1600];
         px_error_format(&err, msg, sizeof msg);
-        cr_expect_fail("%s: yamledit_apply failed (code %d): %s", c->name, err.code, msg);
+        cr_expect_fail("%s: splice_apply failed (code %d): %s", c->name, err.code, msg);
     } else {
         cr_expect_eq(out[out_n], '\0', "%s: output is not NUL-terminated", c->name);
         if (out_n != ref_n || memcmp(out, ref, ref_n)) {
@@ -336,7 +336,7 @@ static int apply1(const char *text, px_decision d, px_error *err, char **out)
     size_t out_n = 0;
     *out = NULL;
     memset(err, 0, sizeof *err);
-    return yamledit_apply("f.yaml", text, strlen(text), &d, 1, out, &out_n, err);
+    return splice_apply("f.yaml", text, strlen(text), &d, 1, out, &out_n, err);
 }
 
 Test(yamledit, unknown_id_is_a_usage_error)
@@ -475,10 +475,10 @@ Test(yamledit, bad_decision_word)
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect(strstr(err.msg, "maybe") != NULL, "%s", err.msg);
     cr_expect_null(out);
-    cr_expect(yamledit_is_decision("needs-rule"));
-    cr_expect(yamledit_is_decision("clear"));
-    cr_expect(!yamledit_is_decision("Accept"));
-    cr_expect(!yamledit_is_decision(""));
+    cr_expect(splice_is_decision("needs-rule"));
+    cr_expect(splice_is_decision("clear"));
+    cr_expect(!splice_is_decision("Accept"));
+    cr_expect(!splice_is_decision(""));
 }
 
 Test(yamledit, error_in_a_later_decision_leaves_nothing)
@@ -488,7 +488,7 @@ Test(yamledit, error_in_a_later_decision_leaves_nothing)
     px_decision d[2] = {{"a", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, {"missing", "flag", NULL, NULL, NULL, NULL, NULL, NULL, NULL}};
     char *out = NULL;
     size_t out_n = 0;
-    int rc = yamledit_apply("f.yaml", t, strlen(t), d, 2, &out, &out_n, &err);
+    int rc = splice_apply("f.yaml", t, strlen(t), d, 2, &out, &out_n, &err);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_null(out);
@@ -500,7 +500,7 @@ Test(yamledit, no_decisions_is_the_identity)
     const char *t = "\xEF\xBB\xBF" "examples:\r\n  - id: a";
     char *out = NULL;
     size_t out_n = 0;
-    cr_assert_eq(yamledit_apply("f.yaml", t, strlen(t), NULL, 0, &out, &out_n, &err), 0);
+    cr_assert_eq(splice_apply("f.yaml", t, strlen(t), NULL, 0, &out, &out_n, &err), 0);
     cr_expect_eq(out_n, strlen(t));
     cr_expect(!memcmp(out, t, out_n));
     free(out);
@@ -525,7 +525,7 @@ Test(yamledit, many_anchors_and_aliases)
     char *out = NULL;
     size_t out_n = 0;
     px_error err = {0};
-    int rc = yamledit_apply("f.yaml", t, n, d, 1, &out, &out_n, &err);
+    int rc = splice_apply("f.yaml", t, n, d, 1, &out, &out_n, &err);
     cr_expect_eq(rc, 0, "%s", err.msg);
     if (rc == 0) {
         const char *want = "  - id: e0\n    text: *a0\n    alt: *a99\n    why: plain\n    review:\n      decision: accept\n"
@@ -575,7 +575,7 @@ static char *vmut(const char *base, const char *from, const char *to)
 static int vcheck(const char *new_text, px_decision d)
 {
     px_error err = {0};
-    int rc = yamledit_verify("v.yaml", VBASE, strlen(VBASE), new_text, strlen(new_text), &d, &err);
+    int rc = splice_verify("v.yaml", VBASE, strlen(VBASE), new_text, strlen(new_text), &d, &err);
     if (rc)
         cr_expect_eq(err.code, PX_EXIT_USAGE, "%s", err.msg);
     return rc;
@@ -591,7 +591,7 @@ Test(yamledit, verify_accepts_the_decision_and_refuses_any_other_change)
     char *out = NULL;
     size_t out_n = 0;
     px_error err = {0};
-    cr_assert_eq(yamledit_apply("v.yaml", VBASE, strlen(VBASE), &d, 1, &out, &out_n, &err), 0, "%s", err.msg);
+    cr_assert_eq(splice_apply("v.yaml", VBASE, strlen(VBASE), &d, 1, &out, &out_n, &err), 0, "%s", err.msg);
     cr_expect_eq(vcheck(out, d), 0, "the splice's own output");
     cr_expect_neq(vcheck(VBASE, d), 0, "the decision not written");
     free(out);
@@ -706,11 +706,11 @@ Test(yamledit, several_decisions_equal_one_at_a_time)
     char *all = NULL, *cur = strdup(VBASE);
     size_t all_n = 0, cur_n = strlen(VBASE);
     px_error err = {0};
-    cr_assert_eq(yamledit_apply("v.yaml", VBASE, strlen(VBASE), d, 4, &all, &all_n, &err), 0, "%s", err.msg);
+    cr_assert_eq(splice_apply("v.yaml", VBASE, strlen(VBASE), d, 4, &all, &all_n, &err), 0, "%s", err.msg);
     for (int i = 0; i < 4; i++) {
         char *next = NULL;
         size_t next_n = 0;
-        cr_assert_eq(yamledit_apply("v.yaml", cur, cur_n, &d[i], 1, &next, &next_n, &err), 0, "%d: %s", i, err.msg);
+        cr_assert_eq(splice_apply("v.yaml", cur, cur_n, &d[i], 1, &next, &next_n, &err), 0, "%d: %s", i, err.msg);
         free(cur);
         cur = next, cur_n = next_n;
     }
@@ -1156,10 +1156,10 @@ Test(yamledit, property_only_reviews_change, .timeout = 120)
         char why[2048] = "";
         int bad = 0;
         /* (a) */
-        if (yamledit_apply("gen.yaml", input, g.len, d, nd, &out, &out_n, &err)) {
+        if (splice_apply("gen.yaml", input, g.len, d, nd, &out, &out_n, &err)) {
             char msg[1600];
             px_error_format(&err, msg, sizeof msg);
-            snprintf(why, sizeof why, "(a) yamledit_apply failed: %s", msg);
+            snprintf(why, sizeof why, "(a) splice_apply failed: %s", msg);
             bad = 1;
         }
         /* (b) */
@@ -1218,7 +1218,7 @@ Test(yamledit, fuzz_regressions_end, .timeout = 20)
         px_error err = {0};
         char *out = NULL;
         size_t out_n = 0;
-        int rc = yamledit_apply("fuzz.yaml", nl + 1, strlen(nl + 1), &d, 1, &out, &out_n, &err);
+        int rc = splice_apply("fuzz.yaml", nl + 1, strlen(nl + 1), &d, 1, &out, &out_n, &err);
         if (!strcmp(names[i], "splice-hang-after-stream-end.yaml")) {
             cr_expect_neq(rc, 0, "%s: the broken review is refused", path);
             cr_expect_eq(err.code, PX_EXIT_USAGE);

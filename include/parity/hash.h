@@ -1,4 +1,4 @@
-/* SHA-256 of files and buffers (FIPS 180-4, src/hash.c), as 64 lower-case
+/* SHA-256 of files and buffers (FIPS 180-4, src/base/hash.c), as 64 lower-case
  * hex digits. */
 #ifndef PARITY_HASH_H
 #define PARITY_HASH_H

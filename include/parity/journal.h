@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "parity/error.h"
-#include "parity/yamledit.h"
+#include "parity/splice.h"
 
 typedef struct px_journal {
     px_decision *d; /* strings owned by the journal */

@@ -82,7 +82,7 @@
  *          (below) and recorded; a stop id ends it (end 1, stop), any other
  *          is appended. After max_new_tokens steps: end 2 (length).
  *          Choosing (the same in both executors and in parity's reference,
- *          src/generate.c, bit for bit): greedy is torch.argmax (the first
+ *          src/proto/generate.c, bit for bit): greedy is torch.argmax (the first
  *          NaN if any, else the lowest id of the largest). sample draws on
  *          the host, never the device's generator: a splitmix64 state set to
  *          seed at the start of each GENERATE; each step draws
@@ -114,7 +114,7 @@
  * The fork server: parity-torch --serve. Loading libtorch (dynamic linking
  * and its static initialisers) is most of an executor's start-up; the fork
  * server pays it once per run and forks an executor per environment (and
- * per restart after a crash). parity (src/forksrv.c) starts it lazily, when
+ * per restart after a crash). parity (src/run/forksrv.c) starts it lazily, when
  * the first libtorch environment starts, with one end of a SOCK_SEQPACKET
  * socketpair as its stdin and stdout (the control channel; its stderr is
  * /dev/null), in a process group of its own and with PR_SET_PDEATHSIG

@@ -278,7 +278,7 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
  * `manifest:`, at the left margin (a bundle's manifests/ENV.yaml). */
 void results_write_manifest(FILE *o, const px_env_result *e);
 
-/* Read a results file back (src/results_load.c), matched to the fixture by
+/* Read a results file back (src/results/results_read.c), matched to the fixture by
  * environment name and example id: the file's environments, in its order
  * (origin FILE, source path); a fixture example the file lacks is
  * not-evaluated. Strict like fixture_load: NULL with *err (code

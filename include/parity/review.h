@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "parity/decide.h"
+#include "parity/writeback.h"
 #include "parity/fixture.h"
 #include "parity/judge.h"
 #include "parity/results.h"
@@ -48,10 +48,10 @@ typedef struct px_session {
     int candidate;               /* results environment shown beside the reference */
     size_t n_unwritten;
     const char *reviewer;
-    px_decide *store;            /* where decisions go; NULL: read-only (demo, results file) */
+    px_writeback *store;            /* where decisions go; NULL: read-only (demo, results file) */
 } px_session;
 
-int review_init(px_session *rv, const px_fixture *f, const px_results *res, px_decide *store, const char *reviewer);
+int review_init(px_session *rv, const px_fixture *f, const px_results *res, px_writeback *store, const char *reviewer);
 void review_free(px_session *rv);
 
 /* Recompute the visible list (after a filter change or new verdicts),
@@ -71,7 +71,7 @@ int review_decide(px_session *rv, const char *decision, const char *note, px_err
 /* Set the current example's note, keeping its decision. */
 int review_note(px_session *rv, const char *note, px_error *err);
 int review_undo(px_session *rv, px_error *err);
-/* Write every unwritten decision to the fixture (decide.h). */
+/* Write every unwritten decision to the fixture (writeback.h). */
 int review_write(px_session *rv, px_error *err);
 
 /* Move to the next (dir 1) or previous (-1) listed example whose id or text

@@ -25,7 +25,7 @@
  *   5. [CLS] ... [SEP] around (the post processor's ids); optionally [PAD]
  *      to pad_to.
  * The character classes of steps 2-3 are the library's, probed from it
- * (src/hf_tables.c, tests/tokenizer/gen_tables.js), not utf8proc's newer
+ * (src/tokenizer/hf_tables.c, tests/tokenizer/gen_tables.js), not utf8proc's newer
  * ones; tests/test_hf_agree.c holds both kinds to the library on thousands
  * of adversarial strings. The input is never truncated: when the sequence
  * would be longer than max_tokens the encoding reports over_limit and the

@@ -11,12 +11,12 @@
 #include <time.h>
 
 #include "parity/decision.h"
-#include "parity/decide.h"
+#include "parity/writeback.h"
 #include "parity/cli.h"
 #include "parity/fixture.h"
 #include "parity/journal.h"
 #include "parity/results.h"
-#include "parity/yamledit.h"
+#include "parity/splice.h"
 
 #define MAX_DECISIONS 256
 
@@ -91,7 +91,7 @@ static int parse(int argc, char **argv, decide_args *a)
 
 static void stamp(decide_args *a, char *at, size_t size)
 {
-    decide_now(at, size);
+    writeback_now(at, size);
     const char *by = a->reviewer ? a->reviewer : getenv("USER");
     for (size_t i = 0; i < a->n; i++) {
         a->d[i].at = at;
@@ -175,10 +175,10 @@ static void complete(decide_args *a, const px_fixture *f)
     }
 }
 
-static int commit(px_decide *s, char *out, size_t out_len, size_t n)
+static int commit(px_writeback *s, char *out, size_t out_len, size_t n)
 {
     px_error err = {0};
-    if (decide_commit(s, out, out_len, &err))
+    if (writeback_commit(s, out, out_len, &err))
         return cli_error(&err);
     printf("%s: %zu decision%s written\n", s->path, n, n == 1 ? "" : "s");
     return 0;
@@ -191,9 +191,9 @@ int cmd_decide(int argc, char **argv)
     if (parsed != CLI_PARSED)
         return parsed;
     px_error err = {0};
-    px_decide s;
+    px_writeback s;
     char at[32];
-    if (decide_open(&s, a.fixture, &err))
+    if (writeback_open(&s, a.fixture, &err))
         return cli_error(&err);
     px_journal j;
     int rc = journal_read(s.journal, &j, &err) ? cli_error(&err) : 0;
@@ -207,7 +207,7 @@ int cmd_decide(int argc, char **argv)
         rc = journal_remove(s.journal, &err) ? cli_error(&err) : 0;
         if (!rc)
             printf("%s: nothing to recover\n", a.fixture);
-    } else if (!rc && decide_writable(&s, &err)) {
+    } else if (!rc && writeback_writable(&s, &err)) {
         rc = cli_error(&err);
     } else if (!rc) {
         const px_decision *d = a.recover ? j.d : a.full;
@@ -222,7 +222,7 @@ int cmd_decide(int argc, char **argv)
         }
         size_t out_len = 0;
         /* Edited before anything is journaled, so a typo is never recorded. */
-        char *out = rc ? NULL : decide_edit(&s, d, n, &out_len, &err);
+        char *out = rc ? NULL : writeback_edit(&s, d, n, &out_len, &err);
         if (!rc && !out)
             rc = cli_error(&err);
         for (size_t i = 0; !rc && !a.recover && i < n; i++) {
@@ -244,6 +244,6 @@ int cmd_decide(int argc, char **argv)
             free(out);
     }
     journal_free(&j);
-    decide_close(&s);
+    writeback_close(&s);
     return rc;
 }

@@ -11,7 +11,8 @@
 #include "parity/atomic.h"
 #include "parity/bundle.h"
 #include "parity/judge.h"
-#include "parity/report_doc.h"
+#include "parity/report_html.h"
+#include "parity/report_md.h"
 #include "parity/story.h"
 
 /* Judged, and told (with the decisions still waiting in the journal). */

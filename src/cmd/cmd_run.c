@@ -19,7 +19,7 @@
 #include "parity/history.h"
 #include "parity/judge.h"
 #include "parity/prepare.h"
-#include "parity/report.h"
+#include "parity/check_report.h"
 #include "parity/results.h"
 #include "parity/runner.h"
 #include "parity/session.h"
@@ -465,11 +465,11 @@ static int check_finish(const run_args *a, const px_fixture *f, const px_results
     rc = check_cut_short_exit(res, rc);
     const char *format = a->format ? a->format : "text";
     if (!strcmp(format, "json"))
-        report_json(stdout, f, res, &j, since, rc);
+        check_report_json(stdout, f, res, &j, since, rc);
     else if (!strcmp(format, "tap"))
-        report_tap(stdout, f, res, &j, since);
+        check_report_tap(stdout, f, res, &j, since);
     else
-        report_text(stdout, f, res, &j, since);
+        check_report_text(stdout, f, res, &j, since);
     fflush(stdout);
     free(since); /* it borrowed from the history, which recording changes */
     record_good(f, a->history, res, &j);

@@ -339,7 +339,7 @@ void train_steps(torch::jit::script::Module &m, const c10::Device &dev, px_buf &
 
 // GENERATE (proto.h): step after step, a forward of the whole sequence so far
 // (no KV cache) on the loaded module in inference mode; each step's last row
-// goes to the host as float64, where src/generate.c (linked in, the same code
+// goes to the host as float64, where src/proto/generate.c (linked in, the same code
 // parity re-checks with) chooses the id. An output not [1, T+s, V] at any
 // step is answered with its shape and no steps.
 void generate_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)

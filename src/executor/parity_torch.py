@@ -6,7 +6,7 @@ so this is parity-torch again, in Python: it loads one TorchScript model on
 one device/dtype and answers RUN frames on stdin with OUTPUT or FAIL frames
 on stdout (TRAIN with TRAINED, GENERATE with GENERATED), speaking the
 protocol of include/parity/proto.h (read that first: this file follows it
-field by field; its choice of a generated token is src/generate.c's, bit for
+field by field; its choice of a generated token is src/proto/generate.c's, bit for
 bit). Standard library and torch only.
 
     PYTHON parity_torch.py --model PATH [--device D] [--dtype T]
@@ -117,7 +117,7 @@ class Reader:
 
 
 def splitmix64(state):
-    """(new state, z): src/generate.c's gen_splitmix64, in 64-bit wrapping."""
+    """(new state, z): src/proto/generate.c's gen_splitmix64, in 64-bit wrapping."""
     state = (state + 0x9E3779B97F4A7C15) & MASK64
     z = state
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
@@ -138,7 +138,7 @@ def gen_argmax(row):
 
 def gen_order(row):
     """Every id of row as a top list: NaN first (lower id first), then logit
-    descending, ties lower id first (src/generate.c's order)."""
+    descending, ties lower id first (src/proto/generate.c's order)."""
     nan = [i for i, v in enumerate(row) if v != v]
     rest = sorted((i for i, v in enumerate(row) if v == v), key=lambda i: -row[i])  # stable: ties keep id order
     return nan + rest
@@ -151,7 +151,7 @@ def gen_top(row, r):
 
 
 def gen_choose(row, settings, state):
-    """(id, new state): src/generate.c's gen_choose, bit for bit (the same
+    """(id, new state): src/proto/generate.c's gen_choose, bit for bit (the same
     float64 operations in the same order; math.exp is libm's exp)."""
     decoding, temperature, top_k = settings
     if decoding != GEN_SAMPLE:
@@ -491,7 +491,7 @@ class Executor:
         """GENERATE (proto.h): step after step, a forward of the whole
         sequence so far (no KV cache) in inference mode; each step's last row
         goes to the host as float64 and is chosen from there exactly as
-        src/generate.c does. An output not [1, T+s, V] at any step is
+        src/proto/generate.c does. An output not [1, T+s, V] at any step is
         answered with its shape and no steps."""
         torch = self.torch
         r = Reader(payload)

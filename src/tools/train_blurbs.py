@@ -478,7 +478,7 @@ def train(model: nn.Module, sampler: Sampler, index, steps: int) -> None:
 # --------------------------------------------------------------------------
 
 # The executor's own choice (src/executor/parity_torch.py, proved bit-for-bit
-# equal to src/generate.c by tests/test_generate.c): what the probe says is
+# equal to src/proto/generate.c by tests/test_generate.c): what the probe says is
 # what parity's environments will do.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "executor"))
 import parity_torch as executor  # noqa: E402

@@ -14,7 +14,7 @@ Outputs: OUT/vocab.txt  WordPiece vocabulary (id = 0-based line number)
                         [B,T]) -> logits [B,5] (in the module's dtype)
 
 The tokenizer below is a Python rendering of BERT's BasicTokenizer followed by
-greedy longest-match-first WordPiece. src/tokenizer.c follows Hugging Face's
+greedy longest-match-first WordPiece. src/tokenizer/tokenizer.c follows Hugging Face's
 `tokenizers` library instead (the fast tokenizer), which parts from this on
 inputs the corpus does not hold (unassigned code points, final sigma, cased
 composition); on every corpus text the two give the same ids (checked with

@@ -11,7 +11,8 @@
 #include "parity/atomic.h"
 #include "parity/bundle.h"
 #include "parity/decision.h"
-#include "parity/report_doc.h"
+#include "parity/report_html.h"
+#include "parity/report_md.h"
 #include "parity/story.h"
 #include "tui_impl.h"
 
@@ -156,14 +157,14 @@ unsigned tui_write(tui *t)
 unsigned tui_reload_and_write(tui *t)
 {
     px_error err = {0};
-    px_decide *s = t->rv.store;
+    px_writeback *s = t->rv.store;
     char *path = strdup(s->path);
-    decide_close(s);
+    writeback_close(s);
     unsigned r = PX_RE_STATUS;
-    if (decide_open(s, path, &err))
+    if (writeback_open(s, path, &err))
         tui_say(t, "%s", err.msg);
     else
-        decide_lean(s), r = tui_write(t);
+        writeback_lean(s), r = tui_write(t);
     free(path);
     return r;
 }

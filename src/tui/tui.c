@@ -471,9 +471,9 @@ int tui_main(const px_tui_opts *o)
     t.f = f, t.demo = o->demo, t.opts = o;
     t.rd = redact_for_fixture(f, &err); /* NULL (out of memory): messages as they are */
     err = (px_error){0};
-    px_decide store, *sp = NULL;
-    if (!o->demo && decide_open(&store, o->fixture, &err) == 0)
-        sp = &store, decide_lean(sp);
+    px_writeback store, *sp = NULL;
+    if (!o->demo && writeback_open(&store, o->fixture, &err) == 0)
+        sp = &store, writeback_lean(sp);
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK)) {
         redact_free(t.rd);
@@ -530,7 +530,7 @@ int tui_main(const px_tui_opts *o)
         fclose(t.script);
     close(pipefd[0]), close(pipefd[1]);
     if (sp)
-        decide_close(sp);
+        writeback_close(sp);
     redact_free(t.rd);
     fixture_free(f);
     return rc;

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <yaml.h>
 
-#include "parity/yamledit.h"
+#include "parity/splice.h"
 
 static double now_ms(void)
 {
@@ -94,7 +94,7 @@ int main(void)
         size_t out_len;
         px_error err = {0};
         double t0 = now_ms();
-        if (yamledit_apply("bench.yaml", text, len, &d, 1, &out, &out_len, &err)) {
+        if (splice_apply("bench.yaml", text, len, &d, 1, &out, &out_len, &err)) {
             fprintf(stderr, "bench: %s\n", err.msg);
             return 1;
         }

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the tokenizer.json reader (src/hf_json.c, jansson
+/* libFuzzer harness: the tokenizer.json reader (src/tokenizer/hf_json.c, jansson
  * underneath) on any bytes. A file is read or refused with one error that
  * names it; never a crash, a leak or a hang. What it reads must be usable:
  * every id names a token, the unknown token and the prefix are there, and

@@ -1,14 +1,14 @@
 /* libFuzzer harness: the review splice on any bytes either refuses or
- * produces text that verifies (yamledit_apply re-parses its own output and
+ * produces text that verifies (splice_apply re-parses its own output and
  * checks that nothing outside the review changed), and the check on its own
- * (yamledit_verify, from a fresh read of the input) agrees. The first line
+ * (splice_verify, from a fresh read of the input) agrees. The first line
  * of the input chooses the example id. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "parity/yamledit.h"
+#include "parity/splice.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     px_error err = {0};
     const char *in = (const char *)nl + 1;
     size_t in_len = size - head - 1;
-    if (yamledit_apply("fuzz.yaml", in, in_len, &d, 1, &out, &out_len, &err) == 0) {
-        if (yamledit_verify("fuzz.yaml", in, in_len, out, out_len, &d, &err))
+    if (splice_apply("fuzz.yaml", in, in_len, &d, 1, &out, &out_len, &err) == 0) {
+        if (splice_verify("fuzz.yaml", in, in_len, out, out_len, &d, &err))
             abort();
         /* Two decisions at once (the second read from the first's check)
          * give what two one at a time give. */
@@ -33,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         two[1].decision = words[(size + 1) % 4], two[1].note = NULL, two[1].by = "second";
         char *both = NULL, *then = NULL;
         size_t both_len = 0, then_len = 0;
-        int rc_both = yamledit_apply("fuzz.yaml", in, in_len, two, 2, &both, &both_len, &err);
-        int rc_then = yamledit_apply("fuzz.yaml", out, out_len, &two[1], 1, &then, &then_len, &err);
+        int rc_both = splice_apply("fuzz.yaml", in, in_len, two, 2, &both, &both_len, &err);
+        int rc_then = splice_apply("fuzz.yaml", out, out_len, &two[1], 1, &then, &then_len, &err);
         if ((rc_both == 0) != (rc_then == 0) ||
             (rc_both == 0 && (both_len != then_len || memcmp(both, then, both_len))))
             abort();

@@ -9,7 +9,7 @@
 // no dependence on the Node version's Unicode data (every code point list is
 // written out here), duplicates dropped, no lone surrogates. Inputs: the demo
 // vocabulary fixtures/campus-club/vocab.txt and its corpus.tsv (realistic
-// sentences with many known tokens), and the range tables of src/hf_tables.c
+// sentences with many known tokens), and the range tables of src/tokenizer/hf_tables.c
 // (every class boundary is probed in context).
 
 const fs = require('fs');
@@ -40,10 +40,10 @@ const SINGLES = vocabLines.filter((t) => !t.startsWith('##') && !t.startsWith('[
 const SENTENCES = fs.readFileSync(path.join(ROOT, 'fixtures/campus-club/corpus.tsv'), 'utf8')
   .split('\n').filter((l) => l.includes('\t')).map((l) => l.slice(l.indexOf('\t') + 1));
 
-// Range tables of src/hf_tables.c (optional: the section is skipped without it).
+// Range tables of src/tokenizer/hf_tables.c (optional: the section is skipped without it).
 const TABLE_BOUNDS = [];
 try {
-  const src = fs.readFileSync(path.join(ROOT, 'src/hf_tables.c'), 'utf8');
+  const src = fs.readFileSync(path.join(ROOT, 'src/tokenizer/hf_tables.c'), 'utf8');
   for (const m of src.matchAll(/\{(0x[0-9A-F]+), (0x[0-9A-F]+)(?:, \d+)?\}/g)) {
     const lo = parseInt(m[1], 16), hi = parseInt(m[2], 16);
     for (const c of [lo - 1, lo, lo + 1, hi - 1, hi, hi + 1]) if (c >= 0 && c <= 0x10FFFF && !isSurrogate(c)) TABLE_BOUNDS.push(c);
@@ -54,7 +54,7 @@ try {
     if (c < 0xAC00 || c > 0xD7A3 || (c - 0xAC00) % 64 === 0) TABLE_BOUNDS.push(c);
   }
 } catch (e) {
-  process.stderr.write(`gen_corpus: no src/hf_tables.c (${e.code}); table-boundary lines skipped\n`);
+  process.stderr.write(`gen_corpus: no src/tokenizer/hf_tables.c (${e.code}); table-boundary lines skipped\n`);
 }
 
 // ------------------------------------------------------------ character sets

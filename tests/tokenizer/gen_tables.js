@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// Generate src/hf_tables.c: the character classes of the Hugging Face
+// Generate src/tokenizer/hf_tables.c: the character classes of the Hugging Face
 // `tokenizers` library (BertNormalizer, BertPreTokenizer, NFD, lowercase),
 // found by probing the library itself on every Unicode scalar value.
 //
@@ -8,7 +8,7 @@
 //
 //   --tokenizers DIR  the npm package directory (default: $PARITY_TOKENIZERS,
 //                     else build/npm/node_modules/tokenizers in the repository)
-//   -o FILE           where to write (default: src/hf_tables.c)
+//   -o FILE           where to write (default: src/tokenizer/hf_tables.c)
 //   --check           write nothing; exit 1 when FILE differs from what would
 //                     be generated
 //
@@ -368,7 +368,7 @@ function emitMap(name, m, what) {
   return keys.length;
 }
 
-w('/* src/hf_tables.c: GENERATED FILE, DO NOT EDIT BY HAND.');
+w('/* src/tokenizer/hf_tables.c: GENERATED FILE, DO NOT EDIT BY HAND.');
 w(' *');
 w(` * Character classes of the Hugging Face \`tokenizers\` library ${version} (npm`);
 w(' * package `tokenizers`, the Node binding of the Rust library), found by probing');
@@ -378,7 +378,7 @@ w(' * Regenerate with:');
 w(` *   npm install --prefix build/npm --no-audit --no-fund tokenizers@${EXPECTED_VERSION}`);
 w(' *   node tests/tokenizer/gen_tables.js');
 w(' * (node tests/tokenizer/gen_tables.js --check says whether this file is current.)');
-w(' * Lookups: hf_in() and hf_map() in src/hf_tables_lookup.c.');
+w(' * Lookups: hf_in() and hf_map() in src/tokenizer/hf_tables_lookup.c.');
 w(' */');
 w('#include "parity/hf_tables.h"');
 w('');

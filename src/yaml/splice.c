@@ -1,5 +1,5 @@
 #define _GNU_SOURCE /* open_memstream, strndup */
-#include "parity/yamledit.h"
+#include "parity/splice.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -340,7 +340,7 @@ typedef struct edit {
     size_t seq;        /* insertions at one offset keep the order they were made */
 } edit;
 
-int yamledit_is_decision(const char *d) { return decision_kind(d) != PX_DEC_NONE; }
+int splice_is_decision(const char *d) { return decision_kind(d) != PX_DEC_NONE; }
 
 /* libyaml marks count characters from after a BOM; a splice needs bytes.
  * Walk from the last converted mark, forwards or back (the marks asked for
@@ -1040,7 +1040,7 @@ static void doc_set(doc *dc, const char *text, size_t len)
     dc->cur_index = 0;
 }
 
-int yamledit_apply(const char *path, const char *text, size_t len, const px_decision *d, size_t n, char **out,
+int splice_apply(const char *path, const char *text, size_t len, const px_decision *d, size_t n, char **out,
                    size_t *out_len, px_error *err)
 {
     char *cur = NULL; /* the text after the decisions so far (NULL: still `text`) */
@@ -1049,7 +1049,7 @@ int yamledit_apply(const char *path, const char *text, size_t len, const px_deci
     memset(&dc, 0, sizeof dc);
     for (size_t i = 0; i < n; i++) {
         int rc = 0;
-        if (!yamledit_is_decision(d[i].decision))
+        if (!splice_is_decision(d[i].decision))
             rc = px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "decision must be %s, not '%s'", decision_list(1),
                               d[i].decision);
         else if (i == 0 && (rc = tape_read(&dc.t, text, len)))
@@ -1089,10 +1089,10 @@ int yamledit_apply(const char *path, const char *text, size_t len, const px_deci
     return 0;
 }
 
-int yamledit_verify(const char *path, const char *old, size_t old_len, const char *new_text, size_t new_len,
+int splice_verify(const char *path, const char *old, size_t old_len, const char *new_text, size_t new_len,
                     const px_decision *d, px_error *err)
 {
-    if (!yamledit_is_decision(d->decision))
+    if (!splice_is_decision(d->decision))
         return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "decision must be %s, not '%s'", decision_list(1),
                             d->decision);
     tape t;

@@ -86,7 +86,7 @@ static void adopt_journal(px_session *rv)
     count_unwritten(rv);
 }
 
-int review_init(px_session *rv, const px_fixture *f, const px_results *res, px_decide *store, const char *reviewer)
+int review_init(px_session *rv, const px_fixture *f, const px_results *res, px_writeback *store, const char *reviewer)
 {
     memset(rv, 0, sizeof *rv);
     rv->f = f, rv->res = res, rv->store = store;
@@ -270,10 +270,10 @@ int review_decide(px_session *rv, const char *decision, const char *note, px_err
     long k = review_current(rv);
     if (k < 0)
         return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "no example here");
-    if (!yamledit_is_decision(decision))
+    if (!splice_is_decision(decision))
         return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "not a decision: %s", decision);
     char at[32];
-    decide_now(at, sizeof at);
+    writeback_now(at, sizeof at);
     const px_mark *old = &rv->marks[k];
     px_mark m = {0};
     if (decision_kind(decision) != PX_DEC_CLEAR) {
@@ -300,7 +300,7 @@ int review_note(px_session *rv, const char *note, px_error *err)
     if (k < 0 || !rv->marks[k].decision)
         return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "decide first: a note goes with a decision");
     char at[32];
-    decide_now(at, sizeof at);
+    writeback_now(at, sizeof at);
     px_mark m = mark_copy(&rv->marks[k]);
     free(m.note), free(m.note_by), free(m.note_at);
     m.note = strdup(note), m.note_by = strdup(rv->reviewer), m.note_at = strdup(at);
@@ -349,8 +349,8 @@ int review_write(px_session *rv, px_error *err)
     }
     int rc = 0;
     size_t len = 0;
-    char *out = n ? decide_edit(rv->store, d, n, &len, err) : NULL;
-    if (n && (!out || decide_commit(rv->store, out, len, err)))
+    char *out = n ? writeback_edit(rv->store, d, n, &len, err) : NULL;
+    if (n && (!out || writeback_commit(rv->store, out, len, err)))
         rc = -1;
     free(d);
     for (size_t k = 0; rc == 0 && k < rv->f->n_examples; k++)

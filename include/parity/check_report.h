@@ -1,7 +1,7 @@
 /* Showing a judgement: text for a person at a terminal, JSON (a stable
  * shape documented in parity(1)) and TAP for CI. */
-#ifndef PARITY_REPORT_H
-#define PARITY_REPORT_H
+#ifndef PARITY_CHECK_REPORT_H
+#define PARITY_CHECK_REPORT_H
 
 #include <stdio.h>
 
@@ -16,9 +16,9 @@
  * parallel to r->envs; NULL when not known. Text says what changed (and a
  * regression) per environment and nothing when it meets the contract as it
  * did last; JSON has "last_good" per environment; TAP diagnostics. */
-void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since);
-void report_json(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since,
+void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since);
+void check_report_json(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since,
                  int exit_code);
-void report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since);
+void check_report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since);
 
 #endif

@@ -1,4 +1,4 @@
-/* Lookups in the generated tables of src/hf_tables.c. */
+/* Lookups in the generated tables of src/tokenizer/hf_tables.c. */
 #include "parity/hf_tables.h"
 
 int hf_in(const hf_range *r, size_t n, uint32_t cp)

@@ -13,8 +13,8 @@
  * for the next one. Input is refused in time linear in its size, as
  * ydoc_load refuses it (nesting past PX_YAML_MAX_DEPTH, an anchor defined
  * twice, an alias to no anchor before it, a second document or none). */
-#ifndef PARITY_YAMLEDIT_H
-#define PARITY_YAMLEDIT_H
+#ifndef PARITY_SPLICE_H
+#define PARITY_SPLICE_H
 
 #include <stddef.h>
 
@@ -43,17 +43,17 @@ typedef struct px_decision {
 const char *decision_field(const px_decision *d, int i);
 
 /* 1 when d is a decision word decide accepts (clear included). */
-int yamledit_is_decision(const char *d);
+int splice_is_decision(const char *d);
 
 /* Apply the decisions in order to text (len bytes); on success *out is the
  * new text (malloc'd, NUL-terminated, length *out_len). Nothing is written
  * anywhere. Errors (PX_EXIT_USAGE, located in `path`): unparsable text, an
  * unknown example id, a review node that is not a mapping, a field that is
  * not a scalar, and a result that does not verify. */
-int yamledit_apply(const char *path, const char *text, size_t len, const px_decision *d, size_t n, char **out,
+int splice_apply(const char *path, const char *text, size_t len, const px_decision *d, size_t n, char **out,
                    size_t *out_len, px_error *err);
 
-/* The check yamledit_apply runs on its own result, for tests and the fuzz
+/* The check splice_apply runs on its own result, for tests and the fuzz
  * harness: 0 when new_text reads as old with exactly decision d applied to
  * its example's review. Every node outside that review reads as before, in
  * order (kind, style, anchor, tag, scalars byte for byte, aliases naming the
@@ -61,7 +61,7 @@ int yamledit_apply(const char *path, const char *text, size_t len, const px_deci
  * had, as it was, but the fields d writes, which read back exactly as d
  * gives them; a clear leaves no review. Else -1 with *err (PX_EXIT_USAGE):
  * old unparsable or without the example, or new_text that does not verify. */
-int yamledit_verify(const char *path, const char *old, size_t old_len, const char *new_text, size_t new_len,
+int splice_verify(const char *path, const char *old, size_t old_len, const char *new_text, size_t new_len,
                     const px_decision *d, px_error *err);
 
 #endif

@@ -16,7 +16,8 @@
 #include "parity/fixture_emit.h"
 #include "parity/hash.h"
 #include "parity/redact.h"
-#include "parity/report_doc.h"
+#include "parity/report_html.h"
+#include "parity/report_md.h"
 #include "parity/ydoc.h"
 
 extern char **environ;

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE /* strdup, gmtime_r */
-#include "parity/decide.h"
+#include "parity/writeback.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "parity/fixture.h"
 #include "parity/journal.h"
 
-int decide_open(px_decide *s, const char *path, px_error *err)
+int writeback_open(px_writeback *s, const char *path, px_error *err)
 {
     memset(s, 0, sizeof *s);
     s->text = fixture_read(path, &s->len, err);
@@ -24,14 +24,14 @@ int decide_open(px_decide *s, const char *path, px_error *err)
     return 0;
 }
 
-void decide_lean(px_decide *s)
+void writeback_lean(px_writeback *s)
 {
     free(s->text);
     s->text = NULL;
     s->lean = 1;
 }
 
-static int stale(const px_decide *s, px_error *err)
+static int stale(const px_writeback *s, px_error *err)
 {
     return px_error_set(err, PX_ERR_STALE, s->path, 0, 0,
                         "changed on disk since it was read; nothing written, the decisions wait in %s "
@@ -39,14 +39,14 @@ static int stale(const px_decide *s, px_error *err)
                         s->journal, s->path);
 }
 
-void decide_close(px_decide *s)
+void writeback_close(px_writeback *s)
 {
     free(s->path);
     free(s->text);
     memset(s, 0, sizeof *s);
 }
 
-int decide_writable(const px_decide *s, px_error *err)
+int writeback_writable(const px_writeback *s, px_error *err)
 {
     struct stat st;
     if (stat(s->path, &st))
@@ -56,7 +56,7 @@ int decide_writable(const px_decide *s, px_error *err)
     return 0;
 }
 
-char *decide_edit(const px_decide *s, const px_decision *d, size_t n, size_t *out_len, px_error *err)
+char *writeback_edit(const px_writeback *s, const px_decision *d, size_t n, size_t *out_len, px_error *err)
 {
     char *out = NULL, *text = s->text, hash[PX_SHA256_HEX];
     size_t len = s->len;
@@ -70,7 +70,7 @@ char *decide_edit(const px_decide *s, const px_decision *d, size_t n, size_t *ou
             return NULL;
         }
     }
-    int rc = yamledit_apply(s->path, text, len, d, n, &out, out_len, err);
+    int rc = splice_apply(s->path, text, len, d, n, &out, out_len, err);
     if (text != s->text)
         free(text);
     if (rc)
@@ -84,7 +84,7 @@ char *decide_edit(const px_decide *s, const px_decision *d, size_t n, size_t *ou
     return out;
 }
 
-int decide_commit(px_decide *s, char *out, size_t out_len, px_error *err)
+int writeback_commit(px_writeback *s, char *out, size_t out_len, px_error *err)
 {
     size_t now_len = 0;
     char *now = fixture_read(s->path, &now_len, err), hash[PX_SHA256_HEX] = "";
@@ -110,11 +110,11 @@ int decide_commit(px_decide *s, char *out, size_t out_len, px_error *err)
     free(s->text);
     s->text = out, s->len = out_len;
     if (s->lean)
-        decide_lean(s);
+        writeback_lean(s);
     return 0;
 }
 
-void decide_now(char *buf, size_t size)
+void writeback_now(char *buf, size_t size)
 {
     /* A fixed clock for reproducible screens and files (tests, demos). */
     const char *fixed = getenv("PARITY_NOW");

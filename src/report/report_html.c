@@ -7,7 +7,7 @@
  * escaped after the review screen's sanitizing, so HTML, script tags,
  * terminal escapes and bidi overrides in an example show as text. Meaning
  * never rests on colour alone: every verdict keeps its word and a symbol. */
-#include "parity/report_doc.h"
+#include "parity/report_html.h"
 
 #include <math.h>
 #include <stdio.h>

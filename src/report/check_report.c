@@ -1,4 +1,4 @@
-#include "parity/report.h"
+#include "parity/check_report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +98,7 @@ static const char *origin_name(px_origin o)
     return o == PX_ORIGIN_RUN ? "run" : o == PX_ORIGIN_FILE ? "file" : "none";
 }
 
-void report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since)
+void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since)
 {
     fprintf(o, "%s: %zu examples, %zu environments, reference %s\n", f->path, r->n_examples, r->n_envs,
             r->reference >= 0 ? r->envs[r->reference].name : "(none)");
@@ -366,7 +366,7 @@ static void json_env(FILE *o, const px_fixture *f, const px_results *r, const px
     fputs("]}", o);
 }
 
-void report_json(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since,
+void check_report_json(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since,
                  int exit_code)
 {
     fputc('{', o);
@@ -425,7 +425,7 @@ static void tap_since(FILE *o, const px_env_result *er, const px_since *s)
     history_config_clear(&now);
 }
 
-void report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since)
+void check_report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since)
 {
     size_t selected = 0;
     for (size_t e = 0; e < r->n_envs; e++)

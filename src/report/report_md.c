@@ -3,7 +3,7 @@
  * HTML. Every text from a fixture, a run or a person is shown as text:
  * control and bidi characters as visible escapes (the review screen's
  * textcell_sanitize), Markdown's own characters backslash-escaped. */
-#include "parity/report_doc.h"
+#include "parity/report_md.h"
 
 #include <ctype.h>
 #include <stdio.h>

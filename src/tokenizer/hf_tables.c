@@ -1,4 +1,4 @@
-/* src/hf_tables.c: GENERATED FILE, DO NOT EDIT BY HAND.
+/* src/tokenizer/hf_tables.c: GENERATED FILE, DO NOT EDIT BY HAND.
  *
  * Character classes of the Hugging Face `tokenizers` library 0.23.2 (npm
  * package `tokenizers`, the Node binding of the Rust library), found by probing
@@ -8,7 +8,7 @@
  *   npm install --prefix build/npm --no-audit --no-fund tokenizers@0.23.2
  *   node tests/tokenizer/gen_tables.js
  * (node tests/tokenizer/gen_tables.js --check says whether this file is current.)
- * Lookups: hf_in() and hf_map() in src/hf_tables_lookup.c.
+ * Lookups: hf_in() and hf_map() in src/tokenizer/hf_tables_lookup.c.
  */
 #include "parity/hf_tables.h"
 
