@@ -218,6 +218,12 @@ px_fixture *fixture_load(const char *path, px_error *err);
 px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_error *err);
 void fixture_free(px_fixture *f);
 
+struct px_redactor;
+/* The redactor for what a fixture's run or report lets out (redact.h): the
+ * built-ins, the fixture's `redact:` patterns and $HOME. NULL with err set
+ * when a pattern does not compile or out of memory. */
+struct px_redactor *fixture_redactor(const px_fixture *f, px_error *err);
+
 /* -1 when absent. */
 int fixture_label_index(const px_fixture *f, const char *label);
 const px_env *fixture_env(const px_fixture *f, const char *name);

@@ -34,10 +34,6 @@ typedef struct px_redactor px_redactor;
  * the caller adds the fixture's place) or when out of memory. */
 px_redactor *redact_new(const char *const *extra, size_t n, const char *home, px_error *err);
 void redact_free(px_redactor *r);
-struct px_fixture;
-/* The redactor for what a fixture's run or report lets out: the built-ins,
- * the fixture's `redact:` patterns and $HOME. */
-px_redactor *redact_for_fixture(const struct px_fixture *f, px_error *err);
 
 /* 0 when pattern compiles as a redact pattern; else -1 with PCRE2's
  * message and offset in msg. */

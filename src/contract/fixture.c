@@ -1279,3 +1279,18 @@ int fixture_reference(const px_fixture *f)
             return (int)i;
     return -1;
 }
+
+/* The fixture's redact: patterns, the built-ins and $HOME (fixture.h). */
+px_redactor *fixture_redactor(const px_fixture *f, px_error *err)
+{
+    const char **patterns = calloc(f->n_redact ? f->n_redact : 1, sizeof *patterns);
+    if (!patterns) {
+        px_error_oom(err, f->path);
+        return NULL;
+    }
+    for (size_t i = 0; i < f->n_redact; i++)
+        patterns[i] = f->redact[i].pattern;
+    px_redactor *r = redact_new(patterns, f->n_redact, getenv("HOME"), err);
+    free(patterns);
+    return r;
+}

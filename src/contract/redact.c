@@ -3,7 +3,6 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 
 #include "parity/redact.h"
-#include "parity/fixture.h"
 
 #include <pcre2.h>
 #include <stdio.h>
@@ -110,20 +109,6 @@ px_redactor *redact_new(const char *const *extra, size_t n, const char *home, px
         }
         r->n++;
     }
-    return r;
-}
-
-px_redactor *redact_for_fixture(const px_fixture *f, px_error *err)
-{
-    const char **patterns = calloc(f->n_redact ? f->n_redact : 1, sizeof *patterns);
-    if (!patterns) {
-        px_error_oom(err, f->path);
-        return NULL;
-    }
-    for (size_t i = 0; i < f->n_redact; i++)
-        patterns[i] = f->redact[i].pattern;
-    px_redactor *r = redact_new(patterns, f->n_redact, getenv("HOME"), err);
-    free(patterns);
     return r;
 }
 

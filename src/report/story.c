@@ -738,7 +738,7 @@ px_story *story_build(const px_fixture *f, const px_results *r, const px_judgeme
     }
     px_story *s = story_tell(f, r, j, &jn, since, err);
     if (s && hbad) {
-        bctx b = {f, r, j, redact_for_fixture(f, &ignored), s, 0};
+        bctx b = {f, r, j, fixture_redactor(f, &ignored), s, 0};
         char m[2048];
         px_error_format(&herr, m, sizeof m);
         char *rm = b.rd ? red(&b, m) : NULL;
@@ -760,7 +760,7 @@ static px_story *story_tell(const px_fixture *f, const px_results *r, const px_j
     bctx b = {f, r, j, NULL, calloc(1, sizeof(px_story)), 0};
     if (!b.s)
         return px_error_oom(err, f->path), NULL;
-    if (!(b.rd = redact_for_fixture(f, err))) {
+    if (!(b.rd = fixture_redactor(f, err))) {
         free(b.s);
         return NULL;
     }

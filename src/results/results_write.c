@@ -532,7 +532,7 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
     fprintf(o, "fixture:\n");
     /* The run's own texts were redacted as the children said them (runner);
      * the fixture's path and notes are redacted here. */
-    px_redactor *rd = redact_for_fixture(f, err);
+    px_redactor *rd = fixture_redactor(f, err);
     if (!rd) {
         fclose(o);
         free(text);

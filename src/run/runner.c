@@ -1722,7 +1722,7 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
     r->spawned = calloc(n, sizeof *r->spawned);
     r->errs = calloc(n, sizeof *r->errs);
     int oom = !r->kids || !r->prog || !r->sched || !r->spawned || !r->errs;
-    if (oom || !(r->redact = redact_for_fixture(f, err))) {
+    if (oom || !(r->redact = fixture_redactor(f, err))) {
         if (oom)
             px_error_oom(err, NULL);
         runner_free(r);

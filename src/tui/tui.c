@@ -469,7 +469,7 @@ int tui_main(const px_tui_opts *o)
     if (!f)
         return fail_line(&err);
     t.f = f, t.demo = o->demo, t.opts = o;
-    t.rd = redact_for_fixture(f, &err); /* NULL (out of memory): messages as they are */
+    t.rd = fixture_redactor(f, &err); /* NULL (out of memory): messages as they are */
     err = (px_error){0};
     px_writeback store, *sp = NULL;
     if (!o->demo && writeback_open(&store, o->fixture, &err) == 0)
