@@ -152,6 +152,7 @@ check: all $(TEST_BINS) lint-man
 	tests/install.sh
 	tests/completion.sh $(PARITY)
 	node tests/tokenizer/gen_tables.js --check > build/tables-check.log || { tail -20 build/tables-check.log; exit 1; }
+	python3 tests/proto_consts.py --self-test
 	@echo "make check: all test binaries passed"
 
 lint-man:
