@@ -35,6 +35,9 @@ import time
 if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
     del sys.path[0]
 
+# include/parity/proto.h's and generate.h's constants (PX_NAME there), copied
+# because this script stands alone; tests/proto_consts.py (make check)
+# proves every one equal and fails on one missing.
 PROTO_VERSION = 4
 FRAME_READY = 0x59444552
 FRAME_RUN = 0x204E5552
