@@ -393,52 +393,46 @@ static void w_manifest(FILE *o, const void *arg)
 
 static int put_results(bundle *b, const px_fixture *f, const char *from, const char *rel);
 
-/* The fixture and the files it names, at the same places relative to it
- * when they lie inside its directory; else the fixture is written anew
- * (fixture_emit) with those files under files/. Returns the fixture's name
- * in the bundle. */
-static int put_fixture(bundle *b, const px_fixture *f, const char **fixture_rel)
+/* The fixture's own text, redacted, and the files it names at the same
+ * places relative to it (they all lie inside its directory). */
+static int put_fixture_as_is(bundle *b, const px_fixture *f, const char *fixture_rel, const char *vocab_rel)
 {
-    *fixture_rel = base(f->path);
-    const char *vocab_rel = inside(f->dir, f->vocab_path);
-    int anew = !vocab_rel;
+    size_t len;
+    char *text = slurp(b, f->path, &len);
+    if (!text)
+        return -1;
+    char *red = redact_text(b->rd, text);
+    free(text);
+    if (!red)
+        return px_error_oom(b->err, f->path);
+    /* A note is redacted; the contract must not be. */
+    px_error perr = {0};
+    px_fixture *again = fixture_parse(f->path, red, strlen(red), &perr);
+    px_fingerprint was, now;
+    fingerprint_contract(f, &was);
+    if (again)
+        fingerprint_contract(again, &now);
+    int same = again && !memcmp(&was, &now, sizeof was);
+    fixture_free(again);
+    int rc = same ? put_text(b, fixture_rel, red)
+                  : px_error_set(b->err, PX_ERR_USAGE, f->path, 0, 0,
+                                 "a secret-shaped value is part of the contract, so the fixture cannot be "
+                                 "exported redacted; move it out of the contract or name it in redact:");
+    free(red);
+    if (rc)
+        return -1;
+    if (copy_in(b, f->vocab_path, vocab_rel))
+        return -1;
     for (size_t i = 0; i < f->n_envs; i++)
-        anew |= (f->envs[i].own_vocab && !inside(f->dir, f->envs[i].vocab_path)) ||
-                (f->envs[i].results && !inside(f->dir, f->envs[i].results));
-    if (!anew) {
-        size_t len;
-        char *text = slurp(b, f->path, &len);
-        if (!text)
+        if (f->envs[i].own_vocab && copy_in(b, f->envs[i].vocab_path, inside(f->dir, f->envs[i].vocab_path)))
             return -1;
-        char *red = redact_text(b->rd, text);
-        free(text);
-        if (!red)
-            return px_error_oom(b->err, f->path);
-        /* A note is redacted; the contract must not be. */
-        px_error perr = {0};
-        px_fixture *again = fixture_parse(f->path, red, strlen(red), &perr);
-        px_fingerprint was, now;
-        fingerprint_contract(f, &was);
-        if (again)
-            fingerprint_contract(again, &now);
-        int same = again && !memcmp(&was, &now, sizeof was);
-        fixture_free(again);
-        int rc = same ? put_text(b, *fixture_rel, red)
-                      : px_error_set(b->err, PX_ERR_USAGE, f->path, 0, 0,
-                                     "a secret-shaped value is part of the contract, so the fixture cannot be "
-                                     "exported redacted; move it out of the contract or name it in redact:");
-        free(red);
-        if (rc)
-            return -1;
-        if (copy_in(b, f->vocab_path, vocab_rel))
-            return -1;
-        for (size_t i = 0; i < f->n_envs; i++)
-            if (f->envs[i].own_vocab && copy_in(b, f->envs[i].vocab_path, inside(f->dir, f->envs[i].vocab_path)))
-                return -1;
-        return 0;
-    }
-    /* Written anew: each file it names under files/ (results: files under
-     * results/), the fixture pointing there. */
+    return 0;
+}
+
+/* The fixture written anew (fixture_emit): each file it names under files/
+ * (results: files under results/), the fixture pointing there. */
+static int put_fixture_anew(bundle *b, const px_fixture *f, const char *fixture_rel)
+{
     b->anew = 1;
     px_fixture copy = *f;
     px_env *envs = calloc(f->n_envs ? f->n_envs : 1, sizeof *envs);
@@ -476,12 +470,27 @@ static int put_fixture(bundle *b, const px_fixture *f, const char **fixture_rel)
         rc = px_error_oom(b->err, f->path);
     char *red = rc ? NULL : redact_text(b->rd, text);
     if (!rc)
-        rc = red ? put_text(b, *fixture_rel, red) : px_error_oom(b->err, f->path);
+        rc = red ? put_text(b, fixture_rel, red) : px_error_oom(b->err, f->path);
     free(red), free(text), free(envs);
     for (size_t i = 0; names && i < 2 * f->n_envs + 1; i++)
         free(names[i]);
     free(names);
     return rc;
+}
+
+/* The fixture and the files it names, at the same places relative to it
+ * when they lie inside its directory; else the fixture is written anew
+ * (fixture_emit) with those files under files/. Returns the fixture's name
+ * in the bundle. */
+static int put_fixture(bundle *b, const px_fixture *f, const char **fixture_rel)
+{
+    *fixture_rel = base(f->path);
+    const char *vocab_rel = inside(f->dir, f->vocab_path);
+    int anew = !vocab_rel;
+    for (size_t i = 0; i < f->n_envs; i++)
+        anew |= (f->envs[i].own_vocab && !inside(f->dir, f->envs[i].vocab_path)) ||
+                (f->envs[i].results && !inside(f->dir, f->envs[i].results));
+    return anew ? put_fixture_anew(b, f, *fixture_rel) : put_fixture_as_is(b, f, *fixture_rel, vocab_rel);
 }
 
 /* A results file, redacted; it must still read as results. */
@@ -628,20 +637,13 @@ static void export_readme(FILE *o, const bundle *b, const px_bundle_in *in, cons
     free(args);
 }
 
-int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
+/* The results files given with --results, each once, under results/ (a
+ * name given twice gets its position in front). */
+static int put_given_results(bundle *b, const px_bundle_in *in, const char *out)
 {
-    bundle b;
-    if (start(&b, out, err)) {
-        finish_free(&b, 1);
-        return -1;
-    }
     const px_fixture *f = in->f;
-    const char *fx_rel;
-    int rc = put_fixture(&b, f, &fx_rel);
-    /* results: each file given, then each environment's own results: file,
-     * then what ran here. */
     char **rels = calloc(in->n_results_files + 1, sizeof *rels);
-    rc = rc ? rc : !rels ? px_error_oom(err, out) : 0;
+    int rc = !rels ? px_error_oom(b->err, out) : 0;
     for (size_t i = 0; !rc && i < in->n_results_files; i++) {
         /* One that is also an environment's results: file is there already
          * (twice would be two places for one environment). */
@@ -655,9 +657,9 @@ int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
         for (size_t j = 0; j < i; j++)
             dup |= !strcmp(base(in->results_files[j]), name);
         if (asprintf(&rels[i], dup ? "results/%zu-%s" : "results/%.0zu%s", dup ? i + 1 : 0, name) < 0)
-            rc = px_error_oom(err, out);
+            rc = px_error_oom(b->err, out);
         else
-            rc = put_results(&b, f, in->results_files[i], rels[i]);
+            rc = put_results(b, f, in->results_files[i], rels[i]);
         char *what = NULL;
         size_t wl = 0;
         FILE *wo = rc ? NULL : open_memstream(&what, &wl);
@@ -666,9 +668,56 @@ int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
                 fputs("given with --results; no environment judged came from it", wo);
         }
         if (!rc)
-            rc = wo && !fclose(wo) ? hold(&b, rels[i], what, 0) : px_error_oom(err, out);
+            rc = wo && !fclose(wo) ? hold(b, rels[i], what, 0) : px_error_oom(b->err, out);
         free(what);
     }
+    for (size_t i = 0; rels && i < in->n_results_files; i++)
+        free(rels[i]);
+    free(rels);
+    return rc;
+}
+
+/* manifests/ENV.yaml: what one environment ran on. */
+static int put_manifest(bundle *b, const px_env_result *er, const char *out)
+{
+    char *rel = NULL;
+    int rc = asprintf(&rel, "manifests/%s.yaml", er->name) < 0 ? px_error_oom(b->err, out)
+                                                               : put_written(b, rel, w_manifest, er);
+    free(rel);
+    return rc;
+}
+
+/* The fixture's journal (decisions not yet written into it), redacted,
+ * when there is one; *rel its name in the bundle (inside journal[], the
+ * caller's), else NULL. */
+static int put_journal(bundle *b, const px_fixture *f, char *journal, size_t size, const char **rel)
+{
+    *rel = NULL;
+    journal_path(f->path, journal, size);
+    if (access(journal, R_OK))
+        return 0;
+    size_t len;
+    char *text = slurp(b, journal, &len), *red = text ? redact_text(b->rd, text) : NULL;
+    *rel = inside(f->dir, journal) ? inside(f->dir, journal) : base(journal);
+    int rc = red ? put_text(b, *rel, red) : -1;
+    free(text), free(red);
+    return rc;
+}
+
+int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
+{
+    bundle b;
+    if (start(&b, out, err)) {
+        finish_free(&b, 1);
+        return -1;
+    }
+    const px_fixture *f = in->f;
+    const char *fx_rel;
+    int rc = put_fixture(&b, f, &fx_rel);
+    /* results: each file given, then each environment's own results: file,
+     * then what ran here. */
+    if (!rc)
+        rc = put_given_results(&b, in, out);
     for (size_t i = 0; !rc && !b.anew && i < f->n_envs; i++) {
         const char *rel = f->envs[i].results ? inside(f->dir, f->envs[i].results) : NULL;
         if (rel && !access(f->envs[i].results, R_OK) && !(rc = put_results(&b, f, f->envs[i].results, rel)))
@@ -676,34 +725,15 @@ int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
     }
     if (!rc)
         rc = put_run(&b, in->res, f);
-    for (size_t i = 0; rels && i < in->n_results_files; i++)
-        free(rels[i]);
-    free(rels);
     if (!rc)
         rc = put_written(&b, "report.md", w_markdown, in->story) || put_written(&b, "report.html", w_html, in->story);
-    for (size_t e = 0; !rc && e < in->res->n_envs; e++) {
-        const px_env_result *er = &in->res->envs[e];
-        if (er->origin == PX_ORIGIN_NONE || !er->selected)
-            continue;
-        char *rel = NULL;
-        if (asprintf(&rel, "manifests/%s.yaml", er->name) < 0)
-            rc = px_error_oom(err, out);
-        else
-            rc = put_written(&b, rel, w_manifest, er);
-        free(rel);
-    }
+    for (size_t e = 0; !rc && e < in->res->n_envs; e++)
+        if (in->res->envs[e].origin != PX_ORIGIN_NONE && in->res->envs[e].selected)
+            rc = put_manifest(&b, &in->res->envs[e], out);
     char journal[4200];
     const char *journal_rel = NULL;
-    if (!rc) {
-        journal_path(f->path, journal, sizeof journal);
-        if (!access(journal, R_OK)) {
-            size_t len;
-            char *text = slurp(&b, journal, &len), *red = text ? redact_text(b.rd, text) : NULL;
-            journal_rel = inside(f->dir, journal) ? inside(f->dir, journal) : base(journal);
-            rc = red ? put_text(&b, journal_rel, red) : -1;
-            free(text), free(red);
-        }
-    }
+    if (!rc)
+        rc = put_journal(&b, f, journal, sizeof journal, &journal_rel);
     if (!rc) {
         char *readme = NULL;
         size_t rl = 0;
@@ -875,7 +905,23 @@ static void repro_readme(FILE *o, const px_bundle_in *in, size_t k, size_t e, co
                "Secrets and the home directory were redacted.\n");
 }
 
-int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px_error *err)
+/* A repro being made: what it is made from, and what its steps share. */
+typedef struct repro {
+    const px_bundle_in *in;
+    size_t k;           /* the example */
+    size_t idx[2];      /* [0] the reference's index, [1] the environment's */
+    const char *out;
+    px_error *err;
+    bundle b;
+    repro_names nm;
+    int carried;        /* the fixture's model is in the repro */
+    px_env envs[2];     /* as the repro's fixture has them */
+    px_fixture *back;   /* the repro's fixture, read back */
+} repro;
+
+/* Refuse what cannot be a repro: the reference against itself, or an
+ * environment with nothing recorded. */
+static int repro_refuse(const px_bundle_in *in, size_t e, px_error *err)
 {
     const px_fixture *f = in->f;
     const px_results *res = in->res;
@@ -893,172 +939,200 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
                                 "it, or give its results file with --results",
                                 er->name, er->selected ? er->source ? er->source : "not evaluated" : "not selected");
     }
-    bundle b;
-    if (start(&b, out, err)) {
-        finish_free(&b, 1);
-        return -1;
+    return 0;
+}
+
+/* Environment i of the repro's fixture: its own model and vocabulary
+ * carried in, and, when it was imported from a results file, made
+ * runnable as its manifest recorded it. */
+static int repro_make_env(repro *r, int i)
+{
+    px_env *env = &r->envs[i];
+    *env = r->in->f->envs[r->idx[i]];
+    int rc = 0, own_carried;
+    char *rel = NULL;
+    if (env->own_model) {
+        if (asprintf(&rel, "models/%s-%s", env->name, base(env->model_path)) < 0)
+            rc = px_error_oom(r->err, r->out);
+        else if (!(r->nm.env_model[i] = carry_model(&r->b, env->model_path, rel, &own_carried)))
+            rc = -1;
+        free(rel);
+        env->model_path = r->nm.env_model[i];
     }
-    size_t idx[2] = {(size_t)res->reference, e};
-    repro_names nm = {0};
-    int carried = 0, rc = 0;
-    const char *mbase = base(f->model_path), *vbase = base(f->vocab_path);
-    if (!(nm.model = carry_model(&b, f->model_path, mbase, &carried)))
-        rc = -1;
-    if (!rc && (rc = copy_in(&b, f->vocab_path, vbase)) == 0 && !(nm.vocab = strdup(vbase)))
-        rc = px_error_oom(err, out);
-    px_env envs[2];
-    for (int i = 0; !rc && i < 2; i++) {
-        envs[i] = f->envs[idx[i]];
-        int own_carried;
-        char *rel = NULL;
-        if (envs[i].own_model) {
-            if (asprintf(&rel, "models/%s-%s", envs[i].name, base(envs[i].model_path)) < 0)
-                rc = px_error_oom(err, out);
-            else if (!(nm.env_model[i] = carry_model(&b, envs[i].model_path, rel, &own_carried)))
-                rc = -1;
-            free(rel);
-            envs[i].model_path = nm.env_model[i];
-        }
-        if (!rc && envs[i].own_vocab) {
-            if (asprintf(&nm.env_vocab[i], "vocab-%s-%s", envs[i].name, base(envs[i].vocab_path)) < 0)
-                rc = px_error_oom(err, out);
-            else
-                rc = copy_in(&b, envs[i].vocab_path, nm.env_vocab[i]);
-            envs[i].vocab_path = nm.env_vocab[i];
-        }
-        /* An imported environment runs again on its own host: the repro's
-         * fixture has it runnable, as its manifest recorded it (device,
-         * executor, dtype, threads), and the README's commands give its
-         * recorded results with --results. Without a recorded device it
-         * stays imported, from its own file. */
-        const px_manifest *m = &res->envs[idx[i]].m;
-        if (envs[i].results && m->device) {
-            envs[i].results = NULL;
-            envs[i].device = m->device;
-            envs[i].python = m->executor && !strcmp(m->executor, "python");
-            if (m->dtype)
-                envs[i].dtype = m->dtype;
-            if (m->threads > 0)
-                envs[i].threads = m->threads;
-        } else if (envs[i].results) {
-            envs[i].results = i == 0 ? "reference.yaml" : "observed.yaml";
-        }
+    if (!rc && env->own_vocab) {
+        if (asprintf(&r->nm.env_vocab[i], "vocab-%s-%s", env->name, base(env->vocab_path)) < 0)
+            rc = px_error_oom(r->err, r->out);
+        else
+            rc = copy_in(&r->b, env->vocab_path, r->nm.env_vocab[i]);
+        env->vocab_path = r->nm.env_vocab[i];
     }
-    /* The one-example fixture: the original's contract, these two
-     * environments, this example (its review left out: it is the question). */
+    /* An imported environment runs again on its own host: the repro's
+     * fixture has it runnable, as its manifest recorded it (device,
+     * executor, dtype, threads), and the README's commands give its
+     * recorded results with --results. Without a recorded device it
+     * stays imported, from its own file. */
+    const px_manifest *m = &r->in->res->envs[r->idx[i]].m;
+    if (env->results && m->device) {
+        env->results = NULL;
+        env->device = m->device;
+        env->python = m->executor && !strcmp(m->executor, "python");
+        if (m->dtype)
+            env->dtype = m->dtype;
+        if (m->threads > 0)
+            env->threads = m->threads;
+    } else if (env->results) {
+        env->results = i == 0 ? "reference.yaml" : "observed.yaml";
+    }
+    return rc;
+}
+
+/* fixture.yaml: the original's contract, the two environments, the one
+ * example (its review left out: it is the question), redacted; read back
+ * into r->back the way `parity check` will, and it must have the
+ * original's contract. */
+static int repro_fixture(repro *r)
+{
+    const px_fixture *f = r->in->f;
     px_fixture one = *f;
-    one.model_path = nm.model;
-    one.vocab_path = nm.vocab;
-    one.envs = envs;
+    one.model_path = r->nm.model;
+    one.vocab_path = r->nm.vocab;
+    one.envs = r->envs;
     one.n_envs = 2;
-    one.examples = (px_example *)&f->examples[k];
+    one.examples = (px_example *)&f->examples[r->k];
     one.n_examples = 1;
     px_emit_opts opts = {.keep_results_keys = 1, .keep_reviews = 0};
-    char *text = NULL;
+    char *text = NULL, *red = NULL, *fx_path = NULL;
     size_t len = 0;
-    FILE *fp = rc ? NULL : open_memstream(&text, &len);
-    if (!rc && (!fp || fixture_emit(fp, &one, &opts)))
-        rc = px_error_oom(err, out);
+    int rc = 0;
+    FILE *fp = open_memstream(&text, &len);
+    if (!fp || fixture_emit(fp, &one, &opts))
+        rc = px_error_oom(r->err, r->out);
     if (fp && fclose(fp) && !rc)
-        rc = px_error_oom(err, out);
-    char *red = rc ? NULL : redact_text(b.rd, text);
-    if (!rc && !red)
-        rc = px_error_oom(err, out);
+        rc = px_error_oom(r->err, r->out);
+    if (!rc && !(red = redact_text(r->b.rd, text)))
+        rc = px_error_oom(r->err, r->out);
     if (!rc)
-        rc = put_text(&b, "fixture.yaml", red);
-    /* Read back, the way `parity check` will: the recorded results are
-     * written against it, and it must have the original's contract. */
-    char *fx_path = NULL;
-    px_fixture *back = NULL;
-    if (!rc && asprintf(&fx_path, "%s/fixture.yaml", b.dir) < 0)
-        rc = px_error_oom(err, out);
-    if (!rc && !(back = fixture_parse("fixture.yaml", red, strlen(red), err)))
+        rc = put_text(&r->b, "fixture.yaml", red);
+    if (!rc && asprintf(&fx_path, "%s/fixture.yaml", r->b.dir) < 0)
+        rc = px_error_oom(r->err, r->out);
+    if (!rc && !(r->back = fixture_parse("fixture.yaml", red, strlen(red), r->err)))
         rc = -1;
     if (!rc) {
         px_fingerprint was, now;
         fingerprint_contract(f, &was);
-        fingerprint_contract(back, &now);
+        fingerprint_contract(r->back, &now);
         for (int p = 0; p < PX_PART_EXAMPLES; p++)
             if (strcmp(was.part[p], now.part[p]))
-                rc = px_error_set(err, PX_ERR_INTERNAL, fx_path, 0, 0,
+                rc = px_error_set(r->err, PX_ERR_INTERNAL, fx_path, 0, 0,
                                   "the repro's contract differs from the original's in %s (please report this)",
                                   fingerprint_part_name((px_part)p));
     }
-    /* What each recorded, for this example: reference.yaml and
-     * observed.yaml, each a whole results file of the repro's fixture. A
-     * file's recorded contract is the original's; where it was the
-     * original's as it is now, it is the repro's (the same but for the
-     * examples), so that reading it back warns of nothing that did not
-     * change. */
+    free(fx_path), free(text), free(red);
+    return rc;
+}
+
+/* What environment i recorded for the example, as a whole results file of
+ * the repro's fixture (reference.yaml or observed.yaml). Its recorded
+ * contract is the original's; where it was the original's as it is now
+ * (orig), it is the repro's (mine: the same but for the examples), so
+ * that reading it back warns of nothing that did not change. */
+static int repro_results(repro *r, int i, const px_fingerprint *orig, const px_fingerprint *mine)
+{
+    const px_results *res = r->in->res;
+    px_env_result one_env = res->envs[r->idx[i]];
+    one_env.env_index = i;
+    one_env.selected = 1;
+    one_env.ex = &res->envs[r->idx[i]].ex[r->k];
+    for (int p = 0; p < PX_PART_COUNT; p++)
+        if (!strcmp(one_env.recorded.part[p], orig->part[p]))
+            memcpy(one_env.recorded.part[p], mine->part[p], sizeof mine->part[p]);
+    px_results r1 = {.envs = &one_env, .n_envs = 1, .n_examples = 1, .reference = i == 0 ? 0 : -1};
+    const char *rel = i == 0 ? "reference.yaml" : "observed.yaml";
+    char *path = NULL, *rtext = NULL;
+    size_t rlen;
+    int rc;
+    if (asprintf(&path, "%s/.%s", r->b.dir, rel) < 0)
+        rc = px_error_oom(r->err, r->out);
+    else if (!(rc = results_write(&r1, r->back, path, r->err)) && (rtext = slurp(&r->b, path, &rlen)))
+        rc = put(&r->b, rel, rtext, rlen);
+    else
+        rc = -1;
+    /* Read back as `parity check` will: whole, and the environment in it. */
+    px_error lerr = {0};
+    px_results *again = rc ? NULL : results_parse(rel, rtext, rlen, r->back, &lerr);
+    if (!rc && (!again || again->n_envs != 1 || strcmp(again->envs[0].name, one_env.name)))
+        rc = px_error_set(r->err, PX_ERR_INTERNAL, rel, 0, 0, "the repro's results file does not read back (please "
+                                                              "report this): %s",
+                          again ? "it lacks its environment" : lerr.msg);
+    results_free(again);
+    if (path)
+        unlink(path);
+    free(path), free(rtext);
+    return rc;
+}
+
+/* README.md: what was expected and observed, and the commands that run it
+ * again (repro_readme), redacted. */
+static int repro_put_readme(repro *r, size_t e)
+{
+    char *readme = NULL;
+    size_t rl = 0;
+    int rc = 0;
+    FILE *ro = open_memstream(&readme, &rl);
+    if (!ro)
+        rc = px_error_oom(r->err, r->out);
+    else {
+        repro_env re[2];
+        for (int i = 0; i < 2; i++)
+            re[i] = (repro_env){&r->envs[i], &r->in->res->envs[r->idx[i]], i ? "observed.yaml" : "reference.yaml",
+                                i ? "observed-again.yaml" : "reference-again.yaml"};
+        repro_readme(ro, r->in, r->k, e, &r->nm, r->carried, re);
+        if (fclose(ro))
+            rc = px_error_oom(r->err, r->out);
+        char *rr = rc ? NULL : redact_text(r->b.rd, readme);
+        rc = rc ? rc : rr ? put_written(&r->b, "README.md", w_str, rr) : px_error_oom(r->err, r->out);
+        free(rr);
+    }
+    free(readme);
+    return rc;
+}
+
+int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px_error *err)
+{
+    const px_fixture *f = in->f;
+    if (repro_refuse(in, e, err))
+        return -1;
+    repro r = {.in = in, .k = k, .idx = {(size_t)in->res->reference, e}, .out = out, .err = err};
+    if (start(&r.b, out, err)) {
+        finish_free(&r.b, 1);
+        return -1;
+    }
+    int rc = 0;
+    const char *mbase = base(f->model_path), *vbase = base(f->vocab_path);
+    if (!(r.nm.model = carry_model(&r.b, f->model_path, mbase, &r.carried)))
+        rc = -1;
+    if (!rc && (rc = copy_in(&r.b, f->vocab_path, vbase)) == 0 && !(r.nm.vocab = strdup(vbase)))
+        rc = px_error_oom(err, out);
+    for (int i = 0; !rc && i < 2; i++)
+        rc = repro_make_env(&r, i);
+    if (!rc)
+        rc = repro_fixture(&r);
     px_fingerprint orig, mine;
     fingerprint_contract(f, &orig);
-    if (back)
-        fingerprint_contract(back, &mine);
-    for (int i = 0; !rc && i < 2; i++) {
-        px_env_result one_env = res->envs[idx[i]];
-        one_env.env_index = i;
-        one_env.selected = 1;
-        one_env.ex = &res->envs[idx[i]].ex[k];
-        for (int p = 0; p < PX_PART_COUNT; p++)
-            if (!strcmp(one_env.recorded.part[p], orig.part[p]))
-                memcpy(one_env.recorded.part[p], mine.part[p], sizeof mine.part[p]);
-        px_results r1 = {.envs = &one_env, .n_envs = 1, .n_examples = 1, .reference = i == 0 ? 0 : -1};
-        const char *rel = i == 0 ? "reference.yaml" : "observed.yaml";
-        char *path = NULL, *rtext = NULL;
-        size_t rlen;
-        if (asprintf(&path, "%s/.%s", b.dir, rel) < 0)
-            rc = px_error_oom(err, out);
-        else if (!(rc = results_write(&r1, back, path, err)) && (rtext = slurp(&b, path, &rlen)))
-            rc = put(&b, rel, rtext, rlen);
-        else
-            rc = -1;
-        /* Read back as `parity check` will: whole, and the environment in it. */
-        px_error lerr = {0};
-        px_results *again = rc ? NULL : results_parse(rel, rtext, rlen, back, &lerr);
-        if (!rc && (!again || again->n_envs != 1 || strcmp(again->envs[0].name, one_env.name)))
-            rc = px_error_set(err, PX_ERR_INTERNAL, rel, 0, 0, "the repro's results file does not read back (please "
-                                                               "report this): %s",
-                              again ? "it lacks its environment" : lerr.msg);
-        results_free(again);
-        if (path)
-            unlink(path);
-        free(path), free(rtext);
-    }
-    for (int i = 0; !rc && i < 2; i++) {
-        char *rel = NULL;
-        if (asprintf(&rel, "manifests/%s.yaml", res->envs[idx[i]].name) < 0)
-            rc = px_error_oom(err, out);
-        else
-            rc = put_written(&b, rel, w_manifest, &res->envs[idx[i]]);
-        free(rel);
-    }
-    if (!rc) {
-        char *readme = NULL;
-        size_t rl = 0;
-        FILE *ro = open_memstream(&readme, &rl);
-        if (!ro)
-            rc = px_error_oom(err, out);
-        else {
-            repro_env re[2];
-            for (int i = 0; i < 2; i++)
-                re[i] = (repro_env){&envs[i], &res->envs[idx[i]], i ? "observed.yaml" : "reference.yaml",
-                                    i ? "observed-again.yaml" : "reference-again.yaml"};
-            repro_readme(ro, in, k, e, &nm, carried, re);
-            if (fclose(ro))
-                rc = px_error_oom(err, out);
-            char *rr = rc ? NULL : redact_text(b.rd, readme);
-            rc = rc ? rc : rr ? put_written(&b, "README.md", w_str, rr) : px_error_oom(err, out);
-            free(rr);
-        }
-        free(readme);
-    }
+    if (r.back)
+        fingerprint_contract(r.back, &mine);
+    for (int i = 0; !rc && i < 2; i++)
+        rc = repro_results(&r, i, &orig, &mine);
+    for (int i = 0; !rc && i < 2; i++)
+        rc = put_manifest(&r.b, &in->res->envs[r.idx[i]], out);
     if (!rc)
-        rc = seal(&b, out);
-    fixture_free(back);
-    free(fx_path), free(text), free(red);
-    free(nm.model), free(nm.vocab);
+        rc = repro_put_readme(&r, e);
+    if (!rc)
+        rc = seal(&r.b, out);
+    fixture_free(r.back);
+    free(r.nm.model), free(r.nm.vocab);
     for (int i = 0; i < 2; i++)
-        free(nm.env_model[i]), free(nm.env_vocab[i]);
-    finish_free(&b, rc != 0);
+        free(r.nm.env_model[i]), free(r.nm.env_vocab[i]);
+    finish_free(&r.b, rc != 0);
     return rc;
 }
