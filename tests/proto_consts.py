@@ -18,8 +18,9 @@ constant must be a C one or listed in PY_ONLY. Prints one line per finding
 and exits 1 if there is any; 0 and a summary otherwise.
 
 --self-test first checks that mutated copies of the files (a value changed,
-a constant deleted, a new #define, an enum entry renumbered, a dtype added)
-each fail naming that constant, then checks the real files.
+a constant deleted, a new #define, an enum entry renumbered, a dtype or an
+option added, the wording changed) each fail naming what changed, then
+checks the real files.
 """
 import ast
 import os
@@ -143,9 +144,34 @@ def py_constants(name, src, findings):
     return out
 
 
+def cpp_body(src, fn):
+    """The body of the C++ function fn (to its closing brace in column 0)."""
+    m = re.search(r"\b%s\s*\([^)]*\)\s*\{(.*?)\n\}" % fn, src, re.S)
+    return m.group(1) if m else ""
+
+
+def py_body(src, fn):
+    """The source of the Python function fn (def at the start of a line)."""
+    m = re.search(r"^def %s\(.*?(?=^\S)" % fn, src, re.S | re.M)
+    return m.group(0) if m else ""
+
+
 def cpp_dtypes(src):
-    m = re.search(r"parse_dtype\s*\([^)]*\)\s*\{(.*?)\n\}", src, re.S)
-    return tuple(DTYPE_IF.findall(m.group(1))) if m else ()
+    return tuple(DTYPE_IF.findall(cpp_body(src, "parse_dtype")))
+
+
+def same_strings(findings, what, py_fn, py_strings, cpp_fn, cpp_strings, py_only=()):
+    """The string literals two mirrored functions test for must be one set."""
+    py_set, cpp_set = set(py_strings) - set(py_only), set(cpp_strings)
+    if not py_set or not cpp_set:
+        findings.append("%s: cannot find %s's %s in %s() or %s's in %s()" % (PY, what, "strings", py_fn, CPP, cpp_fn))
+    elif py_set != cpp_set:
+        findings.append("%s: %s() and %s's %s() differ in %s: only in Python %s, only in C++ %s"
+                        % (PY, py_fn, CPP, cpp_fn, what, sorted(py_set - cpp_set) or "none",
+                           sorted(cpp_set - py_set) or "none"))
+    else:
+        return 1
+    return 0
 
 
 def by_place(item):
@@ -192,6 +218,16 @@ def check(files):
                         % (py["DTYPES"][1], ", ".join(py["DTYPES"][0]), CPP, ", ".join(dt)))
     else:
         compared += 1
+    # The executors' command line (proto.h, "Transport"); --backend-module
+    # is the Python executor's alone.
+    compared += same_strings(findings, "the options", "parse_args",
+                             re.findall(r'"(--[a-z0-9-]+)"', py_body(files[PY], "parse_args")), "parse_args",
+                             re.findall(r'a == "(--[a-z0-9-]+)"', cpp_body(files[CPP], "parse_args")),
+                             py_only=("--backend-module",))
+    # FAIL's kind: the wording by which a backend says it cannot do that.
+    compared += same_strings(findings, "the unsupported wording", "unsupported",
+                             re.findall(r'"([^"]+)" in text', py_body(files[PY], "unsupported")), "fail_kind",
+                             re.findall(r'strstr\(msg, "([^"]+)"\)', cpp_body(files[CPP], "fail_kind")))
     return findings, compared
 
 
@@ -237,6 +273,11 @@ def self_test(files):
         ("a dtype added to the C++ executor", sub(CPP, 'if (s == "float64") return torch::kFloat64;',
                                                   'if (s == "float64") return torch::kFloat64;\n'
                                                   '    if (s == "int8") return torch::kInt8;'), "DTYPES"),
+        ("an option added to the C++ executor", sub(CPP, 'else if (a == "--tf32")',
+                                                    'else if (a == "--seed") o.tf32 = v;\n        else if (a == "--tf32")'),
+         "--seed"),
+        ("the unsupported wording changed in Python", sub(PY, '"not implemented for" in text',
+                                                          '"not supported for" in text'), "not supported for"),
     ]
     bad = 0
     for what, mutate, name in cases:
@@ -265,8 +306,8 @@ def main(argv):
     if findings:
         print("proto_consts: %s disagrees with the headers (%d finding(s))" % (PY, len(findings)))
         return 1
-    print("proto_consts: %d constants of %s agree with %s and %s's dtypes"
-          % (compared, PY, " and ".join(HEADERS), CPP))
+    print("proto_consts: %d constants of %s agree with %s, and its dtypes, options and unsupported wording "
+          "with %s's" % (compared, PY, " and ".join(HEADERS), CPP))
     return 0
 
 

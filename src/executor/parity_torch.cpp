@@ -337,23 +337,36 @@ void train_steps(torch::jit::script::Module &m, const c10::Device &dev, px_buf &
     buf_free(&b);
 }
 
-// GENERATE (proto.h): step after step, a forward of the whole sequence so far
-// (no KV cache) on the loaded module in inference mode; each step's last row
-// goes to the host as float64, where src/proto/generate.c (linked in, the same code
-// parity re-checks with) chooses the id. An output not [1, T+s, V] at any
-// step is answered with its shape and no steps.
-void generate_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
+// A GENERATE request (proto.h), read whole before any forward.
+struct GenRequest {
+    px_gen_settings s{};         // s.stop_ids points into stop
+    std::vector<int64_t> stop;
+    std::vector<int64_t> ids;    // the prompt's input_ids
+    std::vector<bool> is_mask;   // per input, in the order sent: attention_mask?
+};
+
+// What GENERATED tells (proto.h): the first step's dtype and shape (or the
+// bad shape), each step's id and its row's top r.
+struct GenReply {
+    std::string dt;
+    std::vector<int64_t> shape, chosen, top_ids;
+    std::vector<double> top_logits;
+    int r = 0, end = PX_GEN_END_LENGTH;
+    double first_ms = 0;
+};
+
+void read_generate(px_buf &in, GenRequest &q)
 {
-    px_gen_settings s{};
+    px_gen_settings &s = q.s;
     uint32_t max_new = buf_get_u32(&in), n_stop = buf_get_u32(&in);
     if (in.bad || max_new < 1 || max_new > PX_GEN_MAX_NEW || (size_t)n_stop > (in.len - in.pos) / 8)
         throw Failure{PX_STAGE_FORWARD, "protocol: malformed GENERATE frame"};
-    std::vector<int64_t> stop(n_stop);
-    for (auto &id : stop)
+    q.stop.resize(n_stop);
+    for (auto &id : q.stop)
         id = buf_get_i64(&in);
     s.max_new_tokens = (int)max_new;
-    s.stop_ids = stop.data();
-    s.n_stop = stop.size();
+    s.stop_ids = q.stop.data();
+    s.n_stop = q.stop.size();
     s.decoding = (int)buf_get_u32(&in);
     s.temperature = buf_get_f64(&in);
     s.top_k = (int)buf_get_u32(&in);
@@ -365,8 +378,6 @@ void generate_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf 
         throw Failure{PX_STAGE_FORWARD, "protocol: malformed GENERATE frame"};
     // The prompt: input_ids and attention_mask, each [1, T], in the order sent.
     uint32_t n_inputs = buf_get_u32(&in);
-    std::vector<int64_t> ids;
-    std::vector<bool> is_mask;
     int64_t T = -1;
     for (uint32_t i = 0; i < n_inputs && !in.bad; i++) {
         char *name = buf_get_str(&in);
@@ -378,90 +389,105 @@ void generate_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf 
             (nm != "input_ids" && nm != "attention_mask"))
             throw Failure{PX_STAGE_FORWARD, "protocol: GENERATE wants input_ids and attention_mask, each [1, T]"};
         T = d1;
-        is_mask.push_back(nm == "attention_mask");
+        q.is_mask.push_back(nm == "attention_mask");
         for (int64_t k = 0; k < d1; k++) {
             int64_t v = buf_get_i64(&in);
             if (nm == "input_ids")
-                ids.push_back(v);
+                q.ids.push_back(v);
         }
     }
-    if (in.bad || in.pos != in.len || n_inputs != 2 || is_mask[0] == is_mask[1])
+    if (in.bad || in.pos != in.len || n_inputs != 2 || q.is_mask[0] == q.is_mask[1])
         throw Failure{PX_STAGE_FORWARD, "protocol: GENERATE wants input_ids and attention_mask, each [1, T]"};
+}
 
-    std::string dt;
-    std::vector<int64_t> shape, chosen, top_ids;
-    std::vector<double> top_logits, row;
-    int r = 0, end = PX_GEN_END_LENGTH;
+// The steps (proto.h): a forward of the whole sequence so far (no KV
+// cache) on the loaded module in inference mode; each step's last row goes
+// to the host as float64, where src/proto/generate.c (linked in, the same
+// code parity re-checks with) chooses the id. An output not [1, T+s, V] at
+// any step ends it with its shape and no steps.
+void generate_steps(torch::jit::script::Module &m, const c10::Device &dev, GenRequest &q, GenReply &y)
+{
+    std::vector<double> row;
     int64_t V = 0;
-    uint64_t state = s.seed;
-    double first_ms = 0;
-    auto t_all = Clock::now();
-    {
-        c10::InferenceMode guard;
-        for (int step = 0; step < s.max_new_tokens; step++) {
-            auto t0 = Clock::now();
-            int64_t len = (int64_t)ids.size();
-            auto id_t = torch::from_blob(ids.data(), {1, len}, torch::kLong).clone().to(dev);
-            auto mask_t = torch::ones({1, len}, torch::kLong).to(dev);
-            std::vector<c10::IValue> inputs;
-            for (bool mask : is_mask)
-                inputs.emplace_back(mask ? mask_t : id_t);
-            torch::Tensor out = output_tensor(m.forward(inputs));
-            if (step == 0) {
-                dt = dtype_name(out.scalar_type());
-                V = out.dim() == 3 ? out.size(2) : 0;
-            }
-            if (out.dim() != 3 || out.size(0) != 1 || out.size(1) != len || out.size(2) != V || V < 1) {
-                shape.assign(out.sizes().begin(), out.sizes().end());
-                if (step == 0)
-                    first_ms = ms_since(t0);
-                chosen.clear();
-                end = PX_GEN_END_NONE;
-                break;
-            }
-            auto last = out[0][len - 1].detach().to(torch::kCPU).to(torch::kFloat64).contiguous();
-            row.assign(last.data_ptr<double>(), last.data_ptr<double>() + V);
-            if (step == 0) {
-                first_ms = ms_since(t0);
-                shape.assign(out.sizes().begin(), out.sizes().end());
-                r = std::min<int64_t>(s.report_top, V);
-            }
-            int64_t id = gen_choose(row.data(), (size_t)V, &s, &state);
-            if (id < 0)
-                throw std::bad_alloc();
-            chosen.push_back(id);
-            size_t at = top_ids.size();
-            top_ids.resize(at + r);
-            top_logits.resize(at + r);
-            gen_top(row.data(), (size_t)V, r, top_ids.data() + at, top_logits.data() + at);
-            if (std::find(stop.begin(), stop.end(), id) != stop.end()) {
-                end = PX_GEN_END_STOP;
-                break;
-            }
-            ids.push_back(id);
+    uint64_t state = q.s.seed;
+    c10::InferenceMode guard;
+    for (int step = 0; step < q.s.max_new_tokens; step++) {
+        auto t0 = Clock::now();
+        int64_t len = (int64_t)q.ids.size();
+        auto id_t = torch::from_blob(q.ids.data(), {1, len}, torch::kLong).clone().to(dev);
+        auto mask_t = torch::ones({1, len}, torch::kLong).to(dev);
+        std::vector<c10::IValue> inputs;
+        for (bool mask : q.is_mask)
+            inputs.emplace_back(mask ? mask_t : id_t);
+        torch::Tensor out = output_tensor(m.forward(inputs));
+        if (step == 0) {
+            y.dt = dtype_name(out.scalar_type());
+            V = out.dim() == 3 ? out.size(2) : 0;
         }
+        if (out.dim() != 3 || out.size(0) != 1 || out.size(1) != len || out.size(2) != V || V < 1) {
+            y.shape.assign(out.sizes().begin(), out.sizes().end());
+            if (step == 0)
+                y.first_ms = ms_since(t0);
+            y.chosen.clear();
+            y.end = PX_GEN_END_NONE;
+            return;
+        }
+        auto last = out[0][len - 1].detach().to(torch::kCPU).to(torch::kFloat64).contiguous();
+        row.assign(last.data_ptr<double>(), last.data_ptr<double>() + V);
+        if (step == 0) {
+            y.first_ms = ms_since(t0);
+            y.shape.assign(out.sizes().begin(), out.sizes().end());
+            y.r = std::min<int64_t>(q.s.report_top, V);
+        }
+        int64_t id = gen_choose(row.data(), (size_t)V, &q.s, &state);
+        if (id < 0)
+            throw std::bad_alloc();
+        y.chosen.push_back(id);
+        size_t at = y.top_ids.size();
+        y.top_ids.resize(at + y.r);
+        y.top_logits.resize(at + y.r);
+        gen_top(row.data(), (size_t)V, y.r, y.top_ids.data() + at, y.top_logits.data() + at);
+        if (std::find(q.stop.begin(), q.stop.end(), id) != q.stop.end()) {
+            y.end = PX_GEN_END_STOP;
+            return;
+        }
+        q.ids.push_back(id);
     }
-    double total_ms = ms_since(t_all);
+}
+
+void send_generated(const GenReply &y, double total_ms)
+{
     px_buf b{};
     proto_begin(&b, PX_FRAME_GENERATED);
-    buf_put_str(&b, dt.c_str());
-    buf_put_u32(&b, (uint32_t)shape.size());
-    for (int64_t d : shape)
+    buf_put_str(&b, y.dt.c_str());
+    buf_put_u32(&b, (uint32_t)y.shape.size());
+    for (int64_t d : y.shape)
         buf_put_i64(&b, d);
-    buf_put_u32(&b, (uint32_t)chosen.size());
-    for (size_t k = 0; k < chosen.size(); k++) {
-        buf_put_i64(&b, chosen[k]);
-        buf_put_u32(&b, (uint32_t)r);
-        for (int j = 0; j < r; j++)
-            buf_put_i64(&b, top_ids[k * r + j]);
-        for (int j = 0; j < r; j++)
-            buf_put_f64(&b, top_logits[k * r + j]);
+    buf_put_u32(&b, (uint32_t)y.chosen.size());
+    for (size_t k = 0; k < y.chosen.size(); k++) {
+        buf_put_i64(&b, y.chosen[k]);
+        buf_put_u32(&b, (uint32_t)y.r);
+        for (int j = 0; j < y.r; j++)
+            buf_put_i64(&b, y.top_ids[k * y.r + j]);
+        for (int j = 0; j < y.r; j++)
+            buf_put_f64(&b, y.top_logits[k * y.r + j]);
     }
-    buf_put_u32(&b, (uint32_t)end);
-    buf_put_f64(&b, first_ms);
+    buf_put_u32(&b, (uint32_t)y.end);
+    buf_put_f64(&b, y.first_ms);
     buf_put_f64(&b, total_ms);
     send(b);
     buf_free(&b);
+}
+
+// GENERATE (proto.h): the request read whole, the steps, one GENERATED.
+void generate_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
+{
+    GenRequest q;
+    read_generate(in, q);
+    GenReply y;
+    auto t_all = Clock::now();
+    generate_steps(m, dev, q, y);
+    send_generated(y, ms_since(t_all));
 }
 
 // Runs fn; any exception becomes a FAIL frame at `stage`. Returns false on failure.
@@ -506,6 +532,51 @@ int parse_args(int argc, char **argv, Options &o)
         else return -1;
     }
     return o.model.empty() ? -1 : 0;
+}
+
+// READY (proto.h): what was loaded, where, and how long it took.
+void send_ready(const Options &o, const c10::Device &dev, c10::ScalarType dtype, double load_ms)
+{
+    px_buf b{};
+    proto_begin(&b, PX_FRAME_READY);
+    buf_put_u32(&b, PX_PROTO_VERSION);
+    buf_put_str(&b, "libtorch");
+    buf_put_str(&b, "");
+    buf_put_str(&b, TORCH_VERSION);
+    buf_put_str(&b, "");
+    buf_put_str(&b, "");
+    buf_put_str(&b, dev.str().c_str());
+    buf_put_str(&b, device_name(dev).c_str());
+    buf_put_str(&b, dtype_name(dtype).c_str());
+    buf_put_str(&b, o.tf32.c_str());
+    buf_put_str(&b, matmul_precision_name().c_str());
+    buf_put_str(&b, ignored_settings(o, dev).c_str());
+    buf_put_f64(&b, load_ms);
+    send(b);
+    buf_free(&b);
+}
+
+// Every request until parity closes stdin, each answered (a failure as FAIL).
+void answer_frames(torch::jit::script::Module &module, const c10::Device &dev)
+{
+    px_buf b{};
+    uint32_t type;
+    while (proto_read_frame(0, &type, &b) == 0) {
+        if (type == PX_FRAME_TRAIN) {
+            guarded(PX_STAGE_FORWARD, [&] { train_steps(module, dev, b); });
+            continue;
+        }
+        if (type == PX_FRAME_GENERATE) {
+            guarded(PX_STAGE_FORWARD, [&] { generate_one(module, dev, b); });
+            continue;
+        }
+        if (type != PX_FRAME_RUN) {
+            send_fail(PX_STAGE_FORWARD, PX_FAIL_EXCEPTION, "protocol: expected RUN");
+            continue;
+        }
+        guarded(PX_STAGE_FORWARD, [&] { run_one(module, dev, b); });
+    }
+    buf_free(&b);
 }
 
 // One executor: argv as parity-torch would get it on its command line.
@@ -554,40 +625,8 @@ int executor_main(int argc, char **argv)
     });
     if (!ok)
         return 1;
-    px_buf b{};
-    proto_begin(&b, PX_FRAME_READY);
-    buf_put_u32(&b, PX_PROTO_VERSION);
-    buf_put_str(&b, "libtorch");
-    buf_put_str(&b, "");
-    buf_put_str(&b, TORCH_VERSION);
-    buf_put_str(&b, "");
-    buf_put_str(&b, "");
-    buf_put_str(&b, dev.str().c_str());
-    buf_put_str(&b, device_name(dev).c_str());
-    buf_put_str(&b, dtype_name(dtype).c_str());
-    buf_put_str(&b, o.tf32.c_str());
-    buf_put_str(&b, matmul_precision_name().c_str());
-    buf_put_str(&b, ignored_settings(o, dev).c_str());
-    buf_put_f64(&b, load_ms);
-    send(b);
-
-    uint32_t type;
-    while (proto_read_frame(0, &type, &b) == 0) {
-        if (type == PX_FRAME_TRAIN) {
-            guarded(PX_STAGE_FORWARD, [&] { train_steps(module, dev, b); });
-            continue;
-        }
-        if (type == PX_FRAME_GENERATE) {
-            guarded(PX_STAGE_FORWARD, [&] { generate_one(module, dev, b); });
-            continue;
-        }
-        if (type != PX_FRAME_RUN) {
-            send_fail(PX_STAGE_FORWARD, PX_FAIL_EXCEPTION, "protocol: expected RUN");
-            continue;
-        }
-        guarded(PX_STAGE_FORWARD, [&] { run_one(module, dev, b); });
-    }
-    buf_free(&b);
+    send_ready(o, dev, dtype, load_ms);
+    answer_frames(module, dev);
     return 0;
 }
 
