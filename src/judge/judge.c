@@ -1,7 +1,6 @@
 #define _GNU_SOURCE /* vasprintf */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "parity/judge.h"
-#include "parity/bench.h"
 
 #include <math.h>
 #include <pcre2.h>
@@ -1149,81 +1148,6 @@ static char *twin_unusable(const jctx *j, const px_judgement *out)
     return NULL;
 }
 
-/* The performance rung, and each benchmark's verdict (ev->bench): measured
- * when a benchmark ran and none of its outputs changed a verdict; it never changes whether the contract is met
- * (the two questions stay apart). Reached only when the contract is
- * satisfied: figures of a path that gives wrong answers are not a result. */
-static int perf_rung(const px_fixture *f, const px_results *r, px_judgement *out, size_t e, px_error *err)
-{
-    px_env_verdict *ev = &out->envs[e];
-    const px_env_result *er = &r->envs[e];
-    if (!er->n_bench || !ev->selected)
-        return 0;
-    char *figures = NULL, *why = NULL, *cut = NULL;
-    size_t fl = 0, wl = 0, cl = 0;
-    FILE *fo = open_memstream(&figures, &fl), *wo = open_memstream(&why, &wl), *co = open_memstream(&cut, &cl);
-    if (!fo || !wo || !co) {
-        if (fo)
-            fclose(fo), free(figures);
-        if (wo)
-            fclose(wo), free(why);
-        if (co)
-            fclose(co), free(cut);
-        return px_error_oom(err, NULL);
-    }
-    int measured = 0, broken = 0, stopped = 0;
-    if (!(ev->bench = calloc(er->n_bench, sizeof *ev->bench))) {
-        fclose(fo), fclose(wo), fclose(co), free(figures), free(why), free(cut);
-        return px_error_oom(err, NULL);
-    }
-    for (size_t b = 0; b < er->n_bench; b++) {
-        const px_bench *pb = &er->bench[b];
-        px_bench_verdict *v = &ev->bench[b];
-        if (bench_judge(f, r, out, e, b, v, err)) {
-            fclose(fo), fclose(wo), fclose(co), free(figures), free(why), free(cut);
-            return -1;
-        }
-        ev->n_bench = b + 1;
-        char name[32];
-        bench_endpoint_name(pb, name, sizeof name);
-        /* A benchmark stopped before its passes (a budget, an interrupt, a
-         * crash) measured part of what it was asked: never "ok". */
-        if (pb->stopped)
-            fprintf(co, "%s%s (%s)", stopped++ ? ", " : "", name, pb->stopped);
-        if (!v->comparable && v->curve) {
-            fprintf(wo, "%s%s loss curve %s: %s", broken++ ? "; " : "", name,
-                    ev->is_reference ? "not finite" : "parts from the reference's", v->curve);
-        } else if (!v->comparable) {
-            fprintf(wo, "%s%s outputs broke the contract: %s", broken++ ? "; " : "", name, v->broken);
-        } else if (pb->forwards && pb->train_steps) {
-            fprintf(fo, "%s%s p50 %.3g ms a step, %.4g examples/s", measured++ ? ", " : "", name, pb->p50_ms,
-                    pb->per_s);
-        } else if (pb->forwards) {
-            fprintf(fo, "%s%s p50 %.3g ms, %.4g examples/s", measured++ ? ", " : "", name, pb->p50_ms, pb->per_s);
-        }
-    }
-    fclose(fo), fclose(wo), fclose(co);
-    if (stopped)
-        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_REACHED,
-                 fmt("cut short: not measured in full: %s%s%s", cut, measured ? "; timed before it stopped: " : "",
-                     measured ? figures : ""));
-    else if (broken)
-        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_MEASURED, fmt("figures not comparable: %s", why));
-    else if (!measured)
-        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_MEASURED, fmt("the benchmark timed no forward"));
-    else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED && ev->incomplete)
-        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_REACHED,
-                 fmt("timed (%s), but the contract is not judged in full here (%s): not yet a result", figures,
-                     ev->rung_detail[PX_RUNG_CONTRACT] ? ev->rung_detail[PX_RUNG_CONTRACT] : "not reached"));
-    else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED)
-        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_REACHED,
-                 fmt("timed (%s), but the contract is not met here: not a result", figures));
-    else
-        set_rung(ev, PX_RUNG_PERF, PX_RS_PASSED, fmt("measured: %s", figures));
-    free(figures), free(why), free(cut);
-    return 0;
-}
-
 int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, px_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -1254,7 +1178,7 @@ int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, p
     j.no_ref = no_ref;
     out->all_met = 1;
     for (size_t e = 0; e < r->n_envs; e++) {
-        if (judge_env(&j, e, out) || perf_rung(f, r, out, e, err)) {
+        if (judge_env(&j, e, out)) {
             free(no_ref);
             judgement_free(out);
             return -1;
@@ -1328,8 +1252,9 @@ void judgement_free(px_judgement *j)
         free(ev->ex);
         for (int r = 0; r < PX_RUNG_COUNT; r++)
             free(ev->rung_detail[r]);
-        for (size_t b = 0; b < ev->n_bench; b++)
-            bench_verdict_free(&ev->bench[b]);
+        for (size_t b = 0; b < ev->n_bench; b++) /* bench_judge's */
+            free(ev->bench[b].broken), free(ev->bench[b].batching), free(ev->bench[b].curve),
+                free(ev->bench[b].curve_note);
         free(ev->bench);
         free(ev->not_compared);
     }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "parity/tui.h"
+#include "parity/bench.h"
 #include "parity/redact.h"
 #include "tui_impl.h"
 
@@ -46,7 +47,7 @@ void tui_rejudge(tui *t)
         runner_lock(t->run);
     if (t->judged)
         judgement_free(&t->j);
-    t->judged = judge_results(t->f, t->res, &t->j, &err) == 0;
+    t->judged = judge_results(t->f, t->res, &t->j, &err) == 0 && bench_judge(t->f, t->res, &t->j, &err) == 0;
     t->rv.j = t->judged ? &t->j : NULL;
     if (!t->judged)
         snprintf(t->msg, sizeof t->msg, "%s", err.msg);
