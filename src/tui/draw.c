@@ -13,7 +13,9 @@
 #include "parity/decision.h"
 #include "parity/story.h"
 #include "parity/textcell.h"
-#include "tui_impl.h"
+#include "draw.h"
+#include "paint.h"
+#include "summary.h"
 
 static const char *badge(px_outcome o)
 {
@@ -40,45 +42,6 @@ static int element_of(px_outcome o)
         return PX_EL_FAIL;
     default: return PX_EL_ERROR;
     }
-}
-
-/* Theme -> curses: pair i+1 for element i. */
-void tui_apply_theme(tui *t)
-{
-    if (t->color && has_colors()) {
-        start_color();
-        use_default_colors();
-        for (int i = 0; i < PX_EL_COUNT; i++) {
-            int fg = t->theme.style[i].fg, bg = t->theme.style[i].bg;
-            init_pair((short)(i + 1), (short)(fg < COLORS ? fg : -1), (short)(bg < COLORS ? bg : -1));
-        }
-    }
-}
-
-static attr_t style(const tui *t, int el)
-{
-    const px_style *s = &t->theme.style[el];
-    attr_t a = A_NORMAL;
-    if (s->attrs & PX_ATTR_BOLD) a |= A_BOLD;
-    if (s->attrs & PX_ATTR_DIM) a |= A_DIM;
-    if (s->attrs & PX_ATTR_REVERSE) a |= A_REVERSE;
-    if (s->attrs & PX_ATTR_UNDERLINE) a |= A_UNDERLINE;
-    if (t->color && has_colors())
-        a |= COLOR_PAIR(el + 1);
-    return a;
-}
-
-/* Untrusted text, made safe and cut to cols columns. */
-void tui_put(tui *t, int y, int x, int cols, int el, const char *s)
-{
-    if (cols <= 0 || y >= LINES)
-        return;
-    char *safe = textcell_sanitize(s ? s : "", s ? strlen(s) : 0), buf[2048];
-    textcell_fit(safe ? safe : "", cols, buf, sizeof buf);
-    attrset(style(t, el));
-    mvaddstr(y, x, buf);
-    attrset(A_NORMAL);
-    free(safe);
 }
 
 static void putf(tui *t, int y, int x, int cols, int el, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -183,7 +146,7 @@ static void draw_list(tui *t, int top, int rows, int w)
         size_t k = rv->visible[first + (size_t)r];
         int sel = first + (size_t)r == rv->cursor;
         const px_mark *m = &rv->marks[k];
-        attrset(sel ? style(t, PX_EL_SELECTION) : A_NORMAL);
+        attrset(sel ? tui_style(t, PX_EL_SELECTION) : A_NORMAL);
         mvhline(top + r, 0, ' ', w);
         putf(t, top + r, 0, 3, decision_kind(m->decision) == PX_DEC_FLAG ? PX_EL_FLAG : PX_EL_DECISION, "%s%s",
              mark_symbol(m), m->unwritten ? "*" : " ");
@@ -211,7 +174,7 @@ static void draw_list(tui *t, int top, int rows, int w)
                 tui_put(t, top + r, x0, 6, element_of(t->j.envs[e].ex[k].outcome), badge(t->j.envs[e].ex[k].outcome));
         }
     }
-    attrset(style(t, PX_EL_BORDER));
+    attrset(tui_style(t, PX_EL_BORDER));
     mvvline(top, w, '|', rows);
     attrset(A_NORMAL);
 }
@@ -240,13 +203,13 @@ static int put_wrapped(tui *t, int y, int x, int cols, int room, int el, const c
     size_t hidden = 0;
     int got = textcell_layout(v, cols, lines, room < 64 ? room : 64, &hidden);
     for (int i = 0; i < got; i++) {
-        attrset(style(t, el));
+        attrset(tui_style(t, el));
         if (lines[i].cols > cols)
             mvaddstr(y + i, x, "…");
         else
             mvaddnstr(y + i, x, v + lines[i].start, (int)(lines[i].end - lines[i].start));
         if (hidden && i == got - 1) {
-            attrset(style(t, PX_EL_DIM));
+            attrset(tui_style(t, PX_EL_DIM));
             addstr("…");
         }
         attrset(A_NORMAL);
@@ -363,7 +326,7 @@ static int draw_generated(tui *t, int e, size_t k, const px_generated *g, int y,
     for (int i = 0; i < got; i++) {
         move(y + i, x);
         if (lines[i].cols > cols) {
-            attrset(style(t, PX_EL_DIM));
+            attrset(tui_style(t, PX_EL_DIM));
             addstr("…");
         }
         for (size_t p = 0; lines[i].cols <= cols && p < n; p++) {
@@ -371,11 +334,11 @@ static int draw_generated(tui *t, int e, size_t k, const px_generated *g, int y,
             size_t z = at[p + 1] < lines[i].end ? at[p + 1] : lines[i].end;
             if (a >= z)
                 continue;
-            attrset(style(t, span_element(sp[p].kind)));
+            attrset(tui_style(t, span_element(sp[p].kind)));
             addnstr(safe + a, (int)(z - a));
         }
         if (hidden && i == got - 1) {
-            attrset(style(t, PX_EL_DIM));
+            attrset(tui_style(t, PX_EL_DIM));
             addstr("…");
         }
         attrset(A_NORMAL);
@@ -527,9 +490,9 @@ static int draw_text(tui *t, const char *s, int y, int x, int cols, int room)
             tui_put(t, y + i, x, cols, PX_EL_DIM, "…");
             continue;
         }
-        attrset(style(t, PX_EL_NORMAL));
+        attrset(tui_style(t, PX_EL_NORMAL));
         mvaddnstr(y + i, x, s + lines[i].start, (int)(lines[i].end - lines[i].start));
-        attrset(style(t, PX_EL_DIM));
+        attrset(tui_style(t, PX_EL_DIM));
         if (hidden && i == got - 1)
             addstr("…");
         attrset(A_NORMAL);
@@ -691,7 +654,7 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
 static void draw_status(tui *t)
 {
     int y = LINES - 1;
-    attrset(style(t, PX_EL_STATUS));
+    attrset(tui_style(t, PX_EL_STATUS));
     mvhline(y, 0, ' ', COLS);
     attrset(A_NORMAL);
     if (t->mode == M_SEARCH || t->mode == M_NOTE || t->mode == M_REPORT || t->mode == M_EXPORT) {
@@ -703,7 +666,7 @@ static void draw_status(tui *t)
         int lw = (int)strlen(label);
         int n = lineedit_view(&t->ed, COLS - lw - 1, &t->ed_first, &cur);
         tui_put(t, y, 0, lw, PX_EL_STATUS, label);
-        attrset(style(t, PX_EL_STATUS));
+        attrset(tui_style(t, PX_EL_STATUS));
         mvaddnstr(y, lw, t->ed.buf + t->ed_first, n > 0 ? n : 0);
         attrset(A_NORMAL);
         move(y, lw + cur);

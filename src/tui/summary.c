@@ -14,7 +14,8 @@
 
 #include "parity/story.h"
 #include "parity/textcell.h"
-#include "tui_impl.h"
+#include "summary.h"
+#include "paint.h"
 
 typedef struct para {
     char *text;
