@@ -11,15 +11,15 @@
 #include "parity/judge.h"
 #include "parity/results.h"
 
-/* Judge benchmark `bench` of environment `env` of r, whose run j judged
- * (judge_results does, for every benchmark: px_env_verdict.bench):
- * each example's farthest output (px_bench.out) takes the place of the run's
- * and the whole is judged as check judges it (a bit-identical output is the
- * run's own and changes nothing). -1 with *err when the judging cannot be
+/* Each benchmark's verdict (px_env_verdict.bench) and each environment's
+ * performance rung, from the run's judgement j (judge_results, which leaves
+ * them to this): a benchmark's farthest outputs (px_bench.out) take the
+ * place of the run's and are judged as check judges them, and compared
+ * with j; the rung is measured when a benchmark ran and none of its outputs
+ * changed a verdict, and never changes whether the contract is met (the two
+ * questions stay apart). -1 with *err, j freed, when the judging cannot be
  * done (a pattern that does not compile, no memory). */
-int bench_judge(const px_fixture *f, const px_results *r, const px_judgement *j, size_t env, size_t bench,
-                px_bench_verdict *out, px_error *err);
-void bench_verdict_free(px_bench_verdict *v);
+int bench_judge(const px_fixture *f, const px_results *r, px_judgement *j, px_error *err);
 
 /* train-step:N: judge bench `bench` of environment `env`'s loss curve
  * against the reference environment's train-step:N curve, step by step:

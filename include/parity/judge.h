@@ -132,7 +132,7 @@ typedef struct px_verdict {
 } px_verdict;
 
 /* What a benchmark's outputs say against the contract (parity bench;
- * bench.h). */
+ * bench_judge in bench.h fills it). */
 typedef struct px_bench_verdict {
     int comparable;  /* 1: no output of the benchmark changed its example's
                         verdict (met or not) from the run's */
@@ -229,7 +229,9 @@ px_fit decision_fit(const char *decision, const char *env, const char *results, 
 char *decision_words(px_fit fit, const char *decision, const char *env, const char *here);
 const char *fit_name(px_fit fit);
 
-/* Judge; -1 with *err when a pattern of the fixture does not compile. */
+/* Judge; -1 with *err when a pattern of the fixture does not compile.
+ * Benchmarks are left alone (the performance rung not measured, no
+ * px_env_verdict.bench): bench_judge (bench.h) judges them from this. */
 int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, px_error *err);
 void judgement_free(px_judgement *j);
 

@@ -82,7 +82,7 @@ int session_wait(px_check *s, px_error *err);
 /* Run the examples again (the review screen's r/R): in the live
  * executors when they serve, else in a new run. */
 int session_rerun(px_check *s, int all, size_t example, px_error *err);
-/* judge_results on the session's results. */
+/* judge_results and bench_judge (bench.h) on the session's results. */
 int session_judge(const px_check *s, px_judgement *j, px_error *err);
 void session_close(px_check *s);
 

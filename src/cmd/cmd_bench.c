@@ -170,7 +170,7 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
 {
     px_error err = {0};
     px_judgement j;
-    if (judge_results(f, res, &j, &err))
+    if (judge_results(f, res, &j, &err) || bench_judge(f, res, &j, &err))
         return cli_error(&err);
     /* With the results on stdout, the figures go to stderr. */
     FILE *o = a->output && !strcmp(a->output, "-") ? stderr : stdout;
@@ -219,7 +219,7 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
             print_wrapped(o, "contract",
                           "NOT met in this run: the figures below are of a path that does not give the answers "
                           "asked for");
-        /* Judged with the run (judge_results): one verdict per benchmark. */
+        /* Judged with the run (bench_judge): one verdict per benchmark. */
         for (size_t b = 0; b < ev->n_bench; b++) {
             const px_bench_verdict *v = &ev->bench[b];
             print_endpoint(o, &e->bench[b], v, ev->is_reference);

@@ -9,6 +9,7 @@
 
 #include "cmd_check.h"
 #include "parity/atomic.h"
+#include "parity/bench.h"
 #include "parity/bundle.h"
 #include "parity/judge.h"
 #include "parity/report_html.h"
@@ -24,7 +25,7 @@ typedef struct told {
 static int tell(const px_fixture *f, const px_results *res, told *t, px_error *err)
 {
     memset(t, 0, sizeof *t);
-    if (judge_results(f, res, &t->j, err))
+    if (judge_results(f, res, &t->j, err) || bench_judge(f, res, &t->j, err))
         return -1;
     if (!(t->s = story_build(f, res, &t->j, err))) {
         judgement_free(&t->j);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd_check.h"
+#include "parity/bench.h"
 #include "parity/cli.h"
 #include "parity/evidence.h"
 #include "parity/fixture.h"
@@ -449,7 +450,7 @@ static int check_finish(const run_args *a, const px_fixture *f, const px_results
 {
     px_error err = {0};
     px_judgement j;
-    if (judge_results(f, res, &j, &err))
+    if (judge_results(f, res, &j, &err) || bench_judge(f, res, &j, &err))
         return cli_error(&err);
     px_since *since = calloc(res->n_envs ? res->n_envs : 1, sizeof *since);
     if (!since || history_since(a->history, res, &j, since, &err)) {

@@ -1,7 +1,11 @@
-#define _GNU_SOURCE /* open_memstream */
+/* parity bench's verdicts (bench.h): each benchmark's outputs judged in
+ * place of the run's, its loss curve against the reference's, and the
+ * performance rung, all from the run's judgement. */
+#define _GNU_SOURCE /* open_memstream, vasprintf */
 #include "parity/bench.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,15 +66,18 @@ static int batch_changed(const px_fixture *f, const px_env_result *e, size_t k, 
     return 1;
 }
 
-int bench_judge(const px_fixture *f, const px_results *r, const px_judgement *j, size_t env, size_t bench,
-                px_bench_verdict *out, px_error *err)
+/* Benchmark `bench` of environment `env`: each example's farthest output
+ * (px_bench.out) takes the place of the run's and the whole is judged as
+ * check judges it (a bit-identical output is the run's own and changes
+ * nothing); what it changed against the run's judgement j, in words. */
+static int judge_one(const px_fixture *f, const px_results *r, const px_judgement *j, size_t env, size_t bench,
+                     px_bench_verdict *out, px_error *err)
 {
     memset(out, 0, sizeof *out);
     const px_env_result *er = &r->envs[env];
     const px_bench *b = &er->bench[bench];
     /* A shallow copy of the results in which this environment's outputs
-     * are the benchmark's, and no environment has benchmarks (so judging it
-     * asks nothing of them). */
+     * are the benchmark's (the judge asks nothing of benchmarks). */
     px_results copy = *r;
     px_env_result *envs = calloc(r->n_envs ? r->n_envs : 1, sizeof *envs);
     px_example_result *ex = calloc(r->n_examples ? r->n_examples : 1, sizeof *ex);
@@ -79,8 +86,6 @@ int bench_judge(const px_fixture *f, const px_results *r, const px_judgement *j,
         return px_error_oom(err, NULL);
     }
     memcpy(envs, r->envs, r->n_envs * sizeof *envs);
-    for (size_t i = 0; i < r->n_envs; i++)
-        envs[i].bench = NULL, envs[i].n_bench = 0;
     memcpy(ex, er->ex, r->n_examples * sizeof *ex);
     int changed = 0;
     for (size_t k = 0; b->out && k < r->n_examples; k++) {
@@ -133,6 +138,110 @@ int bench_judge(const px_fixture *f, const px_results *r, const px_judgement *j,
     if (rc == 0 && bench_judge_curve(f, r, env, bench, out, err))
         rc = -1;
     return rc;
+}
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = NULL;
+    if (vasprintf(&s, f, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+static void set_perf(px_env_verdict *ev, px_rung_state s, char *detail)
+{
+    ev->rung[PX_RUNG_PERF] = s;
+    free(ev->rung_detail[PX_RUNG_PERF]);
+    ev->rung_detail[PX_RUNG_PERF] = detail;
+}
+
+/* The performance rung, and each benchmark's verdict (ev->bench): measured
+ * when a benchmark ran and none of its outputs changed a verdict; it never changes whether the contract is met
+ * (the two questions stay apart). Reached only when the contract is
+ * satisfied: figures of a path that gives wrong answers are not a result. */
+static int perf_rung(const px_fixture *f, const px_results *r, px_judgement *out, size_t e, px_error *err)
+{
+    px_env_verdict *ev = &out->envs[e];
+    const px_env_result *er = &r->envs[e];
+    if (!er->n_bench || !ev->selected)
+        return 0;
+    char *figures = NULL, *why = NULL, *cut = NULL;
+    size_t fl = 0, wl = 0, cl = 0;
+    FILE *fo = open_memstream(&figures, &fl), *wo = open_memstream(&why, &wl), *co = open_memstream(&cut, &cl);
+    if (!fo || !wo || !co) {
+        if (fo)
+            fclose(fo), free(figures);
+        if (wo)
+            fclose(wo), free(why);
+        if (co)
+            fclose(co), free(cut);
+        return px_error_oom(err, NULL);
+    }
+    int measured = 0, broken = 0, stopped = 0;
+    if (!(ev->bench = calloc(er->n_bench, sizeof *ev->bench))) {
+        fclose(fo), fclose(wo), fclose(co), free(figures), free(why), free(cut);
+        return px_error_oom(err, NULL);
+    }
+    for (size_t b = 0; b < er->n_bench; b++) {
+        const px_bench *pb = &er->bench[b];
+        px_bench_verdict *v = &ev->bench[b];
+        if (judge_one(f, r, out, e, b, v, err)) {
+            fclose(fo), fclose(wo), fclose(co), free(figures), free(why), free(cut);
+            return -1;
+        }
+        ev->n_bench = b + 1;
+        char name[32];
+        bench_endpoint_name(pb, name, sizeof name);
+        /* A benchmark stopped before its passes (a budget, an interrupt, a
+         * crash) measured part of what it was asked: never "ok". */
+        if (pb->stopped)
+            fprintf(co, "%s%s (%s)", stopped++ ? ", " : "", name, pb->stopped);
+        if (!v->comparable && v->curve) {
+            fprintf(wo, "%s%s loss curve %s: %s", broken++ ? "; " : "", name,
+                    ev->is_reference ? "not finite" : "parts from the reference's", v->curve);
+        } else if (!v->comparable) {
+            fprintf(wo, "%s%s outputs broke the contract: %s", broken++ ? "; " : "", name, v->broken);
+        } else if (pb->forwards && pb->train_steps) {
+            fprintf(fo, "%s%s p50 %.3g ms a step, %.4g examples/s", measured++ ? ", " : "", name, pb->p50_ms,
+                    pb->per_s);
+        } else if (pb->forwards) {
+            fprintf(fo, "%s%s p50 %.3g ms, %.4g examples/s", measured++ ? ", " : "", name, pb->p50_ms, pb->per_s);
+        }
+    }
+    fclose(fo), fclose(wo), fclose(co);
+    if (stopped)
+        set_perf(ev, PX_RS_NOT_REACHED,
+                 fmt("cut short: not measured in full: %s%s%s", cut, measured ? "; timed before it stopped: " : "",
+                     measured ? figures : ""));
+    else if (broken)
+        set_perf(ev, PX_RS_NOT_MEASURED, fmt("figures not comparable: %s", why));
+    else if (!measured)
+        set_perf(ev, PX_RS_NOT_MEASURED, fmt("the benchmark timed no forward"));
+    else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED && ev->incomplete)
+        set_perf(ev, PX_RS_NOT_REACHED,
+                 fmt("timed (%s), but the contract is not judged in full here (%s): not yet a result", figures,
+                     ev->rung_detail[PX_RUNG_CONTRACT] ? ev->rung_detail[PX_RUNG_CONTRACT] : "not reached"));
+    else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED)
+        set_perf(ev, PX_RS_NOT_REACHED,
+                 fmt("timed (%s), but the contract is not met here: not a result", figures));
+    else
+        set_perf(ev, PX_RS_PASSED, fmt("measured: %s", figures));
+    free(figures), free(why), free(cut);
+    return 0;
+}
+
+int bench_judge(const px_fixture *f, const px_results *r, px_judgement *j, px_error *err)
+{
+    for (size_t e = 0; e < r->n_envs; e++)
+        if (perf_rung(f, r, j, e, err)) {
+            judgement_free(j);
+            return -1;
+        }
+    return 0;
 }
 
 /* The reference environment's train-step benchmark of as many steps that
@@ -213,12 +322,6 @@ char *bench_train_words(const px_bench *b)
                     b->batch == 1 ? "" : "s", b->lr) < 0
                ? NULL
                : s;
-}
-
-void bench_verdict_free(px_bench_verdict *v)
-{
-    free(v->broken), free(v->batching), free(v->curve), free(v->curve_note);
-    memset(v, 0, sizeof *v);
 }
 
 char *bench_line(const px_bench *b)

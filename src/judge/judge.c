@@ -1,7 +1,6 @@
 #define _GNU_SOURCE /* vasprintf */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "parity/judge.h"
-#include "parity/bench.h"
 
 #include <math.h>
 #include <pcre2.h>
@@ -364,19 +363,15 @@ static int same_as_reference(const jctx *j, size_t e, size_t k, const px_text_ex
     return 1;
 }
 
-/* A generator's example that ran: its text (decoded here from its ids:
- * never the executor's or a file's word) against the expectation. */
-static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
+/* What is wrong with a generation before its text is read: nothing
+ * generated, a logit that is not finite, an end on a token that is not a
+ * stop token. 1 with v's outcome and detail set; 0 when none of these. */
+static int generation_broken(const px_fixture *f, const px_env_result *er, const px_generated *g, px_verdict *v)
 {
-    const px_fixture *f = j->f;
-    const px_example *ex = &f->examples[k];
-    const px_env_result *er = &j->r->envs[e];
-    const px_example_result *x = &er->ex[k];
-    const px_generated *g = x->gen;
     if (!g) {
         v->outcome = PX_OC_EMPTY;
         v->detail = fmt("nothing was generated");
-        return 0;
+        return 1;
     }
     for (size_t s = 0; s < g->n; s++)
         for (int i = 0; i < g->r; i++) {
@@ -385,7 +380,7 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
                 v->outcome = PX_OC_NON_FINITE;
                 v->detail = fmt("step %zu: the logit of token %lld is %s", s, (long long)g->top_ids[s * (size_t)g->r + (size_t)i],
                                 isnan(l) ? "nan" : l > 0 ? "inf" : "-inf");
-                return 0;
+                return 1;
             }
         }
     if (g->end == 1) {
@@ -398,9 +393,70 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
             v->outcome = PX_OC_CONSTRAINT_VIOLATED;
             v->detail = fmt("it ended on token %lld ('%s'), which is not one of contract.generate.stop",
                             (long long)g->ids[g->n - 1], last ? last : "?");
-            return 0;
+            return 1;
         }
     }
+    return 0;
+}
+
+/* The generated text against the example's text expectation t: its
+ * patterns (the spans each matched kept in v->text for display), non_empty,
+ * max_chars, same_as_reference. *why says the first it breaks (NULL: none);
+ * -1 with j->err when a pattern cannot be matched. */
+static int text_constraints(const jctx *j, size_t e, size_t k, const px_text_expect *t, const char *text,
+                            px_verdict *v, char **why)
+{
+    const px_fixture *f = j->f;
+    long at, end;
+    *why = NULL;
+    for (size_t i = 0; t && !*why && i < t->n_must_match; i++) {
+        int m = pattern_span(f, &t->must_match[i], text, &at, &end, j->err);
+        if (m < 0)
+            return -1;
+        if (!m)
+            *why = fmt("must_match '%s' does not match", t->must_match[i].text);
+        else if (v->text && v->text->n_matches < PX_MAX_MATCH_SPANS) {
+            px_text_verdict *tv = v->text;
+            long *grown = realloc(tv->matches, (tv->n_matches + 1) * 2 * sizeof *grown);
+            if (grown) {
+                tv->matches = grown;
+                grown[2 * tv->n_matches] = at, grown[2 * tv->n_matches + 1] = end;
+                tv->n_matches++;
+            }
+        }
+    }
+    for (size_t i = 0; t && !*why && i < t->n_must_not_match; i++) {
+        int m = pattern_span(f, &t->must_not_match[i], text, &at, &end, j->err);
+        if (m < 0)
+            return -1;
+        if (m) {
+            *why = fmt("must_not_match '%s' matches \"%.*s\" at byte %ld", t->must_not_match[i].text,
+                       (int)(end - at > 40 ? 40 : end - at), text + at, at);
+            if (v->text)
+                v->text->bad_at = at, v->text->bad_end = end;
+        }
+    }
+    size_t chars = chars_of(text);
+    if (!*why && t && t->non_empty && only_space(text))
+        *why = fmt("non_empty: the generated text is empty");
+    if (!*why && t && t->max_chars && chars > (size_t)t->max_chars)
+        *why = fmt("max_chars %d: the generated text has %zu", t->max_chars, chars);
+    if (!*why && t)
+        same_as_reference(j, e, k, t, why);
+    return 0;
+}
+
+/* A generator's example that ran: its text (decoded here from its ids:
+ * never the executor's or a file's word) against the expectation. */
+static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
+{
+    const px_fixture *f = j->f;
+    const px_example *ex = &f->examples[k];
+    const px_env_result *er = &j->r->envs[e];
+    const px_example_result *x = &er->ex[k];
+    const px_generated *g = x->gen;
+    if (generation_broken(f, er, g, v))
+        return 0;
     px_error derr = {0};
     char *text = er->tok ? tokenizer_decode(er->tok, g->ids, text_ids(g), &derr) : NULL;
     if (!text) {
@@ -422,47 +478,12 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
         free(text);
         return 0;
     }
-    const px_text_expect *t = ex->expect.text;
     char *why = NULL;
-    long at, end;
-    for (size_t i = 0; t && !why && i < t->n_must_match; i++) {
-        int m = pattern_span(f, &t->must_match[i], text, &at, &end, j->err);
-        if (m < 0) {
-            free(text);
-            return -1;
-        }
-        if (!m)
-            why = fmt("must_match '%s' does not match", t->must_match[i].text);
-        else if (v->text && v->text->n_matches < PX_MAX_MATCH_SPANS) {
-            px_text_verdict *tv = v->text;
-            long *grown = realloc(tv->matches, (tv->n_matches + 1) * 2 * sizeof *grown);
-            if (grown) {
-                tv->matches = grown;
-                grown[2 * tv->n_matches] = at, grown[2 * tv->n_matches + 1] = end;
-                tv->n_matches++;
-            }
-        }
-    }
-    for (size_t i = 0; t && !why && i < t->n_must_not_match; i++) {
-        int m = pattern_span(f, &t->must_not_match[i], text, &at, &end, j->err);
-        if (m < 0) {
-            free(text);
-            return -1;
-        }
-        if (m) {
-            why = fmt("must_not_match '%s' matches \"%.*s\" at byte %ld", t->must_not_match[i].text,
-                      (int)(end - at > 40 ? 40 : end - at), text + at, at);
-            if (v->text)
-                v->text->bad_at = at, v->text->bad_end = end;
-        }
+    if (text_constraints(j, e, k, ex->expect.text, text, v, &why)) {
+        free(text);
+        return -1;
     }
     size_t chars = chars_of(text);
-    if (!why && t && t->non_empty && only_space(text))
-        why = fmt("non_empty: the generated text is empty");
-    if (!why && t && t->max_chars && chars > (size_t)t->max_chars)
-        why = fmt("max_chars %d: the generated text has %zu", t->max_chars, chars);
-    if (!why && t)
-        same_as_reference(j, e, k, t, &why);
     if (why) {
         v->outcome = PX_OC_CONSTRAINT_VIOLATED;
         v->detail = why;
@@ -479,6 +500,46 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
     return 0;
 }
 
+/* An example that gave no output to judge: not evaluated, rejected (as the
+ * contract wants or not), or failed. 1 with v's outcome and detail set, 0
+ * when it ran (status ok), -1 with j->err when the reason's pattern cannot
+ * be matched. */
+static int judge_status(const jctx *j, size_t e, size_t k, px_verdict *v)
+{
+    const px_example *ex = &j->f->examples[k];
+    const px_env_result *er = &j->r->envs[e];
+    const px_example_result *x = &er->ex[k];
+    int want_reject = ex->expect.kind == PX_EXPECT_REJECTED;
+    if (!er->selected || er->origin == PX_ORIGIN_NONE) {
+        v->outcome = PX_OC_NOT_EVALUATED;
+        v->detail = fmt("%s", !er->selected ? "not selected (-e)" : er->source ? er->source : "no results");
+        return 1;
+    }
+    if (x->status == PX_ST_NOT_EVALUATED || x->status == PX_ST_PENDING) {
+        v->outcome = PX_OC_NOT_EVALUATED;
+        v->detail = fmt("%s", x->detail ? x->detail : "not run");
+        return 1;
+    }
+    if (x->status == PX_ST_REJECTED) {
+        v->outcome = want_reject ? PX_OC_REJECTED_OK : PX_OC_WRONGLY_REJECTED;
+        if (want_reject && ex->expect.reason.text) {
+            int m = pattern_match(j->f, &ex->expect.reason, x->detail ? x->detail : "", j->err);
+            if (m < 0)
+                return -1;
+            if (!m)
+                v->outcome = PX_OC_WRONGLY_REJECTED;
+        }
+        v->detail = fmt("%s", x->detail ? x->detail : "rejected");
+        return 1;
+    }
+    if (x->status != PX_ST_OK) {
+        v->outcome = from_status(x->status);
+        v->detail = last_line(x->detail ? x->detail : outcome_name(v->outcome));
+        return 1;
+    }
+    return 0;
+}
+
 static int judge_example(const jctx *j, size_t e, size_t k, px_verdict *v)
 {
     const px_fixture *f = j->f;
@@ -486,33 +547,9 @@ static int judge_example(const jctx *j, size_t e, size_t k, px_verdict *v)
     const px_env_result *er = &j->r->envs[e];
     const px_example_result *x = &er->ex[k];
     int want_reject = ex->expect.kind == PX_EXPECT_REJECTED;
-    if (!er->selected || er->origin == PX_ORIGIN_NONE) {
-        v->outcome = PX_OC_NOT_EVALUATED;
-        v->detail = fmt("%s", !er->selected ? "not selected (-e)" : er->source ? er->source : "no results");
-        return 0;
-    }
-    if (x->status == PX_ST_NOT_EVALUATED || x->status == PX_ST_PENDING) {
-        v->outcome = PX_OC_NOT_EVALUATED;
-        v->detail = fmt("%s", x->detail ? x->detail : "not run");
-        return 0;
-    }
-    if (x->status == PX_ST_REJECTED) {
-        v->outcome = want_reject ? PX_OC_REJECTED_OK : PX_OC_WRONGLY_REJECTED;
-        if (want_reject && ex->expect.reason.text) {
-            int m = pattern_match(f, &ex->expect.reason, x->detail ? x->detail : "", j->err);
-            if (m < 0)
-                return -1;
-            if (!m)
-                v->outcome = PX_OC_WRONGLY_REJECTED;
-        }
-        v->detail = fmt("%s", x->detail ? x->detail : "rejected");
-        return 0;
-    }
-    if (x->status != PX_ST_OK) {
-        v->outcome = from_status(x->status);
-        v->detail = last_line(x->detail ? x->detail : outcome_name(v->outcome));
-        return 0;
-    }
+    int st = judge_status(j, e, k, v);
+    if (st)
+        return st < 0 ? -1 : 0;
     if (f->kind == PX_MODEL_GENERATOR)
         return judge_text(j, e, k, v);
     /* A NaN or an infinity is a failure of its own, in the reference as in
@@ -934,6 +971,67 @@ static char *task_mismatch(const jctx *j, size_t e)
     return NULL;
 }
 
+/* The rungs before any forward: device recognised, model loaded, input
+ * processed. 1 when one failed (the ladder stops there), 0 when all
+ * passed. */
+static int setup_rungs(const jctx *j, size_t e, px_env_verdict *ev)
+{
+    const px_env_result *er = &j->r->envs[e];
+    char *bad;
+    if (er->state == PX_ENV_DOWN && er->down_stage == PX_STAGE_DEVICE) {
+        set_rung(ev, PX_RUNG_DEVICE, PX_RS_FAILED, fmt("%s", er->down_msg ? er->down_msg : "down"));
+        return 1;
+    }
+    if ((bad = device_mismatch(j, e))) {
+        set_rung(ev, PX_RUNG_DEVICE, PX_RS_FAILED, bad);
+        return 1;
+    }
+    set_rung(ev, PX_RUNG_DEVICE, PX_RS_PASSED, fmt("%s", results_env_device(j->f, er)));
+    if (er->state == PX_ENV_DOWN && er->down_stage == PX_STAGE_LOAD) {
+        set_rung(ev, PX_RUNG_MODEL, PX_RS_FAILED, fmt("%s", er->down_msg ? er->down_msg : "down"));
+        return 1;
+    }
+    if ((bad = model_mismatch(j, e))) {
+        set_rung(ev, PX_RUNG_MODEL, PX_RS_FAILED, bad);
+        return 1;
+    }
+    set_rung(ev, PX_RUNG_MODEL, PX_RS_PASSED, fmt("sha256 %.12s…", er->m.model_sha256));
+    if ((bad = input_mismatch(j, e))) {
+        set_rung(ev, PX_RUNG_INPUT, PX_RS_FAILED, bad);
+        return 1;
+    }
+    set_rung(ev, PX_RUNG_INPUT, PX_RS_PASSED, fmt("vocab sha256 %.12s…", er->m.vocab_sha256));
+    return 0;
+}
+
+/* Contract satisfied: every evaluated example meets it and the environment
+ * runs the contract's own task; not reached when examples were not
+ * evaluated (missing, the first at first_missing) or nothing is compared. */
+static void contract_rung(const jctx *j, size_t e, px_env_verdict *ev, size_t missing, size_t first_missing)
+{
+    const px_env_result *er = &j->r->envs[e];
+    size_t n = j->r->n_examples;
+    char *bad;
+    int unmet = 0;
+    const char *id = NULL;
+    for (size_t k = 0; k < n; k++)
+        if (!outcome_met(ev->ex[k].outcome) && ev->ex[k].outcome != PX_OC_NOT_EVALUATED && !unmet++)
+            id = j->f->examples[k].id;
+    if (unmet)
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_FAILED, fmt("%d example(s) do not meet it, first %s", unmet, id));
+    else if ((bad = task_mismatch(j, e)))
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_FAILED, bad);
+    else if (missing)
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_NOT_REACHED,
+                 fmt("partial: %zu of %zu examples not evaluated (first %s: %s)", missing, n,
+                     j->f->examples[first_missing].id,
+                     er->ex[first_missing].detail ? er->ex[first_missing].detail : "no result"));
+    else if (ev->not_compared)
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_NOT_REACHED, fmt("not compared: no reference (%s)", ev->not_compared));
+    else
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_PASSED, fmt("all %zu examples", n));
+}
+
 /* The first failing rung stops the ladder: nothing after it is shown as
  * passed. */
 static void ladder(const jctx *j, size_t e, px_env_verdict *ev)
@@ -942,32 +1040,8 @@ static void ladder(const jctx *j, size_t e, px_env_verdict *ev)
     for (int r = 0; r < PX_RUNG_COUNT; r++)
         ev->rung[r] = PX_RS_NOT_REACHED;
     ev->rung[PX_RUNG_PERF] = PX_RS_NOT_MEASURED;
-    if (!er->selected || er->origin == PX_ORIGIN_NONE)
+    if (!er->selected || er->origin == PX_ORIGIN_NONE || setup_rungs(j, e, ev))
         return;
-    char *bad;
-    if (er->state == PX_ENV_DOWN && er->down_stage == PX_STAGE_DEVICE) {
-        set_rung(ev, PX_RUNG_DEVICE, PX_RS_FAILED, fmt("%s", er->down_msg ? er->down_msg : "down"));
-        return;
-    }
-    if ((bad = device_mismatch(j, e))) {
-        set_rung(ev, PX_RUNG_DEVICE, PX_RS_FAILED, bad);
-        return;
-    }
-    set_rung(ev, PX_RUNG_DEVICE, PX_RS_PASSED, fmt("%s", results_env_device(j->f, er)));
-    if (er->state == PX_ENV_DOWN && er->down_stage == PX_STAGE_LOAD) {
-        set_rung(ev, PX_RUNG_MODEL, PX_RS_FAILED, fmt("%s", er->down_msg ? er->down_msg : "down"));
-        return;
-    }
-    if ((bad = model_mismatch(j, e))) {
-        set_rung(ev, PX_RUNG_MODEL, PX_RS_FAILED, bad);
-        return;
-    }
-    set_rung(ev, PX_RUNG_MODEL, PX_RS_PASSED, fmt("sha256 %.12s…", er->m.model_sha256));
-    if ((bad = input_mismatch(j, e))) {
-        set_rung(ev, PX_RUNG_INPUT, PX_RS_FAILED, bad);
-        return;
-    }
-    set_rung(ev, PX_RUNG_INPUT, PX_RS_PASSED, fmt("vocab sha256 %.12s…", er->m.vocab_sha256));
     /* An example without a result (another shard's, or beyond where a run
      * was cut short) did not fail to run: it is not known. Forward ran is
      * judged on the examples that have one; the contract rung is then not
@@ -997,24 +1071,7 @@ static void ladder(const jctx *j, size_t e, px_env_verdict *ev)
         set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, fmt("every example generated, each step's output [1,T,V]"));
     else
         set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, fmt("every example's output is [1,%zu]", er->n_labels));
-    int unmet = 0;
-    const char *id = NULL;
-    for (size_t k = 0; k < n; k++)
-        if (!outcome_met(ev->ex[k].outcome) && ev->ex[k].outcome != PX_OC_NOT_EVALUATED && !unmet++)
-            id = j->f->examples[k].id;
-    if (unmet)
-        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_FAILED, fmt("%d example(s) do not meet it, first %s", unmet, id));
-    else if ((bad = task_mismatch(j, e)))
-        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_FAILED, bad);
-    else if (missing)
-        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_NOT_REACHED,
-                 fmt("partial: %zu of %zu examples not evaluated (first %s: %s)", missing, n,
-                     j->f->examples[first_missing].id,
-                     er->ex[first_missing].detail ? er->ex[first_missing].detail : "no result"));
-    else if (ev->not_compared)
-        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_NOT_REACHED, fmt("not compared: no reference (%s)", ev->not_compared));
-    else
-        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_PASSED, fmt("all %zu examples", n));
+    contract_rung(j, e, ev, missing, first_missing);
 }
 
 static int find_role(const px_fixture *f, const px_results *r, const char *role, int any)
@@ -1149,81 +1206,6 @@ static char *twin_unusable(const jctx *j, const px_judgement *out)
     return NULL;
 }
 
-/* The performance rung, and each benchmark's verdict (ev->bench): measured
- * when a benchmark ran and none of its outputs changed a verdict; it never changes whether the contract is met
- * (the two questions stay apart). Reached only when the contract is
- * satisfied: figures of a path that gives wrong answers are not a result. */
-static int perf_rung(const px_fixture *f, const px_results *r, px_judgement *out, size_t e, px_error *err)
-{
-    px_env_verdict *ev = &out->envs[e];
-    const px_env_result *er = &r->envs[e];
-    if (!er->n_bench || !ev->selected)
-        return 0;
-    char *figures = NULL, *why = NULL, *cut = NULL;
-    size_t fl = 0, wl = 0, cl = 0;
-    FILE *fo = open_memstream(&figures, &fl), *wo = open_memstream(&why, &wl), *co = open_memstream(&cut, &cl);
-    if (!fo || !wo || !co) {
-        if (fo)
-            fclose(fo), free(figures);
-        if (wo)
-            fclose(wo), free(why);
-        if (co)
-            fclose(co), free(cut);
-        return px_error_oom(err, NULL);
-    }
-    int measured = 0, broken = 0, stopped = 0;
-    if (!(ev->bench = calloc(er->n_bench, sizeof *ev->bench))) {
-        fclose(fo), fclose(wo), fclose(co), free(figures), free(why), free(cut);
-        return px_error_oom(err, NULL);
-    }
-    for (size_t b = 0; b < er->n_bench; b++) {
-        const px_bench *pb = &er->bench[b];
-        px_bench_verdict *v = &ev->bench[b];
-        if (bench_judge(f, r, out, e, b, v, err)) {
-            fclose(fo), fclose(wo), fclose(co), free(figures), free(why), free(cut);
-            return -1;
-        }
-        ev->n_bench = b + 1;
-        char name[32];
-        bench_endpoint_name(pb, name, sizeof name);
-        /* A benchmark stopped before its passes (a budget, an interrupt, a
-         * crash) measured part of what it was asked: never "ok". */
-        if (pb->stopped)
-            fprintf(co, "%s%s (%s)", stopped++ ? ", " : "", name, pb->stopped);
-        if (!v->comparable && v->curve) {
-            fprintf(wo, "%s%s loss curve %s: %s", broken++ ? "; " : "", name,
-                    ev->is_reference ? "not finite" : "parts from the reference's", v->curve);
-        } else if (!v->comparable) {
-            fprintf(wo, "%s%s outputs broke the contract: %s", broken++ ? "; " : "", name, v->broken);
-        } else if (pb->forwards && pb->train_steps) {
-            fprintf(fo, "%s%s p50 %.3g ms a step, %.4g examples/s", measured++ ? ", " : "", name, pb->p50_ms,
-                    pb->per_s);
-        } else if (pb->forwards) {
-            fprintf(fo, "%s%s p50 %.3g ms, %.4g examples/s", measured++ ? ", " : "", name, pb->p50_ms, pb->per_s);
-        }
-    }
-    fclose(fo), fclose(wo), fclose(co);
-    if (stopped)
-        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_REACHED,
-                 fmt("cut short: not measured in full: %s%s%s", cut, measured ? "; timed before it stopped: " : "",
-                     measured ? figures : ""));
-    else if (broken)
-        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_MEASURED, fmt("figures not comparable: %s", why));
-    else if (!measured)
-        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_MEASURED, fmt("the benchmark timed no forward"));
-    else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED && ev->incomplete)
-        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_REACHED,
-                 fmt("timed (%s), but the contract is not judged in full here (%s): not yet a result", figures,
-                     ev->rung_detail[PX_RUNG_CONTRACT] ? ev->rung_detail[PX_RUNG_CONTRACT] : "not reached"));
-    else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED)
-        set_rung(ev, PX_RUNG_PERF, PX_RS_NOT_REACHED,
-                 fmt("timed (%s), but the contract is not met here: not a result", figures));
-    else
-        set_rung(ev, PX_RUNG_PERF, PX_RS_PASSED, fmt("measured: %s", figures));
-    free(figures), free(why), free(cut);
-    return 0;
-}
-
 int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, px_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -1254,7 +1236,7 @@ int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, p
     j.no_ref = no_ref;
     out->all_met = 1;
     for (size_t e = 0; e < r->n_envs; e++) {
-        if (judge_env(&j, e, out) || perf_rung(f, r, out, e, err)) {
+        if (judge_env(&j, e, out)) {
             free(no_ref);
             judgement_free(out);
             return -1;
@@ -1328,8 +1310,9 @@ void judgement_free(px_judgement *j)
         free(ev->ex);
         for (int r = 0; r < PX_RUNG_COUNT; r++)
             free(ev->rung_detail[r]);
-        for (size_t b = 0; b < ev->n_bench; b++)
-            bench_verdict_free(&ev->bench[b]);
+        for (size_t b = 0; b < ev->n_bench; b++) /* bench_judge's */
+            free(ev->bench[b].broken), free(ev->bench[b].batching), free(ev->bench[b].curve),
+                free(ev->bench[b].curve_note);
         free(ev->bench);
         free(ev->not_compared);
     }

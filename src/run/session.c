@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "parity/bench.h"
 #include "parity/evidence.h"
 
 /* run and bench: the environments to run, as indices into the fixture, in
@@ -154,7 +155,10 @@ int session_rerun(px_check *s, int all, size_t example, px_error *err)
     return s->run ? 0 : -1;
 }
 
-int session_judge(const px_check *s, px_judgement *j, px_error *err) { return judge_results(s->f, s->res, j, err); }
+int session_judge(const px_check *s, px_judgement *j, px_error *err)
+{
+    return judge_results(s->f, s->res, j, err) || bench_judge(s->f, s->res, j, err) ? -1 : 0;
+}
 
 void session_close(px_check *s)
 {

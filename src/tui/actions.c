@@ -14,7 +14,10 @@
 #include "parity/report_html.h"
 #include "parity/report_md.h"
 #include "parity/story.h"
-#include "tui_impl.h"
+#include "actions.h"
+#include "draw.h"
+#include "paint.h"
+#include "summary.h"
 
 static unsigned move_by(tui *t, long delta)
 {
@@ -210,8 +213,7 @@ static unsigned rerun(tui *t, int all)
         tui_say(t, "%s", err.msg);
     else
         tui_say(t, all ? "running every example again%s" : "running %s again", all ? "" : t->f->examples[k].id);
-    tui_rejudge(t);
-    return PX_RE_ALL;
+    return PX_RE_ALL | PX_RE_JUDGE;
 }
 
 static unsigned act_rerun(tui *t) { return rerun(t, 0); }
@@ -353,7 +355,7 @@ unsigned tui_write_export(tui *t, const char *path)
     px_story *s = path[0] ? story_now_shown(t) : NULL;
     if (!s)
         return PX_RE_STATUS;
-    px_bundle_in in = {t->f, t->res, &t->j, s, t->opts->results, (size_t)t->opts->n_results};
+    px_bundle_in in = {t->f, t->res, &t->j, s, t->results_files, t->n_results_files};
     px_error err = {0};
     if (bundle_export(&in, path, &err)) {
         char line[1400];

@@ -13,7 +13,9 @@
 #include "parity/decision.h"
 #include "parity/story.h"
 #include "parity/textcell.h"
-#include "tui_impl.h"
+#include "draw.h"
+#include "paint.h"
+#include "summary.h"
 
 static const char *badge(px_outcome o)
 {
@@ -40,45 +42,6 @@ static int element_of(px_outcome o)
         return PX_EL_FAIL;
     default: return PX_EL_ERROR;
     }
-}
-
-/* Theme -> curses: pair i+1 for element i. */
-void tui_apply_theme(tui *t)
-{
-    if (t->color && has_colors()) {
-        start_color();
-        use_default_colors();
-        for (int i = 0; i < PX_EL_COUNT; i++) {
-            int fg = t->theme.style[i].fg, bg = t->theme.style[i].bg;
-            init_pair((short)(i + 1), (short)(fg < COLORS ? fg : -1), (short)(bg < COLORS ? bg : -1));
-        }
-    }
-}
-
-static attr_t style(const tui *t, int el)
-{
-    const px_style *s = &t->theme.style[el];
-    attr_t a = A_NORMAL;
-    if (s->attrs & PX_ATTR_BOLD) a |= A_BOLD;
-    if (s->attrs & PX_ATTR_DIM) a |= A_DIM;
-    if (s->attrs & PX_ATTR_REVERSE) a |= A_REVERSE;
-    if (s->attrs & PX_ATTR_UNDERLINE) a |= A_UNDERLINE;
-    if (t->color && has_colors())
-        a |= COLOR_PAIR(el + 1);
-    return a;
-}
-
-/* Untrusted text, made safe and cut to cols columns. */
-void tui_put(tui *t, int y, int x, int cols, int el, const char *s)
-{
-    if (cols <= 0 || y >= LINES)
-        return;
-    char *safe = textcell_sanitize(s ? s : "", s ? strlen(s) : 0), buf[2048];
-    textcell_fit(safe ? safe : "", cols, buf, sizeof buf);
-    attrset(style(t, el));
-    mvaddstr(y, x, buf);
-    attrset(A_NORMAL);
-    free(safe);
 }
 
 static void putf(tui *t, int y, int x, int cols, int el, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -183,7 +146,7 @@ static void draw_list(tui *t, int top, int rows, int w)
         size_t k = rv->visible[first + (size_t)r];
         int sel = first + (size_t)r == rv->cursor;
         const px_mark *m = &rv->marks[k];
-        attrset(sel ? style(t, PX_EL_SELECTION) : A_NORMAL);
+        attrset(sel ? tui_style(t, PX_EL_SELECTION) : A_NORMAL);
         mvhline(top + r, 0, ' ', w);
         putf(t, top + r, 0, 3, decision_kind(m->decision) == PX_DEC_FLAG ? PX_EL_FLAG : PX_EL_DECISION, "%s%s",
              mark_symbol(m), m->unwritten ? "*" : " ");
@@ -211,7 +174,7 @@ static void draw_list(tui *t, int top, int rows, int w)
                 tui_put(t, top + r, x0, 6, element_of(t->j.envs[e].ex[k].outcome), badge(t->j.envs[e].ex[k].outcome));
         }
     }
-    attrset(style(t, PX_EL_BORDER));
+    attrset(tui_style(t, PX_EL_BORDER));
     mvvline(top, w, '|', rows);
     attrset(A_NORMAL);
 }
@@ -240,13 +203,13 @@ static int put_wrapped(tui *t, int y, int x, int cols, int room, int el, const c
     size_t hidden = 0;
     int got = textcell_layout(v, cols, lines, room < 64 ? room : 64, &hidden);
     for (int i = 0; i < got; i++) {
-        attrset(style(t, el));
+        attrset(tui_style(t, el));
         if (lines[i].cols > cols)
             mvaddstr(y + i, x, "…");
         else
             mvaddnstr(y + i, x, v + lines[i].start, (int)(lines[i].end - lines[i].start));
         if (hidden && i == got - 1) {
-            attrset(style(t, PX_EL_DIM));
+            attrset(tui_style(t, PX_EL_DIM));
             addstr("…");
         }
         attrset(A_NORMAL);
@@ -363,7 +326,7 @@ static int draw_generated(tui *t, int e, size_t k, const px_generated *g, int y,
     for (int i = 0; i < got; i++) {
         move(y + i, x);
         if (lines[i].cols > cols) {
-            attrset(style(t, PX_EL_DIM));
+            attrset(tui_style(t, PX_EL_DIM));
             addstr("…");
         }
         for (size_t p = 0; lines[i].cols <= cols && p < n; p++) {
@@ -371,11 +334,11 @@ static int draw_generated(tui *t, int e, size_t k, const px_generated *g, int y,
             size_t z = at[p + 1] < lines[i].end ? at[p + 1] : lines[i].end;
             if (a >= z)
                 continue;
-            attrset(style(t, span_element(sp[p].kind)));
+            attrset(tui_style(t, span_element(sp[p].kind)));
             addnstr(safe + a, (int)(z - a));
         }
         if (hidden && i == got - 1) {
-            attrset(style(t, PX_EL_DIM));
+            attrset(tui_style(t, PX_EL_DIM));
             addstr("…");
         }
         attrset(A_NORMAL);
@@ -425,6 +388,41 @@ static int draw_verdict(tui *t, int e, size_t k, int y, int x, int w, int rows)
         used = put_wrapped(t, y, x, w, room, element_of(t->j.envs[e].ex[k].outcome), v);
     }
     free(v);
+    return used;
+}
+
+/* A side's labels: the `want` best (three, or with details every logit),
+ * best first, each with its probability as a bar, the percentage and the
+ * logit, in at most `room` rows. Returns the rows used. */
+static int draw_labels(tui *t, const px_env_result *er, const px_example_result *r, int want, int y, int x, int w,
+                       int room)
+{
+    int used = 0;
+    double mx = r->values[0], sum = 0;
+    for (size_t i = 1; i < r->n_values; i++)
+        mx = r->values[i] > mx ? r->values[i] : mx;
+    for (size_t i = 0; i < r->n_values; i++)
+        sum += exp(r->values[i] - mx);
+    int shown[64];
+    for (int top = 0; top < want && top < 64; top++) {
+        int best = -1;
+        for (size_t i = 0; i < r->n_values; i++) {
+            int seen = 0;
+            for (int s = 0; s < top; s++)
+                seen |= shown[s] == (int)i;
+            if (!seen && (best < 0 || r->values[i] > r->values[best]))
+                best = (int)i;
+        }
+        shown[top] = best;
+        double p = exp(r->values[best] - mx) / sum;
+        int width = w >= 50 ? 10 : 5, bar = (int)(p * width + 0.5);
+        char bars[16] = "";
+        for (int b = 0; b < width; b++)
+            strcat(bars, b < bar ? "#" : ".");
+        if (used < room)
+            putf(t, y + used++, x, w, top == 0 ? PX_EL_NORMAL : PX_EL_DIM, "%-9.9s %s %5.1f%% %+.3f",
+                 er->labels[best], bars, p * 100, r->values[best]);
+    }
     return used;
 }
 
@@ -482,34 +480,8 @@ static int draw_side(tui *t, int e, size_t k, int y, int x, int w, int rows)
         tui_put(t, y + used++, x, w, ww[0] == 'n' ? PX_EL_NOT_EVALUATED : PX_EL_RUNNING, ww);
         return used;
     }
-    if (r->status == PX_ST_OK && r->n_values == er->n_labels) {
-        double mx = r->values[0], sum = 0;
-        for (size_t i = 1; i < r->n_values; i++)
-            mx = r->values[i] > mx ? r->values[i] : mx;
-        for (size_t i = 0; i < r->n_values; i++)
-            sum += exp(r->values[i] - mx);
-        /* The three best, or with details on every logit, best first. */
-        int shown[64], want = side_labels(t, e, k);
-        for (int top = 0; top < want && top < 64; top++) {
-            int best = -1;
-            for (size_t i = 0; i < r->n_values; i++) {
-                int seen = 0;
-                for (int s = 0; s < top; s++)
-                    seen |= shown[s] == (int)i;
-                if (!seen && (best < 0 || r->values[i] > r->values[best]))
-                    best = (int)i;
-            }
-            shown[top] = best;
-            double p = exp(r->values[best] - mx) / sum;
-            int width = w >= 50 ? 10 : 5, bar = (int)(p * width + 0.5);
-            char bars[16] = "";
-            for (int b = 0; b < width; b++)
-                strcat(bars, b < bar ? "#" : ".");
-            if (used < rows)
-                putf(t, y + used++, x, w, top == 0 ? PX_EL_NORMAL : PX_EL_DIM, "%-9.9s %s %5.1f%% %+.3f",
-                     er->labels[best], bars, p * 100, r->values[best]);
-        }
-    }
+    if (r->status == PX_ST_OK && r->n_values == er->n_labels)
+        used += draw_labels(t, er, r, side_labels(t, e, k), y + used, x, w, rows - used);
     return used + draw_verdict(t, e, k, y + used, x, w, rows - used);
 }
 
@@ -527,9 +499,9 @@ static int draw_text(tui *t, const char *s, int y, int x, int cols, int room)
             tui_put(t, y + i, x, cols, PX_EL_DIM, "…");
             continue;
         }
-        attrset(style(t, PX_EL_NORMAL));
+        attrset(tui_style(t, PX_EL_NORMAL));
         mvaddnstr(y + i, x, s + lines[i].start, (int)(lines[i].end - lines[i].start));
-        attrset(style(t, PX_EL_DIM));
+        attrset(tui_style(t, PX_EL_DIM));
         if (hidden && i == got - 1)
             addstr("…");
         attrset(A_NORMAL);
@@ -547,6 +519,156 @@ static int draw_text(tui *t, const char *s, int y, int x, int cols, int room)
  * a label, a bar, a percentage and a logit ("volunteer #####  94.8% +3.714"). */
 #define SIDE_MIN 31
 
+/* What the detail says of example k besides its text and its sides, in
+ * words: measured before the text is laid out, so the text gets the rows
+ * the rest leaves. */
+typedef struct detail {
+    const px_example *ex;
+    const px_mark *m;
+    int cand, ref, shown; /* the candidate, the reference; the one a decision is weighed on */
+    int proposal;         /* the decision is a proposal to confirm */
+    char diff[1400], div[1400], cause[1400], note[1400], decided[600], output[1100];
+    char *fit_words;      /* how the decision fits the results shown (malloc'd); NULL: none */
+} detail;
+
+static void detail_words(tui *t, size_t k, detail *d)
+{
+    char key[16];
+    const px_example *ex = d->ex = &t->f->examples[k];
+    const px_mark *m = d->m = &t->rv.marks[k];
+    int cand = d->cand = t->rv.candidate, ref = d->ref = t->res->reference;
+    const px_verdict *v = t->judged && cand >= 0 ? &t->j.envs[cand].ex[k] : NULL;
+    const px_tolerance *tol = ex->tol.present ? &ex->tol : &t->f->logits_tol;
+    int proposal = d->proposal =
+        decision_kind(m->decision) == PX_DEC_FLAG && m->note && !strcmp(m->note, PX_PROPOSAL_NOTE);
+    d->diff[0] = d->div[0] = d->cause[0] = d->note[0] = d->output[0] = '\0';
+    d->fit_words = NULL;
+    char *why = v ? judgement_cause_words(&t->j, (size_t)cand, k) : NULL;
+    if (why)
+        snprintf(d->cause, sizeof d->cause, "cause: %s", why);
+    free(why);
+    if (v && v->has_cmp)
+        snprintf(d->diff, sizeof d->diff, "%s |Δ| %.4g vs %.4g allowed: %s", v->stat, v->cmp.value,
+                 v->cmp.threshold, tol->why ? tol->why : "no written why");
+    else if (v && v->not_compared && t->j.envs[cand].not_compared)
+        /* Nothing is judged against what is not there: said, not left blank. */
+        snprintf(d->diff, sizeof d->diff, "not compared: no reference (%s)", t->j.envs[cand].not_compared);
+    if (v && v->div != PX_DIV_NONE)
+        snprintf(d->div, sizeof d->div, "parts from the reference at %s: %s", div_name(v->div),
+                 v->div_detail ? v->div_detail : "");
+    if (proposal)
+        snprintf(d->decided, sizeof d->decided, "proposal: from the reference run, confirm (%s)",
+                 key_first(PX_ACT_ACCEPT, key, sizeof key));
+    else
+        snprintf(d->decided, sizeof d->decided, "decision: %s%s%s%s%s", m->decision ? m->decision : "(none)",
+                 m->by ? " by " : "", m->by ? m->by : "", m->at ? " at " : "", m->at ? m->at : "");
+    int shown = d->shown = cand >= 0 ? cand : ref;
+    if (m->decision && !proposal && shown >= 0) {
+        const px_env_result *er = &t->res->envs[shown];
+        d->fit_words = decision_words(decision_fit(m->decision, m->env, m->results, er, &er->ex[k], ex->id),
+                                      m->decision, m->env, er->name);
+    }
+    if (m->note) {
+        int other = m->note_by && (!m->by || strcmp(m->note_by, m->by));
+        snprintf(d->note, sizeof d->note, "note: %s%s%s%s", m->note, other ? " (" : "", other ? m->note_by : "",
+                 other ? ")" : "");
+    }
+    if (generator(t)) {
+        char words[1024];
+        story_generate_words(&t->f->gen, words, sizeof words);
+        snprintf(d->output, sizeof d->output, "output: %s", words);
+    }
+}
+
+/* The plan, in the order of what gives way: first everything whole
+ * (three labels a side); then the long lines capped (the text keeps at
+ * least three rows); then, where the sides stack, one label a side:
+ * the verdict, the difference and the decision never give way to a
+ * label. Details show everything, all labels, uncapped. Sets
+ * t->side_labels and t->verdict_cap; returns the cap on the long lines
+ * (0: none) and in *below the rows under the text. */
+static int plan_detail(tui *t, const detail *d, size_t k, int w, int rows, int *below)
+{
+    const px_example *ex = d->ex;
+    int details = t->details, cap = details ? 0 : 3, cand = d->cand, ref = d->ref;
+    t->verdict_cap = cap;
+    int stacked = w < 2 * SIDE_MIN + 1, half = w / 2;
+    char *safe_text = textcell_sanitize(ex->text, ex->text_len);
+    int text_rows = textcell_wrap(safe_text ? safe_text : "", w - 2, NULL, 0);
+    free(safe_text);
+    int planned = 0;
+    *below = 0;
+    /* labels: 3, then 1, then 0: compact, each side's name and best label
+     * on one row and no blank between stacked sides */
+    for (int labels = 3; !planned && labels >= 0; labels -= labels == 3 ? 2 : 1) {
+        for (int try_cap = 0; !planned && try_cap <= 3; try_cap += 3) {
+            int c = details ? 0 : try_cap;
+            t->side_labels = labels;
+            t->verdict_cap = c;
+            int fixed = 1 + 1 + rows_of(d->output, w, c ? 2 : 0) + rows_of(d->diff, w, c ? 2 : 0) +
+                        rows_of(d->div, w, c ? 2 : 0) + rows_of(d->cause, w, c ? 2 : 0) +
+                        rows_of(d->decided, w, c ? 2 : 0) + rows_of(d->fit_words, w - 2, c ? 2 : 0) +
+                        rows_of(d->note, w, c) + 1;
+            int why = ex->why ? rows_of(ex->why, w - 5, c ? 2 : 0) : 0;
+            int a_rows = side_rows(t, ref, k, stacked ? w : half - 1);
+            int b_rows = side_rows(t, cand, k, stacked ? w : w - half);
+            int sides = stacked ? a_rows + (cand >= 0 ? (labels ? 1 : 0) + b_rows : 0) : (a_rows > b_rows ? a_rows : b_rows);
+            int text = c ? (text_rows < 3 ? text_rows : 3) : text_rows;
+            *below = fixed + sides - 1;
+            if (details || fixed + why + sides + text <= rows || (labels == 0 && c)) {
+                cap = c;
+                planned = 1;
+            }
+        }
+    }
+    return cap;
+}
+
+/* The reference's side and the candidate's: beside each other, or stacked
+ * where they do not fit so. Returns the rows used. */
+static int draw_sides(tui *t, const detail *d, size_t k, int y, int x, int w, int end)
+{
+    int stacked = w < 2 * SIDE_MIN + 1, half = w / 2, y0 = y;
+    if (stacked) {
+        y += draw_side(t, d->ref, k, y, x, w, end - y);
+        int gap = t->side_labels ? 1 : 0;
+        if (d->cand >= 0 && y + gap < end)
+            y += gap + draw_side(t, d->cand, k, y + gap, x, w, end - y - gap);
+    } else {
+        int a = draw_side(t, d->ref, k, y, x, half - 1, end - y);
+        int b = draw_side(t, d->cand, k, y, x + half, w - half, end - y);
+        y += a > b ? a : b;
+    }
+    return y - y0;
+}
+
+/* Under the sides: the difference, where it parts, the cause, the
+ * decision and how it fits, the note; long ones capped at cap rows. */
+static void draw_under(tui *t, const detail *d, size_t k, int y, int x, int w, int end, int cap)
+{
+    const px_mark *m = d->m;
+    if (d->diff[0] && y < end)
+        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_NORMAL, d->diff);
+    if (d->div[0] && y < end)
+        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_CHANGED, d->div);
+    if (d->cause[0] && y < end)
+        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_NORMAL, d->cause);
+    if (y < end)
+        y += put_wrapped(t, y, x, w, end - y < 2 ? end - y : 2, d->proposal ? PX_EL_CHANGED : PX_EL_DECISION,
+                         d->decided);
+    /* A decision made on another environment, or on results that changed
+     * since, is said to be so beside the candidate shown: never carried
+     * over silently. */
+    if (d->fit_words && y < end) {
+        const px_env_result *er = &t->res->envs[d->shown];
+        px_fit fit = decision_fit(m->decision, m->env, m->results, er, &er->ex[k], d->ex->id);
+        y += put_wrapped(t, y, x + 2, w - 2, end - y < 2 ? end - y : 2,
+                         fit == PX_FIT_HERE ? PX_EL_DECISION : PX_EL_CHANGED, d->fit_words);
+    }
+    if (d->note[0] && y < end)
+        y += put_wrapped(t, y, x, w, cap ? (end - y < 3 ? end - y : 3) : end - y, PX_EL_DECISION, d->note);
+}
+
 static void draw_detail(tui *t, int top, int rows, int x, int w)
 {
     long k = review_current(&t->rv);
@@ -556,86 +678,12 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
              key_first(PX_ACT_FILTER, key, sizeof key));
         return;
     }
-    const px_example *ex = &t->f->examples[k];
-    const px_mark *m = &t->rv.marks[k];
-    int end = top + rows, y = top, cand = t->rv.candidate, ref = t->res->reference;
-    int details = t->details, cap = details ? 0 : 3;
-    t->verdict_cap = cap;
-    const px_verdict *v = t->judged && cand >= 0 ? &t->j.envs[cand].ex[k] : NULL;
-    const px_tolerance *tol = ex->tol.present ? &ex->tol : &t->f->logits_tol;
-    int proposal = decision_kind(m->decision) == PX_DEC_FLAG && m->note && !strcmp(m->note, PX_PROPOSAL_NOTE);
-    /* What follows the text, measured first, so the text gets the rows
-     * the rest leaves (at least 3) and nothing below is cut for it. */
-    char diff[1400] = "", div[1400] = "", note[1400] = "", decided[600] = "", *fit_words = NULL;
-    char *why = v ? judgement_cause_words(&t->j, (size_t)cand, (size_t)k) : NULL, cause[1400] = "";
-    if (why)
-        snprintf(cause, sizeof cause, "cause: %s", why);
-    free(why);
-    if (v && v->has_cmp)
-        snprintf(diff, sizeof diff, "%s |Δ| %.4g vs %.4g allowed: %s", v->stat, v->cmp.value, v->cmp.threshold,
-                 tol->why ? tol->why : "no written why");
-    else if (v && v->not_compared && t->j.envs[cand].not_compared)
-        /* Nothing is judged against what is not there: said, not left blank. */
-        snprintf(diff, sizeof diff, "not compared: no reference (%s)", t->j.envs[cand].not_compared);
-    if (v && v->div != PX_DIV_NONE)
-        snprintf(div, sizeof div, "parts from the reference at %s: %s", div_name(v->div),
-                 v->div_detail ? v->div_detail : "");
-    if (proposal)
-        snprintf(decided, sizeof decided, "proposal: from the reference run, confirm (%s)",
-                 key_first(PX_ACT_ACCEPT, key, sizeof key));
-    else
-        snprintf(decided, sizeof decided, "decision: %s%s%s%s%s", m->decision ? m->decision : "(none)",
-                 m->by ? " by " : "", m->by ? m->by : "", m->at ? " at " : "", m->at ? m->at : "");
-    int shown = cand >= 0 ? cand : ref;
-    if (m->decision && !proposal && shown >= 0) {
-        const px_env_result *er = &t->res->envs[shown];
-        fit_words = decision_words(decision_fit(m->decision, m->env, m->results, er, &er->ex[k], ex->id),
-                                   m->decision, m->env, er->name);
-    }
-    if (m->note) {
-        int other = m->note_by && (!m->by || strcmp(m->note_by, m->by));
-        snprintf(note, sizeof note, "note: %s%s%s%s", m->note, other ? " (" : "", other ? m->note_by : "",
-                 other ? ")" : "");
-    }
-    char output[1100] = "";
-    if (generator(t)) {
-        char words[1024];
-        story_generate_words(&t->f->gen, words, sizeof words);
-        snprintf(output, sizeof output, "output: %s", words);
-    }
-    int stacked = w < 2 * SIDE_MIN + 1, half = w / 2;
-    char *safe_text = textcell_sanitize(ex->text, ex->text_len);
-    int text_rows = textcell_wrap(safe_text ? safe_text : "", w - 2, NULL, 0);
-    free(safe_text);
-    /* The plan, in the order of what gives way: first everything whole
-     * (three labels a side); then the long lines capped (the text keeps at
-     * least three rows); then, where the sides stack, one label a side:
-     * the verdict, the difference and the decision never give way to a
-     * label. Details show everything, all labels, uncapped. */
-    int below = 0, planned = 0;
-    /* labels: 3, then 1, then 0: compact, each side's name and best label
-     * on one row and no blank between stacked sides */
-    for (int labels = 3; !planned && labels >= 0; labels -= labels == 3 ? 2 : 1) {
-        for (int try_cap = 0; !planned && try_cap <= 3; try_cap += 3) {
-            int c = details ? 0 : try_cap;
-            t->side_labels = labels;
-            t->verdict_cap = c;
-            int fixed = 1 + 1 + rows_of(output, w, c ? 2 : 0) + rows_of(diff, w, c ? 2 : 0) + rows_of(div, w, c ? 2 : 0) +
-                        rows_of(cause, w, c ? 2 : 0) + rows_of(decided, w, c ? 2 : 0) +
-                        rows_of(fit_words, w - 2, c ? 2 : 0) + rows_of(note, w, c) + 1;
-            int why = ex->why ? rows_of(ex->why, w - 5, c ? 2 : 0) : 0;
-            int a_rows = side_rows(t, ref, (size_t)k, stacked ? w : half - 1);
-            int b_rows = side_rows(t, cand, (size_t)k, stacked ? w : w - half);
-            int sides = stacked ? a_rows + (cand >= 0 ? (labels ? 1 : 0) + b_rows : 0) : (a_rows > b_rows ? a_rows : b_rows);
-            int text = c ? (text_rows < 3 ? text_rows : 3) : text_rows;
-            below = fixed + sides - 1;
-            if (details || fixed + why + sides + text <= end - top || (labels == 0 && c)) {
-                cap = c;
-                planned = 1;
-            }
-        }
-    }
-    const px_example_result *rx = ref >= 0 ? &t->res->envs[ref].ex[k] : NULL;
+    detail d;
+    detail_words(t, (size_t)k, &d);
+    const px_example *ex = d.ex;
+    int end = top + rows, y = top, below, details = t->details;
+    int cap = plan_detail(t, &d, (size_t)k, w, rows, &below);
+    const px_example_result *rx = d.ref >= 0 ? &t->res->envs[d.ref].ex[k] : NULL;
     char toks[4096] = "";
     for (size_t i = 0; details && rx && rx->clean_text && i < rx->n_ids && strlen(toks) < 3900; i++)
         snprintf(toks + strlen(toks), sizeof toks - strlen(toks), "%s%s", i ? " " : "", rx->tokens[i]);
@@ -648,50 +696,23 @@ static void draw_detail(tui *t, int top, int rows, int x, int w)
     char *safe = textcell_sanitize(ex->text, ex->text_len);
     y += draw_text(t, safe ? safe : "", y, x + 2, w - 2, room > 3 ? room : end - y < 3 ? end - y : 3);
     free(safe);
-    if (output[0])
-        y += put_wrapped(t, y, x, w, cap ? 2 : end - y, PX_EL_DIM, output);
+    if (d.output[0])
+        y += put_wrapped(t, y, x, w, cap ? 2 : end - y, PX_EL_DIM, d.output);
     if (details && rx && rx->clean_text) {
         y += put_wrappedf(t, y, x, w, end - y, PX_EL_DIM, "cleaned: %s", rx->clean_text);
         y += put_wrappedf(t, y, x, w, end - y, PX_EL_DIM, "tokens: %s", toks);
     }
     y++;
-    if (stacked) {
-        y += draw_side(t, ref, (size_t)k, y, x, w, end - y);
-        int gap = t->side_labels ? 1 : 0;
-        if (cand >= 0 && y + gap < end)
-            y += gap + draw_side(t, cand, (size_t)k, y + gap, x, w, end - y - gap);
-    } else {
-        int a = draw_side(t, ref, (size_t)k, y, x, half - 1, end - y);
-        int b = draw_side(t, cand, (size_t)k, y, x + half, w - half, end - y);
-        y += a > b ? a : b;
-    }
+    y += draw_sides(t, &d, (size_t)k, y, x, w, end);
     y++;
-    if (diff[0] && y < end)
-        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_NORMAL, diff);
-    if (div[0] && y < end)
-        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_CHANGED, div);
-    if (cause[0] && y < end)
-        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_NORMAL, cause);
-    if (y < end)
-        y += put_wrapped(t, y, x, w, end - y < 2 ? end - y : 2, proposal ? PX_EL_CHANGED : PX_EL_DECISION, decided);
-    /* A decision made on another environment, or on results that changed
-     * since, is said to be so beside the candidate shown: never carried
-     * over silently. */
-    if (fit_words && y < end) {
-        px_fit fit = decision_fit(m->decision, m->env, m->results, &t->res->envs[shown], &t->res->envs[shown].ex[k],
-                                  ex->id);
-        y += put_wrapped(t, y, x + 2, w - 2, end - y < 2 ? end - y : 2,
-                         fit == PX_FIT_HERE ? PX_EL_DECISION : PX_EL_CHANGED, fit_words);
-    }
-    if (note[0] && y < end)
-        y += put_wrapped(t, y, x, w, cap ? (end - y < 3 ? end - y : 3) : end - y, PX_EL_DECISION, note);
-    free(fit_words);
+    draw_under(t, &d, (size_t)k, y, x, w, end, cap);
+    free(d.fit_words);
 }
 
 static void draw_status(tui *t)
 {
     int y = LINES - 1;
-    attrset(style(t, PX_EL_STATUS));
+    attrset(tui_style(t, PX_EL_STATUS));
     mvhline(y, 0, ' ', COLS);
     attrset(A_NORMAL);
     if (t->mode == M_SEARCH || t->mode == M_NOTE || t->mode == M_REPORT || t->mode == M_EXPORT) {
@@ -703,7 +724,7 @@ static void draw_status(tui *t)
         int lw = (int)strlen(label);
         int n = lineedit_view(&t->ed, COLS - lw - 1, &t->ed_first, &cur);
         tui_put(t, y, 0, lw, PX_EL_STATUS, label);
-        attrset(style(t, PX_EL_STATUS));
+        attrset(tui_style(t, PX_EL_STATUS));
         mvaddnstr(y, lw, t->ed.buf + t->ed_first, n > 0 ? n : 0);
         attrset(A_NORMAL);
         move(y, lw + cur);

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui_impl.h"
+#include "script.h"
+#include "draw.h"
+#include "load.h"
 
 /* The screen as text, one line a row, trailing blanks trimmed. */
 static void dump(const char *path)
@@ -35,7 +37,7 @@ static void dump(const char *path)
 
 /* Where the screen shows the elements named in els ("fail,changed"): one
  * line per run of cells drawn in one of them, "ROW:COL ELEMENT TEXT"
- * (colour pairs are the elements', draw.c: pair el+1). What a text dump
+ * (colour pairs are the elements', paint.c: pair el+1). What a text dump
  * cannot show: which characters are marked. */
 static void dump_marks(const char *path, const char *els)
 {

@@ -14,7 +14,8 @@
 
 #include "parity/story.h"
 #include "parity/textcell.h"
-#include "tui_impl.h"
+#include "summary.h"
+#include "paint.h"
 
 typedef struct para {
     char *text;
@@ -60,6 +61,38 @@ static void tell_last_good(paras *p, const px_story_env *v)
     add(p, v->regressed ? PX_EL_FAIL : v->changed.n ? PX_EL_CHANGED : PX_EL_DIM, 4, "%s%s", v->last_good, list);
 }
 
+/* An environment for what it is: where it ran, its state, its ladder,
+ * what failed and against its last good configuration. */
+static void tell_env(paras *p, const px_story *s, size_t e)
+{
+    const px_story_env *v = &s->envs[e];
+    add(p, e == (size_t)s->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, 2, "%s: %s", v->name, v->what);
+    add(p, PX_EL_DIM, 4, "%s%s%s%s %s, %s, torch %s%s%s; %s, %s", v->device, *v->device_name ? " (" : "",
+        v->device_name, *v->device_name ? ")" : "", v->dtype,
+        *v->executor ? v->executor : "executor not recorded", *v->torch ? v->torch : "not recorded",
+        *v->backends ? ", " : "", v->backends, *v->host ? v->host : "host not recorded",
+        *v->date ? v->date : "time not recorded");
+    if (*v->settings)
+        add(p, PX_EL_DIM, 4, "%s", v->settings);
+    add(p, state_el(v), 4, "%s %s%s%s", !v->selected || !v->evaluated ? "–" : v->met ? "✓" : "✗", v->state,
+        *v->counts ? ": " : "", v->counts);
+    /* as the header writes it: + passed, X failed, - not reached or
+     * not measured */
+    char ladder[512] = "";
+    static const char *const mark[] = {"+", "X", "-", "-"};
+    static const char *const rung[PX_RUNG_COUNT] = {"device", "model", "input", "forward", "contract", "perf"};
+    for (int r = 0; v->selected && r < PX_RUNG_COUNT; r++)
+        snprintf(ladder + strlen(ladder), sizeof ladder - strlen(ladder), "%s%s%s", r ? " " : "", mark[v->rung[r]],
+                 rung[r]);
+    if (ladder[0])
+        add(p, PX_EL_DIM, 4, "ladder: %s%s", ladder,
+            v->rung[PX_RUNG_PERF] == PX_RS_NOT_MEASURED ? " (performance not measured)" : "");
+    for (int r = 0; r < PX_RUNG_COUNT; r++)
+        if (v->rung_detail[r])
+            add(p, PX_EL_FAIL, 4, "%s failed: %s", rung_name((px_rung)r), v->rung_detail[r]);
+    tell_last_good(p, v);
+}
+
 /* The story as paragraphs, in the report's order. */
 static void tell(paras *p, const px_story *s)
 {
@@ -68,34 +101,8 @@ static void tell(paras *p, const px_story *s)
         s->met > 0 ? "✓" : s->met == 0 ? "✗" : "–", s->verdict);
     add(p, PX_EL_NORMAL, 0, "%s", "");
     add(p, PX_EL_TITLE, 0, "Environments");
-    for (size_t e = 0; e < s->n_envs; e++) {
-        const px_story_env *v = &s->envs[e];
-        add(p, e == (size_t)s->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, 2, "%s: %s", v->name, v->what);
-        add(p, PX_EL_DIM, 4, "%s%s%s%s %s, %s, torch %s%s%s; %s, %s", v->device, *v->device_name ? " (" : "",
-            v->device_name, *v->device_name ? ")" : "", v->dtype,
-            *v->executor ? v->executor : "executor not recorded", *v->torch ? v->torch : "not recorded",
-            *v->backends ? ", " : "", v->backends, *v->host ? v->host : "host not recorded",
-            *v->date ? v->date : "time not recorded");
-        if (*v->settings)
-            add(p, PX_EL_DIM, 4, "%s", v->settings);
-        add(p, state_el(v), 4, "%s %s%s%s", !v->selected || !v->evaluated ? "–" : v->met ? "✓" : "✗", v->state,
-            *v->counts ? ": " : "", v->counts);
-        /* as the header writes it: + passed, X failed, - not reached or
-         * not measured */
-        char ladder[512] = "";
-        static const char *const mark[] = {"+", "X", "-", "-"};
-        static const char *const rung[PX_RUNG_COUNT] = {"device", "model", "input", "forward", "contract", "perf"};
-        for (int r = 0; v->selected && r < PX_RUNG_COUNT; r++)
-            snprintf(ladder + strlen(ladder), sizeof ladder - strlen(ladder), "%s%s%s", r ? " " : "", mark[v->rung[r]],
-                     rung[r]);
-        if (ladder[0])
-            add(p, PX_EL_DIM, 4, "ladder: %s%s", ladder,
-                v->rung[PX_RUNG_PERF] == PX_RS_NOT_MEASURED ? " (performance not measured)" : "");
-        for (int r = 0; r < PX_RUNG_COUNT; r++)
-            if (v->rung_detail[r])
-                add(p, PX_EL_FAIL, 4, "%s failed: %s", rung_name((px_rung)r), v->rung_detail[r]);
-        tell_last_good(p, v);
-    }
+    for (size_t e = 0; e < s->n_envs; e++)
+        tell_env(p, s, e);
     add(p, PX_EL_NORMAL, 0, "%s", "");
     add(p, PX_EL_TITLE, 0, "Conditions");
     if (s->generate)

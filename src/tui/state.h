@@ -1,14 +1,22 @@
-/* The review screen's insides, shared by its files (no public header):
+/* The review screen's state, shared by its files, and what they answer the
+ * loop. The screen's files, each with a header of its name, in the one
+ * direction they call (no file calls one above it):
  *
  *   tui.c      the session: start-up and tear-down, the loop, the modes
- *              and what each does with a key, the search and note editor
- *   draw.c     drawing: the theme onto curses, the header, the list, the
- *              example, the status line, the help and the demo's summary
+ *              and what each does with a key, the search and note editor;
+ *              it applies what the others answer (enum px_reaction)
+ *   script.c   the key-script driver for tests (PARITY_KEYS)
  *   actions.c  the binding table's actions (parity/keys.h), one function
  *              each, and demo mode's one check before any of them
- *   script.c   the key-script driver for tests (PARITY_KEYS) */
-#ifndef PARITY_TUI_IMPL_H
-#define PARITY_TUI_IMPL_H
+ *   load.c     where the results come from: read in the background, and
+ *              judged again when the runner wakes the screen
+ *   draw.c     drawing: the header, the list, the example, the status
+ *              line, the help
+ *   summary.c  the summary screen (the story the reports tell)
+ *   paint.c    the theme onto curses, and untrusted text into cells
+ *   state.c    this state, and what the status line says */
+#ifndef PARITY_TUI_STATE_H
+#define PARITY_TUI_STATE_H
 
 #include <stdio.h>
 #include <wchar.h>
@@ -18,7 +26,6 @@
 #include "parity/judge.h"
 #include "parity/keys.h"
 #include "parity/lineedit.h"
-#include "parity/tui.h"
 #include "parity/review.h"
 #include "parity/runner.h"
 #include "parity/session.h"
@@ -26,8 +33,9 @@
 
 enum mode { M_LIST, M_SEARCH, M_NOTE, M_HELP, M_QUIT, M_SUMMARY, M_RELOAD, M_REPORT, M_EXPORT };
 
-/* What a key asks the loop to redraw, as htop's actions answer: bits. The
- * status line is redrawn with anything else; PX_RE_QUIT ends the loop. */
+/* What a key asks the loop to do, as htop's actions answer: bits. The
+ * status line is redrawn with anything else; PX_RE_JUDGE has the loop judge
+ * the results again (before it draws); PX_RE_QUIT ends the loop. */
 enum px_reaction {
     PX_RE_NONE = 0,
     PX_RE_STATUS = 1u << 0, /* the status line */
@@ -35,6 +43,7 @@ enum px_reaction {
     PX_RE_DETAIL = 1u << 2, /* the example under the cursor */
     PX_RE_ALL = 1u << 3,    /* the whole screen (the header, a mode's own screen) */
     PX_RE_QUIT = 1u << 4,   /* leave the screen */
+    PX_RE_JUDGE = 1u << 5,  /* judge the results again (tui_rejudge) */
 };
 #define PX_RE_CURSOR (PX_RE_LIST | PX_RE_DETAIL | PX_RE_STATUS) /* another example, or its mark */
 
@@ -64,7 +73,8 @@ typedef struct tui {
     int side_labels;             /* labels a side shows in the detail now (3, or 1 when short) */
     int verdict_cap;             /* rows a side's verdict may take (0: all) */
     int shown_running;           /* the header last drawn said "running…" */
-    const px_tui_opts *opts;     /* as given: the results files, for an export */
+    const char *const *results_files; /* --results as given, for an export */
+    size_t n_results_files;
     struct px_redactor *rd;      /* what the status line says is redacted */
     size_t summary_top, summary_rows; /* the summary's scroll, and its length when last drawn */
     size_t help_top;             /* the help screen's scroll */
@@ -79,50 +89,7 @@ typedef struct key_ev {
     wint_t ch;
 } key_ev;
 
-/* tui.c */
+/* Say something on the status line (redacted as the fixture asks). */
 void tui_say(tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Judge the results again (under the runner's lock when one runs). */
-void tui_rejudge(tui *t);
-/* Empty the runner's wake pipe and judge again; returns PX_RE_ALL
- * (PX_RE_QUIT when the results files could not be read). */
-unsigned tui_drain_wake(tui *t);
-/* Wait for the results files being read, and take them; what to redraw
- * (PX_RE_QUIT when they could not be read). */
-unsigned tui_load_wait(tui *t);
-
-/* draw.c */
-void tui_apply_theme(tui *t);
-/* Draw what the reaction bits ask for (nothing for PX_RE_NONE). */
-void tui_draw(tui *t, unsigned what);
-/* The rows above the list: the header and a blank. */
-int tui_top_rows(const tui *t);
-/* Untrusted text, made safe and cut to cols columns. */
-void tui_put(tui *t, int y, int x, int cols, int el, const char *s);
-
-/* summary.c */
-/* The story (story.h) of what the screen shows now; NULL with *err while a
- * run is still going. */
-struct px_story *tui_story(tui *t, px_error *err);
-/* The summary screen, scrolled to t->summary_top. */
-void tui_draw_summary(tui *t);
-
-/* actions.c */
-/* Run action a (PX_ACT_NONE: nothing); demo mode refuses the ones that
- * change the fixture or the journal here. Returns what to redraw. */
-unsigned tui_act(tui *t, px_action a);
-/* Write the decisions; a fixture changed on disk since it was read asks
- * first (M_RELOAD). */
-unsigned tui_write(tui *t);
-/* Read the fixture again and write the decisions on top. */
-unsigned tui_reload_and_write(tui *t);
-/* Write the report (HTML; Markdown for a .md path) or the export bundle
- * to path; says what happened. */
-unsigned tui_write_report(tui *t, const char *path);
-unsigned tui_write_export(tui *t, const char *path);
-
-/* script.c */
-/* One line of the key script: keys go into queue (at most 256). Returns
- * what to redraw, or -1 at the end of the script. */
-int tui_script_step(tui *t, key_ev *queue, size_t *nq);
 
 #endif
