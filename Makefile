@@ -85,7 +85,7 @@ EXECUTOR := $(TORCH_BUILD)/parity-torch
 # A PrivateUse1 device for the tests (tests/backend/parity_testdev.cpp).
 TESTDEV := $(TORCH_BUILD)/libparity_testdev.so
 
-.PHONY: all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models lint-man fuzz
+.PHONY: layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV)
 
 # parity finds the Python executor beside itself (installed: in
@@ -142,7 +142,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libparity.a tests/testlib.h
 
 # Each test binary runs from the repo root; PARITY_BIN/PARITY_TORCH point
 # the end-to-end tests at what was just built.
-check: all $(TEST_BINS) lint-man
+check: layers all $(TEST_BINS) lint-man
 	@if ldd $(PARITY) | grep -q torch; then echo "parity must not link libtorch"; exit 1; fi
 	@set -e; export PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(EXECUTOR)) \
 	  PARITY_TESTDEV=$(abspath $(TESTDEV)); \
@@ -154,6 +154,11 @@ check: all $(TEST_BINS) lint-man
 	node tests/tokenizer/gen_tables.js --check > build/tables-check.log || { tail -20 build/tables-check.log; exit 1; }
 	python3 tests/proto_consts.py --self-test
 	@echo "make check: all test binaries passed"
+
+# The include graph: no include runs back up a layer, no circle
+# (tests/layers.py); first, so that a new circle fails at once.
+layers:
+	python3 tests/layers.py --self-test $(LAYERS) --program executor=base,proto
 
 lint-man:
 	@command -v mandoc >/dev/null || { echo "mandoc missing: make deps"; exit 1; }

@@ -2,7 +2,7 @@
 """The include graph's rules, checked from the sources' own #include lines
 (as Linux's headers check and Chromium's checkdeps do).
 
-    tests/layers.py PART... [--program NAME=PART,PART...]
+    tests/layers.py [--self-test] PART... [--program NAME=PART,PART...]
 
 PARTs are src/'s folders, lowest layer first (the Makefile's LAYERS). A
 module is a source and the header of the same name (src/judge/bench.c and
@@ -34,15 +34,17 @@ OWNERS = {
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
-def main(argv):
-    parts, programs = [], {}
-    args = iter(argv)
-    for a in args:
-        if a == "--program":
-            name, _, allowed = next(args).partition("=")
-            programs[name] = [p for p in allowed.split(",") if p]
-        else:
-            parts.append(a)
+def check(root, parts, programs):
+    """The findings for the tree at root, and a summary line."""
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        return check_here(parts, programs)
+    finally:
+        os.chdir(here)
+
+
+def check_here(parts, programs):
     rank = {p: i for i, p in enumerate(parts)}
 
     part_of, files_of = {}, {}      # module -> part; module -> its files
@@ -167,14 +169,77 @@ def main(argv):
         where = deps[loop[0]][loop[1]]
         problems.append(f"{where[0]}:{where[1]}: a circle of includes: " + " -> ".join(loop))
 
+    n_edges = sum(len(v) for v in deps.values())
+    return problems, (f"layers: {len(part_of)} modules in {len(parts)} parts and "
+                      f"{len(programs)} program(s), {n_edges} includes between modules: "
+                      "none runs back up, no circle")
+
+
+# --self-test: small trees, each planted with one fault the check must name
+# (and one with none), so that a check that has stopped finding anything
+# fails here instead of passing forever.
+SELF_TESTS = [
+    ("clean", {"src/low/a.c": '#include "parity/a.h"\n', "include/parity/a.h": "",
+               "src/high/b.c": '#include "parity/b.h"\n#include "parity/a.h"\n',
+               "include/parity/b.h": '#include "parity/a.h"\n'}, None),
+    ("upward", {"src/low/a.c": '#include "parity/b.h"\n', "include/parity/a.h": "",
+                "src/high/b.c": "", "include/parity/b.h": ""},
+     "src/low/a.c:1: includes parity/b.h of high/, a layer above low/"),
+    ("circle", {"src/low/a.c": '#include "parity/a.h"\n', "include/parity/a.h": '#include "parity/c.h"\n',
+                "src/low/c.c": '\n#include "parity/a.h"\n', "include/parity/c.h": ""},
+     "include/parity/a.h:1: a circle of includes: a -> c -> a"),
+    ("private circle", {"src/high/b.c": '#include "d.h"\n', "src/high/d.h": "",
+                        "src/high/d.c": '#include "b.h"\n', "src/high/b.h": ""},
+     "src/high/b.c:1: a circle of includes: b -> d -> b"),
+    ("orphan header", {"src/low/a.c": "", "include/parity/lost.h": ""},
+     "include/parity/lost.h:1: a header with no source of its own"),
+    ("program", {"src/low/a.c": "", "src/high/b.c": "", "src/exe/e.c": '#include "parity/b.h"\n',
+                 "include/parity/b.h": ""},
+     "src/exe/e.c:1: includes parity/b.h of high/; the program exe/ is built on low only"),
+    ("into a program", {"src/low/a.c": '#include "e.h"\n', "src/exe/e.c": "", "src/exe/e.h": ""},
+     "src/low/a.c:1: includes e.h of the program exe/"),
+    ("stray folder", {"src/low/a.c": "", "src/other/o.c": ""},
+     "src/other/: C sources in a folder that is not a part"),
+]
+
+
+def self_test():
+    import tempfile
+    bad = 0
+    for name, tree, want in SELF_TESTS:
+        with tempfile.TemporaryDirectory() as root:
+            for d in ("include/parity", "src/low", "src/high"):
+                os.makedirs(os.path.join(root, d))
+            for path, text in tree.items():
+                os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+                with open(os.path.join(root, path), "w") as fh:
+                    fh.write(text)
+            programs = {"exe": ["low"]} if os.path.isdir(os.path.join(root, "src/exe")) else {}
+            problems, _ = check(root, ["low", "high"], programs)
+        ok = (not problems) if want is None else any(p.startswith(want) for p in problems)
+        if not ok or (want is not None and len(problems) != 1):
+            print(f"tests/layers.py --self-test: {name}: wanted {want!r}, got {problems!r}")
+            bad += 1
+    return bad
+
+
+def main(argv):
+    parts, programs, bad = [], {}, 0
+    args = iter(argv)
+    for a in args:
+        if a == "--program":
+            name, _, allowed = next(args).partition("=")
+            programs[name] = [p for p in allowed.split(",") if p]
+        elif a == "--self-test":
+            bad = self_test()
+        else:
+            parts.append(a)
+    problems, summary = check(".", parts, programs)
     for p in problems:
         print(p)
-    if problems:
+    if problems or bad:
         return 1
-    n_edges = sum(len(v) for v in deps.values())
-    print(f"layers: {len(part_of)} modules in {len(parts)} parts and "
-          f"{len(programs)} program(s), {n_edges} includes between modules: "
-          "none runs back up, no circle")
+    print(summary + (f"; self-test: {len(SELF_TESTS)} planted trees judged right" if "--self-test" in argv else ""))
     return 0
 
 
