@@ -5,7 +5,9 @@
  * loader: an unknown key, a wrong type, or an outcome, environment, example
  * or label the fixture does not know is an error naming file:line:col.
  * Values the writer puts as null read back as NULL or -1, so that writing
- * what was read gives the same file. */
+ * what was read gives the same file. Each record's keys, and the fields
+ * that are plain values, are read as results_schema.h's tables describe
+ * them, the tables the writer writes them by. */
 #define _POSIX_C_SOURCE 200809L
 #include "parity/ydoc.h"
 #include "parity/results.h"
