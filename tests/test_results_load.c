@@ -13,6 +13,7 @@
 #include "parity/fixture.h"
 #include "parity/prepare.h"
 #include "parity/results.h"
+#include "parity/results_schema.h"
 #include "testlib.h"
 
 #define DEMO "fixtures/campus-club/fixture.yaml"
@@ -1116,4 +1117,168 @@ Test(results_load, manifest_env_errors_name_line_and_column)
          "manifest.env: a key must be an environment variable's name, not a list"},
     };
     expect_errors(cases, sizeof cases / sizeof *cases);
+}
+
+/* results_schema's tables drive both the writer and the reader: every field
+ * they describe (all but those with code of their own), set to a value of
+ * its own, is written and reads back the same. A field the writer writes
+ * and the reader forgets (or the reverse) reads back as not known and
+ * fails here; a field added to a table is covered without a change. A
+ * generator's generated: (text, first_ms) is not in a classifier's file;
+ * tests/test_cmd_generate.c round-trips it. */
+static void schema_fill(const px_rrecord *rec, void *base, int seed)
+{
+    for (size_t i = 0; i < rec->n; i++) {
+        const px_rfield *fld = &rec->fields[i];
+        void *at = results_schema_at(fld, base);
+        int v = seed + (int)i;
+        char text[80];
+        switch (fld->type) {
+        case PX_RF_OWN:
+            break;
+        case PX_RF_STR:
+            snprintf(text, sizeof text, "%s of record %d", fld->key, v);
+            free(*(char **)at);
+            cr_assert_not_null(*(char **)at = strdup(text));
+            break;
+        case PX_RF_FIXED:
+            snprintf(at, fld->size, "f%d", v);
+            break;
+        case PX_RF_SHA:
+            snprintf(at, fld->size, "%064x", v);
+            break;
+        case PX_RF_INT:
+            *(int *)at = 3 + v;
+            break;
+        case PX_RF_SIZE:
+            *(size_t *)at = (size_t)(5 + v);
+            break;
+        case PX_RF_MS:
+        case PX_RF_FIGURE:
+            *(double *)at = 0.5 + v;
+            break;
+        case PX_RF_ENVVARS:
+            snprintf(text, sizeof text, "v%d", v);
+            envrec_clear(at);
+            cr_assert_eq(envrec_add(at, "XLA_FLAGS", text), 0);
+            ((px_envvars *)at)->recorded = 1;
+            break;
+        }
+    }
+}
+
+static void schema_expect(const px_rrecord *rec, const void *want, const void *got, const char *where)
+{
+    for (size_t i = 0; i < rec->n; i++) {
+        const px_rfield *fld = &rec->fields[i];
+        const void *a = results_schema_cat(fld, want), *b = results_schema_cat(fld, got);
+        const char *sa = NULL, *sb = NULL;
+        switch (fld->type) {
+        case PX_RF_OWN:
+            continue;
+        case PX_RF_STR:
+            sa = *(char *const *)a, sb = *(char *const *)b;
+            break;
+        case PX_RF_FIXED:
+        case PX_RF_SHA:
+            sa = a, sb = b;
+            break;
+        case PX_RF_INT:
+            cr_expect_eq(*(const int *)a, *(const int *)b, "%s.%s: %d, read back %d", where, fld->key,
+                         *(const int *)a, *(const int *)b);
+            continue;
+        case PX_RF_SIZE:
+            cr_expect_eq(*(const size_t *)a, *(const size_t *)b, "%s.%s: %zu, read back %zu", where, fld->key,
+                         *(const size_t *)a, *(const size_t *)b);
+            continue;
+        case PX_RF_MS:
+        case PX_RF_FIGURE:
+            cr_expect_eq(*(const double *)a, *(const double *)b, "%s.%s: %g, read back %g", where, fld->key,
+                         *(const double *)a, *(const double *)b);
+            continue;
+        case PX_RF_ENVVARS:
+            cr_expect_null(envrec_diff(a, b), "%s.%s: not read back as written", where, fld->key);
+            continue;
+        }
+        cr_expect(sa && sb && !strcmp(sa, sb), "%s.%s: '%s', read back '%s'", where, fld->key, sa ? sa : "(null)",
+                  sb ? sb : "(null)");
+    }
+}
+
+Test(results_load, every_field_of_the_schema_is_written_and_read_back)
+{
+    px_fixture *f = fixture(DEMO);
+    int idx[] = {0, 1};
+    px_results *r = results_new(f, idx, 2);
+    cr_assert_not_null(r);
+    int seed = 0;
+    for (size_t i = 0; i < r->n_envs; i++) {
+        px_env_result *e = &r->envs[i];
+        e->state = i ? PX_ENV_DOWN : PX_ENV_UP;
+        e->down_stage = PX_STAGE_LOAD;
+        schema_fill(&px_rs_env, e, seed += 100);
+        schema_fill(&px_rs_manifest, e, seed += 100);
+        if (e->state == PX_ENV_DOWN)
+            schema_fill(&px_rs_down, e, seed += 100);
+        for (size_t k = 0; k < r->n_examples; k++) {
+            e->ex[k].status = PX_ST_EXCEPTION;
+            schema_fill(&px_rs_example, &e->ex[k], seed += 100);
+        }
+    }
+    /* One benchmark; its latencies in the order the reader insists on. */
+    px_env_result *e0 = &r->envs[0];
+    cr_assert_not_null(e0->bench = calloc(1, sizeof *e0->bench));
+    e0->n_bench = 1;
+    e0->bench->batch = 1;
+    schema_fill(&px_rs_bench, e0->bench, seed += 100);
+    e0->bench->min_ms = 0.25;
+    /* A merged file's record of its shards. */
+    cr_assert_not_null(r->merged_from = calloc(1, sizeof *r->merged_from));
+    r->n_merged_from = 1;
+    r->merged_from->shard = (px_shard){.index = 0, .count = 2};
+    cr_assert_not_null(r->merged_from->file = strdup("shard-0.yaml"));
+    schema_fill(&px_rs_merged_from, r->merged_from, seed += 100);
+
+    char *dir = tl_tmpdir(), path[300];
+    snprintf(path, sizeof path, "%s/schema.yaml", dir);
+    write_ok(r, f, path);
+    px_results *back = load_ok(path, f);
+    cr_assert_eq(back->n_envs, r->n_envs);
+    for (size_t i = 0; i < r->n_envs; i++) {
+        const px_env_result *a = &r->envs[i], *b = &back->envs[i];
+        schema_expect(&px_rs_env, a, b, a->name);
+        schema_expect(&px_rs_manifest, a, b, a->name);
+        if (a->state == PX_ENV_DOWN)
+            schema_expect(&px_rs_down, a, b, a->name);
+        for (size_t k = 0; k < r->n_examples; k++)
+            schema_expect(&px_rs_example, &a->ex[k], &b->ex[k], f->examples[k].id);
+    }
+    cr_assert_eq(back->envs[0].n_bench, 1);
+    schema_expect(&px_rs_bench, e0->bench, back->envs[0].bench, "bench");
+    cr_assert_eq(back->n_merged_from, 1);
+    schema_expect(&px_rs_merged_from, r->merged_from, back->merged_from, "merged_from");
+    unlink(path), rmdir(dir);
+    free(dir);
+    results_free(back);
+    results_free(r);
+    fixture_free(f);
+}
+
+/* Every key a table lists is one the reader accepts and no key twice; every
+ * field's format version is one that exists. */
+Test(results_load, schema_tables_are_well_formed)
+{
+    for (size_t t = 0; t < px_rs_count; t++) {
+        const px_rrecord *rec = px_rs_all[t];
+        for (size_t i = 0; i < rec->n; i++) {
+            const px_rfield *fld = &rec->fields[i];
+            cr_expect(fld->since >= PX_RESULTS_OLDEST && fld->since <= PX_RESULTS_VERSION, "%s.%s: format %d",
+                      rec->name, fld->key, fld->since);
+            cr_expect_eq(results_schema_field(rec, fld->key), fld, "%s.%s is listed twice", rec->name, fld->key);
+            cr_expect(fld->type == PX_RF_OWN || rec->base != PX_RB_NONE, "%s.%s has no struct to be in", rec->name,
+                      fld->key);
+            cr_expect(!fld->gate || results_schema_field(rec, fld->gate), "%s.%s: gate %s is not a field",
+                      rec->name, fld->key, fld->gate);
+        }
+    }
 }

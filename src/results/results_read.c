@@ -5,10 +5,13 @@
  * loader: an unknown key, a wrong type, or an outcome, environment, example
  * or label the fixture does not know is an error naming file:line:col.
  * Values the writer puts as null read back as NULL or -1, so that writing
- * what was read gives the same file. */
+ * what was read gives the same file. Each record's keys, and the fields
+ * that are plain values, are read as results_schema.h's tables describe
+ * them, the tables the writer writes them by. */
 #define _POSIX_C_SOURCE 200809L
 #include "parity/ydoc.h"
 #include "parity/results.h"
+#include "parity/results_schema.h"
 #include "parity/utf8.h"
 
 #include <errno.h>
@@ -253,13 +256,104 @@ static int check_str_list(ctx *c, yaml_node_t *n, const char *what)
     return 0;
 }
 
+static int check_sha(ctx *c, yaml_node_t *map, const char *key, const char *what, const char *sha)
+{
+    if (!sha[0] || hash_is_sha256(sha))
+        return 0;
+    return fail_at(c, get(c, map, key), "%s.%s must be 64 hex digits, not '%s'", what, key, sha);
+}
+
+/* A count of 0 or more into a size_t; null and absent give 0. */
+static int get_size(ctx *c, yaml_node_t *map, const char *key, const char *what, size_t *out)
+{
+    int v;
+    if (get_int(c, map, key, what, 0, &v))
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+/* A bench figure (a time, a rate). */
+static int get_figure(ctx *c, yaml_node_t *map, const char *key, const char *what, double *out)
+{
+    return get_nonneg(c, map, key, what, "a finite number of 0 or more", out);
+}
+
+/* One field of a record from map as its table entry says (results_schema.h;
+ * nothing for PX_RF_OWN, which the record's own code reads); absent, it
+ * reads as not known. */
+static int field_read(ctx *c, yaml_node_t *map, const char *what, const px_rfield *fld, void *base)
+{
+    void *at = results_schema_at(fld, base);
+    char w[420];
+    switch (fld->type) {
+    case PX_RF_OWN:
+        return 0;
+    case PX_RF_STR:
+        return get_str(c, map, fld->key, what, (fld->flags & PX_RF_REQUIRED) != 0, at);
+    case PX_RF_FIXED:
+        return get_fixed(c, map, fld->key, what, at, fld->size);
+    case PX_RF_SHA:
+        return get_fixed(c, map, fld->key, what, at, fld->size) || check_sha(c, map, fld->key, what, at) ? -1 : 0;
+    case PX_RF_INT:
+        return get_int(c, map, fld->key, what, fld->low, at);
+    case PX_RF_SIZE:
+        return get_size(c, map, fld->key, what, at);
+    case PX_RF_MS:
+        return get_ms(c, map, fld->key, what, at);
+    case PX_RF_FIGURE:
+        return get_figure(c, map, fld->key, what, at);
+    case PX_RF_ENVVARS:
+        snprintf(w, sizeof w, "%.400s.%s", what, fld->key);
+        return get(c, map, fld->key) && envrec_read_yaml(&c->doc, get(c, map, fld->key), c->path, w, at, c->err)
+                   ? -1
+                   : 0;
+    }
+    return 0;
+}
+
+/* The fields of rec from key `from` to key `to` (NULL: first, last), in
+ * the table's order. */
+static int fields_read(ctx *c, yaml_node_t *map, const char *what, const px_rrecord *rec, void *base, const char *from,
+                       const char *to)
+{
+    size_t lo, hi;
+    results_schema_span(rec, from, to, &lo, &hi);
+    for (size_t i = lo; i < hi; i++)
+        if (field_read(c, map, what, &rec->fields[i], base))
+            return -1;
+    return 0;
+}
+
+/* A record that is not in the file: its fields not known, as when absent
+ * one by one (-1 numbers; an INT its least value). */
+static void fields_absent(const px_rrecord *rec, void *base)
+{
+    for (size_t i = 0; i < rec->n; i++) {
+        const px_rfield *fld = &rec->fields[i];
+        if (fld->type == PX_RF_INT)
+            *(int *)results_schema_at(fld, base) = fld->low;
+        else if (fld->type == PX_RF_MS || fld->type == PX_RF_FIGURE)
+            *(double *)results_schema_at(fld, base) = -1;
+    }
+}
+
+/* The keys map may have: rec's, no other, none twice. */
+static int check_record(ctx *c, yaml_node_t *map, const char *what, const px_rrecord *rec)
+{
+    const char *keys[32];
+    if (rec->n >= sizeof keys / sizeof *keys) /* a table outgrew this list: a bug */
+        return fail_at(c, map, "%s: too many keys to check", what);
+    results_schema_keys(rec, keys);
+    return check_keys(c, map, what, keys);
+}
+
 static int load_down(ctx *c, yaml_node_t *d, px_env_result *e, const char *what)
 {
-    static const char *const keys[] = {"stage", "message", NULL};
     char w[400];
     snprintf(w, sizeof w, "%.300s.down", what);
-    if (want(c, d, YAML_MAPPING_NODE, w) || check_keys(c, d, w, keys) ||
-        get_str(c, d, "message", w, 0, &e->down_msg))
+    if (want(c, d, YAML_MAPPING_NODE, w) || check_record(c, d, w, &px_rs_down) ||
+        fields_read(c, d, w, &px_rs_down, e, "message", "message"))
         return -1;
     yaml_node_t *s = require(c, d, "stage", w);
     if (!s || node_str(c, s, "down.stage", 1, NULL))
@@ -288,54 +382,21 @@ static int load_state(ctx *c, yaml_node_t *v, px_env_result *e, const char *what
     return load_down(c, d, e, what);
 }
 
-static int check_sha(ctx *c, yaml_node_t *map, const char *key, const char *what, const char *sha)
-{
-    if (!sha[0] || hash_is_sha256(sha))
-        return 0;
-    return fail_at(c, get(c, map, key), "%s.%s must be 64 hex digits, not '%s'", what, key, sha);
-}
-
 /* Absent or null fields read as not known: NULL strings, "" hashes and
  * time, -1 threads and durations, no restarts. threads -1 is also read as
- * written, since that is how the writer puts an unknown count. */
+ * written, since that is how the writer puts an unknown count. env: absent
+ * (a file from before parity recorded them) is not recorded, which is not
+ * the same as none set ({}). */
 static int load_manifest(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_what)
 {
-    static const char *const keys[] = {"parity_version", "executor", "runtime", "libtorch_version",
-                                       "backend_modules", "backend_versions", "device", "device_name", "dtype",
-                                       "tf32", "matmul_precision", "ignored", "threads", "model_sha256",
-                                       "vocab_sha256", "host", "started_at", "load_ms", "first_forward_ms",
-                                       "restarts", "env", NULL};
-    px_manifest *m = &e->m;
     yaml_node_t *n = get(c, v, "manifest");
-    m->threads = -1, m->load_ms = -1, m->first_forward_ms = -1;
+    fields_absent(&px_rs_manifest, e);
     if (!n)
         return 0;
-    char w[400], we[420];
+    char w[400];
     snprintf(w, sizeof w, "%.300s.manifest", env_what);
-    snprintf(we, sizeof we, "%s.env", w);
-    /* env: absent (a file from before parity recorded them) is not
-     * recorded, which is not the same as none set ({}). */
-    return want(c, n, YAML_MAPPING_NODE, w) || check_keys(c, n, w, keys) ||
-                   (get(c, n, "env") && envrec_read_yaml(&c->doc, get(c, n, "env"), c->path, we, &m->env, c->err)) ||
-                   get_str(c, n, "parity_version", w, 0, &m->parity_version) ||
-                   get_str(c, n, "libtorch_version", w, 0, &m->libtorch_version) ||
-                   get_str(c, n, "executor", w, 0, &m->executor) || get_str(c, n, "runtime", w, 0, &m->runtime) ||
-                   get_str(c, n, "backend_modules", w, 0, &m->backend_modules) ||
-                   get_str(c, n, "backend_versions", w, 0, &m->backend_versions) ||
-                   get_str(c, n, "tf32", w, 0, &m->tf32) ||
-                   get_str(c, n, "matmul_precision", w, 0, &m->matmul_precision) ||
-                   get_str(c, n, "ignored", w, 0, &m->ignored) ||
-                   get_str(c, n, "device", w, 0, &m->device) ||
-                   get_str(c, n, "device_name", w, 0, &m->device_name) || get_str(c, n, "dtype", w, 0, &m->dtype) ||
-                   get_str(c, n, "host", w, 0, &m->host) || get_int(c, n, "threads", w, -1, &m->threads) ||
-                   get_fixed(c, n, "model_sha256", w, m->model_sha256, sizeof m->model_sha256) ||
-                   get_fixed(c, n, "vocab_sha256", w, m->vocab_sha256, sizeof m->vocab_sha256) ||
-                   check_sha(c, n, "model_sha256", w, m->model_sha256) ||
-                   check_sha(c, n, "vocab_sha256", w, m->vocab_sha256) ||
-                   get_fixed(c, n, "started_at", w, m->started_at, sizeof m->started_at) ||
-                   get_ms(c, n, "load_ms", w, &m->load_ms) ||
-                   get_ms(c, n, "first_forward_ms", w, &m->first_forward_ms) ||
-                   get_int(c, n, "restarts", w, 0, &e->restarts)
+    return want(c, n, YAML_MAPPING_NODE, w) || check_record(c, n, w, &px_rs_manifest) ||
+                   fields_read(c, n, w, &px_rs_manifest, e, NULL, NULL)
                ? -1
                : 0;
 }
@@ -464,42 +525,11 @@ static int top_before(int64_t ia, double a, int64_t ib, double b)
  * first, and the count fits the end and the contract's max_new_tokens.
  * Whether the text is what the ids decode to is the judge's (it has the
  * vocabulary): parity never takes an executor's word for the text. */
-static int load_generated(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
+/* The generated ids: as many as the end and max_new_tokens allow, one top
+ * list each, each in the vocabulary (below V). */
+static int load_gen_ids(ctx *c, yaml_node_t *ids, yaml_node_t *top, px_generated *gen, int64_t V, const char *w)
 {
-    static const char *const keys[] = {"dtype", "shape", "ids", "end", "top", "text", "first_ms", NULL};
-    yaml_node_t *g = get(c, ex, "generated");
-    if (!g || is_null(g))
-        return 0;
-    char w[400];
-    snprintf(w, sizeof w, "%.300s.generated", what);
     const px_generate *set = &c->f->gen;
-    if (c->version < 5)
-        return fail_at(c, g, "generated is written from format 5 on, this file says %d", c->version);
-    if (c->f->kind != PX_MODEL_GENERATOR)
-        return fail_at(c, g, "%s: generated, but the contract's model is a classifier (contract.model.kind)", w);
-    if (want(c, g, YAML_MAPPING_NODE, w) || check_keys(c, g, w, keys))
-        return -1;
-    for (const char *const *k = keys; *k; k++)
-        if (strcmp(*k, "first_ms") && !require(c, g, *k, w))
-            return -1;
-    px_generated *gen = x->gen = calloc(1, sizeof *gen);
-    if (!gen || get_dtype(c, g, w, x) || load_shape(c, get(c, g, "shape"), x) ||
-        get_str(c, g, "text", w, 1, &gen->text) || get_ms(c, g, "first_ms", w, &gen->first_ms))
-        return gen ? -1 : px_error_oom(c->err, c->path);
-    if (x->ndim != 3 || x->shape[0] != 1 || x->shape[1] != (int64_t)x->n_ids || x->shape[2] < 1)
-        return fail_at(c, get(c, g, "shape"), "%s.shape must be [1, %zu, V] (one example, its prompt's tokens, the "
-                                              "vocabulary)", w, x->n_ids);
-    int64_t V = x->shape[2];
-    char *end = NULL;
-    if (get_str(c, g, "end", w, 1, &end))
-        return -1;
-    gen->end = !strcmp(end, "stop") ? 1 : !strcmp(end, "length") ? 2 : 0;
-    free(end);
-    if (!gen->end)
-        return fail_at(c, get(c, g, "end"), "%s.end must be stop or length, not '%s'", w, scalar(get(c, g, "end")));
-    yaml_node_t *ids = get(c, g, "ids"), *top = get(c, g, "top");
-    if (want(c, ids, YAML_SEQUENCE_NODE, "generated.ids") || want(c, top, YAML_SEQUENCE_NODE, "generated.top"))
-        return -1;
     size_t n = seq_len(ids);
     if (n > (size_t)set->max_new_tokens)
         return fail_at(c, ids, "%s: %zu ids, more than contract.generate.max_new_tokens %d", w, n,
@@ -519,54 +549,109 @@ static int load_generated(ctx *c, yaml_node_t *ex, px_example_result *x, const c
             return -1;
         gen->ids[k] = id;
     }
-    for (size_t k = 0; k < n; k++) {
-        yaml_node_t *row = seq_at(c, top, k);
-        if (want(c, row, YAML_SEQUENCE_NODE, "a step's top list"))
-            return -1;
-        size_t len = seq_len(row);
-        if (k == 0) {
-            if (len % 2 || len / 2 > 16)
-                return fail_at(c, row, "%s: a step's top list is pairs of id and logit, at most 16 (has %zu items)",
-                               w, len);
-            gen->r = (int)(len / 2);
-            size_t cells = n * (size_t)gen->r + 1;
-            gen->top_ids = malloc(cells * sizeof *gen->top_ids);
-            gen->top_logits = malloc(cells * sizeof *gen->top_logits);
-            if (!gen->top_ids || !gen->top_logits)
-                return px_error_oom(c->err, c->path);
-        } else if (len != 2 * (size_t)gen->r) {
-            return fail_at(c, row, "%s: step %zu's top list has %zu items, the first's %d", w, k + 1, len,
-                           2 * gen->r);
-        }
-        int64_t *ti = gen->top_ids + k * (size_t)gen->r;
-        double *tl = gen->top_logits + k * (size_t)gen->r;
-        for (int j = 0; j < gen->r; j++) {
-            long long id;
-            if (read_int(c, seq_at(c, row, 2 * (size_t)j), "a top id", 0, V - 1, &id) ||
-                read_double(c, seq_at(c, row, 2 * (size_t)j + 1), "a top logit", &tl[j]))
-                return -1;
-            ti[j] = id;
-            if (j && !top_before(ti[j - 1], tl[j - 1], ti[j], tl[j]))
-                return fail_at(c, seq_at(c, row, 2 * (size_t)j), "%s: step %zu's top list is out of order (NaN "
-                                                                 "first, then larger logits, ties lower id first)",
-                               w, k + 1);
-        }
-        if (set->decoding == PX_DECODE_GREEDY && gen->r && gen->ids[k] != ti[0])
-            return fail_at(c, seq_at(c, ids, k), "%s: greedy chose %lld at step %zu, not the largest logit's %lld", w,
-                           (long long)gen->ids[k], k + 1, (long long)ti[0]);
+    return 0;
+}
+
+/* Step k's top list: pairs of id and logit, as many as the first step's
+ * (which sets r and makes room for all), in order, and under greedy
+ * decoding headed by the id chosen. */
+static int load_gen_top_row(ctx *c, yaml_node_t *ids, yaml_node_t *row, size_t k, px_generated *gen, int64_t V,
+                            const char *w)
+{
+    if (want(c, row, YAML_SEQUENCE_NODE, "a step's top list"))
+        return -1;
+    size_t len = seq_len(row);
+    if (k == 0) {
+        if (len % 2 || len / 2 > 16)
+            return fail_at(c, row, "%s: a step's top list is pairs of id and logit, at most 16 (has %zu items)", w,
+                           len);
+        gen->r = (int)(len / 2);
+        size_t cells = gen->n * (size_t)gen->r + 1;
+        gen->top_ids = malloc(cells * sizeof *gen->top_ids);
+        gen->top_logits = malloc(cells * sizeof *gen->top_logits);
+        if (!gen->top_ids || !gen->top_logits)
+            return px_error_oom(c->err, c->path);
+    } else if (len != 2 * (size_t)gen->r) {
+        return fail_at(c, row, "%s: step %zu's top list has %zu items, the first's %d", w, k + 1, len, 2 * gen->r);
     }
+    int64_t *ti = gen->top_ids + k * (size_t)gen->r;
+    double *tl = gen->top_logits + k * (size_t)gen->r;
+    for (int j = 0; j < gen->r; j++) {
+        long long id;
+        if (read_int(c, seq_at(c, row, 2 * (size_t)j), "a top id", 0, V - 1, &id) ||
+            read_double(c, seq_at(c, row, 2 * (size_t)j + 1), "a top logit", &tl[j]))
+            return -1;
+        ti[j] = id;
+        if (j && !top_before(ti[j - 1], tl[j - 1], ti[j], tl[j]))
+            return fail_at(c, seq_at(c, row, 2 * (size_t)j), "%s: step %zu's top list is out of order (NaN "
+                                                             "first, then larger logits, ties lower id first)",
+                           w, k + 1);
+    }
+    if (c->f->gen.decoding == PX_DECODE_GREEDY && gen->r && gen->ids[k] != ti[0])
+        return fail_at(c, seq_at(c, ids, k), "%s: greedy chose %lld at step %zu, not the largest logit's %lld", w,
+                       (long long)gen->ids[k], k + 1, (long long)ti[0]);
+    return 0;
+}
+
+/* A generator's example (format 5): generated: {dtype, shape, ids, end,
+ * top, text, first_ms}. Everything that can be checked without the
+ * vocabulary is checked here, so the file cannot contradict itself: the
+ * shape is [1, prompt length, V], every id is below V, each step's top
+ * list is in order and as long as every other, greedy chose each step's
+ * first, and the count fits the end and the contract's max_new_tokens.
+ * Whether the text is what the ids decode to is the judge's (it has the
+ * vocabulary): parity never takes an executor's word for the text. */
+static int load_generated(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
+{
+    const px_rrecord *rec = &px_rs_generated;
+    yaml_node_t *g = get(c, ex, "generated");
+    if (!g || is_null(g))
+        return 0;
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.generated", what);
+    int since = results_schema_since(&px_rs_example, "generated");
+    if (c->version < since)
+        return fail_at(c, g, "generated is written from format %d on, this file says %d", since, c->version);
+    if (c->f->kind != PX_MODEL_GENERATOR)
+        return fail_at(c, g, "%s: generated, but the contract's model is a classifier (contract.model.kind)", w);
+    if (want(c, g, YAML_MAPPING_NODE, w) || check_record(c, g, w, rec))
+        return -1;
+    for (size_t i = 0; i < rec->n; i++)
+        if ((rec->fields[i].flags & PX_RF_REQUIRED) && !require(c, g, rec->fields[i].key, w))
+            return -1;
+    px_generated *gen = x->gen = calloc(1, sizeof *gen);
+    if (!gen || get_dtype(c, g, w, x) || load_shape(c, get(c, g, "shape"), x) ||
+        fields_read(c, g, w, rec, gen, "text", "first_ms"))
+        return gen ? -1 : px_error_oom(c->err, c->path);
+    if (x->ndim != 3 || x->shape[0] != 1 || x->shape[1] != (int64_t)x->n_ids || x->shape[2] < 1)
+        return fail_at(c, get(c, g, "shape"), "%s.shape must be [1, %zu, V] (one example, its prompt's tokens, the "
+                                              "vocabulary)", w, x->n_ids);
+    char *end = NULL;
+    if (get_str(c, g, "end", w, 1, &end))
+        return -1;
+    gen->end = !strcmp(end, "stop") ? 1 : !strcmp(end, "length") ? 2 : 0;
+    free(end);
+    if (!gen->end)
+        return fail_at(c, get(c, g, "end"), "%s.end must be stop or length, not '%s'", w, scalar(get(c, g, "end")));
+    yaml_node_t *ids = get(c, g, "ids"), *top = get(c, g, "top");
+    if (want(c, ids, YAML_SEQUENCE_NODE, "generated.ids") || want(c, top, YAML_SEQUENCE_NODE, "generated.top"))
+        return -1;
+    if (load_gen_ids(c, ids, top, gen, x->shape[2], w))
+        return -1;
+    for (size_t k = 0; k < gen->n; k++)
+        if (load_gen_top_row(c, ids, seq_at(c, top, k), k, gen, x->shape[2], w))
+            return -1;
     return 0;
 }
 
 static int load_output(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
 {
-    static const char *const keys[] = {"dtype", "shape", "values", NULL};
     yaml_node_t *o = get(c, ex, "output"), *shape, *values;
     if (!o || is_null(o))
         return 0;
     char w[400];
     snprintf(w, sizeof w, "%.300s.output", what);
-    if (want(c, o, YAML_MAPPING_NODE, w) || check_keys(c, o, w, keys) || get_dtype(c, o, w, x))
+    if (want(c, o, YAML_MAPPING_NODE, w) || check_record(c, o, w, &px_rs_output) || get_dtype(c, o, w, x))
         return -1;
     if (!(shape = require(c, o, "shape", w)) || !(values = require(c, o, "values", w)))
         return -1;
@@ -667,11 +752,9 @@ static int load_example_keys(ctx *c, yaml_node_t *n, px_env_result *e, px_exampl
 
 static int load_example(ctx *c, yaml_node_t *n, px_env_result *e, const char *env_what, char *seen)
 {
-    static const char *const keys[] = {"id", "sha256", "outcome", "detail", "stderr", "clean_text", "token_ids",
-                                       "tokens", "output", "label", "forward_ms", "compiled", "generated", NULL};
     char what[400];
     snprintf(what, sizeof what, "an example in %.300s", env_what);
-    if (want(c, n, YAML_MAPPING_NODE, what) || check_keys(c, n, what, keys))
+    if (want(c, n, YAML_MAPPING_NODE, what) || check_record(c, n, what, &px_rs_example))
         return -1;
     yaml_node_t *id = require(c, n, "id", what);
     if (!id || node_str(c, id, "example id", 1, NULL))
@@ -709,11 +792,10 @@ static int load_example_keys(ctx *c, yaml_node_t *n, px_env_result *e, px_exampl
     if ((x->has_def = def[0] != 0))
         hash_from_hex(def, x->def_sha256);
     /* generated: after the tokens, whose count its shape is checked against */
-    return load_outcome(c, n, x, what) || get_str(c, n, "detail", what, 0, &x->detail) ||
-                   get_str(c, n, "stderr", what, 0, &x->stderr_tail) ||
-                   get_str(c, n, "clean_text", what, 0, &x->clean_text) || load_tokens(c, n, x, what) ||
-                   load_generated(c, n, x, what) || load_output(c, n, x, what) || load_label(c, n, e, x, what) ||
-                   get_ms(c, n, "forward_ms", what, &x->forward_ms) || get_compiled(c, n, what, &x->compiled)
+    return load_outcome(c, n, x, what) || fields_read(c, n, what, &px_rs_example, x, "detail", "clean_text") ||
+                   load_tokens(c, n, x, what) || load_generated(c, n, x, what) || load_output(c, n, x, what) ||
+                   load_label(c, n, e, x, what) || fields_read(c, n, what, &px_rs_example, x, "forward_ms", "forward_ms") ||
+                   get_compiled(c, n, what, &x->compiled)
                ? -1
                : 0;
 }
@@ -788,8 +870,10 @@ static int load_contract(ctx *c, yaml_node_t *v, px_env_result *e, const char *w
         return 0;
     char w[400];
     snprintf(w, sizeof w, "%.300s.contract", what);
-    if (c->version < 2)
-        return fail_at(c, n, "%s: results format 1 has no contract: (it came with format 2)", what);
+    int since = results_schema_since(&px_rs_env, "contract");
+    if (c->version < since)
+        return fail_at(c, n, "%s: results format %d has no contract: (it came with format %d)", what, c->version,
+                       since);
     if (want(c, n, YAML_MAPPING_NODE, w) || check_keys(c, n, w, keys))
         return -1;
     for (int p = 0; p < PX_PART_COUNT; p++) {
@@ -798,22 +882,6 @@ static int load_contract(ctx *c, yaml_node_t *v, px_env_result *e, const char *w
             return -1;
     }
     return 0;
-}
-
-/* A count of 0 or more into a size_t; null and absent give 0. */
-static int get_size(ctx *c, yaml_node_t *map, const char *key, const char *what, size_t *out)
-{
-    int v;
-    if (get_int(c, map, key, what, 0, &v))
-        return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
-/* A bench figure (a time, a rate). */
-static int get_figure(ctx *c, yaml_node_t *map, const char *key, const char *what, double *out)
-{
-    return get_nonneg(c, map, key, what, "a finite number of 0 or more", out);
 }
 
 static int load_bench_outputs(ctx *c, yaml_node_t *n, px_bench *b, const px_env_result *e, const char *what)
@@ -899,17 +967,14 @@ static int load_bench_train(ctx *c, yaml_node_t *r, px_bench *b, const char *wha
 /* parity bench's records (format 4). */
 static int load_bench(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_what)
 {
-    static const char *const keys[] = {"endpoint", "warmup", "passes", "examples", "forwards", "new_shapes",
-                                       "new_shapes_ms", "p50_ms", "p90_ms", "p99_ms", "min_ms", "max_ms",
-                                       "roundtrip_p50_ms", "examples_per_s", "stopped", "outputs", "lr", "loss",
-                                       "step_ms", NULL};
     yaml_node_t *n = get(c, v, "bench");
     if (!n || is_null(n))
         return 0;
     char w[400];
     snprintf(w, sizeof w, "%.300s.bench", env_what);
-    if (c->version < 4)
-        return fail_at(c, n, "%s is written from format 4 on, this file says %d", w, c->version);
+    int since = results_schema_since(&px_rs_env, "bench");
+    if (c->version < since)
+        return fail_at(c, n, "%s is written from format %d on, this file says %d", w, since, c->version);
     if (want(c, n, YAML_SEQUENCE_NODE, w))
         return -1;
     size_t count = seq_len(n);
@@ -926,7 +991,7 @@ static int load_bench(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_
             return px_error_oom(c->err, c->path);
         char *endpoint = NULL;
         yaml_node_t *ep = NULL;
-        if (want(c, r, YAML_MAPPING_NODE, w) || check_keys(c, r, w, keys) || !(ep = require(c, r, "endpoint", w)) ||
+        if (want(c, r, YAML_MAPPING_NODE, w) || check_record(c, r, w, &px_rs_bench) || !(ep = require(c, r, "endpoint", w)) ||
             node_str(c, ep, w, 1, &endpoint))
             return -1;
         char *end = NULL;
@@ -943,14 +1008,7 @@ static int load_bench(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_
             return fail_at(c, ep, "%s.endpoint must be single, batch:N (N from 2) or train-step:N (N from 1 to 10000), "
                            "not '%s'", w, scalar(ep));
         b->batch = batch >= 2 ? (int)batch : 1;
-        if (get_int(c, r, "warmup", w, 0, &b->warmup) || get_int(c, r, "passes", w, 0, &b->passes) ||
-            get_size(c, r, "examples", w, &b->examples) || get_size(c, r, "forwards", w, &b->forwards) ||
-            get_size(c, r, "new_shapes", w, &b->new_shapes) || get_figure(c, r, "new_shapes_ms", w, &b->new_shapes_ms) ||
-            get_figure(c, r, "p50_ms", w, &b->p50_ms) || get_figure(c, r, "p90_ms", w, &b->p90_ms) ||
-            get_figure(c, r, "p99_ms", w, &b->p99_ms) || get_figure(c, r, "min_ms", w, &b->min_ms) ||
-            get_figure(c, r, "max_ms", w, &b->max_ms) || get_figure(c, r, "roundtrip_p50_ms", w, &b->roundtrip_p50_ms) ||
-            get_figure(c, r, "examples_per_s", w, &b->per_s) || get_str(c, r, "stopped", w, 0, &b->stopped) ||
-            load_bench_outputs(c, get(c, r, "outputs"), b, e, w) || load_bench_train(c, r, b, w))
+        if (fields_read(c, r, w, &px_rs_bench, b, "warmup", "stopped") || load_bench_outputs(c, get(c, r, "outputs"), b, e, w) || load_bench_train(c, r, b, w))
             return -1;
         if (b->train_steps) /* a step trains on every labelled example */
             b->batch = (int)b->examples;
@@ -967,18 +1025,17 @@ static int load_bench(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_
 
 static int load_env(ctx *c, yaml_node_t *v, yaml_node_t *top_labels, px_env_result *e)
 {
-    static const char *const keys[] = {"role", "note", "state", "labels", "down", "cut_short", "contract",
-                                       "manifest", "bench", "examples", NULL};
     char what[300];
+    int since = results_schema_since(&px_rs_env, "cut_short");
     snprintf(what, sizeof what, "environment '%.200s'", e->name);
-    if (want(c, v, YAML_MAPPING_NODE, what) || check_keys(c, v, what, keys) ||
+    if (want(c, v, YAML_MAPPING_NODE, what) || check_record(c, v, what, &px_rs_env) ||
         get_str(c, v, "role", what, 0, NULL) || get_str(c, v, "note", what, 0, NULL) ||
         load_env_labels(c, v, top_labels, e, what) || load_contract(c, v, e, what) ||
-        get_str(c, v, "cut_short", what, 0, &e->cut_short))
+        fields_read(c, v, what, &px_rs_env, e, "cut_short", "cut_short"))
         return -1;
-    if (e->cut_short && c->version < 4)
-        return fail_at(c, get(c, v, "cut_short"), "%s: cut_short is written from format 4 on, this file says %d",
-                       what, c->version);
+    if (e->cut_short && c->version < since)
+        return fail_at(c, get(c, v, "cut_short"), "%s: cut_short is written from format %d on, this file says %d",
+                       what, since, c->version);
     e->origin = PX_ORIGIN_FILE;
     if (!(e->source = strdup(c->path)))
         return px_error_oom(c->err, c->path);
@@ -1143,8 +1200,9 @@ static int load_shard(ctx *c, yaml_node_t *root)
     char msg[200];
     if (!n)
         return 0;
-    if (c->version < 4)
-        return fail_at(c, n, "results format %d has no shard: (it came with format 4)", c->version);
+    int since = results_schema_since(&px_rs_top, "shard");
+    if (c->version < since)
+        return fail_at(c, n, "results format %d has no shard: (it came with format %d)", c->version, since);
     if (node_str(c, n, "shard", 1, NULL))
         return -1;
     if (shard_parse(scalar(n), &c->shard, msg, sizeof msg))
@@ -1155,12 +1213,11 @@ static int load_shard(ctx *c, yaml_node_t *root)
 
 static int load_one_source(ctx *c, yaml_node_t *n, px_merged_from *m)
 {
-    static const char *const keys[] = {"shard", "file", "host", "started_at", NULL};
     char msg[200];
     if (want(c, n, YAML_MAPPING_NODE, "an entry of merged_from") ||
-        check_keys(c, n, "an entry of merged_from", keys) ||
-        get_str(c, n, "file", "merged_from", 1, &m->file) || get_str(c, n, "host", "merged_from", 0, &m->host) ||
-        get_fixed(c, n, "started_at", "merged_from", m->started_at, sizeof m->started_at))
+        check_record(c, n, "an entry of merged_from", &px_rs_merged_from) ||
+        get_str(c, n, "file", "merged_from", 1, &m->file) ||
+        fields_read(c, n, "merged_from", &px_rs_merged_from, m, "host", "started_at"))
         return -1;
     yaml_node_t *s = require(c, n, "shard", "an entry of merged_from");
     if (!s || node_str(c, s, "merged_from.shard", 1, NULL))
@@ -1177,8 +1234,9 @@ static int load_merged_from(ctx *c, yaml_node_t *root)
     yaml_node_t *n = get(c, root, "merged_from");
     if (!n)
         return 0;
-    if (c->version < 4)
-        return fail_at(c, n, "results format %d has no merged_from: (it came with format 4)", c->version);
+    int since = results_schema_since(&px_rs_top, "merged_from");
+    if (c->version < since)
+        return fail_at(c, n, "results format %d has no merged_from: (it came with format %d)", c->version, since);
     if (c->shard.count)
         return fail_at(c, n, "a shard file is not merged: shard: and merged_from: do not go together");
     if (want(c, n, YAML_SEQUENCE_NODE, "merged_from"))
@@ -1196,10 +1254,8 @@ static int load_merged_from(ctx *c, yaml_node_t *root)
 
 static int load_root(ctx *c)
 {
-    static const char *const keys[] = {"parity_results", "shard", "fixture", "labels", "reference", "merged_from",
-                                       "environments", NULL};
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
-    if (check_version(c, root) || check_keys(c, root, "the results file", keys) || load_shard(c, root) ||
+    if (check_version(c, root) || check_record(c, root, "the results file", &px_rs_top) || load_shard(c, root) ||
         check_fixture(c, root) || load_envs(c, root) || load_reference(c, root, c->r) || load_merged_from(c, root))
         return -1;
     c->r->shard = c->shard;

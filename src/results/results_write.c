@@ -9,6 +9,7 @@
 
 #include "parity/atomic.h"
 #include "parity/redact.h"
+#include "parity/results_schema.h"
 #include "parity/emit.h"
 
 static const struct {
@@ -299,41 +300,75 @@ static void key_num(FILE *o, int indent, const char *key, double v)
     fputc('\n', o);
 }
 
-static void manifest_keys(FILE *o, const px_env_result *e, int in);
+/* Whether a field is set: the gate of another (results_schema.h). */
+static int field_set(const px_rfield *fld, const void *base)
+{
+    const void *at = results_schema_cat(fld, base);
+    switch (fld->type) {
+    case PX_RF_STR:
+        return *(char *const *)at != NULL;
+    case PX_RF_INT:
+        return *(const int *)at != 0;
+    case PX_RF_SIZE:
+        return *(const size_t *)at != 0;
+    default:
+        return 1;
+    }
+}
+
+/* One field of a record as its table entry says (nothing for PX_RF_OWN,
+ * which the record's own code writes). */
+static void field_write(FILE *o, int in, const px_rrecord *rec, const px_rfield *fld, const void *base)
+{
+    const void *at = results_schema_cat(fld, base);
+    const px_rfield *gate = fld->gate ? results_schema_field(rec, fld->gate) : NULL;
+    const char *s;
+    switch (fld->type) {
+    case PX_RF_OWN:
+        break;
+    case PX_RF_STR:
+        s = *(char *const *)at;
+        if (s || !(fld->flags & PX_RF_OMIT_NULL))
+            key_str(o, in, fld->key, s || !(fld->flags & PX_RF_REQUIRED) ? s : "");
+        break;
+    case PX_RF_FIXED:
+    case PX_RF_SHA:
+        s = at;
+        key_str(o, in, fld->key, !s[0] && (fld->flags & PX_RF_EMPTY_NULL) ? NULL : s);
+        break;
+    case PX_RF_INT:
+        fprintf(o, "%*s%s: %d\n", in, "", fld->key, *(const int *)at);
+        break;
+    case PX_RF_SIZE:
+        fprintf(o, "%*s%s: %zu\n", in, "", fld->key, *(const size_t *)at);
+        break;
+    case PX_RF_MS:
+    case PX_RF_FIGURE:
+        key_num(o, in, fld->key, gate && !field_set(gate, base) ? -1 : *(const double *)at);
+        break;
+    case PX_RF_ENVVARS:
+        envrec_write_yaml(o, in, fld->key, at);
+        break;
+    }
+}
+
+/* The fields of rec from key `from` to key `to` (NULL: first, last) that
+ * its table describes, in the table's order. */
+static void fields_write(FILE *o, int in, const px_rrecord *rec, const void *base, const char *from, const char *to)
+{
+    size_t lo, hi;
+    results_schema_span(rec, from, to, &lo, &hi);
+    for (size_t i = lo; i < hi; i++)
+        field_write(o, in, rec, &rec->fields[i], base);
+}
 
 static void write_manifest(FILE *o, const px_env_result *e)
 {
     fprintf(o, "    manifest:\n");
-    manifest_keys(o, e, 6);
+    fields_write(o, 6, &px_rs_manifest, e, NULL, NULL);
 }
 
-void results_write_manifest(FILE *o, const px_env_result *e) { manifest_keys(o, e, 0); }
-
-static void manifest_keys(FILE *o, const px_env_result *e, int in)
-{
-    const px_manifest *m = &e->m;
-    key_str(o, in, "parity_version", m->parity_version);
-    key_str(o, in, "executor", m->executor);
-    key_str(o, in, "runtime", m->runtime);
-    key_str(o, in, "libtorch_version", m->libtorch_version);
-    key_str(o, in, "backend_modules", m->backend_modules);
-    key_str(o, in, "backend_versions", m->backend_versions);
-    key_str(o, in, "device", m->device);
-    key_str(o, in, "device_name", m->device_name);
-    key_str(o, in, "dtype", m->dtype);
-    key_str(o, in, "tf32", m->tf32);
-    key_str(o, in, "matmul_precision", m->matmul_precision);
-    key_str(o, in, "ignored", m->ignored);
-    fprintf(o, "%*sthreads: %d\n", in, "", m->threads);
-    envrec_write_yaml(o, in, "env", &m->env);
-    key_str(o, in, "model_sha256", m->model_sha256);
-    key_str(o, in, "vocab_sha256", m->vocab_sha256);
-    key_str(o, in, "host", m->host);
-    key_str(o, in, "started_at", m->started_at);
-    key_num(o, in, "load_ms", m->libtorch_version ? m->load_ms : -1);
-    key_num(o, in, "first_forward_ms", m->first_forward_ms);
-    fprintf(o, "%*srestarts: %d\n", in, "", e->restarts);
-}
+void results_write_manifest(FILE *o, const px_env_result *e) { fields_write(o, 0, &px_rs_manifest, e, NULL, NULL); }
 
 static void write_labels(FILE *o, char *const *labels, size_t n)
 {
@@ -367,8 +402,7 @@ static void write_generated(FILE *o, const px_example_result *x)
         }
         fputs("]\n", o);
     }
-    key_str(o, 10, "text", g->text ? g->text : "");
-    key_num(o, 10, "first_ms", g->first_ms);
+    fields_write(o, 10, &px_rs_generated, g, "text", "first_ms");
 }
 
 static void write_example(FILE *o, const px_env_result *e, const px_example_result *x, const char *id,
@@ -380,12 +414,7 @@ static void write_example(FILE *o, const px_env_result *e, const px_example_resu
     if (def[0])
         key_str(o, 8, "sha256", def);
     key_str(o, 8, "outcome", status_name(x->status));
-    if (x->detail)
-        key_str(o, 8, "detail", x->detail);
-    if (x->stderr_tail)
-        key_str(o, 8, "stderr", x->stderr_tail);
-    if (x->clean_text)
-        key_str(o, 8, "clean_text", x->clean_text);
+    fields_write(o, 8, &px_rs_example, x, "detail", "clean_text");
     if (x->clean_text) {
         fprintf(o, "        token_ids: [");
         for (size_t k = 0; k < x->n_ids; k++)
@@ -413,7 +442,7 @@ static void write_example(FILE *o, const px_env_result *e, const px_example_resu
         fprintf(o, "]\n");
     }
     key_str(o, 8, "label", results_label(e, x));
-    key_num(o, 8, "forward_ms", x->forward_ms);
+    fields_write(o, 8, &px_rs_example, x, "forward_ms", "forward_ms");
     if (x->compiled != PX_COMPILED_UNKNOWN)
         fprintf(o, "        compiled: %s\n", x->compiled == PX_COMPILED_YES ? "true" : "false");
 }
@@ -429,18 +458,8 @@ static void write_bench(FILE *o, const px_env_result *e, const px_fixture *f)
         char name[32];
         fprintf(o, "      - endpoint: ");
         emit_yaml_string(o, bench_endpoint_name(b, name, sizeof name));
-        fprintf(o, "\n        warmup: %d\n        passes: %d\n        examples: %zu\n        forwards: %zu\n",
-                b->warmup, b->passes, b->examples, b->forwards);
-        fprintf(o, "        new_shapes: %zu\n", b->new_shapes);
-        key_num(o, 8, "new_shapes_ms", b->new_shapes ? b->new_shapes_ms : -1);
-        key_num(o, 8, "p50_ms", b->p50_ms);
-        key_num(o, 8, "p90_ms", b->p90_ms);
-        key_num(o, 8, "p99_ms", b->p99_ms);
-        key_num(o, 8, "min_ms", b->min_ms);
-        key_num(o, 8, "max_ms", b->max_ms);
-        key_num(o, 8, "roundtrip_p50_ms", b->roundtrip_p50_ms);
-        key_num(o, 8, "examples_per_s", b->per_s);
-        key_str(o, 8, "stopped", b->stopped);
+        fputc('\n', o);
+        fields_write(o, 8, &px_rs_bench, b, "warmup", "stopped");
         if (b->train_steps) {
             fprintf(o, "        lr: ");
             emit_yaml_double(o, b->lr);
@@ -500,25 +519,16 @@ static void write_merged_from(FILE *o, const px_results *r, px_redactor *rd)
         shard_format(m->shard, shard, sizeof shard);
         fprintf(o, "  - shard: \"%s\"\n", shard);
         key_str(o, 4, "file", file ? file : PX_REDACTED);
-        key_str(o, 4, "host", m->host);
-        key_str(o, 4, "started_at", m->started_at[0] ? m->started_at : NULL);
+        fields_write(o, 4, &px_rs_merged_from, m, "host", "started_at");
         free(file);
     }
 }
 
-int results_write(const px_results *r, const px_fixture *f, const char *path, px_error *err)
+/* The file's head: what it is, its format and shard, the fixture it was
+ * run from (its path redacted), the contract's labels, the reference and,
+ * of a merged file, the shards it was made from. */
+static void write_head(FILE *o, const px_results *r, const px_fixture *f, px_redactor *rd)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *o = open_memstream(&text, &len);
-    if (!o)
-        return px_error_oom(err, path);
-    px_fingerprint now;
-    fingerprint_contract(f, &now);
-    char **defs = calloc(f->n_examples ? f->n_examples : 1, sizeof *defs);
-    for (size_t k = 0; defs && k < f->n_examples; k++)
-        if ((defs[k] = malloc(PX_SHA256_HEX)))
-            fingerprint_example(f, k, defs[k]);
     char shard[32];
     shard_format(r->shard, shard, sizeof shard);
     fprintf(o, "# parity results: what each environment did with each example.\n"
@@ -530,17 +540,6 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
     if (r->shard.count)
         fprintf(o, "shard: \"%s\"\n", shard);
     fprintf(o, "fixture:\n");
-    /* The run's own texts were redacted as the children said them (runner);
-     * the fixture's path and notes are redacted here. */
-    px_redactor *rd = fixture_redactor(f, err);
-    if (!rd) {
-        fclose(o);
-        free(text);
-        for (size_t k = 0; defs && k < f->n_examples; k++)
-            free(defs[k]);
-        free(defs);
-        return -1;
-    }
     char *path_out = redact_text(rd, f->path);
     key_str(o, 2, "path", path_out ? path_out : PX_REDACTED);
     free(path_out);
@@ -554,47 +553,85 @@ int results_write(const px_results *r, const px_fixture *f, const char *path, px
         fputs("null", o);
     fputc('\n', o);
     write_merged_from(o, r, rd);
-    fprintf(o, "environments:\n");
-    for (size_t i = 0; i < r->n_envs; i++) {
-        const px_env_result *e = &r->envs[i];
-        if (e->origin == PX_ORIGIN_NONE || !e->selected)
-            continue;
-        fprintf(o, "  ");
-        emit_yaml_string(o, e->name);
-        fprintf(o, ":\n");
-        const px_env *fe = &f->envs[e->env_index];
-        key_str(o, 4, "role", fe->role);
-        char *note = redact_text(rd, fe->note);
-        key_str(o, 4, "note", fe->note && !note ? PX_REDACTED : note);
-        free(note);
-        key_str(o, 4, "state", e->state == PX_ENV_DOWN ? "down" : "up");
-        fprintf(o, "    labels: ");
-        write_labels(o, e->labels, e->n_labels);
-        if (e->state == PX_ENV_DOWN) {
-            fprintf(o, "    down:\n");
-            key_str(o, 6, "stage", proto_stage_name(e->down_stage));
-            key_str(o, 6, "message", e->down_msg);
-        }
-        if (e->cut_short)
-            key_str(o, 4, "cut_short", e->cut_short);
-        write_contract(o, e, &now);
-        write_manifest(o, e);
-        write_bench(o, e, f);
-        fprintf(o, "    examples:\n");
-        for (size_t k = 0; k < r->n_examples; k++) {
-            if (!shard_holds(r->shard, f->examples[k].id))
-                continue;
-            char hex[PX_SHA256_HEX] = "";
-            if (e->origin != PX_ORIGIN_RUN && e->ex[k].has_def)
-                hash_to_hex(e->ex[k].def_sha256, hex);
-            const char *def = e->origin == PX_ORIGIN_RUN ? (defs && defs[k] ? defs[k] : "") : hex;
-            write_example(o, e, &e->ex[k], f->examples[k].id, def);
-        }
+}
+
+/* One environment with results; defs are the fixture's example
+ * definitions now (fingerprint_example; NULL entries: not known), which a
+ * run records. */
+static void write_env(FILE *o, const px_results *r, const px_fixture *f, const px_env_result *e, px_redactor *rd,
+                      const px_fingerprint *now, char *const *defs)
+{
+    fprintf(o, "  ");
+    emit_yaml_string(o, e->name);
+    fprintf(o, ":\n");
+    const px_env *fe = &f->envs[e->env_index];
+    key_str(o, 4, "role", fe->role);
+    char *note = redact_text(rd, fe->note);
+    key_str(o, 4, "note", fe->note && !note ? PX_REDACTED : note);
+    free(note);
+    key_str(o, 4, "state", e->state == PX_ENV_DOWN ? "down" : "up");
+    fprintf(o, "    labels: ");
+    write_labels(o, e->labels, e->n_labels);
+    if (e->state == PX_ENV_DOWN) {
+        fprintf(o, "    down:\n");
+        key_str(o, 6, "stage", proto_stage_name(e->down_stage));
+        fields_write(o, 6, &px_rs_down, e, "message", "message");
     }
+    fields_write(o, 4, &px_rs_env, e, "cut_short", "cut_short");
+    write_contract(o, e, now);
+    write_manifest(o, e);
+    write_bench(o, e, f);
+    fprintf(o, "    examples:\n");
+    for (size_t k = 0; k < r->n_examples; k++) {
+        if (!shard_holds(r->shard, f->examples[k].id))
+            continue;
+        char hex[PX_SHA256_HEX] = "";
+        if (e->origin != PX_ORIGIN_RUN && e->ex[k].has_def)
+            hash_to_hex(e->ex[k].def_sha256, hex);
+        const char *def = e->origin == PX_ORIGIN_RUN ? (defs && defs[k] ? defs[k] : "") : hex;
+        write_example(o, e, &e->ex[k], f->examples[k].id, def);
+    }
+}
+
+/* The whole file into o; -1 with *err when the fixture's redactor cannot
+ * be made. */
+static int write_text(FILE *o, const px_results *r, const px_fixture *f, px_error *err)
+{
+    /* The run's own texts were redacted as the children said them (runner);
+     * the fixture's path and notes are redacted here. */
+    px_redactor *rd = fixture_redactor(f, err);
+    if (!rd)
+        return -1;
+    px_fingerprint now;
+    fingerprint_contract(f, &now);
+    char **defs = calloc(f->n_examples ? f->n_examples : 1, sizeof *defs);
+    for (size_t k = 0; defs && k < f->n_examples; k++)
+        if ((defs[k] = malloc(PX_SHA256_HEX)))
+            fingerprint_example(f, k, defs[k]);
+    write_head(o, r, f, rd);
+    fprintf(o, "environments:\n");
+    for (size_t i = 0; i < r->n_envs; i++)
+        if (r->envs[i].origin != PX_ORIGIN_NONE && r->envs[i].selected)
+            write_env(o, r, f, &r->envs[i], rd, &now, defs);
     for (size_t k = 0; defs && k < f->n_examples; k++)
         free(defs[k]);
     free(defs);
     redact_free(rd);
+    return 0;
+}
+
+int results_write(const px_results *r, const px_fixture *f, const char *path, px_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    if (!o)
+        return px_error_oom(err, path);
+    if (write_text(o, r, f, err)) {
+        fclose(o);
+        free(text);
+        return -1;
+    }
     if (fclose(o)) {
         free(text);
         return px_error_oom(err, path);

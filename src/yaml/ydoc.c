@@ -382,6 +382,64 @@ static int doc_init(yaml_document_t *doc)
     return yaml_document_initialize(doc, NULL, NULL, NULL, 1, 1) ? 0 : -1;
 }
 
+/* An item being diverted (ydoc_divert): built into a document of its own,
+ * then handed over. */
+typedef struct diverting {
+    const ydoc_divert *dv;
+    builder item;
+    yaml_document_t doc;
+    size_t pos;       /* the position take() was told */
+    int in_item;      /* 1: an item is being built into doc */
+    int again;        /* the input must be read whole (YDOC_AGAIN) */
+    int item_failed;  /* item() said no: its error stands */
+} diverting;
+
+/* At the start of an item of the diverted sequence: whether take() takes
+ * it (then it is built apart). 0, or -1 with *err or again. */
+static int divert_start(diverting *v, builder *b, const yaml_event_t *e, const char *path, px_error *err)
+{
+    yaml_node_t *at = node_of(b, b->stack[1]); /* the pair of the path's second key */
+    v->pos = b->depth > 2 ? (size_t)(at->data.mapping.pairs.top - at->data.mapping.pairs.start) - 1 : 0;
+    int take = v->dv->take(v->dv->ctx, b->doc, b->stack[b->depth - 2], b->depth > 2 ? b->key_of[2] : 0, v->pos);
+    if (take < 0 || (take && doc_init(&v->doc)))
+        return px_error_oom(err, path);
+    if (take)
+        v->item = (builder){.doc = &v->doc, .max_depth = PX_YAML_MAX_DEPTH - b->depth}, v->in_item = 1;
+    else if (e->type == YAML_ALIAS_EVENT)
+        return v->again = 1, -1; /* kept items and taken ones are never mixed */
+    return 0;
+}
+
+/* An event of an item being diverted; a finished item goes to item(). */
+static int divert_event(diverting *v, yaml_event_t *e, const char *path, px_error *err)
+{
+    if (e->type == YAML_ALIAS_EVENT || (e->type == YAML_SCALAR_EVENT && e->data.scalar.anchor) ||
+        (e->type == YAML_SEQUENCE_START_EVENT && e->data.sequence_start.anchor) ||
+        (e->type == YAML_MAPPING_START_EVENT && e->data.mapping_start.anchor)) {
+        /* An anchor or alias could tie the item to the rest of the
+         * document: such a file is read whole instead. */
+        return v->again = 1, -1;
+    }
+    int scalar_item = v->item.depth == 0 && e->type == YAML_SCALAR_EVENT;
+    int rc = build(&v->item, e, path, err);
+    if (rc == 1 || (rc == 0 && scalar_item)) {
+        rc = v->dv->item(v->dv->ctx, &v->doc, v->pos, err);
+        v->item_failed = rc != 0;
+        yaml_document_delete(&v->doc);
+        v->in_item = 0;
+    }
+    return rc;
+}
+
+/* An event inside the document: into the document, or into an item
+ * diverted from it. */
+static int doc_event(builder *b, diverting *v, yaml_event_t *e, const char *path, px_error *err)
+{
+    if (!v->in_item && at_divert(b, v->dv) && e->type != YAML_SEQUENCE_END_EVENT && divert_start(v, b, e, path, err))
+        return -1; /* out of memory, or read whole */
+    return v->in_item ? divert_event(v, e, path, err) : build(b, e, path, err);
+}
+
 /* The parse shared by ydoc_load and ydoc_load_stream. dv NULL: everything
  * into doc, errors as they are (data must be the whole input). Otherwise
  * any failure of the parse returns YDOC_AGAIN, for the caller to read the
@@ -390,11 +448,10 @@ static int load(yaml_parser_t *p, const char *path, const char *data, size_t len
                 yaml_document_t *doc, const ydoc_divert *dv, px_error *err)
 {
     memset(doc, 0, sizeof *doc);
-    builder b = {.doc = doc, .max_depth = PX_YAML_MAX_DEPTH, .anchors = strmap_new(16)}, item = {0};
-    yaml_document_t item_doc;
+    builder b = {.doc = doc, .max_depth = PX_YAML_MAX_DEPTH, .anchors = strmap_new(16)};
+    diverting v = {.dv = dv};
     int rc = b.anchors ? 0 : px_error_oom(err, path);
-    int documents = 0, open = 0, started = 0, in_item = 0, again = 0, item_failed = 0;
-    size_t pos = 0;
+    int documents = 0, open = 0, started = 0;
     yaml_event_t e;
     while (!rc) {
         if (!yaml_parser_parse(p, &e)) {
@@ -415,60 +472,28 @@ static int load(yaml_parser_t *p, const char *path, const char *data, size_t len
         } else if (e.type == YAML_DOCUMENT_END_EVENT) {
             open = 0;
         } else if (open) {
-            if (!in_item && at_divert(&b, dv) && e.type != YAML_SEQUENCE_END_EVENT) {
-                yaml_node_t *at = node_of(&b, b.stack[1]); /* the pair of the path's second key */
-                pos = b.depth > 2 ? (size_t)(at->data.mapping.pairs.top - at->data.mapping.pairs.start) - 1 : 0;
-                int take = dv->take(dv->ctx, doc, b.stack[b.depth - 2], b.depth > 2 ? b.key_of[2] : 0, pos);
-                if (take < 0)
-                    rc = px_error_oom(err, path);
-                else if (take && doc_init(&item_doc))
-                    rc = px_error_oom(err, path);
-                else if (take)
-                    item = (builder){.doc = &item_doc, .max_depth = PX_YAML_MAX_DEPTH - b.depth}, in_item = 1;
-                else if (e.type == YAML_ALIAS_EVENT)
-                    again = 1, rc = -1; /* kept items and taken ones are never mixed */
-            }
-            if (rc) {
-                /* out of memory, or read whole */
-            } else if (!in_item) {
-                rc = build(&b, &e, path, err);
-            } else if (e.type == YAML_ALIAS_EVENT || (e.type == YAML_SCALAR_EVENT && e.data.scalar.anchor) ||
-                       (e.type == YAML_SEQUENCE_START_EVENT && e.data.sequence_start.anchor) ||
-                       (e.type == YAML_MAPPING_START_EVENT && e.data.mapping_start.anchor)) {
-                /* An anchor or alias could tie the item to the rest of the
-                 * document: such a file is read whole instead. */
-                again = 1, rc = -1;
-            } else {
-                int scalar_item = item.depth == 0 && e.type == YAML_SCALAR_EVENT;
-                rc = build(&item, &e, path, err);
-                if (rc == 1 || (rc == 0 && scalar_item)) {
-                    rc = dv->item(dv->ctx, &item_doc, pos, err);
-                    item_failed = rc != 0;
-                    yaml_document_delete(&item_doc);
-                    in_item = 0;
-                }
-            }
+            rc = doc_event(&b, &v, &e, path, err);
         }
         rc = rc == 1 ? 0 : rc;
         yaml_event_delete(&e);
     }
-    if (in_item)
-        yaml_document_delete(&item_doc);
+    if (v.in_item)
+        yaml_document_delete(&v.doc);
     if (!rc && (!started || !yaml_document_get_root_node(doc))) {
         if (dv)
-            again = 1, rc = -1;
+            v.again = 1, rc = -1;
         else
             rc = px_error_set(err, PX_ERR_MALFORMED, path, 1, 1, "empty file: not a parity %s", kind);
     }
-    if (dv && rc && !item_failed)
-        again = 1;
+    if (dv && rc && !v.item_failed)
+        v.again = 1;
     builder_free(&b);
     if (rc) {
         if (started)
             yaml_document_delete(doc);
         memset(doc, 0, sizeof *doc);
     }
-    return again ? YDOC_AGAIN : rc;
+    return v.again ? YDOC_AGAIN : rc;
 }
 
 int ydoc_load(const char *path, const char *data, size_t len, const char *kind, yaml_document_t *doc,
