@@ -434,7 +434,7 @@ Test(fixture_emit, hostile_text_round_trips)
         free(f->examples[0].text), f->examples[0].text = strdup(s), f->examples[0].text_len = strlen(s);
         free(f->examples[0].why), f->examples[0].why = strdup(s);
         free(f->examples[0].id), f->examples[0].id = strdup(s[0] ? s : "x");
-        free(f->examples[0].review.note), f->examples[0].review.note = strdup(s);
+        free((char *)f->examples[0].review.note), f->examples[0].review.note = strdup(s);
         free(f->envs[0].note), f->envs[0].note = strdup(s);
         free(f->envs[0].name), f->envs[0].name = strdup(i % 2 ? long_name : s[0] ? s : "r");
         free(f->logits_tol.why), f->logits_tol.why = strdup(s);
