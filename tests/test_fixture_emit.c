@@ -127,16 +127,12 @@ static void same_env(const char *what, const px_env *a, const px_env *b)
     same_strs("record_env", a->record_env, a->n_record_env, b->record_env, b->n_record_env);
 }
 
+/* Every field of the review record's table, so a new one is compared too. */
 static void same_review(const char *what, const px_review *a, const px_review *b)
 {
-    SAME_STR(what, decision, a, b);
-    SAME_STR(what, note, a, b);
-    SAME_STR(what, by, a, b);
-    SAME_STR(what, at, a, b);
-    SAME_STR(what, note_by, a, b);
-    SAME_STR(what, note_at, a, b);
-    SAME_STR(what, env, a, b);
-    SAME_STR(what, results, a, b);
+#define SAME_REVIEW_FIELD(e, m, k) SAME_STR(what, m, a, b);
+    PX_REVIEW_RECORD(SAME_REVIEW_FIELD)
+#undef SAME_REVIEW_FIELD
 }
 
 /* Example ia of a is example ib of b: its fingerprint (id, kind, text,
