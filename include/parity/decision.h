@@ -52,8 +52,9 @@ extern const px_decision_info px_decision_table[PX_DEC_COUNT];
  * A new field needs a hand only where its meaning matters: a check in the
  * fixture's reader (as results_sha256 and decision have), the journal's
  * line version (its fields are counted: journal.c), the review screen's
- * mark (px_mark, include/parity/review.h), and the Markdown/HTML story
- * and the text report, which show chosen fields, not all of them. */
+ * mark (px_mark, include/parity/review.h), what decide fills in (the note's
+ * author: cmd_decide.c), the Markdown/HTML story and the text report,
+ * which show chosen fields, not all of them, and parity-fixture(5). */
 #define PX_REVIEW_RECORD(X)               \
     X(DECISION, decision, "decision")     \
     X(NOTE, note, "note")                 \
