@@ -590,7 +590,7 @@ Test(report, decisions_waiting_in_the_journal_are_pending, .init = init, .timeou
     cr_assert_not_null(realpath(DEMO_RESULTS, res));
     char journal[4200];
     journal_path(fx, journal, sizeof journal);
-    px_decision d = {"bouldering", "flag", "looks thin", "sam", "2026-12-03T09:00:00Z", NULL, NULL, NULL, NULL};
+    px_decision d = {"bouldering", {"flag", "looks thin", "sam", "2026-12-03T09:00:00Z", NULL, NULL, NULL, NULL}};
     px_error err = {0};
     cr_assert_eq(journal_append(journal, &d, &err), 0, "%s", err.msg);
     cmd_result r = tl_run((const char *[]){"parity", "report", fx, "--results", res, "-f", "md", NULL});

@@ -26,3 +26,32 @@ Test(decision, one_table_names_symbols_and_what_settles)
     cr_expect(px_decision_table[PX_DEC_ACCEPT].settles && px_decision_table[PX_DEC_UNSUPPORTED].settles);
     cr_expect(!px_decision_table[PX_DEC_FLAG].settles && !px_decision_table[PX_DEC_NEEDS_RULE].settles);
 }
+
+/* The review record's one table: each field is read and set by its index,
+ * under the key the fixture writes, in the order every writer uses. */
+Test(decision, review_record_fields_by_index_and_key)
+{
+    static const char *const keys[] = {"decision", "note", "by", "at", "note_by", "note_at", "env", "results_sha256"};
+    cr_assert_eq(PX_REVIEW_FIELDS, sizeof keys / sizeof *keys);
+    for (int i = 0; i < PX_REVIEW_FIELDS; i++)
+        cr_expect_str_eq(px_review_keys[i], keys[i]);
+    cr_expect_null(px_review_keys[PX_REVIEW_FIELDS], "the keys end in NULL (an allowed-keys list)");
+
+    px_review r = {0};
+    cr_expect(review_empty(&r));
+    for (int i = 0; i < PX_REVIEW_FIELDS; i++) {
+        cr_assert_not_null(review_slot(&r, i));
+        *review_slot(&r, i) = strdup(keys[i]);
+    }
+    cr_expect(!review_empty(&r));
+    cr_expect_str_eq(r.decision, "decision");
+    cr_expect_str_eq(r.note_at, "note_at");
+    cr_expect_str_eq(r.results, "results_sha256");
+    for (int i = 0; i < PX_REVIEW_FIELDS; i++)
+        cr_expect_str_eq(review_field(&r, i), keys[i]);
+    cr_expect_null(review_field(&r, -1));
+    cr_expect_null(review_field(&r, PX_REVIEW_FIELDS));
+    cr_expect_null(review_slot(&r, PX_REVIEW_FIELDS));
+    review_clear(&r); /* frees what it owns: the sanitizer run sees a leak otherwise */
+    cr_expect(review_empty(&r));
+}

@@ -11,7 +11,7 @@
 
 static px_decision decision(const char *id, const char *d, const char *note)
 {
-    return (px_decision){id, d, note, "sam", "2026-12-03T10:00:00Z", NULL, NULL, NULL, NULL};
+    return (px_decision){id, {d, note, "sam", "2026-12-03T10:00:00Z", NULL, NULL, NULL, NULL}};
 }
 
 Test(journal, a_torn_line_is_cut_before_the_next_decision)
@@ -35,7 +35,7 @@ Test(journal, a_torn_line_is_cut_before_the_next_decision)
     cr_assert_eq(j.n, 2);
     cr_expect_str_eq(j.d[0].id, "e1");
     cr_expect_str_eq(j.d[1].id, "e2");
-    cr_expect_str_eq(j.d[1].note, "second");
+    cr_expect_str_eq(j.d[1].review.note, "second");
     journal_free(&j);
     /* Only a torn line: the append starts the file afresh. */
     tl_write(path, "parity-journal 2\te");

@@ -180,10 +180,10 @@ static void last_journaled(const ctx *c, const char *id, const char *decision, c
     cr_assert_gt(j.n, 0, "the journal is empty");
     const px_decision *d = &j.d[j.n - 1];
     str_or_null_eq(d->id, id, "journaled id");
-    str_or_null_eq(d->decision, decision, "journaled decision");
-    str_or_null_eq(d->note, note, "journaled note");
-    str_or_null_eq(d->by, by, "journaled by");
-    str_or_null_eq(d->at, at, "journaled at");
+    str_or_null_eq(d->review.decision, decision, "journaled decision");
+    str_or_null_eq(d->review.note, note, "journaled note");
+    str_or_null_eq(d->review.by, by, "journaled by");
+    str_or_null_eq(d->review.at, at, "journaled at");
     journal_free(&j);
 }
 
@@ -798,7 +798,7 @@ Test(review, a_read_only_session_refuses_decisions)
 static void append(ctx *c, const char *id, const char *decision, const char *note, const char *by, const char *at)
 {
     px_error err = {0};
-    px_decision d = {id, decision, note, by, at, NULL, NULL, NULL, NULL};
+    px_decision d = {id, {decision, note, by, at, NULL, NULL, NULL, NULL}};
     cr_assert_eq(journal_append(c->store.journal, &d, &err), 0, "%s", err.msg);
 }
 

@@ -103,8 +103,8 @@ typedef struct decisions {
 static void decisions_free(decisions *ds)
 {
     for (size_t i = 0; i < ds->n; i++) {
-        free((char *)ds->d[i].id), free((char *)ds->d[i].decision), free((char *)ds->d[i].note);
-        free((char *)ds->d[i].by), free((char *)ds->d[i].at);
+        free((char *)ds->d[i].id), free((char *)ds->d[i].review.decision), free((char *)ds->d[i].review.note);
+        free((char *)ds->d[i].review.by), free((char *)ds->d[i].review.at);
     }
     ds->n = 0;
 }
@@ -135,11 +135,11 @@ static int decisions_parse(const char *text, decisions *ds, char *why, size_t wh
             }
             px_decision *d = &ds->d[ds->n++];
             d->id = unescape(f[0], fl[0]);
-            d->decision = unescape(f[1], fl[1]);
-            d->note = unescape(f[2], fl[2]);
-            d->by = unescape(f[3], fl[3]);
-            d->at = unescape(f[4], fl[4]);
-            if (!d->id || !d->decision) {
+            d->review.decision = unescape(f[1], fl[1]);
+            d->review.note = unescape(f[2], fl[2]);
+            d->review.by = unescape(f[3], fl[3]);
+            d->review.at = unescape(f[4], fl[4]);
+            if (!d->id || !d->review.decision) {
                 snprintf(why, why_n, "line %d: id and decision cannot be '-'", lineno);
                 return -1;
             }
@@ -344,14 +344,14 @@ Test(yamledit, unknown_id_is_a_usage_error)
     px_error err;
     char *out;
     const char *t = "examples:\n  - id: a\n    text: t\n";
-    int rc = apply1(t, (px_decision){"nope", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
+    int rc = apply1(t, (px_decision){"nope", {"accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_str_eq(err.file, "f.yaml");
     cr_expect(strstr(err.msg, "nope") != NULL, "message names the id: %s", err.msg);
     cr_expect_null(out);
     /* No examples list at all: also an unknown id. */
-    rc = apply1("parity: 1\n", (px_decision){"a", "flag", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
+    rc = apply1("parity: 1\n", (px_decision){"a", {"flag", NULL, NULL, NULL, NULL, NULL, NULL, NULL}}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_null(out);
@@ -362,7 +362,7 @@ Test(yamledit, review_scalar_is_located)
     px_error err;
     char *out;
     const char *t = "# c\nexamples:\n  - id: a\n    text: t\n    review: accepted   # not a mapping\n";
-    int rc = apply1(t, (px_decision){"a", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
+    int rc = apply1(t, (px_decision){"a", {"accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 5, "line %d", err.line);
@@ -376,7 +376,7 @@ Test(yamledit, review_sequence_is_located)
     char *out;
     /* Block sequence: the node starts at its first '-'. */
     const char *t = "examples:\n  - id: a\n    review:\n      - accept\n      - flag\n";
-    int rc = apply1(t, (px_decision){"a", "flag", "n", NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
+    int rc = apply1(t, (px_decision){"a", {"flag", "n", NULL, NULL, NULL, NULL, NULL, NULL}}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 4, "line %d", err.line);
@@ -384,7 +384,7 @@ Test(yamledit, review_sequence_is_located)
     cr_expect_null(out);
     /* Flow sequence, after multibyte text on the same line: col counts characters. */
     t = "examples:\n  - {id: é, review: [accept]}\n";
-    rc = apply1(t, (px_decision){"é", "flag", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
+    rc = apply1(t, (px_decision){"é", {"flag", NULL, NULL, NULL, NULL, NULL, NULL, NULL}}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 2, "line %d", err.line);
@@ -397,7 +397,7 @@ Test(yamledit, note_mapping_is_located)
     px_error err;
     char *out;
     const char *t = "examples:\n  - id: a\n    review:\n      decision: flag\n      note: {text: x}\n";
-    int rc = apply1(t, (px_decision){"a", "accept", "plain", NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
+    int rc = apply1(t, (px_decision){"a", {"accept", "plain", NULL, NULL, NULL, NULL, NULL, NULL}}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 5, "line %d", err.line);
@@ -405,14 +405,14 @@ Test(yamledit, note_mapping_is_located)
     cr_expect(strstr(err.msg, "note") != NULL, "message names the field: %s", err.msg);
     cr_expect_null(out);
     /* Leaving the note alone is fine: only the fields written must be scalars. */
-    rc = apply1(t, (px_decision){"a", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
+    rc = apply1(t, (px_decision){"a", {"accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}}, &err, &out);
     cr_expect_eq(rc, 0, "leaving a mapping note alone: %s", err.msg);
     if (out)
         cr_expect_str_eq(out, "examples:\n  - id: a\n    review:\n      decision: accept\n      note: {text: x}\n");
     free(out);
     /* A block mapping as `by` is located at its first key. */
     t = "examples:\n  - id: a\n    review:\n      by:\n        name: x\n";
-    rc = apply1(t, (px_decision){"a", "accept", NULL, "y", NULL, NULL, NULL, NULL, NULL}, &err, &out);
+    rc = apply1(t, (px_decision){"a", {"accept", NULL, "y", NULL, NULL, NULL, NULL, NULL}}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 5, "line %d", err.line);
@@ -428,7 +428,7 @@ Test(yamledit, aliased_review_value_is_refused_and_located)
     char *out;
     const char *t = "reviewers:\n  - &lee lee\nexamples:\n  - id: a\n    text: t\n    review:\n"
                     "      decision: flag\n      by: *lee\n";
-    int rc = apply1(t, (px_decision){"a", "accept", NULL, "mo", NULL, NULL, NULL, NULL, NULL}, &err, &out);
+    int rc = apply1(t, (px_decision){"a", {"accept", NULL, "mo", NULL, NULL, NULL, NULL, NULL}}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 8, "line %d", err.line);
@@ -436,7 +436,7 @@ Test(yamledit, aliased_review_value_is_refused_and_located)
     cr_expect(strstr(err.msg, "alias") != NULL, "%s", err.msg);
     cr_expect_null(out);
     /* Not writing the aliased field is fine, and the alias stays. */
-    rc = apply1(t, (px_decision){"a", "accept", "n", NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
+    rc = apply1(t, (px_decision){"a", {"accept", "n", NULL, NULL, NULL, NULL, NULL, NULL}}, &err, &out);
     cr_expect_eq(rc, 0, "%s", err.msg);
     if (out)
         cr_expect_str_eq(out, "reviewers:\n  - &lee lee\nexamples:\n  - id: a\n    text: t\n    review:\n"
@@ -444,7 +444,7 @@ Test(yamledit, aliased_review_value_is_refused_and_located)
     free(out);
     /* The whole review an alias. */
     t = "shared: &rev {decision: flag}\nexamples:\n  - {id: a, review: *rev}\n";
-    rc = apply1(t, (px_decision){"a", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
+    rc = apply1(t, (px_decision){"a", {"accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect_eq(err.line, 3, "line %d", err.line);
@@ -459,7 +459,7 @@ Test(yamledit, text_that_is_not_yaml)
     const char *bad[] = {"examples: [unclosed\n", "examples:\n  - id: a\n   text: [\n", "\"unterminated\n",
                          "key: value\n  bad indent: here\n", ""};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        int rc = apply1(bad[i], (px_decision){"a", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
+        int rc = apply1(bad[i], (px_decision){"a", {"accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}}, &err, &out);
         cr_expect_neq(rc, 0, "case %zu accepted", i);
         cr_expect_eq(err.code, PX_EXIT_USAGE, "case %zu: code %d", i, err.code);
         cr_expect_null(out, "case %zu", i);
@@ -470,7 +470,7 @@ Test(yamledit, bad_decision_word)
 {
     px_error err;
     char *out;
-    int rc = apply1("examples:\n  - id: a\n", (px_decision){"a", "maybe", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, &err, &out);
+    int rc = apply1("examples:\n  - id: a\n", (px_decision){"a", {"maybe", NULL, NULL, NULL, NULL, NULL, NULL, NULL}}, &err, &out);
     cr_assert_neq(rc, 0);
     cr_expect_eq(err.code, PX_EXIT_USAGE);
     cr_expect(strstr(err.msg, "maybe") != NULL, "%s", err.msg);
@@ -485,7 +485,7 @@ Test(yamledit, error_in_a_later_decision_leaves_nothing)
 {
     px_error err = {0};
     const char *t = "examples:\n  - id: a\n    text: t\n";
-    px_decision d[2] = {{"a", "accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}, {"missing", "flag", NULL, NULL, NULL, NULL, NULL, NULL, NULL}};
+    px_decision d[2] = {{"a", {"accept", NULL, NULL, NULL, NULL, NULL, NULL, NULL}}, {"missing", {"flag", NULL, NULL, NULL, NULL, NULL, NULL, NULL}}};
     char *out = NULL;
     size_t out_n = 0;
     int rc = splice_apply("f.yaml", t, strlen(t), d, 2, &out, &out_n, &err);
@@ -521,7 +521,7 @@ Test(yamledit, many_anchors_and_aliases)
     for (int i = 0; i < 100; i += 9)
         fprintf(o, "  - id: e%d\n    text: *a%d\n    alt: *a%d\n    why: plain\n", i, i, 99 - i);
     fclose(o);
-    px_decision d[1] = {{"e0", "accept", "n", NULL, NULL, NULL, NULL, NULL, NULL}};
+    px_decision d[1] = {{"e0", {"accept", "n", NULL, NULL, NULL, NULL, NULL, NULL}}};
     char *out = NULL;
     size_t out_n = 0;
     px_error err = {0};
@@ -581,13 +581,13 @@ static int vcheck(const char *new_text, px_decision d)
     return rc;
 }
 
-#define DEC_A(word) ((px_decision){"a", word, NULL, NULL, NULL, NULL, NULL, NULL, NULL})
+#define DEC_A(word) ((px_decision){"a", {word, NULL, NULL, NULL, NULL, NULL, NULL, NULL}})
 
 /* What the splice writes verifies, and so does any change that reads the
  * same (comments, blank lines, layout); everything else is refused. */
 Test(yamledit, verify_accepts_the_decision_and_refuses_any_other_change)
 {
-    px_decision d = {"a", "accept", "a note", NULL, NULL, NULL, NULL, NULL, NULL};
+    px_decision d = {"a", {"accept", "a note", NULL, NULL, NULL, NULL, NULL, NULL}};
     char *out = NULL;
     size_t out_n = 0;
     px_error err = {0};
@@ -698,10 +698,10 @@ Test(yamledit, example_given_by_an_alias)
 Test(yamledit, several_decisions_equal_one_at_a_time)
 {
     px_decision d[4] = {
-        {"b", "defect", "n1", "x", NULL, NULL, NULL, NULL, NULL},
-        {"a", "accept", NULL, NULL, "2026-01-01", NULL, NULL, NULL, NULL},
-        {"b", "clear", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-        {"b", "flag", "n2", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"b", {"defect", "n1", "x", NULL, NULL, NULL, NULL, NULL}},
+        {"a", {"accept", NULL, NULL, "2026-01-01", NULL, NULL, NULL, NULL}},
+        {"b", {"clear", NULL, NULL, NULL, NULL, NULL, NULL, NULL}},
+        {"b", {"flag", "n2", NULL, NULL, NULL, NULL, NULL, NULL}},
     };
     char *all = NULL, *cur = strdup(VBASE);
     size_t all_n = 0, cur_n = strlen(VBASE);
@@ -1110,9 +1110,9 @@ static void show_case(int k, const gfix *g, const px_decision *d, size_t nd, con
             k, why, k, v);
     free(v);
     for (size_t i = 0; i < nd; i++) {
-        char *n = d[i].note ? visible(d[i].note, strlen(d[i].note), &vn) : NULL;
-        fprintf(stderr, "   %s %s note=%s by=%s at=%s\n", d[i].id, d[i].decision, n ? n : "-", d[i].by ? d[i].by : "-",
-                d[i].at ? d[i].at : "-");
+        char *n = d[i].review.note ? visible(d[i].review.note, strlen(d[i].review.note), &vn) : NULL;
+        fprintf(stderr, "   %s %s note=%s by=%s at=%s\n", d[i].id, d[i].review.decision, n ? n : "-", d[i].review.by ? d[i].review.by : "-",
+                d[i].review.at ? d[i].review.at : "-");
         free(n);
     }
     if (out) {
@@ -1136,15 +1136,15 @@ Test(yamledit, property_only_reviews_change, .timeout = 120)
         size_t nd = 1 + (size_t)rn(3);
         for (size_t i = 0; i < nd; i++) {
             gex *e = &g.ex[rn(g.n)];
-            d[i] = (px_decision){e->id, chance(15) ? "clear" : PICK(WORDS), chance(50) ? PICK(NEW_NOTES) : NULL,
-                                 chance(40) ? PICK(NEW_BY) : NULL, chance(30) ? PICK(NEW_AT) : NULL, NULL, NULL, NULL, NULL};
-            if (!strcmp(d[i].decision, "clear")) {
+            d[i] = (px_decision){e->id, {chance(15) ? "clear" : PICK(WORDS), chance(50) ? PICK(NEW_NOTES) : NULL,
+                                 chance(40) ? PICK(NEW_BY) : NULL, chance(30) ? PICK(NEW_AT) : NULL, NULL, NULL, NULL, NULL}};
+            if (!strcmp(d[i].review.decision, "clear")) {
                 e->has = 0;
                 for (int f = 0; f < 4; f++)
                     set_val(e, f, NULL);
             } else {
                 e->has = 1;
-                const char *v[4] = {d[i].decision, d[i].note, d[i].by, d[i].at};
+                const char *v[4] = {d[i].review.decision, d[i].review.note, d[i].review.by, d[i].review.at};
                 for (int f = 0; f < 4; f++)
                     if (v[f])
                         set_val(e, f, v[f]);
@@ -1214,7 +1214,7 @@ Test(yamledit, fuzz_regressions_end, .timeout = 20)
         char *nl = strchr(text, '\n');
         cr_assert_not_null(nl);
         *nl = '\0';
-        px_decision d = {text, "accept", NULL, "fuzzer", "2026-12-02T00:00:00Z", NULL, NULL, NULL, NULL};
+        px_decision d = {text, {"accept", NULL, "fuzzer", "2026-12-02T00:00:00Z", NULL, NULL, NULL, NULL}};
         px_error err = {0};
         char *out = NULL;
         size_t out_n = 0;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "parity/decision.h"
 #include "parity/error.h"
 #include "parity/hash.h"
 
@@ -143,18 +144,10 @@ typedef struct px_expect {
     px_loc loc;
 } px_expect;
 
-/* A reviewer's decision on an example: who decided and when; the note and
- * its own author; what it was made on (an environment, the hash of that
- * environment's results for the example: results_example_sha256). */
 /* The note `parity init --propose` writes beside the reference's label,
  * with decision flag: a proposal until a reviewer decides (lint lists every
  * example that still carries it). */
 #define PX_PROPOSAL_NOTE "proposed from the reference run: confirm"
-
-typedef struct px_review {
-    char *decision, *note, *by, *at;
-    char *note_by, *note_at, *env, *results;
-} px_review;
 
 typedef struct px_example {
     char *id;
@@ -164,7 +157,7 @@ typedef struct px_example {
     px_expect expect;
     px_tolerance tol;   /* the example's own logits tolerance (present=0: the contract's) */
     char *why;
-    px_review review;
+    px_review review;   /* the reviewer's record (include/parity/decision.h): owned */
     px_loc loc, text_loc;
 } px_example;
 

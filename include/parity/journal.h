@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "parity/error.h"
-#include "parity/splice.h"
+#include "parity/decision.h"
 
 typedef struct px_journal {
     px_decision *d; /* strings owned by the journal */

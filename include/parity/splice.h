@@ -18,29 +18,11 @@
 
 #include <stddef.h>
 
+#include "parity/decision.h"
 #include "parity/error.h"
 
-/* A review's keys, in the order they are written. A note keeps its own
- * author (note_by, note_at), so a later decision by someone else does not
- * sign it; env and results_sha256 say what the decision was made on (the
- * environment shown and the hash of its results for the example). */
-#define PX_REVIEW_FIELDS 8
-extern const char *const px_review_keys[PX_REVIEW_FIELDS];
-
-typedef struct px_decision {
-    const char *id;
-    const char *decision; /* accept defect unsupported needs-rule flag, or clear */
-    const char *note;     /* NULL: leave as is (as for every field below) */
-    const char *by;
-    const char *at;
-    const char *note_by;  /* who wrote the note, and when */
-    const char *note_at;
-    const char *env;      /* the environment the decision was made on */
-    const char *results;  /* results_sha256: what that environment's results were */
-} px_decision;
-
-/* Field i of a decision (px_review_keys order); i 0 is the decision. */
-const char *decision_field(const px_decision *d, int i);
+/* A decision (px_decision) writes the review fields it names, in the
+ * review record's order (PX_REVIEW_RECORD, include/parity/decision.h). */
 
 /* 1 when d is a decision word decide accepts (clear included). */
 int splice_is_decision(const char *d);

@@ -52,8 +52,8 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
     if ((id == PX_OPT_DECISION || id == PX_OPT_NOTE) && a->n == 0)
         return cli_usage_error(c, "--%s needs an example id before it", o->long_name);
     switch (id) {
-    case PX_OPT_DECISION: a->d[a->n - 1].decision = v; break;
-    case PX_OPT_NOTE: a->d[a->n - 1].note = v; break;
+    case PX_OPT_DECISION: a->d[a->n - 1].review.decision = v; break;
+    case PX_OPT_NOTE: a->d[a->n - 1].review.note = v; break;
     case PX_OPT_REVIEWER: a->reviewer = v; break;
     case PX_OPT_ENV: a->env = v; break;
     case PX_OPT_RESULTS: a->results = v; break;
@@ -84,7 +84,7 @@ static int parse(int argc, char **argv, decide_args *a)
         return cli_usage_error(c, "--recover applies the journal as it was recorded; give no --env, --results or "
                                   "--reviewer");
     for (size_t i = 0; i < a->n; i++)
-        if (!a->d[i].decision)
+        if (!a->d[i].review.decision)
             return cli_usage_error(c, "example '%s' has no --decision", a->d[i].id);
     return CLI_PARSED;
 }
@@ -94,8 +94,8 @@ static void stamp(decide_args *a, char *at, size_t size)
     writeback_now(at, size);
     const char *by = a->reviewer ? a->reviewer : getenv("USER");
     for (size_t i = 0; i < a->n; i++) {
-        a->d[i].at = at;
-        a->d[i].by = by && *by ? by : "unknown";
+        a->d[i].review.at = at;
+        a->d[i].review.by = by && *by ? by : "unknown";
     }
 }
 
@@ -116,7 +116,7 @@ static int made_on(decide_args *a, const px_fixture *f, px_error *err)
     else if (r && !e)
         rc = px_error_set(err, PX_ERR_NOT_FOUND, a->results, 0, 0, "holds no environment '%s'", a->env);
     for (size_t i = 0; !rc && i < a->n; i++) {
-        a->d[i].env = a->env;
+        a->d[i].review.env = a->env;
         long k = fixture_example_index(f, a->d[i].id);
         if (!e || k < 0)
             continue;
@@ -125,7 +125,7 @@ static int made_on(decide_args *a, const px_fixture *f, px_error *err)
             rc = px_error_set(err, PX_ERR_NOT_FOUND, a->results, 0, 0, "environment '%s' has no result for '%s'", a->env,
                               a->d[i].id);
         results_example_sha256(e, x, a->d[i].id, a->hashes[i]);
-        a->d[i].results = a->hashes[i];
+        a->d[i].review.results = a->hashes[i];
     }
     results_free(r);
     return rc;
@@ -142,6 +142,7 @@ static void complete(decide_args *a, const px_fixture *f)
     a->n_full = 0;
     for (size_t i = 0; i < a->n; i++) {
         px_decision *d = &a->d[i];
+        px_review *r = &d->review;
         long k = fixture_example_index(f, d->id);
         const px_review *old = k >= 0 ? &f->examples[k].review : NULL;
         /* An earlier decision in this same command is the old review. */
@@ -149,28 +150,26 @@ static void complete(decide_args *a, const px_fixture *f)
         for (size_t j = 0; j < i; j++)
             if (!strcmp(a->d[j].id, d->id))
                 prev = &a->d[j];
-        const char *o_note = prev ? prev->note : old ? old->note : NULL;
-        const char *o_by = prev ? prev->by : old ? old->by : NULL, *o_at = prev ? prev->at : old ? old->at : NULL;
-        const char *o_nby = prev ? prev->note_by : old ? old->note_by : NULL;
-        const char *o_nat = prev ? prev->note_at : old ? old->note_at : NULL;
-        if (decision_kind(d->decision) != PX_DEC_CLEAR) {
-            if (d->note)
-                d->note_by = d->by, d->note_at = d->at;
+        const px_review *was = prev ? &prev->review : old;
+        const char *o_note = was ? was->note : NULL;
+        const char *o_by = was ? was->by : NULL, *o_at = was ? was->at : NULL;
+        const char *o_nby = was ? was->note_by : NULL;
+        const char *o_nat = was ? was->note_at : NULL;
+        if (decision_kind(r->decision) != PX_DEC_CLEAR) {
+            if (r->note)
+                r->note_by = r->by, r->note_at = r->at;
             else if (o_note)
-                d->note = o_note, d->note_by = o_nby ? o_nby : o_by, d->note_at = o_nby ? o_nat : o_at;
+                r->note = o_note, r->note_by = o_nby ? o_nby : o_by, r->note_at = o_nby ? o_nat : o_at;
         }
         int drops = 0;
-        if (!prev && old && decision_kind(d->decision) != PX_DEC_CLEAR) {
-            const char *had[PX_REVIEW_FIELDS] = {old->decision, old->note,    old->by,  old->at,
-                                                 old->note_by,  old->note_at, old->env, old->results};
+        if (!prev && old && decision_kind(r->decision) != PX_DEC_CLEAR)
             for (int fi = 0; fi < PX_REVIEW_FIELDS; fi++)
-                drops |= had[fi] && !decision_field(d, fi);
-        }
-        if (prev && decision_kind(d->decision) != PX_DEC_CLEAR)
+                drops |= review_field(old, fi) && !review_field(r, fi);
+        if (prev && decision_kind(r->decision) != PX_DEC_CLEAR)
             drops = 1; /* simplest: the earlier one's keys are all rewritten */
         if (drops)
             a->full[a->n_full++] =
-                (px_decision){.id = d->id, .decision = px_decision_table[PX_DEC_CLEAR].name};
+                (px_decision){.id = d->id, .review.decision = px_decision_table[PX_DEC_CLEAR].name};
         a->full[a->n_full++] = *d;
     }
 }
@@ -228,8 +227,8 @@ int cmd_decide(int argc, char **argv)
         for (size_t i = 0; !rc && !a.recover && i < n; i++) {
             if (journal_append(s.journal, &d[i], &err))
                 rc = cli_error(&err);
-            else if (decision_kind(d[i].decision) != PX_DEC_CLEAR || i + 1 == n || strcmp(d[i + 1].id, d[i].id))
-                printf("recorded: %s %s\n", d[i].id, d[i].decision);
+            else if (decision_kind(d[i].review.decision) != PX_DEC_CLEAR || i + 1 == n || strcmp(d[i + 1].id, d[i].id))
+                printf("recorded: %s %s\n", d[i].id, d[i].review.decision);
         }
         fixture_free(f);
         fflush(stdout);

@@ -172,26 +172,11 @@ static void write_example(FILE *o, const char *id, const char *kind, const char 
         fprintf(o, "    # why: what this example stands for, and what a change in it would mean\n");
 }
 
-/* The fixture's text (malloc'd in *out), with the reference's proposals
- * when props is not NULL (one per example, in order). */
-static int fixture_text(const init_args *a, const proposal *props, char **out, size_t *out_len, px_error *err)
+/* The label list as a YAML flow list (malloc'd), each label quoted as
+ * needed; the loader checks it (duplicates, empty) with the rest. */
+static char *labels_flow(const char *list)
 {
-    char model_sha[PX_SHA256_HEX], tok_sha[PX_SHA256_HEX];
-    const char *tok_file = a->vocab ? a->vocab : a->tokenizer;
-    char *model = path_from(a->dir, a->model, err), *tok = model ? path_from(a->dir, tok_file, err) : NULL;
-    if (!model || !tok || sha_of(a->model, model_sha, err) || sha_of(tok_file, tok_sha, err)) {
-        free(model), free(tok);
-        return -1;
-    }
-    size_t n_texts = 0;
-    char **texts = a->texts ? read_texts(a->texts, &n_texts, err) : NULL;
-    if (a->texts && !texts && err->code) {
-        free(model), free(tok);
-        return -1;
-    }
-    /* The label list as a YAML flow list, each label quoted as needed; the
-     * loader checks it (duplicates, empty) with the rest below. */
-    char *labels = strdup(a->labels), *flow = NULL;
+    char *labels = strdup(list), *flow = NULL;
     size_t flow_len = 0, n_labels = 0;
     FILE *fl = open_memstream(&flow, &flow_len);
     fputc('[', fl);
@@ -204,13 +189,32 @@ static int fixture_text(const init_args *a, const proposal *props, char **out, s
     fputc(']', fl);
     fclose(fl);
     free(labels);
-    char *text = NULL, now[32];
-    size_t len = 0;
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    FILE *f = open_memstream(&text, &len);
+    return flow;
+}
+
+/* What the fixture pins: the model and the tokenizer file, as the fixture
+ * refers to them, with their hashes. */
+typedef struct pins {
+    char *model, *tok; /* malloc'd */
+    char model_sha[PX_SHA256_HEX], tok_sha[PX_SHA256_HEX];
+} pins;
+
+static int pins_read(const init_args *a, pins *p, px_error *err)
+{
+    const char *tok_file = a->vocab ? a->vocab : a->tokenizer;
+    p->model = path_from(a->dir, a->model, err);
+    p->tok = p->model ? path_from(a->dir, tok_file, err) : NULL;
+    if (!p->model || !p->tok || sha_of(a->model, p->model_sha, err) || sha_of(tok_file, p->tok_sha, err)) {
+        free(p->model), free(p->tok);
+        return -1;
+    }
+    return 0;
+}
+
+/* The head comment, the contract and the two environments every first
+ * fixture starts with. */
+static void write_contract(FILE *f, const init_args *a, const pins *p, const char *flow)
+{
     fprintf(f, "# Written by `parity init`. Read it through, then:\n"
                "#   parity lint fixture.yaml      names what is still to write (whys, expectations)\n"
                "#   parity run fixture.yaml       runs the reference and the twin\n"
@@ -218,21 +222,21 @@ static int fixture_text(const init_args *a, const proposal *props, char **out, s
                "parity: 1\n\ncontract:\n"
                "  task: say in one sentence what the model is for\n"
                "  model:\n    path: ");
-    emit_yaml_string(f, model);
+    emit_yaml_string(f, p->model);
     fprintf(f, "\n    sha256: \"%s\"\n    inputs: [input_ids, attention_mask]\n    output: logits\n"
                "  input:\n    clean:   # keep the rules your task needs, remove the others\n"
                "      - {pattern: '\\s+', replace: ' ', why: collapse white space and line breaks from copy-paste}\n"
                "      - {pattern: '^ | $', replace: '', why: leading or trailing space carries no meaning}\n"
                "    tokenizer:\n",
-            model_sha);
+            p->model_sha);
     if (a->vocab) {
         fprintf(f, "      kind: wordpiece\n      vocab: ");
-        emit_yaml_string(f, tok);
-        fprintf(f, "\n      sha256: \"%s\"\n      lowercase: %s\n", tok_sha, a->cased ? "false" : "true");
+        emit_yaml_string(f, p->tok);
+        fprintf(f, "\n      sha256: \"%s\"\n      lowercase: %s\n", p->tok_sha, a->cased ? "false" : "true");
     } else {
         fprintf(f, "      kind: huggingface\n      file: ");
-        emit_yaml_string(f, tok);
-        fprintf(f, "\n      sha256: \"%s\"\n", tok_sha);
+        emit_yaml_string(f, p->tok);
+        fprintf(f, "\n      sha256: \"%s\"\n", p->tok_sha);
     }
     fprintf(f, "    max_tokens: 512   # what the model takes, [CLS] and [SEP] included; longer is rejected, never cut\n"
                "    empty: reject\n"
@@ -251,28 +255,59 @@ static int fixture_text(const init_args *a, const proposal *props, char **out, s
                "    note: a CPU twin of bfloat16 numerics, not an accelerator\n\n"
                "examples:\n",
             flow);
+}
+
+/* One example a text (--texts), else one of each kind to fill in. */
+static void write_examples(FILE *f, char **texts, size_t n_texts, const char *flow, const proposal *props,
+                           const char *now)
+{
     if (texts) {
         for (size_t i = 0; i < n_texts; i++) {
             char id[32];
             snprintf(id, sizeof id, "example-%zu", i + 1);
             write_example(f, id, "normal", texts[i], flow, NULL, props ? &props[i] : NULL, now);
         }
-    } else {
-        static const char *const kinds[][3] = {
-            {"normal", "an ordinary text of the task", NULL},
-            {"short", "two words", "few words give little evidence: precision shows first on thin margins"},
-            {"long", "a long text near max_tokens, as long as real inputs get",
-             "attention over many tokens accumulates rounding"},
-            {"reject", "   ", "empty after cleaning: must be rejected, never classified"},
-            {"ambiguous", "a text a person could label two ways", NULL},
-        };
-        for (size_t i = 0; i < 5; i++)
-            write_example(f, kinds[i][0], kinds[i][0], kinds[i][1], flow, kinds[i][2], props ? &props[i] : NULL, now);
+        return;
     }
+    static const char *const kinds[][3] = {
+        {"normal", "an ordinary text of the task", NULL},
+        {"short", "two words", "few words give little evidence: precision shows first on thin margins"},
+        {"long", "a long text near max_tokens, as long as real inputs get",
+         "attention over many tokens accumulates rounding"},
+        {"reject", "   ", "empty after cleaning: must be rejected, never classified"},
+        {"ambiguous", "a text a person could label two ways", NULL},
+    };
+    for (size_t i = 0; i < 5; i++)
+        write_example(f, kinds[i][0], kinds[i][0], kinds[i][1], flow, kinds[i][2], props ? &props[i] : NULL, now);
+}
+
+/* The fixture's text (malloc'd in *out), with the reference's proposals
+ * when props is not NULL (one per example, in order). */
+static int fixture_text(const init_args *a, const proposal *props, char **out, size_t *out_len, px_error *err)
+{
+    pins p;
+    if (pins_read(a, &p, err))
+        return -1;
+    size_t n_texts = 0;
+    char **texts = a->texts ? read_texts(a->texts, &n_texts, err) : NULL;
+    if (a->texts && !texts && err->code) {
+        free(p.model), free(p.tok);
+        return -1;
+    }
+    char *flow = labels_flow(a->labels);
+    char *text = NULL, now[32];
+    size_t len = 0;
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    FILE *f = open_memstream(&text, &len);
+    write_contract(f, a, &p, flow);
+    write_examples(f, texts, n_texts, flow, props, now);
     for (size_t i = 0; i < n_texts; i++)
         free(texts[i]);
     free(texts);
-    free(flow), free(model), free(tok);
+    free(flow), free(p.model), free(p.tok);
     if (fclose(f)) {
         free(text);
         return px_error_oom(err, NULL);

@@ -443,19 +443,12 @@ static int load_train(ctx *c, yaml_node_t *contract)
     return 0;
 }
 
-/* contract.generate: a generator's output settings (fixture.h). */
-static int load_generate(ctx *c, yaml_node_t *contract)
+/* What the rest of a generator's contract must (not) say: no training,
+ * no padding, a chars tokenizer, no compare of logits or decisions, and
+ * its generate: settings (n). */
+static int generator_contract(ctx *c, yaml_node_t *contract, yaml_node_t *n)
 {
-    static const char *const keys[] = {"decoding", "temperature", "top_k", "seed", "max_new_tokens", "stop", NULL};
-    static const char *const what = "contract.generate";
     px_fixture *f = c->f;
-    px_generate *g = &f->gen;
-    yaml_node_t *n = get(c, contract, "generate");
-    if (f->kind != PX_MODEL_GENERATOR) {
-        if (n)
-            return fail_at(c, n, "contract.generate is for a generator (contract.model.kind: generator)%s%s", "", "");
-        return 0;
-    }
     if (get(c, contract, "train"))
         return fail_at(c, get(c, contract, "train"), "contract.train is for a classifier (cross-entropy on labels)%s%s",
                        "", "");
@@ -478,6 +471,77 @@ static int load_generate(ctx *c, yaml_node_t *contract)
                        "a generator needs its output settings: contract.generate: {decoding: greedy, "
                        "max_new_tokens: N}%s%s",
                        "", "");
+    return 0;
+}
+
+/* temperature, top_k and seed: all three for sample, none for greedy. */
+static int load_sampling(ctx *c, yaml_node_t *n, px_generate *g)
+{
+    static const char *const what = "contract.generate";
+    static const char *const sampling[] = {"temperature", "top_k", "seed", NULL};
+    for (const char *const *k = sampling; *k; k++) {
+        yaml_node_t *x = get(c, n, *k);
+        if (g->decoding == PX_DECODE_GREEDY && x)
+            return fail_at(c, x, "contract.generate.%s is for decoding: sample (greedy takes the largest logit)%s", *k,
+                           "");
+        if (g->decoding == PX_DECODE_SAMPLE && !require(c, n, *k, what))
+            return -1;
+    }
+    if (g->decoding != PX_DECODE_SAMPLE)
+        return 0;
+    if (get_num(c, n, "temperature", what, 1e-6, 1e6, 0, &g->temperature))
+        return -1;
+    double v = 0;
+    if (get_num(c, n, "top_k", what, 0, 1 << 20, 1, &v))
+        return -1;
+    g->top_k = (int)v;
+    /* The seed as written, all 63 bits: not through a double. */
+    yaml_node_t *sd = get(c, n, "seed");
+    const char *t = sd->type == YAML_SCALAR_NODE ? scalar(sd) : "";
+    char *end;
+    errno = 0;
+    unsigned long long seed = strtoull(t, &end, 10);
+    if (!*t || *t == '-' || *t == '+' || *end || errno || seed > 0x7fffffffffffffffULL)
+        return fail_at(c, sd, "contract.generate.seed must be a whole number from 0 to 2^63-1, not '%s'%s", t, "");
+    g->seed = seed;
+    return 0;
+}
+
+/* stop: one token or a list of them, none empty. */
+static int load_stop(ctx *c, yaml_node_t *n, px_generate *g)
+{
+    yaml_node_t *st = get(c, n, "stop");
+    if (!st)
+        return 0;
+    g->stop_loc = loc_of(st);
+    if (st->type == YAML_SCALAR_NODE) {
+        if (!(g->stop = calloc(1, sizeof *g->stop)) || !(g->stop[0] = strdup(scalar(st))))
+            return px_error_oom(c->err, c->path);
+        g->n_stop = 1;
+    } else if (get_str_list(c, st, "contract.generate.stop", &g->stop, &g->n_stop)) {
+        return -1;
+    }
+    for (size_t i = 0; i < g->n_stop; i++)
+        if (!g->stop[i][0])
+            return fail_at(c, st, "contract.generate.stop: an empty stop token%s%s", "", "");
+    return 0;
+}
+
+/* contract.generate: a generator's output settings (fixture.h). */
+static int load_generate(ctx *c, yaml_node_t *contract)
+{
+    static const char *const keys[] = {"decoding", "temperature", "top_k", "seed", "max_new_tokens", "stop", NULL};
+    static const char *const what = "contract.generate";
+    px_fixture *f = c->f;
+    px_generate *g = &f->gen;
+    yaml_node_t *n = get(c, contract, "generate");
+    if (f->kind != PX_MODEL_GENERATOR) {
+        if (n)
+            return fail_at(c, n, "contract.generate is for a generator (contract.model.kind: generator)%s%s", "", "");
+        return 0;
+    }
+    if (generator_contract(c, contract, n))
+        return -1;
     g->present = 1;
     g->loc = loc_of(n);
     if (want(c, n, YAML_MAPPING_NODE, what) || check_keys(c, n, what, keys) || !require(c, n, "decoding", what) ||
@@ -495,48 +559,7 @@ static int load_generate(ctx *c, yaml_node_t *contract)
     if (get_num(c, n, "max_new_tokens", what, 1, 1024, 1, &v))
         return -1;
     g->max_new_tokens = (int)v;
-    static const char *const sampling[] = {"temperature", "top_k", "seed", NULL};
-    for (const char *const *k = sampling; *k; k++) {
-        yaml_node_t *x = get(c, n, *k);
-        if (g->decoding == PX_DECODE_GREEDY && x)
-            return fail_at(c, x, "contract.generate.%s is for decoding: sample (greedy takes the largest logit)%s", *k,
-                           "");
-        if (g->decoding == PX_DECODE_SAMPLE && !require(c, n, *k, what))
-            return -1;
-    }
-    if (g->decoding == PX_DECODE_SAMPLE) {
-        v = 1;
-        if (get_num(c, n, "temperature", what, 1e-6, 1e6, 0, &g->temperature))
-            return -1;
-        v = 0;
-        if (get_num(c, n, "top_k", what, 0, 1 << 20, 1, &v))
-            return -1;
-        g->top_k = (int)v;
-        /* The seed as written, all 63 bits: not through a double. */
-        yaml_node_t *sd = get(c, n, "seed");
-        const char *t = sd->type == YAML_SCALAR_NODE ? scalar(sd) : "";
-        char *end;
-        errno = 0;
-        unsigned long long seed = strtoull(t, &end, 10);
-        if (!*t || *t == '-' || *t == '+' || *end || errno || seed > 0x7fffffffffffffffULL)
-            return fail_at(c, sd, "contract.generate.seed must be a whole number from 0 to 2^63-1, not '%s'%s", t, "");
-        g->seed = seed;
-    }
-    yaml_node_t *st = get(c, n, "stop");
-    if (st) {
-        g->stop_loc = loc_of(st);
-        if (st->type == YAML_SCALAR_NODE) {
-            if (!(g->stop = calloc(1, sizeof *g->stop)) || !(g->stop[0] = strdup(scalar(st))))
-                return px_error_oom(c->err, c->path);
-            g->n_stop = 1;
-        } else if (get_str_list(c, st, "contract.generate.stop", &g->stop, &g->n_stop)) {
-            return -1;
-        }
-        for (size_t i = 0; i < g->n_stop; i++)
-            if (!g->stop[i][0])
-                return fail_at(c, st, "contract.generate.stop: an empty stop token%s%s", "", "");
-    }
-    return 0;
+    return load_sampling(c, n, g) || load_stop(c, n, g) ? -1 : 0;
 }
 
 static int load_contract(ctx *c, yaml_node_t *root)
@@ -899,16 +922,19 @@ static int load_expect(ctx *c, yaml_node_t *n, px_expect *x)
     return 0;
 }
 
+/* Every field of the review record (PX_REVIEW_RECORD) is an optional
+ * string; the decision and the results hash are checked besides. */
 static int load_review(ctx *c, yaml_node_t *n, px_review *r)
 {
-    static const char *const keys[] = {"decision", "note", "by", "at", "note_by", "note_at", "env", "results_sha256",
-                                       NULL};
-    if (want(c, n, YAML_MAPPING_NODE, "review") || check_keys(c, n, "review", keys) ||
-        get_str(c, n, "decision", "review", 0, &r->decision) || get_str(c, n, "note", "review", 0, &r->note) ||
-        get_str(c, n, "by", "review", 0, &r->by) || get_str(c, n, "at", "review", 0, &r->at) ||
-        get_str(c, n, "note_by", "review", 0, &r->note_by) || get_str(c, n, "note_at", "review", 0, &r->note_at) ||
-        get_str(c, n, "env", "review", 0, &r->env) || get_str(c, n, "results_sha256", "review", 0, &r->results))
+    if (want(c, n, YAML_MAPPING_NODE, "review") || check_keys(c, n, "review", px_review_keys))
         return -1;
+    for (int i = 0; i < PX_REVIEW_FIELDS; i++) {
+        char *v = NULL;
+        int rc = get_str(c, n, px_review_keys[i], "review", 0, &v);
+        *review_slot(r, i) = v;
+        if (rc)
+            return -1;
+    }
     if (r->results && !hash_is_sha256(r->results))
         return fail_at(c, get(c, n, "results_sha256"), "review.results_sha256 must be 64 hex digits, not '%s'%s",
                        r->results, NULL);
@@ -1158,6 +1184,51 @@ static void free_strs(char **v, size_t n)
     free(v);
 }
 
+static void env_free(px_env *e)
+{
+    free(e->name);
+    free(e->device);
+    free(e->dtype);
+    free(e->role);
+    free(e->note);
+    free(e->matmul_precision);
+    free(e->results);
+    free_strs(e->record_env, e->n_record_env);
+    free(e->model_path);
+    free(e->model_sha256);
+    free(e->vocab_path);
+    free(e->vocab_sha256);
+    free_strs(e->labels, e->n_labels);
+}
+
+static void expect_free(px_expect *x)
+{
+    free(x->any_of);
+    free(x->reason.text);
+    free(x->must_match.text);
+    free(x->must_not_match.text);
+    if (x->text) {
+        px_text_expect *t = x->text;
+        for (size_t i = 0; i < t->n_must_match; i++)
+            free(t->must_match[i].text);
+        for (size_t i = 0; i < t->n_must_not_match; i++)
+            free(t->must_not_match[i].text);
+        free(t->must_match), free(t->must_not_match), free(t);
+    }
+}
+
+static void example_free(px_example *x)
+{
+    free(x->id);
+    free(x->kind);
+    free(x->text);
+    free(x->why);
+    expect_free(&x->expect);
+    free(x->tol.stat);
+    free(x->tol.why);
+    review_clear(&x->review);
+}
+
 void fixture_free(px_fixture *f)
 {
     if (!f)
@@ -1188,52 +1259,11 @@ void fixture_free(px_fixture *f)
     free(f->logits_tol.why);
     free(f->train.why);
     free(f->decision);
-    for (size_t i = 0; i < f->n_envs; i++) {
-        px_env *e = &f->envs[i];
-        free(e->name);
-        free(e->device);
-        free(e->dtype);
-        free(e->role);
-        free(e->note);
-        free(e->matmul_precision);
-        free(e->results);
-        free_strs(e->record_env, e->n_record_env);
-        free(e->model_path);
-        free(e->model_sha256);
-        free(e->vocab_path);
-        free(e->vocab_sha256);
-        free_strs(e->labels, e->n_labels);
-    }
+    for (size_t i = 0; i < f->n_envs; i++)
+        env_free(&f->envs[i]);
     free(f->envs);
-    for (size_t i = 0; i < f->n_examples; i++) {
-        px_example *x = &f->examples[i];
-        free(x->id);
-        free(x->kind);
-        free(x->text);
-        free(x->why);
-        free(x->expect.any_of);
-        free(x->expect.reason.text);
-        free(x->expect.must_match.text);
-        free(x->expect.must_not_match.text);
-        if (x->expect.text) {
-            px_text_expect *t = x->expect.text;
-            for (size_t i = 0; i < t->n_must_match; i++)
-                free(t->must_match[i].text);
-            for (size_t i = 0; i < t->n_must_not_match; i++)
-                free(t->must_not_match[i].text);
-            free(t->must_match), free(t->must_not_match), free(t);
-        }
-        free(x->tol.stat);
-        free(x->tol.why);
-        free(x->review.decision);
-        free(x->review.note);
-        free(x->review.by);
-        free(x->review.at);
-        free(x->review.note_by);
-        free(x->review.note_at);
-        free(x->review.env);
-        free(x->review.results);
-    }
+    for (size_t i = 0; i < f->n_examples; i++)
+        example_free(&f->examples[i]);
     free(f->examples);
     strmap_free(f->env_index);
     strmap_free(f->example_index);

@@ -9,6 +9,7 @@
  * dtype and threads). */
 #define _POSIX_C_SOURCE 200809L
 #include "parity/fixture_emit.h"
+#include "parity/decision.h"
 #include "parity/emit.h"
 #include "parity/version.h"
 
@@ -273,19 +274,14 @@ static void put_expect(FILE *o, const px_fixture *f, const px_expect *x)
     kv_str(o, 6, "must_not_match", x->must_not_match.text);
 }
 
+/* The fields present, in the review record's order (PX_REVIEW_RECORD). */
 static void put_review(FILE *o, const px_review *r)
 {
-    if (!r->decision && !r->note && !r->by && !r->at && !r->note_by && !r->note_at && !r->env && !r->results)
+    if (review_empty(r))
         return;
     fputs("    review:\n", o);
-    kv_str(o, 6, "decision", r->decision);
-    kv_str(o, 6, "note", r->note);
-    kv_str(o, 6, "by", r->by);
-    kv_str(o, 6, "at", r->at);
-    kv_str(o, 6, "note_by", r->note_by);
-    kv_str(o, 6, "note_at", r->note_at);
-    kv_str(o, 6, "env", r->env);
-    kv_str(o, 6, "results_sha256", r->results);
+    for (int i = 0; i < PX_REVIEW_FIELDS; i++)
+        kv_str(o, 6, px_review_keys[i], review_field(r, i));
 }
 
 static void put_example(FILE *o, const px_fixture *f, const px_example *x, int keep_review)

@@ -12,6 +12,11 @@
 #define MAGIC "parity-journal 2"
 #define MAGIC_1 "parity-journal 1" /* decision, note, by, at only: still read */
 
+/* A version-2 line holds the review record's eight fields in the table's
+ * order (PX_REVIEW_RECORD). A field added to the table changes the line:
+ * it needs a version 3 here, with version 2 still read as version 1 is. */
+_Static_assert(PX_REVIEW_FIELDS == 8, "a new review field needs a new journal version (journal.c)");
+
 void journal_path(const char *fixture, char *buf, size_t size)
 {
     char a[4096], b[4096];
@@ -63,7 +68,7 @@ int journal_append(const char *path, const px_decision *d, px_error *err)
     fputs(MAGIC, o);
     put_field(o, d->id);
     for (int i = 0; i < PX_REVIEW_FIELDS; i++)
-        put_field(o, decision_field(d, i));
+        put_field(o, review_field(&d->review, i));
     fputc('\n', o);
     fclose(o);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -169,8 +174,10 @@ int journal_read(const char *path, px_journal *out, px_error *err)
             break;
         }
         out->d = d;
-        d[out->n++] = (px_decision){unescape(fl[1]), unescape(fl[2]), unescape(fl[3]), unescape(fl[4]), unescape(fl[5]),
-                                    unescape(fl[6]), unescape(fl[7]), unescape(fl[8]), unescape(fl[9])};
+        px_decision *got = &d[out->n++];
+        *got = (px_decision){.id = unescape(fl[1])};
+        for (int i = 0; i < PX_REVIEW_FIELDS; i++)
+            *review_slot(&got->review, i) = unescape(fl[2 + i]);
     }
     free(line);
     fclose(f);
@@ -191,8 +198,7 @@ void journal_free(px_journal *j)
 {
     for (size_t i = 0; i < j->n; i++) {
         free((char *)j->d[i].id);
-        for (int f = 0; f < PX_REVIEW_FIELDS; f++)
-            free((char *)decision_field(&j->d[i], f));
+        review_clear(&j->d[i].review);
     }
     free(j->d);
     memset(j, 0, sizeof *j);

@@ -132,58 +132,88 @@ static const char *rec_value(const tape *t, const rec *r)
     return s;
 }
 
-/* One event onto the tape: 0, or -1 refused (what the text is not), -2 out
- * of memory. Stream and document events only count documents. */
-static int tape_add(tape *t, const yaml_event_t *e)
+/* Where the event's node lies: its span in characters, and its start's
+ * line and column (past 2^32 - 1: that). */
+static void rec_place(rec *r, const yaml_event_t *e)
 {
-    /* The common case first: a scalar with no anchor or tag, in a
-     * collection, with room on the tape and in the arena. */
-    if (e->type == YAML_SCALAR_EVENT && !e->data.scalar.anchor && !e->data.scalar.tag && t->open && t->depth &&
-        t->n < t->cap && t->used + e->data.scalar.length < t->acap) {
-        rec *r = &t->r[t->n++];
-        r->type = R_SCALAR, r->style = (unsigned char)e->data.scalar.style, r->props = 0;
-        r->start = e->start_mark.index, r->end = e->end_mark.index;
-        r->line = e->start_mark.line < UINT32_MAX ? (uint32_t)e->start_mark.line : UINT32_MAX;
-        r->col = e->start_mark.column < UINT32_MAX ? (uint32_t)e->start_mark.column : UINT32_MAX;
-        r->val = t->used, r->len = e->data.scalar.length;
-        memcpy(t->arena + t->used, e->data.scalar.value, r->len);
-        t->arena[t->used + r->len] = '\0';
-        t->used += r->len + 1;
-        return 0;
+    r->start = e->start_mark.index, r->end = e->end_mark.index;
+    r->line = e->start_mark.line < UINT32_MAX ? (uint32_t)e->start_mark.line : UINT32_MAX;
+    r->col = e->start_mark.column < UINT32_MAX ? (uint32_t)e->start_mark.column : UINT32_MAX;
+}
+
+/* The common case, taken first: a scalar with no anchor or tag, in a
+ * collection, with room on the tape and in the arena. */
+static int is_plain_scalar(const tape *t, const yaml_event_t *e)
+{
+    return e->type == YAML_SCALAR_EVENT && !e->data.scalar.anchor && !e->data.scalar.tag && t->open && t->depth &&
+           t->n < t->cap && t->used + e->data.scalar.length < t->acap;
+}
+
+static void tape_add_plain(tape *t, const yaml_event_t *e)
+{
+    rec *r = &t->r[t->n++];
+    r->type = R_SCALAR, r->style = (unsigned char)e->data.scalar.style, r->props = 0;
+    rec_place(r, e);
+    r->val = t->used, r->len = e->data.scalar.length;
+    memcpy(t->arena + t->used, e->data.scalar.value, r->len);
+    t->arena[t->used + r->len] = '\0';
+    t->used += r->len + 1;
+}
+
+/* A collection's end: its record learns where its children end. */
+static int tape_close(tape *t, const yaml_event_t *e)
+{
+    if (t->depth == 0)
+        return -1;
+    t->r[t->stack[--t->depth]].link = t->n;
+    t->r[t->stack[t->depth]].end = e->end_mark.index;
+    return 0;
+}
+
+/* An alias, record i: it links to the record its anchor names, which must
+ * come before it. */
+static int tape_alias(tape *t, size_t i, const yaml_event_t *e)
+{
+    long to = strmap_get(t->anchors, (const char *)e->data.alias.anchor);
+    if (to < 0)
+        return -1;
+    t->r[i].link = (size_t)to;
+    if (arena_put(t, e->data.alias.anchor, strlen((const char *)e->data.alias.anchor)) == NONE)
+        return -2;
+    t->n++;
+    return 0;
+}
+
+/* Record i's anchor (named once in the anchor table) and tag, into the
+ * arena before its value. */
+static int tape_props(tape *t, size_t i, const yaml_char_t *anchor, const yaml_char_t *tag)
+{
+    if (anchor) {
+        char *name = strdup((const char *)anchor);
+        if (!name || remember_name(&t->names, &t->n_names, &t->cap_names, name)) {
+            free(name);
+            return -2;
+        }
+        int rc = strmap_put(t->anchors, name, (long)i, NULL);
+        if (rc)
+            return rc < 0 ? -2 : -1; /* defined twice */
+        if (arena_put(t, anchor, strlen((const char *)anchor)) == NONE)
+            return -2;
+        t->r[i].props |= P_ANCHOR;
     }
-    const yaml_char_t *anchor = NULL, *tag = NULL;
-    unsigned char type, style = 0;
-    switch (e->type) {
-    case YAML_DOCUMENT_START_EVENT:
-        t->open = 1;
-        return t->documents++ ? -1 : 0;
-    case YAML_DOCUMENT_END_EVENT:
-        t->open = 0;
-        return 0;
-    case YAML_SCALAR_EVENT:
-        type = R_SCALAR, anchor = e->data.scalar.anchor, tag = e->data.scalar.tag, style = (unsigned char)e->data.scalar.style;
-        break;
-    case YAML_SEQUENCE_START_EVENT:
-        type = R_SEQ, anchor = e->data.sequence_start.anchor, tag = e->data.sequence_start.tag;
-        style = (unsigned char)e->data.sequence_start.style;
-        break;
-    case YAML_MAPPING_START_EVENT:
-        type = R_MAP, anchor = e->data.mapping_start.anchor, tag = e->data.mapping_start.tag;
-        style = (unsigned char)e->data.mapping_start.style;
-        break;
-    case YAML_SEQUENCE_END_EVENT:
-    case YAML_MAPPING_END_EVENT:
-        if (t->depth == 0)
-            return -1;
-        t->r[t->stack[--t->depth]].link = t->n;
-        t->r[t->stack[t->depth]].end = e->end_mark.index;
-        return 0;
-    case YAML_ALIAS_EVENT:
-        type = R_ALIAS;
-        break;
-    default:
-        return 0;
+    if (tag) {
+        if (arena_put(t, tag, strlen((const char *)tag)) == NONE)
+            return -2;
+        t->r[i].props |= P_TAG;
     }
+    return 0;
+}
+
+/* A node's first event (scalar, alias, collection start) as record
+ * type, with its anchor, tag and style. */
+static int tape_node(tape *t, const yaml_event_t *e, unsigned char type, const yaml_char_t *anchor,
+                     const yaml_char_t *tag, unsigned char style)
+{
     if (!t->open)
         return -1;
     if (t->n == t->cap) {
@@ -196,40 +226,15 @@ static int tape_add(tape *t, const yaml_event_t *e)
     size_t i = t->n;
     rec *r = &t->r[i];
     r->type = type, r->style = style, r->props = 0;
-    r->start = e->start_mark.index, r->end = e->end_mark.index;
-    r->line = e->start_mark.line < UINT32_MAX ? (uint32_t)e->start_mark.line : UINT32_MAX;
-    r->col = e->start_mark.column < UINT32_MAX ? (uint32_t)e->start_mark.column : UINT32_MAX;
+    rec_place(r, e);
     r->link = NONE, r->val = t->used;
     if (t->n && t->depth == 0)
         return -1; /* a second root: not from libyaml */
-    if (type == R_ALIAS) {
-        long to = strmap_get(t->anchors, (const char *)e->data.alias.anchor);
-        if (to < 0)
-            return -1;
-        r->link = (size_t)to;
-        if (arena_put(t, e->data.alias.anchor, strlen((const char *)e->data.alias.anchor)) == NONE)
-            return -2;
-        t->n++;
-        return 0;
-    }
-    if (anchor) {
-        char *name = strdup((const char *)anchor);
-        if (!name || remember_name(&t->names, &t->n_names, &t->cap_names, name)) {
-            free(name);
-            return -2;
-        }
-        int rc = strmap_put(t->anchors, name, (long)i, NULL);
-        if (rc)
-            return rc < 0 ? -2 : -1; /* defined twice */
-        if (arena_put(t, anchor, strlen((const char *)anchor)) == NONE)
-            return -2;
-        r->props |= P_ANCHOR;
-    }
-    if (tag) {
-        if (arena_put(t, tag, strlen((const char *)tag)) == NONE)
-            return -2;
-        r->props |= P_TAG;
-    }
+    if (type == R_ALIAS)
+        return tape_alias(t, i, e);
+    int rc = tape_props(t, i, anchor, tag);
+    if (rc)
+        return rc;
     if (type == R_SCALAR) {
         r->len = e->data.scalar.length;
         if (arena_put(t, e->data.scalar.value, r->len) == NONE)
@@ -241,6 +246,40 @@ static int tape_add(tape *t, const yaml_event_t *e)
     }
     t->n++;
     return 0;
+}
+
+/* One event onto the tape: 0, or -1 refused (what the text is not), -2 out
+ * of memory. Stream and document events only count documents. */
+static int tape_add(tape *t, const yaml_event_t *e)
+{
+    if (is_plain_scalar(t, e)) {
+        tape_add_plain(t, e);
+        return 0;
+    }
+    switch (e->type) {
+    case YAML_DOCUMENT_START_EVENT:
+        t->open = 1;
+        return t->documents++ ? -1 : 0;
+    case YAML_DOCUMENT_END_EVENT:
+        t->open = 0;
+        return 0;
+    case YAML_SCALAR_EVENT:
+        return tape_node(t, e, R_SCALAR, e->data.scalar.anchor, e->data.scalar.tag,
+                         (unsigned char)e->data.scalar.style);
+    case YAML_SEQUENCE_START_EVENT:
+        return tape_node(t, e, R_SEQ, e->data.sequence_start.anchor, e->data.sequence_start.tag,
+                         (unsigned char)e->data.sequence_start.style);
+    case YAML_MAPPING_START_EVENT:
+        return tape_node(t, e, R_MAP, e->data.mapping_start.anchor, e->data.mapping_start.tag,
+                         (unsigned char)e->data.mapping_start.style);
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+        return tape_close(t, e);
+    case YAML_ALIAS_EVENT:
+        return tape_node(t, e, R_ALIAS, NULL, NULL, 0);
+    default:
+        return 0;
+    }
 }
 
 /* The whole text onto the tape: 0, -1 not a document this program reads,
@@ -522,16 +561,12 @@ static int child_indent(doc *dc, size_t map)
     return 2;
 }
 
-const char *const px_review_keys[PX_REVIEW_FIELDS] = {"decision", "note",    "by",  "at",
-                                                       "note_by",  "note_at", "env", "results_sha256"};
+/* The review record's table (include/parity/decision.h): every loop over
+ * a review's fields below walks it, so a new field is written and
+ * verified like the others. */
 #define fields px_review_keys
 
-const char *decision_field(const px_decision *d, int i)
-{
-    const char *v[PX_REVIEW_FIELDS] = {d->decision, d->note, d->by, d->at, d->note_by, d->note_at, d->env, d->results};
-    return i >= 0 && i < PX_REVIEW_FIELDS ? v[i] : NULL;
-}
-#define field_value decision_field
+static const char *field_value(const px_decision *d, int i) { return review_field(&d->review, i); }
 
 /* review: absent. Add it after the example's last line (block) or before
  * its closing brace (flow). */
@@ -976,7 +1011,7 @@ static int verify(const tape *old, size_t target, size_t review_key, const char 
     yaml_parser_initialize(&w.p);
     yaml_parser_set_input_string(&w.p, (const unsigned char *)text, len);
     ok = ok && walk_document(&w) && !w.bad;
-    int clear = decision_kind(d->decision) == PX_DEC_CLEAR;
+    int clear = decision_kind(d->review.decision) == PX_DEC_CLEAR;
     ok = ok && (clear ? !w.saw_review : w.saw_review == 1);
     for (int i = 0; ok && !clear && i < PX_REVIEW_FIELDS; i++) {
         const char *want = field_value(d, i);
@@ -1013,7 +1048,7 @@ static int apply_one(doc *dc, const char *path, const px_decision *d, tape *next
     *out = NULL;
     if (ex == NONE)
         rc = px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "no example with id '%s'", d->id);
-    else if (decision_kind(d->decision) == PX_DEC_CLEAR)
+    else if (decision_kind(d->review.decision) == PX_DEC_CLEAR)
         rc = rp != NONE ? clear_review(dc, ex, rp, ed, &n) : 0;
     else if (rv != NONE && t->r[rv].type == R_ALIAS)
         rc = fail_node(err, path, &t->r[rp], "review of '%s' is an alias; replace it by hand first", d->id);
@@ -1049,9 +1084,9 @@ int splice_apply(const char *path, const char *text, size_t len, const px_decisi
     memset(&dc, 0, sizeof dc);
     for (size_t i = 0; i < n; i++) {
         int rc = 0;
-        if (!splice_is_decision(d[i].decision))
+        if (!splice_is_decision(d[i].review.decision))
             rc = px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "decision must be %s, not '%s'", decision_list(1),
-                              d[i].decision);
+                              d[i].review.decision);
         else if (i == 0 && (rc = tape_read(&dc.t, text, len)))
             rc = rc == -2 ? px_error_oom(err, path)
                           : px_error_set(err, PX_ERR_MALFORMED, path, 0, 0, "not a YAML fixture this program can edit");
@@ -1092,9 +1127,9 @@ int splice_apply(const char *path, const char *text, size_t len, const px_decisi
 int splice_verify(const char *path, const char *old, size_t old_len, const char *new_text, size_t new_len,
                     const px_decision *d, px_error *err)
 {
-    if (!splice_is_decision(d->decision))
+    if (!splice_is_decision(d->review.decision))
         return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "decision must be %s, not '%s'", decision_list(1),
-                            d->decision);
+                            d->review.decision);
     tape t;
     int rc = tape_read(&t, old, old_len);
     if (rc) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parity/decision.h"
 #include "parity/emit.h"
 
 static const char *env_role(const px_fixture *f, const px_env_result *e)
@@ -199,11 +200,9 @@ static void json_review(FILE *o, const px_fixture *f, const px_results *r, size_
         fputs("null", o);
         return;
     }
-    const char *v[] = {rv->decision, rv->note, rv->by, rv->at, rv->note_by, rv->note_at, rv->env, rv->results};
-    static const char *const keys[] = {"decision", "note", "by", "at", "note_by", "note_at", "env", "results_sha256"};
     fputc('{', o);
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        json_key(o, keys[i]), json_str_or_null(o, v[i]), fputc(',', o);
+    for (int i = 0; i < PX_REVIEW_FIELDS; i++) /* every field of the record (PX_REVIEW_RECORD) */
+        json_key(o, px_review_keys[i]), json_str_or_null(o, review_field(rv, i)), fputc(',', o);
     const px_env_result *er = &r->envs[e];
     json_key(o, "applies");
     emit_json_string(o, fit_name(decision_fit(rv->decision, rv->env, rv->results, er, &er->ex[k], f->examples[k].id)));

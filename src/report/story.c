@@ -676,9 +676,10 @@ static void build_pending(bctx *b, const px_journal *jn)
 {
     for (size_t i = 0; jn && i < jn->n; i++) {
         const px_decision *d = &jn->d[i];
-        char *note = red(b, d->note), *by = red(b, d->by);
-        char *line = fmt(b, "%s: %s%s%s%s%s%s%s", d->id, d->decision ? d->decision : "?", by ? " by " : "",
-                         by ? by : "", d->at ? " at " : "", d->at ? d->at : "", note ? ": " : "", note ? note : "");
+        const px_review *rv = &d->review;
+        char *note = red(b, rv->note), *by = red(b, rv->by);
+        char *line = fmt(b, "%s: %s%s%s%s%s%s%s", d->id, rv->decision ? rv->decision : "?", by ? " by " : "",
+                         by ? by : "", rv->at ? " at " : "", rv->at ? rv->at : "", note ? ": " : "", note ? note : "");
         free(note), free(by);
         push(b, &b->s->pending, line);
         for (size_t k = 0; line && k < b->s->n_examples; k++)

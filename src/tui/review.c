@@ -34,7 +34,7 @@ static px_mark mark_copy(const px_mark *m)
 }
 
 /* A decision's fields as a mark (NULL ones: none). */
-static px_mark mark_of(const px_decision *d)
+static px_mark mark_of(const px_review *d)
 {
     px_mark m = {dup_or_null(d->decision), dup_or_null(d->note),    dup_or_null(d->by),  dup_or_null(d->at),
                  dup_or_null(d->note_by),  dup_or_null(d->note_at), dup_or_null(d->env), dup_or_null(d->results),
@@ -45,8 +45,8 @@ static px_mark mark_of(const px_decision *d)
 static px_decision decision_of(const char *id, const px_mark *m)
 {
     const char *clear = px_decision_table[PX_DEC_CLEAR].name;
-    px_decision d = {id, m->decision ? m->decision : clear, m->note, m->by, m->at, m->note_by, m->note_at, m->env,
-                     m->results};
+    px_decision d = {id, {m->decision ? m->decision : clear, m->note, m->by, m->at, m->note_by, m->note_at, m->env,
+                          m->results}};
     return d;
 }
 
@@ -73,8 +73,8 @@ static void adopt_journal(px_session *rv)
         px_mark *m = &rv->marks[k];
         /* A journal line names every field the mark had (absent: none);
          * a version-1 line carries no note author: the note keeps its own. */
-        px_mark next = decision_kind(j.d[i].decision) != PX_DEC_CLEAR ? mark_of(&j.d[i]) : (px_mark){0};
-        if (next.decision && !next.note && !j.d[i].note_by && m->note) {
+        px_mark next = decision_kind(j.d[i].review.decision) != PX_DEC_CLEAR ? mark_of(&j.d[i].review) : (px_mark){0};
+        if (next.decision && !next.note && !j.d[i].review.note_by && m->note) {
             next.note = strdup(m->note);
             next.note_by = dup_or_null(m->note_by), next.note_at = dup_or_null(m->note_at);
         }
@@ -339,11 +339,11 @@ int review_write(px_session *rv, px_error *err)
         int whole = m->decision != NULL;
         for (int i = 0; whole && i < PX_REVIEW_FIELDS; i++) {
             px_decision full = decision_of(NULL, m);
-            whole = decision_field(&full, i) != NULL;
+            whole = review_field(&full.review, i) != NULL;
         }
         if (!whole)
             d[n++] = (px_decision){.id = rv->f->examples[k].id,
-                                   .decision = px_decision_table[PX_DEC_CLEAR].name};
+                                   .review.decision = px_decision_table[PX_DEC_CLEAR].name};
         if (m->decision)
             d[n++] = decision_of(rv->f->examples[k].id, m);
     }

@@ -89,7 +89,7 @@ int main(void)
     fclose(o);
     double splice[9], whole[9], parses[9];
     for (int r = 0; r < 9; r++) {
-        px_decision d = {"e5000", "accept", "a note", "bench", "2026-12-02T00:00:00Z", NULL, NULL, NULL, NULL};
+        px_decision d = {"e5000", {"accept", "a note", "bench", "2026-12-02T00:00:00Z", NULL, NULL, NULL, NULL}};
         char *out = NULL;
         size_t out_len;
         px_error err = {0};

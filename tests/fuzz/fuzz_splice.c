@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t head = (size_t)(nl - (const char *)data);
     char *id = strndup((const char *)data, head < 64 ? head : 64);
     static const char *const words[] = {"accept", "flag", "clear", "defect"};
-    px_decision d = {id, words[size % 4], "fuzz \"note\": #\n\x01", "fuzzer", "2026-12-02T00:00:00Z", NULL, NULL, NULL, NULL};
+    px_decision d = {id, {words[size % 4], "fuzz \"note\": #\n\x01", "fuzzer", "2026-12-02T00:00:00Z", NULL, NULL, NULL, NULL}};
     char *out = NULL;
     size_t out_len = 0;
     px_error err = {0};
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* Two decisions at once (the second read from the first's check)
          * give what two one at a time give. */
         px_decision two[2] = {d, d};
-        two[1].decision = words[(size + 1) % 4], two[1].note = NULL, two[1].by = "second";
+        two[1].review.decision = words[(size + 1) % 4], two[1].review.note = NULL, two[1].review.by = "second";
         char *both = NULL, *then = NULL;
         size_t both_len = 0, then_len = 0;
         int rc_both = splice_apply("fuzz.yaml", in, in_len, two, 2, &both, &both_len, &err);
