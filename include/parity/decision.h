@@ -40,7 +40,8 @@ typedef struct px_decision_info {
 extern const px_decision_info px_decision_table[PX_DEC_COUNT];
 
 /* The review record's fields, in the order they are written (fixture,
- * splice, emitter, journal, JSON report): X(ENUM, member, key).
+ * splice, emitter, journal, JSON report; the review screen's marks hold
+ * them too, review.h): X(ENUM, member, key).
  *   decision        one of PX_DECISIONS' names (clear is never stored)
  *   note            the reviewer's words; it keeps its own author
  *   by, at          who decided, and when
@@ -51,8 +52,7 @@ extern const px_decision_info px_decision_table[PX_DEC_COUNT];
  *                   (results_example_sha256)
  * A new field needs a hand only where its meaning matters: a check in the
  * fixture's reader (as results_sha256 and decision have), the journal's
- * line version (its fields are counted: journal.c), the review screen's
- * mark (px_mark, include/parity/review.h), what decide fills in (the note's
+ * line version (its fields are counted: journal.c), what decide fills in (the note's
  * author: cmd_decide.c), the Markdown/HTML story and the text report,
  * which show chosen fields, not all of them, and parity-fixture(5). */
 #define PX_REVIEW_RECORD(X)               \

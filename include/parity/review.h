@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "parity/decision.h"
 #include "parity/writeback.h"
 #include "parity/fixture.h"
 #include "parity/judge.h"
@@ -23,11 +24,14 @@ typedef enum px_filter {
 } px_filter;
 const char *filter_name(px_filter f);
 
+/* An example's review as the session holds it: the review record's fields
+ * (PX_REVIEW_RECORD in decision.h, owned here; NULL: none) and whether it
+ * is journaled but not yet in the fixture. */
 typedef struct px_mark {
-    char *decision, *note, *by, *at; /* NULL: none */
-    char *note_by, *note_at;         /* the note's own author and time */
-    char *env, *results;             /* what the decision was made on */
-    int unwritten;                   /* journaled, not yet in the fixture */
+#define PX_MARK_MEMBER(e, m, k) char *m;
+    PX_REVIEW_RECORD(PX_MARK_MEMBER)
+#undef PX_MARK_MEMBER
+    int unwritten;
 } px_mark;
 
 typedef struct px_undo {

@@ -18,35 +18,49 @@ const char *filter_name(px_filter f)
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
+/* Every helper below walks the review record's table, so a field added to
+ * it is held, copied, undone and journaled by the session too. */
 static void mark_clear(px_mark *m)
 {
-    free(m->decision), free(m->note), free(m->by), free(m->at);
-    free(m->note_by), free(m->note_at), free(m->env), free(m->results);
+#define PX_MARK_FREE(e, f, k) free(m->f);
+    PX_REVIEW_RECORD(PX_MARK_FREE)
+#undef PX_MARK_FREE
     memset(m, 0, sizeof *m);
+}
+
+/* A review's fields as a mark (NULL ones: none), not unwritten. */
+static px_mark mark_of(const px_review *d)
+{
+    px_mark m = {0};
+#define PX_MARK_DUP(e, f, k) m.f = dup_or_null(d->f);
+    PX_REVIEW_RECORD(PX_MARK_DUP)
+#undef PX_MARK_DUP
+    return m;
+}
+
+/* The mark's fields as a review (borrowed). */
+static px_review review_of(const px_mark *m)
+{
+    px_review r = {0};
+#define PX_MARK_LEND(e, f, k) r.f = m->f;
+    PX_REVIEW_RECORD(PX_MARK_LEND)
+#undef PX_MARK_LEND
+    return r;
 }
 
 static px_mark mark_copy(const px_mark *m)
 {
-    px_mark c = {dup_or_null(m->decision), dup_or_null(m->note),    dup_or_null(m->by),  dup_or_null(m->at),
-                 dup_or_null(m->note_by),  dup_or_null(m->note_at), dup_or_null(m->env), dup_or_null(m->results),
-                 m->unwritten};
+    px_review r = review_of(m);
+    px_mark c = mark_of(&r);
+    c.unwritten = m->unwritten;
     return c;
-}
-
-/* A decision's fields as a mark (NULL ones: none). */
-static px_mark mark_of(const px_review *d)
-{
-    px_mark m = {dup_or_null(d->decision), dup_or_null(d->note),    dup_or_null(d->by),  dup_or_null(d->at),
-                 dup_or_null(d->note_by),  dup_or_null(d->note_at), dup_or_null(d->env), dup_or_null(d->results),
-                 0};
-    return m;
 }
 
 static px_decision decision_of(const char *id, const px_mark *m)
 {
-    const char *clear = px_decision_table[PX_DEC_CLEAR].name;
-    px_decision d = {id, {m->decision ? m->decision : clear, m->note, m->by, m->at, m->note_by, m->note_at, m->env,
-                          m->results}};
+    px_decision d = {id, review_of(m)};
+    if (!d.review.decision)
+        d.review.decision = px_decision_table[PX_DEC_CLEAR].name;
     return d;
 }
 
@@ -98,9 +112,7 @@ int review_init(px_session *rv, const px_fixture *f, const px_results *res, px_w
     for (size_t k = 0; k < f->n_examples; k++) {
         const px_example *x = &f->examples[k];
         const px_review *r = &x->review;
-        rv->marks[k] = (px_mark){dup_or_null(r->decision), dup_or_null(r->note),    dup_or_null(r->by),
-                                 dup_or_null(r->at),       dup_or_null(r->note_by), dup_or_null(r->note_at),
-                                 dup_or_null(r->env),      dup_or_null(r->results), 0};
+        rv->marks[k] = mark_of(r);
     }
     /* What was carried home first (--results), not the twin. */
     rv->candidate = session_first_candidate(res);
