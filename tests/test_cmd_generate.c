@@ -242,6 +242,8 @@ Test(generate, a_file_that_says_another_text_or_contradicts_itself_is_caught, .t
         {"          ids: [4,", "          ids: [99,", "between 0 and 11"},
         {"parity_results: 5", "parity_results: 4", "generated is written from format 5 on, this file says 4"},
         {"          first_ms:", "          extra: 1\n          first_ms:", "unknown key 'extra'"},
+        {"        generated:", "        output:\n          dtype: float32\n          shape: [1, 1]\n          values: [0.5]\n"
+                             "        generated:", "output and generated together"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         at = strstr(text, bad[i].from);

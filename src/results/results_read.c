@@ -651,6 +651,11 @@ static int load_output(ctx *c, yaml_node_t *ex, px_example_result *x, const char
         return 0;
     char w[400];
     snprintf(w, sizeof w, "%.300s.output", what);
+    /* Both would claim the example's dtype and shape: the second would
+     * overwrite what the first's checks were made on. */
+    if (x->gen)
+        return fail_at(c, o, "%s: output and generated together: a generator's output is what it generated "
+                             "(generated:), an inconsistent file", w);
     if (want(c, o, YAML_MAPPING_NODE, w) || check_record(c, o, w, &px_rs_output) || get_dtype(c, o, w, x))
         return -1;
     if (!(shape = require(c, o, "shape", w)) || !(values = require(c, o, "values", w)))
