@@ -699,7 +699,7 @@ static int put_journal(bundle *b, const px_fixture *f, char *journal, size_t siz
     size_t len;
     char *text = slurp(b, journal, &len), *red = text ? redact_text(b->rd, text) : NULL;
     *rel = inside(f->dir, journal) ? inside(f->dir, journal) : base(journal);
-    int rc = red ? put_text(b, *rel, red) : -1;
+    int rc = red ? put_text(b, *rel, red) : text ? px_error_oom(b->err, journal) : -1; /* slurp said why */
     free(text), free(red);
     return rc;
 }
