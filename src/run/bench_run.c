@@ -1,3 +1,18 @@
+/* parity bench's timings in the runner (runner_opts.h: n_bench): after an
+ * environment's examples, each endpoint (batch:N forwards of stacked
+ * examples, train-step:N) timed in its live executor into the environment's
+ * px_env_result.bench; what the figures mean is judged in bench.h. */
+#include "bench_run.h"
+
+#include "child.h"
+#include "parity/tokenizer.h"
+#include "wire.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 /* Growable samples of one endpoint's timed forwards. */
 typedef struct samples {
     double *fwd, *rt;
@@ -67,22 +82,22 @@ static void bench_failed(px_runner *r, child *c, px_bench *b, const char *what, 
     char text[1400], how[64];
     if (w == W_FRAME && type == PX_FRAME_FAIL) {
         buf_get_u32(p), buf_get_u32(p);
-        char *msg = scrub(r, buf_get_str(p));
+        char *msg = state_scrub(r, buf_get_str(p));
         snprintf(text, sizeof text, "%s raised: %.1200s", what, msg ? msg : "(malformed FAIL frame)");
         free(msg);
     } else if (w == W_FRAME) {
         snprintf(text, sizeof text, "protocol: unexpected frame");
     } else if (w == W_STOPPED) {
-        snprintf(text, sizeof text, "%s", stop_words(r));
+        snprintf(text, sizeof text, "%s", state_stop_words(r));
     } else {
-        reap(r, c, w == W_EOF ? 5 : 0, 1, how, sizeof how);
+        child_reap(r, c, w == W_EOF ? 5 : 0, 1, how, sizeof how);
         if (w == W_TIMEOUT)
             snprintf(text, sizeof text, "%s gave no answer within %g s", what, timeout);
         else
             snprintf(text, sizeof text, "the executor ended during %s (%s)", what, how);
     }
     if (w == W_STOPPED) {
-        reap(r, c, 0, 1, how, sizeof how);
+        child_reap(r, c, 0, 1, how, sizeof how);
         b->cut = 1;
     }
     free(b->stopped);
@@ -98,14 +113,57 @@ static int bench_restart(px_runner *r, px_env_result *er, child *c, px_bench *b)
     int stage;
     char *msg = NULL;
     er->restarts++;
-    if (!start_child(r, er, 1, &stage, &msg))
+    if (!child_start(r, er, 1, &stage, &msg))
         return 0;
     char text[1400];
-    snprintf(text, sizeof text, "the executor could not start again: %.1200s", msg ? msg : stop_words(r));
+    snprintf(text, sizeof text, "the executor could not start again: %.1200s", msg ? msg : state_stop_words(r));
     free(msg);
     free(b->stopped);
     b->stopped = strdup(text);
     return -1;
+}
+
+/* The figures of a benchmark from its samples (warm forwards or steps). */
+static void bench_figures(px_bench *b, samples *sm)
+{
+    b->forwards = sm->n;
+    b->p50_ms = b->p90_ms = b->p99_ms = b->min_ms = b->max_ms = -1;
+    if (!sm->n)
+        return;
+    qsort(sm->fwd, sm->n, sizeof *sm->fwd, cmp_double);
+    b->p50_ms = quantile_sorted(sm->fwd, sm->n, 0.5);
+    b->p90_ms = quantile_sorted(sm->fwd, sm->n, 0.9);
+    b->p99_ms = quantile_sorted(sm->fwd, sm->n, 0.99);
+    b->min_ms = sm->fwd[0], b->max_ms = sm->fwd[sm->n - 1];
+}
+
+/* One forward of the stack xs (n examples) into x, its round trip in *rt
+ * (ms): -1 with the words in b->stopped when it gave no [n, labels] output
+ * (bench_failed). */
+static int forward_stack(px_runner *r, child *c, px_bench *b, const px_prepared *const *xs, size_t n, int64_t pad,
+                         double timeout, px_example_result *x, double *rt)
+{
+    px_buf p = {0};
+    uint32_t type = 0;
+    double t0 = state_now();
+    enum wait_result w = wire_send_run_stack(r->f, c->to, xs, n, pad) ? W_EOF : child_wait_frame(r, c, timeout, &type, &p);
+    *rt = (state_now() - t0) * 1000;
+    if (w != W_FRAME || type != PX_FRAME_OUTPUT) {
+        bench_failed(r, c, b, "a forward", w, type, &p, timeout);
+        buf_free(&p);
+        return -1;
+    }
+    if (wire_decode_output(&p, x) || x->ndim != 2 || x->shape[0] != (int64_t)n ||
+        x->shape[1] != (int64_t)b->n_out) {
+        char text[200];
+        snprintf(text, sizeof text, "the output of %zu stacked examples is not [%zu, %zu]", n, n, b->n_out);
+        b->stopped = strdup(text);
+        example_result_clear(x);
+        buf_free(&p);
+        return -1;
+    }
+    buf_free(&p);
+    return 0;
 }
 
 /* One endpoint: warmup passes, then timed passes over the examples that ran
@@ -133,14 +191,14 @@ static void bench_endpoint(px_runner *r, px_env_result *er, px_bench *b, const s
     for (int pass = 0;; pass++) {
         int timed = pass >= b->warmup;
         if (timed && !started)
-            started = now_s();
+            started = state_now();
         int passes = pass - b->warmup;
         if (timed && (r->opts.bench_passes > 0 ? passes >= r->opts.bench_passes
-                                               : passes >= 5 && now_s() - started >= r->opts.bench_min_time_s))
+                                               : passes >= 5 && state_now() - started >= r->opts.bench_min_time_s))
             break;
         for (size_t st = 0; st < n_stacks; st++) {
-            if (must_stop(r)) {
-                b->stopped = strdup(stop_words(r));
+            if (state_must_stop(r)) {
+                b->stopped = strdup(state_stop_words(r));
                 b->cut = 1;
                 goto out;
             }
@@ -152,29 +210,12 @@ static void bench_endpoint(px_runner *r, px_env_result *er, px_bench *b, const s
                 xs[j] = &ein->examples[which[j]];
                 len = xs[j]->enc.n > len ? xs[j]->enc.n : len;
             }
-            int first = !shape_seen(c, len + (n - 1) * ((size_t)1 << 32));
+            int first = !child_shape_seen(c, len + (n - 1) * ((size_t)1 << 32));
             double timeout = first ? e->first_forward_timeout_s : e->timeout_s;
-            px_buf p = {0};
-            uint32_t type = 0;
-            double t0 = now_s();
-            enum wait_result w = send_run_stack(r, c, xs, n, pad) ? W_EOF : wait_frame(r, c, timeout, &type, &p);
-            double rt = (now_s() - t0) * 1000;
+            double rt;
             px_example_result x = {.label = -1};
-            if (w != W_FRAME || type != PX_FRAME_OUTPUT) {
-                bench_failed(r, c, b, "a forward", w, type, &p, timeout);
-                buf_free(&p);
+            if (forward_stack(r, c, b, xs, n, pad, timeout, &x, &rt))
                 goto out;
-            }
-            if (decode_output(&p, &x) || x.ndim != 2 || x.shape[0] != (int64_t)n ||
-                x.shape[1] != (int64_t)e->n_labels) {
-                char text[200];
-                snprintf(text, sizeof text, "the output of %zu stacked examples is not [%zu, %zu]", n, n, e->n_labels);
-                b->stopped = strdup(text);
-                example_result_clear(&x);
-                buf_free(&p);
-                goto out;
-            }
-            buf_free(&p);
             for (size_t j = 0; j < n; j++)
                 keep_farthest(b, score, which[j], x.values + j * e->n_labels, &er->ex[which[j]]);
             /* A new shape, or a forward the backend says compiled (a lazy
@@ -197,33 +238,41 @@ static void bench_endpoint(px_runner *r, px_env_result *er, px_bench *b, const s
             b->passes = passes + 1;
     }
 out:
-    b->forwards = sm.n;
-    b->p50_ms = b->p90_ms = b->p99_ms = b->min_ms = b->max_ms = b->roundtrip_p50_ms = b->per_s = -1;
+    bench_figures(b, &sm);
+    b->roundtrip_p50_ms = b->per_s = -1;
     if (sm.n) {
-        qsort(sm.fwd, sm.n, sizeof *sm.fwd, cmp_double);
         qsort(sm.rt, sm.n, sizeof *sm.rt, cmp_double);
-        b->p50_ms = quantile_sorted(sm.fwd, sm.n, 0.5);
-        b->p90_ms = quantile_sorted(sm.fwd, sm.n, 0.9);
-        b->p99_ms = quantile_sorted(sm.fwd, sm.n, 0.99);
-        b->min_ms = sm.fwd[0], b->max_ms = sm.fwd[sm.n - 1];
         b->roundtrip_p50_ms = quantile_sorted(sm.rt, sm.n, 0.5);
         b->per_s = timed_s > 0 ? (double)timed_examples / timed_s : -1;
     }
     free(sm.fwd), free(sm.rt), free(xs), free(which), free(score);
 }
 
-/* The figures of a benchmark from its samples (warm forwards or steps). */
-static void bench_figures(px_bench *b, samples *sm)
+/* What train-step:N trains on: of the examples that ran ok (ok, n_ok), the
+ * fixture's labelled ones, in fixture order, into xs with each one's
+ * target in targets; returns how many. */
+static size_t train_set(px_runner *r, px_env_result *er, const size_t *ok, size_t n_ok, const px_prepared **xs,
+                        int64_t *targets)
 {
-    b->forwards = sm->n;
-    b->p50_ms = b->p90_ms = b->p99_ms = b->min_ms = b->max_ms = -1;
-    if (!sm->n)
-        return;
-    qsort(sm->fwd, sm->n, sizeof *sm->fwd, cmp_double);
-    b->p50_ms = quantile_sorted(sm->fwd, sm->n, 0.5);
-    b->p90_ms = quantile_sorted(sm->fwd, sm->n, 0.9);
-    b->p99_ms = quantile_sorted(sm->fwd, sm->n, 0.99);
-    b->min_ms = sm->fwd[0], b->max_ms = sm->fwd[sm->n - 1];
+    const px_env_input *ein = &r->inputs[er - r->res->envs];
+    size_t n = 0;
+    for (size_t i = 0; i < n_ok; i++) {
+        const px_example *x = &r->f->examples[ok[i]];
+        if (x->expect.kind != PX_EXPECT_LABEL)
+            continue;
+        /* The target is the expected label's place in this environment's
+         * own label map (its outputs' order), which may differ from the
+         * contract's; a label it lacks leaves the example out. */
+        const char *want = r->f->labels[x->expect.label];
+        size_t at = 0;
+        while (at < er->n_labels && strcmp(er->labels[at], want))
+            at++;
+        if (at == er->n_labels)
+            continue;
+        xs[n] = &ein->examples[ok[i]];
+        targets[n++] = (int64_t)at;
+    }
+    return n;
 }
 
 /* train-step:N: one TRAIN (proto.h) of the fixture's labelled examples
@@ -248,22 +297,7 @@ static void bench_train(px_runner *r, px_env_result *er, px_bench *b, const size
         b->stopped = strdup("out of memory");
         goto out;
     }
-    for (size_t i = 0; i < n_ok; i++) {
-        const px_example *x = &r->f->examples[ok[i]];
-        if (x->expect.kind != PX_EXPECT_LABEL)
-            continue;
-        /* The target is the expected label's place in this environment's
-         * own label map (its outputs' order), which may differ from the
-         * contract's; a label it lacks leaves the example out. */
-        const char *want = r->f->labels[x->expect.label];
-        size_t at = 0;
-        while (at < er->n_labels && strcmp(er->labels[at], want))
-            at++;
-        if (at == er->n_labels)
-            continue;
-        xs[n] = &ein->examples[ok[i]];
-        targets[n++] = (int64_t)at;
-    }
+    n = train_set(r, er, ok, n_ok, xs, targets);
     b->batch = (int)n, b->examples = n, b->passes = 1;
     if (!n) {
         b->stopped = strdup("no example with an expected label ran in this environment: nothing to train on");
@@ -271,19 +305,11 @@ static void bench_train(px_runner *r, px_env_result *er, px_bench *b, const size
     }
     if (bench_restart(r, er, c, b))
         goto out;
-    px_buf f = {0};
-    proto_begin(&f, PX_FRAME_TRAIN);
-    buf_put_u32(&f, (uint32_t)steps);
-    buf_put_f64(&f, b->lr);
-    put_stack(r, &f, xs, n, pad);
-    buf_put_u32(&f, (uint32_t)n);
-    for (size_t j = 0; j < n; j++)
-        buf_put_i64(&f, targets[j]);
-    proto_end(&f);
     double timeout = e->first_forward_timeout_s + (double)steps * e->timeout_s;
     uint32_t type = 0;
-    enum wait_result w = f.bad || proto_write_all(c->to, f.data, f.len) ? W_EOF : wait_frame(r, c, timeout, &type, &p);
-    buf_free(&f);
+    enum wait_result w = wire_send_train(r->f, c->to, (uint32_t)steps, b->lr, xs, n, pad, targets)
+                             ? W_EOF
+                             : child_wait_frame(r, c, timeout, &type, &p);
     if (w != W_FRAME || type != PX_FRAME_TRAINED) {
         bench_failed(r, c, b, "a training step", w, type, &p, timeout);
         goto out;
@@ -321,7 +347,7 @@ out:
 }
 
 /* parity bench: each endpoint over the examples this environment ran. */
-static void run_bench(px_runner *r, px_env_result *er)
+void bench_run(px_runner *r, px_env_result *er)
 {
     size_t *ok = calloc(r->res->n_examples ? r->res->n_examples : 1, sizeof *ok), n_ok = 0;
     px_bench *bench = calloc(r->opts.n_bench, sizeof *bench);
@@ -342,11 +368,11 @@ static void run_bench(px_runner *r, px_env_result *er)
         }
         bench[i].p50_ms = bench[i].p90_ms = bench[i].p99_ms = bench[i].min_ms = bench[i].max_ms = -1;
         bench[i].roundtrip_p50_ms = bench[i].per_s = -1;
-        set_progress(r, (int)(er - r->res->envs), -1);
+        state_set_progress(r, (int)(er - r->res->envs), -1);
         if (!n_ok)
             bench[i].stopped = strdup("no example ran in this environment: nothing to time");
-        else if (must_stop(r))
-            bench[i].stopped = strdup(stop_words(r)), bench[i].cut = 1;
+        else if (state_must_stop(r))
+            bench[i].stopped = strdup(state_stop_words(r)), bench[i].cut = 1;
         else if (bench[i].train_steps)
             bench_train(r, er, &bench[i], ok, n_ok);
         else
@@ -369,5 +395,5 @@ static void run_bench(px_runner *r, px_env_result *er)
         er->cut_short = strdup(cut);
     pthread_mutex_unlock(&r->mu);
     free(ok);
-    notify(r);
+    state_notify(r);
 }

@@ -1,26 +1,32 @@
-typedef struct child {
-    pid_t pid;
-    int served;        /* forked by the fork server, not parity's child */
-    int to, from, err; /* -1 when closed */
-    px_buf rx;
-    char tail[2048];   /* last bytes of the child's stderr */
-    size_t tail_len;
-    size_t *shapes;    /* sequence lengths this child has run once (a lazy
-                          device compiles each new one on its first forward) */
-    size_t n_shapes, cap_shapes;
-    /* The Python executor says on stderr which backend module it imports
-     * (IMPORTING, then IMPORTED): a start-up that ends or times out in
-     * between is the device stage's, that module's. */
-    char line[192];    /* the stderr line being read */
-    size_t line_len;
-    char importing[128]; /* the module being imported, "" when none */
-} child;
+/* The executors' processes, one per environment: spawned (by posix_spawn,
+ * or forked by the fork server, parity/forksrv.h), started (waiting for
+ * their READY), read from (frames on stdout, the tail of stderr), ended and
+ * reaped; and the table of every one alive, for a second Ctrl-C. */
+#define _GNU_SOURCE /* pipe2, sigabbrev_np */
+#include "child.h"
+
+#include "parity/version.h"
+#include "wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
 
 #define IMPORTING "parity_torch.py: importing backend module "
 #define IMPORTED "parity_torch.py: backend modules imported"
 
-
-/* Every executor child alive now, of every runner, for runner_kill_children
+/* Every executor child alive now, of every runner, for child_kill_all
  * (a signal handler): slots hold a pid or 0, written atomically. */
 #define LIVE_MAX 256
 static pid_t live_pids[LIVE_MAX];
@@ -43,7 +49,7 @@ static void live_remove(pid_t pid)
     }
 }
 
-void runner_kill_children(void)
+void child_kill_all(void)
 {
     for (size_t i = 0; i < LIVE_MAX; i++) {
         pid_t pid = __atomic_load_n(&live_pids[i], __ATOMIC_SEQ_CST);
@@ -72,7 +78,7 @@ static void tail_append(child *c, const char *p, size_t n)
     c->tail[c->tail_len] = '\0';
 }
 
-
+/* How long environment e's start-up may take: its startup_timeout, unless
  * the caller's load_timeout_s overrides every one. */
 static double startup_s(const px_runner *r, const px_env *e)
 {
@@ -95,7 +101,7 @@ static int fork_server(px_runner *r, const px_env *e)
     return r->srv && forksrv_alive(r->srv);
 }
 
-static void fork_server_stop(px_runner *r)
+void child_server_stop(px_runner *r)
 {
     if (r->srv) {
         live_remove(forksrv_pid(r->srv));
@@ -104,7 +110,7 @@ static void fork_server_stop(px_runner *r)
     }
 }
 
-static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
+int child_spawn(px_runner *r, const px_env *e, child *c, px_error *err)
 {
     free(c->shapes);
     memset(c, 0, sizeof *c);
@@ -205,7 +211,7 @@ static int spawn_child(px_runner *r, const px_env *e, child *c, px_error *err)
 }
 
 /* Whether the child has run an input of this sequence length; records it. */
-static int shape_seen(child *c, size_t len)
+int child_shape_seen(child *c, size_t len)
 {
     for (size_t i = 0; i < c->n_shapes; i++)
         if (c->shapes[i] == len)
@@ -272,18 +278,19 @@ static int take_frame(child *c, uint32_t *type, px_buf *payload)
     return 1;
 }
 
+/* Waits for the child's next frame, at most timeout_s, and no longer than
  * the run may go on (runner_stop, the budget): W_STOPPED then. */
-static enum wait_result wait_frame(px_runner *r, child *c, double timeout_s, uint32_t *type, px_buf *payload)
+enum wait_result child_wait_frame(px_runner *r, child *c, double timeout_s, uint32_t *type, px_buf *payload)
 {
-    double deadline = now_s() + timeout_s;
+    double deadline = state_now() + timeout_s;
     for (;;) {
-        if (must_stop(r))
+        if (state_must_stop(r))
             return W_STOPPED;
         if (take_frame(c, type, payload))
             return W_FRAME;
         if (c->from < 0 || proto_frame_ready(c->rx.data, c->rx.len, type, &(size_t){0}) < 0)
             return W_EOF;
-        double t = now_s(), left = deadline - t;
+        double t = state_now(), left = deadline - t;
         if (left <= 0)
             return W_TIMEOUT;
         if (r->deadline > 0 && r->deadline - t < left)
@@ -337,17 +344,17 @@ static int child_ended(px_runner *r, child *c, double wait_s, int *st)
 
 /* Ends the child: after `grace_s` without exiting it is killed. Describes how
  * it ended into buf. */
-static void reap(px_runner *r, child *c, double grace_s, int kill_now, char *buf, size_t size)
+void child_reap(px_runner *r, child *c, double grace_s, int kill_now, char *buf, size_t size)
 {
     close_fd(&c->to);
     if (c->pid > 0) {
         /* Asked to stop, nobody waits for a graceful end. */
-        if (kill_now || stop_of(r) != PX_STOP_NONE)
+        if (kill_now || state_stop_of(r) != PX_STOP_NONE)
             kill(-c->pid, SIGKILL);
         int st = 0;
-        double deadline = now_s() + grace_s;
+        double deadline = state_now() + grace_s;
         int ended;
-        while (!(ended = child_ended(r, c, 0.005, &st)) && now_s() < deadline && stop_of(r) == PX_STOP_NONE) {
+        while (!(ended = child_ended(r, c, 0.005, &st)) && state_now() < deadline && state_stop_of(r) == PX_STOP_NONE) {
             if (c->err >= 0 && !drain(c, c->err))
                 close_fd(&c->err);
         }
@@ -376,7 +383,7 @@ static void reap(px_runner *r, child *c, double grace_s, int kill_now, char *buf
     c->n_shapes = 0; /* a new child compiles afresh */
 }
 
-static char *tail_line(const child *c)
+char *child_tail_line(const child *c)
 {
     /* The last non-empty line is what a crash usually says about itself
      * (the executor's own IMPORTING and IMPORTED lines are not). */
@@ -399,26 +406,16 @@ static char *tail_line(const child *c)
     }
 }
 
-
+/* The environment's manifest from its READY and from here (its
+ * environment variables, the host, the time, the inputs' hashes). */
 static void fill_manifest(px_runner *r, px_env_result *er, px_buf *p)
 {
     px_manifest *m = &er->m;
-    m->executor = buf_get_str(p);
-    m->runtime = get_opt_str(p);
-    m->libtorch_version = buf_get_str(p);
-    m->backend_modules = get_opt_str(p);
-    m->backend_versions = get_opt_str(p);
-    m->device = buf_get_str(p);
-    m->device_name = buf_get_str(p);
-    m->dtype = buf_get_str(p);
-    m->tf32 = get_opt_str(p);
-    m->matmul_precision = get_opt_str(p);
-    m->ignored = get_opt_str(p);
-    m->load_ms = buf_get_f64(p);
+    wire_decode_ready(p, m);
     char **child_said[] = {&m->executor, &m->runtime, &m->libtorch_version, &m->backend_modules,
                            &m->backend_versions, &m->device, &m->device_name, &m->dtype, &m->ignored};
     for (size_t i = 0; i < sizeof child_said / sizeof *child_said; i++)
-        *child_said[i] = scrub(r, *child_said[i]);
+        *child_said[i] = state_scrub(r, *child_said[i]);
     m->threads = r->f->envs[er->env_index].threads;
     /* The child inherited parity's environment: what in it changes numerics
      * (out of memory: not recorded). */
@@ -439,13 +436,13 @@ static void fill_manifest(px_runner *r, px_env_result *er, px_buf *p)
 
 /* Start (or restart) the environment's child and wait for READY. Returns 0
  * when up; otherwise fills stage and msg. */
-static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, char **msg)
+int child_start(px_runner *r, px_env_result *er, int spawn, int *stage, char **msg)
 {
     const px_env *e = &r->f->envs[er->env_index];
     child *c = &r->kids[er - r->res->envs];
     px_error err = {0};
     char how[64], text[1200];
-    if (spawn && spawn_child(r, e, c, &err)) {
+    if (spawn && child_spawn(r, e, c, &err)) {
         px_error_format(&err, text, sizeof text);
         *stage = PX_STAGE_LOAD;
         *msg = strdup(text);
@@ -454,12 +451,12 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
     px_buf p = {0};
     uint32_t type = 0;
     double timeout = startup_s(r, e);
-    enum wait_result w = wait_frame(r, c, timeout, &type, &p);
+    enum wait_result w = child_wait_frame(r, c, timeout, &type, &p);
     const char *prog = e->python ? r->opts.script : r->opts.executor;
     int rc = -1;
     uint32_t version = 0;
     if (w == W_STOPPED) {
-        reap(r, c, 0, 1, how, sizeof how);
+        child_reap(r, c, 0, 1, how, sizeof how);
         *stage = PX_STAGE_LOAD;
         *msg = NULL;
         rc = -2;
@@ -472,7 +469,7 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
         *msg = malloc(strlen(prog) + strlen(text) + 3);
         if (*msg)
             sprintf(*msg, "%s: %s", prog, text);
-        reap(r, c, 0, 1, how, sizeof how);
+        child_reap(r, c, 0, 1, how, sizeof how);
     } else if (w == W_FRAME && type == PX_FRAME_READY) {
         pthread_mutex_lock(&r->mu);
         if (!er->m.libtorch_version)
@@ -500,10 +497,10 @@ static int start_child(px_runner *r, px_env_result *er, int spawn, int *stage, c
                 sprintf(*msg, "%s; choose an interpreter that has torch with --python PATH or PARITY_PYTHON", m);
             free(m);
         }
-        reap(r, c, 5, 0, how, sizeof how);
+        child_reap(r, c, 5, 0, how, sizeof how);
     } else {
-        reap(r, c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
-        char *line = tail_line(c);
+        child_reap(r, c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
+        char *line = child_tail_line(c);
         /* A backend module's import is part of opening the device. */
         *stage = c->importing[0] ? PX_STAGE_DEVICE : PX_STAGE_LOAD;
         if (w == W_TIMEOUT && c->importing[0])

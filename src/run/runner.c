@@ -1,27 +1,26 @@
-#define _GNU_SOURCE /* pipe2, sigabbrev_np */
-#include "parity/self.h"
-#include "parity/forksrv.h"
-#include "parity/generate.h"
-#include "parity/redact.h"
+/* The runner (parity/runner.h): its public API, the scheduling of the
+ * environments side by side, and the example loop (start-up, probe,
+ * examples) of each. Its other parts, lowest last: the benchmarks
+ * (bench_run.c), the executors' processes (child.c), the state they all
+ * share (run_state.c) and the frames on the wire (wire.c). */
+#define _GNU_SOURCE /* pipe2 */
 #include "parity/runner.h"
+#include "parity/self.h"
 #include "parity/tokenizer.h"
-#include "parity/version.h"
+
+#include "bench_run.h"
+#include "child.h"
+#include "run_state.h"
+#include "wire.h"
 
 #include <errno.h>
-#include <math.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* Runs one prepared input in a live child; records the outcome in x.
  * Returns 1 when the child is gone afterwards (crash or timeout). A
@@ -33,35 +32,35 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
     px_buf p = {0};
     uint32_t type = 0;
     /* The first forward of a new shape may compile: its own timeout. */
-    int first = !shape_seen(c, in->enc.n);
+    int first = !child_shape_seen(c, in->enc.n);
     double timeout = first ? e->first_forward_timeout_s : e->timeout_s;
     const px_prep *prep = &r->inputs[er - r->res->envs].prep;
-    px_gen_settings gs = gen_settings(r->f, prep);
+    px_gen_settings gs = wire_gen_settings(r->f, prep);
     /* Generating is a forward per token, each of a new length: the first
      * forward's time, then the environment's timeout per token. */
     if (generate)
         timeout = e->first_forward_timeout_s + e->timeout_s * gs.max_new_tokens;
-    enum wait_result w = (generate ? send_generate(r, c, in, &gs) : send_run(r, c, in))
+    enum wait_result w = (generate ? wire_send_generate(r->f, c->to, in, &gs) : wire_send_run(r->f, c->to, in))
                              ? W_EOF
-                             : wait_frame(r, c, timeout, &type, &p);
+                             : child_wait_frame(r, c, timeout, &type, &p);
     char how[64], d[160];
     int gone = 0;
     if (w == W_FRAME && generate && type == PX_FRAME_GENERATED) {
         px_gen_out o = {0};
         if (gen_reply_decode(&p, &o, &gs)) {
             x->status = PX_ST_EXCEPTION;
-            set_str(&x->detail, "protocol: malformed or inconsistent GENERATED frame");
+            wire_set_detail(x, "protocol: malformed or inconsistent GENERATED frame");
         } else {
-            take_generated(x, &o, prep->tok);
+            wire_take_generated(x, &o, prep->tok);
         }
     } else if (w == W_FRAME && !generate && type == PX_FRAME_OUTPUT) {
-        if (decode_output(&p, x)) {
+        if (wire_decode_output(&p, x)) {
             x->status = PX_ST_EXCEPTION;
-            set_str(&x->detail, "protocol: malformed OUTPUT frame");
+            wire_set_detail(x, "protocol: malformed OUTPUT frame");
         } else if (r->f->kind == PX_MODEL_GENERATOR) {
-            judge_generator_shape(x, in->enc.n, tokenizer_vocab_size(prep->tok));
+            wire_judge_generator_shape(x, in->enc.n, tokenizer_vocab_size(prep->tok));
         } else {
-            judge_shape(x, e->n_labels);
+            wire_judge_shape(x, e->n_labels);
         }
     } else if (w == W_FRAME && type == PX_FRAME_FAIL) {
         buf_get_u32(&p);
@@ -72,25 +71,25 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
             free(msg);
             msg = strdup("protocol: malformed FAIL frame");
         }
-        x->detail = scrub(r, msg);
+        x->detail = state_scrub(r, msg);
     } else if (w == W_FRAME) {
         x->status = PX_ST_EXCEPTION;
-        set_str(&x->detail, "protocol: unexpected frame");
+        wire_set_detail(x, "protocol: unexpected frame");
     } else {
-        reap(r, c, w == W_EOF ? 5 : 0, w != W_EOF, how, sizeof how);
+        child_reap(r, c, w == W_EOF ? 5 : 0, w != W_EOF, how, sizeof how);
         if (w == W_TIMEOUT) {
             x->status = PX_ST_TIMEOUT;
             snprintf(d, sizeof d, "after %g s%s", timeout,
                      first && timeout != e->timeout_s ? " (the first forward of this input length)" : "");
-            set_str(&x->detail, d);
-        } else if (w == W_STOPPED || stop_of(r) != PX_STOP_NONE) {
+            wire_set_detail(x, d);
+        } else if (w == W_STOPPED || state_stop_of(r) != PX_STOP_NONE) {
             /* Abandoned, not crashed: the kill was parity's. */
             x->status = PX_ST_NOT_EVALUATED;
-            set_str(&x->detail, stop_words(r));
+            wire_set_detail(x, state_stop_words(r));
         } else {
             x->status = PX_ST_CRASH;
-            set_str(&x->detail, how);
-            x->stderr_tail = scrub(r, tail_line(c));
+            wire_set_detail(x, how);
+            x->stderr_tail = state_scrub(r, child_tail_line(c));
         }
         c->tail_len = 0;
         c->tail[0] = '\0';
@@ -121,10 +120,10 @@ static void mark_rest(px_runner *r, px_env_result *er, size_t from, const char *
         if (x->status != PX_ST_PENDING)
             continue;
         x->status = PX_ST_NOT_EVALUATED;
-        set_str(&x->detail, why);
+        wire_set_detail(x, why);
     }
     pthread_mutex_unlock(&r->mu);
-    notify(r);
+    state_notify(r);
 }
 
 /* The run stopped before this environment's end (examples from `from` on
@@ -141,7 +140,7 @@ static void cut_short(px_runner *r, px_env_result *er, size_t from, const char *
 static void go_down(px_runner *r, px_env_result *er, int stage, char *msg, size_t from)
 {
     char why[1400];
-    msg = scrub(r, msg);
+    msg = state_scrub(r, msg);
     pthread_mutex_lock(&r->mu);
     er->state = PX_ENV_DOWN;
     er->down_stage = stage;
@@ -159,9 +158,9 @@ static int run_probe(px_runner *r, px_env_result *er)
     px_example_result x = {.label = -1, .forward_ms = -1};
     int gone = run_in_child(r, er, &r->inputs[er - r->res->envs].probe, &x, 0);
     int rc = 0;
-    if (gone && stop_of(r) != PX_STOP_NONE) {
+    if (gone && state_stop_of(r) != PX_STOP_NONE) {
         example_result_clear(&x);
-        cut_short(r, er, 0, stop_words(r));
+        cut_short(r, er, 0, state_stop_words(r));
         return 1;
     }
     if (x.status == PX_ST_OK || x.status == PX_ST_BAD_SHAPE || x.status == PX_ST_EMPTY)
@@ -213,8 +212,8 @@ static void run_examples(px_runner *r, px_env_result *er)
     for (size_t i = 0; i < r->res->n_examples; i++) {
         if ((r->opts.one_example && i != r->opts.example) || (r->opts.skip && r->opts.skip[i]))
             continue;
-        if (must_stop(r)) {
-            cut_short(r, er, i, stop_words(r));
+        if (state_must_stop(r)) {
+            cut_short(r, er, i, state_stop_words(r));
             return;
         }
         /* Another environment's fatal error: what is left stays pending,
@@ -238,24 +237,24 @@ static void run_examples(px_runner *r, px_env_result *er)
             char *msg = NULL;
             if (c->pid == 0) {
                 er->restarts++;
-                int rc = start_child(r, er, 1, &stage, &msg);
+                int rc = child_start(r, er, 1, &stage, &msg);
                 if (rc) {
                     example_result_clear(&x);
                     if (rc == -2)
-                        cut_short(r, er, i, stop_words(r));
+                        cut_short(r, er, i, state_stop_words(r));
                     else
                         go_down(r, er, stage, msg, i);
                     return;
                 }
             }
-            set_progress(r, (int)(er - r->res->envs), (int)i);
+            state_set_progress(r, (int)(er - r->res->envs), (int)i);
             run_in_child(r, er, in, &x, r->f->kind == PX_MODEL_GENERATOR);
         }
         pthread_mutex_lock(&r->mu);
         example_result_clear(&er->ex[i]);
         er->ex[i] = x;
         pthread_mutex_unlock(&r->mu);
-        notify(r);
+        state_notify(r);
     }
 }
 
@@ -285,7 +284,7 @@ typedef struct worker {
 
 static void job_done(px_runner *r, size_t e)
 {
-    set_progress(r, (int)e, -2);
+    state_set_progress(r, (int)e, -2);
     pthread_mutex_lock(&r->mu);
     r->sched[e] = 2;
     r->running--;
@@ -380,11 +379,11 @@ static void serve(px_runner *r)
         r->serving = 1;
         __atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
         pthread_mutex_unlock(&r->mu);
-        notify(r);
+        state_notify(r);
         pthread_mutex_lock(&r->mu);
-        while (!r->req && !r->end_serving && stop_of(r) == PX_STOP_NONE)
+        while (!r->req && !r->end_serving && state_stop_of(r) == PX_STOP_NONE)
             pthread_cond_wait(&r->cv, &r->mu);
-        int go = r->req && !r->end_serving && stop_of(r) == PX_STOP_NONE;
+        int go = r->req && !r->end_serving && state_stop_of(r) == PX_STOP_NONE;
         r->req = 0;
         r->serving = 0;
         if (go) {
@@ -402,7 +401,7 @@ static void serve(px_runner *r)
 int runner_rerun(px_runner *r, int all, size_t example)
 {
     pthread_mutex_lock(&r->mu);
-    int ok = r->serving && !r->req && !r->end_serving && stop_of(r) == PX_STOP_NONE &&
+    int ok = r->serving && !r->req && !r->end_serving && state_stop_of(r) == PX_STOP_NONE &&
              (all || example < r->res->n_examples);
     /* One that is down is tried afresh by a new runner, not here. */
     for (size_t e = 0; ok && e < r->res->n_envs; e++)
@@ -438,7 +437,7 @@ static int executor_missing(const px_runner_opts *o, const px_env *e, px_error *
 static void run_env(px_runner *r, size_t e)
 {
     px_env_result *er = &r->res->envs[e];
-    set_progress(r, (int)e, -1);
+    state_set_progress(r, (int)e, -1);
     int stage = PX_STAGE_LOAD;
     char *msg = NULL, text[1200];
     if (!r->spawned[e]) {
@@ -448,12 +447,12 @@ static void run_env(px_runner *r, size_t e)
         go_down(r, er, stage, strdup(text), 0);
         return;
     }
-    int rc = start_child(r, er, 0, &stage, &msg);
+    int rc = child_start(r, er, 0, &stage, &msg);
     if (rc == -2) {
         /* Never up in this run: said as such, and why. */
-        snprintf(text, sizeof text, "stopped during start-up: %s", stop_words(r));
+        snprintf(text, sizeof text, "stopped during start-up: %s", state_stop_words(r));
         go_down(r, er, stage, strdup(text), 0);
-        cut_short(r, er, 0, stop_words(r));
+        cut_short(r, er, 0, state_stop_words(r));
         return;
     }
     if (rc) {
@@ -463,15 +462,15 @@ static void run_env(px_runner *r, size_t e)
     pthread_mutex_lock(&r->mu);
     er->state = PX_ENV_UP;
     pthread_mutex_unlock(&r->mu);
-    notify(r);
+    state_notify(r);
     if (run_probe(r, er) == 0) {
         run_examples(r, er);
         if (r->opts.n_bench && er->state == PX_ENV_UP)
-            run_bench(r, er);
+            bench_run(r, er);
     }
     char how[64];
     if (!r->opts.keep_alive)
-        reap(r, &r->kids[e], 10, 0, how, sizeof how);
+        child_reap(r, &r->kids[e], 10, 0, how, sizeof how);
 }
 
 static void *runner_main(void *arg)
@@ -481,7 +480,7 @@ static void *runner_main(void *arg)
     for (size_t e = 0; e < r->res->n_envs; e++) {
         const px_env *env = &r->f->envs[r->res->envs[e].env_index];
         r->spawned[e] = runs_here(&r->res->envs[e]) && !executor_missing(&r->opts, env, &r->errs[e]) &&
-                        spawn_child(r, env, &r->kids[e], &r->errs[e]) == 0;
+                        child_spawn(r, env, &r->kids[e], &r->errs[e]) == 0;
     }
     run_envs(r, run_env);
     if (r->opts.keep_alive && !r->fatal.code)
@@ -489,7 +488,7 @@ static void *runner_main(void *arg)
     for (size_t e = 0; e < r->res->n_envs; e++) {
         char how[64];
         if (r->kids[e].pid)
-            reap(r, &r->kids[e], 0, 1, how, sizeof how);
+            child_reap(r, &r->kids[e], 0, 1, how, sizeof how);
         if (r->fatal.code && runs_here(&r->res->envs[e])) {
             char why[1200];
             px_error_format(&r->fatal, why, sizeof why - 20);
@@ -499,9 +498,9 @@ static void *runner_main(void *arg)
         }
         free(r->kids[e].shapes);
     }
-    fork_server_stop(r);
+    child_server_stop(r);
     __atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
-    notify(r);
+    state_notify(r);
     return NULL;
 }
 
@@ -545,7 +544,7 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
         return NULL;
     }
     if (r->opts.budget_s > 0) {
-        r->deadline = now_s() + r->opts.budget_s;
+        r->deadline = state_now() + r->opts.budget_s;
         snprintf(r->budget_words, sizeof r->budget_words, "budget (%g s) ran out", r->opts.budget_s);
     }
     snprintf(r->limit_words, sizeof r->limit_words, "beyond --max-examples %zu", r->opts.max_examples);
@@ -628,7 +627,9 @@ void runner_stop(px_runner *r, px_stop why)
 
 void runner_cancel(px_runner *r) { runner_stop(r, PX_STOP_CANCEL); }
 
-px_stop runner_stopped(px_runner *r) { return stop_of(r); }
+void runner_kill_children(void) { child_kill_all(); }
+
+px_stop runner_stopped(px_runner *r) { return state_stop_of(r); }
 
 void runner_progress(px_runner *r, int *env, int *example, pid_t *pid)
 {
