@@ -110,29 +110,14 @@ void child_server_stop(px_runner *r)
     }
 }
 
-int child_spawn(px_runner *r, const px_env *e, child *c, px_error *err)
+/* Environment e's executor's command line (argv[0] its program), threads
+ * the room for --threads' value: malloc'd, NULL when out of memory. */
+static const char **executor_argv(px_runner *r, const px_env *e, char *threads, size_t size)
 {
-    free(c->shapes);
-    memset(c, 0, sizeof *c);
-    c->to = c->from = c->err = -1;
-    int in[2], out[2], ep[2];
-    if (pipe2(in, O_CLOEXEC))
-        return px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
-    if (pipe2(out, O_CLOEXEC)) {
-        close(in[0]), close(in[1]);
-        return px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
-    }
-    if (pipe2(ep, O_CLOEXEC)) {
-        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-        return px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
-    }
-    char threads[16];
-    snprintf(threads, sizeof threads, "%d", e->threads);
+    snprintf(threads, size, "%d", e->threads);
     const char **argv = calloc(24 + 2 * r->opts.n_backend_modules, sizeof *argv);
-    if (!argv) {
-        close(in[0]), close(in[1]), close(out[0]), close(out[1]), close(ep[0]), close(ep[1]);
-        return px_error_oom(err, NULL);
-    }
+    if (!argv)
+        return NULL;
     const char *prog = e->python ? r->opts.python : r->opts.executor;
     int a = 0;
     argv[a++] = prog;
@@ -151,11 +136,18 @@ int child_spawn(px_runner *r, const px_env *e, child *c, px_error *err)
     for (size_t m = 0; e->python && m < r->opts.n_backend_modules; m++)
         argv[a++] = "--backend-module", argv[a++] = r->opts.backend_modules[m];
     argv[a] = NULL;
+    return argv;
+}
+
+/* A libtorch executor forked by the run's fork server (fds its stdin,
+ * stdout, stderr): 0 with c->pid; -1 when there is no server or it could
+ * not fork (the executor is then spawned). */
+static int spawn_served(px_runner *r, const px_env *e, child *c, const char **argv, const int fds[3])
+{
     int rc = -1;
     pthread_mutex_lock(&r->srv_mu);
     if (!e->python && fork_server(r, e)) {
         /* libtorch is loaded once, in the server, which forks the executor. */
-        const int fds[3] = {in[0], out[1], ep[1]};
         pid_t pid;
         /* Not under mu: the server's answer is a round trip. Until the pid
          * is in the table, a second Ctrl-C kills it with its server. */
@@ -169,6 +161,34 @@ int child_spawn(px_runner *r, const px_env *e, child *c, px_error *err)
         }
     }
     pthread_mutex_unlock(&r->srv_mu);
+    return rc;
+}
+
+int child_spawn(px_runner *r, const px_env *e, child *c, px_error *err)
+{
+    free(c->shapes);
+    memset(c, 0, sizeof *c);
+    c->to = c->from = c->err = -1;
+    int in[2], out[2], ep[2];
+    if (pipe2(in, O_CLOEXEC))
+        return px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
+    if (pipe2(out, O_CLOEXEC)) {
+        close(in[0]), close(in[1]);
+        return px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
+    }
+    if (pipe2(ep, O_CLOEXEC)) {
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+        return px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
+    }
+    char threads[16];
+    const char **argv = executor_argv(r, e, threads, sizeof threads);
+    if (!argv) {
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]), close(ep[0]), close(ep[1]);
+        return px_error_oom(err, NULL);
+    }
+    const char *prog = e->python ? r->opts.python : r->opts.executor;
+    const int fds[3] = {in[0], out[1], ep[1]};
+    int rc = spawn_served(r, e, c, argv, fds);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
@@ -434,6 +454,30 @@ static void fill_manifest(px_runner *r, px_env_result *er, px_buf *p)
     memcpy(m->vocab_sha256, prep->vocab_sha256, PX_SHA256_HEX);
 }
 
+/* A child that gave no READY: it ended, or did not answer within timeout
+ * s (w). Reaps it; the stage in *stage (a backend module's import is part
+ * of opening the device), the words returned (malloc'd). */
+static char *startup_failed(px_runner *r, child *c, enum wait_result w, double timeout, int *stage)
+{
+    char how[64], text[1200];
+    child_reap(r, c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
+    char *line = child_tail_line(c);
+    *stage = c->importing[0] ? PX_STAGE_DEVICE : PX_STAGE_LOAD;
+    if (w == W_TIMEOUT && c->importing[0])
+        snprintf(text, sizeof text, "importing backend module %s did not finish within startup_timeout %g s",
+                 c->importing, timeout);
+    else if (w == W_TIMEOUT)
+        snprintf(text, sizeof text, "no answer within %g s of start-up (startup_timeout)", timeout);
+    else if (c->importing[0])
+        snprintf(text, sizeof text, "executor ended while importing backend module %s (%s)%s%s", c->importing, how,
+                 line && *line ? ": " : "", line ? line : "");
+    else
+        snprintf(text, sizeof text, "executor ended during start-up (%s)%s%s", how, line && *line ? ": " : "",
+                 line ? line : "");
+    free(line);
+    return strdup(text);
+}
+
 /* Start (or restart) the environment's child and wait for READY. Returns 0
  * when up; otherwise fills stage and msg. */
 int child_start(px_runner *r, px_env_result *er, int spawn, int *stage, char **msg)
@@ -499,23 +543,7 @@ int child_start(px_runner *r, px_env_result *er, int spawn, int *stage, char **m
         }
         child_reap(r, c, 5, 0, how, sizeof how);
     } else {
-        child_reap(r, c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
-        char *line = child_tail_line(c);
-        /* A backend module's import is part of opening the device. */
-        *stage = c->importing[0] ? PX_STAGE_DEVICE : PX_STAGE_LOAD;
-        if (w == W_TIMEOUT && c->importing[0])
-            snprintf(text, sizeof text, "importing backend module %s did not finish within startup_timeout %g s",
-                     c->importing, timeout);
-        else if (w == W_TIMEOUT)
-            snprintf(text, sizeof text, "no answer within %g s of start-up (startup_timeout)", timeout);
-        else if (c->importing[0])
-            snprintf(text, sizeof text, "executor ended while importing backend module %s (%s)%s%s", c->importing,
-                     how, line && *line ? ": " : "", line ? line : "");
-        else
-            snprintf(text, sizeof text, "executor ended during start-up (%s)%s%s", how, line && *line ? ": " : "",
-                     line ? line : "");
-        free(line);
-        *msg = strdup(text);
+        *msg = startup_failed(r, c, w, timeout, stage);
     }
     buf_free(&p);
     return rc;
