@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "parity/proto.h"
 #include "run_state.h"
 
 struct child {

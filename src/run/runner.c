@@ -610,7 +610,7 @@ pid_t runner_child_pid(px_runner *r, int env)
     return pid;
 }
 
-/* The runner thread kills what it waits for itself (wait_frame wakes on
+/* The runner thread kills what it waits for itself (child_wait_frame wakes on
  * the pipe): no pid crosses threads. */
 void runner_stop(px_runner *r, px_stop why)
 {
