@@ -30,6 +30,8 @@ OWNERS = {
     "cmd_check": "cmd_run",  # run/check/bench/report's shared command line
     "results": "results",    # the results file: written by results_write.c,
                              # read by results_read.c, one part's header
+    "runner_opts": "run",    # the runner's options and stop reasons: types
+                             # that src/run/'s parts read below the runner
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

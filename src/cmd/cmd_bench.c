@@ -148,7 +148,7 @@ static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v
     printf_wrapped(o, "", "min %.3g ms, max %.3g; %.4g examples/s; round trip %s", b->min_ms, b->max_ms, b->per_s,
                    ms(b->roundtrip_p50_ms, a, sizeof a));
     /* How many examples a forward holds is not how many there are: a
-     * stack is filled from the first examples again (runner.c), so say
+     * stack is filled from the first examples again (bench_run.c), so say
      * both, as the results file counts them (examples: those that ran). */
     printf_wrapped(o, "", "%zu forward%s of %d example%s%s, over the %zu example%s that ran%s: %d pass%s after %d warm-up",
                    b->forwards, b->forwards == 1 ? "" : "s", b->batch, b->batch == 1 ? "" : "s",

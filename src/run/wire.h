@@ -1,0 +1,55 @@
+/* The wire (wire.c): the runner's frames to an executor and its answers
+ * decoded, and the shape checks of an output. The lowest of the runner's
+ * parts: no runner, no process, a file descriptor and a payload. */
+#ifndef PARITY_WIRE_H
+#define PARITY_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parity/fixture.h"
+#include "parity/generate.h"
+#include "parity/prepare.h"
+#include "parity/proto.h"
+#include "parity/results.h"
+#include "parity/tokenizer.h"
+
+/* x's detail becomes a copy of s (NULL: none). */
+void wire_set_detail(px_example_result *x, const char *s);
+
+/* The inputs of n examples stacked into [n, L], into b: each padded to the
+ * longest with pad_id and attention mask 0 (n 1: the example as prepared). */
+void wire_put_stack(const px_fixture *f, px_buf *pb, const px_prepared *const *xs, size_t n, int64_t pad_id);
+/* One forward of n examples stacked into [n, L] (wire_put_stack), written
+ * to fd: 0, or -1 when it could not be. */
+int wire_send_run_stack(const px_fixture *f, int fd, const px_prepared *const *xs, size_t n, int64_t pad_id);
+/* One forward of one example, as prepared. */
+int wire_send_run(const px_fixture *f, int fd, const px_prepared *x);
+/* An OUTPUT frame's payload into x (dtype, shape, values, forward time,
+ * whether it compiled); -1 when malformed. */
+int wire_decode_output(px_buf *p, px_example_result *x);
+/* A classifier's output must be [1, n_labels]: x's status (ok with its
+ * label, empty, bad-shape with the words) from its shape. */
+void wire_judge_shape(px_example_result *x, size_t n_labels);
+/* A generator's forward (the probe): [1, T, V], V the vocabulary's size. */
+void wire_judge_generator_shape(px_example_result *x, size_t T, size_t V);
+
+/* The contract's output settings as the protocol sends them. */
+px_gen_settings wire_gen_settings(const px_fixture *f, const px_prep *prep);
+/* A generator's example: GENERATE with its prompt (no padding: one
+ * example, its real tokens), written to fd: 0, or -1. */
+int wire_send_generate(const px_fixture *f, int fd, const px_prepared *in, const px_gen_settings *gs);
+/* The GENERATED reply o moved into x, the text decoded here from the ids
+ * (the stop token left out); o is freed. */
+void wire_take_generated(px_example_result *x, px_gen_out *o, const px_tokenizer *tok);
+
+/* A READY frame's fields after its version into m (malloc'd strings; an
+ * optional field's "" is NULL, not known); p->bad says when malformed. */
+void wire_decode_ready(px_buf *p, px_manifest *m);
+/* TRAIN (proto.h): steps SGD steps at lr on the n examples xs stacked as
+ * wire_put_stack stacks them, targets[j] the index of xs[j]'s label; written
+ * to fd: 0, or -1. */
+int wire_send_train(const px_fixture *f, int fd, uint32_t steps, double lr, const px_prepared *const *xs, size_t n,
+                    int64_t pad_id, const int64_t *targets);
+
+#endif
