@@ -302,7 +302,7 @@ class Executor:
 
     def import_backends(self):
         for name in self.o["backend_modules"]:
-            # parity reads these lines (runner.c, IMPORTING): a start-up that
+            # parity reads these lines (src/run/child.c, IMPORTING): a start-up that
             # ends or times out in an import is the device stage's, that
             # module's.
             say("parity_torch.py: importing backend module %s" % name)

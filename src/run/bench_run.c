@@ -72,10 +72,9 @@ static void keep_farthest(px_bench *b, double *score, size_t k, const double *ro
     score[k] = d;
 }
 
-/* Why a benchmark forward did not give an output, into b->stopped; reaps a
- * child that is gone. */
 /* What a benchmark's request (`what`: "a forward", "a training step")
- * came to when it did not answer: its words in b->stopped. */
+ * came to when it did not answer: its words in b->stopped; reaps a child
+ * that is gone. */
 static void bench_failed(px_runner *r, child *c, px_bench *b, const char *what, enum wait_result w, uint32_t type,
                          px_buf *p, double timeout)
 {
