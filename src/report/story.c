@@ -570,7 +570,7 @@ static void build_performance(bctx *b)
 }
 
 /* Each environment against its last good configuration, worded as check
- * words it (report.c) and redacted like everything else from a run. */
+ * words it (check_report.c) and redacted like everything else from a run. */
 static void build_last_good(bctx *b, const px_since *since)
 {
     for (size_t e = 0; since && e < b->r->n_envs; e++) {
