@@ -48,9 +48,19 @@ def check(root, parts, programs):
 
 def check_here(parts, programs):
     rank = {p: i for i, p in enumerate(parts)}
-
-    part_of, files_of = {}, {}      # module -> part; module -> its files
     problems = []
+    part_of, files_of = find_modules(parts, rank, programs, problems)
+    deps = follow_includes(rank, programs, part_of, files_of, problems)
+    problems += circles(deps)
+    n_edges = sum(len(v) for v in deps.values())
+    return problems, (f"layers: {len(part_of)} modules in {len(parts)} parts and "
+                      f"{len(programs)} program(s), {n_edges} includes between modules: "
+                      "none runs back up, no circle")
+
+
+def find_modules(parts, rank, programs, problems):
+    """Each module's part (the folder of its source) and its files."""
+    part_of, files_of = {}, {}
     for part in parts + list(programs):
         d = os.path.join("src", part)
         if not os.path.isdir(d):
@@ -73,22 +83,22 @@ def check_here(parts, programs):
     for n in sorted(os.listdir("include/parity")):
         if n.endswith(".h"):
             files_of.setdefault(n[:-2], []).append(os.path.join("include/parity", n))
+    for stem, owned in OWNERS.items():
+        if owned in rank:
+            part_of[stem] = owned
+    return part_of, files_of
 
+
+def follow_includes(rank, programs, part_of, files_of, problems):
+    """Module -> {module it includes: (file, line) of the first include},
+    with rule 1's findings (and headers that belong to no module)."""
     def owner(stem):
         """The module a header belongs to, or None."""
         if stem in part_of:
             return stem
-        o = OWNERS.get(stem)
-        if o in part_of:
-            return o
-        if o in rank:           # a part: constants every module above may use
-            return stem
-        return None
+        return OWNERS.get(stem) if OWNERS.get(stem) in part_of else None
 
-    for stem, owned in OWNERS.items():
-        if owned in rank:
-            part_of[stem] = owned
-    deps = {}                   # module -> {module: (file, line)}
+    deps = {}
     for stem, paths in sorted(files_of.items()):
         me = owner(stem)
         if me is None:
@@ -101,26 +111,30 @@ def check_here(parts, programs):
                     m = INCLUDE.match(line)
                     if not m:
                         continue
-                    inc = os.path.splitext(os.path.basename(m.group(1)))[0]
-                    them = owner(inc)
+                    them = owner(os.path.splitext(os.path.basename(m.group(1)))[0])
                     if them is None:
                         problems.append(f"{path}:{i}: includes {m.group(1)}, which belongs to no module")
-                        continue
-                    if them == me:
-                        continue
-                    deps.setdefault(me, {}).setdefault(them, (path, i))
-                    mine, theirs = part_of[me], part_of[them]
-                    if theirs in programs and theirs != mine:
-                        problems.append(f"{path}:{i}: includes {m.group(1)} of the program {theirs}/")
-                    elif mine in programs:
-                        if theirs != mine and theirs not in programs[mine]:
-                            problems.append(f"{path}:{i}: includes {m.group(1)} of {theirs}/; "
-                                            f"the program {mine}/ is built on {', '.join(programs[mine])} only")
-                    elif rank[theirs] > rank[mine]:
-                        problems.append(f"{path}:{i}: includes {m.group(1)} of {theirs}/, "
-                                        f"a layer above {mine}/")
+                    elif them != me:
+                        deps.setdefault(me, {}).setdefault(them, (path, i))
+                        problems += upward(f"{path}:{i}: includes {m.group(1)}", part_of[me], part_of[them],
+                                           rank, programs)
+    return deps
 
-    # Circles: Tarjan's strongly connected components, each shown as one loop.
+
+def upward(where, mine, theirs, rank, programs):
+    """Rule 1 for one include from the part mine into the part theirs."""
+    if theirs in programs and theirs != mine:
+        return [f"{where} of the program {theirs}/"]
+    if mine in programs:
+        if theirs != mine and theirs not in programs[mine]:
+            return [f"{where} of {theirs}/; the program {mine}/ is built on {', '.join(programs[mine])} only"]
+        return []
+    return [f"{where} of {theirs}/, a layer above {mine}/"] if rank[theirs] > rank[mine] else []
+
+
+def circles(deps):
+    """Rule 2: each strongly connected component (Tarjan's) of more than
+    one module, shown as one loop through its first module."""
     index, low, stack, on, sccs = {}, {}, [], set(), []
 
     def strong(v):
@@ -148,33 +162,32 @@ def check_here(parts, programs):
     for v in sorted(deps):
         if v not in index:
             strong(v)
+    found = []
     for comp in sccs:
-        inside = set(comp)
-        # One loop through the component's first module, by breadth first.
-        start, prev, queue = comp[0], {comp[0]: None}, [comp[0]]
-        loop = None
-        while queue and loop is None:
-            v = queue.pop(0)
-            for w in sorted(deps.get(v, {})):
-                if w not in inside:
-                    continue
-                if w == start:
-                    loop = [v]
-                    while prev[loop[-1]] is not None:
-                        loop.append(prev[loop[-1]])
-                    loop.reverse()
-                    break
-                if w not in prev:
-                    prev[w] = v
-                    queue.append(w)
-        loop.append(start)
+        loop = shortest_loop(deps, comp)
         where = deps[loop[0]][loop[1]]
-        problems.append(f"{where[0]}:{where[1]}: a circle of includes: " + " -> ".join(loop))
+        found.append(f"{where[0]}:{where[1]}: a circle of includes: " + " -> ".join(loop))
+    return found
 
-    n_edges = sum(len(v) for v in deps.values())
-    return problems, (f"layers: {len(part_of)} modules in {len(parts)} parts and "
-                      f"{len(programs)} program(s), {n_edges} includes between modules: "
-                      "none runs back up, no circle")
+
+def shortest_loop(deps, comp):
+    """A shortest loop from comp[0] back to itself inside comp."""
+    inside, start = set(comp), comp[0]
+    prev, queue = {start: None}, [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(deps.get(v, {})):
+            if w not in inside:
+                continue
+            if w == start:
+                loop = [v]
+                while prev[loop[-1]] is not None:
+                    loop.append(prev[loop[-1]])
+                return loop[::-1] + [start]
+            if w not in prev:
+                prev[w] = v
+                queue.append(w)
+    return [start, start]
 
 
 # --self-test: small trees, each planted with one fault the check must name

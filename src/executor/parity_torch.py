@@ -495,8 +495,17 @@ class Executor:
         sequence so far (no KV cache) in inference mode; each step's last row
         goes to the host as float64 and is chosen from there exactly as
         src/proto/generate.c does. An output not [1, T+s, V] at any step is
-        answered with its shape and no steps."""
-        torch = self.torch
+        answered with its shape and no steps. Read, generate and answer are
+        the C++ executor's read_generate, generate_steps, send_generated."""
+        req = self.read_generate(payload)
+        t_all = time.perf_counter()
+        reply = self.generate_steps(req)
+        self.send_generated(chan, reply, (time.perf_counter() - t_all) * 1000.0)
+
+    @staticmethod
+    def read_generate(payload):
+        """The GENERATE request: its limits, stop ids, decoding settings
+        and the prompt (input_ids and attention_mask, each [1, T])."""
         r = Reader(payload)
         bad = Failure(STAGE_FORWARD, "protocol: malformed GENERATE frame")
         max_new, n_stop = r.u32(), r.u32()
@@ -508,7 +517,6 @@ class Executor:
         if (decoding not in (GEN_GREEDY, GEN_SAMPLE) or (decoding == GEN_SAMPLE and not temperature > 0)
                 or top_k >= 1 << 31 or report_top > GEN_MAX_TOP):
             raise bad
-        settings = (decoding, temperature, top_k)
         wants = Failure(STAGE_FORWARD, "protocol: GENERATE wants input_ids and attention_mask, each [1, T]")
         names, ids, T = [], None, None
         n_inputs = r.u32()
@@ -526,11 +534,17 @@ class Executor:
                 ids = values
         if r.pos != len(payload) or sorted(names) != ["attention_mask", "input_ids"]:
             raise wants
+        return {"max_new": max_new, "stop": stop, "settings": (decoding, temperature, top_k), "seed": seed,
+                "report_top": report_top, "names": names, "ids": ids}
+
+    def generate_steps(self, req):
+        """The steps: (dtype, shape, chosen ids, their top lists, end,
+        first forward's ms)."""
+        torch, ids, names = self.torch, req["ids"], req["names"]
         dtype, shape, chosen, tops = "", [], [], []
-        V, nr, end, state, first_ms = 0, 0, GEN_END_LENGTH, seed, 0.0
-        t_all = time.perf_counter()
+        V, nr, end, state, first_ms = 0, 0, GEN_END_LENGTH, req["seed"], 0.0
         with torch.inference_mode():
-            for step in range(max_new):
+            for step in range(req["max_new"]):
                 t0 = time.perf_counter()
                 n = len(ids)
                 id_t = torch.tensor([ids], dtype=torch.int64).to(self.device)
@@ -549,15 +563,20 @@ class Executor:
                 if step == 0:
                     first_ms = (time.perf_counter() - t0) * 1000.0
                     shape = list(out.shape)
-                    nr = min(report_top, V)
-                tid, state = gen_choose(row, settings, state)
+                    nr = min(req["report_top"], V)
+                tid, state = gen_choose(row, req["settings"], state)
                 chosen.append(tid)
                 tops.append(gen_top(row, nr))
-                if tid in stop:
+                if tid in req["stop"]:
                     end = GEN_END_STOP
                     break
                 ids.append(tid)
-        total_ms = (time.perf_counter() - t_all) * 1000.0
+        return dtype, shape, chosen, tops, end, first_ms
+
+    @staticmethod
+    def send_generated(chan, reply, total_ms):
+        """GENERATED (proto.h) for what generate_steps gave."""
+        dtype, shape, chosen, tops, end, first_ms = reply
         f = Frame()
         f.str(dtype)
         f.u32(len(shape))
