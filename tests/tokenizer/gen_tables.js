@@ -37,7 +37,7 @@ function usage(msg) {
   process.exit(2);
 }
 
-const opts = { out: path.join(ROOT, 'src', 'hf_tables.c'), check: false, tokenizers: null };
+const opts = { out: path.join(ROOT, 'src', 'tokenizer', 'hf_tables.c'), check: false, tokenizers: null };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === '-o' || a === '--out') { if (++i >= process.argv.length) usage('-o needs a file'); opts.out = process.argv[i]; }
