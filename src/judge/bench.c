@@ -1,7 +1,7 @@
 /* parity bench's verdicts (bench.h): each benchmark's outputs judged in
  * place of the run's, its loss curve against the reference's, and the
  * performance rung, all from the run's judgement. */
-#define _GNU_SOURCE /* open_memstream, vasprintf */
+#define _GNU_SOURCE /* open_memstream */
 #include "parity/bench.h"
 
 #include <math.h>
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parity/strf.h"
 #include "parity/compare.h"
 
 static int same_values(const double *a, const double *b, size_t n)
@@ -140,18 +141,6 @@ static int judge_one(const px_fixture *f, const px_results *r, const px_judgemen
     return rc;
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
-
 static void set_perf(px_env_verdict *ev, px_rung_state s, char *detail)
 {
     ev->rung[PX_RUNG_PERF] = s;
@@ -215,21 +204,21 @@ static int perf_rung(const px_fixture *f, const px_results *r, px_judgement *out
     fclose(fo), fclose(wo), fclose(co);
     if (stopped)
         set_perf(ev, PX_RS_NOT_REACHED,
-                 fmt("cut short: not measured in full: %s%s%s", cut, measured ? "; timed before it stopped: " : "",
+                 strf("cut short: not measured in full: %s%s%s", cut, measured ? "; timed before it stopped: " : "",
                      measured ? figures : ""));
     else if (broken)
-        set_perf(ev, PX_RS_NOT_MEASURED, fmt("figures not comparable: %s", why));
+        set_perf(ev, PX_RS_NOT_MEASURED, strf("figures not comparable: %s", why));
     else if (!measured)
-        set_perf(ev, PX_RS_NOT_MEASURED, fmt("the benchmark timed no forward"));
+        set_perf(ev, PX_RS_NOT_MEASURED, strf("the benchmark timed no forward"));
     else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED && ev->incomplete)
         set_perf(ev, PX_RS_NOT_REACHED,
-                 fmt("timed (%s), but the contract is not judged in full here (%s): not yet a result", figures,
+                 strf("timed (%s), but the contract is not judged in full here (%s): not yet a result", figures,
                      ev->rung_detail[PX_RUNG_CONTRACT] ? ev->rung_detail[PX_RUNG_CONTRACT] : "not reached"));
     else if (ev->rung[PX_RUNG_CONTRACT] != PX_RS_PASSED)
         set_perf(ev, PX_RS_NOT_REACHED,
-                 fmt("timed (%s), but the contract is not met here: not a result", figures));
+                 strf("timed (%s), but the contract is not met here: not a result", figures));
     else
-        set_perf(ev, PX_RS_PASSED, fmt("measured: %s", figures));
+        set_perf(ev, PX_RS_PASSED, strf("measured: %s", figures));
     free(figures), free(why), free(cut);
     return 0;
 }

@@ -1,4 +1,3 @@
-#define _GNU_SOURCE /* vasprintf */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "parity/judge.h"
 
@@ -9,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parity/strf.h"
 #include "parity/decision.h"
 
 static const struct {
@@ -62,18 +62,6 @@ const char *rung_state_name(px_rung_state s)
 {
     static const char *const n[] = {"passed", "failed", "not-reached", "not-measured"};
     return n[s];
-}
-
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
 }
 
 /* PCRE2 match with limits, so a hostile pattern cannot hang a review.
@@ -157,31 +145,31 @@ static int label_meets(const px_fixture *f, const px_example *ex, const px_examp
     if (e->kind == PX_EXPECT_LABEL && !e->top_k) {
         ok = !strcmp(got, f->labels[e->label]);
         if (!ok)
-            *why = fmt("gave %s, expected %s", got, f->labels[e->label]);
+            *why = strf("gave %s, expected %s", got, f->labels[e->label]);
     } else if (e->kind == PX_EXPECT_LABEL) {
         int rank = rank_of(x, labels, n_labels, f->labels[e->label]);
         ok = rank < e->top_k;
         if (!ok)
-            *why = fmt("%s is not among the %d best (gave %s)", f->labels[e->label], e->top_k, got);
+            *why = strf("%s is not among the %d best (gave %s)", f->labels[e->label], e->top_k, got);
     } else if (e->kind == PX_EXPECT_ANY_OF) {
         ok = 0;
         for (size_t i = 0; i < e->n_any_of; i++)
             ok |= !strcmp(got, f->labels[e->any_of[i]]);
         if (!ok)
-            *why = fmt("gave %s, expected any of the reviewed labels", got);
+            *why = strf("gave %s, expected any of the reviewed labels", got);
     }
     int m;
     if (ok && e->must_match.text) {
         if ((m = pattern_match(f, &e->must_match, got, err)) < 0)
             return -1;
         if (!m)
-            *why = fmt("%s does not match must_match '%s'", got, e->must_match.text), ok = 0;
+            *why = strf("%s does not match must_match '%s'", got, e->must_match.text), ok = 0;
     }
     if (ok && e->must_not_match.text) {
         if ((m = pattern_match(f, &e->must_not_match, got, err)) < 0)
             return -1;
         if (m)
-            *why = fmt("%s matches must_not_match '%s'", got, e->must_not_match.text), ok = 0;
+            *why = strf("%s matches must_not_match '%s'", got, e->must_not_match.text), ok = 0;
     }
     return ok;
 }
@@ -239,7 +227,7 @@ static char *last_line(const char *s)
     size_t start = end;
     while (start > 0 && s[start - 1] != '\n')
         start--;
-    return fmt("%.*s", (int)(end - start), s + start);
+    return strf("%.*s", (int)(end - start), s + start);
 }
 
 typedef struct jctx {
@@ -340,23 +328,23 @@ static int same_as_reference(const jctx *j, size_t e, size_t k, const px_text_ex
         return 1;
     const px_example_result *ref = result_at(j, j->ref, k), *x = &j->r->envs[e].ex[k];
     if (!ref || ref->status != PX_ST_OK || !ref->gen) {
-        *why = fmt("same_as_reference: the reference has no generated text for it to be compared with");
+        *why = strf("same_as_reference: the reference has no generated text for it to be compared with");
         return 0;
     }
     const px_generated *a = ref->gen, *b = x->gen;
     long at = first_difference(a, b);
     if (t->same == PX_SAME_EXACT && at >= 0) {
-        *why = fmt("same_as_reference exact: the tokens part from the reference's at token %ld", at);
+        *why = strf("same_as_reference exact: the tokens part from the reference's at token %ld", at);
         return 0;
     }
     if (t->same == PX_SAME_PREFIX && at >= 0 && at < t->same_n) {
-        *why = fmt("same_as_reference prefix %d: the tokens part from the reference's at token %ld", t->same_n, at);
+        *why = strf("same_as_reference prefix %d: the tokens part from the reference's at token %ld", t->same_n, at);
         return 0;
     }
     if (t->same == PX_SAME_EDITS) {
         size_t d = edit_distance(a->ids, text_ids(a), b->ids, text_ids(b));
         if (d > (size_t)t->same_n) {
-            *why = fmt("same_as_reference: %zu token edits from the reference's text, more than %d", d, t->same_n);
+            *why = strf("same_as_reference: %zu token edits from the reference's text, more than %d", d, t->same_n);
             return 0;
         }
     }
@@ -370,7 +358,7 @@ static int generation_broken(const px_fixture *f, const px_env_result *er, const
 {
     if (!g) {
         v->outcome = PX_OC_EMPTY;
-        v->detail = fmt("nothing was generated");
+        v->detail = strf("nothing was generated");
         return 1;
     }
     for (size_t s = 0; s < g->n; s++)
@@ -378,7 +366,7 @@ static int generation_broken(const px_fixture *f, const px_env_result *er, const
             double l = g->top_logits[s * (size_t)g->r + (size_t)i];
             if (!isfinite(l)) {
                 v->outcome = PX_OC_NON_FINITE;
-                v->detail = fmt("step %zu: the logit of token %lld is %s", s, (long long)g->top_ids[s * (size_t)g->r + (size_t)i],
+                v->detail = strf("step %zu: the logit of token %lld is %s", s, (long long)g->top_ids[s * (size_t)g->r + (size_t)i],
                                 isnan(l) ? "nan" : l > 0 ? "inf" : "-inf");
                 return 1;
             }
@@ -391,7 +379,7 @@ static int generation_broken(const px_fixture *f, const px_env_result *er, const
             stop |= !strcmp(last, f->gen.stop[i]);
         if (!stop) {
             v->outcome = PX_OC_CONSTRAINT_VIOLATED;
-            v->detail = fmt("it ended on token %lld ('%s'), which is not one of contract.generate.stop",
+            v->detail = strf("it ended on token %lld ('%s'), which is not one of contract.generate.stop",
                             (long long)g->ids[g->n - 1], last ? last : "?");
             return 1;
         }
@@ -414,7 +402,7 @@ static int text_constraints(const jctx *j, size_t e, size_t k, const px_text_exp
         if (m < 0)
             return -1;
         if (!m)
-            *why = fmt("must_match '%s' does not match", t->must_match[i].text);
+            *why = strf("must_match '%s' does not match", t->must_match[i].text);
         else if (v->text && v->text->n_matches < PX_MAX_MATCH_SPANS) {
             px_text_verdict *tv = v->text;
             long *grown = realloc(tv->matches, (tv->n_matches + 1) * 2 * sizeof *grown);
@@ -430,7 +418,7 @@ static int text_constraints(const jctx *j, size_t e, size_t k, const px_text_exp
         if (m < 0)
             return -1;
         if (m) {
-            *why = fmt("must_not_match '%s' matches \"%.*s\" at byte %ld", t->must_not_match[i].text,
+            *why = strf("must_not_match '%s' matches \"%.*s\" at byte %ld", t->must_not_match[i].text,
                        (int)(end - at > 40 ? 40 : end - at), text + at, at);
             if (v->text)
                 v->text->bad_at = at, v->text->bad_end = end;
@@ -438,9 +426,9 @@ static int text_constraints(const jctx *j, size_t e, size_t k, const px_text_exp
     }
     size_t chars = chars_of(text);
     if (!*why && t && t->non_empty && only_space(text))
-        *why = fmt("non_empty: the generated text is empty");
+        *why = strf("non_empty: the generated text is empty");
     if (!*why && t && t->max_chars && chars > (size_t)t->max_chars)
-        *why = fmt("max_chars %d: the generated text has %zu", t->max_chars, chars);
+        *why = strf("max_chars %d: the generated text has %zu", t->max_chars, chars);
     if (!*why && t)
         same_as_reference(j, e, k, t, why);
     return 0;
@@ -461,20 +449,20 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
     char *text = er->tok ? tokenizer_decode(er->tok, g->ids, text_ids(g), &derr) : NULL;
     if (!text) {
         v->outcome = PX_OC_CONSTRAINT_VIOLATED;
-        v->detail = fmt("the generated ids cannot be decoded with the contract's vocabulary%s%s",
+        v->detail = strf("the generated ids cannot be decoded with the contract's vocabulary%s%s",
                         er->tok ? ": " : "", er->tok ? derr.msg : "");
         return 0;
     }
     if (g->text && strcmp(text, g->text)) {
         v->outcome = PX_OC_CONSTRAINT_VIOLATED;
-        v->detail = fmt("the recorded text is not what its ids decode to (\"%.40s\" recorded, \"%.40s\" decoded)",
+        v->detail = strf("the recorded text is not what its ids decode to (\"%.40s\" recorded, \"%.40s\" decoded)",
                         g->text, text);
         free(text);
         return 0;
     }
     if (ex->expect.kind == PX_EXPECT_REJECTED) {
         v->outcome = PX_OC_NOT_REJECTED;
-        v->detail = fmt("generated \"%.60s\"; the contract says reject", text);
+        v->detail = strf("generated \"%.60s\"; the contract says reject", text);
         free(text);
         return 0;
     }
@@ -494,8 +482,8 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
     int same = !ref || !ref->gen || first_difference(ref->gen, g) < 0;
     v->outcome = same ? PX_OC_PASS : PX_OC_PASS_TOL;
     /* The text itself is shown beside the verdict: not repeated here. */
-    v->detail = same ? fmt("%zu chars, every constraint holds", chars)
-                     : fmt("other words, every constraint holds (%zu chars)", chars);
+    v->detail = same ? strf("%zu chars, every constraint holds", chars)
+                     : strf("other words, every constraint holds (%zu chars)", chars);
     free(text);
     return 0;
 }
@@ -512,12 +500,12 @@ static int judge_status(const jctx *j, size_t e, size_t k, px_verdict *v)
     int want_reject = ex->expect.kind == PX_EXPECT_REJECTED;
     if (!er->selected || er->origin == PX_ORIGIN_NONE) {
         v->outcome = PX_OC_NOT_EVALUATED;
-        v->detail = fmt("%s", !er->selected ? "not selected (-e)" : er->source ? er->source : "no results");
+        v->detail = strf("%s", !er->selected ? "not selected (-e)" : er->source ? er->source : "no results");
         return 1;
     }
     if (x->status == PX_ST_NOT_EVALUATED || x->status == PX_ST_PENDING) {
         v->outcome = PX_OC_NOT_EVALUATED;
-        v->detail = fmt("%s", x->detail ? x->detail : "not run");
+        v->detail = strf("%s", x->detail ? x->detail : "not run");
         return 1;
     }
     if (x->status == PX_ST_REJECTED) {
@@ -529,7 +517,7 @@ static int judge_status(const jctx *j, size_t e, size_t k, px_verdict *v)
             if (!m)
                 v->outcome = PX_OC_WRONGLY_REJECTED;
         }
-        v->detail = fmt("%s", x->detail ? x->detail : "rejected");
+        v->detail = strf("%s", x->detail ? x->detail : "rejected");
         return 1;
     }
     if (x->status != PX_ST_OK) {
@@ -557,14 +545,14 @@ static int judge_example(const jctx *j, size_t e, size_t k, px_verdict *v)
     long bad = first_non_finite(x);
     if (bad >= 0) {
         v->outcome = PX_OC_NON_FINITE;
-        v->detail = fmt("logit %ld (%s) is %s", bad, label_of(j->r, e, (int)bad) ? label_of(j->r, e, (int)bad) : "?",
+        v->detail = strf("logit %ld (%s) is %s", bad, label_of(j->r, e, (int)bad) ? label_of(j->r, e, (int)bad) : "?",
                         isnan(x->values[bad]) ? "nan" : x->values[bad] > 0 ? "inf" : "-inf");
         return 0;
     }
     const char *got = label_of(j->r, e, x->label);
     if (want_reject) {
         v->outcome = PX_OC_NOT_REJECTED;
-        v->detail = fmt("gave %s; the contract says reject", got ? got : "?");
+        v->detail = strf("gave %s; the contract says reject", got ? got : "?");
         return 0;
     }
     char *why = NULL;
@@ -579,19 +567,19 @@ static int judge_example(const jctx *j, size_t e, size_t k, px_verdict *v)
     free(why);
     if ((int)e == j->ref) {
         v->outcome = PX_OC_PASS;
-        v->detail = fmt("%s", got);
+        v->detail = strf("%s", got);
         return 0;
     }
     int num_ok = numbers_ok(f, ex, x, result_at(j, j->ref, k), result_at(j, j->oracle, k), v);
     if (!v->has_cmp || v->cmp.identical) {
         v->outcome = PX_OC_PASS;
-        v->detail = fmt("%s", got);
+        v->detail = strf("%s", got);
     } else if (num_ok) {
         v->outcome = PX_OC_PASS_TOL;
-        v->detail = fmt("%s; %s |Δ| %.3g within %.3g", got, v->stat, v->cmp.value, v->cmp.threshold);
+        v->detail = strf("%s; %s |Δ| %.3g within %.3g", got, v->stat, v->cmp.value, v->cmp.threshold);
     } else {
         v->outcome = PX_OC_NUMERIC_DRIFT;
-        v->detail = fmt("%s; %s |Δ| %.3g > %.3g (smallest atol that passes: %.3g)", got, v->stat, v->cmp.value,
+        v->detail = strf("%s; %s |Δ| %.3g > %.3g (smallest atol that passes: %.3g)", got, v->stat, v->cmp.value,
                         v->cmp.threshold, v->cmp.smallest_atol);
     }
     return 0;
@@ -600,13 +588,13 @@ static int judge_example(const jctx *j, size_t e, size_t k, px_verdict *v)
 static char *shape_str(const px_example_result *x)
 {
     if (!x->dtype)
-        return fmt("none (%s%s%s)", status_name(x->status), x->detail ? ": " : "", x->detail ? x->detail : "");
+        return strf("none (%s%s%s)", status_name(x->status), x->detail ? ": " : "", x->detail ? x->detail : "");
     char buf[128];
     int o = snprintf(buf, sizeof buf, "[");
     for (int i = 0; i < x->ndim && o < 100; i++)
         o += snprintf(buf + o, sizeof buf - (size_t)o, "%s%lld", i ? "," : "", (long long)x->shape[i]);
     snprintf(buf + o, sizeof buf - (size_t)o, "]");
-    return fmt("%s", buf);
+    return strf("%s", buf);
 }
 
 /* ---- what an environment's results say against what the contract says ---- */
@@ -624,9 +612,9 @@ static char *labels_differ(char *const *a, size_t na, char *const *b, size_t nb,
     size_t n = na < nb ? na : nb;
     for (size_t i = 0; i < n; i++)
         if (strcmp(a[i], b[i]))
-            return fmt("logit %zu means %s %s, %s %s", i, a[i], here, b[i], there);
+            return strf("logit %zu means %s %s, %s %s", i, a[i], here, b[i], there);
     if (na != nb)
-        return fmt("%zu labels %s, %zu %s", na, here, nb, there);
+        return strf("%zu labels %s, %zu %s", na, here, nb, there);
     return NULL;
 }
 
@@ -637,7 +625,7 @@ static char *text_differs(const char *a, const char *b, const char *here, const 
     size_t i = 0;
     while (a[i] == b[i])
         i++;
-    return fmt("byte %zu: \"%.12s\" %s, \"%.12s\" %s", i, a + i, here, b + i, there);
+    return strf("byte %zu: \"%.12s\" %s, \"%.12s\" %s", i, a + i, here, b + i, there);
 }
 
 static char *ids_differ(const px_example_result *x, const int64_t *ids, char *const *tokens, size_t n,
@@ -646,10 +634,10 @@ static char *ids_differ(const px_example_result *x, const int64_t *ids, char *co
     size_t m = x->n_ids < n ? x->n_ids : n;
     for (size_t i = 0; i < m; i++)
         if (x->ids[i] != ids[i])
-            return fmt("token %zu: %lld ('%s') %s, %lld ('%s') %s", i, (long long)x->ids[i],
+            return strf("token %zu: %lld ('%s') %s, %lld ('%s') %s", i, (long long)x->ids[i],
                        x->tokens ? x->tokens[i] : "?", here, (long long)ids[i], tokens ? tokens[i] : "?", there);
     if (x->n_ids != n)
-        return fmt("%zu tokens %s, %zu %s", x->n_ids, here, n, there);
+        return strf("%zu tokens %s, %zu %s", x->n_ids, here, n, there);
     return NULL;
 }
 
@@ -666,14 +654,14 @@ static char *input_vs_contract(const jctx *j, size_t e, size_t k, px_div *stage)
     char *d;
     *stage = PX_DIV_CLEAN;
     if (!x->clean_text)
-        return fmt("no input recorded (clean_text, token_ids): what went in cannot be checked");
+        return strf("no input recorded (clean_text, token_ids): what went in cannot be checked");
     if ((d = text_differs(x->clean_text, p->clean_text, "recorded", "by the contract's cleaning rules")))
         return d;
     *stage = PX_DIV_TOKENS;
     if (p->rejected && x->status != PX_ST_REJECTED)
-        return fmt("the contract rejects this input (%s) but it was run (%s)", p->reason, status_name(x->status));
+        return strf("the contract rejects this input (%s) but it was run (%s)", p->reason, status_name(x->status));
     if (!p->rejected && x->status == PX_ST_REJECTED)
-        return fmt("rejected (%s), but the contract's input processing accepts it", x->detail ? x->detail : "");
+        return strf("rejected (%s), but the contract's input processing accepts it", x->detail ? x->detail : "");
     if ((d = ids_differ(x, p->enc.ids, p->enc.pieces, p->enc.n, "recorded", "from the contract's vocabulary")))
         return d;
     return NULL;
@@ -693,12 +681,12 @@ static px_div diverge_inputs(const jctx *j, size_t e, size_t k, char **detail, i
     const px_example_result *xa = a ? &a->ex[k] : NULL, *xb = &b->ex[k];
     *vs_contract = 0;
     if (a && strcmp(a->m.model_sha256, b->m.model_sha256)) {
-        *detail = fmt("model sha256 %.12s… vs %.12s…", a->m.model_sha256, b->m.model_sha256);
+        *detail = strf("model sha256 %.12s… vs %.12s…", a->m.model_sha256, b->m.model_sha256);
         return PX_DIV_MODEL;
     }
     *vs_contract = 1;
     if (f->model_sha256 && strcmp(b->m.model_sha256, f->model_sha256)) {
-        *detail = fmt("model sha256 %.12s… recorded, %.12s… pinned by the contract",
+        *detail = strf("model sha256 %.12s… recorded, %.12s… pinned by the contract",
                       b->m.model_sha256[0] ? b->m.model_sha256 : "(none)", f->model_sha256);
         return PX_DIV_MODEL;
     }
@@ -777,15 +765,15 @@ static char *diverged_words(const jctx *j, size_t e, const px_generated *a, cons
     if ((size_t)at < b->n)
         token_words(tok, b->ids[at], tb, sizeof tb);
     if ((size_t)at >= a->n || (size_t)at >= b->n)
-        return fmt("diverged at token %ld: %s here, %s in the reference", at, tb, ta);
+        return strf("diverged at token %ld: %s here, %s in the reference", at, tb, ta);
     int in;
     double floor, mine = top_logit(b, (size_t)at, b->ids[at], &in, &floor);
     double theirs = top_logit(b, (size_t)at, a->ids[at], &in, &floor);
     if (!in)
-        return fmt("diverged at token %ld: %s here, %s in the reference; margin here > %.4g (the reference's token "
+        return strf("diverged at token %ld: %s here, %s in the reference; margin here > %.4g (the reference's token "
                    "is not among this step's %d largest)",
                    at, tb, ta, mine - floor, b->r);
-    return fmt("diverged at token %ld: %s here, %s in the reference; margin here %.4g (logits %.6g vs %.6g)", at, tb,
+    return strf("diverged at token %ld: %s here, %s in the reference; margin here %.4g (logits %.6g vs %.6g)", at, tb,
                ta, mine - theirs, mine, theirs);
 }
 
@@ -804,7 +792,7 @@ static px_div diverge(const jctx *j, size_t e, size_t k, const px_verdict *v, ch
         same_shape = xa->shape[i] == xb->shape[i];
     if (!same_shape) {
         char *sa = shape_str(xa), *sb = shape_str(xb);
-        *detail = fmt("%s vs %s", sa, sb);
+        *detail = strf("%s vs %s", sa, sb);
         free(sa), free(sb);
         return PX_DIV_SHAPE;
     }
@@ -818,13 +806,13 @@ static px_div diverge(const jctx *j, size_t e, size_t k, const px_verdict *v, ch
         return PX_DIV_GENERATED;
     }
     if (v->has_cmp && !v->cmp.pass && !v->has_oracle) {
-        *detail = fmt("logit %zu: %.6g vs %.6g (%s |Δ| %.3g > %.3g)", v->cmp.worst, xa->values[v->cmp.worst],
+        *detail = strf("logit %zu: %.6g vs %.6g (%s |Δ| %.3g > %.3g)", v->cmp.worst, xa->values[v->cmp.worst],
                       xb->values[v->cmp.worst], v->stat, v->cmp.value, v->cmp.threshold);
         return PX_DIV_VALUES;
     }
     const char *la = label_of(j->r, (size_t)j->ref, xa->label), *lb = label_of(j->r, e, xb->label);
     if (la && lb && strcmp(la, lb)) {
-        *detail = fmt("%s vs %s", la, lb);
+        *detail = strf("%s vs %s", la, lb);
         return PX_DIV_DECISION;
     }
     return PX_DIV_NONE;
@@ -900,11 +888,11 @@ static char *device_mismatch(const jctx *j, size_t e)
     if (er->origin != PX_ORIGIN_FILE)
         return NULL;
     if (fe->dtype && (!er->m.dtype || strcmp(er->m.dtype, fe->dtype)))
-        return fmt("recorded dtype %s, but the environment is %s", er->m.dtype ? er->m.dtype : "(none)", fe->dtype);
+        return strf("recorded dtype %s, but the environment is %s", er->m.dtype ? er->m.dtype : "(none)", fe->dtype);
     if (fe->device && er->m.device) {
         size_t n = strcspn(fe->device, ":"), m = strcspn(er->m.device, ":");
         if (n != m || strncmp(fe->device, er->m.device, n))
-            return fmt("recorded device %s, but the environment is %s", er->m.device, fe->device);
+            return strf("recorded device %s, but the environment is %s", er->m.device, fe->device);
     }
     return NULL;
 }
@@ -917,11 +905,11 @@ static char *model_mismatch(const jctx *j, size_t e)
     const px_env *fe = &j->f->envs[er->env_index];
     const char *pin = model_pin(j, e);
     if (!pin)
-        return fmt("no pinned revision to check the recorded one against");
+        return strf("no pinned revision to check the recorded one against");
     if (!er->m.model_sha256[0])
-        return fmt("no model revision recorded: it cannot be checked against the pinned %.12s…", pin);
+        return strf("no model revision recorded: it cannot be checked against the pinned %.12s…", pin);
     if (strcmp(er->m.model_sha256, pin))
-        return fmt("revision %.12s… is not the pinned %.12s…", er->m.model_sha256, pin);
+        return strf("revision %.12s… is not the pinned %.12s…", er->m.model_sha256, pin);
     return labels_differ(er->labels, er->n_labels, fe->labels, fe->n_labels, "here", "in the fixture");
 }
 
@@ -932,16 +920,16 @@ static char *input_mismatch(const jctx *j, size_t e)
     const px_env_result *er = &j->r->envs[e];
     const char *pin = vocab_pin(j, e);
     if (!pin)
-        return fmt("no pinned vocabulary to check the recorded one against");
+        return strf("no pinned vocabulary to check the recorded one against");
     if (!er->m.vocab_sha256[0])
-        return fmt("no vocabulary sha256 recorded: it cannot be checked against the pinned %.12s…", pin);
+        return strf("no vocabulary sha256 recorded: it cannot be checked against the pinned %.12s…", pin);
     if (strcmp(er->m.vocab_sha256, pin))
-        return fmt("vocabulary %.12s… is not the pinned %.12s…", er->m.vocab_sha256, pin);
+        return strf("vocabulary %.12s… is not the pinned %.12s…", er->m.vocab_sha256, pin);
     for (size_t k = 0; k < j->r->n_examples; k++) {
         px_div stage;
         char *d = input_vs_contract(j, e, k, &stage);
         if (d) {
-            char *s = fmt("%s: %s differs: %s", j->f->examples[k].id, div_name(stage), d);
+            char *s = strf("%s: %s differs: %s", j->f->examples[k].id, div_name(stage), d);
             free(d);
             return s;
         }
@@ -957,14 +945,14 @@ static char *task_mismatch(const jctx *j, size_t e)
     const px_env_result *er = &j->r->envs[e];
     const px_fixture *f = j->f;
     if (f->model_sha256 && strcmp(er->m.model_sha256, f->model_sha256))
-        return fmt("it runs model %.12s…, not the contract's pinned %.12s…: a different task", er->m.model_sha256,
+        return strf("it runs model %.12s…, not the contract's pinned %.12s…: a different task", er->m.model_sha256,
                    f->model_sha256);
     if (f->vocab_sha256 && strcmp(er->m.vocab_sha256, f->vocab_sha256))
-        return fmt("it uses vocabulary %.12s…, not the contract's pinned %.12s…: a different task",
+        return strf("it uses vocabulary %.12s…, not the contract's pinned %.12s…: a different task",
                    er->m.vocab_sha256, f->vocab_sha256);
     char *d = labels_differ(er->labels, er->n_labels, f->labels, f->n_labels, "here", "in the contract");
     if (d) {
-        char *s = fmt("its label map is not the contract's (%s): a different task", d);
+        char *s = strf("its label map is not the contract's (%s): a different task", d);
         free(d);
         return s;
     }
@@ -979,28 +967,28 @@ static int setup_rungs(const jctx *j, size_t e, px_env_verdict *ev)
     const px_env_result *er = &j->r->envs[e];
     char *bad;
     if (er->state == PX_ENV_DOWN && er->down_stage == PX_STAGE_DEVICE) {
-        set_rung(ev, PX_RUNG_DEVICE, PX_RS_FAILED, fmt("%s", er->down_msg ? er->down_msg : "down"));
+        set_rung(ev, PX_RUNG_DEVICE, PX_RS_FAILED, strf("%s", er->down_msg ? er->down_msg : "down"));
         return 1;
     }
     if ((bad = device_mismatch(j, e))) {
         set_rung(ev, PX_RUNG_DEVICE, PX_RS_FAILED, bad);
         return 1;
     }
-    set_rung(ev, PX_RUNG_DEVICE, PX_RS_PASSED, fmt("%s", results_env_device(j->f, er)));
+    set_rung(ev, PX_RUNG_DEVICE, PX_RS_PASSED, strf("%s", results_env_device(j->f, er)));
     if (er->state == PX_ENV_DOWN && er->down_stage == PX_STAGE_LOAD) {
-        set_rung(ev, PX_RUNG_MODEL, PX_RS_FAILED, fmt("%s", er->down_msg ? er->down_msg : "down"));
+        set_rung(ev, PX_RUNG_MODEL, PX_RS_FAILED, strf("%s", er->down_msg ? er->down_msg : "down"));
         return 1;
     }
     if ((bad = model_mismatch(j, e))) {
         set_rung(ev, PX_RUNG_MODEL, PX_RS_FAILED, bad);
         return 1;
     }
-    set_rung(ev, PX_RUNG_MODEL, PX_RS_PASSED, fmt("sha256 %.12s…", er->m.model_sha256));
+    set_rung(ev, PX_RUNG_MODEL, PX_RS_PASSED, strf("sha256 %.12s…", er->m.model_sha256));
     if ((bad = input_mismatch(j, e))) {
         set_rung(ev, PX_RUNG_INPUT, PX_RS_FAILED, bad);
         return 1;
     }
-    set_rung(ev, PX_RUNG_INPUT, PX_RS_PASSED, fmt("vocab sha256 %.12s…", er->m.vocab_sha256));
+    set_rung(ev, PX_RUNG_INPUT, PX_RS_PASSED, strf("vocab sha256 %.12s…", er->m.vocab_sha256));
     return 0;
 }
 
@@ -1018,18 +1006,18 @@ static void contract_rung(const jctx *j, size_t e, px_env_verdict *ev, size_t mi
         if (!outcome_met(ev->ex[k].outcome) && ev->ex[k].outcome != PX_OC_NOT_EVALUATED && !unmet++)
             id = j->f->examples[k].id;
     if (unmet)
-        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_FAILED, fmt("%d example(s) do not meet it, first %s", unmet, id));
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_FAILED, strf("%d example(s) do not meet it, first %s", unmet, id));
     else if ((bad = task_mismatch(j, e)))
         set_rung(ev, PX_RUNG_CONTRACT, PX_RS_FAILED, bad);
     else if (missing)
         set_rung(ev, PX_RUNG_CONTRACT, PX_RS_NOT_REACHED,
-                 fmt("partial: %zu of %zu examples not evaluated (first %s: %s)", missing, n,
+                 strf("partial: %zu of %zu examples not evaluated (first %s: %s)", missing, n,
                      j->f->examples[first_missing].id,
                      er->ex[first_missing].detail ? er->ex[first_missing].detail : "no result"));
     else if (ev->not_compared)
-        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_NOT_REACHED, fmt("not compared: no reference (%s)", ev->not_compared));
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_NOT_REACHED, strf("not compared: no reference (%s)", ev->not_compared));
     else
-        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_PASSED, fmt("all %zu examples", n));
+        set_rung(ev, PX_RUNG_CONTRACT, PX_RS_PASSED, strf("all %zu examples", n));
 }
 
 /* The first failing rung stops the ladder: nothing after it is shown as
@@ -1058,19 +1046,19 @@ static void ladder(const jctx *j, size_t e, px_env_verdict *ev)
     if (er->state == PX_ENV_DOWN || first < n) {
         const px_example_result *x = first < n ? &er->ex[first] : NULL;
         set_rung(ev, PX_RUNG_FORWARD, PX_RS_FAILED,
-                 x ? fmt("%s: %s: %s", j->f->examples[first].id, status_name(x->status), ev->ex[first].detail)
-                   : fmt("%s", er->down_msg ? er->down_msg : "down"));
+                 x ? strf("%s: %s: %s", j->f->examples[first].id, status_name(x->status), ev->ex[first].detail)
+                   : strf("%s", er->down_msg ? er->down_msg : "down"));
         return;
     }
     ev->not_evaluated = missing;
     if (missing)
         set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED,
-                 fmt("every evaluated example's output is %s; %zu of %zu not evaluated",
+                 strf("every evaluated example's output is %s; %zu of %zu not evaluated",
                      j->f->kind == PX_MODEL_GENERATOR ? "[1,T,V] at each step" : "[1,labels]", missing, n));
     else if (j->f->kind == PX_MODEL_GENERATOR)
-        set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, fmt("every example generated, each step's output [1,T,V]"));
+        set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, strf("every example generated, each step's output [1,T,V]"));
     else
-        set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, fmt("every example's output is [1,%zu]", er->n_labels));
+        set_rung(ev, PX_RUNG_FORWARD, PX_RS_PASSED, strf("every example's output is [1,%zu]", er->n_labels));
     contract_rung(j, e, ev, missing, first_missing);
 }
 
@@ -1107,7 +1095,7 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
     ev->down = er->selected && er->state == PX_ENV_DOWN;
     int judged = er->selected && !ev->absent;
     /* Nothing is judged against what is not there. */
-    if (judged && !ev->down && !ev->is_reference && j->no_ref && !(ev->not_compared = fmt("%s", j->no_ref)))
+    if (judged && !ev->down && !ev->is_reference && j->no_ref && !(ev->not_compared = strf("%s", j->no_ref)))
         return px_error_oom(j->err, NULL);
     size_t uncompared = 0, first_uncompared = 0;
     for (size_t k = 0; k < j->r->n_examples; k++) {
@@ -1134,7 +1122,7 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
         }
         if (v->not_compared && v->outcome == PX_OC_PASS) {
             /* Its task checks hold; its numbers were not compared. */
-            char *d = fmt("%s; not compared: %s", v->detail ? v->detail : "",
+            char *d = strf("%s; not compared: %s", v->detail ? v->detail : "",
                           j->ref < 0 ? "no reference" : "the reference has no output for it");
             if (d)
                 free(v->detail), v->detail = d;
@@ -1142,14 +1130,14 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
         if (er->selected)
             ev->counts[v->outcome]++;
         if (ev->is_reference && judged && !outcome_met(v->outcome) && v->outcome != PX_OC_NOT_EVALUATED)
-            add_finding(out, fmt("the reference itself disagrees with the expectation on %s: %s (%s)",
+            add_finding(out, strf("the reference itself disagrees with the expectation on %s: %s (%s)",
                                  j->f->examples[k].id, outcome_name(v->outcome), v->detail ? v->detail : ""));
     }
     if (uncompared && !ev->not_compared) {
         /* The reference is there, but not for every example (cut short,
          * another shard's file, a failure of its own). */
         const px_example_result *rx = result_at(j, j->ref, first_uncompared);
-        ev->not_compared = fmt("the reference has no output for %zu example(s), first %s (%s%s%s)", uncompared,
+        ev->not_compared = strf("the reference has no output for %zu example(s), first %s (%s%s%s)", uncompared,
                                j->f->examples[first_uncompared].id, status_name(rx->status), rx->detail ? ": " : "",
                                rx->detail ? rx->detail : "");
         if (!ev->not_compared)
@@ -1194,12 +1182,12 @@ static char *twin_unusable(const jctx *j, const px_judgement *out)
     const px_env_result *tw = &j->r->envs[j->twin];
     const px_env_verdict *ev = &out->envs[j->twin];
     if (!tw->selected)
-        return fmt("the twin %s is not selected (-e)", tw->name);
+        return strf("the twin %s is not selected (-e)", tw->name);
     if (tw->origin == PX_ORIGIN_NONE)
-        return fmt("the twin %s has no results (%s)", tw->name, tw->source ? tw->source : "none given");
+        return strf("the twin %s has no results (%s)", tw->name, tw->source ? tw->source : "none given");
     for (int r = 0; r <= PX_RUNG_FORWARD; r++)
         if (ev->rung[r] != PX_RS_PASSED)
-            return fmt("the twin %s did not pass '%s': %s", tw->name, rung_name((px_rung)r),
+            return strf("the twin %s did not pass '%s': %s", tw->name, rung_name((px_rung)r),
                        ev->rung_detail[r] ? ev->rung_detail[r]
                        : tw->state == PX_ENV_DOWN ? (tw->down_msg ? tw->down_msg : "down")
                                                   : rung_state_name(ev->rung[r]));
@@ -1218,20 +1206,20 @@ int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, p
     if (j.ref >= 0) {
         const px_env_result *re = &r->envs[j.ref];
         if (!re->selected)
-            no_ref = fmt("the reference environment %s is not selected (-e)", re->name);
+            no_ref = strf("the reference environment %s is not selected (-e)", re->name);
         else if (re->origin == PX_ORIGIN_NONE || re->state != PX_ENV_UP)
-            no_ref = fmt("the reference environment %s %s", re->name,
+            no_ref = strf("the reference environment %s %s", re->name,
                          re->origin == PX_ORIGIN_NONE ? "has no results" : "is down");
         if (no_ref) {
-            add_finding(out, fmt("%s: nothing is compared with it", no_ref));
+            add_finding(out, strf("%s: nothing is compared with it", no_ref));
             j.ref = -1;
         }
     } else {
         /* Results of some environments only (run -e, bench -e): the
          * reference is not among them. */
         int fr = fixture_reference(f);
-        no_ref = fr >= 0 ? fmt("the reference environment %s is not selected (-e)", f->envs[fr].name)
-                         : fmt("the fixture has no reference environment");
+        no_ref = fr >= 0 ? strf("the reference environment %s is not selected (-e)", f->envs[fr].name)
+                         : strf("the fixture has no reference environment");
     }
     j.no_ref = no_ref;
     out->all_met = 1;
@@ -1265,7 +1253,7 @@ int judgement_env_incomplete(const px_env_verdict *ev)
 char *judgement_not_compared_words(const px_judgement *j, size_t e)
 {
     const px_env_verdict *ev = &j->envs[e];
-    return ev->not_compared ? fmt("not compared: no reference (%s)", ev->not_compared) : NULL;
+    return ev->not_compared ? strf("not compared: no reference (%s)", ev->not_compared) : NULL;
 }
 
 char *judgement_cause_words(const px_judgement *j, size_t e, size_t k)
@@ -1275,23 +1263,23 @@ char *judgement_cause_words(const px_judgement *j, size_t e, size_t k)
     switch (v->attr) {
     case PX_ATTR_PRECISION:
         if ((int)e == j->twin)
-            return fmt("precision (this is the bfloat16 twin)");
-        return fmt("precision (the bfloat16 twin %s)", drift ? "drifts alike, beyond the tolerance too"
+            return strf("precision (this is the bfloat16 twin)");
+        return strf("precision (the bfloat16 twin %s)", drift ? "drifts alike, beyond the tolerance too"
                                                        : gen ? "generates the same path"
                                                              : "changes it the same way");
     case PX_ATTR_DEVICE:
-        return fmt("device (the twin %s)", drift ? "stays within the tolerance"
+        return strf("device (the twin %s)", drift ? "stays within the tolerance"
                                            : gen ? "generates another path"
                                                  : "keeps the reference's decision");
     case PX_ATTR_UNKNOWN:
         if (j->twin_unusable)
-            return fmt("unknown: %s", j->twin_unusable);
+            return strf("unknown: %s", j->twin_unusable);
         if (j->twin >= 0) {
             const px_verdict *tv = &j->envs[j->twin].ex[k];
-            return fmt("unknown: the twin has no output for it (%s%s%s)", outcome_name(tv->outcome),
+            return strf("unknown: the twin has no output for it (%s%s%s)", outcome_name(tv->outcome),
                        tv->detail ? ": " : "", tv->detail ? tv->detail : "");
         }
-        return fmt("unknown");
+        return strf("unknown");
     default: return NULL;
     }
 }
@@ -1351,12 +1339,12 @@ char *decision_words(px_fit fit, const char *decision, const char *env, const ch
     px_decision_kind k = decision_kind(decision);
     const char *done = !decision ? "undecided" : k != PX_DEC_NONE ? px_decision_table[k].done : decision;
     switch (fit) {
-    case PX_FIT_HERE: return fmt("%s on %s", done, here);
-    case PX_FIT_OTHER_ENV: return fmt("%s on %s, not yet on %s", done, env, here);
-    case PX_FIT_OTHER_RESULTS: return fmt("%s on %s's earlier results, not on these", done, here);
+    case PX_FIT_HERE: return strf("%s on %s", done, here);
+    case PX_FIT_OTHER_ENV: return strf("%s on %s, not yet on %s", done, env, here);
+    case PX_FIT_OTHER_RESULTS: return strf("%s on %s's earlier results, not on these", done, here);
     case PX_FIT_UNKNOWN:
-        return env ? fmt("%s on %s, results not recorded", done, env)
-                   : fmt("%s, env not recorded; not yet on %s", done, here);
-    default: return fmt("%s", done);
+        return env ? strf("%s on %s, results not recorded", done, env)
+                   : strf("%s, env not recorded; not yet on %s", done, here);
+    default: return strf("%s", done);
     }
 }
