@@ -63,7 +63,9 @@ TORCH_CUDA := $(if $(wildcard $(LIBTORCH)/lib/libtorch_cuda.so),-ltorch_cuda -lc
 TORCH_LIBS := -L$(LIBTORCH)/lib -Wl,-rpath,$(LIBTORCH)/lib -Wl,--no-as-needed $(TORCH_CUDA) -ltorch -ltorch_cpu -lc10 -Wl,--as-needed
 endif
 CXXFLAGS ?= -O2 -g
-ALL_CXXFLAGS := -std=c++17 $(WARN) -Wno-unused-parameter $(CXXFLAGS) -Iinclude $(TORCH_CXXFLAGS)
+# torch 2 headers need C++20 (bit-field initialisers); Debian's 1.13 builds as C++17.
+CXXSTD ?= $(if $(LIBTORCH),c++20,c++17)
+ALL_CXXFLAGS := -std=$(CXXSTD) $(WARN) -Wno-unused-parameter $(CXXFLAGS) -Iinclude $(TORCH_CXXFLAGS)
 
 # The library's parts, each a folder of src/, lowest layer first: a part
 # includes only its own folder and those before it (tests/layers.py checks

@@ -54,6 +54,7 @@
 #include <c10/core/Allocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/core/impl/alloc_cpu.h>
+#include <torch/version.h>
 #include <torch/library.h>
 
 #include <charconv>
@@ -153,7 +154,11 @@ C10_REGISTER_GUARD_IMPL(PrivateUse1, TestdevGuardImpl);
 // Host memory (c10::alloc_cpu: same alignment as the CPU allocator), tagged
 // privateuseone:0, so that the tensors holding it are device tensors.
 struct TestdevAllocator final : c10::Allocator {
+#if TORCH_VERSION_MAJOR >= 2 // torch 2: allocate is not const, copy_data is required
+    c10::DataPtr allocate(size_t nbytes) override
+#else
     c10::DataPtr allocate(size_t nbytes) const override
+#endif
     {
         check_numerics();
         void *p = c10::alloc_cpu(nbytes);
@@ -161,6 +166,12 @@ struct TestdevAllocator final : c10::Allocator {
     }
     static void release(void *p) { c10::free_cpu(p); }
     c10::DeleterFnPtr raw_deleter() const override { return &release; }
+#if TORCH_VERSION_MAJOR >= 2
+    void copy_data(void *dest, const void *src, std::size_t count) const override
+    {
+        default_copy_data(dest, src, count);
+    }
+#endif
 };
 
 TestdevAllocator g_allocator;
