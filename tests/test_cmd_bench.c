@@ -376,7 +376,7 @@ Test(bench, a_training_step_that_raises_is_said_and_the_executor_goes_on, .timeo
 {
     char *out = out_path("raises.yaml");
     cmd_result r = tl_run((const char *[]){"parity", "bench", "tests/data/train-raises.yaml", "--python",
-                                           "/usr/bin/python3", "--endpoint", "train-step:3", "--endpoint", "single",
+                                           tl_python(), "--endpoint", "train-step:3", "--endpoint", "single",
                                            "--warmup", "0", "--iters", "1", "-o", out, NULL});
     cr_expect_eq(r.status, 1, "the model's labels are random: %s%s", r.out, r.err);
     cr_expect(strstr(r.out, "not measured: a training step raised:"), "%s", r.out);

@@ -18,7 +18,7 @@
 #include "testlib.h"
 
 #define GEN "tests/data/gen-tiny/fixture.yaml"
-#define PY "/usr/bin/python3"
+#define PY tl_python()
 
 /* GEN with each (from, to) replaced, written beside it (its relative paths
  * hold); the caller unlinks it. */

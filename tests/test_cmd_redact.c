@@ -86,7 +86,7 @@ Test(redact_cmd, a_backend_module_echoing_its_environment_is_redacted, .timeout 
     setenv("PARITY_PLANTED", "leak", 1);
     setenv("PARITY_PLANTED_SECRET", "tpu-secret-0123456789abcdef", 1);
     cmd_result r =
-        tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, "--python", "/usr/bin/python3", "--backend-module",
+        tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, "--python", tl_python(), "--backend-module",
                                 "parity_planted", NULL});
     cr_expect_eq(r.status, 3, "the Python environment is down: %s", r.err);
     absent(r.err, "tpu-secret-0123456789abcdef");

@@ -252,7 +252,7 @@ static int run_printed_one(const char *dir, const char *cmd, char **out)
     char sub[4096] = "", *o = sub;
     for (const char *p = cmd; *p && o < sub + sizeof sub - 64;) {
         if (!strncmp(p, "PYTHON", 6))
-            o += sprintf(o, "/usr/bin/python3"), p += 6;
+            o += sprintf(o, "%s", tl_python()), p += 6;
         else if (!strncmp(p, "MODULE", 6))
             o += sprintf(o, "parity_planted"), p += 6;
         else
@@ -464,7 +464,7 @@ static char *imported_home(void)
     snprintf(res, sizeof res, "%s/home/tpu-results.yaml", dir);
     snprintf(pp, sizeof pp, "%s/tests/backend", repo);
     setenv("PYTHONPATH", pp, 1);
-    cmd_result r = tl_run((const char *[]){"parity", "run", fx, "-e", "tpu", "--python", "/usr/bin/python3",
+    cmd_result r = tl_run((const char *[]){"parity", "run", fx, "-e", "tpu", "--python", tl_python(),
                                            "--backend-module", "parity_planted", "-q", "-o", res, NULL});
     cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
     tl_free(&r);

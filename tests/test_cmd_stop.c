@@ -349,7 +349,7 @@ Test(stop, executors_die_with_parity, .timeout = 300)
             free(text), free(out);
         }
         pid_t pid = start(dir, (const char *[]){"parity", "run", fx, "-e", "patient", "-q", "-o", "-", "--python",
-                                                "/usr/bin/python3", NULL});
+                                                tl_python(), NULL});
         sleep_s(kind ? 4 : 2.5);
         /* parity and its executor; for libtorch also the fork server. */
         int n = processes_mentioning(dir);

@@ -72,7 +72,7 @@ static void check(checked *c, const char *fixture, const char *numerics, int wan
     char *dir = tl_tmpdir(), out[300];
     snprintf(out, sizeof out, "%s/results.yaml", dir);
     cmd_result r = tl_run((const char *[]){"parity", "check", fixture, "-q", "-o", out, "--backend-lib", testdev(),
-                                           "--python", "/usr/bin/python3", NULL});
+                                           "--python", tl_python(), NULL});
     cr_assert_eq(r.status, want_status, "check with %s: exit %d, want %d\n%s%s", numerics, r.status, want_status,
                  r.out, r.err);
     c->status = r.status;
@@ -223,7 +223,7 @@ Test(testdev, without_the_library_the_device_is_unknown, .timeout = 120)
         char *dir = tl_tmpdir(), out[300];
         snprintf(out, sizeof out, "%s/results.yaml", dir);
         cmd_result r = tl_run((const char *[]){"parity", "run", fixtures[i], "-q", "-e", "device", "-o", out,
-                                               "--python", "/usr/bin/python3", NULL});
+                                               "--python", tl_python(), NULL});
         cr_expect_eq(r.status, 3, "%s", r.err);
         tl_free(&r);
         px_error err = {0};

@@ -352,7 +352,7 @@ static void exe_start(exe *x, int kind, const char *model)
         const char *argv[16];
         int n = 0;
         if (kind == PY)
-            argv[n++] = "/usr/bin/python3", argv[n++] = script;
+            argv[n++] = tl_python(), argv[n++] = script;
         else
             argv[n++] = executor();
         for (int i = 0; opts[i]; i++)

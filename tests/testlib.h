@@ -64,6 +64,34 @@ static inline const char *tl_parity(void)
     return realpath("build/parity", abs) ? abs : "build/parity";
 }
 
+/* The interpreter the Python executor runs under in the tests: $PARITY_PYTHON
+ * (make check's second pass: the venv's torch 2.13), else Debian's
+ * /usr/bin/python3 (torch 1.13, the libtorch parity-torch links by default). */
+static inline const char *tl_python(void)
+{
+    const char *p = getenv("PARITY_PYTHON");
+    return p && *p ? p : "/usr/bin/python3";
+}
+
+/* torch.__version__ of tl_python() ("1.13.0a0" from Debian, "2.13.0+cpu"
+ * from the wheel): the tests whose expectation depends on the torch under
+ * test ask it, so each pass of make check says what it expects. */
+static inline const char *tl_torch_version(void)
+{
+    static char v[64];
+    if (v[0])
+        return v;
+    char cmd[PATH_MAX + 80];
+    snprintf(cmd, sizeof cmd, "%s -c 'import torch; print(torch.__version__)' 2>/dev/null", tl_python());
+    FILE *p = popen(cmd, "r");
+    if (!p || !fgets(v, sizeof v, p))
+        snprintf(v, sizeof v, "unknown");
+    if (p)
+        pclose(p);
+    v[strcspn(v, "\n")] = '\0';
+    return v;
+}
+
 /* Run argv (argv[0] = "parity" is replaced by the built binary) in `cwd`
  * (NULL: here), capture output through files so a large output cannot
  * deadlock. */

@@ -343,6 +343,7 @@ class Executor:
             self.device = torch.device(o["device"])
         except Exception as e:
             raise Failure(STAGE_DEVICE, "unknown device '%s': %s" % (o["device"], e), FAIL_UNSUPPORTED)
+        self.privateuse1_module()
         if self.device.type == "cuda":
             if not torch.cuda.is_available():
                 raise Failure(STAGE_DEVICE, "device '%s': this torch has no usable CUDA" % o["device"],
@@ -366,6 +367,22 @@ class Executor:
             torch.zeros(1, dtype=self.dtype).to(self.device).to("cpu")
         except Exception as e:
             raise failure_of(e, STAGE_DEVICE)
+
+    def privateuse1_module(self):
+        """Torch 2 imports torch.<name> (the device module) before it moves a
+        tensor to a PrivateUse1 device, and fails with "No module named
+        'torch.privateuseone'" when there is none. A backend's Python package
+        registers its own (torch.utils.rename_privateuse1_backend and
+        torch._register_device_module); a C++ library loaded with
+        --backend-lib cannot, so an empty one stands in, and the device is
+        then known or unknown in libtorch's own words, as on torch 1.13
+        (which imports nothing)."""
+        torch = self.torch
+        name_of = getattr(torch._C, "_get_privateuse1_backend_name", None)
+        if name_of is None or self.device.type != name_of() or hasattr(torch, self.device.type):
+            return
+        import types
+        torch._register_device_module(self.device.type, types.ModuleType("torch." + self.device.type))
 
     def load(self):
         torch = self.torch
