@@ -14,7 +14,12 @@
 #                             make uninstall removes exactly that
 #   make LIBTORCH=/path       build the executor against another libtorch
 #                             (a CUDA build, or torch's own dir from pip)
-#   make check                unit + end-to-end tests (real libtorch)
+#   make torch2               parity-torch and the test device against the
+#                             torch 2.13 wheel in build/venv (make deps), in
+#                             build/torch2; part of `make` once the venv exists
+#   make check                unit + end-to-end tests (real libtorch), then
+#                             the executors' suites again on torch 2.13
+#                             (check-torch2)
 #   make check SANITIZE=address,undefined
 #   make demo                 run the demo fixture
 #   make demo-blurbs          the second demo, a generator (fixtures/event-blurbs)
@@ -87,8 +92,46 @@ EXECUTOR := $(TORCH_BUILD)/parity-torch
 # A PrivateUse1 device for the tests (tests/backend/parity_testdev.cpp).
 TESTDEV := $(TORCH_BUILD)/libparity_testdev.so
 
-.PHONY: layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models lint-man fuzz
-all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV)
+# torch 2.13, the CPU wheel from the Python package index, in a venv under
+# build/ (make deps), beside Debian's 1.13: both are tested. The wheel
+# carries its libtorch (torch/include, torch/lib), so parity-torch and the
+# test device are built a second time against it, in build/torch2 (a
+# sub-make with LIBTORCH set; C++20 there). The venv is made by the
+# machine's python3 (3.11: the wheel is cp311); numpy only silences torch's
+# "Failed to initialize NumPy" at import.
+TORCH2_VERSION := 2.13.0
+NUMPY_VERSION := 2.4.6
+VENV := build/venv
+VENV_PYTHON ?= python3
+VENV_STAMP := $(VENV)/.parity-torch-$(TORCH2_VERSION)-numpy-$(NUMPY_VERSION)
+TORCH2_BUILD := build/torch2
+# `make` builds torch2 once the venv is there (not inside the sub-make, nor
+# for another LIBTORCH).
+TORCH2_ALL := $(if $(LIBTORCH),,$(if $(wildcard $(VENV_STAMP)),torch2))
+# The suites that start executors, run again on torch 2.13 by make check:
+# the C++ executor built on the wheel, the Python one on the venv's python.
+TORCH2_SUITES := test_runner test_cmd_run test_cmd_python test_cmd_testdev test_cmd_generate test_cmd_stop \
+                 test_cmd_limits test_forksrv test_cmd_bench test_generate
+
+.PHONY: torch2 check-torch2 deps-venv layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models lint-man fuzz
+all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
+
+$(VENV_STAMP):
+	@mkdir -p build && echo '*' > build/.gitignore
+	$(VENV_PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check torch==$(TORCH2_VERSION) numpy==$(NUMPY_VERSION)
+	rm -f $(VENV)/.parity-torch-* && touch $@
+
+# After deps-debs (python3-venv): a sub-make, so that -j cannot start it first.
+deps-venv:
+	@$(MAKE) --no-print-directory $(VENV_STAMP)
+	@echo "deps: torch $(TORCH2_VERSION) in $(VENV)"
+
+# The venv's torch dir is found when the recipe runs (the venv may have
+# been made by this very make).
+torch2: $(VENV_STAMP)
+	@$(MAKE) --no-print-directory LIBTORCH=$$(echo $(abspath $(VENV))/lib/python3*/site-packages/torch) \
+	  TORCH_BUILD=$(TORCH2_BUILD) $(TORCH2_BUILD)/parity-torch $(TORCH2_BUILD)/libparity_testdev.so
 
 # parity finds the Python executor beside itself (installed: in
 # ../libexec/parity/).
@@ -155,7 +198,17 @@ check: layers all $(TEST_BINS) lint-man
 	tests/completion.sh $(PARITY)
 	node tests/tokenizer/gen_tables.js --check > build/tables-check.log || { tail -20 build/tables-check.log; exit 1; }
 	python3 tests/proto_consts.py --self-test
+	@$(if $(SANITIZE)$(LIBTORCH),,$(MAKE) --no-print-directory check-torch2)
 	@echo "make check: all test binaries passed"
+
+# The executors' suites on torch 2.13 (the expectations that differ by torch
+# version ask the interpreter's torch: tests/testlib.h, tl_torch_version).
+# Not under SANITIZE: the sanitized parity speaks to the same executors as
+# the plain one, and CI has two cores.
+check-torch2: torch2 parity $(TORCH2_SUITES:%=$(BUILD)/tests/%)
+	@set -e; export PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(TORCH2_BUILD))/parity-torch \
+	  PARITY_TESTDEV=$(abspath $(TORCH2_BUILD))/libparity_testdev.so PARITY_PYTHON=$(abspath $(VENV))/bin/python; \
+	for t in $(TORCH2_SUITES); do echo "== torch $(TORCH2_VERSION): $$t"; $(BUILD)/tests/$$t --jobs 1; done
 
 # The include graph: no include runs back up a layer, no circle
 # (tests/layers.py); first, so that a new circle fails at once.
@@ -295,7 +348,7 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 DEBS_HOST := build-essential pkg-config libncurses-dev libyaml-dev libpcre2-dev libutf8proc-dev \
              libjansson-dev
 DEBS := $(DEBS_HOST) libtorch-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc bc python3 \
-        python3-torch time chromium
+        python3-torch python3-venv time chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 define install_debs
 	@missing=""; for p in $(1); do \
@@ -306,7 +359,7 @@ define install_debs
 	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	else echo "deps: all installed"; fi
 endef
-deps: deps-tokenizers
+deps: deps-tokenizers deps-venv
 deps-debs:
 	$(call install_debs,$(DEBS))
 
@@ -316,6 +369,7 @@ deps-debs:
 # machine has none.
 TOKENIZERS_VERSION := 0.23.2
 NPM_DIR := build/npm
+deps-venv: deps-debs
 deps-tokenizers: deps-debs
 	@command -v npm >/dev/null || { $(SUDO) apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends nodejs npm; }
