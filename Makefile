@@ -113,7 +113,7 @@ TORCH2_ALL := $(if $(LIBTORCH),,$(if $(wildcard $(VENV_STAMP)),torch2))
 TORCH2_SUITES := test_runner test_cmd_run test_cmd_python test_cmd_testdev test_cmd_generate test_cmd_stop \
                  test_cmd_limits test_forksrv test_cmd_bench test_generate
 
-.PHONY: torch2 check-torch2 deps-venv layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models lint-man fuzz
+.PHONY: torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -131,7 +131,11 @@ deps-venv:
 # been made by this very make).
 torch2: $(VENV_STAMP)
 	@$(MAKE) --no-print-directory LIBTORCH=$$(echo $(abspath $(VENV))/lib/python3*/site-packages/torch) \
-	  TORCH_BUILD=$(TORCH2_BUILD) $(TORCH2_BUILD)/parity-torch $(TORCH2_BUILD)/libparity_testdev.so
+	  TORCH_BUILD=$(TORCH2_BUILD) executor-and-testdev
+
+# What the sub-make builds, without its "is up to date" when nothing is to do.
+executor-and-testdev: $(EXECUTOR) $(TESTDEV)
+	@:
 
 # parity finds the Python executor beside itself (installed: in
 # ../libexec/parity/).

@@ -3,7 +3,8 @@
  * privateuseone, loaded with --backend-lib), judged by `parity check`.
  *   exact        the device rung passes and the outputs are the CPU's bits;
  *   bf16-matmul  the device changes a decision the way the CPU bfloat16 twin
- *                does: attributed to precision;
+ *                does: attributed to precision (the twin of torch 1.13; that
+ *                of 2.13 keeps it: twin_flips_near_tie);
  *   scale:-0.2   the device changes a decision the twin keeps: attributed to
  *                the device, and the contract is not met;
  *   a bad value  the library refuses it: the environment is down.
@@ -124,6 +125,19 @@ static int same_bits(const px_example_result *a, const px_example_result *b)
 
 static const char *const ran[] = {"film-night", "bouldering", "near-tie"};
 
+/* The CPU bfloat16 twin's own near-tie decision depends on the torch under
+ * test, while the device's does not (its products are the float32 CPU
+ * kernels' rounded to bfloat16: the same bits on both). Torch 1.13's CPU
+ * bfloat16 kernels give music (film 1.344, music 1.375); torch 2.13's give
+ * film (film 1.359, music 1.352): its bfloat16 arithmetic moved the tie. So
+ * on 1.13 a device that flips the near tie to music does what the twin does
+ * (precision); on 2.13 the twin keeps film, and the same flip is the
+ * device's. The attribution must follow the twin, either way. */
+static int twin_flips_near_tie(void)
+{
+    return atoi(tl_torch_version()) < 2;
+}
+
 /* Off: the device is a device (rung passed, recorded as privateuseone) and
  * computes what the CPU computes, bit for bit, in both executors. */
 Test(testdev, exact_numerics_give_the_cpus_bits, .timeout = 180)
@@ -148,7 +162,9 @@ Test(testdev, exact_numerics_give_the_cpus_bits, .timeout = 180)
 }
 
 /* bfloat16 matrix products: the near tie goes the twin's way, which names
- * precision as the cause; the device itself is blamed for nothing. */
+ * precision as the cause; the device itself is blamed for nothing. On torch
+ * 2 the twin keeps the near tie (twin_flips_near_tie): the device's music
+ * there is the device's, and only there. */
 Test(testdev, what_the_twin_reproduces_is_precision, .timeout = 180)
 {
     checked c[2];
@@ -161,9 +177,14 @@ Test(testdev, what_the_twin_reproduces_is_precision, .timeout = 180)
         cr_expect_str_eq(results_label(&c[i].r->envs[env_named(&c[i], "reference")],
                                        output(&c[i], env_named(&c[i], "reference"), "near-tie")),
                          "film");
-        cr_expect_eq(c[i].j.envs[c[i].dev].ex[nt].attr, PX_ATTR_PRECISION);
+        size_t twin = env_named(&c[i], "twin");
+        cr_expect_str_eq(results_label(&c[i].r->envs[twin], output(&c[i], twin, "near-tie")),
+                         twin_flips_near_tie() ? "music" : "film", "torch %s", tl_torch_version());
+        cr_expect_eq(c[i].j.envs[c[i].dev].ex[nt].attr, twin_flips_near_tie() ? PX_ATTR_PRECISION : PX_ATTR_DEVICE,
+                     "torch %s", tl_torch_version());
         for (size_t k = 0; k < c[i].f->n_examples; k++)
-            cr_expect_neq(c[i].j.envs[c[i].dev].ex[k].attr, PX_ATTR_DEVICE, "%s", c[i].f->examples[k].id);
+            if (k != nt)
+                cr_expect_neq(c[i].j.envs[c[i].dev].ex[k].attr, PX_ATTR_DEVICE, "%s", c[i].f->examples[k].id);
         /* Really another arithmetic, not the CPU's bits. */
         cr_expect_not(same_bits(output(&c[i], env_named(&c[i], "reference"), "film-night"),
                                 output(&c[i], c[i].dev, "film-night")));
@@ -190,7 +211,8 @@ Test(testdev, a_decision_the_twin_keeps_is_the_devices, .timeout = 180)
         cr_expect_eq(v->outcome, PX_OC_WRONG_LABEL);
         cr_expect_eq(v->div, PX_DIV_DECISION);
         cr_expect_eq(c[i].j.envs[c[i].dev].rung[PX_RUNG_CONTRACT], PX_RS_FAILED);
-        cr_expect_eq(c[i].j.envs[c[i].dev].ex[example(&c[i], "near-tie")].attr, PX_ATTR_PRECISION);
+        cr_expect_eq(c[i].j.envs[c[i].dev].ex[example(&c[i], "near-tie")].attr,
+                     twin_flips_near_tie() ? PX_ATTR_PRECISION : PX_ATTR_DEVICE, "torch %s", tl_torch_version());
     }
     for (size_t k = 0; k < 3; k++)
         cr_expect(same_bits(output(&c[0], c[0].dev, ran[k]), output(&c[1], c[1].dev, ran[k])),
