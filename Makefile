@@ -98,12 +98,18 @@ TESTDEV := $(TORCH_BUILD)/libparity_testdev.so
 # test device are built a second time against it, in build/torch2 (a
 # sub-make with LIBTORCH set; C++20 there). The venv is made by the
 # machine's python3 (3.11: the wheel is cp311); numpy only silences torch's
-# "Failed to initialize NumPy" at import.
+# "Failed to initialize NumPy" at import. transformers (with its safetensors
+# and tokenizers) loads Transformers model directories in the Python
+# executor; torch is named again so that nothing it asks for can move it.
+empty :=
+space := $(empty) $(empty)
 TORCH2_VERSION := 2.13.0
 NUMPY_VERSION := 2.4.6
+TRANSFORMERS_VERSION := 5.23.0
 VENV := build/venv
 VENV_PYTHON ?= python3
-VENV_STAMP := $(VENV)/.parity-torch-$(TORCH2_VERSION)-numpy-$(NUMPY_VERSION)
+VENV_PKGS := torch==$(TORCH2_VERSION) numpy==$(NUMPY_VERSION) transformers==$(TRANSFORMERS_VERSION)
+VENV_STAMP := $(VENV)/.parity-$(subst ==,-,$(subst $(space),_,$(VENV_PKGS)))
 TORCH2_BUILD := build/torch2
 # `make` builds torch2 once the venv is there (not inside the sub-make, nor
 # for another LIBTORCH).
@@ -113,14 +119,32 @@ TORCH2_ALL := $(if $(LIBTORCH),,$(if $(wildcard $(VENV_STAMP)),torch2))
 TORCH2_SUITES := test_runner test_cmd_run test_cmd_python test_cmd_testdev test_cmd_generate test_cmd_stop \
                  test_cmd_limits test_forksrv test_cmd_bench test_generate
 
-.PHONY: torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models lint-man fuzz
+.PHONY: deps-torch-tpu torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
 	@mkdir -p build && echo '*' > build/.gitignore
 	$(VENV_PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check torch==$(TORCH2_VERSION) numpy==$(NUMPY_VERSION)
-	rm -f $(VENV)/.parity-torch-* && touch $@
+	$(VENV)/bin/pip install -q --disable-pip-version-check $(VENV_PKGS)
+	rm -f $(VENV)/.parity-* && touch $@
+
+# TorchTPU, the real package (torch-tpu on the Python package index, with
+# libtpu and what they import), into a folder of its own that only the test
+# of it puts on PYTHONPATH: torch loads an installed torch_tpu at every
+# `import torch` (its torch.backends entry point), about 9 s each, so it
+# stays out of the venv. --no-deps keeps the venv's torch 2.13 the torch.
+TORCH_TPU_DIR := build/torch-tpu
+TORCH_TPU_PKGS := torch-tpu==0.2.0 libtpu==0.0.52 absl-py==2.5.1 frozendict==2.5.1 \
+                  immutabledict==4.3.1 pyzmq==27.3.0 portpicker==1.6.0 psutil==7.2.2
+TORCH_TPU_STAMP := $(TORCH_TPU_DIR)/.parity-$(subst ==,-,$(word 1,$(TORCH_TPU_PKGS)))
+$(TORCH_TPU_STAMP): $(VENV_STAMP)
+	rm -rf $(TORCH_TPU_DIR)
+	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps --target $(TORCH_TPU_DIR) $(TORCH_TPU_PKGS)
+	touch $@
+
+deps-torch-tpu:
+	@$(MAKE) --no-print-directory $(TORCH_TPU_STAMP)
+	@echo "deps: $(word 1,$(TORCH_TPU_PKGS)) in $(TORCH_TPU_DIR)"
 
 # After deps-debs (python3-venv): a sub-make, so that -j cannot start it first.
 deps-venv:
@@ -363,7 +387,7 @@ define install_debs
 	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	else echo "deps: all installed"; fi
 endef
-deps: deps-tokenizers deps-venv
+deps: deps-tokenizers deps-venv deps-torch-tpu
 deps-debs:
 	$(call install_debs,$(DEBS))
 
@@ -374,6 +398,7 @@ deps-debs:
 TOKENIZERS_VERSION := 0.23.2
 NPM_DIR := build/npm
 deps-venv: deps-debs
+deps-torch-tpu: deps-venv
 deps-tokenizers: deps-debs
 	@command -v npm >/dev/null || { $(SUDO) apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends nodejs npm; }
