@@ -117,7 +117,7 @@ TORCH2_ALL := $(if $(LIBTORCH),,$(if $(wildcard $(VENV_STAMP)),torch2))
 # The suites that start executors, run again on torch 2.13 by make check:
 # the C++ executor built on the wheel, the Python one on the venv's python.
 TORCH2_SUITES := test_runner test_cmd_run test_cmd_python test_cmd_testdev test_cmd_generate test_cmd_stop \
-                 test_cmd_limits test_forksrv test_cmd_bench test_generate
+                 test_cmd_limits test_forksrv test_cmd_bench test_generate test_cmd_torch_tpu
 
 .PHONY: deps-torch-tpu torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
