@@ -49,6 +49,7 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
     case PX_OPT_BACKEND_LIB: a->backend_lib = v; break;
     case PX_OPT_PYTHON: a->python = v; break;
     case PX_OPT_BACKEND_MODULE: a->modules[a->n_modules++] = v; break;
+    case PX_OPT_COMPILE_BACKEND: a->compile_backends[a->n_compile_backends++] = v; break;
     case PX_OPT_RESULTS: a->results[a->n_results++] = v; break;
     case PX_OPT_BUDGET:
         if (cli_duration(v, &a->budget_s))
@@ -347,6 +348,8 @@ static int session_main(const run_args *a, const px_fixture *f, px_session_kind 
                          .doing = kind == PX_SESSION_RUN ? "running it" : "judging anything against it"};
     o.runner = (px_runner_opts){.backend_lib = a->backend_lib, .backend_modules = a->modules,
                                 .n_backend_modules = (size_t)a->n_modules, .budget_s = a->budget_s,
+                                .compile_backends = a->compile_backends,
+                                .n_compile_backends = (size_t)a->n_compile_backends,
                                 .max_examples = (size_t)a->max_examples};
     static const int single = 1;
     if (!strcmp(a->command->name, "bench")) {
