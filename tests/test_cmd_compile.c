@@ -365,8 +365,18 @@ Test(compile, a_module_backend_only_from_the_command_line, .timeout = 300)
         cr_expect(er->ex[k].status == PX_ST_OK || er->ex[k].status == PX_ST_REJECTED);
     char *said = tl_slurp(log);
     cr_expect(said && strstr(said, "graph of"), "the module's backend compiled nothing: %s", said ? said : "no log");
+    /* repro's command that runs it again says the backend again. */
+    const char *rep = beside(fx, "repro", 2);
+    cmd_result p = tl_run((const char *[]){"parity", "repro", fx, "film-night", "--env", "cpu-inductor", "--output",
+                                           rep, "--results", res, "-q", NULL});
+    cr_expect_eq(p.status, 0, "repro: exit %d\n%s", p.status, p.err);
+    char readme[PATH_MAX + 20];
+    snprintf(readme, sizeof readme, "%s/README.md", rep);
+    char *words = tl_slurp(readme);
+    cr_expect(words && strstr(words, "--backend-module MODULE --compile-backend cpu-inductor=parity_test_backend -o"),
+              "%s", words ? words : "no README.md");
     unsetenv("PARITY_COMPILE_BACKEND_LOG"), unsetenv("PYTHONPATH");
-    free(said), results_free(rs), fixture_free(f), tl_free(&r);
+    free(words), free(said), results_free(rs), fixture_free(f), tl_free(&r), tl_free(&p);
 }
 
 /* Torch 1.x has no torch.compile: the compiled environment is down at
