@@ -281,7 +281,10 @@ Test(compile, the_compiled_demo_is_judged, .timeout = 600)
     char *hist = tl_slurp(beside(fx, ".compiled.yaml.parity-history.yaml", 1));
     cr_assert_not_null(hist);
     cr_expect(strstr(hist, "compile: \"inductor, mode default, dynamic true\""), "%s", hist);
-    free(hist), results_free(rs), fixture_free(f), tl_free(&r);
+    /* The report a colleague reads names the compiled path. */
+    cmd_result md = tl_run((const char *[]){"parity", "report", fx, "--results", res, "--no-run", "-o", "-", NULL});
+    cr_expect(strstr(md.out, "torch.compile inductor, mode default, dynamic true"), "%s", md.out);
+    free(hist), results_free(rs), fixture_free(f), tl_free(&r), tl_free(&md);
 }
 
 /* dynamic: false: every new input length compiles its own graph; each
