@@ -219,11 +219,13 @@ def check(files):
     else:
         compared += 1
     # The executors' command line (proto.h, "Transport"); --backend-module
-    # is the Python executor's alone.
+    # and the --compile-* options (torch.compile) are the Python executor's
+    # alone.
     compared += same_strings(findings, "the options", "parse_args",
                              re.findall(r'"(--[a-z0-9-]+)"', py_body(files[PY], "parse_args")), "parse_args",
                              re.findall(r'a == "(--[a-z0-9-]+)"', cpp_body(files[CPP], "parse_args")),
-                             py_only=("--backend-module",))
+                             py_only=("--backend-module", "--compile-backend", "--compile-mode",
+                                      "--compile-dynamic"))
     # FAIL's kind: the wording by which a backend says it cannot do that.
     compared += same_strings(findings, "the unsupported wording", "unsupported",
                              re.findall(r'"([^"]+)" in text', py_body(files[PY], "unsupported")), "fail_kind",

@@ -469,7 +469,8 @@ Test(cli, each_command_help_table_and_man_page_agree)
 {
     char *man = tl_slurp("man/parity.1");
     cr_assert_not_null(man);
-    static const char *const executor_group[] = {"executor", "python", "backend-module", "backend-lib", NULL};
+    static const char *const executor_group[] = {"executor", "python", "backend-module", "compile-backend", "backend-lib",
+                                                 NULL};
     for (const px_command *c = cli_commands; c->name; c++) {
         cmd_result r = tl_run((const char *[]){"parity", c->name, "--help", NULL});
         cr_expect_eq(r.status, 0, "parity %s --help: exit %d", c->name, r.status);

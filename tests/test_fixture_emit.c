@@ -113,6 +113,10 @@ static void same_env(const char *what, const px_env *a, const px_env *b)
     SAME_NUM(what, tf32, a, b);
     SAME_STR(what, matmul_precision, a, b);
     SAME_NUM(what, python, a, b);
+    SAME_NUM(what, compile.present, a, b);
+    SAME_STR(what, compile.backend, a, b);
+    SAME_STR(what, compile.mode, a, b);
+    SAME_NUM(what, compile.dynamic, a, b);
     SAME_STR(what, role, a, b);
     SAME_STR(what, note, a, b);
     SAME_STR(what, results, a, b);
@@ -263,7 +267,8 @@ static const char *EVERY_KEY =
     "    decision: exact\n"
     "environments:\n"
     "  ref: {device: cpu, dtype: float64, threads: 0, role: reference}\n"
-    "  gpu: {device: 'cuda:0', tf32: false, timeout: 400, executor: python, record_env: [MY_KERNELS, _X1]}\n"
+    "  gpu: {device: 'cuda:0', tf32: false, timeout: 400, executor: python, record_env: [MY_KERNELS, _X1],\n"
+    "        compile: {backend: aot_eager, dynamic: false}}\n"
     "  gpu-high: {device: 'cuda:0', matmul_precision: high, timeout: 12.5, first_forward_timeout: 600.25,\n"
     "             startup_timeout: 900}\n"
     "  tpu: {results: ../tpu.yaml, role: candidate, note: imported, threads: 8}\n"

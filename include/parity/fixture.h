@@ -77,6 +77,19 @@ typedef struct px_generate {
 
 enum px_model_kind { PX_MODEL_CLASSIFIER, PX_MODEL_GENERATOR };
 
+/* An environment's `compile:`: torch.compile around the model (the Python
+ * executor on torch 2 only). backend is one of torch's own (inductor,
+ * aot_eager, eager; a backend a module registers is chosen only on the
+ * command line, --compile-backend ENV=NAME: a fixture never chooses code),
+ * mode one of torch.compile's, dynamic -1 when not said (torch's default,
+ * None: static, then dynamic after a recompile). */
+typedef struct px_compile {
+    int present;
+    char *backend, *mode; /* defaults: inductor, default */
+    int dynamic;          /* -1 not said, 0 false, 1 true */
+    px_loc loc;
+} px_compile;
+
 
 typedef struct px_env {
     char *name;
@@ -94,6 +107,7 @@ typedef struct px_env {
     char *matmul_precision; /* highest | high | medium; NULL: not set */
     int python;         /* executor: python (parity_torch.py) rather than
                            libtorch (parity-torch) */
+    px_compile compile; /* compile: (present 0: eager) */
     char *role;         /* reference | twin | candidate | oracle */
     char *note;
     char *results;      /* imported results file (not runnable) */

@@ -33,6 +33,9 @@ typedef enum px_cfg_field {
     PX_CF_THREADS,
     PX_CF_TF32,
     PX_CF_MATMUL_PRECISION,
+    PX_CF_COMPILE,      /* torch.compile's settings, "inductor, mode default,
+                           dynamic true"; NULL: eager (the key is then left
+                           out of the file, as before compiled environments) */
     PX_CF_EXECUTOR,
     PX_CF_RUNTIME,
     PX_CF_TORCH,

@@ -9,6 +9,8 @@
  *                  [--tf32 on|off] [--matmul-precision highest|high|medium]
  *                  [--backend-lib PATH]
  *     PYTHON parity_torch.py (the same options) [--backend-module NAME]...
+ *                  [--compile-backend NAME [--compile-mode MODE]
+ *                   [--compile-dynamic true|false]]
  * with a pipe on stdin (parent -> child) and one on stdout (child -> parent);
  * the child moves its own stdout to stderr at once, so that nothing the
  * backend prints can corrupt the stream. stderr is a third pipe whose tail
@@ -16,7 +18,15 @@
  *
  * Model handling, the same in both: the TorchScript file is loaded on the
  * CPU, then moved to the device, then .to(dtype), eval(), and every forward
- * runs in inference mode. The output is the returned tensor, the first
+ * runs in inference mode. --compile-backend (the Python executor only; an
+ * environment's compile:, parity-fixture(5)) then wraps the model in
+ * torch.compile(backend=NAME, mode=MODE, "default" passed as None, dynamic:
+ * true, false, or None when not given); a torch without torch.compile, or
+ * a backend torch does not know once the modules are imported, is
+ * FAIL(stage load, unsupported). Nothing compiles before a forward: the
+ * first forward of a shape that needs a graph compiles it (a TorchScript
+ * module is first converted to an exported program, in that forward) and
+ * its OUTPUT says compiled 2. The output is the returned tensor, the first
  * element of a returned tuple, or the "logits" entry of a returned dict.
  *
  * Framing. Every message is a frame: an 8-byte header, then the payload.
@@ -205,7 +215,8 @@ enum px_fail_kind {
 enum px_compiled {
     PX_COMPILED_UNKNOWN = 0, /* the backend cannot tell */
     PX_COMPILED_NO = 1,
-    PX_COMPILED_YES = 2,     /* a lazy device compiled a graph for this shape */
+    PX_COMPILED_YES = 2,     /* a lazy device, or torch.compile, compiled a
+                                graph for this forward */
 };
 
 /* A growable byte buffer with a read cursor; `bad` latches on overrun or

@@ -56,6 +56,10 @@ typedef struct px_manifest {
      * torch's version whichever executor ran. */
     char *executor, *runtime, *backend_modules, *backend_versions;
     char *tf32, *matmul_precision, *ignored;
+    /* An environment with compile: (fixture.h): torch.compile's backend (a
+     * --compile-backend's when given), mode and dynamic ("true", "false",
+     * "auto": torch's default); NULL when it ran eager. */
+    char *compile_backend, *compile_mode, *compile_dynamic;
     int threads;
     /* The environment variables that change numerics or compilation, as
      * they were set when its executor started (envrec.h; `env:`); not

@@ -35,7 +35,8 @@ void runner_locate(px_runner_opts *o, const char *executor, const char *python);
 void runner_locate_free(px_runner_opts *o);
 /* Before starting, what concerns the whole command: backend modules are
  * only given when some environment that runs here has executor: python
- * (-1 with *err, PX_EXIT_USAGE, when not). What concerns one environment
+ * (-1 with *err, PX_EXIT_USAGE, when not); each --compile-backend ENV=NAME
+ * names an environment with compile: (once). What concerns one environment
  * is not checked here: see runner_wait. */
 int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results *res, px_error *err);
 

@@ -16,6 +16,12 @@ typedef struct px_runner_opts {
     const char *const *backend_modules; /* --backend-module, imported by the
                                  Python executor before it opens the device */
     size_t n_backend_modules;
+    const char *const *compile_backends; /* --compile-backend ENV=NAME: the
+                                 torch.compile backend of an environment
+                                 with compile: (a module's, by name),
+                                 instead of the fixture's; checked by
+                                 runner_check */
+    size_t n_compile_backends;
     double load_timeout_s;    /* > 0: how long every environment's start-up
                                  (the executor, its backend modules, the
                                  model) may take, instead of each one's

@@ -6,7 +6,8 @@ typedef struct px_tui_opts {
     const char *fixture, *theme, *color, *reviewer, *executor, *python, *backend_lib;
     const char *envs[64], *results[64]; /* -e, --results (each repeatable) */
     const char *modules[64];            /* --backend-module (repeatable) */
-    int n_envs, n_results, n_modules, demo, no_run;
+    const char *compile_backends[64];   /* --compile-backend ENV=NAME (repeatable) */
+    int n_envs, n_results, n_modules, demo, no_run, n_compile_backends;
 } px_tui_opts;
 
 /* Runs the screen until the reviewer quits; returns an exit code. With

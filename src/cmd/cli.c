@@ -29,6 +29,11 @@ const px_option cli_options[] = {
     [PX_OPT_BACKEND_MODULE] = {0, "backend-module", "NAME", "import this Python module before the device is opened, "
                                                            "e.g. torch_tpu or torch_xla (repeatable; executor: python)",
                                NULL, CLI_REPEAT_MAX},
+    [PX_OPT_COMPILE_BACKEND] = {0, "compile-backend", "ENV=NAME", "compile environment ENV (which has compile:) with "
+                                                                  "the torch.compile backend NAME that a "
+                                                                  "--backend-module registers; never from a fixture "
+                                                                  "(repeatable)",
+                                NULL, CLI_REPEAT_MAX},
     [PX_OPT_QUIET] = {'q', "quiet", NULL, "print no progress line", NULL, 0},
     [PX_OPT_FORMAT] = {'f', "format", "FORMAT", "check: text (default), json or tap; report: md (default) or html",
                        "text|json|tap", 0},
@@ -90,53 +95,53 @@ static const px_option help_option = {'h', "help", NULL, "this help", NULL, 0};
 
 const px_command cli_commands[] = {
     {"run", "run FIXTURE [-e ENV]... [-o FILE] [--shard I/N] [--executor PATH] [--python PATH] "
-            "[--backend-module NAME]... [--backend-lib PATH] [--budget DURATION] [--max-examples N] [-q]",
+            "[--backend-module NAME]... [--compile-backend ENV=NAME]... [--backend-lib PATH] [--budget DURATION] [--max-examples N] [-q]",
      "run every example (or one shard's) through each environment, print the table, write the results file",
-     cmd_run, "env output shard executor python backend-module backend-lib quiet budget max-examples"},
+     cmd_run, "env output shard executor python backend-module compile-backend backend-lib quiet budget max-examples"},
     {"merge", "merge FIXTURE SHARD... [-o FILE]",
      "join the shard files of one run (each written by run with a shard I/N) into the results file a whole run "
      "writes, refusing shards of another fixture or configuration, one shard twice, or one missing",
      cmd_merge, "output"},
     {"check", "check FIXTURE [-e ENV]... [--format text|json|tap] [--results FILE]... [--no-run] [--since-good] [-o FILE] "
-              "[--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH] [--budget DURATION] "
+              "[--executor PATH] [--python PATH] [--backend-module NAME]... [--compile-backend ENV=NAME]... [--backend-lib PATH] [--budget DURATION] "
               "[--max-examples N] [-q]",
      "judge every environment the contract names (run here, or from results files) against the contract, and "
      "against its last good configuration",
-     cmd_check, "env format results no-run since-good output executor python backend-module backend-lib quiet budget "
+     cmd_check, "env format results no-run since-good output executor python backend-module compile-backend backend-lib quiet budget "
                 "max-examples"},
     {"review", "review FIXTURE [--results FILE]... [--no-run] [--demo] [--theme NAME] [--color=WHEN] [--reviewer NAME] [-e ENV]... "
-               "[--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH]",
+               "[--executor PATH] [--python PATH] [--backend-module NAME]... [--compile-backend ENV=NAME]... [--backend-lib PATH]",
      "the review screen (also: parity FIXTURE); keys under ? and in parity(1)", cmd_review,
-     "results no-run demo theme color reviewer env executor python backend-module backend-lib"},
+     "results no-run demo theme color reviewer env executor python backend-module compile-backend backend-lib"},
     {"decide", "decide FIXTURE ID --decision D [--note TEXT] [ID --decision D ...] [--reviewer NAME] [--env ENV "
                "[--results FILE]] | --recover",
      "write review decisions into the fixture, touching nothing else (journal first, atomic write)", cmd_decide,
      "decision note reviewer env results recover"},
     {"bench", "bench FIXTURE [-e ENV]... [--endpoint single|batch:N|train-step:N]... [--warmup N] [--iters N | --min-time DURATION] "
-              "[-o FILE] [--executor PATH] [--python PATH] [--backend-module NAME]... [--backend-lib PATH] [--budget "
+              "[-o FILE] [--executor PATH] [--python PATH] [--backend-module NAME]... [--compile-backend ENV=NAME]... [--backend-lib PATH] [--budget "
               "DURATION] [--max-examples N] [-q]",
      "is this execution path fast enough, with the contract on: model load, first forward, warm latency and "
      "throughput per endpoint; every output the benchmark produces is judged",
-     cmd_bench, "env endpoint warmup iters min-time output executor python backend-module backend-lib budget "
+     cmd_bench, "env endpoint warmup iters min-time output executor python backend-module compile-backend backend-lib budget "
                 "max-examples quiet"},
     {"init", "init DIR --model FILE --vocab FILE [--cased] | --tokenizer FILE --labels A,B,... [--texts FILE] [--propose]",
      "write DIR/fixture.yaml: pinned, loadable, the parts only you can write left for lint to name; never "
      "overwrites",
      cmd_init, "model vocab cased tokenizer labels texts propose"},
     {"report", "report FIXTURE [--results FILE]... [--no-run] [-e ENV]... [-f md|html] [-o FILE] [--executor PATH] [--python "
-               "PATH] [--backend-module NAME]... [--backend-lib PATH] [-q]",
+               "PATH] [--backend-module NAME]... [--compile-backend ENV=NAME]... [--backend-lib PATH] [-q]",
      "a report a colleague can read: the task, the environments, the contract, every example, what was not "
      "evaluated (Markdown, or one self-contained HTML file)",
-     cmd_report, "results no-run env format=md|html output executor python backend-module backend-lib quiet"},
+     cmd_report, "results no-run env format=md|html output executor python backend-module compile-backend backend-lib quiet"},
     {"export", "export FIXTURE [--results FILE]... [--no-run] [-e ENV]... --output DIR|FILE.tar.gz [--executor PATH] [--python PATH] "
-               "[--backend-module NAME]... [--backend-lib PATH] [-q]",
+               "[--backend-module NAME]... [--compile-backend ENV=NAME]... [--backend-lib PATH] [-q]",
      "everything needed to explain the experiment later, redacted, with SHA256SUMS; check and review work inside it",
-     cmd_export, "results no-run env output executor python backend-module backend-lib quiet"},
+     cmd_export, "results no-run env output executor python backend-module compile-backend backend-lib quiet"},
     {"repro", "repro FIXTURE ID --env ENV --output DIR|FILE.tar.gz [--results FILE]... [--no-run] [--executor PATH] [--python PATH] "
-              "[--backend-module NAME]... [--backend-lib PATH] [-q]",
+              "[--backend-module NAME]... [--compile-backend ENV=NAME]... [--backend-lib PATH] [-q]",
      "one example on one environment beside the reference, for a backend's maintainers: a one-example fixture, the "
      "inputs and outputs, the versions, the command that re-runs it",
-     cmd_repro, "results no-run env output executor python backend-module backend-lib quiet"},
+     cmd_repro, "results no-run env output executor python backend-module compile-backend backend-lib quiet"},
     {"lint", "lint FIXTURE", "static checks of a fixture, no model run: every finding names its line", cmd_lint, ""},
     {NULL, NULL, NULL, NULL, NULL},
 };

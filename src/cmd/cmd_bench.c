@@ -205,6 +205,12 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
                        e->m.libtorch_version ? e->m.libtorch_version : "?", e->m.executor ? e->m.executor : "?",
                        e->m.device_name ? e->m.device_name : "?", e->m.threads, e->m.threads == 1 ? "" : "s",
                        e->m.tf32 ? ", tf32 " : "", e->m.tf32 ? e->m.tf32 : "");
+        if (e->m.compile_backend)
+            printf_wrapped(o, "compiled",
+                           "torch.compile %s, mode %s, dynamic %s: a forward that compiled is timed apart with "
+                           "the new shapes, never as a warm one",
+                           e->m.compile_backend, e->m.compile_mode ? e->m.compile_mode : "?",
+                           e->m.compile_dynamic ? e->m.compile_dynamic : "?");
         printf_wrapped(o, "model load", "%s (reading the TorchScript file, moving it to the device)",
                        ms(e->m.load_ms, a1, sizeof a1));
         printf_wrapped(o, "first forward",

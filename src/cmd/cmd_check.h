@@ -17,6 +17,8 @@ struct run_args {
     const char *fixture, *id, *output, *executor, *python, *backend_lib, *format;
     const char *envs[CLI_REPEAT_MAX + 1], *results[CLI_REPEAT_MAX], *modules[CLI_REPEAT_MAX]; /* each repeatable */
     int n_envs, n_results, n_modules, quiet;
+    const char *compile_backends[CLI_REPEAT_MAX]; /* --compile-backend ENV=NAME */
+    int n_compile_backends;
     int no_run;               /* --no-run: nothing runs here */
     double budget_s;          /* --budget; 0: none */
     long max_examples;        /* --max-examples; 0: none */

@@ -11,7 +11,9 @@
 /* The table's repeat limit is what the options' arrays hold. */
 _Static_assert(sizeof ((px_tui_opts *)0)->envs / sizeof *((px_tui_opts *)0)->envs == CLI_REPEAT_MAX &&
                    sizeof ((px_tui_opts *)0)->results / sizeof *((px_tui_opts *)0)->results == CLI_REPEAT_MAX &&
-                   sizeof ((px_tui_opts *)0)->modules / sizeof *((px_tui_opts *)0)->modules == CLI_REPEAT_MAX,
+                   sizeof ((px_tui_opts *)0)->modules / sizeof *((px_tui_opts *)0)->modules == CLI_REPEAT_MAX &&
+                   sizeof ((px_tui_opts *)0)->compile_backends / sizeof *((px_tui_opts *)0)->compile_backends ==
+                       CLI_REPEAT_MAX,
                "px_tui_opts holds CLI_REPEAT_MAX of each repeatable option");
 
 static int on_arg(void *ctx, const px_option *opt, const char *v)
@@ -35,6 +37,7 @@ static int on_arg(void *ctx, const px_option *opt, const char *v)
     case PX_OPT_ENV: o->envs[o->n_envs++] = v; break;
     case PX_OPT_NO_RUN: o->no_run = 1; break;
     case PX_OPT_BACKEND_MODULE: o->modules[o->n_modules++] = v; break;
+    case PX_OPT_COMPILE_BACKEND: o->compile_backends[o->n_compile_backends++] = v; break;
     default: return cli_usage_error(cli_command("review"), "--%s is not an option of review", opt->long_name);
     }
     return 0;

@@ -49,6 +49,7 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
     case PX_OPT_BACKEND_LIB: a->backend_lib = v; break;
     case PX_OPT_PYTHON: a->python = v; break;
     case PX_OPT_BACKEND_MODULE: a->modules[a->n_modules++] = v; break;
+    case PX_OPT_COMPILE_BACKEND: a->compile_backends[a->n_compile_backends++] = v; break;
     case PX_OPT_RESULTS: a->results[a->n_results++] = v; break;
     case PX_OPT_BUDGET:
         if (cli_duration(v, &a->budget_s))
@@ -136,6 +137,41 @@ static void cell_text(char *const *labels, const px_example_result *x, char *buf
         snprintf(buf, size, "%s", status_name(x->status));
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A compiled environment's forwards: the first of each shape compiles
+ * (the probe's is the manifest's first forward), timed apart from the warm
+ * ones, as the executor said (OUTPUT's compiled). */
+static void print_compiled(FILE *o, const px_env_result *e, size_t n)
+{
+    size_t n_comp = 0, n_warm = 0;
+    double comp_ms = 0, *warm = malloc((n ? n : 1) * sizeof *warm);
+    for (size_t k = 0; k < n; k++) {
+        const px_example_result *x = &e->ex[k];
+        if (x->status != PX_ST_OK || x->forward_ms < 0)
+            continue;
+        if (x->compiled == PX_COMPILED_YES)
+            n_comp++, comp_ms += x->forward_ms;
+        else if (warm)
+            warm[n_warm++] = x->forward_ms;
+    }
+    char med[48] = "none";
+    if (n_warm) {
+        qsort(warm, n_warm, sizeof *warm, cmp_double);
+        snprintf(med, sizeof med, "median %.3g ms",
+                 n_warm % 2 ? warm[n_warm / 2] : (warm[n_warm / 2 - 1] + warm[n_warm / 2]) / 2);
+    }
+    free(warm);
+    fprintf(o, "  %-12s compile %s, mode %s, dynamic %s: the first forward compiled; %zu example forward%s "
+               "compiled again (%.1f ms), warm %s\n",
+            "", e->m.compile_backend, e->m.compile_mode ? e->m.compile_mode : "?",
+            e->m.compile_dynamic ? e->m.compile_dynamic : "?", n_comp, n_comp == 1 ? "" : "s", comp_ms, med);
+}
+
 static void print_envs(FILE *o, const px_fixture *f, const px_results *r)
 {
     for (size_t i = 0; i < r->n_envs; i++) {
@@ -155,6 +191,8 @@ static void print_envs(FILE *o, const px_fixture *f, const px_results *r)
                     e->restarts ? " (restarted)" : "");
         if (e->state != PX_ENV_DOWN && e->m.ignored)
             fprintf(o, "  %-12s ignored: %s\n", "", e->m.ignored);
+        if (e->state != PX_ENV_DOWN && e->m.compile_backend)
+            print_compiled(o, e, r->n_examples);
         if (fe->note)
             fprintf(o, "  %-12s %s\n", "", fe->note);
     }
@@ -347,6 +385,8 @@ static int session_main(const run_args *a, const px_fixture *f, px_session_kind 
                          .doing = kind == PX_SESSION_RUN ? "running it" : "judging anything against it"};
     o.runner = (px_runner_opts){.backend_lib = a->backend_lib, .backend_modules = a->modules,
                                 .n_backend_modules = (size_t)a->n_modules, .budget_s = a->budget_s,
+                                .compile_backends = a->compile_backends,
+                                .n_compile_backends = (size_t)a->n_compile_backends,
                                 .max_examples = (size_t)a->max_examples};
     static const int single = 1;
     if (!strcmp(a->command->name, "bench")) {

@@ -36,7 +36,7 @@ _parity()
             COMPREPLY=($(compgen -W $'single\nbatch:\ntrain-step:' -- "$cur"))
             [[ ${COMPREPLY[0]} == *: ]] && compopt -o nospace 2>/dev/null
             return ;;
-        -n | --note | -r | --reviewer | --backend-module | --max-size | --shard | --budget | --max-examples | \
+        -n | --note | -r | --reviewer | --backend-module | --compile-backend | --max-size | --shard | --budget | --max-examples | \
             --warmup | --iters | --min-time) return ;;
     esac
     if [[ -z $cmd ]]; then

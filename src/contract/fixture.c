@@ -666,11 +666,56 @@ static int load_record_env(ctx *c, yaml_node_t *v, px_env *e, const char *what)
     return rc;
 }
 
+/* compile: {backend, mode, dynamic} (fixture.h, px_compile): only torch's
+ * own backends and torch.compile's own modes; the Python executor only,
+ * since parity-torch (C++) has no torch.compile. */
+static int load_compile(ctx *c, yaml_node_t *v, px_env *e, const char *what)
+{
+    static const char *const keys[] = {"backend", "mode", "dynamic", NULL};
+    static const char *const backends[] = {"inductor", "aot_eager", "eager", NULL};
+    static const char *const modes[] = {"default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs",
+                                        NULL};
+    yaml_node_t *n = get(c, v, "compile");
+    if (!n)
+        return 0;
+    char w[200];
+    snprintf(w, sizeof w, "%s.compile", what);
+    px_compile *k = &e->compile;
+    k->present = 1, k->dynamic = -1, k->loc = loc_of(n);
+    if (want(c, n, YAML_MAPPING_NODE, w) || check_keys(c, n, w, keys) || get_str(c, n, "backend", w, 0, &k->backend) ||
+        get_str(c, n, "mode", w, 0, &k->mode) || get_bool(c, n, "dynamic", w, &k->dynamic))
+        return -1;
+    if (k->backend && !is_one_of(k->backend, backends))
+        return fail_at(c, get(c, n, "backend"),
+                       "compile.backend must be inductor, aot_eager or eager, not '%s' (a backend a module registers "
+                       "is chosen on the command line: --compile-backend %s=NAME)",
+                       k->backend, e->name);
+    if (k->mode && !is_one_of(k->mode, modes))
+        return fail_at(c, get(c, n, "mode"),
+                       "compile.mode must be default, reduce-overhead, max-autotune or max-autotune-no-cudagraphs, not "
+                       "'%s'%s",
+                       k->mode, NULL);
+    if (k->mode && strcmp(k->mode, "default") && k->backend && strcmp(k->backend, "inductor"))
+        return fail_at(c, get(c, n, "mode"), "compile.mode %s is inductor's: backend %s would ignore it", k->mode,
+                       k->backend);
+    if (e->results)
+        return fail_at(c, n, "%s is imported (results:): its compile settings are in its results file's manifest%s",
+                       what, NULL);
+    if (!e->python)
+        return fail_at(c, n,
+                       "%s has compile: but runs the libtorch executor (parity-torch, C++), which has no "
+                       "torch.compile; say executor: python%s",
+                       what, NULL);
+    if ((!k->backend && !(k->backend = strdup("inductor"))) || (!k->mode && !(k->mode = strdup("default"))))
+        return px_error_oom(c->err, c->path);
+    return 0;
+}
+
 static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
 {
     static const char *const keys[] = {"device", "dtype", "threads", "timeout", "first_forward_timeout",
                                        "startup_timeout", "tf32", "matmul_precision", "executor", "role", "note",
-                                       "results", "model", "vocab", "labels", "record_env", NULL};
+                                       "results", "model", "vocab", "labels", "record_env", "compile", NULL};
     static const char *const precisions[] = {"highest", "high", "medium", NULL};
     static const char *const executors[] = {"libtorch", "python", NULL};
     static const char *const roles[] = {"reference", "twin", "candidate", "oracle", NULL};
@@ -728,7 +773,8 @@ static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
     }
     if (!e->dtype && e->device)
         e->dtype = strdup("float32");
-    return load_record_env(c, v, e, what) || load_env_overrides(c, v, e, what) ? -1 : 0;
+    return load_compile(c, v, e, what) || load_record_env(c, v, e, what) || load_env_overrides(c, v, e, what) ? -1
+                                                                                                             : 0;
 }
 
 static int load_envs(ctx *c, yaml_node_t *root)
@@ -1192,6 +1238,7 @@ static void env_free(px_env *e)
     free(e->role);
     free(e->note);
     free(e->matmul_precision);
+    free(e->compile.backend), free(e->compile.mode);
     free(e->results);
     free_strs(e->record_env, e->n_record_env);
     free(e->model_path);

@@ -195,6 +195,13 @@ static void put_env(FILE *o, const px_env *e, int keep_results)
         kv_str(o, 4, "matmul_precision", e->matmul_precision);
     else if (e->tf32 >= 0)
         kv_bool(o, 4, "tf32", e->tf32);
+    if (e->compile.present && e->device) { /* the loader refuses it on an imported one */
+        fputs("    compile:\n", o);
+        kv_str(o, 6, "backend", e->compile.backend);
+        kv_str(o, 6, "mode", e->compile.mode);
+        if (e->compile.dynamic >= 0)
+            kv_bool(o, 6, "dynamic", e->compile.dynamic);
+    }
     kv_str(o, 4, "role", e->role);
     kv_str(o, 4, "note", e->note);
     if (e->n_record_env)

@@ -12,8 +12,11 @@ bit). Standard library and torch only.
     PYTHON parity_torch.py --model PATH [--device D] [--dtype T]
         [--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium]
         [--backend-lib PATH] [--backend-module NAME]...
+        [--compile-backend NAME [--compile-mode MODE] [--compile-dynamic true|false]]
 
 --backend-module NAME is imported before the device is opened (repeatable);
+--compile-backend wraps the loaded model in torch.compile (torch 2; see
+Compiled);
 --backend-lib PATH is loaded with torch.ops.load_library. Both come from
 parity's command line only, never from a fixture. Every failure becomes a
 FAIL frame with its stage and kind; only a real crash (a signal) escapes,
@@ -61,7 +64,8 @@ COMPILED_UNKNOWN, COMPILED_NO, COMPILED_YES = 0, 1, 2
 DTYPES = ("float32", "bfloat16", "float16", "float64")
 USAGE = ("usage: parity_torch.py --model PATH [--device D] [--dtype T] [--threads N] "
          "[--tf32 on|off] [--matmul-precision highest|high|medium] [--backend-lib PATH] "
-         "[--backend-module NAME]...")
+         "[--backend-module NAME]... [--compile-backend NAME [--compile-mode MODE] "
+         "[--compile-dynamic true|false]]")
 
 
 class Failure(Exception):
@@ -232,9 +236,12 @@ class Channel:
 
 def parse_args(argv):
     opts = {"model": None, "device": "cpu", "dtype": "float32", "threads": 1, "tf32": "",
-            "matmul_precision": "", "backend_lib": "", "backend_modules": []}
+            "matmul_precision": "", "backend_lib": "", "backend_modules": [],
+            "compile_backend": "", "compile_mode": "default", "compile_dynamic": ""}
     names = {"--model": "model", "--device": "device", "--dtype": "dtype", "--threads": "threads",
-             "--tf32": "tf32", "--matmul-precision": "matmul_precision", "--backend-lib": "backend_lib"}
+             "--tf32": "tf32", "--matmul-precision": "matmul_precision", "--backend-lib": "backend_lib",
+             "--compile-backend": "compile_backend", "--compile-mode": "compile_mode",
+             "--compile-dynamic": "compile_dynamic"}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -254,6 +261,8 @@ def parse_args(argv):
     try:
         opts["threads"] = int(opts["threads"])
     except ValueError:
+        return None
+    if opts["compile_dynamic"] not in ("", "true", "false"):
         return None
     return opts if opts["model"] else None
 
@@ -293,12 +302,62 @@ def failure_of(exc, stage):
     return Failure(stage, text, kind)
 
 
+class Compiled:
+    """torch.compile around the loaded model (an environment's compile:,
+    parity-fixture(5)), after it was moved to the device and dtype. Nothing
+    is compiled before the first forward of a shape, which is therefore
+    timed as what it is (OUTPUT's compiled: count() grew). torch.compile
+    refuses a TorchScript module: one is first converted to an exported
+    program by torch's own converter (torch._export.converter), with that
+    first forward's inputs as its sample, then compiled; the converter
+    specialises the dimensions of size 0 or 1 of its sample, so a shape
+    that differs there is converted (and compiled) apart."""
+
+    def __init__(self, torch, model, backend, mode, dynamic):
+        self.torch, self.model = torch, model
+        # mode "default" is torch's None: a backend other than inductor is
+        # then called exactly as torch.compile(backend=...) calls it.
+        self.kw = {"backend": backend, "mode": None if mode == "default" else mode, "dynamic": dynamic}
+        self.script = isinstance(model, torch.jit.ScriptModule)
+        self.fns = {} if self.script else {None: torch.compile(model, **self.kw)}
+        self.conversions = 0
+
+    def key(self, args, kwargs):
+        if not self.script:
+            return None
+        ts = list(args) + [kwargs[k] for k in sorted(kwargs)]
+        return tuple(sorted(kwargs)) + tuple(
+            tuple(d if d < 2 else -1 for d in t.shape) if isinstance(t, self.torch.Tensor) else None for t in ts)
+
+    def __call__(self, *args, **kwargs):
+        k = self.key(args, kwargs)
+        fn = self.fns.get(k)
+        if fn is None:
+            from torch._export.converter import TS2EPConverter
+            ep = TS2EPConverter(self.model, tuple(args), dict(kwargs) or None).convert()
+            self.conversions += 1
+            fn = self.fns[k] = self.torch.compile(ep.module(), **self.kw)
+        return fn(*args, **kwargs)
+
+    def count(self):
+        """Graphs compiled so far (dynamo's, and the conversions)."""
+        from torch._dynamo.utils import counters
+        return counters["stats"]["unique_graphs"] + self.conversions
+
+    def __deepcopy__(self, memo):
+        # TRAIN copies the module: a compiled training step (backward
+        # included) is not what parity compiles.
+        raise Failure(STAGE_FORWARD, "a compiled environment (compile:) is not trained by parity: run train-step "
+                      "in an environment without compile:", FAIL_UNSUPPORTED)
+
+
 class Executor:
     def __init__(self, torch, opts):
         self.torch, self.o = torch, opts
         self.modules = []  # (name, version, module)
         self.device = self.dtype = self.model = None
         self.xla_metrics = None
+        self.compiled = None  # a Compiled when --compile-backend
 
     def import_backends(self):
         for name in self.o["backend_modules"]:
@@ -392,6 +451,26 @@ class Executor:
         m.eval()
         self.model = m
 
+    def compile_model(self):
+        """--compile-backend: the model, on its device and dtype, wrapped in
+        torch.compile (Compiled). A backend torch does not know (a module's
+        that no --backend-module registered) and a torch without
+        torch.compile (1.x) fail here, at load, in words."""
+        torch, o = self.torch, self.o
+        if not o["compile_backend"]:
+            return
+        if not callable(getattr(torch, "compile", None)):
+            raise Failure(STAGE_LOAD, "compile: torch.compile needs torch 2.0 or newer; this interpreter (%s) has "
+                          "torch %s" % (sys.executable or "python", torch.__version__), FAIL_UNSUPPORTED)
+        import torch._dynamo
+        known = torch._dynamo.list_backends(exclude_tags=())
+        if o["compile_backend"] not in known:
+            raise Failure(STAGE_LOAD, "compile: torch.compile has no backend '%s' (a --backend-module registers "
+                          "its own; registered: %s)" % (o["compile_backend"], ", ".join(known)), FAIL_UNSUPPORTED)
+        dynamic = {"true": True, "false": False}.get(o["compile_dynamic"])
+        self.compiled = Compiled(torch, self.model, o["compile_backend"], o["compile_mode"], dynamic)
+        self.model = self.compiled
+
     def device_name(self):
         torch, dev = self.torch, self.device
         if dev.type == "cpu":
@@ -443,6 +522,8 @@ class Executor:
         chan.send(FRAME_READY, f)
 
     def compile_count(self):
+        if self.compiled is not None:
+            return self.compiled.count()
         if self.xla_metrics is None:
             return None
         try:
@@ -697,8 +778,8 @@ def main(argv):
         return 1
     ex = Executor(torch, opts)
     t0 = time.perf_counter()
-    for stage, step in ((STAGE_DEVICE, ex.open_device), (STAGE_LOAD, ex.load)):
-        if stage == STAGE_LOAD:
+    for stage, step in ((STAGE_DEVICE, ex.open_device), (STAGE_LOAD, ex.load), (STAGE_LOAD, ex.compile_model)):
+        if step == ex.load:
             t0 = time.perf_counter()
         try:
             step()

@@ -42,6 +42,7 @@ static const struct {
     [PX_CF_THREADS] = {"threads", "threads"},
     [PX_CF_TF32] = {"tf32", "tf32"},
     [PX_CF_MATMUL_PRECISION] = {"matmul_precision", "matmul precision"},
+    [PX_CF_COMPILE] = {"compile", "compile"},
     [PX_CF_EXECUTOR] = {"executor", "executor"},
     [PX_CF_RUNTIME] = {"runtime", "runtime"},
     [PX_CF_TORCH] = {"libtorch_version", "torch"},
@@ -92,7 +93,12 @@ int history_config_of(const px_manifest *m, px_config *out)
         [PX_CF_VOCAB] = m->vocab_sha256,
         [PX_CF_PARITY] = m->parity_version,
     };
-    char threads[24];
+    char threads[24], compile[200];
+    if (m->compile_backend) {
+        snprintf(compile, sizeof compile, "%s, mode %s, dynamic %s", m->compile_backend,
+                 m->compile_mode ? m->compile_mode : "?", m->compile_dynamic ? m->compile_dynamic : "?");
+        from[PX_CF_COMPILE] = compile;
+    }
     if (m->threads >= 0) {
         snprintf(threads, sizeof threads, "%d", m->threads);
         from[PX_CF_THREADS] = threads;
@@ -522,6 +528,8 @@ char *history_text(const px_history *h, const char *fixture_name, size_t *len)
                 fprintf(o, "      threads: %s\n", e->config.v[f] ? e->config.v[f] : "null");
             else if (f == PX_CF_ENV) /* nothing when not recorded: as before */
                 envrec_write_yaml(o, 6, fields[f].key, &e->config.env);
+            else if (f == PX_CF_COMPILE && !e->config.v[f])
+                continue; /* eager: the file as before compiled environments */
             else
                 kv(o, 6, fields[f].key, e->config.v[f]);
         }

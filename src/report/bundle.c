@@ -799,6 +799,15 @@ static void run_command(FILE *o, const repro_env *r)
         fprintf(o, " --backend-module MODULE");
     else if (dev && !strncmp(dev, "privateuseone", 13))
         fprintf(o, " --backend-lib LIB"); /* either executor loads one */
+    /* A compile backend the fixture does not name came from the command
+     * line (--compile-backend): said again, by the name recorded. */
+    const char *cb = r->er->m.compile_backend;
+    if (r->env->compile.present && cb && strcmp(cb, r->env->compile.backend)) {
+        char w[512];
+        snprintf(w, sizeof w, "%s=%s", r->env->name, cb);
+        fprintf(o, " --compile-backend ");
+        put_word(o, w);
+    }
     fprintf(o, " -o %s\n\n", r->again);
 }
 

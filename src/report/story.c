@@ -157,7 +157,13 @@ static void build_env(bctx *b, size_t e, px_story_env *se)
     if (m->ignored)
         snprintf(set + strlen(set), sizeof set - strlen(set), "%s(ignored by the backend: %s)", set[0] ? " " : "",
                  m->ignored);
-    se->settings = dup(b, set);
+    /* A compiled path (compile:), named by a results file's manifest too:
+     * redacted as any other of its words. */
+    if (m->compile_backend)
+        snprintf(set + strlen(set), sizeof set - strlen(set), "%storch.compile %s, mode %s, dynamic %s",
+                 set[0] ? "; " : "", m->compile_backend, m->compile_mode ? m->compile_mode : "?",
+                 m->compile_dynamic ? m->compile_dynamic : "?");
+    se->settings = m->compile_backend ? red(b, set) : dup(b, set);
     se->selected = ev->selected;
     se->is_reference = ev->is_reference;
     /* Judged only in part (no reference to compare with, examples without

@@ -81,6 +81,10 @@ static const px_rfield manifest[] = {
     STR("tf32", 3, 0, px_env_result, m.tf32),
     STR("matmul_precision", 3, 0, px_env_result, m.matmul_precision),
     STR("ignored", 3, 0, px_env_result, m.ignored),
+    /* Added within format 4 (as env): absent is eager, in any format. */
+    STR("compile_backend", 4, PX_RF_OMIT_NULL, px_env_result, m.compile_backend),
+    STR("compile_mode", 4, PX_RF_OMIT_NULL, px_env_result, m.compile_mode),
+    STR("compile_dynamic", 4, PX_RF_OMIT_NULL, px_env_result, m.compile_dynamic),
     INT("threads", 1, px_env_result, m.threads, -1),
     ENVVARS("env", 4, px_env_result, m.env),
     SHA("model_sha256", 1, 0, px_env_result, m.model_sha256),

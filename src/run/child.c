@@ -110,12 +110,25 @@ void child_server_stop(px_runner *r)
     }
 }
 
+/* The torch.compile backend of environment e: --compile-backend e=NAME
+ * (runner_check made sure it is well formed), else the fixture's. */
+static const char *compile_backend(const px_runner *r, const px_env *e)
+{
+    size_t n = strlen(e->name);
+    for (size_t i = 0; i < r->opts.n_compile_backends; i++) {
+        const char *a = r->opts.compile_backends[i], *eq = strrchr(a, '=');
+        if (eq && (size_t)(eq - a) == n && !strncmp(a, e->name, n))
+            return eq + 1;
+    }
+    return e->compile.backend;
+}
+
 /* Environment e's executor's command line (argv[0] its program), threads
  * the room for --threads' value: malloc'd, NULL when out of memory. */
 static const char **executor_argv(px_runner *r, const px_env *e, char *threads, size_t size)
 {
     snprintf(threads, size, "%d", e->threads);
-    const char **argv = calloc(24 + 2 * r->opts.n_backend_modules, sizeof *argv);
+    const char **argv = calloc(30 + 2 * r->opts.n_backend_modules, sizeof *argv);
     if (!argv)
         return NULL;
     const char *prog = e->python ? r->opts.python : r->opts.executor;
@@ -135,6 +148,13 @@ static const char **executor_argv(px_runner *r, const px_env *e, char *threads, 
         argv[a++] = "--backend-lib", argv[a++] = r->opts.backend_lib;
     for (size_t m = 0; e->python && m < r->opts.n_backend_modules; m++)
         argv[a++] = "--backend-module", argv[a++] = r->opts.backend_modules[m];
+    /* The fixture lets only the Python executor compile (fixture.c). */
+    if (e->compile.present) {
+        argv[a++] = "--compile-backend", argv[a++] = compile_backend(r, e);
+        argv[a++] = "--compile-mode", argv[a++] = e->compile.mode;
+        if (e->compile.dynamic >= 0)
+            argv[a++] = "--compile-dynamic", argv[a++] = e->compile.dynamic ? "true" : "false";
+    }
     argv[a] = NULL;
     return argv;
 }
@@ -437,6 +457,14 @@ static void fill_manifest(px_runner *r, px_env_result *er, px_buf *p)
     for (size_t i = 0; i < sizeof child_said / sizeof *child_said; i++)
         *child_said[i] = state_scrub(r, *child_said[i]);
     m->threads = r->f->envs[er->env_index].threads;
+    /* What its executor was told to compile with (it is READY: it took
+     * them); "auto" is torch's dynamic=None. */
+    const px_compile *k = &r->f->envs[er->env_index].compile;
+    if (k->present) {
+        m->compile_backend = strdup(compile_backend(r, &r->f->envs[er->env_index]));
+        m->compile_mode = strdup(k->mode);
+        m->compile_dynamic = strdup(k->dynamic < 0 ? "auto" : k->dynamic ? "true" : "false");
+    }
     /* The child inherited parity's environment: what in it changes numerics
      * (out of memory: not recorded). */
     const px_env *fe = &r->f->envs[er->env_index];

@@ -709,6 +709,34 @@ int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results 
                             "--backend-module %s: only the Python executor imports modules, and no environment "
                             "that runs here has executor: python",
                             o->backend_modules[0]);
+    /* --compile-backend ENV=NAME: only the backend of an environment the
+     * fixture compiles (a fixture never chooses code; the command line
+     * never makes an environment compiled), each once. */
+    for (size_t i = 0; i < o->n_compile_backends; i++) {
+        const char *arg = o->compile_backends[i], *eq = strrchr(arg, '=');
+        size_t nl = eq ? (size_t)(eq - arg) : 0;
+        int ok = eq && nl && eq[1];
+        for (const char *p = eq ? eq + 1 : ""; ok && *p; p++)
+            ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("_.-", *p);
+        if (!ok)
+            return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0,
+                                "--compile-backend wants ENV=NAME (NAME a registered torch.compile backend: letters, "
+                                "digits, _ . -), not '%s'",
+                                arg);
+        const px_env *e = NULL;
+        for (size_t k = 0; !e && k < f->n_envs; k++)
+            if (strlen(f->envs[k].name) == nl && !strncmp(f->envs[k].name, arg, nl))
+                e = &f->envs[k];
+        if (!e || !e->compile.present)
+            return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0,
+                                "--compile-backend %s: %s '%.*s'; it chooses the backend of an environment whose "
+                                "fixture says compile: (executor: python), never makes one compiled",
+                                arg, e ? "no compile: in environment" : "no environment", (int)nl, arg);
+        for (size_t j = 0; j < i; j++)
+            if (!strncmp(o->compile_backends[j], arg, nl + 1) && strrchr(o->compile_backends[j], '=') == o->compile_backends[j] + nl)
+                return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "--compile-backend: environment '%.*s' given twice",
+                                    (int)nl, arg);
+    }
     /* An executor that is missing is one environment's, said as it being
      * down (executor_missing), not the whole run's. */
     return 0;

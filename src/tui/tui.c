@@ -292,6 +292,8 @@ static px_session_opts session_opts(tui *t, const px_tui_opts *o)
                           .executor = o->executor, .python = o->python, .doing = "reviewing against it"};
     so.runner = (px_runner_opts){.backend_lib = o->backend_lib, .backend_modules = o->modules,
                                  .n_backend_modules = (size_t)o->n_modules, .notify_fd = t->wake_w,
+                                 .compile_backends = o->compile_backends,
+                                 .n_compile_backends = (size_t)o->n_compile_backends,
                                  .keep_alive = 1};
     return so;
 }
