@@ -222,10 +222,10 @@ c10::Device open_device(const Options &o)
     return dev;
 }
 
-// READY's matmul_precision: the name, and on torch 2.9+ the per-backend
-// setting this device's matmuls read (the Python executor's
-// precision_in_force, word for word).
-std::string matmul_precision_name(const c10::Device &dev)
+// READY's matmul_precision: the name, and on torch 2.9+ with a setting
+// given the per-backend one this device's matmuls read (the Python
+// executor's precision_in_force, word for word).
+std::string matmul_precision_name(const Options &o, const c10::Device &dev)
 {
 #if PARITY_FP32_PRECISION
     using B = at::Float32Backend;
@@ -233,6 +233,8 @@ std::string matmul_precision_name(const c10::Device &dev)
     at::Context &ctx = at::globalContext();
     at::Float32Precision mk = ctx.float32Precision(B::MKLDNN, Op::MATMUL);
     std::string name = mk == at::Float32Precision::BF16 ? "medium" : mk == at::Float32Precision::TF32 ? "high" : "highest";
+    if (o.matmul_precision.empty() && o.tf32.empty())
+        return name;
     if (dev.is_cpu())
         return name + " (mkldnn.matmul.fp32_precision " + at::precision2str(mk) + ")";
     if (dev.is_cuda())
@@ -240,7 +242,7 @@ std::string matmul_precision_name(const c10::Device &dev)
                ")";
     return name;
 #else
-    (void)dev;
+    (void)o, (void)dev;
     switch (at::globalContext().float32MatmulPrecision()) {
     case at::Float32MatmulPrecision::HIGHEST: return "highest";
     case at::Float32MatmulPrecision::HIGH: return "high";
@@ -707,7 +709,7 @@ void send_ready(const Options &o, const c10::Device &dev, c10::ScalarType dtype,
     buf_put_str(&b, device_name(dev).c_str());
     buf_put_str(&b, dtype_name(dtype).c_str());
     buf_put_str(&b, o.tf32.c_str());
-    buf_put_str(&b, matmul_precision_name(dev).c_str());
+    buf_put_str(&b, matmul_precision_name(o, dev).c_str());
     buf_put_str(&b, ignored_settings(o, dev).c_str());
     buf_put_f64(&b, load_ms);
     send(b);

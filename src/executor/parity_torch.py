@@ -478,15 +478,17 @@ class Executor:
 
     def precision_in_force(self):
         """READY's matmul_precision: the name (highest, high, medium) and,
-        on a torch with per-backend settings, the setting this device's
-        matmuls read: cpu "mkldnn.matmul", cuda "cuda.matmul" (torch itself
-        can no longer give one name once they differ, as "medium" makes
-        them)."""
+        on a torch with per-backend settings and a setting given, the one
+        this device's matmuls read: cpu "mkldnn.matmul", cuda "cuda.matmul"
+        (torch itself can no longer give one name once they differ, as
+        "medium" makes them)."""
         torch, b = self.torch, self.fp32_api()
         if b is None:
             return torch.get_float32_matmul_precision()
         mk = b.mkldnn.matmul.fp32_precision
         name = {"bf16": "medium", "tf32": "high"}.get(mk, "highest")
+        if not self.o["matmul_precision"] and not self.o["tf32"]:
+            return name
         if self.device.type == "cpu":
             return "%s (mkldnn.matmul.fp32_precision %s)" % (name, mk)
         if self.device.type == "cuda":
