@@ -510,3 +510,38 @@ Test(testdev, a_device_that_refuses_inference_tensors_runs, .timeout = 180)
     done(&c[0]), done(&c[1]);
     unsetenv("PARITY_TESTDEV_REFUSE_INFERENCE");
 }
+
+/* A repro of the device's fault (scale:-0.2 flips bouldering) says how to
+ * run it again: the library the device needs (--backend-lib LIB, what LIB
+ * is), whether the device is called privateuseone or, on torch 2, tpu (a
+ * name torch does not know, which the library's device is given); and no
+ * "both at once with libtorch" as if the device were built in. */
+Test(testdev, a_repro_of_the_device_names_its_library, .timeout = 180)
+{
+    setenv("PARITY_TESTDEV_NUMERICS", "scale:-0.2", 1);
+    char *dir = tl_tmpdir(), res[300], out[300], path[340];
+    snprintf(res, sizeof res, "%s/results.yaml", dir);
+    snprintf(out, sizeof out, "%s/repro", dir);
+    const char *argv[20] = {"parity", "run", fixture(), "-q", "-e", "reference", "-e", "device", "-o", res};
+    int n = 10;
+    device_args(argv, &n, fixture(), 1);
+    cmd_result r = tl_run(argv);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "repro", fixture(), "bouldering", "-e", "device", "--results", res,
+                                "--no-run", "-o", out, NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    snprintf(path, sizeof path, "%s/README.md", out);
+    char *readme = tl_slurp(path);
+    cr_assert_not_null(readme);
+    cr_expect(strstr(readme, "    parity run fixture.yaml -e device --backend-lib LIB -o observed-again.yaml\n"), "%s",
+              readme);
+    cr_expect(strstr(readme, "LIB is the PrivateUse1 backend library it loaded"), "%s", readme);
+    cr_expect_null(strstr(readme, "Or both at once"), "%s", readme);
+    free(readme);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}

@@ -338,7 +338,8 @@ std::string ignored_settings(const Options &o, const c10::Device &dev)
 
 // libtorch's ways of saying "this backend cannot do that", kept apart from a
 // defect in the model or the backend: the dispatcher's "Could not run
-// 'aten::op' with arguments from the 'X' backend" and a kernel's dispatch
+// 'aten::op' with arguments from the 'X' backend" (X is PrivateUse1, or on
+// torch 2 the name it was given, such as tpu) and a kernel's dispatch
 // macro's "\"op\" not implemented for 'BFloat16'".
 int fail_kind(const char *msg)
 {

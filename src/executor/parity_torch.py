@@ -283,8 +283,12 @@ def cpu_name():
 
 
 def unsupported(text):
-    """The wording of 'this backend cannot do that' (torch's dispatcher and
-    its kernels' dtype dispatch), kept apart from a defect."""
+    """The wording of 'this backend cannot do that', kept apart from a
+    defect: torch's dispatcher ("Could not run 'aten::op' with arguments
+    from the 'PrivateUse1' backend", on torch 2 naming a renamed device:
+    "... from the 'tpu' backend"; TorchScript raises it as a
+    NotImplementedError whose text begins with its traceback) and its
+    kernels' dtype dispatch ("\"op\" not implemented for 'BFloat16'")."""
     return ("not implemented for" in text or "NotImplementedError" in text
             or ("Could not run '" in text and "backend" in text))
 
