@@ -545,7 +545,9 @@ Test(python_executor, backend_module_that_aborts_names_the_module, .timeout = 12
  * says so, in both executors. Which backend reads it depends on the torch:
  * 1.13 reads matmul_precision for CUDA only, so on the CPU it is ignored;
  * torch 2 reads it on the CPU too (oneDNN's bfloat16 matmuls for "medium"),
- * so there nothing is ignored. */
+ * so there nothing is ignored, and the executors set it through torch 2's
+ * per-backend settings: the manifest names the one the CPU reads,
+ * torch.backends.mkldnn.matmul.fp32_precision, and its value, bf16. */
 Test(python_executor, precision_settings_are_recorded, .timeout = 120)
 {
     const char *fx = variant(1, DEMO,
@@ -562,7 +564,9 @@ Test(python_executor, precision_settings_are_recorded, .timeout = 120)
         px_fixture *f;
         px_results *r = load(out, fixtures[i], &f);
         const px_manifest *m = &env_of(r, "reference")->m;
-        cr_expect_str_eq(m->matmul_precision, "medium", "%s", fixtures[i]);
+        cr_expect_str_eq(m->matmul_precision,
+                         atoi(tl_torch_version()) < 2 ? "medium" : "medium (mkldnn.matmul.fp32_precision bf16)", "%s",
+                         fixtures[i]);
         cr_expect_null(m->tf32);
         if (atoi(tl_torch_version()) < 2)
             cr_expect(m->ignored && !strncmp(m->ignored, "matmul_precision: ", 18) && strstr(m->ignored, "CPU"),
@@ -649,4 +653,31 @@ Test(python_executor, train_step_curve_matches_libtorch, .timeout = 300)
                          "%s: the loaded model changed", f->examples[k].id);
     results_free(res), fixture_free(f);
     tl_free(&r);
+}
+
+/* tf32 on the CPU, torch 2: the executors set it as torch 2's per-backend
+ * settings (cuda.matmul and cudnn.conv fp32_precision tf32), which the CPU
+ * does not read, and both say so; the oneDNN matmul precision the CPU reads
+ * stays what it was. On 1.13, as ever: CUDA only. */
+Test(python_executor, tf32_on_the_cpu_is_ignored, .timeout = 120)
+{
+    const char *fx = variant(1, DEMO,
+                             (const char *[]){"path: model.pt", "path: ../../fixtures/campus-club/model.pt",
+                                              "vocab: vocab.txt", "vocab: ../../fixtures/campus-club/vocab.txt",
+                                              "    dtype: float32\n", "    dtype: float32\n    tf32: true\n", NULL});
+    const char *fy = variant(2, fx, (const char *[]){"    device: cpu\n", "    device: cpu\n    executor: python\n",
+                                                     NULL});
+    const char *fixtures[] = {fx, fy};
+    for (int i = 0; i < 2; i++) {
+        char *out = run(fixtures[i], 0, (const char *[]){"-e", "reference", NULL});
+        px_fixture *f;
+        px_results *r = load(out, fixtures[i], &f);
+        const px_manifest *m = &env_of(r, "reference")->m;
+        cr_expect_str_eq(m->tf32, "on");
+        cr_expect(m->ignored && !strncmp(m->ignored, "tf32", 4) && strstr(m->ignored, "CUDA") && strstr(m->ignored, "CPU"),
+                  "%s on torch %s: ignored says %s", m->executor, tl_torch_version(), m->ignored);
+        if (atoi(tl_torch_version()) >= 2)
+            cr_expect_str_eq(m->matmul_precision, "highest (mkldnn.matmul.fp32_precision none)", "%s", m->executor);
+        results_free(r), fixture_free(f);
+    }
 }

@@ -16,18 +16,40 @@
  * backend prints can corrupt the stream. stderr is a third pipe whose tail
  * parity keeps for crash reports.
  *
+ * The device. --device names it as torch does (cpu, cuda:0, privateuseone,
+ * or the name a backend module gave PrivateUse1, such as tpu). On torch 2,
+ * a name torch does not know with --backend-lib names the library's
+ * PrivateUse1 device (c10::register_privateuse1_backend /
+ * torch.utils.rename_privateuse1_backend), unless a backend module named it
+ * already; torch 1.13 cannot rename, and the device stage fails saying so.
+ * READY's device is the device's own name (tpu, not privateuseone).
+ *
  * Model handling, the same in both: the TorchScript file is loaded on the
- * CPU, then moved to the device, then .to(dtype), eval(), and every forward
- * runs in inference mode. --compile-backend (the Python executor only; an
- * environment's compile:, parity-fixture(5)) then wraps the model in
- * torch.compile(backend=NAME, mode=MODE, "default" passed as None, dynamic:
- * true, false, or None when not given); a torch without torch.compile, or
- * a backend torch does not know once the modules are imported, is
- * FAIL(stage load, unsupported). Nothing compiles before a forward: the
- * first forward of a shape that needs a graph compiles it (a TorchScript
- * module is first converted to an exported program, in that forward) and
- * its OUTPUT says compiled 2. The output is the returned tensor, the first
- * element of a returned tuple, or the "logits" entry of a returned dict.
+ * CPU, then moved to the device, then .to(dtype), eval(). Every forward (RUN,
+ * GENERATE) runs in inference mode on the CPU and CUDA, whose kernels torch
+ * guarantees for inference tensors, and under no_grad on every other device
+ * (PrivateUse1 backends such as a TPU's, XLA): some of them refuse inference
+ * tensors, and no_grad changes no numerics. --compile-backend (the Python
+ * executor only; an environment's compile:, parity-fixture(5)) then wraps
+ * the model in torch.compile(backend=NAME, mode=MODE, "default" passed as
+ * None, dynamic: true, false, or None when not given); a torch without
+ * torch.compile, or a backend torch does not know once the modules are
+ * imported, is FAIL(stage load, unsupported). Nothing compiles before a
+ * forward: the first forward of a shape that needs a graph compiles it (a
+ * TorchScript module is first converted to an exported program, in that
+ * forward) and its OUTPUT says compiled 2. The output is the returned
+ * tensor, the first element of a returned tuple, or the "logits" entry of a
+ * returned dict.
+ *
+ * Timing. Every figure an executor reports is read after the device is
+ * synchronized: before the clock starts (so that the inputs' upload, still
+ * in flight on an asynchronous device, is not the forward's) and before it
+ * is read (after the output's copy to the host). The synchronize is
+ * torch.accelerator.synchronize where torch has it and the device is its
+ * accelerator, else torch.<device>.synchronize (Python); the device guard's
+ * synchronizeDevice on torch 2, synchronizeStream on 1.13 (C++); none on
+ * the CPU, nor where the backend has none (torch 1.13's Python on a
+ * PrivateUse1 device), which the executor says on stderr.
  *
  * Framing. Every message is a frame: an 8-byte header, then the payload.
  *     u32 type     (one of enum px_frame_type, little-endian)
@@ -53,7 +75,14 @@
  *              import order; "" when none was imported),
  *          str device, str device_name, str dtype,
  *          str tf32 ("on" | "off" | "" not set),
- *          str matmul_precision (torch's float32 matmul precision in force),
+ *          str matmul_precision (torch's float32 matmul precision in force:
+ *              highest, high or medium; on torch 2.9+ with tf32 or
+ *              matmul_precision given, followed by the per-backend setting
+ *              this device's matmuls read and its value, e.g. "medium
+ *              (mkldnn.matmul.fp32_precision bf16)" on the CPU, "high
+ *              (cuda.matmul.fp32_precision tf32)" on CUDA; the executors
+ *              set those settings, torch.backends.*.fp32_precision, and not
+ *              the deprecated global ones, there),
  *          str ignored (which of those settings the backend does not read,
  *              and why; "" when none or not known),
  *          f64 load_ms
@@ -118,7 +147,11 @@
  *          attention_mask [1, T]): FAIL(stage forward, "protocol: ...").
  *          (revision 4: GENERATE and GENERATED are new)
  * FAIL   : u32 stage (enum px_stage), u32 kind (enum px_fail_kind, decided
- *          by the executor, which knows its backend's wording), str message
+ *          by the executor, which knows its backend's wording: unsupported
+ *          for a NotImplementedError, the dispatcher's "Could not run
+ *          'aten::op' with arguments from the 'PrivateUse1' backend" (torch
+ *          2 with the device renamed: "... from the 'tpu' backend") and a
+ *          kernel's "\"op\" not implemented for 'BFloat16'"), str message
  *          (exception text, without libtorch's C++ backtrace)
  *
  * The fork server: parity-torch --serve. Loading libtorch (dynamic linking

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -27,6 +28,15 @@
 #include <torch/utils.h>
 #include <torch/version.h>
 #include <ATen/Context.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+// Torch 2.9 on: per-backend float32 precision (at::Float32Backend,
+// torch.backends.*.fp32_precision), beside the deprecated global one.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+#define PARITY_FP32_PRECISION 1
+#else
+#define PARITY_FP32_PRECISION 0
+#endif
 
 #include "parity/generate.h"
 #include "parity/proto.h"
@@ -123,14 +133,75 @@ std::string cuda_name(int index)
     return "cuda device " + std::to_string(index);
 }
 
+// A device libtorch does not know (`tpu`) with a --backend-lib: on torch 2
+// the library's PrivateUse1 device is given that name
+// (c10::register_privateuse1_backend), as the Python executor does with
+// torch.utils.rename_privateuse1_backend and a backend's own package does
+// for itself; libtorch 1.13 cannot rename, and says which torch can.
+c10::Device name_library_device(const Options &o, const c10::Error &unknown)
+{
+    std::string why = unknown.what_without_backtrace(), kind = o.device.substr(0, o.device.find(':'));
+    if (o.backend_lib.empty() || kind.empty())
+        throw Failure{PX_STAGE_DEVICE, "unknown device '" + o.device + "': " + why, PX_FAIL_UNSUPPORTED};
+#if TORCH_VERSION_MAJOR >= 2
+    if (c10::get_privateuse1_backend() != "privateuseone")
+        throw Failure{PX_STAGE_DEVICE, "unknown device '" + o.device + "': " + why + " (the PrivateUse1 device is named '" +
+                                           c10::get_privateuse1_backend() + "' already)", PX_FAIL_UNSUPPORTED};
+    try {
+        c10::register_privateuse1_backend(kind);
+        return c10::Device(o.device);
+    } catch (const c10::Error &e) {
+        throw Failure{PX_STAGE_DEVICE, "device '" + o.device + "': " + e.what_without_backtrace(), PX_FAIL_UNSUPPORTED};
+    }
+#else
+    throw Failure{PX_STAGE_DEVICE,
+                  "unknown device '" + o.device + "': " + why + "; naming a --backend-lib device '" + kind +
+                      "' takes torch 2 (c10::register_privateuse1_backend), and this is libtorch " TORCH_VERSION
+                      ", which knows it only as privateuseone",
+                  PX_FAIL_UNSUPPORTED};
+#endif
+}
+
+// The precision settings: on torch 2.9+ the per-backend ones, set as
+// torch.set_float32_matmul_precision maps its names (highest: ieee for
+// CUDA and oneDNN; high: tf32 for both; medium: tf32 for CUDA, bf16 for
+// oneDNN) and tf32 on|off as cuda.matmul and cudnn.conv tf32|ieee, leaving
+// the deprecated global ones alone (the Python executor's set_precision);
+// before, torch.set_float32_matmul_precision and allow_tf32's.
+void set_precision(const Options &o)
+{
+    at::Context &ctx = at::globalContext();
+#if PARITY_FP32_PRECISION
+    using B = at::Float32Backend;
+    using Op = at::Float32Op;
+    using P = at::Float32Precision;
+    const std::string &p = o.matmul_precision;
+    if (!p.empty()) {
+        ctx.setFloat32Precision(B::CUDA, Op::MATMUL, p == "highest" ? P::IEEE : P::TF32);
+        ctx.setFloat32Precision(B::MKLDNN, Op::MATMUL, p == "highest" ? P::IEEE : p == "high" ? P::TF32 : P::BF16);
+    }
+    if (!o.tf32.empty()) {
+        P t = o.tf32 == "on" ? P::TF32 : P::IEEE;
+        ctx.setFloat32Precision(B::CUDA, Op::MATMUL, t);
+        ctx.setFloat32Precision(B::CUDA, Op::CONV, t);
+    }
+#else
+    if (!o.matmul_precision.empty())
+        ctx.setFloat32MatmulPrecision(o.matmul_precision);
+    if (!o.tf32.empty()) {
+        ctx.setAllowTF32CuBLAS(o.tf32 == "on");
+        ctx.setAllowTF32CuDNN(o.tf32 == "on");
+    }
+#endif
+}
+
 c10::Device open_device(const Options &o)
 {
     c10::Device dev(c10::DeviceType::CPU);
     try {
         dev = c10::Device(o.device);
     } catch (const c10::Error &e) {
-        throw Failure{PX_STAGE_DEVICE, "unknown device '" + o.device + "': " + e.what_without_backtrace(),
-                      PX_FAIL_UNSUPPORTED};
+        dev = name_library_device(o, e);
     }
     if (dev.is_cuda()) {
         if (!torch::cuda::is_available())
@@ -143,31 +214,107 @@ c10::Device open_device(const Options &o)
                               std::to_string(torch::cuda::device_count()) + " CUDA device(s)",
                           PX_FAIL_UNSUPPORTED};
     }
-    // The precision settings, as torch.set_float32_matmul_precision and
-    // torch.backends.cuda.matmul.allow_tf32 set them (tf32 last: it is the
-    // finer of the two on CUDA).
-    if (!o.matmul_precision.empty()) {
-        if (o.matmul_precision != "highest" && o.matmul_precision != "high" && o.matmul_precision != "medium")
-            throw Failure{PX_STAGE_DEVICE, "matmul precision '" + o.matmul_precision +
-                                               "' (highest, high or medium)", PX_FAIL_UNSUPPORTED};
-        at::globalContext().setFloat32MatmulPrecision(o.matmul_precision);
-    }
-    if (!o.tf32.empty()) {
-        at::globalContext().setAllowTF32CuBLAS(o.tf32 == "on");
-        at::globalContext().setAllowTF32CuDNN(o.tf32 == "on");
-    }
+    if (!o.matmul_precision.empty() && o.matmul_precision != "highest" && o.matmul_precision != "high" &&
+        o.matmul_precision != "medium")
+        throw Failure{PX_STAGE_DEVICE, "matmul precision '" + o.matmul_precision + "' (highest, high or medium)",
+                      PX_FAIL_UNSUPPORTED};
+    set_precision(o);
     return dev;
 }
 
-std::string matmul_precision_name()
+// READY's matmul_precision: the name, and on torch 2.9+ with a setting
+// given the per-backend one this device's matmuls read (the Python
+// executor's precision_in_force, word for word).
+std::string matmul_precision_name(const Options &o, const c10::Device &dev)
 {
+#if PARITY_FP32_PRECISION
+    using B = at::Float32Backend;
+    using Op = at::Float32Op;
+    at::Context &ctx = at::globalContext();
+    at::Float32Precision mk = ctx.float32Precision(B::MKLDNN, Op::MATMUL);
+    std::string name = mk == at::Float32Precision::BF16 ? "medium" : mk == at::Float32Precision::TF32 ? "high" : "highest";
+    if (o.matmul_precision.empty() && o.tf32.empty())
+        return name;
+    if (dev.is_cpu())
+        return name + " (mkldnn.matmul.fp32_precision " + at::precision2str(mk) + ")";
+    if (dev.is_cuda())
+        return name + " (cuda.matmul.fp32_precision " + at::precision2str(ctx.float32Precision(B::CUDA, Op::MATMUL)) +
+               ")";
+    return name;
+#else
+    (void)o, (void)dev;
     switch (at::globalContext().float32MatmulPrecision()) {
     case at::Float32MatmulPrecision::HIGHEST: return "highest";
     case at::Float32MatmulPrecision::HIGH: return "high";
     case at::Float32MatmulPrecision::MEDIUM: return "medium";
     }
     return "unknown";
+#endif
 }
+
+// How the device is waited for before a clock is read (the Python
+// executor's choose_sync): an asynchronous device returns from a forward
+// before its work is done, a lazy one before it has started. Through the
+// device's guard, which every backend registers (what at::accelerator and
+// torch.accelerator.synchronize call, without needing the device to be
+// torch's registered accelerator): torch 2's synchronizeDevice, else the
+// current stream's synchronizeStream (1.13 has only that). None on the CPU;
+// tried once in open_device, and a backend that cannot is timed without it.
+struct DeviceSync {
+    const c10::impl::DeviceGuardImplInterface *impl = nullptr;
+    c10::Device dev{c10::DeviceType::CPU};
+    bool whole_device = true;
+
+    void operator()() const
+    {
+        if (!impl)
+            return;
+#if TORCH_VERSION_MAJOR >= 2
+        if (whole_device) {
+            impl->synchronizeDevice(dev.has_index() ? dev.index() : impl->getDevice().index());
+            return;
+        }
+#endif
+        impl->synchronizeStream(impl->getStream(dev));
+    }
+};
+
+DeviceSync g_sync;
+
+void choose_sync(const c10::Device &dev)
+{
+    if (dev.is_cpu())
+        return;
+    DeviceSync s;
+    s.impl = c10::impl::getDeviceGuardImpl(dev.type());
+    s.dev = dev;
+    for (bool whole : {true, false}) {
+        s.whole_device = whole;
+        try {
+            s();
+            g_sync = s;
+            return;
+        } catch (const c10::Error &) {
+        }
+    }
+    std::fprintf(stderr, "parity-torch: device %s cannot synchronize: timed without it\n", dev.str().c_str());
+}
+
+// The forwards' context (the Python executor's grad_off): inference mode on
+// the CPU and CUDA, whose kernels torch guarantees for inference tensors;
+// no_grad on every other device (a PrivateUse1 backend such as a TPU's),
+// some of which refuse inference tensors.
+struct GradOff {
+    std::optional<c10::InferenceMode> inference;
+    std::optional<torch::NoGradGuard> no_grad;
+    explicit GradOff(const c10::Device &dev)
+    {
+        if (dev.is_cpu() || dev.is_cuda())
+            inference.emplace();
+        else
+            no_grad.emplace();
+    }
+};
 
 // Which of the environment's precision settings this backend does not read.
 // Only what is known is said: torch 1.x reads both on CUDA alone; of other
@@ -183,12 +330,16 @@ std::string ignored_settings(const Options &o, const c10::Device &dev)
         return "";
     if (dev.is_cpu() && TORCH_VERSION_MAJOR < 2)
         return set + ": torch " TORCH_VERSION " reads this for CUDA matmuls only, not on the CPU";
+    if (dev.is_cpu() && !o.tf32.empty() && PARITY_FP32_PRECISION)
+        return "tf32: torch " TORCH_VERSION " reads this for CUDA only (cuda.matmul and cudnn.conv fp32_precision), "
+               "not on the CPU";
     return "";
 }
 
 // libtorch's ways of saying "this backend cannot do that", kept apart from a
 // defect in the model or the backend: the dispatcher's "Could not run
-// 'aten::op' with arguments from the 'X' backend" and a kernel's dispatch
+// 'aten::op' with arguments from the 'X' backend" (X is PrivateUse1, or on
+// torch 2 the name it was given, such as tpu) and a kernel's dispatch
 // macro's "\"op\" not implemented for 'BFloat16'".
 int fail_kind(const char *msg)
 {
@@ -253,13 +404,15 @@ std::vector<c10::IValue> read_inputs(const c10::Device &dev, px_buf &in)
 void run_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
 {
     std::vector<c10::IValue> inputs = read_inputs(dev, in);
+    g_sync();  // the inputs' upload is not the forward's
     auto t0 = Clock::now();
     torch::Tensor out;
     {
-        c10::InferenceMode guard;
+        GradOff guard(dev);
         out = output_tensor(m.forward(inputs));
         std::string dt = dtype_name(out.scalar_type());
         out = out.detach().to(torch::kCPU).to(torch::kFloat64).contiguous();
+        g_sync();
         double ms = ms_since(t0);
         px_buf b{};
         proto_begin(&b, PX_FRAME_OUTPUT);
@@ -317,6 +470,7 @@ void train_steps(torch::jit::script::Module &m, const c10::Device &dev, px_buf &
     torch::optim::SGD opt(params, torch::optim::SGDOptions(lr));
     std::vector<double> loss(steps), ms(steps);
     for (uint32_t s = 0; s < steps; s++) {
+        g_sync();
         auto t0 = Clock::now();
         opt.zero_grad();
         torch::Tensor out = output_tensor(copy.forward(inputs));
@@ -324,6 +478,7 @@ void train_steps(torch::jit::script::Module &m, const c10::Device &dev, px_buf &
         l.backward();
         opt.step();
         loss[s] = l.detach().to(torch::kCPU).to(torch::kFloat64).item<double>();
+        g_sync();
         ms[s] = ms_since(t0);
     }
     px_buf b{};
@@ -410,8 +565,9 @@ void generate_steps(torch::jit::script::Module &m, const c10::Device &dev, GenRe
     std::vector<double> row;
     int64_t V = 0;
     uint64_t state = q.s.seed;
-    c10::InferenceMode guard;
+    GradOff guard(dev);
     for (int step = 0; step < q.s.max_new_tokens; step++) {
+        g_sync();
         auto t0 = Clock::now();
         int64_t len = (int64_t)q.ids.size();
         auto id_t = torch::from_blob(q.ids.data(), {1, len}, torch::kLong).clone().to(dev);
@@ -426,8 +582,10 @@ void generate_steps(torch::jit::script::Module &m, const c10::Device &dev, GenRe
         }
         if (out.dim() != 3 || out.size(0) != 1 || out.size(1) != len || out.size(2) != V || V < 1) {
             y.shape.assign(out.sizes().begin(), out.sizes().end());
-            if (step == 0)
+            if (step == 0) {
+                g_sync();
                 y.first_ms = ms_since(t0);
+            }
             y.chosen.clear();
             y.end = PX_GEN_END_NONE;
             return;
@@ -435,6 +593,7 @@ void generate_steps(torch::jit::script::Module &m, const c10::Device &dev, GenRe
         auto last = out[0][len - 1].detach().to(torch::kCPU).to(torch::kFloat64).contiguous();
         row.assign(last.data_ptr<double>(), last.data_ptr<double>() + V);
         if (step == 0) {
+            g_sync();
             y.first_ms = ms_since(t0);
             y.shape.assign(out.sizes().begin(), out.sizes().end());
             y.r = std::min<int64_t>(q.s.report_top, V);
@@ -485,8 +644,10 @@ void generate_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf 
     GenRequest q;
     read_generate(in, q);
     GenReply y;
+    g_sync();
     auto t_all = Clock::now();
     generate_steps(m, dev, q, y);
+    g_sync();
     send_generated(y, ms_since(t_all));
 }
 
@@ -549,7 +710,7 @@ void send_ready(const Options &o, const c10::Device &dev, c10::ScalarType dtype,
     buf_put_str(&b, device_name(dev).c_str());
     buf_put_str(&b, dtype_name(dtype).c_str());
     buf_put_str(&b, o.tf32.c_str());
-    buf_put_str(&b, matmul_precision_name().c_str());
+    buf_put_str(&b, matmul_precision_name(o, dev).c_str());
     buf_put_str(&b, ignored_settings(o, dev).c_str());
     buf_put_f64(&b, load_ms);
     send(b);
@@ -612,6 +773,7 @@ int executor_main(int argc, char **argv)
         // device with no backend loaded) fails here, in the backend's words,
         // not later while the model moves.
         torch::zeros({1}, torch::TensorOptions().dtype(dtype)).to(dev).to(torch::kCPU);
+        choose_sync(dev);
     });
     ok = ok && guarded(PX_STAGE_LOAD, [&] {
         auto t0 = Clock::now();

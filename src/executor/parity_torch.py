@@ -62,6 +62,10 @@ STAGE_DEVICE, STAGE_LOAD, STAGE_FORWARD = 1, 2, 3
 FAIL_EXCEPTION, FAIL_UNSUPPORTED, FAIL_NO_TORCH = 1, 2, 3
 COMPILED_UNKNOWN, COMPILED_NO, COMPILED_YES = 0, 1, 2
 DTYPES = ("float32", "bfloat16", "float16", "float64")
+# --matmul-precision's names, and the oneDNN fp32_precision each means on torch 2.9+.
+PRECISIONS = {"highest": "ieee", "high": "tf32", "medium": "bf16"}
+# Where a forward runs in inference_mode; elsewhere no_grad (Executor.grad_off).
+INFERENCE_MODE_DEVICES = ("cpu", "cuda")
 USAGE = ("usage: parity_torch.py --model PATH [--device D] [--dtype T] [--threads N] "
          "[--tf32 on|off] [--matmul-precision highest|high|medium] [--backend-lib PATH] "
          "[--backend-module NAME]... [--compile-backend NAME [--compile-mode MODE] "
@@ -288,8 +292,12 @@ def cpu_name():
 
 
 def unsupported(text):
-    """The wording of 'this backend cannot do that' (torch's dispatcher and
-    its kernels' dtype dispatch), kept apart from a defect."""
+    """The wording of 'this backend cannot do that', kept apart from a
+    defect: torch's dispatcher ("Could not run 'aten::op' with arguments
+    from the 'PrivateUse1' backend", on torch 2 naming a renamed device:
+    "... from the 'tpu' backend"; TorchScript raises it as a
+    NotImplementedError whose text begins with its traceback) and its
+    kernels' dtype dispatch ("\"op\" not implemented for 'BFloat16'")."""
     return ("not implemented for" in text or "NotImplementedError" in text
             or ("Could not run '" in text and "backend" in text))
 
@@ -358,6 +366,8 @@ class Executor:
         self.device = self.dtype = self.model = None
         self.xla_metrics = None
         self.compiled = None  # a Compiled when --compile-backend
+        self.sync = None  # the device's synchronize (choose_sync); None: nothing to wait for
+        self.inference = True  # inference_mode (True) or no_grad (grad_off)
 
     def import_backends(self):
         for name in self.o["backend_modules"]:
@@ -401,7 +411,7 @@ class Executor:
         try:
             self.device = torch.device(o["device"])
         except Exception as e:
-            raise Failure(STAGE_DEVICE, "unknown device '%s': %s" % (o["device"], e), FAIL_UNSUPPORTED)
+            self.device = self.name_library_device(e)
         self.privateuse1_module()
         if self.device.type == "cuda":
             if not torch.cuda.is_available():
@@ -410,14 +420,10 @@ class Executor:
             if (self.device.index or 0) >= torch.cuda.device_count():
                 raise Failure(STAGE_DEVICE, "device '%s': only %d CUDA device(s)"
                               % (o["device"], torch.cuda.device_count()), FAIL_UNSUPPORTED)
-        if o["matmul_precision"]:
-            if o["matmul_precision"] not in ("highest", "high", "medium"):
-                raise Failure(STAGE_DEVICE, "matmul precision '%s' (highest, high or medium)"
-                              % o["matmul_precision"], FAIL_UNSUPPORTED)
-            torch.set_float32_matmul_precision(o["matmul_precision"])
-        if o["tf32"]:
-            torch.backends.cuda.matmul.allow_tf32 = o["tf32"] == "on"
-            torch.backends.cudnn.allow_tf32 = o["tf32"] == "on"
+        if o["matmul_precision"] and o["matmul_precision"] not in PRECISIONS:
+            raise Failure(STAGE_DEVICE, "matmul precision '%s' (highest, high or medium)"
+                          % o["matmul_precision"], FAIL_UNSUPPORTED)
+        self.set_precision()
         if o["threads"] > 0:
             torch.set_num_threads(o["threads"])
         # A device the backend does not know, or a dtype it cannot hold,
@@ -426,6 +432,131 @@ class Executor:
             torch.zeros(1, dtype=self.dtype).to(self.device).to("cpu")
         except Exception as e:
             raise failure_of(e, STAGE_DEVICE)
+        self.choose_sync()
+        self.inference = self.device.type in INFERENCE_MODE_DEVICES
+
+    def name_library_device(self, unknown):
+        """A device torch does not know (`tpu`) with a --backend-lib: on
+        torch 2, the library's PrivateUse1 device is given that name
+        (torch.utils.rename_privateuse1_backend), as a backend's Python
+        package does for itself (TorchTPU: "tpu"), and as parity-torch does
+        with c10::register_privateuse1_backend; unless a backend module has
+        named it already. Torch 1.13 cannot rename: the error says so."""
+        torch, o = self.torch, self.o
+        kind = o["device"].split(":")[0]
+        rename = getattr(getattr(torch, "utils", None), "rename_privateuse1_backend", None)
+        name_of = getattr(torch._C, "_get_privateuse1_backend_name", None)
+        if not o["backend_lib"] or not kind:
+            raise Failure(STAGE_DEVICE, "unknown device '%s': %s" % (o["device"], unknown), FAIL_UNSUPPORTED)
+        if rename is None or name_of is None:
+            raise Failure(STAGE_DEVICE, "unknown device '%s': %s; naming a --backend-lib device '%s' takes torch 2 "
+                          "(torch.utils.rename_privateuse1_backend), and this is torch %s, which knows it only as "
+                          "privateuseone" % (o["device"], unknown, kind, torch.__version__), FAIL_UNSUPPORTED)
+        if name_of() != "privateuseone":
+            raise Failure(STAGE_DEVICE, "unknown device '%s': %s (the PrivateUse1 device is named '%s' already)"
+                          % (o["device"], unknown, name_of()), FAIL_UNSUPPORTED)
+        try:
+            rename(kind)
+            return torch.device(o["device"])
+        except Exception as e:
+            raise Failure(STAGE_DEVICE, "device '%s': %s" % (o["device"], e), FAIL_UNSUPPORTED)
+
+    def choose_sync(self):
+        """How to wait for the device before a clock is read: a forward on
+        an asynchronous device (CUDA, a TPU) returns before its work is done,
+        and a lazy one has not even started it, so a timer read without it
+        measures the queueing, and work left over (the inputs' upload) lands
+        in the next figure. torch.accelerator.synchronize where torch has it
+        and the device is the accelerator (torch 2: CUDA, a renamed
+        PrivateUse1 device such as tpu), else the device module's
+        torch.<type>.synchronize (torch 1.13's torch.cuda); none for the CPU,
+        or for a device with neither. Tried once here: a backend whose
+        synchronize raises is not synchronized (its figures are what the
+        host saw, as before), and says so on stderr."""
+        torch, dev = self.torch, self.device
+        if dev.type == "cpu":
+            return
+        acc = getattr(torch, "accelerator", None)
+        current = getattr(acc, "current_accelerator", None)
+        fn = None
+        if callable(current) and callable(getattr(acc, "synchronize", None)):
+            cur = current()
+            if cur is not None and cur.type == dev.type:
+                fn = lambda: acc.synchronize(dev)
+        if fn is None:
+            mod_sync = getattr(getattr(torch, dev.type, None), "synchronize", None)
+            if callable(mod_sync):
+                fn = lambda: mod_sync()
+        if fn is None:
+            return
+        try:
+            fn()
+        except Exception as e:
+            say("parity_torch.py: device %s cannot synchronize (%s: %s): timed without it" % (dev, type(e).__name__, e))
+            return
+        self.sync = fn
+
+    def synchronize(self):
+        if self.sync is not None:
+            self.sync()
+
+    def grad_off(self):
+        """The forwards' context: inference_mode on the CPU and CUDA, whose
+        kernels torch itself guarantees for inference tensors; no_grad on
+        every other device (a PrivateUse1 backend such as a TPU's, XLA),
+        some of which refuse inference tensors (no version counter, no view
+        tracking for their functionalization), and which no_grad costs
+        nothing numerically."""
+        return self.torch.inference_mode() if self.inference else self.torch.no_grad()
+
+    def fp32_api(self):
+        """Torch 2's per-backend precision settings (torch.backends.cuda.matmul,
+        .mkldnn.matmul, .cudnn.conv: fp32_precision "ieee", "tf32", "bf16" or
+        "none", inherit), where this torch has them (2.9 on); None before."""
+        b = self.torch.backends
+        return b if hasattr(b, "fp32_precision") and hasattr(getattr(b, "mkldnn", None), "matmul") else None
+
+    def set_precision(self):
+        """--matmul-precision and --tf32. Where torch has the per-backend
+        settings, they are set (what torch.set_float32_matmul_precision maps
+        the name to: highest ieee for both, high tf32 for both, medium tf32
+        for CUDA and bf16 for oneDNN; tf32 on|off cuda.matmul and cudnn.conv
+        tf32|ieee) and the deprecated global ones are left alone: torch
+        refuses to report one precision once the two APIs are mixed. Else
+        set_float32_matmul_precision and allow_tf32, as torch 1.13 has them."""
+        torch, o, b = self.torch, self.o, self.fp32_api()
+        p, tf32 = o["matmul_precision"], o["tf32"]
+        if b is not None:
+            if p:
+                b.cuda.matmul.fp32_precision = "ieee" if p == "highest" else "tf32"
+                b.mkldnn.matmul.fp32_precision = PRECISIONS[p]
+            if tf32:
+                b.cuda.matmul.fp32_precision = b.cudnn.conv.fp32_precision = "tf32" if tf32 == "on" else "ieee"
+            return
+        if p:
+            torch.set_float32_matmul_precision(p)
+        if tf32:
+            torch.backends.cuda.matmul.allow_tf32 = tf32 == "on"
+            torch.backends.cudnn.allow_tf32 = tf32 == "on"
+
+    def precision_in_force(self):
+        """READY's matmul_precision: the name (highest, high, medium) and,
+        on a torch with per-backend settings and a setting given, the one
+        this device's matmuls read: cpu "mkldnn.matmul", cuda "cuda.matmul"
+        (torch itself can no longer give one name once they differ, as
+        "medium" makes them)."""
+        torch, b = self.torch, self.fp32_api()
+        if b is None:
+            return torch.get_float32_matmul_precision()
+        mk = b.mkldnn.matmul.fp32_precision
+        name = {"bf16": "medium", "tf32": "high"}.get(mk, "highest")
+        if not self.o["matmul_precision"] and not self.o["tf32"]:
+            return name
+        if self.device.type == "cpu":
+            return "%s (mkldnn.matmul.fp32_precision %s)" % (name, mk)
+        if self.device.type == "cuda":
+            return "%s (cuda.matmul.fp32_precision %s)" % (name, b.cuda.matmul.fp32_precision)
+        return name
 
     def privateuse1_module(self):
         """Torch 2 imports torch.<name> (the device module) before it moves a
@@ -502,6 +633,9 @@ class Executor:
         if dev.type == "cpu" and major < 2:
             return "%s: torch %s reads this for CUDA matmuls only, not on the CPU" % (
                 " and ".join(given), self.torch.__version__)
+        if dev.type == "cpu" and o["tf32"] and self.fp32_api() is not None:
+            return ("tf32: torch %s reads this for CUDA only (cuda.matmul and cudnn.conv fp32_precision), not on "
+                    "the CPU" % self.torch.__version__)
         return ""
 
     def ready(self, chan, load_ms):
@@ -516,7 +650,7 @@ class Executor:
         f.str(self.device_name())
         f.str(self.o["dtype"])
         f.str(self.o["tf32"])
-        f.str(self.torch.get_float32_matmul_precision())
+        f.str(self.precision_in_force())
         f.str(self.ignored())
         f.f64(load_ms)
         chan.send(FRAME_READY, f)
@@ -566,11 +700,13 @@ class Executor:
         torch = self.torch
         inputs = self.read_inputs(Reader(payload), payload)
         before = self.compile_count()
+        self.synchronize()  # the inputs' upload is not the forward's
         t0 = time.perf_counter()
-        with torch.inference_mode():
+        with self.grad_off():
             out = self.output_tensor(self.model(*inputs))
             dtype = str(out.dtype).replace("torch.", "")
             host = out.detach().to("cpu").to(torch.float64).contiguous()
+        self.synchronize()
         ms = (time.perf_counter() - t0) * 1000.0
         after = self.compile_count()
         f = Frame()
@@ -596,8 +732,10 @@ class Executor:
         answered with its shape and no steps. Read, generate and answer are
         the C++ executor's read_generate, generate_steps, send_generated."""
         req = self.read_generate(payload)
+        self.synchronize()
         t_all = time.perf_counter()
         reply = self.generate_steps(req)
+        self.synchronize()
         self.send_generated(chan, reply, (time.perf_counter() - t_all) * 1000.0)
 
     @staticmethod
@@ -641,8 +779,9 @@ class Executor:
         torch, ids, names = self.torch, req["ids"], req["names"]
         dtype, shape, chosen, tops = "", [], [], []
         V, nr, end, state, first_ms = 0, 0, GEN_END_LENGTH, req["seed"], 0.0
-        with torch.inference_mode():
+        with self.grad_off():
             for step in range(req["max_new"]):
+                self.synchronize()
                 t0 = time.perf_counter()
                 n = len(ids)
                 id_t = torch.tensor([ids], dtype=torch.int64).to(self.device)
@@ -654,11 +793,13 @@ class Executor:
                 if out.dim() != 3 or out.shape[0] != 1 or out.shape[1] != n or out.shape[2] != V or V < 1:
                     shape = list(out.shape)
                     if step == 0:
+                        self.synchronize()
                         first_ms = (time.perf_counter() - t0) * 1000.0
                     chosen, end = [], GEN_END_NONE
                     break
                 row = out[0, n - 1].detach().to("cpu").to(torch.float64).tolist()
                 if step == 0:
+                    self.synchronize()
                     first_ms = (time.perf_counter() - t0) * 1000.0
                     shape = list(out.shape)
                     nr = min(req["report_top"], V)
@@ -728,6 +869,7 @@ class Executor:
                     mark_step = None
             loss, ms = [], []
             for _ in range(steps):
+                self.synchronize()
                 t0 = time.perf_counter()
                 opt.zero_grad()
                 out = self.output_tensor(model(*inputs))
@@ -737,6 +879,7 @@ class Executor:
                 if mark_step is not None:
                     mark_step()
                 loss.append(step_loss.detach().to("cpu").to(torch.float64).item())
+                self.synchronize()
                 ms.append((time.perf_counter() - t0) * 1000.0)
         f = Frame()
         f.u32(steps)

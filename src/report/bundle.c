@@ -785,6 +785,22 @@ typedef struct repro_env {
     const char *again;        /* the file a run again writes */
 } repro_env;
 
+/* Whether running on dev takes a backend library (--backend-lib): a
+ * PrivateUse1 device under its own name, or under a name torch does not
+ * know itself, such as tpu, which an executor gives the library's device
+ * on torch 2. */
+static int library_device(const char *dev)
+{
+    static const char *const torch_own[] = {"cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep",
+                                            "hip", "ve", "fpga", "maia", "ort", "xla", "lazy", "vulkan", "mps",
+                                            "meta", "hpu", "mtia", NULL};
+    size_t n = strcspn(dev, ":");
+    for (size_t k = 0; torch_own[k]; k++)
+        if (strlen(torch_own[k]) == n && !strncmp(dev, torch_own[k], n))
+            return 0;
+    return 1;
+}
+
 /* `parity run` of one environment, with placeholders for what a fixture
  * never says (the interpreter, the backend module, a backend library). */
 static void run_command(FILE *o, const repro_env *r)
@@ -797,7 +813,7 @@ static void run_command(FILE *o, const repro_env *r)
         fprintf(o, " --python PYTHON");
     if (modules)
         fprintf(o, " --backend-module MODULE");
-    else if (dev && !strncmp(dev, "privateuseone", 13))
+    else if (dev && library_device(dev))
         fprintf(o, " --backend-lib LIB"); /* either executor loads one */
     /* A compile backend the fixture does not name came from the command
      * line (--compile-backend): said again, by the name recorded. */
@@ -830,7 +846,7 @@ static void run_words(FILE *o, const repro_env *r)
     } else {
         fprintf(o, " with libtorch (parity-torch)");
     }
-    if (!(r->env->python && m->backend_modules) && !strncmp(r->env->device, "privateuseone", 13))
+    if (!(r->env->python && m->backend_modules) && library_device(r->env->device))
         fprintf(o, "; LIB is the PrivateUse1 backend library it loaded");
     fprintf(o, ":\n\n");
 }
@@ -901,7 +917,7 @@ static void repro_readme(FILE *o, const px_bundle_in *in, size_t k, size_t e, co
     }
     int here = 1;
     for (int i = 0; i < 2; i++)
-        here &= re[i].env->device && !re[i].env->python && strncmp(re[i].env->device, "privateuseone", 13);
+        here &= re[i].env->device && !re[i].env->python && !library_device(re[i].env->device);
     if (here)
         fprintf(o, "Or both at once, run and judged with libtorch where the devices are (`%s`, `%s`):\n\n"
                    "    parity check fixture.yaml\n\n",

@@ -29,6 +29,23 @@
 //                         the bad value and the accepted ones.
 // Integer products are never perturbed.
 //
+// PARITY_TESTDEV_TRACE=FILE: one line is appended to FILE for each copy from
+//   the CPU to the device ("upload"), each copy back ("download") and each
+//   synchronize the device is asked for ("sync": DeviceGuardImpl's
+//   synchronizeStream, and on torch 2 synchronizeDevice, which
+//   torch.accelerator.synchronize calls). The device is synchronous, so a
+//   timer read without a sync would be right here by luck only; the trace
+//   proves the executors synchronize before they read a clock, as an
+//   asynchronous device (CUDA, a TPU) needs.
+// PARITY_TESTDEV_LACKS=OP (an aten operator's name, e.g. "index_select", not
+//   one of the native kernels below): the device has no kernel for OP, not
+//   even the CPU fallback: calling it gets the dispatcher's own "Could not run
+//   'aten::OP' with arguments from the '...' backend" (NotImplementedError in
+//   Python), as a real backend that lacks an operator does.
+// PARITY_TESTDEV_REFUSE_INFERENCE=1: every kernel refuses an inference tensor
+//   (one made in inference mode), as some out-of-tree backends do; a forward
+//   must then run under no_grad, not inference_mode.
+//
 // Native (TORCH_LIBRARY_IMPL(aten, PrivateUse1)):
 //   empty.memory_format, empty_strided, _copy_from, _copy_from_and_resize,
 //   resize_, arange.start_out, view, as_strided, _reshape_alias (views alias the
@@ -57,9 +74,13 @@
 #include <torch/version.h>
 #include <torch/library.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace {
@@ -115,6 +136,48 @@ void check_numerics()
                 "0.02 or -0.05)");
 }
 
+// ---- trace, refusals ---------------------------------------------------------
+
+// PARITY_TESTDEV_TRACE's file, opened once (O_APPEND: whole lines even when
+// several processes share the file); -1 when not tracing.
+int open_trace()
+{
+    const char *path = std::getenv("PARITY_TESTDEV_TRACE");
+    return path && *path ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+}
+
+const int g_trace = open_trace();
+
+// Nonzero while a kernel runs: the copies the CPU fallback and the products
+// make between the device and the CPU are the kernel's, not the caller's,
+// and are not traced.
+thread_local int t_in_kernel = 0;
+
+struct InKernel {
+    InKernel() { t_in_kernel++; }
+    ~InKernel() { t_in_kernel--; }
+};
+
+void trace(const char *event)
+{
+    if (g_trace < 0 || t_in_kernel)
+        return;
+    std::string line = std::string(event) + "\n";
+    (void)!write(g_trace, line.data(), line.size());
+}
+
+const bool g_refuse_inference = [] {
+    const char *v = std::getenv("PARITY_TESTDEV_REFUSE_INFERENCE");
+    return v && *v && std::strcmp(v, "0") != 0;
+}();
+
+void check_not_inference(const at::Tensor &t)
+{
+    TORCH_CHECK(!g_refuse_inference || !t.defined() || !t.is_inference(),
+                "parity_testdev: this device refuses inference tensors (PARITY_TESTDEV_REFUSE_INFERENCE): "
+                "run it under no_grad, not inference_mode");
+}
+
 // ---- device guard -------------------------------------------------------------
 
 void check_device(c10::Device d)
@@ -142,9 +205,13 @@ struct TestdevGuardImpl final : c10::impl::DeviceGuardImplInterface {
         return c10::Stream(c10::Stream::DEFAULT, kDevice);
     }
     c10::DeviceIndex deviceCount() const noexcept override { return 1; }
-    // Everything runs synchronously on the host.
+    // Everything runs synchronously on the host; a synchronize only leaves
+    // its mark in the trace.
     bool queryStream(const c10::Stream &) const override { return true; }
-    void synchronizeStream(const c10::Stream &) const override {}
+    void synchronizeStream(const c10::Stream &) const override { trace("sync"); }
+#if TORCH_VERSION_MAJOR >= 2 // torch.accelerator.synchronize, at::accelerator::synchronizeDevice
+    void synchronizeDevice(const c10::DeviceIndex) const override { trace("sync"); }
+#endif
 };
 
 C10_REGISTER_GUARD_IMPL(PrivateUse1, TestdevGuardImpl);
@@ -242,6 +309,9 @@ at::Tensor testdev_copy_from(const at::Tensor &self, const at::Tensor &dst, bool
     check_numerics();
     check_testdev_or_cpu(self, "the source");
     check_testdev_or_cpu(dst, "the destination");
+    check_not_inference(self);
+    if (self.device().type() != dst.device().type())
+        trace(self.is_cpu() ? "upload" : "download");
     host(dst).copy_(host(self));
     return dst;
 }
@@ -272,6 +342,7 @@ at::Tensor &testdev_arange_out(const at::Scalar &start, const at::Scalar &end,
     at::arange_out(values, start, end, step);
     if (out.numel() != values.numel())
         out.resize_({values.numel()});
+    InKernel in_kernel;
     host(out).copy_(values.view(out.sizes()));
     return out;
 }
@@ -326,6 +397,7 @@ at::Tensor truncate_to_bf16(const at::Tensor &f)
 template <class Run>
 at::Tensor product(at::ScalarType dtype, Run run)
 {
+    InKernel in_kernel;
     check_numerics();
     switch (g_numerics.kind) {
     case Numerics::Bf16Matmul:
@@ -349,7 +421,11 @@ at::Tensor arg(const at::Tensor &t, bool to_float)
     return to_float && t.defined() ? host(t).to(at::kFloat) : host(t);
 }
 
-at::Tensor on_device(const at::Tensor &r) { return r.to(kDevice); }
+at::Tensor on_device(const at::Tensor &r)
+{
+    InKernel in_kernel;
+    return r.to(kDevice);
+}
 
 // Writes a product into an out= tensor, the way the CPU's structured kernels do.
 at::Tensor &store(at::Tensor &out, const at::Tensor &r)
@@ -442,7 +518,14 @@ PARITY_TESTDEV_ADD_PRODUCT(addmv)
 
 void testdev_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
 {
+    InKernel in_kernel;
     check_numerics();
+    if (g_refuse_inference) {
+        auto n = op.schema().arguments().size();
+        for (auto it = stack->end() - static_cast<std::ptrdiff_t>(n); it != stack->end(); ++it)
+            if (it->isTensor())
+                check_not_inference(it->toTensor());
+    }
     at::native::cpu_fallback(op, stack);
 }
 
@@ -495,7 +578,52 @@ TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m)
     m.impl("_has_compatible_shallow_copy_type", &testdev_compatible_shallow_copy_type);
 }
 
+namespace {
+
+const std::string g_lacks = [] {
+    const char *v = std::getenv("PARITY_TESTDEV_LACKS");
+    std::string s = v ? v : "";
+    return s.rfind("aten::", 0) == 0 ? s.substr(6) : s;
+}();
+
+// Whether the CPU fallback would serve op on the device: it has a CPU kernel
+// and no kernel of the device's own nor a composite one (which the
+// dispatcher would prefer to a backend fallback).
+bool served_by_fallback(const c10::OperatorHandle &op)
+{
+    using K = c10::DispatchKey;
+    for (K k : {K::PrivateUse1, K::CompositeImplicitAutograd, K::CompositeExplicitAutograd,
+                K::CompositeExplicitAutogradNonFunctional})
+        if (op.hasKernelForDispatchKey(k))
+            return false;
+    return op.hasKernelForDispatchKey(K::CPU);
+}
+
+}  // namespace
+
+// PARITY_TESTDEV_LACKS: no backend fallback, which would serve OP too;
+// instead the same CPU fallback is registered as the kernel of every other
+// aten operator it would have served, so that only OP is missing and the
+// dispatcher, finding nothing for it, says so itself.
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)
+{
+    if (g_lacks.empty())
+        return;
+    auto &dispatcher = c10::Dispatcher::singleton();
+    for (const c10::OperatorName &name : dispatcher.getAllOpNames()) {
+        if (name.name.rfind("aten::", 0) != 0)
+            continue;
+        std::string bare = name.name.substr(6), full = bare + (name.overload_name.empty() ? "" : "." + name.overload_name);
+        if (bare == g_lacks || full == g_lacks)
+            continue;
+        auto op = dispatcher.findOp(name);
+        if (op && served_by_fallback(*op))
+            m.impl(full.c_str(), torch::CppFunction::makeFromBoxedFunction<&testdev_fallback>());
+    }
+}
+
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m)
 {
-    m.fallback(torch::CppFunction::makeFromBoxedFunction<&testdev_fallback>());
+    if (g_lacks.empty())
+        m.fallback(torch::CppFunction::makeFromBoxedFunction<&testdev_fallback>());
 }
