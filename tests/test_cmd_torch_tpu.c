@@ -85,7 +85,10 @@ Test(torch_tpu, the_real_package_without_a_tpu_is_down_at_the_device_stage, .tim
     cr_expect_eq(tpu->state, PX_ENV_DOWN);
     cr_expect_eq(tpu->down_stage, PX_STAGE_DEVICE, "down at %s", proto_stage_name(tpu->down_stage));
     /* torch_tpu leaves PrivateUse1 unrenamed when it counts no TPU, so torch
-     * itself refuses the name; parity adds who was asked. */
+     * itself refuses the name; the executor says who was asked first. */
+    cr_expect(strstr(tpu->down_msg, "unknown device 'tpu' (imported torch_tpu, which named no device 'tpu'; "
+                                     "PrivateUse1 is still 'privateuseone'): "),
+              "%s", tpu->down_msg);
     cr_expect(strstr(tpu->down_msg, "device type at start of device string: tpu"), "%s", tpu->down_msg);
     /* Nothing is judged against a device that never opened. */
     for (size_t k = 0; k < f->n_examples; k++)

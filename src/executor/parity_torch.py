@@ -447,7 +447,15 @@ class Executor:
         rename = getattr(getattr(torch, "utils", None), "rename_privateuse1_backend", None)
         name_of = getattr(torch._C, "_get_privateuse1_backend_name", None)
         if not o["backend_lib"] or not kind:
-            raise Failure(STAGE_DEVICE, "unknown device '%s': %s" % (o["device"], unknown), FAIL_UNSUPPORTED)
+            # A backend module that presents a device names it when it finds
+            # one (TorchTPU renames PrivateUse1 only when it counts a TPU):
+            # say who was asked before torch's own words.
+            asked = ""
+            if self.modules and name_of is not None:
+                asked = " (imported %s, which named no device '%s'; PrivateUse1 is still '%s')" % (
+                    ", ".join(m[0] for m in self.modules), kind, name_of())
+            raise Failure(STAGE_DEVICE, "unknown device '%s'%s: %s" % (o["device"], asked, unknown),
+                          FAIL_UNSUPPORTED)
         if rename is None or name_of is None:
             raise Failure(STAGE_DEVICE, "unknown device '%s': %s; naming a --backend-lib device '%s' takes torch 2 "
                           "(torch.utils.rename_privateuse1_backend), and this is torch %s, which knows it only as "
