@@ -338,3 +338,162 @@ Test(formats, init_propose_works_on_a_model_taking_token_type_ids, .timeout = 18
     cr_expect_eq(system(cmd), 0);
     free(dir);
 }
+
+/* ---- the README's recipe, "Your own Transformers model", run as written ---- */
+
+/* The section's indented blocks (4 spaces, blank lines inside kept), each
+ * without its indentation; n gets how many. */
+static char **readme_blocks(const char *title, int *n)
+{
+    char *text = tl_slurp("README.md");
+    cr_assert_not_null(text);
+    char *start = strstr(text, title);
+    cr_assert_not_null(start, "README.md has no '%s'", title);
+    start += strlen(title);
+    char *end = strstr(start, "\n## ");
+    if (end)
+        *end = '\0';
+    char **blocks = calloc(16, sizeof *blocks);
+    *n = 0;
+    size_t cap = strlen(start) + 1;
+    int in = 0;
+    for (char *line = start, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        int code = !strncmp(line, "    ", 4), blank = !*line;
+        if (code && !in) {
+            cr_assert_lt(*n, 15);
+            blocks[(*n)++] = calloc(cap, 1);
+            in = 1;
+        }
+        if (in && (code || blank)) {
+            strcat(blocks[*n - 1], code ? line + 4 : "");
+            strcat(blocks[*n - 1], "\n");
+        } else if (!code && !blank) {
+            in = 0;
+        }
+    }
+    free(text);
+    return blocks;
+}
+
+/* sh -c cmd in dir with this build's parity first on PATH and no hub;
+ * the exit status, the output in *out. */
+static int sh_in(const char *dir, const char *cmd, char **out)
+{
+    char log[400], script[400], line[8192];
+    snprintf(log, sizeof log, "%s/.log", dir);
+    snprintf(script, sizeof script, "%s/.cmd.sh", dir);
+    tl_write(script, cmd);
+    char bin[4096];
+    snprintf(bin, sizeof bin, "%s", tl_parity());
+    char *slash = strrchr(bin, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(line, sizeof line, "cd '%s' && PATH='%s':\"$PATH\" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 sh .cmd.sh > .log 2>&1",
+             dir, bin);
+    int st = system(line);
+    *out = tl_slurp(log);
+    unlink(log), unlink(script);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* The sha256 sha256sum printed for name ("" when none). */
+static const char *printed_sum(const char *sums, const char *name)
+{
+    static char hex[65];
+    hex[0] = '\0';
+    for (const char *p = sums; p && *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        if (len == 66 + strlen(name) && !strncmp(p + 66, name, strlen(name)))
+            memcpy(hex, p, 64), hex[64] = '\0';
+        p = eol ? eol + 1 : NULL;
+    }
+    return hex;
+}
+
+/* tl_python() usable from another directory (not resolved: a venv's
+ * python is a link that must stay one). */
+static const char *python_abs(void)
+{
+    static char abs[4096];
+    const char *py = tl_python();
+    if (py[0] == '/' || !strchr(py, '/'))
+        return py;
+    char here[2048];
+    cr_assert_not_null(getcwd(here, sizeof here));
+    snprintf(abs, sizeof abs, "%s/%s", here, py);
+    return abs;
+}
+
+/* Every step of the recipe as a reader does it, in a fresh directory: the
+ * Python that saves the model (the checkpoint: fixtures/bert-formats/bert),
+ * sha256sum, the fixture with the printed sums put in, then lint, run and
+ * check, each exiting 0. Torch 2 with transformers only. */
+Test(formats, the_readme_recipe_for_your_own_transformers_model_runs_as_written, .timeout = 600)
+{
+    if (!torch2())
+        cr_skip_test("the recipe needs torch 2 and transformers; %s has torch %s", PY, tl_torch_version());
+    int n;
+    char **b = readme_blocks("## Your own Transformers model\n", &n);
+    cr_assert_eq(n, 4, "the recipe's blocks: Python, sha256sum, the fixture, the commands (%d)", n);
+    cr_assert(strstr(b[0], "save_pretrained(\"mytask/model\")"), "%s", b[0]);
+    cr_assert(!strncmp(b[1], "cd mytask/model && sha256sum *", 30), "%s", b[1]);
+    char *dir = tl_tmpdir(), ckpt[4096], *out = NULL;
+    cr_assert_not_null(realpath("fixtures/bert-formats/bert", ckpt));
+    /* 1. Save it. */
+    char *py = replace_all(b[0], "path/to/your/checkpoint", ckpt), path[400], cmd[8192];
+    snprintf(path, sizeof path, "%s/save.py", dir);
+    tl_write(path, py);
+    snprintf(cmd, sizeof cmd, "'%s' save.py", python_abs());
+    int st = sh_in(dir, cmd, &out);
+    cr_assert_eq(st, 0, "%s", out);
+    free(out), free(py);
+    /* 2. Pin it. */
+    st = sh_in(dir, b[1], &out);
+    cr_assert_eq(st, 0, "%s", out);
+    char *sums = out;
+    /* 3. The fixture, each "SHA256" the sum printed for its file. */
+    char *fx = strdup(b[2]);
+    static const char *const files[] = {"config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"};
+    for (size_t i = 0; i < 4; i++) {
+        char from[80], to[160];
+        snprintf(from, sizeof from, " %s: \"SHA256\"", files[i]);
+        cr_assert(*printed_sum(sums, files[i]), "sha256sum printed no %s:\n%s", files[i], sums);
+        snprintf(to, sizeof to, " %s: \"%s\"", files[i], printed_sum(sums, files[i]));
+        char *next = replace_all(fx, from, to);
+        cr_assert(strcmp(next, fx), "the fixture has no '%s'", from);
+        free(fx), fx = next;
+    }
+    char *next = replace_all(fx, "sha256: \"SHA256\"", "sha256: \"TOKENIZER\"");
+    free(fx), fx = replace_all(next, "TOKENIZER", printed_sum(sums, "tokenizer.json"));
+    free(next), free(sums);
+    cr_assert_null(strstr(fx, "SHA256"), "a sum left to fill: %s", fx);
+    snprintf(path, sizeof path, "%s/mytask/fixture.yaml", dir);
+    tl_write(path, fx);
+    free(fx);
+    /* 4. Lint, run, check, as printed (the venv's interpreter: this pass's). */
+    char *cmds = replace_all(b[3], "build/venv/bin/python", python_abs());
+    int ran = 0;
+    for (char *line = strtok(cmds, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!*line)
+            continue;
+        cr_assert(!strncmp(line, "parity ", 7), "%s", line);
+        st = sh_in(dir, line, &out);
+        cr_expect_eq(st, 0, "`%s`: exit %d\n%s", line, st, out);
+        if (!strncmp(line, "parity check", 12))
+            cr_expect(strstr(out, "contract met in every selected environment"), "%s", out);
+        free(out);
+        ran++;
+    }
+    cr_expect_eq(ran, 3, "lint, run, check");
+    free(cmds);
+    for (int i = 0; i < n; i++)
+        free(b[i]);
+    free(b);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
