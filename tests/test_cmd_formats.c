@@ -165,6 +165,26 @@ Test(formats, three_formats_judged_as_three_environments, .timeout = 600)
     cr_expect(strstr(r.out, "contract met in every selected environment"), "%s", r.out);
     cr_expect(strstr(r.out, "export (candidate) cpu float32 from"), "%s", r.out);
     cr_expect(!strstr(r.out, "a different task"), "a converted model is the contract's: %s", r.out);
+    /* A repro carries the directory, file by file, and judges as recorded. */
+    tl_free(&r);
+    char repro[400], file[500];
+    snprintf(repro, sizeof repro, "%s/repro", dir);
+    r = tl_run((const char *[]){"parity", "repro", fx, "film-night", "-e", "export", "--results", out, "-o", repro,
+                                NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    static const char *const carried[] = {"bert/config.json", "bert/model.safetensors", "bert/tokenizer.json",
+                                          "models/export-model.pt2"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(file, sizeof file, "%s/%s", repro, carried[i]);
+        cr_expect_eq(access(file, R_OK), 0, "the repro lacks %s", carried[i]);
+    }
+    tl_free(&r);
+    r = tl_run_in(repro, (const char *[]){"parity", "check", "fixture.yaml", "--results", "reference.yaml", "--results",
+                                          "observed.yaml", NULL});
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    char rm[500];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", repro);
+    cr_expect_eq(system(rm), 0);
 done:
     tl_free(&r);
     results_free(res);
