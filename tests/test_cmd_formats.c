@@ -517,3 +517,44 @@ Test(formats, the_readme_recipe_for_your_own_transformers_model_runs_as_written,
     cr_expect_eq(system(cmd), 0);
     free(dir);
 }
+
+/* init --model DIR: a Transformers model directory is written as one
+ * (format: transformers, every file pinned, the environments on the Python
+ * executor), loads, and lint finds nothing about the model; with --propose
+ * on torch 2 the reference's answers are proposed. */
+Test(formats, init_writes_a_transformers_directory_pinned_file_by_file, .timeout = 300)
+{
+    char *dir = tl_tmpdir(), target[300], fx[320];
+    snprintf(target, sizeof target, "%s/new", dir);
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", target);
+    const char *argv[] = {"parity", "init", target, "--model", "fixtures/bert-formats/bert", "--tokenizer",
+                          "fixtures/bert-formats/bert/tokenizer.json", "--labels", "film,volunteer,sports,music,social",
+                          torch2() ? "--propose" : NULL, NULL};
+    cmd_result r = tl_run(argv);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.err, "gave no label"), "%s", r.err);
+    tl_free(&r);
+    px_error err = {0};
+    px_fixture *f = fixture_load(fx, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect_eq(f->model_format, PX_FORMAT_TRANSFORMERS);
+    cr_expect_eq(f->n_model_files, 3);
+    px_fixture *g = fixture_load(FORMATS, &err);
+    cr_assert_not_null(g, "%s", err.msg);
+    cr_expect_str_eq(f->model_sha256, g->model_sha256, "the same directory, the same pins");
+    fixture_free(g);
+    for (size_t i = 0; i < f->n_envs; i++)
+        cr_expect(f->envs[i].python, "%s: executor python", f->envs[i].name);
+    size_t proposed = 0;
+    for (size_t k = 0; k < f->n_examples; k++)
+        proposed += f->examples[k].review.note && !strcmp(f->examples[k].review.note, PX_PROPOSAL_NOTE);
+    cr_expect_eq(proposed, torch2() ? f->n_examples : 0, "%zu proposed", proposed);
+    fixture_free(f);
+    r = tl_run((const char *[]){"parity", "lint", fx, NULL});
+    cr_expect(!strstr(r.out, "model") && !strstr(r.out, "executor"), "%s", r.out);
+    tl_free(&r);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
