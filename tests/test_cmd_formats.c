@@ -558,3 +558,26 @@ Test(formats, init_writes_a_transformers_directory_pinned_file_by_file, .timeout
     cr_expect_eq(system(cmd), 0);
     free(dir);
 }
+
+/* A directory without files: is unpinned: lint names it, run refuses it. */
+Test(formats, a_directory_without_pins_is_refused, .timeout = 60)
+{
+    char *text = tl_slurp(FORMATS);
+    cr_assert_not_null(text);
+    char *files = strstr(text, "    files:\n"), *end = files ? strstr(files, "    # no inputs") : NULL;
+    cr_assert(files && end);
+    char *cut = malloc(strlen(text) + 1);
+    snprintf(cut, strlen(text) + 1, "%.*s%s", (int)(files - text), text, end);
+    free(text);
+    const char *fx = variant(4, FORMATS, NULL);
+    tl_write(fx, cut);
+    free(cut);
+    cmd_result r = tl_run((const char *[]){"parity", "lint", fx, NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.out, "contract.model has no files: pin each file of the model directory"), "%s", r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "run", fx, "--python", PY, "-o", "/dev/null", NULL});
+    cr_expect_neq(r.status, 0);
+    cr_expect(strstr(r.err, "contract.model has no files: (each file's sha256)"), "%s", r.err);
+    tl_free(&r);
+}
