@@ -24,6 +24,7 @@
 #include "testlib.h"
 
 #define PY tl_python()
+#define OWNNAMES_PIN "9871f0495f6587b704484585cc1ada42f7ecc07558999b115e1fc69eb09b2aa7"
 #define SEGMENTS_PIN "ecc2a71cd982b7dcc88f39e63a4cb951aaedac20445c1396fba1c8baa3441b4d"
 #define FORMATS "fixtures/bert-formats/fixture.yaml"
 #define SAFETENSORS_PIN "13b060c727ff4e4d1cb4a32e12563c3ec5376be7c40c19d9645180d6a0a11a0e"
@@ -324,6 +325,26 @@ Test(formats, a_model_taking_token_type_ids_runs_without_inputs, .timeout = 180)
     text = tl_slurp(out);
     cr_expect(text && strstr(text, "outcome: \"exception\"") && strstr(text, "token_type_ids"), "%s", text);
     free(text);
+    /* A forward with names of its own, forward(ids, mask): in order, as
+     * before names were read, token_type_ids left out. */
+    char *own = replace_all(SEGMENTS, "segments.pt", "ownnames.pt");
+    text = replace_all(own, "%s", OWNNAMES_PIN);
+    tl_write(path, text);
+    free(own), free(text);
+    r = tl_run((const char *[]){"parity", "run", path, "-q", "--python", PY, "-o", out, NULL});
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    f = fixture_load(path, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    res = results_load(out, f, &err);
+    cr_assert_not_null(res, "%s", err.msg);
+    for (size_t e = 0; e < 2; e++)
+        for (size_t k = 0; k < 2; k++)
+            cr_expect_eq(res->envs[e].ex[k].status, PX_ST_OK, "ownnames %s %s: %s", res->envs[e].name,
+                         f->examples[k].id, res->envs[e].ex[k].detail ? res->envs[e].ex[k].detail : "");
+    expect_identical(f, &res->envs[0], &res->envs[1]);
+    results_free(res);
+    fixture_free(f);
     tl_unlink_fixture(path);
     unlink(out), rmdir(dir), free(dir);
 }
