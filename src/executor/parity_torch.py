@@ -2,12 +2,14 @@
 
 The native TorchTPU backend (import torch_tpu, device "tpu"), torch_xla
 (device "xla") and other Python-first backends cannot be driven from C++,
-so this is parity-torch again, in Python: it loads one TorchScript model on
-one device/dtype and answers RUN frames on stdin with OUTPUT or FAIL frames
+so this is parity-torch again, in Python: it loads one model (TorchScript,
+and what only Python loads: a torch.export program, a Transformers model
+directory) on one device/dtype and answers RUN frames on stdin with OUTPUT or FAIL frames
 on stdout (TRAIN with TRAINED, GENERATE with GENERATED), speaking the
 protocol of include/parity/proto.h (read that first: this file follows it
 field by field; its choice of a generated token is src/proto/generate.c's, bit for
-bit). Standard library and torch only.
+bit). Standard library and torch only (and transformers, imported only for
+a Transformers model directory).
 
     PYTHON parity_torch.py --model PATH [--format torchscript|export|transformers]
         [--kind classifier|generator] [--optional-input NAME]...
