@@ -56,15 +56,23 @@ static char *replace_all(const char *s, const char *from, const char *to)
     return out;
 }
 
-/* A copy of src beside it (its relative paths keep working) with the given
- * rewrites (from, to, ..., NULL), removed when the test ends. */
-static const char *variant(int slot, const char *src, const char *const *pairs)
+/* made[slot] as dir/.formats-PID-SLOT.yaml, removed when the test ends
+ * (a failed assertion ends it too). */
+static const char *made_in(int slot, const char *dir, int len)
 {
     static int registered;
     if (!registered++)
         atexit(remove_made);
+    snprintf(made[slot], sizeof made[slot], "%.*s/.formats-%d-%d.yaml", len, dir, (int)getpid(), slot);
+    return made[slot];
+}
+
+/* A copy of src beside it (its relative paths keep working) with the given
+ * rewrites (from, to, ..., NULL), removed when the test ends. */
+static const char *variant(int slot, const char *src, const char *const *pairs)
+{
     const char *slash = strrchr(src, '/');
-    snprintf(made[slot], sizeof made[slot], "%.*s/.formats-%d-%d.yaml", (int)(slash - src), src, (int)getpid(), slot);
+    made_in(slot, src, (int)(slash - src));
     char *text = tl_slurp(src);
     cr_assert_not_null(text, "%s", src);
     for (int i = 0; pairs && pairs[i]; i += 2) {
@@ -294,8 +302,7 @@ Test(formats, an_export_model_with_executor_libtorch_is_refused, .timeout = 60)
 
 Test(formats, a_model_taking_token_type_ids_runs_without_inputs, .timeout = 180)
 {
-    char path[200];
-    snprintf(path, sizeof path, "tests/data/.segments-%d.yaml", (int)getpid());
+    const char *path = made_in(5, "tests/data", 10);
     char *text = replace_all(SEGMENTS, "%s", SEGMENTS_PIN);
     tl_write(path, text);
     char *dir = tl_tmpdir(), out[300];
