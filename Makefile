@@ -29,6 +29,8 @@
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
 #   make test-models          rebuild the tiny planted models in tests/models
+#   make bert-formats-models  rebuild fixtures/bert-formats (a BERT classifier
+#                             as a Transformers directory, .pt and .pt2)
 
 CC ?= cc
 CXX ?= g++
@@ -120,8 +122,9 @@ TORCH2_SUITES := test_runner test_cmd_run test_cmd_python test_cmd_testdev test_
                  test_cmd_limits test_forksrv test_cmd_bench test_generate
 TORCH2_SUITES += test_cmd_torch_tpu
 TORCH2_SUITES += test_cmd_compile
+TORCH2_SUITES += test_cmd_formats
 
-.PHONY: deps-torch-tpu torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models lint-man fuzz
+.PHONY: deps-torch-tpu torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -439,6 +442,12 @@ demo-blurbs-model: deps-train
 
 test-models: deps-train
 	$(PYTHON_TORCH) tests/models/make_models.py tests/models
+
+# The BERT classifier of fixtures/bert-formats in its three formats (torch 2
+# and transformers: the venv of make deps).
+bert-formats-models:
+	$(VENV)/bin/python fixtures/bert-formats/make_models.py
+	@echo "now pin the printed sha256 values in fixtures/bert-formats/fixture.yaml"
 
 clean:
 	rm -rf build

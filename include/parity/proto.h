@@ -5,7 +5,8 @@
  * together; PX_PROTO_VERSION says which revision they speak.
  *
  * Transport. The child is started as
- *     parity-torch --model PATH --device DEV --dtype T --threads N
+ *     parity-torch --model PATH --format F --kind K --device DEV --dtype T
+ *                  --threads N [--optional-input NAME]...
  *                  [--tf32 on|off] [--matmul-precision highest|high|medium]
  *                  [--backend-lib PATH]
  *     PYTHON parity_torch.py (the same options) [--backend-module NAME]...
@@ -24,8 +25,21 @@
  * already; torch 1.13 cannot rename, and the device stage fails saying so.
  * READY's device is the device's own name (tpu, not privateuseone).
  *
- * Model handling, the same in both: the TorchScript file is loaded on the
- * CPU, then moved to the device, then .to(dtype), eval(). Every forward (RUN,
+ * --format is the model's (contract.model.format, or the environment's
+ * own): torchscript (a torch.jit.save file; both executors), export (a
+ * torch.export.save program, .pt2: the Python executor on torch 2.1 or
+ * later, which runs torch.export.load(PATH).module()) or transformers (a
+ * save_pretrained directory: the Python executor with the transformers
+ * package loads it with AutoModelForSequenceClassification for --kind
+ * classifier, AutoModelForCausalLM for --kind generator, from_pretrained
+ * with local_files_only, trust_remote_code off and safetensors only, and
+ * HF_HUB_OFFLINE=1 set by itself). An executor that cannot load the format
+ * (parity-torch anything but TorchScript; an interpreter without torch 2
+ * or transformers) answers FAIL(stage load, unsupported) saying what is
+ * needed. --kind is contract.model.kind (classifier or generator).
+ *
+ * Model handling, the same in both: the model is loaded on the CPU, then
+ * moved to the device, then .to(dtype), eval(). Every forward (RUN,
  * GENERATE) runs in inference mode on the CPU and CUDA, whose kernels torch
  * guarantees for inference tensors, and under no_grad on every other device
  * (PrivateUse1 backends such as a TPU's, XLA): some of them refuse inference
@@ -37,9 +51,15 @@
  * imported, is FAIL(stage load, unsupported). Nothing compiles before a
  * forward: the first forward of a shape that needs a graph compiles it (a
  * TorchScript module is first converted to an exported program, in that
- * forward) and its OUTPUT says compiled 2. The output is the returned
- * tensor, the first element of a returned tuple, or the "logits" entry of a
- * returned dict.
+ * forward) and its OUTPUT says compiled 2. An input named by
+ * --optional-input (parity sends token_type_ids when the fixture does not
+ * list contract.model.inputs) is left out when the forward does not take
+ * it; the others go to the forward by name when its signature (a
+ * ScriptModule's schema, the Python signature of a module's forward) names
+ * every one of them, else in the order sent (a forward with names of its
+ * own). The output is the returned tensor, the first element of a returned
+ * tuple, the "logits" entry of a returned dict, or a Transformers output's
+ * .logits.
  *
  * Timing. Every figure an executor reports is read after the device is
  * synchronized: before the clock starts (so that the inputs' upload, still
