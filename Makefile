@@ -29,6 +29,8 @@
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
 #   make test-models          rebuild the tiny planted models in tests/models
+#   make test-llama           rebuild tests/models/gen_llama, the tiny Llama
+#                             of the cached generation test and bench
 
 CC ?= cc
 CXX ?= g++
@@ -111,9 +113,9 @@ TORCH2_ALL := $(if $(LIBTORCH),,$(if $(wildcard $(VENV_STAMP)),torch2))
 # The suites that start executors, run again on torch 2.13 by make check:
 # the C++ executor built on the wheel, the Python one on the venv's python.
 TORCH2_SUITES := test_runner test_cmd_run test_cmd_python test_cmd_testdev test_cmd_generate test_cmd_stop \
-                 test_cmd_limits test_forksrv test_cmd_bench test_generate
+                 test_cmd_limits test_forksrv test_cmd_bench test_generate test_cmd_kvcache
 
-.PHONY: torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models lint-man fuzz
+.PHONY: torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models test-llama lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -401,6 +403,11 @@ demo-blurbs-model: deps-train
 
 test-models: deps-train
 	$(PYTHON_TORCH) tests/models/make_models.py tests/models
+
+# A Transformers model directory: transformers in the venv (make deps).
+test-llama: $(VENV_STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(VENV)/bin/python tests/models/make_llama.py
+	@echo "now pin the printed sha256 values in tests/data/gen-llama/fixture.yaml"
 
 clean:
 	rm -rf build
