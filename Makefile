@@ -25,7 +25,9 @@
 #   make demo-blurbs          the second demo, a generator (fixtures/event-blurbs)
 #   make bench                parity run vs a bare libtorch program; the
 #                             Python executor vs parity-torch; a training
-#                             step (bench --endpoint train-step:N)
+#                             step (bench --endpoint train-step:N);
+#                             generation with the KV cache (tests/bench/
+#                             generate.sh: torch 2 with transformers)
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
 #   make test-models          rebuild the tiny planted models in tests/models
@@ -256,7 +258,8 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
 	  tests/bench/limits.sh $(PARITY); \
 	  tests/bench/executors.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/train.sh $(PARITY) $(EXECUTOR); \
-	  tests/bench/stop.sh $(PARITY) $(EXECUTOR); } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
+	  tests/bench/stop.sh $(PARITY) $(EXECUTOR); \
+	  tests/bench/generate.sh $(PARITY) $(VENV)/bin/python; } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
 
 # Installed, parity finds its executors in ../libexec/parity and its themes
 # in ../share/parity/themes, relative to itself: PREFIX can be anything.
