@@ -586,7 +586,8 @@ class Executor:
             out = self.model(*[mask_t if nm == "attention_mask" else id_t for nm in names])
             return self.output_tensor(out), None, len(new)
         out = self.model(input_ids=id_t, attention_mask=mask_t, past_key_values=past, use_cache=True)
-        return self.output_tensor(out), out.past_key_values, len(new)
+        # A model that gives no cache back is fed the whole sequence next step.
+        return self.output_tensor(out), getattr(out, "past_key_values", None), len(new)
 
     def generate_steps(self, req, cache=None):
         """The steps: (dtype, shape, chosen ids, their top lists, end,
