@@ -11,6 +11,7 @@
 #include "parity/decision.h"
 #include "parity/error.h"
 #include "parity/hash.h"
+#include "parity/modeldir.h"
 
 #define PX_FIXTURE_VERSION 1
 
@@ -77,6 +78,17 @@ typedef struct px_generate {
 
 enum px_model_kind { PX_MODEL_CLASSIFIER, PX_MODEL_GENERATOR };
 
+/* contract.model.format (and an environment's model.format): what the
+ * model file is and so how an executor loads it. torchscript: a file of
+ * torch.jit.save (both executors); export: a .pt2 of torch.export.save
+ * (the Python executor, torch 2); transformers: a model directory of
+ * save_pretrained (the Python executor with transformers), pinned file by
+ * file (px_model_file, include/parity/modeldir.h): its model_sha256 is the
+ * digest of those pins. */
+enum px_model_format { PX_FORMAT_TORCHSCRIPT = 0, PX_FORMAT_EXPORT, PX_FORMAT_TRANSFORMERS };
+/* "torchscript", "export", "transformers". */
+const char *fixture_format_name(enum px_model_format fmt);
+
 
 typedef struct px_env {
     char *name;
@@ -104,10 +116,16 @@ typedef struct px_env {
      * unless it overrides them (a re-exported model, another tokenizer
      * revision, another label map); earliest divergence names the stage. */
     char *model_path, *model_sha256, *vocab_path, *vocab_sha256;
+    enum px_model_format model_format; /* the contract's unless its model says */
+    px_model_file *model_files; /* transformers: the pinned files */
+    size_t n_model_files;
     char **labels;
     size_t n_labels;
     int own_model, own_vocab, own_labels;
     px_loc model_sha_loc, vocab_sha_loc, labels_loc;
+    px_loc model_format_loc; /* where its format was said (the contract's
+                                format key, or its own); 0 when not written */
+    px_loc executor_loc;     /* its executor key; 0 when not written */
     px_loc loc;
 } px_env;
 
@@ -171,8 +189,15 @@ typedef struct px_fixture {
     char *model_path;   /* resolved */
     char *model_sha256; /* NULL when not pinned */
     px_loc model_sha_loc, model_loc;
+    enum px_model_format model_format; /* contract.model.format */
+    px_model_file *model_files; /* transformers: files: name -> sha256 */
+    size_t n_model_files;
+    px_loc model_format_loc;
     char **inputs;      /* forward argument names, in order */
     size_t n_inputs;
+    int inputs_auto;    /* inputs not written (a classifier): input_ids and
+                           attention_mask, and token_type_ids (one segment)
+                           to a forward whose signature takes it */
     char *output;
     enum px_model_kind kind; /* contract.model.kind */
     px_generate gen;    /* contract.generate (a generator's) */
@@ -216,6 +241,12 @@ struct px_redactor;
  * built-ins, the fixture's `redact:` patterns and $HOME. NULL with err set
  * when a pattern does not compile or out of memory. */
 struct px_redactor *fixture_redactor(const px_fixture *f, px_error *err);
+
+/* An environment whose executor cannot load its model's format
+ * (parity-torch loads TorchScript only): 1 with the one-line reason in msg
+ * and its place (the environment's executor key, else its name) in *at;
+ * 0 when it can. lint reports it, run refuses it before starting anything. */
+int fixture_env_format_refused(const px_env *e, char *msg, size_t size, px_loc *at);
 
 /* -1 when absent. */
 int fixture_label_index(const px_fixture *f, const char *label);

@@ -5,7 +5,8 @@
  * together; PX_PROTO_VERSION says which revision they speak.
  *
  * Transport. The child is started as
- *     parity-torch --model PATH --device DEV --dtype T --threads N
+ *     parity-torch --model PATH --format F --kind K --device DEV --dtype T
+ *                  --threads N [--optional-input NAME]...
  *                  [--tf32 on|off] [--matmul-precision highest|high|medium]
  *                  [--backend-lib PATH]
  *     PYTHON parity_torch.py (the same options) [--backend-module NAME]...
@@ -14,10 +15,29 @@
  * backend prints can corrupt the stream. stderr is a third pipe whose tail
  * parity keeps for crash reports.
  *
- * Model handling, the same in both: the TorchScript file is loaded on the
- * CPU, then moved to the device, then .to(dtype), eval(), and every forward
- * runs in inference mode. The output is the returned tensor, the first
- * element of a returned tuple, or the "logits" entry of a returned dict.
+ * --format is the model's (contract.model.format, or the environment's
+ * own): torchscript (a torch.jit.save file; both executors), export (a
+ * torch.export.save program, .pt2: the Python executor on torch 2.1 or
+ * later, which runs torch.export.load(PATH).module()) or transformers (a
+ * save_pretrained directory: the Python executor with the transformers
+ * package loads it with AutoModelForSequenceClassification for --kind
+ * classifier, AutoModelForCausalLM for --kind generator, from_pretrained
+ * with local_files_only, trust_remote_code off and safetensors only, and
+ * HF_HUB_OFFLINE=1 set by itself). An executor that cannot load the format
+ * (parity-torch anything but TorchScript; an interpreter without torch 2
+ * or transformers) answers FAIL(stage load, unsupported) saying what is
+ * needed. --kind is contract.model.kind (classifier or generator).
+ *
+ * Model handling, the same in both: the model is loaded on the CPU, then
+ * moved to the device, then .to(dtype), eval(), and every forward runs in
+ * inference mode. The inputs of a RUN frame go to the forward by name
+ * where its signature names any of them (a ScriptModule's schema, the
+ * Python signature of a module's forward), else in the order sent; an
+ * input named by --optional-input (parity sends token_type_ids when the
+ * fixture does not list contract.model.inputs) is left out when the forward
+ * does not take it. The output is the returned tensor, the first element
+ * of a returned tuple, the "logits" entry of a returned dict, or a
+ * Transformers output's .logits.
  *
  * Framing. Every message is a frame: an 8-byte header, then the payload.
  *     u32 type     (one of enum px_frame_type, little-endian)

@@ -62,6 +62,10 @@ static void write_model(FILE *o, const px_fixture *f, size_t k)
     /* Only for a generator: a classifier's keeps its old bytes. */
     if (f->kind == PX_MODEL_GENERATOR)
         put_str(o, "generator");
+    /* A format change is a model change (the sha256 of a directory is its
+     * pins' digest); TorchScript keeps its old bytes. */
+    if (f->model_format != PX_FORMAT_TORCHSCRIPT)
+        put_str(o, fixture_format_name(f->model_format));
 }
 
 static void write_input(FILE *o, const px_fixture *f, size_t k)

@@ -180,10 +180,135 @@ static int get_sha(ctx *c, yaml_node_t *map, const char *what, char **out, px_lo
     return fail_at(c, sha, "%s must be 64 hex digits, not '%s'", w, *out);
 }
 
+const char *fixture_format_name(enum px_model_format fmt)
+{
+    return fmt == PX_FORMAT_EXPORT ? "export" : fmt == PX_FORMAT_TRANSFORMERS ? "transformers" : "torchscript";
+}
+
+int fixture_env_format_refused(const px_env *e, char *msg, size_t size, px_loc *at)
+{
+    if (e->python || !e->device || e->model_format == PX_FORMAT_TORCHSCRIPT)
+        return 0;
+    *at = e->executor_loc.line ? e->executor_loc : e->loc;
+    snprintf(msg, size,
+             "environment '%s' would run %s (format: %s, line %d) with executor libtorch: parity-torch loads "
+             "TorchScript only; use executor: python",
+             e->name, e->model_format == PX_FORMAT_EXPORT ? "a torch.export program" : "a Transformers model directory",
+             fixture_format_name(e->model_format), e->model_format_loc.line);
+    return 1;
+}
+
+static void free_model_files(px_model_file *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i].name), free(v[i].sha256);
+    free(v);
+}
+
+/* files: {NAME: SHA256, ...}: a Transformers directory's pins, each a plain
+ * file name, once, with 64 hex digits. */
+static int load_model_files(ctx *c, yaml_node_t *n, const char *what, px_model_file **out, size_t *count)
+{
+    char w[200];
+    snprintf(w, sizeof w, "%s.files", what);
+    if (want(c, n, YAML_MAPPING_NODE, w))
+        return -1;
+    size_t len = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    if (!len)
+        return fail_at(c, n, "%s is empty: pin each file of the model directory (config.json, *.safetensors, ...)%s",
+                       w, NULL);
+    if (!(*out = calloc(len, sizeof **out)))
+        return px_error_oom(c->err, c->path);
+    int has_config = 0, has_weights = 0;
+    for (size_t i = 0; i < len; i++) {
+        yaml_node_pair_t *p = &n->data.mapping.pairs.start[i];
+        yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+        if (want(c, k, YAML_SCALAR_NODE, w) || want(c, v, YAML_SCALAR_NODE, w))
+            return -1;
+        const char *name = scalar(k), *hex = scalar(v);
+        if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
+            strlen(name) != k->data.scalar.length)
+            return fail_at(c, k, "%s: '%s' is not a file name in the model directory (no '/': from_pretrained reads "
+                                 "the directory's own files)",
+                           w, name);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp((*out)[j].name, name))
+                return fail_at(c, k, "%s: '%s' is pinned twice", w, name);
+        if (!hash_is_sha256(hex))
+            return fail_at(c, v, "%s: the pin of '%s' must be 64 hex digits", w, name);
+        px_loc l = loc_of(v);
+        (*out)[i] = (px_model_file){strdup(name), strdup(hex), l.line, l.col};
+        (*count)++;
+        if (!(*out)[i].name || !(*out)[i].sha256)
+            return px_error_oom(c->err, c->path);
+        size_t nl = strlen(name);
+        has_config |= !strcmp(name, "config.json");
+        has_weights |= nl > 12 && !strcmp(name + nl - 12, ".safetensors");
+    }
+    if (!has_config)
+        return fail_at(c, n, "%s pins no config.json: from_pretrained reads it first%s", w, NULL);
+    if (!has_weights)
+        return fail_at(c, n, "%s pins no *.safetensors: parity loads weights from safetensors only, never a pickled "
+                             ".bin%s",
+                       w, NULL);
+    return 0;
+}
+
+/* A model mapping's format, and its pins: sha256 for a file, files: for a
+ * Transformers directory (whose sha256 is then the pins' digest). */
+static int load_model_pins(ctx *c, yaml_node_t *m, const char *what, enum px_model_format *fmt, px_loc *fmt_loc,
+                           char **sha, px_loc *sha_loc, px_model_file **files, size_t *n_files)
+{
+    static const char *const formats[] = {"torchscript", "export", "transformers", NULL};
+    char *name = NULL;
+    if (get_str(c, m, "format", what, 0, &name))
+        return -1;
+    yaml_node_t *fn = get(c, m, "format");
+    *fmt_loc = fn ? loc_of(fn) : loc_of(m);
+    int bad = name && !is_one_of(name, formats);
+    *fmt = !name                          ? PX_FORMAT_TORCHSCRIPT
+           : !strcmp(name, "export")       ? PX_FORMAT_EXPORT
+           : !strcmp(name, "transformers") ? PX_FORMAT_TRANSFORMERS
+                                           : PX_FORMAT_TORCHSCRIPT;
+    free(name);
+    if (bad)
+        return fail_at(c, fn, "%s.format must be torchscript, export or transformers, not '%s'", what, scalar(fn));
+    yaml_node_t *fl = get(c, m, "files");
+    if (*fmt != PX_FORMAT_TRANSFORMERS) {
+        if (fl)
+            return fail_at(c, fl, "%s.files is for format: transformers (a model directory); a %s file is pinned by "
+                                  "sha256",
+                           what, fixture_format_name(*fmt));
+        return get_sha(c, m, what, sha, sha_loc);
+    }
+    yaml_node_t *sn = get(c, m, "sha256");
+    if (sn)
+        return fail_at(c, sn, "%s: a Transformers directory is pinned file by file (files: {NAME: SHA256, ...}), not "
+                              "by one sha256%s",
+                       what, NULL);
+    if (!fl)
+        return 0; /* unpinned: lint says so, run refuses it */
+    if (load_model_files(c, fl, what, files, n_files))
+        return -1;
+    *sha_loc = loc_of(fl);
+    if (!(*sha = malloc(PX_SHA256_HEX)))
+        return px_error_oom(c->err, c->path);
+    modeldir_digest(*files, *n_files, *sha);
+    return **sha ? 0 : px_error_oom(c->err, c->path);
+}
+
+static px_model_file *copy_model_files(const px_model_file *v, size_t n)
+{
+    px_model_file *out = calloc(n ? n : 1, sizeof *out);
+    for (size_t i = 0; out && i < n; i++)
+        out[i] = (px_model_file){strdup(v[i].name), strdup(v[i].sha256), v[i].line, v[i].col};
+    return out;
+}
+
 static int load_model(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
-    static const char *const keys[] = {"path", "sha256", "inputs", "output", "kind", NULL};
+    static const char *const keys[] = {"path", "sha256", "inputs", "output", "kind", "format", "files", NULL};
     yaml_node_t *m = require(c, contract, "model", "contract");
     if (!m || want(c, m, YAML_MAPPING_NODE, "contract.model") || check_keys(c, m, "contract.model", keys))
         return -1;
@@ -202,7 +327,8 @@ static int load_model(ctx *c, yaml_node_t *contract)
         return -1;
     f->model_path = resolve(f->dir, path);
     free(path);
-    if (get_sha(c, m, "contract.model", &f->model_sha256, &f->model_sha_loc))
+    if (load_model_pins(c, m, "contract.model", &f->model_format, &f->model_format_loc, &f->model_sha256,
+                        &f->model_sha_loc, &f->model_files, &f->n_model_files))
         return -1;
     yaml_node_t *in = get(c, m, "inputs");
     if (in) {
@@ -221,6 +347,9 @@ static int load_model(ctx *c, yaml_node_t *contract)
         f->inputs[0] = strdup("input_ids");
         f->inputs[1] = strdup("attention_mask");
         f->n_inputs = 2;
+        /* And token_type_ids where the forward's signature takes it (a
+         * BERT-family classifier): a generator's GENERATE sends only these two. */
+        f->inputs_auto = f->kind == PX_MODEL_CLASSIFIER;
     }
     if (get_str(c, m, "output", "contract.model", 0, &f->output))
         return -1;
@@ -577,17 +706,20 @@ static int load_contract(ctx *c, yaml_node_t *root)
                : 0;
 }
 
-/* A {path, sha256} override of the contract's model or vocab. */
+/* A {path, sha256} override of the contract's model or vocab; a model's
+ * also {format, files} (load_model_pins), e given. */
 static int load_file_override(ctx *c, yaml_node_t *v, const char *key, const char *what, char **path,
-                              char **sha, px_loc *sha_loc, int *own)
+                              char **sha, px_loc *sha_loc, int *own, px_env *e)
 {
     static const char *const keys[] = {"path", "sha256", NULL};
+    static const char *const model_keys[] = {"path", "sha256", "format", "files", NULL};
     yaml_node_t *n = get(c, v, key);
     if (!n)
         return 0;
     char w[200], *rel = NULL;
     snprintf(w, sizeof w, "%s.%s", what, key);
-    if (want(c, n, YAML_MAPPING_NODE, w) || check_keys(c, n, w, keys) || get_str(c, n, "path", w, 1, &rel))
+    if (want(c, n, YAML_MAPPING_NODE, w) || check_keys(c, n, w, e ? model_keys : keys) ||
+        get_str(c, n, "path", w, 1, &rel))
         return -1;
     free(*path);
     free(*sha);
@@ -595,9 +727,13 @@ static int load_file_override(ctx *c, yaml_node_t *v, const char *key, const cha
     *path = resolve(c->f->dir, rel);
     free(rel);
     *own = 1;
-    return get_sha(c, n, w, sha, sha_loc);
+    if (!e)
+        return get_sha(c, n, w, sha, sha_loc);
+    free_model_files(e->model_files, e->n_model_files);
+    e->model_files = NULL, e->n_model_files = 0;
+    return load_model_pins(c, n, w, &e->model_format, &e->model_format_loc, sha, sha_loc, &e->model_files,
+                           &e->n_model_files);
 }
-
 
 static char **copy_strs(char *const *v, size_t n)
 {
@@ -613,12 +749,20 @@ static int load_env_overrides(ctx *c, yaml_node_t *v, px_env *e, const char *wha
     e->model_path = strdup(f->model_path);
     e->model_sha256 = f->model_sha256 ? strdup(f->model_sha256) : NULL;
     e->model_sha_loc = f->model_sha_loc;
+    e->model_format = f->model_format;
+    e->model_format_loc = f->model_format_loc;
+    e->model_files = copy_model_files(f->model_files, f->n_model_files);
+    e->n_model_files = f->n_model_files;
     e->vocab_path = strdup(f->vocab_path);
     e->vocab_sha256 = f->vocab_sha256 ? strdup(f->vocab_sha256) : NULL;
     e->vocab_sha_loc = f->vocab_sha_loc;
     e->labels_loc = f->labels_loc;
-    if (load_file_override(c, v, "model", what, &e->model_path, &e->model_sha256, &e->model_sha_loc, &e->own_model) ||
-        load_file_override(c, v, "vocab", what, &e->vocab_path, &e->vocab_sha256, &e->vocab_sha_loc, &e->own_vocab))
+    if (!e->model_files)
+        return px_error_oom(c->err, c->path);
+    if (load_file_override(c, v, "model", what, &e->model_path, &e->model_sha256, &e->model_sha_loc, &e->own_model,
+                           e) ||
+        load_file_override(c, v, "vocab", what, &e->vocab_path, &e->vocab_sha256, &e->vocab_sha_loc, &e->own_vocab,
+                           NULL))
         return -1;
     yaml_node_t *l = get(c, v, "labels");
     if (!l) {
@@ -690,6 +834,8 @@ static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
     if (get_str(c, v, "executor", what, 0, &executor))
         return -1;
     e->python = executor && !strcmp(executor, "python");
+    if (get(c, v, "executor"))
+        e->executor_loc = loc_of(get(c, v, "executor"));
     int bad_executor = executor && !is_one_of(executor, executors);
     free(executor);
     if (bad_executor)
@@ -1196,6 +1342,7 @@ static void env_free(px_env *e)
     free_strs(e->record_env, e->n_record_env);
     free(e->model_path);
     free(e->model_sha256);
+    free_model_files(e->model_files, e->n_model_files);
     free(e->vocab_path);
     free(e->vocab_sha256);
     free_strs(e->labels, e->n_labels);
@@ -1238,6 +1385,7 @@ void fixture_free(px_fixture *f)
     free(f->task);
     free(f->model_path);
     free(f->model_sha256);
+    free_model_files(f->model_files, f->n_model_files);
     free_strs(f->inputs, f->n_inputs);
     free(f->output);
     free_strs(f->gen.stop, f->gen.n_stop);

@@ -86,6 +86,30 @@ static void put_file(FILE *o, int ind, const char *k, const char *path, const ch
     kv_str(o, ind + 2, "sha256", sha);
 }
 
+/* A model's format (when not TorchScript, the default) and its pins:
+ * sha256, or a Transformers directory's files: (whose digest sha256 is). */
+static void put_model_pins(FILE *o, int ind, enum px_model_format fmt, const char *sha, const px_model_file *v,
+                           size_t n)
+{
+    if (fmt != PX_FORMAT_TORCHSCRIPT)
+        kv_str(o, ind, "format", fixture_format_name(fmt));
+    if (fmt != PX_FORMAT_TRANSFORMERS) {
+        kv_str(o, ind, "sha256", sha);
+        return;
+    }
+    if (!n)
+        return;
+    key(o, ind, "files");
+    fputc('\n', o);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(o, "%*s", ind + 2, "");
+        emit_yaml_string(o, v[i].name);
+        fputs(": ", o);
+        emit_yaml_string(o, v[i].sha256);
+        fputc('\n', o);
+    }
+}
+
 static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
 {
     fputs("contract:\n", o);
@@ -94,8 +118,9 @@ static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
     fputs("  model:\n", o);
     const char *model = opts->model_path ? opts->model_path : f->model_path;
     kv_str(o, 4, "path", model ? model : "");
-    kv_str(o, 4, "sha256", f->model_sha256);
-    if (f->n_inputs)
+    put_model_pins(o, 4, f->model_format, f->model_sha256, f->model_files, f->n_model_files);
+    /* Not written, not made explicit: inputs_auto reads the model's signature. */
+    if (f->n_inputs && !f->inputs_auto)
         kv_list(o, 4, "inputs", f->inputs, f->n_inputs);
     kv_str(o, 4, "output", f->output);
     if (f->kind == PX_MODEL_GENERATOR)
@@ -199,8 +224,12 @@ static void put_env(FILE *o, const px_env *e, int keep_results)
     kv_str(o, 4, "note", e->note);
     if (e->n_record_env)
         kv_list(o, 4, "record_env", e->record_env, e->n_record_env);
-    if (e->own_model)
-        put_file(o, 4, "model", e->model_path, e->model_sha256);
+    if (e->own_model) {
+        key(o, 4, "model");
+        fputc('\n', o);
+        kv_str(o, 6, "path", e->model_path ? e->model_path : "");
+        put_model_pins(o, 6, e->model_format, e->model_sha256, e->model_files, e->n_model_files);
+    }
     if (e->own_vocab)
         put_file(o, 4, "vocab", e->vocab_path, e->vocab_sha256);
     if (e->own_labels)

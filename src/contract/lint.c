@@ -403,7 +403,10 @@ static void check_pins(lctx *c, const px_fixture *f)
     yaml_node_t *contract = get(c, c->root, "contract");
     if (!f->model_sha256)
         add(c, key_loc(c, contract, "model", f->model_loc),
-            "contract.model has no sha256: pin the model revision the examples were reviewed with");
+            f->model_format == PX_FORMAT_TRANSFORMERS
+                ? "contract.model has no files: pin each file of the model directory (sha256sum) the examples were "
+                  "reviewed with"
+                : "contract.model has no sha256: pin the model revision the examples were reviewed with");
     if (!f->vocab_sha256)
         add(c, key_loc(c, get(c, contract, "input"), "tokenizer", f->tokenizer_loc),
             "contract.input.tokenizer has no sha256: pin the vocabulary revision");
@@ -418,9 +421,33 @@ static void check_pins(lctx *c, const px_fixture *f)
     }
 }
 
+/* A Transformers directory against its pins (modeldir.h: a wrong pin, an
+ * unpinned file), and a format the environment's executor cannot load. */
+static void check_formats(lctx *c, const px_fixture *f)
+{
+    px_error err = {0};
+    char digest[PX_SHA256_HEX];
+    if (f->model_format == PX_FORMAT_TRANSFORMERS && f->model_sha256 &&
+        modeldir_check(f->path, f->model_sha_loc.line, f->model_sha_loc.col, f->model_path, f->model_files,
+                       f->n_model_files, digest, &err))
+        add(c, (px_loc){err.line, err.col}, "%s", err.msg);
+    for (size_t i = 0; i < f->n_envs; i++) {
+        const px_env *e = &f->envs[i];
+        char msg[512];
+        px_loc at;
+        if (e->own_model && e->model_format == PX_FORMAT_TRANSFORMERS && e->model_sha256 &&
+            modeldir_check(f->path, e->model_sha_loc.line, e->model_sha_loc.col, e->model_path, e->model_files,
+                           e->n_model_files, digest, &err))
+            add(c, (px_loc){err.line, err.col}, "%s", err.msg);
+        if (fixture_env_format_refused(e, msg, sizeof msg, &at))
+            add(c, at, "%s", msg);
+    }
+}
+
 static void check_typed(lctx *c, const px_fixture *f)
 {
     check_pins(c, f);
+    check_formats(c, f);
     check_rules(c, f);
     check_tolerances(c, f);
     check_kinds(c, f);

@@ -36,6 +36,8 @@ namespace {
 
 struct Options {
     std::string model, device = "cpu", dtype = "float32", tf32, matmul_precision, backend_lib;
+    std::string format = "torchscript", kind = "classifier";
+    std::vector<std::string> optional_inputs;
     int threads = 1;
 };
 
@@ -223,13 +225,61 @@ torch::Tensor output_tensor(const c10::IValue &v)
     throw Failure{PX_STAGE_FORWARD, "model returned " + v.tagKind() + ", not a tensor, (logits, ...) or {'logits': ...}"};
 }
 
-// The inputs of a RUN frame (and of TRAIN's batch), on the device.
-std::vector<c10::IValue> read_inputs(const c10::Device &dev, px_buf &in)
+// A RUN frame's inputs (and TRAIN's batch), each with its name.
+struct Named {
+    std::vector<std::string> names;
+    std::vector<c10::IValue> values;
+};
+
+// --optional-input: inputs left out when the forward does not take them.
+std::vector<std::string> optional_inputs;
+
+// m's forward on the inputs (proto.h, Model handling): by name where its
+// schema names any of them, an optional one it does not take left out;
+// otherwise in the order sent, as before names were read.
+c10::IValue call_forward(torch::jit::script::Module &m, const Named &in)
 {
-    std::vector<c10::IValue> inputs;
+    torch::jit::Method fwd = m.get_method("forward");
+    const auto &args = fwd.function().getSchema().arguments();
+    auto takes = [&](const std::string &n) {
+        for (size_t i = 1; i < args.size(); i++)
+            if (args[i].name() == n)
+                return true;
+        return false;
+    };
+    auto optional = [&](const std::string &n) {
+        return std::find(optional_inputs.begin(), optional_inputs.end(), n) != optional_inputs.end();
+    };
+    bool by_name = std::any_of(in.names.begin(), in.names.end(), takes);
+    std::vector<c10::IValue> stack;
+    torch::jit::Kwargs kwargs;
+    std::string sig;
+    for (size_t i = 1; i < args.size(); i++)
+        sig += (i > 1 ? ", " : "") + args[i].name();
+    for (size_t i = 0; i < in.names.size(); i++) {
+        const std::string &n = in.names[i];
+        if (optional(n) && !takes(n))
+            continue;
+        if (!by_name)
+            stack.push_back(in.values[i]);
+        else if (takes(n))
+            kwargs[n] = in.values[i];
+        else
+            throw Failure{PX_STAGE_FORWARD, "the model's forward(" + sig + ") takes no argument '" + n +
+                                                "' (contract.model.inputs names it)"};
+    }
+    return fwd(stack, kwargs);
+}
+
+// The inputs of a RUN frame (and of TRAIN's batch), on the device.
+Named read_inputs(const c10::Device &dev, px_buf &in)
+{
+    Named inputs;
     uint32_t n_inputs = buf_get_u32(&in);
     for (uint32_t i = 0; i < n_inputs && !in.bad; i++) {
-        free(buf_get_str(&in));  // names fix the order; parity sends them in it
+        char *name = buf_get_str(&in);
+        inputs.names.push_back(name ? name : "");
+        free(name);
         uint32_t ndim = buf_get_u32(&in);
         if (ndim > PX_MAX_DIMS)
             throw Failure{PX_STAGE_FORWARD, "protocol: too many dimensions"};
@@ -243,7 +293,7 @@ std::vector<c10::IValue> read_inputs(const c10::Device &dev, px_buf &in)
         auto *p = t.data_ptr<int64_t>();
         for (int64_t k = 0; k < count; k++)
             p[k] = buf_get_i64(&in);
-        inputs.emplace_back(t.to(dev));
+        inputs.values.emplace_back(t.to(dev));
     }
     if (in.bad)
         throw Failure{PX_STAGE_FORWARD, "protocol: malformed RUN frame"};
@@ -252,12 +302,12 @@ std::vector<c10::IValue> read_inputs(const c10::Device &dev, px_buf &in)
 
 void run_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
 {
-    std::vector<c10::IValue> inputs = read_inputs(dev, in);
+    Named inputs = read_inputs(dev, in);
     auto t0 = Clock::now();
     torch::Tensor out;
     {
         c10::InferenceMode guard;
-        out = output_tensor(m.forward(inputs));
+        out = output_tensor(call_forward(m, inputs));
         std::string dt = dtype_name(out.scalar_type());
         out = out.detach().to(torch::kCPU).to(torch::kFloat64).contiguous();
         double ms = ms_since(t0);
@@ -293,7 +343,7 @@ void train_steps(torch::jit::script::Module &m, const c10::Device &dev, px_buf &
     double lr = buf_get_f64(&in);
     if (in.bad || steps == 0 || steps > PX_TRAIN_MAX_STEPS || !(lr > 0))
         throw Failure{PX_STAGE_FORWARD, "protocol: malformed TRAIN frame"};
-    std::vector<c10::IValue> inputs = read_inputs(dev, in);
+    Named inputs = read_inputs(dev, in);
     uint32_t n = buf_get_u32(&in);
     if (in.bad || (size_t)n > (in.len - in.pos) / 8)
         throw Failure{PX_STAGE_FORWARD, "protocol: truncated TRAIN frame"};
@@ -319,7 +369,7 @@ void train_steps(torch::jit::script::Module &m, const c10::Device &dev, px_buf &
     for (uint32_t s = 0; s < steps; s++) {
         auto t0 = Clock::now();
         opt.zero_grad();
-        torch::Tensor out = output_tensor(copy.forward(inputs));
+        torch::Tensor out = output_tensor(call_forward(copy, inputs));
         torch::Tensor l = torch::nn::functional::cross_entropy(out, targets);
         l.backward();
         opt.step();
@@ -528,6 +578,9 @@ int parse_args(int argc, char **argv, Options &o)
         else if (a == "--tf32") o.tf32 = v;
         else if (a == "--matmul-precision") o.matmul_precision = v;
         else if (a == "--backend-lib") o.backend_lib = v;
+        else if (a == "--format") o.format = v;
+        else if (a == "--kind") o.kind = v;
+        else if (a == "--optional-input") o.optional_inputs.push_back(v);
         else if (a == "--threads") o.threads = std::atoi(v.c_str());
         else return -1;
     }
@@ -584,7 +637,8 @@ int executor_main(int argc, char **argv)
 {
     Options o;
     if (parse_args(argc, argv, o)) {
-        std::fprintf(stderr, "usage: parity-torch --model PATH [--device D] [--dtype T] "
+        std::fprintf(stderr, "usage: parity-torch --model PATH [--format torchscript] [--kind classifier|generator] "
+                             "[--optional-input NAME]... [--device D] [--dtype T] "
                              "[--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium] "
                              "[--backend-lib PATH]\n"
                              "       parity-torch --serve   (the fork server: include/parity/proto.h)\n");
@@ -613,13 +667,29 @@ int executor_main(int argc, char **argv)
         // not later while the model moves.
         torch::zeros({1}, torch::TensorOptions().dtype(dtype)).to(dev).to(torch::kCPU);
     });
+    optional_inputs = o.optional_inputs;
     ok = ok && guarded(PX_STAGE_LOAD, [&] {
+        if (o.format != "torchscript")
+            throw Failure{PX_STAGE_LOAD,
+                          "format " + o.format + ": parity-torch loads TorchScript only; use executor: python",
+                          PX_FAIL_UNSUPPORTED};
         auto t0 = Clock::now();
         // Loaded on the CPU, then moved: what the Python executor does too, and
         // the only way for a device whose storage cannot be unpickled into.
         module = torch::jit::load(o.model, torch::kCPU);
         module.to(dev);
-        module.to(dtype);
+        // Floating-point parameters and buffers only, as Python's
+        // Module.to(dtype) does: libtorch's converts integer buffers too (a
+        // traced BERT's position_ids would become floats).
+        {
+            torch::NoGradGuard no_grad;
+            for (const auto &p : module.parameters())
+                if (p.is_floating_point())
+                    p.set_data(p.to(dtype));
+            for (const auto &b : module.buffers())
+                if (b.is_floating_point())
+                    b.set_data(b.to(dtype));
+        }
         module.eval();
         load_ms = ms_since(t0);
     });

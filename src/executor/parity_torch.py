@@ -9,9 +9,18 @@ protocol of include/parity/proto.h (read that first: this file follows it
 field by field; its choice of a generated token is src/proto/generate.c's, bit for
 bit). Standard library and torch only.
 
-    PYTHON parity_torch.py --model PATH [--device D] [--dtype T]
+    PYTHON parity_torch.py --model PATH [--format torchscript|export|transformers]
+        [--kind classifier|generator] [--optional-input NAME]...
+        [--device D] [--dtype T]
         [--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium]
         [--backend-lib PATH] [--backend-module NAME]...
+
+--format says what --model is (load_model): a TorchScript file (the
+default), a torch.export program (.pt2, torch 2) or a Transformers model
+directory (save_pretrained's; the AutoModelFor... class --kind calls for,
+local files and safetensors only, never remote code). Inputs go to the
+forward by name where its signature names them; an --optional-input the
+forward does not take is left out.
 
 --backend-module NAME is imported before the device is opened (repeatable);
 --backend-lib PATH is loaded with torch.ops.load_library. Both come from
@@ -59,7 +68,10 @@ STAGE_DEVICE, STAGE_LOAD, STAGE_FORWARD = 1, 2, 3
 FAIL_EXCEPTION, FAIL_UNSUPPORTED, FAIL_NO_TORCH = 1, 2, 3
 COMPILED_UNKNOWN, COMPILED_NO, COMPILED_YES = 0, 1, 2
 DTYPES = ("float32", "bfloat16", "float16", "float64")
-USAGE = ("usage: parity_torch.py --model PATH [--device D] [--dtype T] [--threads N] "
+FORMATS = ("torchscript", "export", "transformers")
+KINDS = ("classifier", "generator")
+USAGE = ("usage: parity_torch.py --model PATH [--format torchscript|export|transformers] "
+         "[--kind classifier|generator] [--optional-input NAME]... [--device D] [--dtype T] [--threads N] "
          "[--tf32 on|off] [--matmul-precision highest|high|medium] [--backend-lib PATH] "
          "[--backend-module NAME]...")
 
@@ -232,9 +244,11 @@ class Channel:
 
 def parse_args(argv):
     opts = {"model": None, "device": "cpu", "dtype": "float32", "threads": 1, "tf32": "",
-            "matmul_precision": "", "backend_lib": "", "backend_modules": []}
+            "matmul_precision": "", "backend_lib": "", "backend_modules": [], "format": "torchscript",
+            "kind": "classifier", "optional_inputs": []}
     names = {"--model": "model", "--device": "device", "--dtype": "dtype", "--threads": "threads",
-             "--tf32": "tf32", "--matmul-precision": "matmul_precision", "--backend-lib": "backend_lib"}
+             "--tf32": "tf32", "--matmul-precision": "matmul_precision", "--backend-lib": "backend_lib",
+             "--format": "format", "--kind": "kind"}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -247,6 +261,8 @@ def parse_args(argv):
         i += 2
         if a == "--backend-module":
             opts["backend_modules"].append(v)
+        elif a == "--optional-input":
+            opts["optional_inputs"].append(v)
         elif a in names:
             opts[names[a]] = v
         else:
@@ -254,6 +270,8 @@ def parse_args(argv):
     try:
         opts["threads"] = int(opts["threads"])
     except ValueError:
+        return None
+    if opts["format"] not in FORMATS or opts["kind"] not in KINDS:
         return None
     return opts if opts["model"] else None
 
@@ -291,6 +309,93 @@ def failure_of(exc, stage):
     text = str(exc) or type(exc).__name__
     kind = FAIL_UNSUPPORTED if isinstance(exc, NotImplementedError) or unsupported(text) else FAIL_EXCEPTION
     return Failure(stage, text, kind)
+
+
+def torch_major_minor(torch):
+    try:
+        return tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
+    except ValueError:
+        return (0, 0)
+
+
+def load_model(torch, path, fmt, kind, device, dtype):
+    """The model at path, of format fmt ("torchscript", "export",
+    "transformers") and kind ("classifier", "generator"), loaded on the CPU,
+    moved to device, converted to dtype, in eval mode: a callable whose
+    forward takes input_ids, attention_mask (and token_type_ids where it
+    does) by name and returns logits (a tensor, a tuple whose first element
+    they are, or a mapping with "logits", as a Transformers ModelOutput is).
+    A Transformers model comes back as itself (its forward also takes
+    past_key_values and use_cache). Raises Failure(STAGE_LOAD) with what is
+    needed when this interpreter cannot load the format."""
+    here = "%s (torch %s)" % (sys.executable or "python", torch.__version__)
+    if fmt == "torchscript":
+        m = torch.jit.load(path, map_location="cpu")
+    elif fmt == "export":
+        if torch_major_minor(torch) < (2, 1) or not hasattr(getattr(torch, "export", None), "load"):
+            raise Failure(STAGE_LOAD, "format export (a torch.export program) needs torch 2.1 or later "
+                          "(torch.export.load); %s cannot load it" % here, FAIL_UNSUPPORTED)
+        m = torch.export.load(path).module()
+    elif fmt == "transformers":
+        # Nothing is fetched: the directory is all there is (parity pinned
+        # every file of it), and its code is transformers' own, never the
+        # directory's (trust_remote_code=False), its weights safetensors,
+        # never a pickle.
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ["TRANSFORMERS_OFFLINE"] = "1"
+        if torch_major_minor(torch) < (2, 0):
+            raise Failure(STAGE_LOAD, "format transformers needs torch 2 and the transformers package; "
+                          "%s is too old" % here, FAIL_UNSUPPORTED)
+        try:
+            transformers = importlib.import_module("transformers")
+        except Exception as e:
+            raise Failure(STAGE_LOAD, "format transformers needs the transformers package (pip install "
+                          "transformers safetensors), which %s cannot import: %s: %s"
+                          % (here, type(e).__name__, e), FAIL_UNSUPPORTED)
+        auto = transformers.AutoModelForCausalLM if kind == "generator" else \
+            transformers.AutoModelForSequenceClassification
+        # Loaded as float32 (then converted like any model), whatever dtype
+        # the config names; transformers 5 calls the argument dtype.
+        major = int(str(getattr(transformers, "__version__", "4")).split(".")[0] or 4)
+        as_f32 = {"dtype" if major >= 5 else "torch_dtype": torch.float32}
+        m = auto.from_pretrained(path, local_files_only=True, trust_remote_code=False, use_safetensors=True,
+                                 **as_f32)
+    else:
+        raise Failure(STAGE_LOAD, "unknown model format '%s' (%s)" % (fmt, ", ".join(FORMATS)))
+    m = m.to(device)
+    m = m.to(dtype)
+    if fmt != "export":
+        m.eval()  # an exported program is traced in eval mode already and refuses eval()
+    return m
+
+
+def forward_names(model):
+    """The names of the forward's arguments (self left out), or None when
+    it has none to read."""
+    schema = getattr(getattr(model, "forward", None), "schema", None)
+    if schema is not None:  # a ScriptModule's method
+        return [a.name for a in schema.arguments[1:]]
+    try:
+        import inspect
+        params = inspect.signature(model.forward).parameters.values()
+    except (TypeError, ValueError, AttributeError):
+        return None
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def bind_inputs(names, named, optional):
+    """(args, kwargs) for a forward with argument names `names` (None: not
+    known) of the inputs `named` [(name, tensor)] as parity sent them: by
+    name where the forward names any of them, an optional one it does not
+    take left out; otherwise in the order sent, as before names were read."""
+    sent = [(n, t) for n, t in named if not (n in optional and (names is None or n not in names))]
+    if names is None or not any(n in names for n, _ in named):
+        return [t for _, t in sent], {}
+    missing = [n for n, _ in sent if n not in names]
+    if missing:
+        raise Failure(STAGE_FORWARD, "the model's forward(%s) takes no argument '%s' (contract.model.inputs names it)"
+                      % (", ".join(names), missing[0]))
+    return [], dict(sent)
 
 
 class Executor:
@@ -385,12 +490,15 @@ class Executor:
         torch._register_device_module(self.device.type, types.ModuleType("torch." + self.device.type))
 
     def load(self):
-        torch = self.torch
-        m = torch.jit.load(self.o["model"], map_location="cpu")
-        m = m.to(self.device)
-        m = m.to(self.dtype)
-        m.eval()
-        self.model = m
+        o = self.o
+        self.model = load_model(self.torch, o["model"], o["format"], o["kind"], self.device, self.dtype)
+        self.names = forward_names(self.model)
+        self.optional = set(o["optional_inputs"])
+
+    def forward(self, model, named):
+        """model's output for the named inputs [(name, tensor)], bound by name."""
+        args, kwargs = bind_inputs(self.names, named, self.optional)
+        return model(*args, **kwargs)
 
     def device_name(self):
         torch, dev = self.torch, self.device
@@ -455,6 +563,9 @@ class Executor:
         torch = self.torch
         if isinstance(v, torch.Tensor):
             return v
+        logits = getattr(v, "logits", None)  # a Transformers ModelOutput
+        if isinstance(logits, torch.Tensor):
+            return logits
         if isinstance(v, (tuple, list)) and v and isinstance(v[0], torch.Tensor):
             return v[0]
         if isinstance(v, dict) and isinstance(v.get("logits"), torch.Tensor):
@@ -467,7 +578,7 @@ class Executor:
         torch = self.torch
         inputs = []
         for _ in range(r.u32()):
-            r.str()  # names fix the order; parity sends them in it
+            name = r.str()
             ndim = r.u32()
             if ndim > MAX_DIMS:
                 raise Failure(STAGE_FORWARD, "protocol: too many dimensions")
@@ -478,7 +589,7 @@ class Executor:
             if count < 0 or 8 * count > len(payload) - r.pos:
                 raise Failure(STAGE_FORWARD, "protocol: truncated RUN frame")
             t = torch.tensor(r.i64s(count), dtype=torch.int64).reshape(dims)
-            inputs.append(t.to(self.device))
+            inputs.append((name, t.to(self.device)))
         return inputs
 
     def run_one(self, chan, payload):
@@ -487,7 +598,7 @@ class Executor:
         before = self.compile_count()
         t0 = time.perf_counter()
         with torch.inference_mode():
-            out = self.output_tensor(self.model(*inputs))
+            out = self.output_tensor(self.forward(self.model, inputs))
             dtype = str(out.dtype).replace("torch.", "")
             host = out.detach().to("cpu").to(torch.float64).contiguous()
         ms = (time.perf_counter() - t0) * 1000.0
@@ -583,7 +694,7 @@ class Executor:
         id_t = torch.tensor([new], dtype=torch.int64).to(self.device)
         mask_t = torch.ones((1, len(ids)), dtype=torch.int64).to(self.device)
         if not cached:
-            out = self.model(*[mask_t if nm == "attention_mask" else id_t for nm in names])
+            out = self.forward(self.model, [(nm, mask_t if nm == "attention_mask" else id_t) for nm in names])
             return self.output_tensor(out), None, len(new)
         out = self.model(input_ids=id_t, attention_mask=mask_t, past_key_values=past, use_cache=True)
         # A model that gives no cache back is fed the whole sequence next step.
@@ -687,7 +798,7 @@ class Executor:
             for _ in range(steps):
                 t0 = time.perf_counter()
                 opt.zero_grad()
-                out = self.output_tensor(model(*inputs))
+                out = self.output_tensor(self.forward(model, inputs))
                 step_loss = torch.nn.functional.cross_entropy(out, targets)
                 step_loss.backward()
                 opt.step()

@@ -115,7 +115,7 @@ void child_server_stop(px_runner *r)
 static const char **executor_argv(px_runner *r, const px_env *e, char *threads, size_t size)
 {
     snprintf(threads, size, "%d", e->threads);
-    const char **argv = calloc(24 + 2 * r->opts.n_backend_modules, sizeof *argv);
+    const char **argv = calloc(32 + 2 * r->opts.n_backend_modules, sizeof *argv);
     if (!argv)
         return NULL;
     const char *prog = e->python ? r->opts.python : r->opts.executor;
@@ -124,6 +124,10 @@ static const char **executor_argv(px_runner *r, const px_env *e, char *threads, 
     if (e->python)
         argv[a++] = r->opts.script;
     argv[a++] = "--model", argv[a++] = e->model_path;
+    argv[a++] = "--format", argv[a++] = fixture_format_name(e->model_format);
+    argv[a++] = "--kind", argv[a++] = r->f->kind == PX_MODEL_GENERATOR ? "generator" : "classifier";
+    if (r->f->inputs_auto)
+        argv[a++] = "--optional-input", argv[a++] = "token_type_ids";
     argv[a++] = "--device", argv[a++] = e->device;
     argv[a++] = "--dtype", argv[a++] = e->dtype;
     argv[a++] = "--threads", argv[a++] = threads;

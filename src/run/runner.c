@@ -709,6 +709,15 @@ int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results 
                             "--backend-module %s: only the Python executor imports modules, and no environment "
                             "that runs here has executor: python",
                             o->backend_modules[0]);
+    /* A format the environment's executor cannot load is the fixture's
+     * mistake: refused before anything starts. */
+    for (size_t i = 0; i < res->n_envs; i++) {
+        char msg[512];
+        px_loc at;
+        if (runs_here(&res->envs[i]) && fixture_env_format_refused(&f->envs[res->envs[i].env_index], msg, sizeof msg,
+                                                                    &at))
+            return px_error_set(err, PX_ERR_USAGE, f->path, at.line, at.col, "%s", msg);
+    }
     /* An executor that is missing is one environment's, said as it being
      * down (executor_missing), not the whole run's. */
     return 0;

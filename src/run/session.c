@@ -109,7 +109,8 @@ int session_open(px_check *s, const px_fixture *f, const px_session_opts *o, px_
     s->f = f, s->kind = o->kind;
     if (!f->model_sha256)
         return px_error_set(err, PX_ERR_MISMATCH, f->path, f->model_loc.line, f->model_loc.col,
-                            "contract.model has no sha256: pin the model revision before %s",
+                            "contract.model has no %s: pin the model revision before %s",
+                            f->model_format == PX_FORMAT_TRANSFORMERS ? "files: (each file's sha256)" : "sha256",
                             o->doing ? o->doing : "judging anything against it");
     s->ropts = o->runner;
     runner_locate(&s->ropts, o->executor, o->python);

@@ -32,9 +32,12 @@ void wire_put_stack(const px_fixture *f, px_buf *pb, const px_prepared *const *x
     size_t len = 0;
     for (size_t j = 0; j < n; j++)
         len = xs[j]->enc.n > len ? xs[j]->enc.n : len;
-    buf_put_u32(&b, (uint32_t)f->n_inputs);
-    for (size_t i = 0; i < f->n_inputs; i++) {
-        const char *name = f->inputs[i];
+    /* inputs not written: token_type_ids too, which the executor passes
+     * only to a forward that takes it (--optional-input, proto.h). */
+    size_t n_in = f->n_inputs + (f->inputs_auto != 0);
+    buf_put_u32(&b, (uint32_t)n_in);
+    for (size_t i = 0; i < n_in; i++) {
+        const char *name = i < f->n_inputs ? f->inputs[i] : "token_type_ids";
         buf_put_str(&b, name);
         buf_put_u32(&b, 2);
         buf_put_i64(&b, (int64_t)n);

@@ -24,11 +24,10 @@ def main(argv):
     pt = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(pt)
     import torch
-    ex = pt.Executor(torch, pt.parse_args(["--model", model_dir, "--device", "cpu", "--dtype", "float32",
-                                           "--threads", "1"]))
+    ex = pt.Executor(torch, pt.parse_args(["--model", model_dir, "--format", "transformers", "--kind", "generator",
+                                           "--device", "cpu", "--dtype", "float32", "--threads", "1"]))
     ex.open_device()
-    from transformers import AutoModelForCausalLM
-    ex.model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True).to(torch.float32).eval()
+    ex.load()  # as parity's executor loads it
     if not ex.uses_cache():
         sys.exit("gen_steps.py: the executor would not use the cache for %s" % model_dir)
     req = {"max_new": new, "stop": set(), "settings": (pt.GEN_GREEDY, 1.0, 0), "seed": 0, "report_top": 5,

@@ -1,0 +1,40 @@
+/* A Transformers model directory (save_pretrained's: config.json,
+ * *.safetensors, tokenizer.json, ...) pinned file by file: the fixture's
+ * model.files maps each file's name to its sha256. The directory's
+ * revision is the digest of those pins: sha256 of the lines
+ * "<sha256>  <name>\n" in byte order of name, which is what
+ *     LC_ALL=C sha256sum <the pinned names, sorted> | sha256sum
+ * prints in the directory. Recorded as the model's sha256, so everything
+ * that compares model revisions compares directories as it does files. */
+#ifndef PARITY_MODELDIR_H
+#define PARITY_MODELDIR_H
+
+#include <stddef.h>
+
+#include "parity/error.h"
+#include "parity/hash.h"
+
+typedef struct px_model_file {
+    char *name;    /* a plain file name in the directory (no '/') */
+    char *sha256;  /* 64 hex digits */
+    int line, col; /* the pin's place in the fixture (1-based) */
+} px_model_file;
+
+/* The digest of the pins (above); "" when out of memory. */
+void modeldir_digest(const px_model_file *v, size_t n, char out[PX_SHA256_HEX]);
+
+/* Whether a file in a model directory is one that loading could read:
+ * every regular file but dot files and *.md (documentation). */
+int modeldir_readable(const char *name);
+
+/* The directory dir against its pins: every pinned file hashes to its pin,
+ * and no file loading could read is left unpinned. 0 with out the digest
+ * of what is there (the pins' digest when all match), or -1 with err
+ * naming the file: PX_ERR_MISMATCH at the pin's place in fixture (a wrong
+ * pin), or at (line, col) (the fixture's files: key) for an unpinned
+ * file; PX_ERR_MALFORMED when the directory or a pinned file cannot be
+ * read. */
+int modeldir_check(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
+                   char out[PX_SHA256_HEX], px_error *err);
+
+#endif
