@@ -188,7 +188,7 @@ Test(kvcache, the_executor_feeds_the_prompt_then_one_id_a_step, .timeout = 300)
     char path[256], cmd[1024];
     snprintf(path, sizeof path, "/tmp/parity-kvcache-spy-%d.py", (int)getpid());
     tl_write(path, code);
-    snprintf(cmd, sizeof cmd, "HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 %s %s 2>&1", PY, path);
+    snprintf(cmd, sizeof cmd, "PYTHONDONTWRITEBYTECODE=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 %s %s 2>&1", PY, path);
     FILE *p = popen(cmd, "r");
     cr_assert_not_null(p);
     char out[8192] = "", line[4096];

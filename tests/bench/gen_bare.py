@@ -6,10 +6,12 @@ and the attention mask over every position; each step's last row copied to
 the host as float64 and the greedy id taken (torch.argmax). One thread,
 inference mode, float32.
 
-    PYTHON gen_bare.py MODEL_DIR NEW ID...
+    PYTHON gen_bare.py MODEL_DIR NEW REPS ID...
 
-prints the generation's milliseconds (the loop alone: the model is loaded
-and one untimed token generated before) and the ids chosen, on two lines.
+generates REPS times (as parity generates REPS examples of one prompt in one
+run) and prints each generation's milliseconds on a line of its own (the
+loop alone: the model is loaded and one untimed token generated before),
+then the ids chosen.
 """
 
 import os
@@ -40,15 +42,15 @@ def generate(model, prompt, new):
 
 
 def main(argv):
-    model_dir, new, prompt = argv[0], int(argv[1]), [int(x) for x in argv[2:]]
+    model_dir, new, reps, prompt = argv[0], int(argv[1]), int(argv[2]), [int(x) for x in argv[3:]]
     torch.set_num_threads(1)
     model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True).to(torch.float32).eval()
     with torch.inference_mode():
         generate(model, prompt, 1)
-        t0 = time.perf_counter()
-        chosen = generate(model, prompt, new)
-        ms = (time.perf_counter() - t0) * 1000.0
-    print("%.3f" % ms)
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            chosen = generate(model, prompt, new)
+            print("%.3f" % ((time.perf_counter() - t0) * 1000.0))
     print(" ".join(str(i) for i in chosen))
     return 0
 
