@@ -10,9 +10,10 @@
  * another order): the top logits agree within 1e-4 here, where the model's
  * top two are at least 1e-3 apart on these prompts.
  *
- * On torch 1.13 (Debian's, the default interpreter) every test here is
- * skipped, saying so: transformers needs torch 2. Speed is make bench's
- * (tests/bench/generate.sh), never a test's. */
+ * On torch 1.13 (Debian's, the default interpreter) these are skipped,
+ * saying so (transformers needs torch 2), and one checks instead that the
+ * model directory is down there in words naming torch 2. Speed is make
+ * bench's (tests/bench/generate.sh), never a test's. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -201,4 +202,20 @@ Test(kvcache, the_executor_feeds_the_prompt_then_one_id_a_step, .timeout = 300)
     cr_expect(strstr(out, "[((1, 4), (1, 4), False), ((1, 1), (1, 5), True), ((1, 1), (1, 6), True), "
                           "((1, 1), (1, 7), True)]") != NULL,
               "the steps fed: %s", out);
+}
+
+/* On torch 1.13 (and only there) the same fixture is down at load in words
+ * that name the torch it needs: never a crash, never a silent fallback. */
+Test(kvcache, on_torch_1_13_the_model_directory_is_down_naming_torch_2, .timeout = 300)
+{
+    if (atoi(tl_torch_version()) >= 2)
+        cr_skip_test("torch %s under %s: this checks the message on torch 1.13 (Debian's, the default)",
+                     tl_torch_version(), PY);
+    char out[256];
+    snprintf(out, sizeof out, "/tmp/parity-kvcache-old-%d.yaml", (int)getpid());
+    cmd_result r = tl_run((const char *[]){"parity", "run", GEN, "-q", "-o", out, "--python", PY, NULL});
+    cr_expect_eq(r.status, 3, "an environment down: exit 3, not %d\n%s%s", r.status, r.out, r.err);
+    cr_expect(strstr(r.out, "DOWN at load") && strstr(r.out, "needs torch 2"), "%s", r.out);
+    tl_free(&r);
+    unlink(out);
 }
