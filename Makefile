@@ -31,6 +31,8 @@
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
 #   make test-models          rebuild the tiny planted models in tests/models
+#   make bert-formats-models  rebuild fixtures/bert-formats (a BERT classifier
+#                             as a Transformers directory, .pt and .pt2)
 #   make test-llama           rebuild tests/models/gen_llama, the tiny Llama
 #                             of the cached generation test and bench
 
@@ -115,9 +117,9 @@ TORCH2_ALL := $(if $(LIBTORCH),,$(if $(wildcard $(VENV_STAMP)),torch2))
 # The suites that start executors, run again on torch 2.13 by make check:
 # the C++ executor built on the wheel, the Python one on the venv's python.
 TORCH2_SUITES := test_runner test_cmd_run test_cmd_python test_cmd_testdev test_cmd_generate test_cmd_stop \
-                 test_cmd_limits test_forksrv test_cmd_bench test_generate test_cmd_kvcache
+                 test_cmd_limits test_forksrv test_cmd_bench test_generate test_cmd_formats test_cmd_kvcache
 
-.PHONY: torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models test-llama lint-man fuzz
+.PHONY: torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -407,8 +409,15 @@ demo-blurbs-model: deps-train
 test-models: deps-train
 	$(PYTHON_TORCH) tests/models/make_models.py tests/models
 
-# A Transformers model directory: transformers in the venv (make deps).
-test-llama: $(VENV_STAMP)
+# The BERT classifier of fixtures/bert-formats in its three formats (torch 2
+# and transformers: the venv of make deps).
+bert-formats-models:
+	$(VENV)/bin/python fixtures/bert-formats/make_models.py
+	@echo "now pin the printed sha256 values in fixtures/bert-formats/fixture.yaml"
+
+# The tiny Llama of the cached generation test and bench, a Transformers
+# model directory (transformers in the venv of make deps).
+test-llama:
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(VENV)/bin/python tests/models/make_llama.py
 	@echo "now pin the printed sha256 values in tests/data/gen-llama/fixture.yaml"
 

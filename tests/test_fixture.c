@@ -632,3 +632,72 @@ Test(fixture, record_env_reads_names_and_refuses_others_at_their_place)
     expect_error("{device: cpu}", "{device: cpu, record_env: A}", 9, 40,
                  "environment 'reference'.record_env must be a list");
 }
+
+/* contract.model.format and a Transformers directory's files: pins. The
+ * format is the environments' unless one's own model says another (default
+ * torchscript there too); a directory's sha256 is the digest of its pins
+ * (sha256sum's lines, sorted by name, hashed); a format change is a model
+ * change of the fingerprint; every mistake is one line at its place. */
+#define PIN_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define PIN_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define DIR_MODEL "{format: transformers, path: d, files: {model.safetensors: \"" PIN_B "\", config.json: \"" PIN_A "\"}}"
+
+Test(fixture, model_formats_and_a_directory_pinned_file_by_file)
+{
+    char *text = variant("{path: m.pt}", DIR_MODEL);
+    char *t2 = variant_of(text, "  reference: {device: cpu}\n",
+                          "  reference: {device: cpu}\n  ts: {device: cpu, model: {path: m.pt, sha256: \"" PIN_A "\"}}\n"
+                          "  ex: {device: cpu, executor: python, model: {format: export, path: m.pt2}}\n");
+    px_error err;
+    px_fixture *f = parse(t2, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect_eq(f->model_format, PX_FORMAT_TRANSFORMERS);
+    cr_assert_eq(f->n_model_files, 2);
+    cr_expect_str_eq(f->model_files[1].name, "config.json");
+    cr_expect_eq(f->model_files[1].line, 4);
+    /* sha256 of "PIN_A  config.json\nPIN_B  model.safetensors\n": what
+     * `LC_ALL=C sha256sum config.json model.safetensors | sha256sum` gives. */
+    char want[PX_SHA256_HEX];
+    const char *lines = PIN_A "  config.json\n" PIN_B "  model.safetensors\n";
+    hash_buffer(lines, strlen(lines), want);
+    cr_expect_str_eq(f->model_sha256, want);
+    cr_expect_eq(f->envs[0].model_format, PX_FORMAT_TRANSFORMERS, "the contract's, inherited");
+    cr_expect_eq(f->envs[0].n_model_files, 2);
+    cr_expect_eq(f->envs[1].model_format, PX_FORMAT_TORCHSCRIPT, "an own model's default");
+    cr_expect_eq(f->envs[2].model_format, PX_FORMAT_EXPORT);
+    cr_expect(f->inputs_auto && f->n_inputs == 2, "no inputs: by the forward's signature");
+    char msg[512];
+    px_loc at;
+    cr_expect_eq(fixture_env_format_refused(&f->envs[2], msg, sizeof msg, &at), 0, "executor: python");
+    cr_expect_eq(fixture_env_format_refused(&f->envs[0], msg, sizeof msg, &at), 1, "a directory with parity-torch");
+    cr_expect(strstr(msg, "use executor: python") && at.line == 9, "%d: %s", at.line, msg);
+    px_fingerprint dir_fp, ts_fp;
+    fingerprint_contract(f, &dir_fp);
+    f->model_format = PX_FORMAT_EXPORT;
+    fingerprint_contract(f, &ts_fp);
+    cr_expect_str_neq(dir_fp.part[PX_PART_MODEL], ts_fp.part[PX_PART_MODEL], "a format change is a model change");
+    cr_expect_str_eq(dir_fp.part[PX_PART_INPUT], ts_fp.part[PX_PART_INPUT]);
+    fixture_free(f);
+    free(t2), free(text);
+
+    static const struct {
+        const char *to, *needle;
+        int line, col;
+    } bad[] = {
+        {"{path: m.pt, format: onnx}", "contract.model.format must be torchscript, export or transformers, not 'onnx'",
+         4, 31},
+        {"{format: transformers, path: d, sha256: \"" PIN_A "\"}", "pinned file by file (files: {NAME: SHA256, ...})",
+         4, 50},
+        {"{path: m.pt, files: {config.json: \"" PIN_A "\"}}", "files is for format: transformers", 4, 30},
+        {"{format: transformers, path: d, files: {config.json: \"" PIN_A "\"}}", "pins no *.safetensors", 4, 49},
+        {"{format: transformers, path: d, files: {m.safetensors: \"" PIN_A "\"}}", "pins no config.json", 4, 49},
+        {"{format: transformers, path: d, files: {sub/config.json: \"" PIN_A "\"}}",
+         "'sub/config.json' is not a file name in the model directory", 4, 50},
+        {"{format: transformers, path: d, files: {config.json: abc}}", "the pin of 'config.json' must be 64 hex", 4, 63},
+        {"{format: transformers, path: d, files: {}}", "contract.model.files is empty", 4, 49},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        expect_error("{path: m.pt}", bad[i].to, bad[i].line, bad[i].col, bad[i].needle);
+    expect_error("{device: cpu}", "{device: cpu, model: {path: m.pt2, format: export, files: {a: b}}}", 9, 72,
+                 "environment 'reference'.model.files is for format: transformers");
+}

@@ -88,6 +88,9 @@ static void same_contract(const char *what, const px_fixture *a, const px_fixtur
         SAME_STR(what, vocab_path, a, b);
     }
     SAME_NUM(what, tokenizer_hf, a, b);
+    SAME_NUM(what, model_format, a, b);
+    SAME_NUM(what, n_model_files, a, b);
+    SAME_NUM(what, inputs_auto, a, b);
     same_strs("inputs", a->inputs, a->n_inputs, b->inputs, b->n_inputs);
     same_strs("labels", a->labels, a->n_labels, b->labels, b->n_labels);
     cr_expect_eq(a->n_rules, b->n_rules, "%s: cleaning rules", what);
@@ -121,6 +124,8 @@ static void same_env(const char *what, const px_env *a, const px_env *b)
     SAME_NUM(what, own_labels, a, b);
     SAME_STR(what, model_path, a, b);
     SAME_STR(what, model_sha256, a, b);
+    SAME_NUM(what, model_format, a, b);
+    SAME_NUM(what, n_model_files, a, b);
     SAME_STR(what, vocab_path, a, b);
     SAME_STR(what, vocab_sha256, a, b);
     same_strs("environment labels", a->labels, a->n_labels, b->labels, b->n_labels);
@@ -240,6 +245,13 @@ Test(fixture_emit, every_loadable_fixture_round_trips)
     }
     globfree(&g);
     cr_expect_geq(loaded, 8, "only %zu fixtures loaded: the test tests little", loaded);
+    /* A Transformers directory pinned file by file, and its other formats. */
+    px_error err = {0};
+    px_fixture *f = fixture_load("fixtures/bert-formats/fixture.yaml", &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    round_trip("bert-formats", f);
+    filtered("bert-formats", f);
+    fixture_free(f);
 }
 
 /* Every key the loader reads, each away from its default. */

@@ -3,7 +3,9 @@
  * "FILE:LINE:COL: lint: MESSAGE". The checks: a tolerance or a cleaning rule
  * without a written why, a missing example kind (normal, short, long,
  * reject, ambiguous), an ambiguous example without a decided review,
- * duplicate example ids, an unpinned model or vocabulary, an empty or
+ * duplicate example ids, an unpinned model or vocabulary, a Transformers
+ * directory against its pinned files (a wrong pin, an unpinned file), an
+ * export or Transformers model with executor libtorch, an empty or
  * repeated label, a pattern that does not compile, and whatever the strict
  * loader rejects. */
 #ifndef PARITY_LINT_H

@@ -223,7 +223,9 @@ static void write_contract(FILE *f, const init_args *a, const pins *p, const cha
                "  task: say in one sentence what the model is for\n"
                "  model:\n    path: ");
     emit_yaml_string(f, p->model);
-    fprintf(f, "\n    sha256: \"%s\"\n    inputs: [input_ids, attention_mask]\n    output: logits\n"
+    /* No inputs: list: parity passes those of input_ids, attention_mask and
+     * token_type_ids that the forward's signature takes, by name. */
+    fprintf(f, "\n    sha256: \"%s\"\n    output: logits\n"
                "  input:\n    clean:   # keep the rules your task needs, remove the others\n"
                "      - {pattern: '\\s+', replace: ' ', why: collapse white space and line breaks from copy-paste}\n"
                "      - {pattern: '^ | $', replace: '', why: leading or trailing space carries no meaning}\n"
@@ -352,13 +354,24 @@ static proposal *propose(const init_args *a, const char *draft, const char *resu
     px_results *r = f ? results_load(results, f, err) : NULL;
     *n_out = f ? f->n_examples : 0;
     proposal *p = r ? calloc(*n_out ? *n_out : 1, sizeof *p) : NULL;
+    size_t unanswered = 0, first = 0;
     for (size_t k = 0; p && r->n_envs && k < *n_out; k++) {
         const px_env_result *e = &r->envs[0];
         const px_example_result *x = &e->ex[k];
         const char *l = results_label(e, x);
         p[k].rejected = x->status == PX_ST_REJECTED;
         p[k].label = l ? strdup(l) : NULL; /* copied: the results go before the text is made */
+        if (!l && !p[k].rejected && !unanswered++)
+            first = k;
     }
+    /* Never silent: an example the reference gave no label keeps its
+     * placeholder, and the user hears why. */
+    if (p && unanswered)
+        fprintf(stderr,
+                "parity init: --propose: the reference gave no label for %zu of %zu examples (first '%s': %s): "
+                "they keep the placeholder expectation\n",
+                unanswered, *n_out, f->examples[first].id,
+                r->envs[0].ex[first].detail ? r->envs[0].ex[first].detail : "no output");
     if (r && !p)
         px_error_oom(err, NULL);
     results_free(r);

@@ -276,9 +276,9 @@ static int load_model_pins(ctx *c, yaml_node_t *m, const char *what, enum px_mod
     yaml_node_t *fl = get(c, m, "files");
     if (*fmt != PX_FORMAT_TRANSFORMERS) {
         if (fl)
-            return fail_at(c, fl, "%s.files is for format: transformers (a model directory); a %s file is pinned by "
+            return fail_at(c, fl, "%s.files is for format: transformers (a model directory); %s is pinned by "
                                   "sha256",
-                           what, fixture_format_name(*fmt));
+                           what, *fmt == PX_FORMAT_EXPORT ? "an exported program" : "a TorchScript file");
         return get_sha(c, m, what, sha, sha_loc);
     }
     yaml_node_t *sn = get(c, m, "sha256");

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "parity/bundle.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -15,6 +16,7 @@
 #include "parity/fingerprint.h"
 #include "parity/fixture_emit.h"
 #include "parity/hash.h"
+#include "parity/modeldir.h"
 #include "parity/redact.h"
 #include "parity/report_html.h"
 #include "parity/report_md.h"
@@ -758,6 +760,58 @@ typedef struct repro_names {
 
 /* Copy a model when small enough; the name it has in the repro, or its
  * absolute path when too big to carry (the README says so). */
+/* A Transformers model directory: every file loading could read
+ * (modeldir.h), at rel/NAME, when together they fit the limit; else
+ * referred to where it is. */
+static char *carry_model_dir(bundle *b, const char *path, const char *rel, int *carried)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return px_error_set(b->err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot read the model: %s", strerror(errno)),
+               NULL;
+    unsigned long long total = 0;
+    char **names = NULL;
+    size_t n = 0;
+    int rc = 0;
+    struct dirent *e;
+    while (!rc && (e = readdir(d))) {
+        char *p = NULL;
+        struct stat st;
+        if (!modeldir_readable(e->d_name))
+            continue;
+        if (asprintf(&p, "%s/%s", path, e->d_name) < 0)
+            rc = px_error_oom(b->err, path);
+        else if (!stat(p, &st) && S_ISREG(st.st_mode)) {
+            char **more = realloc(names, (n + 1) * sizeof *names);
+            if (!more || !(more[n] = strdup(e->d_name)))
+                rc = px_error_oom(b->err, path);
+            else
+                names = more, n++, total += (unsigned long long)st.st_size;
+            if (!more)
+                free(names), names = NULL, n = 0;
+        }
+        free(p);
+    }
+    closedir(d);
+    char *out = NULL;
+    if (!rc && total > PX_REPRO_MODEL_MAX)
+        out = realpath(path, NULL);
+    for (size_t i = 0; !rc && !out && i < n; i++) {
+        char *from = NULL, *to = NULL;
+        if (asprintf(&from, "%s/%s", path, names[i]) < 0 || asprintf(&to, "%s/%s", rel, names[i]) < 0)
+            rc = px_error_oom(b->err, path);
+        else
+            rc = copy_in(b, from, to);
+        free(from), free(to);
+    }
+    if (!rc && !out && (out = strdup(rel)))
+        *carried = 1;
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc ? (free(out), NULL) : out;
+}
+
 static char *carry_model(bundle *b, const char *path, const char *rel, int *carried)
 {
     struct stat st;
@@ -765,6 +819,8 @@ static char *carry_model(bundle *b, const char *path, const char *rel, int *carr
     if (stat(path, &st))
         return px_error_set(b->err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot read the model: %s", strerror(errno)),
                NULL;
+    if (S_ISDIR(st.st_mode))
+        return carry_model_dir(b, path, rel, carried);
     if ((unsigned long long)st.st_size <= PX_REPRO_MODEL_MAX) {
         if (copy_in(b, path, rel))
             return NULL;

@@ -7,7 +7,8 @@ torch.jit.save alone is not deterministic: the *.debug_pkl records embed the
 absolute paths and source text of the program and of torch's own modules,
 and the zip carries timestamps. canonical_torchscript rewrites the archive:
 the same entries in the same order, stored (uncompressed) with fixed
-timestamps and without the optional *.debug_pkl source-range records. Tensor
+timestamps and without the optional *.debug_pkl source-range records, and
+torch 2's random .data/serialization_id made zeros. Tensor
 data keeps the 64-byte alignment PyTorch uses, through padding in the local
 header's extra field ("FB" + size + filler), as PyTorch's own writer does.
 """
@@ -28,6 +29,10 @@ def canonical_torchscript(raw: bytes) -> bytes:
             if info.filename.endswith(".debug_pkl"):
                 continue
             data = src.read(info.filename)
+            if info.filename.endswith(".data/serialization_id"):
+                # torch 2 writes a random id per save (torch.jit.save and
+                # torch.save alike); loading does not read it as a key.
+                data = b"0" * len(data)
             zi = zipfile.ZipInfo(info.filename, date_time=FIXED_ZIP_TIME)
             zi.compress_type = zipfile.ZIP_STORED
             zi.create_system = 0

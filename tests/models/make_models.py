@@ -3,8 +3,9 @@
 
     /usr/bin/python3 tests/models/make_models.py tests/models
 
-Every model has the forward signature of a traced Hugging Face sequence
-classifier, forward(input_ids: int64 [B,T], attention_mask: int64 [B,T]), and
+Every model (but segments.pt, which takes token_type_ids too) has the
+forward signature of a traced Hugging Face sequence classifier,
+forward(input_ids: int64 [B,T], attention_mask: int64 [B,T]), and
 misbehaves in one planted way. They accept any token id (ids are folded
 modulo a small table), so they work with any vocab.txt, and they follow the
 module's dtype (so .to(torch.bfloat16) etc. work).
@@ -256,6 +257,29 @@ class Untrainable(nn.Module):
         return self.head(self.features(input_ids, attention_mask))
 
 
+class Segments(nn.Module):
+    """segments.pt -- for inputs by name: a BERT-family signature that takes
+    token_type_ids, in an order of its own, forward(input_ids,
+    token_type_ids, attention_mask) -> logits [B,5]. It raises unless its
+    arguments are what their names say (token_type_ids all 0 for one
+    segment, an attention mask with a 1 in every row), so inputs passed by
+    position in parity's order, or without token_type_ids, fail."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = Features()
+        self.segment = nn.Embedding(2, DIM)
+        self.head = nn.Linear(DIM, 5)
+
+    def forward(self, input_ids: Tensor, token_type_ids: Tensor, attention_mask: Tensor) -> Tensor:
+        if bool((token_type_ids != 0).any()):
+            raise RuntimeError("planted: token_type_ids is not one segment (an argument passed by position?)")
+        if bool((attention_mask.sum(dim=1) == 0).any()):
+            raise RuntimeError("planted: an attention mask without a 1 (an argument passed by position?)")
+        x = self.features(input_ids, attention_mask) + self.segment(token_type_ids).mean(dim=1)
+        return self.head(x)
+
+
 GEN_VOCAB = 12  # the generators' V
 
 
@@ -348,7 +372,8 @@ def main() -> int:
                 ("crash.pt", Crash), ("unsupported.pt", Unsupported),
                 ("nonfinite.pt", NonFinite), ("leaks.pt", Leaks),
                 ("unmasked.pt", Unmasked), ("untrainable.pt", Untrainable),
-                ("gen_tiny.pt", GenTiny), ("gen_badshape.pt", GenBadShape), ("gen_nan.pt", GenNan)]
+                ("gen_tiny.pt", GenTiny), ("gen_badshape.pt", GenBadShape), ("gen_nan.pt", GenNan),
+                ("segments.pt", Segments)]
     short_ids = torch.tensor([[2, 7, 3]], dtype=torch.long)
     long_ids = torch.tensor([[2, 7, 8, 9, 10, 11, 12, 3]], dtype=torch.long)
     for name, cls in builders:
@@ -359,7 +384,11 @@ def main() -> int:
         m = torch.jit.load(os.path.join(out, name))
         with torch.no_grad():
             t0 = time.monotonic()
-            y = m(short_ids, torch.ones_like(short_ids))
+            if name == "segments.pt":  # its own order: by name
+                y = m(input_ids=short_ids, attention_mask=torch.ones_like(short_ids),
+                      token_type_ids=torch.zeros_like(short_ids))
+            else:
+                y = m(short_ids, torch.ones_like(short_ids))
             short_ms = (time.monotonic() - t0) * 1000.0
             msg = f"    short T=3 -> {list(y.shape)} in {short_ms:.1f} ms"
             t0 = time.monotonic()
@@ -367,7 +396,10 @@ def main() -> int:
                 msg += f"; long T=8 -> {long_in_child(os.path.join(out, name))}"
             else:
                 try:
-                    y = m(long_ids, torch.ones_like(long_ids))
+                    if name == "segments.pt":
+                        y = m(long_ids, torch.zeros_like(long_ids), torch.ones_like(long_ids))
+                    else:
+                        y = m(long_ids, torch.ones_like(long_ids))
                     msg += f"; long T=8 -> {list(y.shape)}"
                 except Exception as e:  # raises.pt, leaks.pt
                     last = str(e).strip().splitlines()[-1]
