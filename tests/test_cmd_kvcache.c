@@ -219,3 +219,51 @@ Test(kvcache, on_torch_1_13_the_model_directory_is_down_naming_torch_2, .timeout
     tl_free(&r);
     unlink(out);
 }
+
+/* The Python executor chooses a step's token on a list up to
+ * GEN_LIST_MAX_V logits and on the tensor above it (a real vocabulary):
+ * the two give the same id, state and top list, value for value, on rows
+ * with NaN, infinities, signed zeros and ties, greedy and sampled. Any
+ * torch: this runs on 1.13 and 2. */
+Test(kvcache, choosing_on_the_tensor_is_choosing_on_the_list, .timeout = 300)
+{
+    const char *code =
+        "import sys, random\n"
+        "sys.path.insert(0, 'src/executor')\n"
+        "import torch, parity_torch as pt\n"
+        "random.seed(25)\n"
+        "odd = [float('nan'), float('inf'), float('-inf'), 0.0, -0.0, 5e-324, 700.0, -700.0]\n"
+        "bad = 0\n"
+        "for trial in range(3000):\n"
+        "    V = random.choice([1, 2, 3, 12, 32, 100, pt.GEN_LIST_MAX_V + 1, 5000])\n"
+        "    p = random.choice([0.0, 0.02, 0.2])\n"
+        "    row = [random.choice(odd) if random.random() < p else float(random.randint(-3, 3))\n"
+        "           if random.random() < 0.3 else random.gauss(0, 3) for _ in range(V)]\n"
+        "    host = torch.tensor(row, dtype=torch.float64)\n"
+        "    s = (random.choice([pt.GEN_GREEDY, pt.GEN_SAMPLE]), random.choice([1e-3, 0.7, 1.0, 1e6]),\n"
+        "         random.choice([0, 1, 5, 200]))\n"
+        "    st, r = random.getrandbits(64), random.randint(0, min(pt.GEN_MAX_TOP, V))\n"
+        "    order = pt.gen_order_t(torch, host)\n"
+        "    a = pt.gen_choose(row, s, st), pt.gen_top(row, r)\n"
+        "    b = pt.gen_choose_t(torch, host, order, s, st), pt.gen_top_t(host, order, r)\n"
+        "    same = a[0] == b[0] and [i for i, _ in a[1]] == [i for i, _ in b[1]] and all(\n"
+        "        str(x) == str(y) for (_, x), (_, y) in zip(a[1], b[1]))\n"
+        "    if not same:\n"
+        "        bad += 1\n"
+        "        print('differ: V %d settings %s: %s vs %s' % (V, s, a, b)) if bad < 3 else None\n"
+        "print('rows differing: %d' % bad)\n";
+    char path[256], cmd[1024];
+    snprintf(path, sizeof path, "/tmp/parity-kvcache-choose-%d.py", (int)getpid());
+    tl_write(path, code);
+    snprintf(cmd, sizeof cmd, "PYTHONDONTWRITEBYTECODE=1 %s %s 2>&1", PY, path);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    char out[8192] = "", line[4096];
+    while (fgets(line, sizeof line, p))
+        if (strlen(out) + strlen(line) < sizeof out)
+            strcat(out, line);
+    int rc = pclose(p);
+    unlink(path);
+    cr_assert_eq(rc, 0, "the script failed:\n%s", out);
+    cr_expect(strstr(out, "rows differing: 0\n") != NULL, "torch %s: %s", tl_torch_version(), out);
+}

@@ -195,6 +195,69 @@ def gen_choose(row, settings, state):
     return cand[-1], state
 
 
+def gen_order_t(torch, host):
+    """gen_order on host (a step's float64 row on the CPU, as a tensor): a
+    stable descending sort is that order (torch puts NaN above every number
+    and keeps equal ones, -0.0 and 0.0 too, in id order), in C."""
+    return torch.sort(host, descending=True, stable=True).indices
+
+
+def gen_top_t(host, order, r):
+    """gen_top on the tensor: the first r of gen_order_t, as (id, logit) pairs."""
+    if not r:
+        return []
+    ids = order[:r]
+    return list(zip(ids.tolist(), host[ids].tolist()))
+
+
+def gen_choose_t(torch, host, order, settings, state):
+    """gen_choose on the tensor, bit for bit (the same float64 operations in
+    the same order); greedy is torch.argmax itself (the first NaN, else the
+    lowest id of the largest)."""
+    decoding, temperature, top_k = settings
+    if decoding != GEN_SAMPLE:
+        return int(torch.argmax(host)), state
+    state, z = splitmix64(state)
+    u = float(z >> 11) * (1.0 / 9007199254740992.0)
+    if bool(torch.isnan(host).any()):
+        return int(torch.argmax(host)), state  # the first NaN
+    k = top_k if 0 < top_k < host.numel() else host.numel()
+    cand = order[:k]
+    ids, logits = cand.tolist(), host[cand].tolist()
+    m = logits[0]
+    if m in (float("inf"), float("-inf")):
+        return int(torch.argmax(host)), state
+    w = [math.exp((v - m) / temperature) for v in logits]
+    total = 0.0
+    for x in w:
+        total += x
+    c = 0.0
+    for i, x in zip(ids, w):
+        c += x
+        if u * total < c:
+            return i, state
+    return ids[-1], state
+
+
+# Up to this many logits a row, a step is chosen in Python on a list (a
+# few torch calls cost more than the loops); above it, on the tensor
+# (gen_*_t), where a Python loop over a real vocabulary (32k to 256k ids)
+# would cost milliseconds a token. Both give the same ids and top lists
+# (tests/test_cmd_kvcache.c checks them against each other).
+GEN_LIST_MAX_V = 2048
+
+
+def gen_step(torch, host, settings, state, r):
+    """(id, new state, top r pairs) for one step's float64 row on the host."""
+    if host.numel() <= GEN_LIST_MAX_V:
+        row = host.tolist()
+        tid, state = gen_choose(row, settings, state)
+        return tid, state, gen_top(row, r)
+    order = gen_order_t(torch, host)
+    tid, state = gen_choose_t(torch, host, order, settings, state)
+    return tid, state, gen_top_t(host, order, r)
+
+
 class Channel:
     """stdin and the protocol's own copy of stdout."""
 
@@ -723,15 +786,15 @@ class Executor:
                         first_ms = (time.perf_counter() - t0) * 1000.0
                     chosen, end = [], GEN_END_NONE
                     break
-                row = out[0, t - 1].detach().to("cpu").to(torch.float64).tolist()
+                host = out[0, t - 1].detach().to("cpu").to(torch.float64)
                 step_ms.append((time.perf_counter() - t0) * 1000.0)
                 if step == 0:
                     first_ms = step_ms[0]
                     shape = list(out.shape)
                     nr = min(req["report_top"], V)
-                tid, state = gen_choose(row, req["settings"], state)
+                tid, state, top = gen_step(torch, host, req["settings"], state, nr)
                 chosen.append(tid)
-                tops.append(gen_top(row, nr))
+                tops.append(top)
                 if tid in req["stop"]:
                     end = GEN_END_STOP
                     break
