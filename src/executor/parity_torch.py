@@ -195,25 +195,34 @@ def gen_choose(row, settings, state):
     return cand[-1], state
 
 
-def gen_order_t(torch, host):
-    """gen_order on host (a step's float64 row on the CPU, as a tensor): a
-    stable descending sort is that order (torch puts NaN above every number
-    and keeps equal ones, -0.0 and 0.0 too, in id order), in C."""
-    return torch.sort(host, descending=True, stable=True).indices
-
-
-def gen_top_t(host, order, r):
-    """gen_top on the tensor: the first r of gen_order_t, as (id, logit) pairs."""
+def gen_top_t(torch, host, r):
+    """gen_top on host (a step's float64 row on the CPU, as a tensor), in
+    about O(V) in C: the NaN ids first (lower id first), then of the rest
+    every id at least as large as the k-th largest (torch.topk's value:
+    ties at the edge all come), ordered by logit descending with ties lower
+    id first in Python, on those few."""
     if not r:
         return []
-    ids = order[:r]
-    return list(zip(ids.tolist(), host[ids].tolist()))
+    nan = torch.isnan(host)
+    ids = nan.nonzero().flatten()[:r].tolist() if bool(nan.any()) else []
+    need = r - len(ids)
+    if need > 0:
+        rest = (~nan).nonzero().flatten() if ids else None
+        vals = host if rest is None else host[rest]
+        edge = torch.topk(vals, need).values[-1]
+        pick = (vals >= edge).nonzero().flatten()
+        pv = vals[pick].tolist()
+        pi = (pick if rest is None else rest[pick]).tolist()
+        ids += [pi[j] for j in sorted(range(len(pi)), key=lambda j: -pv[j])[:need]]  # stable: ties keep id order
+    return list(zip(ids, host[torch.tensor(ids, dtype=torch.int64)].tolist()))
 
 
-def gen_choose_t(torch, host, order, settings, state):
+def gen_choose_t(torch, host, settings, state):
     """gen_choose on the tensor, bit for bit (the same float64 operations in
     the same order); greedy is torch.argmax itself (the first NaN, else the
-    lowest id of the largest)."""
+    lowest id of the largest). The candidates come from a stable descending
+    sort, which is gen_order's order (torch puts NaN above every number and
+    keeps equal ones, -0.0 and 0.0 too, in id order); only a sample sorts."""
     decoding, temperature, top_k = settings
     if decoding != GEN_SAMPLE:
         return int(torch.argmax(host)), state
@@ -222,7 +231,7 @@ def gen_choose_t(torch, host, order, settings, state):
     if bool(torch.isnan(host).any()):
         return int(torch.argmax(host)), state  # the first NaN
     k = top_k if 0 < top_k < host.numel() else host.numel()
-    cand = order[:k]
+    cand = torch.sort(host, descending=True, stable=True).indices[:k]
     ids, logits = cand.tolist(), host[cand].tolist()
     m = logits[0]
     if m in (float("inf"), float("-inf")):
@@ -253,9 +262,8 @@ def gen_step(torch, host, settings, state, r):
         row = host.tolist()
         tid, state = gen_choose(row, settings, state)
         return tid, state, gen_top(row, r)
-    order = gen_order_t(torch, host)
-    tid, state = gen_choose_t(torch, host, order, settings, state)
-    return tid, state, gen_top_t(host, order, r)
+    tid, state = gen_choose_t(torch, host, settings, state)
+    return tid, state, gen_top_t(torch, host, r)
 
 
 class Channel:
