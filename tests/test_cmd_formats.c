@@ -24,6 +24,7 @@
 #include "testlib.h"
 
 #define PY tl_python()
+#define OWNNAMES_PIN "9871f0495f6587b704484585cc1ada42f7ecc07558999b115e1fc69eb09b2aa7"
 #define SEGMENTS_PIN "ecc2a71cd982b7dcc88f39e63a4cb951aaedac20445c1396fba1c8baa3441b4d"
 #define FORMATS "fixtures/bert-formats/fixture.yaml"
 #define SAFETENSORS_PIN "13b060c727ff4e4d1cb4a32e12563c3ec5376be7c40c19d9645180d6a0a11a0e"
@@ -55,15 +56,23 @@ static char *replace_all(const char *s, const char *from, const char *to)
     return out;
 }
 
-/* A copy of src beside it (its relative paths keep working) with the given
- * rewrites (from, to, ..., NULL), removed when the test ends. */
-static const char *variant(int slot, const char *src, const char *const *pairs)
+/* made[slot] as dir/.formats-PID-SLOT.yaml, removed when the test ends
+ * (a failed assertion ends it too). */
+static const char *made_in(int slot, const char *dir, int len)
 {
     static int registered;
     if (!registered++)
         atexit(remove_made);
+    snprintf(made[slot], sizeof made[slot], "%.*s/.formats-%d-%d.yaml", len, dir, (int)getpid(), slot);
+    return made[slot];
+}
+
+/* A copy of src beside it (its relative paths keep working) with the given
+ * rewrites (from, to, ..., NULL), removed when the test ends. */
+static const char *variant(int slot, const char *src, const char *const *pairs)
+{
     const char *slash = strrchr(src, '/');
-    snprintf(made[slot], sizeof made[slot], "%.*s/.formats-%d-%d.yaml", (int)(slash - src), src, (int)getpid(), slot);
+    made_in(slot, src, (int)(slash - src));
     char *text = tl_slurp(src);
     cr_assert_not_null(text, "%s", src);
     for (int i = 0; pairs && pairs[i]; i += 2) {
@@ -293,8 +302,7 @@ Test(formats, an_export_model_with_executor_libtorch_is_refused, .timeout = 60)
 
 Test(formats, a_model_taking_token_type_ids_runs_without_inputs, .timeout = 180)
 {
-    char path[200];
-    snprintf(path, sizeof path, "tests/data/.segments-%d.yaml", (int)getpid());
+    const char *path = made_in(5, "tests/data", 10);
     char *text = replace_all(SEGMENTS, "%s", SEGMENTS_PIN);
     tl_write(path, text);
     char *dir = tl_tmpdir(), out[300];
@@ -324,6 +332,26 @@ Test(formats, a_model_taking_token_type_ids_runs_without_inputs, .timeout = 180)
     text = tl_slurp(out);
     cr_expect(text && strstr(text, "outcome: \"exception\"") && strstr(text, "token_type_ids"), "%s", text);
     free(text);
+    /* A forward with names of its own, forward(ids, mask): in order, as
+     * before names were read, token_type_ids left out. */
+    char *own = replace_all(SEGMENTS, "segments.pt", "ownnames.pt");
+    text = replace_all(own, "%s", OWNNAMES_PIN);
+    tl_write(path, text);
+    free(own), free(text);
+    r = tl_run((const char *[]){"parity", "run", path, "-q", "--python", PY, "-o", out, NULL});
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    f = fixture_load(path, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    res = results_load(out, f, &err);
+    cr_assert_not_null(res, "%s", err.msg);
+    for (size_t e = 0; e < 2; e++)
+        for (size_t k = 0; k < 2; k++)
+            cr_expect_eq(res->envs[e].ex[k].status, PX_ST_OK, "ownnames %s %s: %s", res->envs[e].name,
+                         f->examples[k].id, res->envs[e].ex[k].detail ? res->envs[e].ex[k].detail : "");
+    expect_identical(f, &res->envs[0], &res->envs[1]);
+    results_free(res);
+    fixture_free(f);
     tl_unlink_fixture(path);
     unlink(out), rmdir(dir), free(dir);
 }
@@ -516,4 +544,68 @@ Test(formats, the_readme_recipe_for_your_own_transformers_model_runs_as_written,
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_expect_eq(system(cmd), 0);
     free(dir);
+}
+
+/* init --model DIR: a Transformers model directory is written as one
+ * (format: transformers, every file pinned, the environments on the Python
+ * executor), loads, and lint finds nothing about the model; with --propose
+ * on torch 2 the reference's answers are proposed. */
+Test(formats, init_writes_a_transformers_directory_pinned_file_by_file, .timeout = 300)
+{
+    char *dir = tl_tmpdir(), target[300], fx[320];
+    snprintf(target, sizeof target, "%s/new", dir);
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", target);
+    const char *argv[] = {"parity", "init", target, "--model", "fixtures/bert-formats/bert", "--tokenizer",
+                          "fixtures/bert-formats/bert/tokenizer.json", "--labels", "film,volunteer,sports,music,social",
+                          torch2() ? "--propose" : NULL, NULL};
+    cmd_result r = tl_run(argv);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.err, "gave no label"), "%s", r.err);
+    tl_free(&r);
+    px_error err = {0};
+    px_fixture *f = fixture_load(fx, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect_eq(f->model_format, PX_FORMAT_TRANSFORMERS);
+    cr_expect_eq(f->n_model_files, 3);
+    px_fixture *g = fixture_load(FORMATS, &err);
+    cr_assert_not_null(g, "%s", err.msg);
+    cr_expect_str_eq(f->model_sha256, g->model_sha256, "the same directory, the same pins");
+    fixture_free(g);
+    for (size_t i = 0; i < f->n_envs; i++)
+        cr_expect(f->envs[i].python, "%s: executor python", f->envs[i].name);
+    size_t proposed = 0;
+    for (size_t k = 0; k < f->n_examples; k++)
+        proposed += f->examples[k].review.note && !strcmp(f->examples[k].review.note, PX_PROPOSAL_NOTE);
+    cr_expect_eq(proposed, torch2() ? f->n_examples : 0, "%zu proposed", proposed);
+    fixture_free(f);
+    r = tl_run((const char *[]){"parity", "lint", fx, NULL});
+    cr_expect(!strstr(r.out, "model") && !strstr(r.out, "executor"), "%s", r.out);
+    tl_free(&r);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
+
+/* A directory without files: is unpinned: lint names it, run refuses it. */
+Test(formats, a_directory_without_pins_is_refused, .timeout = 60)
+{
+    char *text = tl_slurp(FORMATS);
+    cr_assert_not_null(text);
+    char *files = strstr(text, "    files:\n"), *end = files ? strstr(files, "    # no inputs") : NULL;
+    cr_assert(files && end);
+    char *cut = malloc(strlen(text) + 1);
+    snprintf(cut, strlen(text) + 1, "%.*s%s", (int)(files - text), text, end);
+    free(text);
+    const char *fx = variant(4, FORMATS, NULL);
+    tl_write(fx, cut);
+    free(cut);
+    cmd_result r = tl_run((const char *[]){"parity", "lint", fx, NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.out, "contract.model has no files: pin each file of the model directory"), "%s", r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "run", fx, "--python", PY, "-o", "/dev/null", NULL});
+    cr_expect_neq(r.status, 0);
+    cr_expect(strstr(r.err, "contract.model has no files: (each file's sha256)"), "%s", r.err);
+    tl_free(&r);
 }

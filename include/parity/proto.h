@@ -30,12 +30,12 @@
  *
  * Model handling, the same in both: the model is loaded on the CPU, then
  * moved to the device, then .to(dtype), eval(), and every forward runs in
- * inference mode. The inputs of a RUN frame go to the forward by name
- * where its signature names any of them (a ScriptModule's schema, the
- * Python signature of a module's forward), else in the order sent; an
- * input named by --optional-input (parity sends token_type_ids when the
- * fixture does not list contract.model.inputs) is left out when the forward
- * does not take it. The output is the returned tensor, the first element
+ * inference mode. An input named by --optional-input (parity sends
+ * token_type_ids when the fixture does not list contract.model.inputs) is
+ * left out when the forward does not take it; the others go to the forward
+ * by name when its signature (a ScriptModule's schema, the Python
+ * signature of a module's forward) names every one of them, else in the
+ * order sent (a forward with names of its own). The output is the returned tensor, the first element
  * of a returned tuple, the "logits" entry of a returned dict, or a
  * Transformers output's .logits.
  *

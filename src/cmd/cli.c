@@ -50,7 +50,7 @@ const px_option cli_options[] = {
                       "auto|always|never", 0},
     [PX_OPT_MAX_SIZE] = {0, "max-size", "MIB", "any command: refuse a fixture or results file larger than this "
                                                "(default 16 MiB for a fixture, 64 MiB for results)", NULL, 0},
-    [PX_OPT_MODEL] = {0, "model", "FILE", "init: the TorchScript model (its sha256 is pinned)", NULL, 0},
+    [PX_OPT_MODEL] = {0, "model", "FILE", "init: the TorchScript model (its sha256 is pinned), or a Transformers model directory (each file's)", NULL, 0},
     [PX_OPT_VOCAB] = {0, "vocab", "FILE", "init: the vocab.txt (kind wordpiece)", NULL, 0},
     [PX_OPT_CASED] = {0, "cased", NULL, "init: the vocab.txt is cased (lowercase: false)", NULL, 0},
     [PX_OPT_TOKENIZER] = {0, "tokenizer", "FILE", "init: the model's tokenizer.json (kind huggingface), instead of "

@@ -4,6 +4,7 @@
  * parts only a person can write (tolerance why, the examples' expectations
  * and whys) left for lint to name. Never overwrites a fixture. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "parity/error.h"
 #include "parity/fixture.h"
 #include "parity/hash.h"
+#include "parity/modeldir.h"
 #include "parity/results.h"
 #include "parity/utf8.h"
 
@@ -69,7 +71,7 @@ static int parse(int argc, char **argv, init_args *a)
     if (!a->dir)
         return cli_usage_error(c, "which directory?");
     if (!a->model)
-        return cli_usage_error(c, "--model FILE is needed (the TorchScript model)");
+        return cli_usage_error(c, "--model FILE|DIR is needed (the TorchScript model, or a Transformers model directory)");
     if (!!a->vocab == !!a->tokenizer)
         return cli_usage_error(c, "give the tokenizer: --vocab vocab.txt or --tokenizer tokenizer.json");
     if (a->cased && !a->vocab)
@@ -197,15 +199,71 @@ static char *labels_flow(const char *list)
 typedef struct pins {
     char *model, *tok; /* malloc'd */
     char model_sha[PX_SHA256_HEX], tok_sha[PX_SHA256_HEX];
+    char *files;       /* a model directory's files: lines (malloc'd), else NULL */
 } pins;
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* A Transformers model directory's files: block, every file loading could
+ * read pinned (modeldir.h), in name order. */
+static char *dir_pins(const char *dir, px_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        px_error_set(err, PX_ERR_NOT_FOUND, dir, 0, 0, "cannot read: %s", strerror(errno));
+        return NULL;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[PATH_MAX];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!modeldir_readable(e->d_name) || stat(path, &st) || !S_ISREG(st.st_mode))
+            continue;
+        char **grown = realloc(names, (n + 1) * sizeof *names);
+        if (!grown)
+            break;
+        names = grown;
+        if ((names[n] = strdup(e->d_name)))
+            n++;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX], sha[PX_SHA256_HEX];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (!rc && !(rc = sha_of(path, sha, err))) {
+            fputs("      ", o);
+            emit_yaml_string(o, names[i]);
+            fprintf(o, ": \"%s\"\n", sha);
+        }
+        free(names[i]);
+    }
+    free(names);
+    if (fclose(o) || rc) {
+        free(text);
+        return rc ? NULL : (px_error_oom(err, NULL), NULL);
+    }
+    return text;
+}
 
 static int pins_read(const init_args *a, pins *p, px_error *err)
 {
     const char *tok_file = a->vocab ? a->vocab : a->tokenizer;
+    struct stat st;
+    p->files = NULL;
     p->model = path_from(a->dir, a->model, err);
     p->tok = p->model ? path_from(a->dir, tok_file, err) : NULL;
-    if (!p->model || !p->tok || sha_of(a->model, p->model_sha, err) || sha_of(tok_file, p->tok_sha, err)) {
-        free(p->model), free(p->tok);
+    int dir = p->model && !stat(a->model, &st) && S_ISDIR(st.st_mode);
+    if (!p->model || !p->tok || (dir ? !(p->files = dir_pins(a->model, err)) : sha_of(a->model, p->model_sha, err)) ||
+        sha_of(tok_file, p->tok_sha, err)) {
+        free(p->model), free(p->tok), free(p->files);
         return -1;
     }
     return 0;
@@ -215,6 +273,9 @@ static int pins_read(const init_args *a, pins *p, px_error *err)
  * fixture starts with. */
 static void write_contract(FILE *f, const init_args *a, const pins *p, const char *flow)
 {
+    /* parity-torch loads TorchScript only: a directory needs the Python
+     * executor (with torch 2 and transformers: --python or PARITY_PYTHON). */
+    static const char python[] = "    executor: python\n";
     fprintf(f, "# Written by `parity init`. Read it through, then:\n"
                "#   parity lint fixture.yaml      names what is still to write (whys, expectations)\n"
                "#   parity run fixture.yaml       runs the reference and the twin\n"
@@ -223,14 +284,19 @@ static void write_contract(FILE *f, const init_args *a, const pins *p, const cha
                "  task: say in one sentence what the model is for\n"
                "  model:\n    path: ");
     emit_yaml_string(f, p->model);
-    /* No inputs: list: parity passes those of input_ids, attention_mask and
-     * token_type_ids that the forward's signature takes, by name. */
-    fprintf(f, "\n    sha256: \"%s\"\n    output: logits\n"
+    /* A directory is a Transformers model (save_pretrained's), each file
+     * pinned. No inputs: list: parity passes those of input_ids,
+     * attention_mask and token_type_ids that the forward's signature takes,
+     * by name. */
+    if (p->files)
+        fprintf(f, "\n    format: transformers\n    files:   # every file of the directory (sha256sum)\n%s", p->files);
+    else
+        fprintf(f, "\n    sha256: \"%s\"\n", p->model_sha);
+    fprintf(f, "    output: logits\n"
                "  input:\n    clean:   # keep the rules your task needs, remove the others\n"
                "      - {pattern: '\\s+', replace: ' ', why: collapse white space and line breaks from copy-paste}\n"
                "      - {pattern: '^ | $', replace: '', why: leading or trailing space carries no meaning}\n"
-               "    tokenizer:\n",
-            p->model_sha);
+               "    tokenizer:\n");
     if (a->vocab) {
         fprintf(f, "      kind: wordpiece\n      vocab: ");
         emit_yaml_string(f, p->tok);
@@ -251,12 +317,12 @@ static void write_contract(FILE *f, const init_args *a, const pins *p, const cha
                "      # why: say why these numbers are right for this task (lint asks until it is written)\n"
                "    decision: exact\n\n"
                "environments:\n"
-               "  reference:\n    device: cpu\n    dtype: float32\n    threads: 1\n    role: reference\n"
+               "  reference:\n    device: cpu\n    dtype: float32\n    threads: 1\n    role: reference\n%s"
                "    note: the environment the task was built and reviewed in\n"
-               "  cpu-bf16:\n    device: cpu\n    dtype: bfloat16\n    threads: 1\n    role: twin\n"
+               "  cpu-bf16:\n    device: cpu\n    dtype: bfloat16\n    threads: 1\n    role: twin\n%s"
                "    note: a CPU twin of bfloat16 numerics, not an accelerator\n\n"
                "examples:\n",
-            flow);
+            flow, p->files ? python : "", p->files ? python : "");
 }
 
 /* One example a text (--texts), else one of each kind to fill in. */
@@ -309,7 +375,7 @@ static int fixture_text(const init_args *a, const proposal *props, char **out, s
     for (size_t i = 0; i < n_texts; i++)
         free(texts[i]);
     free(texts);
-    free(flow), free(p.model), free(p.tok);
+    free(flow), free(p.model), free(p.tok), free(p.files);
     if (fclose(f)) {
         free(text);
         return px_error_oom(err, NULL);

@@ -413,8 +413,8 @@ static void check_pins(lctx *c, const px_fixture *f)
     for (size_t i = 0; i < f->n_envs; i++) {
         const px_env *e = &f->envs[i];
         if (e->own_model && !e->model_sha256)
-            add(c, env_override_loc(c, e, i, "model"), "environment '%s'.model has no sha256: pin the model revision",
-                e->name);
+            add(c, env_override_loc(c, e, i, "model"), "environment '%s'.model has no %s: pin the model revision",
+                e->name, e->model_format == PX_FORMAT_TRANSFORMERS ? "files: (each file's sha256)" : "sha256");
         if (e->own_vocab && !e->vocab_sha256)
             add(c, env_override_loc(c, e, i, "vocab"),
                 "environment '%s'.vocab has no sha256: pin the vocabulary revision", e->name);

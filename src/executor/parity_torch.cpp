@@ -234,9 +234,10 @@ struct Named {
 // --optional-input: inputs left out when the forward does not take them.
 std::vector<std::string> optional_inputs;
 
-// m's forward on the inputs (proto.h, Model handling): by name where its
-// schema names any of them, an optional one it does not take left out;
-// otherwise in the order sent, as before names were read.
+// m's forward on the inputs (proto.h, Model handling), an optional one it
+// does not take left out: by name when its schema names every one of them,
+// otherwise in the order sent (a forward of its own names, as before names
+// were read).
 c10::IValue call_forward(torch::jit::script::Module &m, const Named &in)
 {
     torch::jit::Method fwd = m.get_method("forward");
@@ -250,23 +251,20 @@ c10::IValue call_forward(torch::jit::script::Module &m, const Named &in)
     auto optional = [&](const std::string &n) {
         return std::find(optional_inputs.begin(), optional_inputs.end(), n) != optional_inputs.end();
     };
-    bool by_name = std::any_of(in.names.begin(), in.names.end(), takes);
+    std::vector<size_t> sent;
+    bool by_name = true;
+    for (size_t i = 0; i < in.names.size(); i++)
+        if (!optional(in.names[i]) || takes(in.names[i])) {
+            sent.push_back(i);
+            by_name = by_name && takes(in.names[i]);
+        }
     std::vector<c10::IValue> stack;
     torch::jit::Kwargs kwargs;
-    std::string sig;
-    for (size_t i = 1; i < args.size(); i++)
-        sig += (i > 1 ? ", " : "") + args[i].name();
-    for (size_t i = 0; i < in.names.size(); i++) {
-        const std::string &n = in.names[i];
-        if (optional(n) && !takes(n))
-            continue;
-        if (!by_name)
-            stack.push_back(in.values[i]);
-        else if (takes(n))
-            kwargs[n] = in.values[i];
+    for (size_t i : sent) {
+        if (by_name)
+            kwargs[in.names[i]] = in.values[i];
         else
-            throw Failure{PX_STAGE_FORWARD, "the model's forward(" + sig + ") takes no argument '" + n +
-                                                "' (contract.model.inputs names it)"};
+            stack.push_back(in.values[i]);
     }
     return fwd(stack, kwargs);
 }

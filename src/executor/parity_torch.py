@@ -2,12 +2,14 @@
 
 The native TorchTPU backend (import torch_tpu, device "tpu"), torch_xla
 (device "xla") and other Python-first backends cannot be driven from C++,
-so this is parity-torch again, in Python: it loads one TorchScript model on
-one device/dtype and answers RUN frames on stdin with OUTPUT or FAIL frames
+so this is parity-torch again, in Python: it loads one model (TorchScript,
+and what only Python loads: a torch.export program, a Transformers model
+directory) on one device/dtype and answers RUN frames on stdin with OUTPUT or FAIL frames
 on stdout (TRAIN with TRAINED, GENERATE with GENERATED), speaking the
 protocol of include/parity/proto.h (read that first: this file follows it
 field by field; its choice of a generated token is src/proto/generate.c's, bit for
-bit). Standard library and torch only.
+bit). Standard library and torch only (and transformers, imported only for
+a Transformers model directory).
 
     PYTHON parity_torch.py --model PATH [--format torchscript|export|transformers]
         [--kind classifier|generator] [--optional-input NAME]...
@@ -456,16 +458,13 @@ def forward_names(model):
 
 def bind_inputs(names, named, optional):
     """(args, kwargs) for a forward with argument names `names` (None: not
-    known) of the inputs `named` [(name, tensor)] as parity sent them: by
-    name where the forward names any of them, an optional one it does not
-    take left out; otherwise in the order sent, as before names were read."""
+    known) of the inputs `named` [(name, tensor)] as parity sent them, an
+    optional one the forward does not take left out: by name when the
+    forward names every one of them, otherwise in the order sent (a forward
+    of its own names, forward(ids, mask), as before names were read)."""
     sent = [(n, t) for n, t in named if not (n in optional and (names is None or n not in names))]
-    if names is None or not any(n in names for n, _ in named):
+    if names is None or not sent or any(n not in names for n, _ in sent):
         return [t for _, t in sent], {}
-    missing = [n for n, _ in sent if n not in names]
-    if missing:
-        raise Failure(STAGE_FORWARD, "the model's forward(%s) takes no argument '%s' (contract.model.inputs names it)"
-                      % (", ".join(names), missing[0]))
     return [], dict(sent)
 
 

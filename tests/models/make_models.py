@@ -3,7 +3,8 @@
 
     /usr/bin/python3 tests/models/make_models.py tests/models
 
-Every model (but segments.pt, which takes token_type_ids too) has the
+Every model (but segments.pt, which takes token_type_ids too, and
+ownnames.pt, whose arguments have names of their own) has the
 forward signature of a traced Hugging Face sequence classifier,
 forward(input_ids: int64 [B,T], attention_mask: int64 [B,T]), and
 misbehaves in one planted way. They accept any token id (ids are folded
@@ -280,6 +281,20 @@ class Segments(nn.Module):
         return self.head(x)
 
 
+class OwnNames(nn.Module):
+    """ownnames.pt -- for inputs by position: a forward whose arguments have
+    names of its own, forward(ids, mask) -> logits [B,5]; parity's inputs
+    reach it in order, as before executors read names."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = Features()
+        self.head = nn.Linear(DIM, 5)
+
+    def forward(self, ids: Tensor, mask: Tensor) -> Tensor:
+        return self.head(self.features(ids, mask))
+
+
 GEN_VOCAB = 12  # the generators' V
 
 
@@ -373,7 +388,7 @@ def main() -> int:
                 ("nonfinite.pt", NonFinite), ("leaks.pt", Leaks),
                 ("unmasked.pt", Unmasked), ("untrainable.pt", Untrainable),
                 ("gen_tiny.pt", GenTiny), ("gen_badshape.pt", GenBadShape), ("gen_nan.pt", GenNan),
-                ("segments.pt", Segments)]
+                ("segments.pt", Segments), ("ownnames.pt", OwnNames)]
     short_ids = torch.tensor([[2, 7, 3]], dtype=torch.long)
     long_ids = torch.tensor([[2, 7, 8, 9, 10, 11, 12, 3]], dtype=torch.long)
     for name, cls in builders:
