@@ -25,12 +25,16 @@
 #   make demo-blurbs          the second demo, a generator (fixtures/event-blurbs)
 #   make bench                parity run vs a bare libtorch program; the
 #                             Python executor vs parity-torch; a training
-#                             step (bench --endpoint train-step:N)
+#                             step (bench --endpoint train-step:N);
+#                             generation with the KV cache (tests/bench/
+#                             generate.sh: torch 2 with transformers)
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
 #   make test-models          rebuild the tiny planted models in tests/models
 #   make bert-formats-models  rebuild fixtures/bert-formats (a BERT classifier
 #                             as a Transformers directory, .pt and .pt2)
+#   make test-llama           rebuild tests/models/gen_llama, the tiny Llama
+#                             of the cached generation test and bench
 
 CC ?= cc
 CXX ?= g++
@@ -123,8 +127,9 @@ TORCH2_SUITES := test_runner test_cmd_run test_cmd_python test_cmd_testdev test_
 TORCH2_SUITES += test_cmd_torch_tpu
 TORCH2_SUITES += test_cmd_compile
 TORCH2_SUITES += test_cmd_formats
+TORCH2_SUITES += test_cmd_kvcache
 
-.PHONY: deps-torch-tpu torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models lint-man fuzz
+.PHONY: deps-torch-tpu torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -294,7 +299,8 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
 	  tests/bench/limits.sh $(PARITY); \
 	  tests/bench/executors.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/train.sh $(PARITY) $(EXECUTOR); \
-	  tests/bench/stop.sh $(PARITY) $(EXECUTOR); } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
+	  tests/bench/stop.sh $(PARITY) $(EXECUTOR); \
+	  tests/bench/generate.sh $(PARITY) $(VENV)/bin/python; } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
 
 # Installed, parity finds its executors in ../libexec/parity and its themes
 # in ../share/parity/themes, relative to itself: PREFIX can be anything.
@@ -448,6 +454,12 @@ test-models: deps-train
 bert-formats-models:
 	$(VENV)/bin/python fixtures/bert-formats/make_models.py
 	@echo "now pin the printed sha256 values in fixtures/bert-formats/fixture.yaml"
+
+# The tiny Llama of the cached generation test and bench, a Transformers
+# model directory (transformers in the venv of make deps).
+test-llama:
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(VENV)/bin/python tests/models/make_llama.py
+	@echo "now pin the printed sha256 values in tests/data/gen-llama/fixture.yaml"
 
 clean:
 	rm -rf build

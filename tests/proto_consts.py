@@ -45,6 +45,7 @@ C_ONLY = {
 # Python integer constants with no C counterpart.
 PY_ONLY = {
     "MASK64": "Python's ints do not wrap: splitmix64's 64-bit mask",
+    "GEN_LIST_MAX_V": "where choosing a token moves from a Python list to torch: speed, not protocol",
 }
 
 DEFINE = re.compile(r"^\s*#\s*define\s+PX_([A-Z0-9_]+)\s+(.+?)\s*$")

@@ -136,7 +136,13 @@
  *          For step s = 0 .. max_new_tokens-1: a forward of the whole
  *          sequence so far (the prompt and the ids chosen so far) as
  *          input_ids [1, T+s] with attention_mask all ones (no KV cache),
- *          on the loaded module, in inference mode; the last position's row
+ *          on the loaded module, in inference mode; except that the Python
+ *          executor decodes a Transformers causal LM with its KV cache, so
+ *          a token's cost does not grow with the text: step 0 is the prompt
+ *          [1, T] with use_cache, each later step only the last chosen id
+ *          [1, 1] with the past_key_values carried and attention_mask all
+ *          ones [1, T+s] (its logits equal the whole-sequence forward's to
+ *          rounding, not bit for bit). Either way the last position's row
  *          of V logits is copied to the host as float64; an id is chosen
  *          (below) and recorded; a stop id ends it (end 1, stop), any other
  *          is appended. After max_new_tokens steps: end 2 (length).
@@ -159,8 +165,9 @@
  *          above with any NaN first), then u32 end (1 stop, 2 length),
  *          f64 first_ms (the first step's forward, which holds any
  *          compilation), f64 total_ms (all steps, each with its copy to the
- *          host). An output that is not [1, T+s, V] at any step (V that of
- *          the first step, at least 1) is answered with the shape it had,
+ *          host). An output that is not [1, T+s, V] at any step ([1, 1, V]
+ *          after the first with the cache; V that of the first step, at
+ *          least 1) is answered with the shape it had,
  *          n_steps 0 and end 0 (parity records bad-shape; never a guess).
  *          Malformed GENERATE (max_new_tokens, decoding, a sample's
  *          temperature not > 0, report_top, inputs other than input_ids and

@@ -205,6 +205,77 @@ def gen_choose(row, settings, state):
     return cand[-1], state
 
 
+def gen_top_t(torch, host, r):
+    """gen_top on host (a step's float64 row on the CPU, as a tensor), in
+    about O(V) in C: the NaN ids first (lower id first), then of the rest
+    every id at least as large as the k-th largest (torch.topk's value:
+    ties at the edge all come), ordered by logit descending with ties lower
+    id first in Python, on those few."""
+    if not r:
+        return []
+    nan = torch.isnan(host)
+    ids = nan.nonzero().flatten()[:r].tolist() if bool(nan.any()) else []
+    need = r - len(ids)
+    if need > 0:
+        rest = (~nan).nonzero().flatten() if ids else None
+        vals = host if rest is None else host[rest]
+        edge = torch.topk(vals, need).values[-1]
+        pick = (vals >= edge).nonzero().flatten()
+        pv = vals[pick].tolist()
+        pi = (pick if rest is None else rest[pick]).tolist()
+        ids += [pi[j] for j in sorted(range(len(pi)), key=lambda j: -pv[j])[:need]]  # stable: ties keep id order
+    return list(zip(ids, host[torch.tensor(ids, dtype=torch.int64)].tolist()))
+
+
+def gen_choose_t(torch, host, settings, state):
+    """gen_choose on the tensor, bit for bit (the same float64 operations in
+    the same order); greedy is torch.argmax itself (the first NaN, else the
+    lowest id of the largest). The candidates come from a stable descending
+    sort, which is gen_order's order (torch puts NaN above every number and
+    keeps equal ones, -0.0 and 0.0 too, in id order); only a sample sorts."""
+    decoding, temperature, top_k = settings
+    if decoding != GEN_SAMPLE:
+        return int(torch.argmax(host)), state
+    state, z = splitmix64(state)
+    u = float(z >> 11) * (1.0 / 9007199254740992.0)
+    if bool(torch.isnan(host).any()):
+        return int(torch.argmax(host)), state  # the first NaN
+    k = top_k if 0 < top_k < host.numel() else host.numel()
+    cand = torch.sort(host, descending=True, stable=True).indices[:k]
+    ids, logits = cand.tolist(), host[cand].tolist()
+    m = logits[0]
+    if m in (float("inf"), float("-inf")):
+        return int(torch.argmax(host)), state
+    w = [math.exp((v - m) / temperature) for v in logits]
+    total = 0.0
+    for x in w:
+        total += x
+    c = 0.0
+    for i, x in zip(ids, w):
+        c += x
+        if u * total < c:
+            return i, state
+    return ids[-1], state
+
+
+# Up to this many logits a row, a step is chosen in Python on a list (a
+# few torch calls cost more than the loops); above it, on the tensor
+# (gen_*_t), where a Python loop over a real vocabulary (32k to 256k ids)
+# would cost milliseconds a token. Both give the same ids and top lists
+# (tests/test_cmd_kvcache.c checks them against each other).
+GEN_LIST_MAX_V = 2048
+
+
+def gen_step(torch, host, settings, state, r):
+    """(id, new state, top r pairs) for one step's float64 row on the host."""
+    if host.numel() <= GEN_LIST_MAX_V:
+        row = host.tolist()
+        tid, state = gen_choose(row, settings, state)
+        return tid, state, gen_top(row, r)
+    tid, state = gen_choose_t(torch, host, settings, state)
+    return tid, state, gen_top_t(torch, host, r)
+
+
 class Channel:
     """stdin and the protocol's own copy of stdout."""
 
@@ -843,12 +914,15 @@ class Executor:
         chan.send(FRAME_OUTPUT, f)
 
     def generate(self, chan, payload):
-        """GENERATE (proto.h): step after step, a forward of the whole
-        sequence so far (no KV cache) in inference mode; each step's last row
-        goes to the host as float64 and is chosen from there exactly as
-        src/proto/generate.c does. An output not [1, T+s, V] at any step is
-        answered with its shape and no steps. Read, generate and answer are
-        the C++ executor's read_generate, generate_steps, send_generated."""
+        """GENERATE (proto.h): step after step in inference mode, a forward
+        of the whole sequence so far, or for a model with a KV cache (a
+        Transformers causal LM, see uses_cache) the prompt once and then
+        each new token against the cache; each step's last row goes to the
+        host as float64 and is chosen from there exactly as
+        src/proto/generate.c does. An output not [1, T+s, V] (with the
+        cache: [1, T, V], then [1, 1, V]) at any step is answered with its
+        shape and no steps. Read, generate and answer are the C++ executor's
+        read_generate, generate_steps, send_generated."""
         req = self.read_generate(payload)
         self.synchronize()
         t_all = time.perf_counter()
@@ -891,50 +965,84 @@ class Executor:
         return {"max_new": max_new, "stop": stop, "settings": (decoding, temperature, top_k), "seed": seed,
                 "report_top": report_top, "names": names, "ids": ids}
 
-    def generate_steps(self, req):
+    def uses_cache(self):
+        """Whether generation decodes with the model's KV cache: a
+        Transformers causal LM does (it can generate, and its forward takes
+        past_key_values and use_cache), so a token's cost does not grow with
+        the text; a TorchScript module never does (its forward is
+        (input_ids, attention_mask) -> logits, nothing to carry)."""
+        m, torch = self.model, self.torch
+        if m is None or isinstance(m, torch.jit.ScriptModule):
+            return False
+        can = getattr(m, "can_generate", None)
+        try:
+            return callable(can) and bool(can())
+        except Exception:
+            return False
+
+    def step_forward(self, names, ids, past, cached):
+        """One step's forward: (logits [1, t, V], the cache to carry, t).
+        Without the cache, the whole sequence (t = len(ids)); with it, the
+        prompt on the first step (past None) and then the one new id, with
+        the attention mask over all len(ids) positions (the model takes the
+        new position from the cache's length)."""
+        torch = self.torch
+        new = ids if past is None or not cached else ids[-1:]
+        id_t = torch.tensor([new], dtype=torch.int64).to(self.device)
+        mask_t = torch.ones((1, len(ids)), dtype=torch.int64).to(self.device)
+        if not cached:
+            out = self.forward(self.model, [(nm, mask_t if nm == "attention_mask" else id_t) for nm in names])
+            return self.output_tensor(out), None, len(new)
+        out = self.model(input_ids=id_t, attention_mask=mask_t, past_key_values=past, use_cache=True)
+        # A model that gives no cache back is fed the whole sequence next step.
+        return self.output_tensor(out), getattr(out, "past_key_values", None), len(new)
+
+    def generate_steps(self, req, cache=None):
         """The steps: (dtype, shape, chosen ids, their top lists, end,
-        first forward's ms)."""
-        torch, ids, names = self.torch, req["ids"], req["names"]
-        dtype, shape, chosen, tops = "", [], [], []
-        V, nr, end, state, first_ms = 0, 0, GEN_END_LENGTH, req["seed"], 0.0
+        first forward's ms, each step's ms). cache: None decides by the
+        model (uses_cache); False or True only from tests/bench/generate.sh,
+        which times both ways on one model (a fixture cannot choose it:
+        the model's format does)."""
+        torch, ids = self.torch, list(req["ids"])
+        cached = self.uses_cache() if cache is None else cache
+        dtype, shape, chosen, tops, step_ms = "", [], [], [], []
+        V, nr, end, state, first_ms, past = 0, 0, GEN_END_LENGTH, req["seed"], 0.0, None
         with self.grad_off():
             for step in range(req["max_new"]):
                 self.synchronize()
                 t0 = time.perf_counter()
-                n = len(ids)
-                id_t = torch.tensor([ids], dtype=torch.int64).to(self.device)
-                mask_t = torch.ones((1, n), dtype=torch.int64).to(self.device)
-                out = self.output_tensor(self.forward(self.model, [(nm, mask_t if nm == "attention_mask" else id_t)
-                                                                   for nm in names]))
+                out, past, t = self.step_forward(req["names"], ids, past, cached)
                 if step == 0:
                     dtype = str(out.dtype).replace("torch.", "")
                     V = out.shape[2] if out.dim() == 3 else 0
-                if out.dim() != 3 or out.shape[0] != 1 or out.shape[1] != n or out.shape[2] != V or V < 1:
+                if out.dim() != 3 or out.shape[0] != 1 or out.shape[1] != t or out.shape[2] != V or V < 1:
                     shape = list(out.shape)
                     if step == 0:
                         self.synchronize()
                         first_ms = (time.perf_counter() - t0) * 1000.0
                     chosen, end = [], GEN_END_NONE
                     break
-                row = out[0, n - 1].detach().to("cpu").to(torch.float64).tolist()
+                host = out[0, t - 1].detach().to("cpu").to(torch.float64)
+                self.synchronize()
+                step_ms.append((time.perf_counter() - t0) * 1000.0)
                 if step == 0:
-                    self.synchronize()
-                    first_ms = (time.perf_counter() - t0) * 1000.0
+                    first_ms = step_ms[0]
                     shape = list(out.shape)
                     nr = min(req["report_top"], V)
-                tid, state = gen_choose(row, req["settings"], state)
+                tid, state, top = gen_step(torch, host, req["settings"], state, nr)
                 chosen.append(tid)
-                tops.append(gen_top(row, nr))
+                tops.append(top)
                 if tid in req["stop"]:
                     end = GEN_END_STOP
                     break
                 ids.append(tid)
-        return dtype, shape, chosen, tops, end, first_ms
+        return dtype, shape, chosen, tops, end, first_ms, step_ms
 
     @staticmethod
     def send_generated(chan, reply, total_ms):
-        """GENERATED (proto.h) for what generate_steps gave."""
-        dtype, shape, chosen, tops, end, first_ms = reply
+        """GENERATED (proto.h) for what generate_steps gave (each step's
+        ms stays here: the frame carries the first and the total)."""
+        dtype, shape, chosen, tops, end, first_ms = reply[:6]
         f = Frame()
         f.str(dtype)
         f.u32(len(shape))
