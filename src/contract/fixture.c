@@ -205,6 +205,8 @@ static void free_model_files(px_model_file *v, size_t n)
     free(v);
 }
 
+static int pins_read(ctx *c, yaml_node_t *n, const char *w, px_model_file *out, size_t *count, px_strmap *seen);
+
 /* files: {NAME: SHA256, ...}: a Transformers directory's pins, each a plain
  * file name, once, with 64 hex digits. */
 static int load_model_files(ctx *c, yaml_node_t *n, const char *what, px_model_file **out, size_t *count)
@@ -219,6 +221,18 @@ static int load_model_files(ctx *c, yaml_node_t *n, const char *what, px_model_f
                        w, NULL);
     if (!(*out = calloc(len, sizeof **out)))
         return px_error_oom(c->err, c->path);
+    /* Names seen, in a hash map: a hostile fixture's many pins stay linear. */
+    px_strmap *seen = strmap_new(len);
+    if (!seen)
+        return px_error_oom(c->err, c->path);
+    int rc = pins_read(c, n, w, *out, count, seen);
+    strmap_free(seen);
+    return rc;
+}
+
+static int pins_read(ctx *c, yaml_node_t *n, const char *w, px_model_file *out, size_t *count, px_strmap *seen)
+{
+    size_t len = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
     int has_config = 0, has_weights = 0;
     for (size_t i = 0; i < len; i++) {
         yaml_node_pair_t *p = &n->data.mapping.pairs.start[i];
@@ -231,16 +245,18 @@ static int load_model_files(ctx *c, yaml_node_t *n, const char *what, px_model_f
             return fail_at(c, k, "%s: '%s' is not a file name in the model directory (no '/': from_pretrained reads "
                                  "the directory's own files)",
                            w, name);
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp((*out)[j].name, name))
-                return fail_at(c, k, "%s: '%s' is pinned twice", w, name);
         if (!hash_is_sha256(hex))
             return fail_at(c, v, "%s: the pin of '%s' must be 64 hex digits", w, name);
         px_loc l = loc_of(v);
-        (*out)[i] = (px_model_file){strdup(name), strdup(hex), l.line, l.col};
+        out[i] = (px_model_file){strdup(name), strdup(hex), l.line, l.col};
         (*count)++;
-        if (!(*out)[i].name || !(*out)[i].sha256)
+        if (!out[i].name || !out[i].sha256)
             return px_error_oom(c->err, c->path);
+        int dup = strmap_put(seen, out[i].name, (long)i, NULL);
+        if (dup < 0)
+            return px_error_oom(c->err, c->path);
+        if (dup)
+            return fail_at(c, k, "%s: '%s' is pinned twice", w, name);
         size_t nl = strlen(name);
         has_config |= !strcmp(name, "config.json");
         has_weights |= nl > 12 && !strcmp(name + nl - 12, ".safetensors");

@@ -52,17 +52,27 @@ int modeldir_readable(const char *name)
     return name[0] != '.' && !(len >= 3 && !strcmp(name + len - 3, ".md"));
 }
 
-static int pinned(const px_model_file *v, size_t n, const char *name)
+/* Whether name is pinned: a binary search of the pins in name order, so a
+ * directory of many files against many pins stays n log n. */
+static int pinned(const px_model_file **s, size_t n, const char *name)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(v[i].name, name))
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(s[mid]->name, name);
+        if (!c)
             return 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return 0;
 }
 
 /* The first file in dir (in name order, so the error is the same on every
  * file system) that loading could read and no pin names; 0 when none. */
-static int unpinned(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
+static int unpinned(const char *fixture, int line, int col, const char *dir, const px_model_file **s, size_t n,
                     px_error *err)
 {
     DIR *d = opendir(dir);
@@ -73,7 +83,7 @@ static int unpinned(const char *fixture, int line, int col, const char *dir, con
     int rc = 0;
     struct dirent *e;
     while (!rc && (e = readdir(d))) {
-        if (!modeldir_readable(e->d_name) || pinned(v, n, e->d_name))
+        if (!modeldir_readable(e->d_name) || pinned(s, n, e->d_name))
             continue;
         char *p = strf("%s/%s", dir, e->d_name);
         struct stat st;
@@ -130,7 +140,7 @@ int modeldir_check(const char *fixture, int line, int col, const char *dir, cons
         free(p);
     }
     if (!rc)
-        rc = unpinned(fixture, line, col, dir, v, n, err);
+        rc = unpinned(fixture, line, col, dir, s, n, err);
     if (!rc)
         digest_of(s, hex, n, out);
     for (size_t i = 0; hex && i < n; i++)

@@ -428,7 +428,18 @@ class Compiled:
         return tuple(sorted(kwargs)) + tuple(
             tuple(d if d < 2 else -1 for d in t.shape) if isinstance(t, self.torch.Tensor) else None for t in ts)
 
+    def positional(self, args, kwargs):
+        """A TorchScript forward's inputs bound by name (Executor.forward)
+        as the positional arguments they name, when they are its first ones
+        in order: torch's converter miscounts a ScriptModule's inputs given
+        by keyword ("input_values:24 vs param_count_list:22")."""
+        names = forward_names(self.model) if self.script and kwargs and not args else None
+        if names and list(kwargs) == names[:len(kwargs)]:
+            return tuple(kwargs[n] for n in names[:len(kwargs)]), {}
+        return args, kwargs
+
     def __call__(self, *args, **kwargs):
+        args, kwargs = self.positional(args, kwargs)
         k = self.key(args, kwargs)
         fn = self.fns.get(k)
         if fn is None:
