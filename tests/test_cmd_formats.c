@@ -38,24 +38,6 @@ static void remove_made(void)
             tl_unlink_fixture(made[i]);
 }
 
-static char *replace_all(const char *s, const char *from, const char *to)
-{
-    size_t n = 0, lf = strlen(from), lt = strlen(to);
-    for (const char *p = s; (p = strstr(p, from)); p += lf)
-        n++;
-    char *out = malloc(strlen(s) + n * (lt > lf ? lt - lf : 0) + 1), *o = out;
-    for (const char *p = s, *q;; p = q + lf) {
-        q = strstr(p, from);
-        size_t k = q ? (size_t)(q - p) : strlen(p);
-        memcpy(o, p, k), o += k;
-        if (!q)
-            break;
-        memcpy(o, to, lt), o += lt;
-    }
-    *o = '\0';
-    return out;
-}
-
 /* made[slot] as dir/.formats-PID-SLOT.yaml, removed when the test ends
  * (a failed assertion ends it too). */
 static const char *made_in(int slot, const char *dir, int len)
@@ -77,7 +59,7 @@ static const char *variant(int slot, const char *src, const char *const *pairs)
     cr_assert_not_null(text, "%s", src);
     for (int i = 0; pairs && pairs[i]; i += 2) {
         cr_assert_not_null(strstr(text, pairs[i]), "%s has no '%s'", src, pairs[i]);
-        char *next = replace_all(text, pairs[i], pairs[i + 1]);
+        char *next = tl_replace_all(text, pairs[i], pairs[i + 1]);
         free(text);
         text = next;
     }
@@ -233,7 +215,7 @@ Test(formats, a_file_no_pin_names_is_refused, .timeout = 60)
     snprintf(cmd, sizeof cmd, "cp -r fixtures/bert-formats/bert '%s' && echo '[PAD]' > '%s/vocab.txt'", dir, bert);
     cr_assert_eq(system(cmd), 0);
     const char *fx = variant(2, FORMATS, (const char *[]){"    path: bert\n", "    path: BERT\n", NULL});
-    char *text = tl_slurp(fx), *next = replace_all(text, "BERT", bert);
+    char *text = tl_slurp(fx), *next = tl_replace_all(text, "BERT", bert);
     tl_write(fx, next);
     free(text), free(next);
     int line = line_of(fx, "    files:");
@@ -303,7 +285,7 @@ Test(formats, an_export_model_with_executor_libtorch_is_refused, .timeout = 60)
 Test(formats, a_model_taking_token_type_ids_runs_without_inputs, .timeout = 180)
 {
     const char *path = made_in(5, "tests/data", 10);
-    char *text = replace_all(SEGMENTS, "%s", SEGMENTS_PIN);
+    char *text = tl_replace_all(SEGMENTS, "%s", SEGMENTS_PIN);
     tl_write(path, text);
     char *dir = tl_tmpdir(), out[300];
     snprintf(out, sizeof out, "%s/results.yaml", dir);
@@ -323,7 +305,7 @@ Test(formats, a_model_taking_token_type_ids_runs_without_inputs, .timeout = 180)
     results_free(res);
     fixture_free(f);
     /* Listed without it: the forward is missing an argument. */
-    char *listed = replace_all(text, "\"}\n", "\", inputs: [input_ids, attention_mask]}\n");
+    char *listed = tl_replace_all(text, "\"}\n", "\", inputs: [input_ids, attention_mask]}\n");
     free(text);
     tl_write(path, listed);
     free(listed);
@@ -334,8 +316,8 @@ Test(formats, a_model_taking_token_type_ids_runs_without_inputs, .timeout = 180)
     free(text);
     /* A forward with names of its own, forward(ids, mask): in order, as
      * before names were read, token_type_ids left out. */
-    char *own = replace_all(SEGMENTS, "segments.pt", "ownnames.pt");
-    text = replace_all(own, "%s", OWNNAMES_PIN);
+    char *own = tl_replace_all(SEGMENTS, "segments.pt", "ownnames.pt");
+    text = tl_replace_all(own, "%s", OWNNAMES_PIN);
     tl_write(path, text);
     free(own), free(text);
     r = tl_run((const char *[]){"parity", "run", path, "-q", "--python", PY, "-o", out, NULL});
@@ -492,7 +474,7 @@ Test(formats, the_readme_recipe_for_your_own_transformers_model_runs_as_written,
     char *dir = tl_tmpdir(), ckpt[4096], *out = NULL;
     cr_assert_not_null(realpath("fixtures/bert-formats/bert", ckpt));
     /* 1. Save it. */
-    char *py = replace_all(b[0], "path/to/your/checkpoint", ckpt), path[400], cmd[8192];
+    char *py = tl_replace_all(b[0], "path/to/your/checkpoint", ckpt), path[400], cmd[8192];
     snprintf(path, sizeof path, "%s/save.py", dir);
     tl_write(path, py);
     snprintf(cmd, sizeof cmd, "'%s' save.py", python_abs());
@@ -511,19 +493,19 @@ Test(formats, the_readme_recipe_for_your_own_transformers_model_runs_as_written,
         snprintf(from, sizeof from, " %s: \"SHA256\"", files[i]);
         cr_assert(*printed_sum(sums, files[i]), "sha256sum printed no %s:\n%s", files[i], sums);
         snprintf(to, sizeof to, " %s: \"%s\"", files[i], printed_sum(sums, files[i]));
-        char *next = replace_all(fx, from, to);
+        char *next = tl_replace_all(fx, from, to);
         cr_assert(strcmp(next, fx), "the fixture has no '%s'", from);
         free(fx), fx = next;
     }
-    char *next = replace_all(fx, "sha256: \"SHA256\"", "sha256: \"TOKENIZER\"");
-    free(fx), fx = replace_all(next, "TOKENIZER", printed_sum(sums, "tokenizer.json"));
+    char *next = tl_replace_all(fx, "sha256: \"SHA256\"", "sha256: \"TOKENIZER\"");
+    free(fx), fx = tl_replace_all(next, "TOKENIZER", printed_sum(sums, "tokenizer.json"));
     free(next), free(sums);
     cr_assert_null(strstr(fx, "SHA256"), "a sum left to fill: %s", fx);
     snprintf(path, sizeof path, "%s/mytask/fixture.yaml", dir);
     tl_write(path, fx);
     free(fx);
     /* 4. Lint, run, check, as printed (the venv's interpreter: this pass's). */
-    char *cmds = replace_all(b[3], "build/venv/bin/python", python_abs());
+    char *cmds = tl_replace_all(b[3], "build/venv/bin/python", python_abs());
     int ran = 0;
     for (char *line = strtok(cmds, "\n"); line; line = strtok(NULL, "\n")) {
         if (!*line)

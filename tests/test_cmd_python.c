@@ -36,25 +36,6 @@ static void remove_made(void)
             tl_unlink_fixture(made[i]);
 }
 
-/* Replaces every `from` in s with `to` (malloc'd). */
-static char *replace_all(const char *s, const char *from, const char *to)
-{
-    size_t n = 0, lf = strlen(from), lt = strlen(to);
-    for (const char *p = s; (p = strstr(p, from)); p += lf)
-        n++;
-    char *out = malloc(strlen(s) + n * (lt > lf ? lt - lf : 0) + 1), *o = out;
-    for (const char *p = s, *q; ; p = q + lf) {
-        q = strstr(p, from);
-        size_t k = q ? (size_t)(q - p) : strlen(p);
-        memcpy(o, p, k), o += k;
-        if (!q)
-            break;
-        memcpy(o, to, lt), o += lt;
-    }
-    *o = '\0';
-    return out;
-}
-
 /* A copy of a fixture in tests/data (so its relative paths keep working
  * after the given rewrites), removed when the test ends. pairs: from, to,
  * ..., NULL. */
@@ -68,7 +49,7 @@ static const char *variant(int slot, const char *src, const char *const *pairs)
     cr_assert_not_null(text, "%s", src);
     for (int i = 0; pairs && pairs[i]; i += 2) {
         cr_assert_not_null(strstr(text, pairs[i]), "%s has no '%s'", src, pairs[i]);
-        char *next = replace_all(text, pairs[i], pairs[i + 1]);
+        char *next = tl_replace_all(text, pairs[i], pairs[i + 1]);
         free(text);
         text = next;
     }

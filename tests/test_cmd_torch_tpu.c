@@ -35,13 +35,9 @@ static void write_fixture(const char *path)
                             "    note: TorchTPU, the real package, on a host with no TPU\n"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-        char *at = strstr(text, pairs[i][0]);
-        cr_assert_not_null(at, "the demo fixture has no '%s'", pairs[i][0]);
-        size_t head = (size_t)(at - text), from = strlen(pairs[i][0]), to = strlen(pairs[i][1]);
-        char *next = malloc(strlen(text) - from + to + 1);
-        memcpy(next, text, head);
-        memcpy(next + head, pairs[i][1], to);
-        strcpy(next + head + to, at + from);
+        cr_assert_not_null(strstr(text, pairs[i][0]), "the demo fixture has no '%s'", pairs[i][0]);
+        char *next = tl_replace_all(text, pairs[i][0], pairs[i][1]);
+        cr_assert_not_null(next);
         free(text);
         text = next;
     }

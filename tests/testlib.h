@@ -67,6 +67,27 @@ static inline const char *tl_parity(void)
 /* The interpreter the Python executor runs under in the tests: $PARITY_PYTHON
  * (make check's second pass: the venv's torch 2.13), else Debian's
  * /usr/bin/python3 (torch 1.13, the libtorch parity-torch links by default). */
+/* s with every `from` replaced by `to` (malloc'd; NULL when out of
+ * memory): the tests' fixture variants. */
+static inline char *tl_replace_all(const char *s, const char *from, const char *to)
+{
+    size_t n = 0, lf = strlen(from), lt = strlen(to);
+    for (const char *p = s; (p = strstr(p, from)); p += lf)
+        n++;
+    char *out = malloc(strlen(s) + n * (lt > lf ? lt - lf : 0) + 1), *o = out;
+    for (const char *p = s, *q; out; p = q + lf) {
+        q = strstr(p, from);
+        size_t k = q ? (size_t)(q - p) : strlen(p);
+        memcpy(o, p, k), o += k;
+        if (!q) {
+            *o = '\0';
+            break;
+        }
+        memcpy(o, to, lt), o += lt;
+    }
+    return out;
+}
+
 static inline const char *tl_python(void)
 {
     const char *p = getenv("PARITY_PYTHON");
