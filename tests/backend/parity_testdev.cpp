@@ -56,7 +56,9 @@
 //   registered explicitly to the CPU fallback: their CompositeExplicitAutograd
 //   decompositions would differ numerically from the CPU kernels.
 // Everything else: the boxed CPU fallback (at::native::cpu_fallback), which
-// copies the arguments to the CPU, runs the CPU kernel and copies results back.
+// copies the arguments to the CPU (a Tensor?[] too, which cpu_fallback
+// alone leaves: aten::index's indices), runs the CPU kernel and copies
+// results back.
 // Composite ops (to, copy_, transpose, reshape, matmul, linear, ...) decompose
 // into the above. A device guard (one device, index 0) and an allocator are
 // registered for the PrivateUse1 device type.
