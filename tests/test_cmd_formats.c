@@ -614,13 +614,16 @@ Test(formats, a_directory_without_pins_is_refused, .timeout = 60)
 /* The environments a TPU user writes (fixtures/bert-formats/tpu.yaml): the
  * directory, the TorchScript trace and the export program on device: tpu
  * (the test device renamed by --backend-module parity_testdev_tpu, float32),
- * and the directory compiled (aot_eager: inductor has no code generator for
- * a PrivateUse1 device), judged by parity check against the CPU reference.
+ * and the directory compiled (aot_eager: torch 2.13's inductor compiles for
+ * a device named tpu with its Pallas backend, which needs jax and a real
+ * TPU), and the trace in parity-torch too (--backend-lib), judged by
+ * parity check against the CPU reference.
  * Each is up, its manifest says tpu, and each meets the contract within its
  * 1e-5: the device's attention is the math path of
  * scaled_dot_product_attention, not the CPU's flash kernel, so not the
- * reference's bits (4.8e-07 at most when measured). The trace and the
- * program run the same aten graph on the device: bit for bit alike. Without
+ * reference's bits (4.8e-07 at most when measured). The trace (in both
+ * executors) and the program run the same aten graph on the device: bit
+ * for bit alike. Without
  * move_to_device_pass the program failed every forward ("Tensor device
  * mismatch! Expected: cpu"); without model.pt's device being the inputs'
  * the trace did ("... tpu:0 and cpu!"). Torch 2 only: 1.13 cannot rename
@@ -642,8 +645,9 @@ Test(formats, the_three_formats_run_on_device_tpu_eager_and_compiled, .timeout =
     const char *fx = variant(6, TPU_FORMATS, NULL);
     char *dir = tl_tmpdir(), out[300];
     snprintf(out, sizeof out, "%s/results.yaml", dir);
+    setenv("PARITY_TORCH", getenv("PARITY_TORCH") ? getenv("PARITY_TORCH") : "build/torch2/parity-torch", 1);
     cmd_result r = tl_run((const char *[]){"parity", "check", fx, "-q", "-o", out, "--python", PY, "--backend-module",
-                                           "parity_testdev_tpu", NULL});
+                                           "parity_testdev_tpu", "--backend-lib", testdev, NULL});
     cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
     cr_expect(strstr(r.out, "contract met in every selected environment"), "%s", r.out);
     px_error err = {0};
@@ -653,12 +657,13 @@ Test(formats, the_three_formats_run_on_device_tpu_eager_and_compiled, .timeout =
     cr_assert_not_null(res, "%s\n%s\n%s", err.msg, r.out, r.err);
     const px_env_result *ref = env_named(res, "reference");
     cr_expect_str_eq(ref->m.device, "cpu");
-    static const char *const tpus[] = {"tpu", "tpu-torchscript", "tpu-export", "tpu-compiled"};
-    for (size_t i = 0; i < 4; i++) {
+    static const char *const tpus[] = {"tpu", "tpu-torchscript", "tpu-export", "tpu-compiled", "tpu-libtorch"};
+    for (size_t i = 0; i < 5; i++) {
         const px_env_result *e = env_named(res, tpus[i]);
         cr_assert_eq(e->state, PX_ENV_UP, "%s is down: %s", tpus[i], e->down_msg ? e->down_msg : "");
         cr_expect_str_eq(e->m.device, "tpu", "%s", tpus[i]);
-        cr_expect_str_eq(e->m.backend_modules, "parity_testdev_tpu", "%s", tpus[i]);
+        if (strcmp(tpus[i], "tpu-libtorch"))
+            cr_expect_str_eq(e->m.backend_modules, "parity_testdev_tpu", "%s", tpus[i]);
         for (size_t k = 0; k < f->n_examples; k++)
             cr_expect_eq(e->ex[k].status, ref->ex[k].status, "%s %s: %s", tpus[i], f->examples[k].id,
                          e->ex[k].detail ? e->ex[k].detail : "");
@@ -670,6 +675,7 @@ Test(formats, the_three_formats_run_on_device_tpu_eager_and_compiled, .timeout =
     cr_expect(compiled->m.compile_backend && !strcmp(compiled->m.compile_backend, "aot_eager"), "%s",
               compiled->m.compile_backend ? compiled->m.compile_backend : "(none)");
     expect_identical(f, env_named(res, "tpu-torchscript"), env_named(res, "tpu-export"));
+    expect_identical(f, env_named(res, "tpu-torchscript"), env_named(res, "tpu-libtorch"));
     tl_free(&r);
     results_free(res);
     fixture_free(f);
