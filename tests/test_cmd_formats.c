@@ -27,13 +27,14 @@
 #define OWNNAMES_PIN "9871f0495f6587b704484585cc1ada42f7ecc07558999b115e1fc69eb09b2aa7"
 #define SEGMENTS_PIN "ecc2a71cd982b7dcc88f39e63a4cb951aaedac20445c1396fba1c8baa3441b4d"
 #define FORMATS "fixtures/bert-formats/fixture.yaml"
+#define TPU_FORMATS "fixtures/bert-formats/tpu.yaml"
 #define SAFETENSORS_PIN "13b060c727ff4e4d1cb4a32e12563c3ec5376be7c40c19d9645180d6a0a11a0e"
 
-static char made[6][200];
+static char made[8][200];
 
 static void remove_made(void)
 {
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 8; i++)
         if (made[i][0])
             tl_unlink_fixture(made[i]);
 }
@@ -590,4 +591,75 @@ Test(formats, a_directory_without_pins_is_refused, .timeout = 60)
     cr_expect_neq(r.status, 0);
     cr_expect(strstr(r.err, "contract.model has no files: (each file's sha256)"), "%s", r.err);
     tl_free(&r);
+}
+
+/* The environments a TPU user writes (fixtures/bert-formats/tpu.yaml): the
+ * directory, the TorchScript trace and the export program on device: tpu
+ * (the test device renamed by --backend-module parity_testdev_tpu, float32),
+ * and the directory compiled (aot_eager: torch 2.13's inductor compiles for
+ * a device named tpu with its Pallas backend, which needs jax and a real
+ * TPU), and the trace in parity-torch too (--backend-lib), judged by
+ * parity check against the CPU reference.
+ * Each is up, its manifest says tpu, and each meets the contract within its
+ * 1e-5: the device's attention is the math path of
+ * scaled_dot_product_attention, not the CPU's flash kernel, so not the
+ * reference's bits (4.8e-07 at most when measured). The trace (in both
+ * executors) and the program run the same aten graph on the device: bit
+ * for bit alike. Without
+ * move_to_device_pass the program failed every forward ("Tensor device
+ * mismatch! Expected: cpu"); without model.pt's device being the inputs'
+ * the trace did ("... tpu:0 and cpu!"). Torch 2 only: 1.13 cannot rename
+ * PrivateUse1 (test_cmd_testdev.c's a_tpu_takes_torch_2). */
+Test(formats, the_three_formats_run_on_device_tpu_eager_and_compiled, .timeout = 600)
+{
+    if (!torch2())
+        cr_skip_test("torch %s under %s cannot rename PrivateUse1 to tpu: device tpu needs torch 2 "
+                     "(run with PARITY_PYTHON=build/venv/bin/python)",
+                     tl_torch_version(), PY);
+    static char lib[4096];
+    const char *testdev = getenv("PARITY_TESTDEV");
+    if (!testdev)
+        testdev = realpath("build/torch2/libparity_testdev.so", lib);
+    cr_assert_not_null(testdev, "build it: make (build/torch2/libparity_testdev.so)");
+    setenv("PARITY_TESTDEV", testdev, 1);
+    setenv("PARITY_TESTDEV_NUMERICS", "exact", 1);
+    setenv("PYTHONPATH", "tests/backend", 1);
+    const char *fx = variant(6, TPU_FORMATS, NULL);
+    char *dir = tl_tmpdir(), out[300];
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    setenv("PARITY_TORCH", getenv("PARITY_TORCH") ? getenv("PARITY_TORCH") : "build/torch2/parity-torch", 1);
+    cmd_result r = tl_run((const char *[]){"parity", "check", fx, "-q", "-o", out, "--python", PY, "--backend-module",
+                                           "parity_testdev_tpu", "--backend-lib", testdev, NULL});
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "contract met in every selected environment"), "%s", r.out);
+    px_error err = {0};
+    px_fixture *f = fixture_load(fx, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    px_results *res = results_load(out, f, &err);
+    cr_assert_not_null(res, "%s\n%s\n%s", err.msg, r.out, r.err);
+    const px_env_result *ref = env_named(res, "reference");
+    cr_expect_str_eq(ref->m.device, "cpu");
+    static const char *const tpus[] = {"tpu", "tpu-torchscript", "tpu-export", "tpu-compiled", "tpu-libtorch"};
+    for (size_t i = 0; i < 5; i++) {
+        const px_env_result *e = env_named(res, tpus[i]);
+        cr_assert_eq(e->state, PX_ENV_UP, "%s is down: %s", tpus[i], e->down_msg ? e->down_msg : "");
+        cr_expect_str_eq(e->m.device, "tpu", "%s", tpus[i]);
+        if (strcmp(tpus[i], "tpu-libtorch"))
+            cr_expect_str_eq(e->m.backend_modules, "parity_testdev_tpu", "%s", tpus[i]);
+        for (size_t k = 0; k < f->n_examples; k++)
+            cr_expect_eq(e->ex[k].status, ref->ex[k].status, "%s %s: %s", tpus[i], f->examples[k].id,
+                         e->ex[k].detail ? e->ex[k].detail : "");
+        double d = max_diff(f, ref, e);
+        cr_expect(d <= 1e-5, "%s is %g from the reference, beyond the contract's 1e-5", tpus[i], d);
+        fprintf(stderr, "formats on tpu: %-16s max |logit difference| from the CPU reference %.3g\n", tpus[i], d);
+    }
+    const px_env_result *compiled = env_named(res, "tpu-compiled");
+    cr_expect(compiled->m.compile_backend && !strcmp(compiled->m.compile_backend, "aot_eager"), "%s",
+              compiled->m.compile_backend ? compiled->m.compile_backend : "(none)");
+    expect_identical(f, env_named(res, "tpu-torchscript"), env_named(res, "tpu-export"));
+    expect_identical(f, env_named(res, "tpu-torchscript"), env_named(res, "tpu-libtorch"));
+    tl_free(&r);
+    results_free(res);
+    fixture_free(f);
+    unlink(out), rmdir(dir), free(dir);
 }

@@ -204,6 +204,69 @@ Test(kvcache, the_executor_feeds_the_prompt_then_one_id_a_step, .timeout = 300)
               "the steps fed: %s", out);
 }
 
+/* The same cached generation on device tpu (the test device renamed by
+ * --backend-module parity_testdev_tpu, float32) beside the CPU reference in
+ * one run: the tpu environment is up, its manifest says tpu, and it chooses
+ * the reference's ids, greedy, with the same top lists; its top logits
+ * within 1e-4 of the CPU's (the device's attention is the math path of
+ * scaled_dot_product_attention, not the CPU's fused kernel). */
+Test(kvcache, the_cached_generation_runs_on_device_tpu, .timeout = 600)
+{
+    need_torch2();
+    static char lib[4096];
+    const char *testdev = getenv("PARITY_TESTDEV");
+    if (!testdev)
+        testdev = realpath("build/torch2/libparity_testdev.so", lib);
+    cr_assert_not_null(testdev, "build it: make (build/torch2/libparity_testdev.so)");
+    setenv("PARITY_TESTDEV", testdev, 1);
+    setenv("PARITY_TESTDEV_NUMERICS", "exact", 1);
+    setenv("PYTHONPATH", "tests/backend", 1);
+    const char *ref_line = "  reference: {device: cpu, dtype: float32, threads: 1, executor: python}\n";
+    char *fx = variant("tpu", NULL,
+                       (const char *[]){ref_line,
+                                        "  reference: {device: cpu, dtype: float32, threads: 1, executor: python}\n"
+                                        "  tpu: {device: tpu, dtype: float32, threads: 1, executor: python}\n",
+                                        NULL});
+    char out[256];
+    snprintf(out, sizeof out, "/tmp/parity-kvcache-tpu-%d.yaml", (int)getpid());
+    cmd_result r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, "--python", PY, "--backend-module",
+                                           "parity_testdev_tpu", NULL});
+    cr_assert_eq(r.status, 0, "parity run %s: exit %d\n%s%s", fx, r.status, r.out, r.err);
+    tl_free(&r);
+    px_error err = {0};
+    px_fixture *f = fixture_load(fx, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    px_results *res = results_load(out, f, &err);
+    cr_assert_not_null(res, "%s", err.msg);
+    cr_assert_eq(res->n_envs, 2);
+    const px_env_result *cpu = &res->envs[res->reference], *tpu = &res->envs[1 - res->reference];
+    cr_assert_eq(tpu->state, PX_ENV_UP, "%s", tpu->down_msg ? tpu->down_msg : "");
+    cr_expect_str_eq(tpu->m.device, "tpu");
+    double worst = 0;
+    for (size_t k = 0; k < f->n_examples; k++) {
+        const char *id = f->examples[k].id;
+        const px_example_result *a = &cpu->ex[k], *b = &tpu->ex[k];
+        cr_assert(a->status == PX_ST_OK && b->status == PX_ST_OK && a->gen && b->gen, "%s: not generated on both: %s",
+                  id, b->detail ? b->detail : "");
+        cr_assert_eq(a->gen->n, b->gen->n, "%s: %zu ids on the CPU, %zu on tpu", id, a->gen->n, b->gen->n);
+        for (size_t s = 0; s < a->gen->n; s++)
+            cr_assert_eq(a->gen->ids[s], b->gen->ids[s], "%s: step %zu chose %lld on the CPU, %lld on tpu", id, s,
+                         (long long)a->gen->ids[s], (long long)b->gen->ids[s]);
+        cr_assert_eq(a->gen->r, b->gen->r);
+        for (size_t i = 0; i < a->gen->n * (size_t)a->gen->r; i++) {
+            cr_assert_eq(a->gen->top_ids[i], b->gen->top_ids[i], "%s: top lists differ at %zu", id, i);
+            worst = fmax(worst, fabs(a->gen->top_logits[i] - b->gen->top_logits[i]));
+        }
+    }
+    cr_expect(worst <= 1e-4, "top logits on tpu %.3g from the CPU's (more than 1e-4)", worst);
+    fprintf(stderr, "kvcache on tpu: the CPU's ids; top logits at most %.3g apart\n", worst);
+    results_free(res);
+    fixture_free(f);
+    unlink(out);
+    tl_unlink_fixture(fx);
+    free(fx);
+}
+
 /* On torch 1.13 (and only there) the same fixture is down at load in words
  * that name the torch it needs: never a crash, never a silent fallback. */
 Test(kvcache, on_torch_1_13_the_model_directory_is_down_naming_torch_2, .timeout = 300)

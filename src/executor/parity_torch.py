@@ -485,7 +485,22 @@ def load_model(torch, path, fmt, kind, device, dtype):
         if torch_major_minor(torch) < (2, 1) or not hasattr(getattr(torch, "export", None), "load"):
             raise Failure(STAGE_LOAD, "format export (a torch.export program) needs torch 2.1 or later "
                           "(torch.export.load); %s cannot load it" % here, FAIL_UNSUPPORTED)
-        m = torch.export.load(path).module()
+        ep = torch.export.load(path)
+        if device.type != "cpu":
+            # An exported graph names the device it was exported on: its
+            # input guards (_guards_fn), _assert_tensor_metadata and every
+            # factory call (arange(..., device=cpu)) say cpu, and
+            # module().to(device) moves the weights only, so the first
+            # forward on the device fails "Tensor device mismatch! Expected:
+            # cpu". torch's own pass rewrites all of them (it changes ep).
+            try:
+                from torch.export.passes import move_to_device_pass
+            except ImportError:
+                raise Failure(STAGE_LOAD, "format export on device %s needs torch.export.passes."
+                              "move_to_device_pass (torch 2.3 or later); %s lacks it" % (device, here),
+                              FAIL_UNSUPPORTED)
+            ep = move_to_device_pass(ep, device)
+        m = ep.module()
     elif fmt == "transformers":
         # Nothing is fetched: the directory is all there is (parity pinned
         # every file of it), and its code is transformers' own, never the

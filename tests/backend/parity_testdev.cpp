@@ -56,7 +56,9 @@
 //   registered explicitly to the CPU fallback: their CompositeExplicitAutograd
 //   decompositions would differ numerically from the CPU kernels.
 // Everything else: the boxed CPU fallback (at::native::cpu_fallback), which
-// copies the arguments to the CPU, runs the CPU kernel and copies results back.
+// copies the arguments to the CPU (a Tensor?[] too, which cpu_fallback
+// alone leaves: aten::index's indices), runs the CPU kernel and copies
+// results back.
 // Composite ops (to, copy_, transpose, reshape, matmul, linear, ...) decompose
 // into the above. A device guard (one device, index 0) and an allocator are
 // registered for the PrivateUse1 device type.
@@ -525,6 +527,34 @@ void testdev_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
         for (auto it = stack->end() - static_cast<std::ptrdiff_t>(n); it != stack->end(); ++it)
             if (it->isTensor())
                 check_not_inference(it->toTensor());
+    }
+    // cpu_fallback moves Tensor and Tensor[] arguments to the CPU, but not a
+    // Tensor?[] (aten::index's indices, index_put_'s): the CPU kernel then
+    // refuses "indices should be either on cpu or on the same device as the
+    // indexed tensor". A device has aten::index.Tensor (XLA and TorchTPU
+    // lower it), so here the list's tensors are brought over first, as the
+    // fallback brings the others. A traced Transformers attention mask
+    // indexes with such a list.
+    // The argument is known by the schema: IValue::isOptionalTensorList
+    // compares type pointers and misses the list the TorchScript
+    // interpreter builds (prim::ListConstruct), though eager's it finds.
+    const auto &args = op.schema().arguments();
+    auto first = stack->end() - static_cast<std::ptrdiff_t>(args.size());
+    for (size_t a = 0; a < args.size(); a++) {
+        auto list_type = args[a].type()->cast<c10::ListType>();
+        auto opt = list_type ? list_type->getElementType()->cast<c10::OptionalType>() : nullptr;
+        c10::IValue &v = first[static_cast<std::ptrdiff_t>(a)];
+        if (!opt || opt->getElementType()->kind() != c10::TypeKind::TensorType || !v.isList())
+            continue;
+        c10::List<c10::optional<at::Tensor>> moved;
+        for (const c10::IValue &e : v.toListRef())
+            if (e.isTensor() && e.toTensor().defined() && e.toTensor().device().type() == kTestdev)
+                moved.push_back(e.toTensor().cpu());
+            else if (e.isTensor())
+                moved.push_back(e.toTensor());
+            else
+                moved.push_back(c10::nullopt);
+        v = c10::IValue(moved);
     }
     at::native::cpu_fallback(op, stack);
 }
