@@ -517,6 +517,10 @@ def load_model(torch, path, fmt, kind, device, dtype):
             raise Failure(STAGE_LOAD, "format transformers needs the transformers package (pip install "
                           "transformers safetensors), which %s cannot import: %s: %s"
                           % (here, type(e).__name__, e), FAIL_UNSUPPORTED)
+        # Its progress bars would fill the stderr tail parity keeps for a
+        # crash report.
+        getattr(getattr(getattr(transformers, "utils", None), "logging", None), "disable_progress_bar",
+                lambda: None)()
         auto = transformers.AutoModelForCausalLM if kind == "generator" else \
             transformers.AutoModelForSequenceClassification
         # Loaded as float32 (then converted like any model), whatever dtype
