@@ -103,6 +103,15 @@ void encoding_free(px_encoding *enc);
  * [UNK] giving U+FFFD. NULL with *err for an id out of the vocab (the
  * message names its index) or a tokenizer of another kind. */
 char *tokenizer_decode(const px_tokenizer *tok, const int64_t *ids, size_t n, px_error *err);
+/* Kinds chars and tokenizer.json: the text of n ids, malloc'd and
+ * NUL-terminated UTF-8. For a tokenizer.json it is the library's
+ * decode(ids, skip_special_tokens): ids outside the vocab are dropped, the
+ * special added tokens too when skip_special is 1, the file's decoders turn
+ * the tokens into text (bytes that are not UTF-8 become U+FFFD as the
+ * library's lossy conversion makes them). For chars it is tokenizer_decode
+ * (skip_special ignored). NULL with *err. */
+char *tokenizer_decode_special(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special,
+                               px_error *err);
 
 #ifdef __cplusplus
 }

@@ -788,3 +788,10 @@ void encoding_free(px_encoding *enc)
     free(enc->ids); /* the pieces with them */
     memset(enc, 0, sizeof *enc);
 }
+
+char *tokenizer_decode_special(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special,
+                               px_error *err)
+{
+    (void)skip_special;
+    return tokenizer_decode(tok, ids, n, err);
+}
