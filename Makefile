@@ -129,7 +129,7 @@ TORCH2_SUITES += test_cmd_compile
 TORCH2_SUITES += test_cmd_formats
 TORCH2_SUITES += test_cmd_kvcache
 
-.PHONY: deps-torch-tpu torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
+.PHONY: bench-tokenizers agree deps-torch-tpu torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -287,9 +287,22 @@ $(TORCH_BUILD)/bench-bare: tests/bench/bare.cpp
 $(BUILD)/bench-decide: tests/bench/bench_decide.c $(BUILD)/libparity.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libparity.a $(SAN_LDFLAGS) $(LDLIBS)
 
+# The tokenizer bench (tests/bench/tokenizers.sh): parity's side, against
+# the public API; `make bench-tokenizers` runs that part alone.
+$(BUILD)/tok-bench: tests/bench/tok_bench.c $(BUILD)/libparity.a
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libparity.a $(SAN_LDFLAGS) $(LDLIBS)
+
+bench-tokenizers: $(BUILD)/tok-bench
+	tests/bench/tokenizers.sh $(BUILD)/tok-bench
+
+# The tokenizer agreement test alone (the six LLM files of make deps and the
+# BERT files against the library; tests/test_hf_agree.c).
+agree: $(BUILD)/tests/test_hf_agree
+	$(BUILD)/tests/test_hf_agree --jobs 1
+
 # Every figure also goes to tests/bench/last.txt, with the machine described.
 bench: SHELL := /bin/bash
-bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
+bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide $(BUILD)/tok-bench
 	@{ set -e; echo "# make bench, $$(date -u +%Y-%m-%dT%H:%M:%SZ), parity $$(git describe --always --dirty 2>/dev/null)"; \
 	  cpu=$$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); mem=$$(free -g | awk '/Mem:/{print $$2}'); \
 	  echo "# $$(nproc) cores, $$cpu, $$mem GiB, $$(uname -sr)"; \
@@ -300,7 +313,8 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
 	  tests/bench/executors.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/train.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/stop.sh $(PARITY) $(EXECUTOR); \
-	  tests/bench/generate.sh $(PARITY) $(VENV)/bin/python; } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
+	  tests/bench/generate.sh $(PARITY) $(VENV)/bin/python; \
+	  tests/bench/tokenizers.sh $(BUILD)/tok-bench; } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
 
 # Installed, parity finds its executors in ../libexec/parity and its themes
 # in ../share/parity/themes, relative to itself: PREFIX can be anything.
