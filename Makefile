@@ -27,7 +27,11 @@
 #                             Python executor vs parity-torch; a training
 #                             step (bench --endpoint train-step:N);
 #                             generation with the KV cache (tests/bench/
-#                             generate.sh: torch 2 with transformers)
+#                             generate.sh: torch 2 with transformers); the
+#                             tokenizer.json files against the library
+#                             (tests/bench/tokenizers.sh)
+#   make bench-tokenizers     that last part alone
+#   make agree                the tokenizer agreement test alone
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
 #   make test-models          rebuild the tiny planted models in tests/models

@@ -501,3 +501,13 @@ Test(hf_agree_llm, gptoss, .timeout = 900)
 }
 /* The repo's BERT file on the same corpus, decode included. */
 Test(hf_agree_llm, campus_bert_on_the_llm_corpus, .timeout = 900) { agree_file(TOKENIZER_JSON, "campus-bert", NULL); }
+/* The small files fuzz_tokenizer uses (tests/tokenizer/make_small_bpe.js):
+ * a cut vocab sends most words to byte_fallback and to single bytes. */
+Test(hf_agree_llm, small_bytelevel_file, .timeout = 900)
+{
+    agree_file("tests/data/bpe-bytelevel-small.json", "small-bytelevel", NULL);
+}
+Test(hf_agree_llm, small_fallback_file, .timeout = 900)
+{
+    agree_file("tests/data/bpe-fallback-small.json", "small-fallback", NULL);
+}
