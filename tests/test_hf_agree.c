@@ -12,6 +12,7 @@
  * fixture loader does), and NUL (the library strips it and so does the
  * tokenizer, but a fixture holding NUL is refused by the fixture loader: a
  * fixture is text). */
+#define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -432,6 +433,22 @@ static corpus llm_corpus(void)
     sh(cmd);
     corpus c = read_corpus(AGREE_DIR "/corpus.jsonl");
     cr_assert_geq(c.n, MIN_LLM_STRINGS, "the LLM corpus has %zu strings", c.n);
+    /* it reaches what issue 26 names: a sample of each kind */
+    static const char *const must[] = {"\r\n", "                                        ", "\xC2\xA0", "\xE3\x80\x80",
+                                       "\xE2\x80\xA8", "123456789012345678901234567890", "'LL", "'Ve", "\xE2\x80\x99s",
+                                       "<|begin_of_text|>", "<bos>", "<start_of_turn>", "<s>", "<|im_start|>", "<|endoftext|>",
+                                       "<\xEF\xBD\x9C" "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>", "\xEF\xBF\xBD",
+                                       "\xF0\x9F\x91\xA8\xE2\x80\x8D", "https://", "```"};
+    size_t longest = 0;
+    for (size_t k = 0; k < sizeof must / sizeof *must; k++) {
+        size_t i = 0;
+        while (i < c.n && !memmem(c.text[i], c.len[i], must[k], strlen(must[k])))
+            i++;
+        cr_assert_lt(i, c.n, "the LLM corpus never holds \"%s\"", must[k]);
+    }
+    for (size_t i = 0; i < c.n; i++)
+        longest = c.len[i] > longest ? c.len[i] : longest;
+    cr_assert_geq(longest, 5000, "the LLM corpus's longest string has %zu bytes", longest);
     return c;
 }
 

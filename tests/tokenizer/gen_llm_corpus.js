@@ -135,6 +135,8 @@ for (let n = 1; n <= 30; n++) {
       emit(s);
   }
   for (const set of DIGITS) { emit(digitRun(n, set)); emit('a' + digitRun(n, set) + 'b'); }
+  const seq = '1234567890'.repeat(3).slice(0, n);
+  for (const s of [seq, ' ' + seq, 'x' + seq, seq + 'x', seq + ' ' + seq]) emit(s);
 }
 for (let i = 0; i < 800; i++) emit(rep(R.range(2, 12), () => R.pick([digitRun(R.range(1, 12)), caseIt(word()), ' ', ',', '.', ':', '-', '/', Array.from(R.pick(DIGITS))[0]])));
 for (const s of ['1,000,000', '3.14159265358979', '1e-9', '2024-12-04T11:02:54Z', '12:30pm', '+1 (555) 123-4567', '192.168.0.1', 'v1.2.3-rc.4',
