@@ -265,7 +265,12 @@ Test(hf_agree, a_fixture_with_tokenizer_json_runs_as_with_vocab_txt, .timeout = 
 #define AGREE_DIR "build/agree"
 #define MIN_LLM_STRINGS 20000
 #define MIN_SEQS 5000
-#define SHOW 5
+/* mismatches shown per file and kind: 5, or PARITY_AGREE_SHOW */
+static size_t show_n(void)
+{
+    const char *e = getenv("PARITY_AGREE_SHOW");
+    return e && *e ? (size_t)strtoul(e, NULL, 10) : 5;
+}
 
 typedef struct ids_t {
     int64_t *v;
@@ -343,7 +348,7 @@ static size_t compare_llm_ids(const corpus *c, const char *enc_path, px_tokenize
                 }
         }
         if (rc || diff != SIZE_MAX) {
-            if (bad++ < SHOW) {
+            if (bad++ < show_n()) {
                 char s[600], a[1200], b[1200];
                 show_json(c->text[i], c->len[i], s, sizeof s);
                 show_ids(want.v, want.n, diff, a, sizeof a);
@@ -400,7 +405,7 @@ static size_t compare_llm_texts(const char *dec_path, px_tokenizer *tok, const c
             px_error err = {0};
             char *mine = tokenizer_decode_special(tok, ids, n, skip, &err);
             if (!mine || strlen(mine) != cmp_len || memcmp(mine, w, cmp_len)) {
-                if (bad++ < SHOW) {
+                if (bad++ < show_n()) {
                     char a[600], b[1200], s[1200];
                     show_json(w, wlen, a, sizeof a);
                     if (mine)
