@@ -5,11 +5,18 @@
  * components. Field names and the checks follow the library's serde
  * definitions (tokenizer/serialization.rs, models/bpe/serialization.rs,
  * models/bpe/model.rs, tokenizer/added_vocabulary.rs). */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* madvise */
+#endif
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "hf_read_int.h"
 
@@ -36,6 +43,30 @@ int hf_fail(hf_rd *r, size_t at, const char *fmt, ...)
 }
 
 int hf_oom(hf_rd *r) { return px_error_oom(r->err, r->path); }
+
+/* A mapped file's pages already read are handed back as the scan moves on
+ * (they fault in again from the page cache if read later), so peak memory
+ * is the tables plus a window of the file, not the tables plus the file. */
+#define DROP_STEP ((size_t)1 << 20)
+static void drop_to(hf_rd *r, size_t upto)
+{
+    if (!r->mapped)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), end = upto / page * page;
+    if (end >= r->dropped + DROP_STEP || upto == r->len) {
+        if (upto == r->len)
+            end = r->len;
+        if (end > r->dropped)
+            madvise((char *)r->data + r->dropped, end - r->dropped, MADV_DONTNEED);
+        r->dropped = end;
+    }
+}
+
+static void drop_from(hf_rd *r, size_t at)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    r->dropped = at / page * page;
+}
 
 json_t *hf_span_load(hf_rd *r, size_t at, size_t len)
 {
@@ -165,6 +196,14 @@ static int string(sc *s, char *o, size_t *len)
     s->i++;
     size_t w = 0;
     for (;;) {
+        /* a run of plain ASCII, copied at once */
+        size_t j = s->i;
+        while (j < s->n && (unsigned char)s->d[j] >= 0x20 && (unsigned char)s->d[j] < 0x80 && s->d[j] != '"' &&
+               s->d[j] != '\\')
+            j++;
+        if (o) memcpy(o + w, s->d + s->i, j - s->i);
+        w += j - s->i;
+        s->i = j;
         if (s->i >= s->n)
             return syntax(s, "unterminated string");
         unsigned char c = (unsigned char)s->d[s->i];
@@ -289,9 +328,16 @@ typedef struct span {
     char first;            /* its first byte: '{', '[', '"', 'n'... */
 } span;
 
+enum { M_TYPE, M_VOCAB, M_MERGES, M_NKEYS = 12 };
+static const char *const model_keys[] = {"type", "vocab", "merges", "dropout", "unk_token", "continuing_subword_prefix",
+                                         "end_of_word_suffix", "fuse_unk", "byte_fallback", "ignore_merges",
+                                         "max_input_chars_per_word", NULL};
+
 /* Read the object at s->i: each key must be one of keys[] (else refused
- * naming `where`), none twice; each value validated and its span kept. */
-static int object_spans(sc *s, const char *where, const char *const *keys, span *out, int depth)
+ * naming `where`), none twice; each value validated and its span kept.
+ * At the top level, the model's own keys' spans go to *model (one pass over
+ * the file, not two). */
+static int object_spans(sc *s, const char *where, const char *const *keys, span *out, int depth, span *model)
 {
     char key[64];
     ws(s);
@@ -318,7 +364,10 @@ static int object_spans(sc *s, const char *where, const char *const *keys, span 
         out[k].at = s->i;
         out[k].first = s->i < s->n ? s->d[s->i] : 0;
         out[k].seen = 1;
-        if (skip(s, depth + 1, &out[k].count)) return -1;
+        if (model && !strcmp(keys[k], "model") && out[k].first == '{') {
+            if (object_spans(s, "model", model_keys, model, depth + 1, NULL)) return -1;
+        } else if (skip(s, depth + 1, &out[k].count))
+            return -1;
         out[k].len = s->i - out[k].at;
         ws(s);
         if (s->i < s->n && s->d[s->i] == ',') { s->i++; continue; }
@@ -338,6 +387,7 @@ static int read_vocab(hf_rd *r, const span *sp)
 {
     sc s = {r, r->data, sp->at, sp->at + sp->len};
     size_t n = sp->count;
+    drop_from(r, sp->at);
     unsigned char *seen = r->check ? calloc(n / 8 + 1, 1) : NULL;
     if (r->check && !seen) return hf_oom(r);
     hf_vocab *v = &r->c->vocab;
@@ -366,6 +416,7 @@ static int read_vocab(hf_rd *r, const span *sp)
         if (e == 2) { hf_fail(r, idat, "model.vocab gives id %llu to two tokens", (unsigned long long)id); goto out; }
         ws(&s);
         s.i++; /* ',' or '}': validated by the first pass */
+        drop_to(r, s.i);
     }
     rc = 0;
 out:
@@ -464,6 +515,7 @@ static int read_merges(hf_rd *r, const span *sp)
         return hf_oom(r);
     scratch b = {0};
     int fmt = 0, rc = -1;
+    drop_from(r, sp->at);
     uint32_t rank = 0;
     s.i++;
     for (size_t k = 0; k < sp->count; k++) {
@@ -476,6 +528,7 @@ static int read_merges(hf_rd *r, const span *sp)
         rank += !skip_it;
         ws(&s);
         s.i++;
+        drop_to(r, s.i);
     }
     rc = 0;
 out:
@@ -485,10 +538,7 @@ out:
 
 /* ---- the model ---- */
 
-enum { M_TYPE, M_VOCAB, M_MERGES, M_NKEYS = 12 };
-static const char *const model_keys[] = {"type", "vocab", "merges", "dropout", "unk_token", "continuing_subword_prefix",
-                                         "end_of_word_suffix", "fuse_unk", "byte_fallback", "ignore_merges",
-                                         "max_input_chars_per_word", NULL};
+
 
 /* The model's scalar fields into one jansson object, each from its span. */
 static json_t *model_scalars(hf_rd *r, const span *sp)
@@ -517,13 +567,10 @@ static void byte_ids(px_hf_config *c)
     }
 }
 
-static int read_model(hf_rd *r, sc *s, const span *msp, const span *added, const char **unk, json_t **scal)
+static int read_model(hf_rd *r, const span *msp, const span *sp, const span *added, const char **unk, json_t **scal)
 {
-    span sp[M_NKEYS] = {{0}};
-    s->i = msp->at;
     if (msp->first != '{')
         return hf_fail(r, msp->at, "model must be an object");
-    if (object_spans(s, "model", model_keys, sp, 1)) return -1;
     if (!(*scal = model_scalars(r, sp))) return -1;
     if (hf_read_model_fields(r, *scal, msp->at, unk)) return -1;
     if (!sp[M_VOCAB].seen || sp[M_VOCAB].first != '{' || !sp[M_VOCAB].count)
@@ -682,30 +729,32 @@ static int read_top(hf_rd *r, const span *sp)
 static int parse(hf_rd *r)
 {
     sc s = {r, r->data, 0, r->len};
-    span sp[T_NKEYS] = {{0}};
+    span sp[T_NKEYS] = {{0}}, msp[M_NKEYS] = {{0}};
     const char *unk = NULL;
     json_t *scal = NULL;
     if (r->len >= 3 && !memcmp(r->data, "\xEF\xBB\xBF", 3))
         return hf_fail(r, 0, "not a tokenizer.json: it starts with a byte order mark");
     ws(&s);
     if (s.i >= s.n || s.d[s.i] != '{') return syntax(&s, "the top level is not an object");
-    if (object_spans(&s, "the file", top_keys, sp, 0)) return -1;
+    if (object_spans(&s, "the file", top_keys, sp, 0, msp)) return -1;
     ws(&s);
     if (s.i != s.n) return syntax(&s, "trailing characters after the top-level object");
+    drop_from(r, 0);
+    drop_to(r, r->len);
     int rc = read_top(r, sp) || read_part(r, &sp[T_NORM], hf_read_normalizer) ||
-             read_part(r, &sp[T_PRE], hf_read_pretok) || read_model(r, &s, &sp[T_MODEL], &sp[T_ADDED], &unk, &scal) ||
+             read_part(r, &sp[T_PRE], hf_read_pretok) || read_model(r, &sp[T_MODEL], msp, &sp[T_ADDED], &unk, &scal) ||
              read_added(r, &sp[T_ADDED]) || read_part(r, &sp[T_POST], hf_read_post) ||
              read_part(r, &sp[T_DEC], hf_read_decoder) || (!r->check && build_added(r));
     json_decref(scal);
     return rc ? -1 : 0;
 }
 
-static int run(const char *path, const char *data, size_t len, px_hf_config *out, px_error *err, int check)
+static int run(const char *path, const char *data, size_t len, px_hf_config *out, px_error *err, int check, int mapped)
 {
     memset(out, 0, sizeof *out);
     out->model.unk_id = -1;
     px_error local = {0};
-    hf_rd r = {path, data, len, err ? err : &local, out, check, 0, 0};
+    hf_rd r = {path, data, len, err ? err : &local, out, check, 0, 0, mapped, 0};
     if (len > PX_HF_MAX_BYTES_READ)
         return px_error_set(err, PX_ERR_TOO_LARGE, path, 0, 0, "tokenizer file larger than %u MiB",
                             PX_HF_MAX_BYTES_READ >> 20);
@@ -718,7 +767,7 @@ static int run(const char *path, const char *data, size_t len, px_hf_config *out
 
 int hf_read_buf(const char *path, const char *data, size_t len, px_hf_config *out, px_error *err)
 {
-    return run(path, data, len, out, err, 0);
+    return run(path, data, len, out, err, 0, 0);
 }
 
 /* The file's bytes, refused by size before reading (a device or pipe
@@ -749,26 +798,68 @@ static char *slurp(const char *path, size_t *n, px_error *err)
     return NULL;
 }
 
+/* A regular file is mapped (read-only, private), refused by its size
+ * first; anything else is read into memory. */
+static const char *open_file(const char *path, size_t *n, int *mapped, px_error *err)
+{
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    *mapped = 0;
+    if (fd < 0 || fstat(fd, &st)) {
+        px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot open the tokenizer: %s", strerror(errno));
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
+    if (S_ISREG(st.st_mode) && st.st_size > (off_t)PX_HF_MAX_BYTES_READ) {
+        close(fd);
+        px_error_set(err, PX_ERR_TOO_LARGE, path, 0, 0, "tokenizer file larger than %u MiB", PX_HF_MAX_BYTES_READ >> 20);
+        return NULL;
+    }
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED) {
+            px_error_set(err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot read the tokenizer: %s", strerror(errno));
+            return NULL;
+        }
+        *n = (size_t)st.st_size;
+        *mapped = 1;
+        return p;
+    }
+    close(fd);
+    return slurp(path, n, err);
+}
+
+static void close_file(const char *data, size_t n, int mapped)
+{
+    if (mapped)
+        munmap((void *)data, n);
+    else
+        free((void *)data);
+}
+
 int hf_read_file(const char *path, px_hf_config *out, px_error *err)
 {
     size_t n;
+    int mapped;
     memset(out, 0, sizeof *out);
-    char *buf = slurp(path, &n, err);
+    const char *buf = open_file(path, &n, &mapped, err);
     if (!buf) return -1;
-    int rc = run(path, buf, n, out, err, 0);
-    free(buf);
+    int rc = run(path, buf, n, out, err, 0, mapped);
+    close_file(buf, n, mapped);
     return rc;
 }
 
 int hf_read_check(const char *path, px_error *err)
 {
     size_t n;
+    int mapped;
     px_hf_config c;
-    char *buf = slurp(path, &n, err);
+    const char *buf = open_file(path, &n, &mapped, err);
     if (!buf) return -1;
-    int rc = run(path, buf, n, &c, err, 1);
+    int rc = run(path, buf, n, &c, err, 1, mapped);
     hf_pipe_free(&c);
-    free(buf);
+    close_file(buf, n, mapped);
     return rc;
 }
 

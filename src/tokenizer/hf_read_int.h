@@ -36,6 +36,8 @@ typedef struct hf_rd {
     int check;            /* 1: hf_read_check (no tables) */
     size_t n_model;       /* ids of model.vocab */
     size_t n_ids;         /* model's and the added tokens' ids (check: an upper bound) */
+    int mapped;           /* data is a read-only mapping of the file */
+    size_t dropped;       /* pages before this offset handed back (mapped) */
 } hf_rd;
 
 /* A refusal at byte offset `at` of the file (line:col computed), or with no
