@@ -574,3 +574,31 @@ Test(hf_read, repo_files_load)
         hf_pipe_free(&cfg);
     }
 }
+
+/* A post processor Sequence wraps ids around what came before: bounded. */
+Test(hf_read, long_post_processor_sequence_refused)
+{
+    char rest[8192];
+    size_t n = (size_t)sprintf(rest, "\"post_processor\": {\"type\": \"Sequence\", \"processors\": [");
+    for (int k = 0; k < 65; k++)
+        n += (size_t)sprintf(rest + n, "%s{\"type\": \"BertProcessing\", \"cls\": [\"a\", 0], \"sep\": [\"b\", 1]}", k ? "," : "");
+    sprintf(rest + n, "]}");
+    refused(file_with(BPE3, rest), "at most 64");
+}
+
+/* A long flat list of normalizers is read in linear time. */
+Test(hf_read, many_normalizers)
+{
+    size_t k, n = 200000, len = 0;
+    char *rest = malloc(n * 20 + 128);
+    len += (size_t)sprintf(rest, "\"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [");
+    for (k = 0; k < n; k++)
+        len += (size_t)sprintf(rest + len, "%s{\"type\": \"NFC\"}", k ? "," : "");
+    sprintf(rest + len, "]}");
+    char *f = malloc(len + 512);
+    sprintf(f, "{\"model\": %s, %s}", BPE3, rest);
+    cr_assert_eq(load(f), 0, "%s", err.msg);
+    cr_assert_eq(cfg.n_norm, n);
+    free(f);
+    free(rest);
+}

@@ -159,13 +159,17 @@ static int get_prepend(hf_rd *r, size_t at, const json_t *o, const char *where, 
     return 0;
 }
 
-/* Room for one more element of a growing array. */
+/* Room for one more element of a growing array (capacity doubles at each
+ * power of two, so a long list is read in linear time). */
 static void *push(hf_rd *r, void **v, size_t *n, size_t size)
 {
-    char *p = realloc(*v, (*n + 1) * size);
-    if (!p) {
-        hf_oom(r);
-        return NULL;
+    char *p = *v;
+    if (*n == 0 || (*n & (*n - 1)) == 0) {
+        p = realloc(*v, (*n ? *n * 2 : 1) * size);
+        if (!p) {
+            hf_oom(r);
+            return NULL;
+        }
     }
     *v = p;
     memset(p + *n * size, 0, size);
@@ -416,6 +420,10 @@ static int post(hf_rd *r, const json_t *p, size_t at)
         size_t i;
         if (only_keys(r, at, p, "post_processor Sequence", k_seq)) return -1;
         if (!json_is_array(list)) return hf_fail(r, at, "post_processor Sequence needs a list processors");
+        /* each member wraps the ids of those before it: bounded, so that a
+         * hostile file cannot make that quadratic */
+        if (json_array_size(list) > 64)
+            return hf_fail(r, at, "post_processor Sequence has %zu processors (parity reads at most 64)", json_array_size(list));
         json_array_foreach(list, i, e)
             if (post(r, e, at)) return -1;
         return 0;
