@@ -407,22 +407,33 @@ static int nf_decompose(const struct cps *a, struct cps *b, int compat, px_error
     return 0;
 }
 
-/* NFC / NFD / NFKC / NFKD (normalizers/unicode.rs). Composition is
- * utf8proc's (Unicode 13): the library (an older Unicode) does not compose
- * U+11935 U+11930 into U+11938, which utf8proc does. */
+/* Composition is utf8proc's (Unicode 13): the library's data (older) lack
+ * one primary composite, U+11938 = U+11935 U+11930 (probed), so the text is
+ * composed in pieces cut before each U+11930, which then stays apart. */
+static int nf_compose(struct cps *b, px_error *err)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < b->n;) {
+        size_t j = i + 1;
+        while (j < b->n && b->v[j] != 0x11930)
+            j++;
+        utf8proc_ssize_t k = utf8proc_normalize_utf32((utf8proc_int32_t *)b->v + i, (utf8proc_ssize_t)(j - i),
+                                                      UTF8PROC_COMPOSE);
+        if (k < 0)
+            return px_error_set(err, PX_ERR_INTERNAL, NULL, 0, 0, "composition failed");
+        memmove(b->v + w, b->v + i, (size_t)k * sizeof *b->v);
+        w += (size_t)k, i = j;
+    }
+    b->n = w;
+    return 0;
+}
+
+/* NFC / NFD / NFKC / NFKD (normalizers/unicode.rs). */
 static int nf_run(hf_buf *text, int compat, int compose, px_error *err)
 {
     struct cps a = {0}, b = {0};
-    int rc = cps_put_utf8(&a, text->p, text->n, err) || nf_decompose(&a, &b, compat, err);
-    if (!rc && compose && b.n) {
-        utf8proc_ssize_t k = utf8proc_normalize_utf32((utf8proc_int32_t *)b.v, (utf8proc_ssize_t)b.n, UTF8PROC_COMPOSE);
-        if (k < 0)
-            rc = px_error_set(err, PX_ERR_INTERNAL, NULL, 0, 0, "composition failed");
-        else
-            b.n = (size_t)k;
-    }
-    if (!rc)
-        rc = cps_to_buf(&b, text, err);
+    int rc = cps_put_utf8(&a, text->p, text->n, err) || nf_decompose(&a, &b, compat, err) ||
+             (compose && nf_compose(&b, err)) || cps_to_buf(&b, text, err);
     free(a.v), free(b.v);
     return rc ? -1 : 0;
 }
@@ -458,9 +469,12 @@ static int cps_run(hf_buf *text, const hf_normalizer *nz, px_error *err)
     return rc ? -1 : 0;
 }
 
-/* Replace: every match of the pattern (find_iter) becomes content. */
+/* Replace: every match of the pattern (find_iter) becomes content; an
+ * empty text has no match (Pattern::find_matches). */
 static int replace_run(hf_buf *text, const hf_normalizer *nz, px_error *err)
 {
+    if (text->n == 0)
+        return 0;
     hf_offsets m = {0};
     hf_buf out = {0};
     int rc = hf_pattern_find(&nz->pattern, text->p ? text->p : "", text->n, &m, err) || hf_buf_put(&out, "", 0, err);

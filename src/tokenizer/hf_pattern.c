@@ -296,14 +296,16 @@ static size_t char_len(const char *s, size_t i, size_t len)
     return k;
 }
 
-/* The onig crate's FindMatches::next: search from last_end; an empty match
- * moves last_end one character on, and is dropped when it is the first
- * empty match after a non-empty one (skip_next_empty). */
+/* The onig crate's FindMatches::next as the library's build behaves
+ * (probed: "a|(?=c)" on "cafe" gives the empty match before 'c'): search
+ * from last_end; an empty match where the previous match ended is not
+ * taken, the search moving one character on; any other match is. */
 static int regex_find(const hf_pattern *p, const char *s, size_t len, hf_offsets *out, px_error *err)
 {
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(p->code, NULL);
     pcre2_match_context *mc = pcre2_match_context_create(NULL);
-    int rc = 0, skip = 0;
+    int rc = 0, have_last = 0;
+    size_t last_match = 0;
     if (!md || !mc)
         rc = px_error_oom(err, NULL);
     if (mc) {
@@ -324,15 +326,13 @@ static int regex_find(const hf_pattern *p, const char *s, size_t len, hf_offsets
         }
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
         size_t a = ov[0], b = ov[1];
-        last = b;
-        if (a == b) {
-            last += last < len ? char_len(s, last, len) : 1;
-            if (skip) {
-                skip = 0;
-                continue;
-            }
-        } else
-            skip = 1;
+        if (a == b && have_last && last == last_match) {
+            if (last >= len)
+                break;
+            last += char_len(s, last, len);
+            continue;
+        }
+        last = b, last_match = b, have_last = 1;
         rc = off_push(out, a, b, err);
     }
     pcre2_match_data_free(md);
