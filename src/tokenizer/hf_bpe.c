@@ -53,6 +53,7 @@ typedef struct sym {
 typedef struct heap_ent {
     uint64_t key;   /* rank << 32 | position: the smallest pops first */
     uint32_t new_id;
+    uint32_t a, b;  /* the pair when pushed: still there, no lookup needed */
 } heap_ent;
 
 typedef struct cache_slot {
@@ -278,11 +279,13 @@ static void word_build(const hf_model *m, const hf_vocab *v, hf_bpe_cache *c, co
 
 /* ---- the merges (merge_all) ------------------------------------------------- */
 
+/* A 4-ary min-heap (as the library's QuaternaryHeap; any heap gives the
+ * same merges: equal keys are the same merge at the same place). */
 static void heap_push(heap_ent *h, size_t *n, heap_ent e)
 {
     size_t i = (*n)++;
     while (i) {
-        size_t p = (i - 1) / 2;
+        size_t p = (i - 1) / 4;
         if (h[p].key <= e.key)
             break;
         h[i] = h[p];
@@ -295,11 +298,12 @@ static void heap_sift_down(heap_ent *h, size_t n, size_t i)
 {
     heap_ent e = h[i];
     for (;;) {
-        size_t l = 2 * i + 1;
+        size_t l = 4 * i + 1, end = l + 4 < n ? l + 4 : n;
         if (l >= n)
             break;
-        if (l + 1 < n && h[l + 1].key < h[l].key)
-            l++;
+        for (size_t j = l + 1; j < end; j++)
+            if (h[j].key < h[l].key)
+                l = j;
         if (e.key <= h[l].key)
             break;
         h[i] = h[l];
@@ -322,7 +326,7 @@ static void pair_push(const hf_merges *mg, const sym *s, heap_ent *h, size_t *n,
 {
     uint32_t rank, merged;
     if (hf_merges_find(mg, s[pos].c, s[s[pos].next].c, &rank, &merged))
-        heap_push(h, n, (heap_ent){(uint64_t)rank << 32 | (uint32_t)pos, merged});
+        heap_push(h, n, (heap_ent){(uint64_t)rank << 32 | (uint32_t)pos, merged, s[pos].c, s[s[pos].next].c});
 }
 
 static void word_merge(const hf_merges *mg, sym *s, size_t ns, heap_ent *h)
@@ -331,9 +335,9 @@ static void word_merge(const hf_merges *mg, sym *s, size_t ns, heap_ent *h)
     for (size_t i = 0; i + 1 < ns; i++) {
         uint32_t rank, merged;
         if (hf_merges_find(mg, s[i].c, s[i + 1].c, &rank, &merged))
-            h[n++] = (heap_ent){(uint64_t)rank << 32 | i, merged};
+            h[n++] = (heap_ent){(uint64_t)rank << 32 | i, merged, s[i].c, s[i + 1].c};
     }
-    for (size_t i = n / 2; i-- > 0;)
+    for (size_t i = n / 4 + 1; i-- > 0;)
         heap_sift_down(h, n, i);
     while (n) {
         heap_ent top = heap_pop(h, &n);
@@ -341,8 +345,12 @@ static void word_merge(const hf_merges *mg, sym *s, size_t ns, heap_ent *h)
         uint32_t rank, merged;
         if (!s[pos].alive || right < 0)
             continue;
-        if (!hf_merges_find(mg, s[pos].c, s[right].c, &rank, &merged) || merged != top.new_id)
-            continue; /* an expired entry, as the library tells them */
+        /* An expired entry, as the library tells them: the pair there now
+         * does not merge into the recorded id. The same pair still there
+         * does, without a lookup. */
+        if ((s[pos].c != top.a || s[right].c != top.b) &&
+            (!hf_merges_find(mg, s[pos].c, s[right].c, &rank, &merged) || merged != top.new_id))
+            continue;
         s[pos].c = top.new_id;
         s[pos].next = s[right].next;
         s[right].alive = 0;
@@ -410,9 +418,8 @@ int hf_bpe_tokenize(const hf_model *m, const hf_vocab *v, hf_bpe_cache *cache, c
             return 0;
         }
     }
-    hf_bpe_cache *c = cache ? cache : hf_bpe_cache_new();
-    if (!c)
-        return px_error_oom(err, NULL);
+    hf_bpe_cache scratch = {0}; /* no cache given: scratch arrays only, freed below */
+    hf_bpe_cache *c = cache ? cache : &scratch;
     uint64_t h = 0;
     if (cache && len < CACHE_MAX_WORD) {
         h = fnv1a(s, len);
@@ -429,7 +436,10 @@ int hf_bpe_tokenize(const hf_model *m, const hf_vocab *v, hf_bpe_cache *cache, c
     int rc = tokenize_word(m, v, c, s, len, out, err);
     if (!rc && h)
         cache_put(c, h, s, len, out->v + mark, out->n - mark);
-    if (c != cache)
-        hf_bpe_cache_free(c);
+    if (!cache) {
+        free(scratch.syms);
+        free(scratch.heap);
+        free(scratch.buf);
+    }
     return rc;
 }

@@ -3,7 +3,7 @@
 // tests/test_hf_bpe.c and tests/bench/bpe_bench.c:
 //
 //   node tests/tokenizer/bpe_words.js TOKENIZER_JSON OUTDIR [--gen N] [--seed S]
-//        [--words FILE.jsonl] [--bench ROUNDS] [--tokenizers DIR]
+//        [--words FILE.jsonl | --text FILE] [--bench ROUNDS] [--tokenizers DIR]
 //
 // writes into OUTDIR
 //   model.txt   byte_fallback, ignore_merges, fuse_unk, unk_id, prefix, suffix
@@ -15,7 +15,8 @@
 //   words.txt   "hex<TAB>ids" (or "hex<TAB>ERROR message"): each word and
 //               what the library's model gives for it.
 // The words are those of --words (a JSON string a line) or N generated ones
-// (--gen, default 3000): characters of every script in the model's alphabet
+// (--gen, default 3000), or the pieces of a text file (--text: real word
+// frequencies, for the bench): characters of every script in the model's alphabet
 // (the byte-level mapping for a byte-level vocab, "▁" for a SentencePiece-style
 // one), vocab tokens and their concatenations, runs and long repetitions.
 //
@@ -34,13 +35,14 @@ function usage(msg) {
   process.exit(2);
 }
 
-const args = { gen: 3000, seed: 26, words: null, bench: 0, lib: null, pos: [] };
+const args = { gen: 3000, seed: 26, words: null, text: null, bench: 0, lib: null, pos: [] };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   const val = () => { if (++i >= process.argv.length) usage(`${a} needs a value`); return process.argv[i]; };
   if (a === '--gen') args.gen = +val();
   else if (a === '--seed') args.seed = +val();
   else if (a === '--words') args.words = val();
+  else if (a === '--text') args.text = val();
   else if (a === '--bench') args.bench = +val();
   else if (a === '--tokenizers') args.lib = val();
   else args.pos.push(a);
@@ -146,6 +148,18 @@ function readWords(file) {
   return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
 }
 
+// The pieces of a text file in order, repeats kept (real word frequencies):
+// GPT-2's pre-tokenizer regex for a byte-level vocab, else spaces as "▁"
+// before each word.
+function textWords(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  if (byteLevel) {
+    const re = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
+    return (text.match(re) || []).map(toAlphabet);
+  }
+  return text.split(/\s+/).filter((w) => w !== '').map((w) => '▁' + w);
+}
+
 // ---- the library -------------------------------------------------------------
 function modelOnly(T) {
   const j = Object.assign({}, json, {
@@ -175,7 +189,7 @@ async function encodeAll(tok, words) {
 async function main() {
   const { lib: T } = loadTokenizers(args.lib);
   writeTables();
-  const words = args.words ? readWords(args.words) : genWords(args.gen, args.seed);
+  const words = args.words ? readWords(args.words) : args.text ? textWords(args.text) : genWords(args.gen, args.seed);
   const tok = modelOnly(T);
   const ids = await encodeAll(tok, words);
   fs.writeFileSync(path.join(outDir, 'words.txt'), words.map((w, i) => `${hex(w) || '-'}\t${ids[i]}\n`).join(''));
