@@ -195,6 +195,15 @@ Test(hf_bpe, ignore_merges_takes_a_whole_word_of_the_vocab, .timeout = 120)
                 WORDS, N_WORDS);
 }
 
+/* unk_token named but absent: the library errs only for a word needing it. */
+Test(hf_bpe, an_absent_unk_token_is_an_error_only_when_needed, .timeout = 120)
+{
+    agree_small(TIES_VOCAB ", " TIES_MERGES ", \"unk_token\": \"<nope>\", \"continuing_subword_prefix\": null,"
+                " \"end_of_word_suffix\": null, \"fuse_unk\": true, \"byte_fallback\": true,"
+                " \"ignore_merges\": false",
+                WORDS, N_WORDS);
+}
+
 Test(hf_bpe, llama3_words_match_the_library, .timeout = 600)
 {
     agree(LLM "llama3/models/tokenizer.json", "--gen 4000 --seed 1", 4000);

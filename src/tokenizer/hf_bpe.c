@@ -209,8 +209,11 @@ static void word_add(word *w, uint32_t c)
     w->n++;
 }
 
-/* One character not in the vocab: byte fallback, else unk, else dropped. */
-static void word_miss(const hf_model *m, word *w, const char *s, size_t n)
+/* One character not in the vocab: byte fallback, else unk, else dropped
+ * (no unk_token: unk_id -1). unk_id below -1 is an unk_token the vocab
+ * lacks: the library's UnkTokenOutOfVocabulary, an error only when an unk
+ * is needed. */
+static int word_miss(const hf_model *m, word *w, const char *s, size_t n, px_error *err)
 {
     if (m->byte_fallback) {
         size_t i = 0;
@@ -219,14 +222,19 @@ static void word_miss(const hf_model *m, word *w, const char *s, size_t n)
         if (i == n) {
             for (i = 0; i < n; i++)
                 word_add(w, (uint32_t)m->byte_ids[(unsigned char)s[i]]);
-            return;
+            return 0;
         }
     }
+    if (m->unk_id < -1)
+        return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0,
+                            "the BPE's unk_token is not in its vocab, and \"%.*s\" needs it "
+                            "(the library's UnkTokenOutOfVocabulary)", (int)(n > 64 ? 64 : n), s);
     if (m->unk_id < 0)
-        return;
+        return 0;
     if (w->unk >= 0 && !m->fuse_unk)
         word_add(w, (uint32_t)w->unk);
     w->unk = m->unk_id;
+    return 0;
 }
 
 /* The looked-up string of the character s[i..i+k): prefix unless first,
@@ -254,8 +262,8 @@ static const char *char_key(const hf_model *m, char *buf, const char *s, size_t 
     return buf;
 }
 
-static void word_build(const hf_model *m, const hf_vocab *v, hf_bpe_cache *c, const char *s,
-                       size_t len, word *w)
+static int word_build(const hf_model *m, const hf_vocab *v, hf_bpe_cache *c, const char *s,
+                      size_t len, word *w, px_error *err)
 {
     w->n = 0;
     w->unk = -1;
@@ -269,12 +277,14 @@ static void word_build(const hf_model *m, const hf_vocab *v, hf_bpe_cache *c, co
             w->unk = -1;
             word_add(w, (uint32_t)id);
         } else {
-            word_miss(m, w, key, n);
+            if (word_miss(m, w, key, n, err))
+                return -1;
         }
         i += k;
     }
     if (w->unk >= 0)
         word_add(w, (uint32_t)w->unk);
+    return 0;
 }
 
 /* ---- the merges (merge_all) ------------------------------------------------- */
@@ -392,7 +402,8 @@ static int tokenize_word(const hf_model *m, const hf_vocab *v, hf_bpe_cache *c, 
     if (scratch_reserve(m, c, len, err))
         return -1;
     word w = {c->syms, 0, -1};
-    word_build(m, v, c, s, len, &w);
+    if (word_build(m, v, c, s, len, &w, err))
+        return -1;
     word_merge(&m->merges, w.s, w.n, c->heap);
     size_t n = 0;
     for (int32_t i = w.n ? 0 : -1; i >= 0; i = w.s[i].next)

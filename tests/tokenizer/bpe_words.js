@@ -6,8 +6,9 @@
 //        [--words FILE.jsonl | --text FILE] [--bench ROUNDS] [--tokenizers DIR]
 //
 // writes into OUTDIR
-//   model.txt   byte_fallback, ignore_merges, fuse_unk, unk_id, prefix, suffix
-//               (strings as hex), one "name value" a line;
+//   model.txt   type, byte_fallback, ignore_merges, fuse_unk, unk_id (-1 no
+//               unk_token, -2 one absent from the vocab), prefix, suffix,
+//               max_chars (strings as hex), one "name value" a line;
 //   vocab.txt   "id hex" for every token of model.vocab;
 //   merges.txt  "left right merged" ids, one merge a line in rank order
 //               (the merged id as the library computes it: left + right with
@@ -79,8 +80,9 @@ const toAlphabet = (s) => byteLevel
 
 function writeTables() {
   fs.mkdirSync(outDir, { recursive: true });
-  const unk = model.unk_token != null && Object.prototype.hasOwnProperty.call(vocab, model.unk_token)
-    ? vocab[model.unk_token] : -1;
+  // -1: no unk_token; -2: one the vocab lacks (an error when needed)
+  const unk = model.unk_token == null ? -1
+    : Object.prototype.hasOwnProperty.call(vocab, model.unk_token) ? vocab[model.unk_token] : -2;
   fs.writeFileSync(path.join(outDir, 'model.txt'),
     `byte_fallback ${model.byte_fallback ? 1 : 0}\nignore_merges ${model.ignore_merges ? 1 : 0}\n` +
     `fuse_unk ${model.fuse_unk ? 1 : 0}\nunk_id ${unk}\nprefix ${hex(prefix) || '-'}\nsuffix ${hex(suffix) || '-'}\n`);
