@@ -57,7 +57,9 @@ static size_t compare_words(const bpe_tables *t, hf_bpe_cache *cache, const char
     for (size_t i = 0; i < t->n_words; i++) {
         px_error err = {0};
         ids.n = 0;
-        int rc = hf_bpe_tokenize(&t->m, &t->v, cache, t->words[i], t->word_len[i], &ids, &err);
+        int rc = t->m.kind == HF_MODEL_WORDPIECE
+                     ? hf_wordpiece_tokenize(&t->m, &t->v, t->words[i], t->word_len[i], &ids, &err)
+                     : hf_bpe_tokenize(&t->m, &t->v, cache, t->words[i], t->word_len[i], &ids, &err);
         int ok = !strncmp(t->expect[i], "ERROR", 5) ? rc != 0 : rc == 0 && same(t->expect[i], &ids);
         if (!ok && bad++ < 5) {
             char got[512];
@@ -236,6 +238,31 @@ Test(hf_bpe, an_empty_split_gives_no_ids)
 }
 
 /* ---- WordPiece ------------------------------------------------------------------ */
+
+/* The repo's BERT tokenizer.json (its WordPiece model alone): generated
+ * words, vocab pieces and their concatenations, words over 100 characters. */
+Test(hf_wordpiece, bert_words_match_the_library, .timeout = 600)
+{
+    agree("tests/data/campus-tokenizer.json", "--gen 4000 --seed 5", 4000);
+}
+
+Test(hf_wordpiece, a_small_vocab_matches_the_library, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), path[4096], wpath[4096], extra[4200];
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    snprintf(wpath, sizeof wpath, "%s/words.jsonl", dir);
+    tl_write(path, "{\"version\": \"1.0\", \"truncation\": null, \"padding\": null, \"added_tokens\": [],"
+                   " \"normalizer\": null, \"pre_tokenizer\": null, \"post_processor\": null, \"decoder\": null,"
+                   " \"model\": {\"type\": \"WordPiece\", \"unk_token\": \"[UNK]\", \"continuing_subword_prefix\": \"@@\","
+                   " \"max_input_chars_per_word\": 5, \"vocab\": {\"[UNK]\": 0, \"un\": 1, \"@@aff\": 2, \"@@able\": 3,"
+                   " \"@@a\": 4, \"a\": 5, \"b\": 6, \"@@b\": 7, \"é\": 8, \"@@é\": 9, \"unaff\": 10}}}");
+    FILE *f = fopen(wpath, "w");
+    cr_assert_not_null(f);
+    fputs("\"unaff\"\n\"unable\"\n\"aab\"\n\"ééééé\"\n\"éééééé\"\n\"unx\"\n\"@@a\"\n\"a@\"\n\"abab\"\n\"b\"\n", f);
+    fclose(f);
+    snprintf(extra, sizeof extra, "--words '%s'", wpath);
+    agree(path, extra, 10);
+}
 
 static hf_vocab small_vocab(const char *const *toks, size_t n)
 {

@@ -167,6 +167,10 @@ static inline void bt_load_model(bpe_tables *t, char *text)
             m->ignore_merges = atoi(val);
         else if (!strcmp(name, "fuse_unk"))
             m->fuse_unk = atoi(val);
+        else if (!strcmp(name, "type"))
+            m->kind = strcmp(val, "wordpiece") ? HF_MODEL_BPE : HF_MODEL_WORDPIECE;
+        else if (!strcmp(name, "max_chars"))
+            m->max_chars = (size_t)strtoull(val, NULL, 10);
         else if (!strcmp(name, "unk_id"))
             m->unk_id = atoll(val);
         else if (!strcmp(name, "prefix") || !strcmp(name, "suffix")) {

@@ -54,9 +54,10 @@ const hex = (s) => Buffer.from(s, 'utf8').toString('hex');
 
 const json = JSON.parse(fs.readFileSync(tokFile, 'utf8'));
 const model = json.model;
-if (!model || model.type !== 'BPE') usage(`${tokFile}: not a BPE model`);
+if (!model || (model.type !== 'BPE' && model.type !== 'WordPiece')) usage(`${tokFile}: not a BPE or WordPiece model`);
+const wordPiece = model.type === 'WordPiece';
 const vocab = model.vocab;
-const prefix = model.continuing_subword_prefix || '';
+const prefix = wordPiece ? (model.continuing_subword_prefix ?? '##') : (model.continuing_subword_prefix || '');
 const suffix = model.end_of_word_suffix || '';
 
 // The byte-level alphabet (GPT-2's bytes_to_unicode).
@@ -74,7 +75,7 @@ function byteMap() {
 }
 const BYTES = byteMap();
 const byteLevel = Object.prototype.hasOwnProperty.call(vocab, 'Ġ') && !model.byte_fallback;
-const toAlphabet = (s) => byteLevel
+const toAlphabet = (s) => wordPiece ? s : byteLevel
   ? Array.from(Buffer.from(s, 'utf8'), (b) => BYTES[b]).join('')
   : s.replace(/ /g, '▁');
 
@@ -85,13 +86,14 @@ function writeTables() {
     : Object.prototype.hasOwnProperty.call(vocab, model.unk_token) ? vocab[model.unk_token] : -2;
   fs.writeFileSync(path.join(outDir, 'model.txt'),
     `byte_fallback ${model.byte_fallback ? 1 : 0}\nignore_merges ${model.ignore_merges ? 1 : 0}\n` +
-    `fuse_unk ${model.fuse_unk ? 1 : 0}\nunk_id ${unk}\nprefix ${hex(prefix) || '-'}\nsuffix ${hex(suffix) || '-'}\n`);
+    `fuse_unk ${model.fuse_unk ? 1 : 0}\nunk_id ${unk}\nprefix ${hex(prefix) || '-'}\nsuffix ${hex(suffix) || '-'}\n` +
+    `type ${wordPiece ? 'wordpiece' : 'bpe'}\nmax_chars ${model.max_input_chars_per_word ?? 100}\n`);
   const v = [];
   for (const [tok, id] of Object.entries(vocab)) v.push(`${id} ${hex(tok) || '-'}\n`);
   fs.writeFileSync(path.join(outDir, 'vocab.txt'), v.join(''));
   const m = [];
   const plen = Buffer.byteLength(prefix, 'utf8');
-  for (const e of model.merges) {
+  for (const e of wordPiece ? [] : model.merges) {
     const [a, b] = Array.isArray(e) ? e : [e.slice(0, e.indexOf(' ')), e.slice(e.indexOf(' ') + 1)];
     const merged = Buffer.concat([Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8').subarray(plen)]).toString('utf8');
     m.push(`${vocab[a]} ${vocab[b]} ${vocab[merged]}\n`);
