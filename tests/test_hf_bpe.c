@@ -95,7 +95,10 @@ static size_t agree(const char *json_path, const char *extra, size_t min_words)
     cr_expect_eq(bad + again + bare, 0, "%s: %zu words differ from the library", json_path, bad + again + bare);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     sh(cmd);
-    return t.n_words;
+    free(dir);
+    size_t n = t.n_words;
+    bpe_tables_free(&t);
+    return n;
 }
 
 /* A small tokenizer.json with a BPE model (model: the JSON of its fields),
@@ -130,6 +133,7 @@ static void agree_small(const char *model, const char *const *words, size_t n_wo
     char extra[4200];
     snprintf(extra, sizeof extra, "--words '%s'", wpath);
     agree(path, extra, n_words + 2);
+    free(dir);
 }
 
 static const char *const WORDS[] = {
@@ -262,6 +266,7 @@ Test(hf_wordpiece, a_small_vocab_matches_the_library, .timeout = 120)
     fclose(f);
     snprintf(extra, sizeof extra, "--words '%s'", wpath);
     agree(path, extra, 10);
+    free(dir);
 }
 
 static hf_vocab small_vocab(const char *const *toks, size_t n)
@@ -300,6 +305,10 @@ static char *wp(const hf_model *m, const char *word)
     else
         bt_ids_str(&ids, out, sizeof out);
     free(ids.v);
+    free(v.arena);
+    free(v.off);
+    free(v.len);
+    free(v.slots);
     return out;
 }
 

@@ -138,6 +138,16 @@ static uint64_t fnv1a(const char *s, size_t n)
     return h | 1; /* never 0, the empty mark */
 }
 
+/* A token of the model's vocab. The library's BPE looks up its own vocab
+ * only; hf_vocab also holds the added tokens, which in the six real files
+ * all have ids after the model's and are cut out of the text before the
+ * model runs. (hf_pipe.h has no mark for an added token absent from
+ * model.vocab yet: when it has, this is where such ids become -1.) */
+static int64_t model_find(const hf_vocab *v, const char *s, size_t n)
+{
+    return hf_vocab_find(v, s, n);
+}
+
 /* ---- the word cache --------------------------------------------------------- */
 
 static cache_slot *cache_probe(const hf_bpe_cache *c, uint64_t h, const char *s, size_t len)
@@ -270,7 +280,7 @@ static int word_build(const hf_model *m, const hf_vocab *v, hf_bpe_cache *c, con
     for (size_t i = 0; i < len;) {
         size_t k = char_len((const unsigned char *)s + i, len - i), n;
         const char *key = char_key(m, c->buf, s, len, i, k, &n);
-        int64_t id = hf_vocab_find(v, key, n);
+        int64_t id = model_find(v, key, n);
         if (id >= 0) {
             if (w->unk >= 0)
                 word_add(w, (uint32_t)w->unk);
@@ -421,7 +431,7 @@ int hf_bpe_tokenize(const hf_model *m, const hf_vocab *v, hf_bpe_cache *cache, c
     if (!len)
         return 0;
     if (m->ignore_merges) {
-        int64_t id = hf_vocab_find(v, s, len);
+        int64_t id = model_find(v, s, len);
         if (id >= 0) {
             if (ids_reserve(out, 1, err))
                 return -1;

@@ -22,6 +22,7 @@ typedef struct bpe_tables {
     size_t *word_len;
     char **expect;      /* the library's ids ("1 2 3") or "ERROR ..." */
     size_t n_words;
+    char *text[4];      /* the files read (words point into them) */
 } bpe_tables;
 
 static inline uint64_t bt_splitmix64(uint64_t x)
@@ -175,6 +176,8 @@ static inline void bt_load_model(bpe_tables *t, char *text)
             m->unk_id = atoll(val);
         else if (!strcmp(name, "prefix") || !strcmp(name, "suffix")) {
             size_t n = bt_unhex(val);
+            if (!n)
+                continue; /* stays "" */
             char *s = malloc(n + 1);
             memcpy(s, val, n + 1);
             if (name[0] == 'p')
@@ -205,8 +208,8 @@ static inline void bt_load_words(bpe_tables *t, char *text)
     }
 }
 
-/* Load dir's tables; 0, or -1 when a file is missing. The texts stay
- * allocated for the life of the process (words and pieces point into them). */
+/* Load dir's tables; 0, or -1 when a file is missing (bpe_tables_free
+ * frees what was read either way). */
 static inline int bpe_tables_load(bpe_tables *t, const char *dir)
 {
     memset(t, 0, sizeof *t);
@@ -214,9 +217,13 @@ static inline int bpe_tables_load(bpe_tables *t, const char *dir)
     char *model = bt_read(dir, "model.txt", &n), *vocab = model ? bt_read(dir, "vocab.txt", &n) : NULL;
     if (!vocab)
         return -1;
+    t->text[0] = model;
+    t->text[1] = vocab;
     bt_load_model(t, model);
     bt_load_vocab(t, vocab, n);
     char *merges = bt_read(dir, "merges.txt", &n), *words = merges ? bt_read(dir, "words.txt", &n) : NULL;
+    t->text[2] = merges;
+    t->text[3] = words;
     if (!words)
         return -1;
     bt_load_merges(t, merges);
@@ -227,6 +234,26 @@ static inline int bpe_tables_load(bpe_tables *t, const char *dir)
         t->m.byte_ids[b] = hf_vocab_find(&t->v, tok, 6);
     }
     return 0;
+}
+
+static inline void bpe_tables_free(bpe_tables *t)
+{
+    free(t->v.arena);
+    free(t->v.off);
+    free(t->v.len);
+    free(t->v.slots);
+    free(t->m.merges.keys);
+    free(t->m.merges.rank);
+    free(t->m.merges.merged);
+    if (t->m.prefix_len)
+        free(t->m.prefix);
+    if (t->m.suffix_len)
+        free(t->m.suffix);
+    free(t->words);
+    free(t->word_len);
+    free(t->expect);
+    for (int i = 0; i < 4; i++)
+        free(t->text[i]);
 }
 
 /* ids as the library's line ("1 2 3") into buf. */
