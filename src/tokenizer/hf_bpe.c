@@ -160,10 +160,13 @@ static cache_slot *cache_probe(const hf_bpe_cache *c, uint64_t h, const char *s,
 }
 
 /* Remember word -> ids; when full, forget everything (speed only). Out of
- * memory here is not an error: the word is just not cached. */
+ * memory here is not an error: the word is just not cached, nor is one of
+ * more than CACHE_MAX_WORD ids (byte fallback of a long prefix). */
 static void cache_put(hf_bpe_cache *c, uint64_t h, const char *s, size_t len, const int64_t *ids,
                       size_t n)
 {
+    if (n > CACHE_MAX_WORD)
+        return;
     if (c->used >= CACHE_SLOTS / 2) {
         memset(c->slots, 0, CACHE_SLOTS * sizeof *c->slots);
         c->used = c->keys_n = c->ids_n = 0;
