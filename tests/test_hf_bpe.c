@@ -201,6 +201,17 @@ Test(hf_bpe, ignore_merges_takes_a_whole_word_of_the_vocab, .timeout = 120)
                 WORDS, N_WORDS);
 }
 
+/* A pair listed twice: the library's HashMap keeps the later rank ("a b"
+ * after "b c": "abc" is a + bc). The reader's table must do the same. */
+Test(hf_bpe, a_repeated_merge_takes_its_last_rank, .timeout = 120)
+{
+    agree_small("\"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, \"ab\": 3, \"bc\": 4, \"abc\": 5},"
+                " \"merges\": [\"a b\", \"b c\", \"a b\", \"a bc\"], \"unk_token\": null,"
+                " \"continuing_subword_prefix\": null, \"end_of_word_suffix\": null, \"fuse_unk\": false,"
+                " \"byte_fallback\": false, \"ignore_merges\": false",
+                WORDS, N_WORDS);
+}
+
 /* unk_token named but absent: the library errs only for a word needing it. */
 Test(hf_bpe, an_absent_unk_token_is_an_error_only_when_needed, .timeout = 120)
 {
