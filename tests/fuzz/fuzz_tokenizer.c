@@ -8,7 +8,23 @@
  * (fixtures/event-blurbs/vocab.txt) on the same bytes: [BOS] then one id a
  * code point, [UNK] exactly for a code point not in the vocab, and
  * tokenizer_decode of the ids giving the text back with U+FFFD for each
- * [UNK]. */
+ * [UNK].
+ *
+ * The tokenizer.json pipeline (issue 26) on the same bytes, with two small
+ * BPE files cut from real ones by tests/tokenizer/make_small_bpe.js:
+ * tests/data/bpe-bytelevel-small.json (llama3's Split regex + ByteLevel,
+ * ignore_merges) and tests/data/bpe-fallback-small.json (llama2's Prepend +
+ * Replace normalizers, byte_fallback, <s> template, Replace/ByteFallback/
+ * Fuse/Strip decoders). Checked: valid UTF-8 encodes (an error only for
+ * invalid UTF-8, with a message), every id in the vocab, max_tokens only
+ * sets over_limit (the same ids with and without it); and
+ * decode(encode(s), skip_special 1) == s, which the library guarantees for
+ * these two files when s holds no added token's text, no NUL (the API's
+ * text is NUL-terminated) and, for the fallback file, no U+2581 (its
+ * decoder turns it into a space) — make_small_bpe.js asks the library the
+ * same on the whole LLM corpus. The input's bytes are also read as ids (out
+ * of range ones included) and decoded with both skip values: the text must
+ * be valid UTF-8. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +39,14 @@
 #define FIXTURE "fixtures/campus-club/fixture.yaml"
 #define VOCAB "fixtures/campus-club/vocab.txt"
 #define CHARS_VOCAB "fixtures/event-blurbs/vocab.txt"
+#define BPE_BYTELEVEL "tests/data/bpe-bytelevel-small.json"
+#define BPE_FALLBACK "tests/data/bpe-fallback-small.json"
+
+static px_tokenizer *bpe[2]; /* bytelevel, fallback */
+static const char *const bpe_added[2][5] = {
+    {"<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>", "<|start_header_id|>", NULL},
+    {"<unk>", "<s>", "</s>", "\xE2\x96\x81", NULL}, /* U+2581: the fallback file's space */
+};
 
 static px_tokenizer *toks[2]; /* lowercase off, on */
 static px_tokenizer *chars;
@@ -52,6 +76,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         if (!(toks[lc] = tokenizer_load(VOCAB, lc, &err)))
             die(&err);
     if (!(chars = tokenizer_load_chars(CHARS_VOCAB, &err)))
+        die(&err);
+    if (!(bpe[0] = tokenizer_load_hf(BPE_BYTELEVEL, &err)) || !(bpe[1] = tokenizer_load_hf(BPE_FALLBACK, &err)))
         die(&err);
     return 0;
 }
@@ -144,8 +170,82 @@ static void chars_check(const char *text, size_t len)
     encoding_free(&e);
 }
 
+/* Encode with a BPE file; returns the ids (n = 0 and NULL on the error
+ * invalid UTF-8 must give). */
+static px_encoding bpe_encode(const px_tokenizer *tok, const char *text, size_t len, size_t max_tokens)
+{
+    px_encoding e;
+    px_error err = {0};
+    if (tokenizer_encode(tok, text, len, max_tokens, 0, &e, &err)) {
+        if (utf8_invalid_at(text, len) < 0 || err.code == 0 || !err.msg[0])
+            abort();
+        memset(&e, 0, sizeof e);
+        return e;
+    }
+    size_t vocab = tokenizer_vocab_size(tok);
+    if (utf8_invalid_at(text, len) >= 0 || e.n != e.n_real || e.over_limit != (max_tokens && e.n_real > max_tokens))
+        abort();
+    for (size_t i = 0; i < e.n; i++)
+        if (e.ids[i] < 0 || (uint64_t)e.ids[i] >= vocab)
+            abort();
+    return e;
+}
+
+static int holds(const char *text, size_t len, const char *what)
+{
+    size_t n = strlen(what);
+    for (size_t i = 0; i + n <= len; i++)
+        if (!memcmp(text + i, what, n))
+            return 1;
+    return 0;
+}
+
+static void bpe_check(int k, const char *text, size_t len)
+{
+    px_encoding all = bpe_encode(bpe[k], text, len, 0), capped = bpe_encode(bpe[k], text, len, 4);
+    if (all.n != capped.n || (all.n && memcmp(all.ids, capped.ids, all.n * sizeof *all.ids)))
+        abort();
+    encoding_free(&capped);
+    if (!all.ids)
+        return;
+    int round_trip = !memchr(text, '\0', len);
+    for (int i = 0; bpe_added[k][i]; i++)
+        round_trip = round_trip && !holds(text, len, bpe_added[k][i]);
+    px_error err = {0};
+    for (int skip = 0; skip <= 1; skip++) {
+        char *back = tokenizer_decode_special(bpe[k], all.ids, all.n, skip, &err);
+        if (!back || utf8_invalid_at(back, strlen(back)) >= 0)
+            abort();
+        if (skip && round_trip && (strlen(back) != len || memcmp(back, text, len)))
+            abort();
+        free(back);
+    }
+    encoding_free(&all);
+}
+
+/* The input's bytes as ids (two bytes each, reaching past the vocab):
+ * any ids decode to valid UTF-8. */
+static void bpe_decode_ids(int k, const uint8_t *data, size_t size)
+{
+    size_t n = size / 2 > 256 ? 256 : size / 2, vocab = tokenizer_vocab_size(bpe[k]);
+    int64_t ids[256];
+    for (size_t i = 0; i < n; i++)
+        ids[i] = (int64_t)(((size_t)data[2 * i] << 8 | data[2 * i + 1]) % (vocab + 64));
+    px_error err = {0};
+    for (int skip = 0; skip <= 1; skip++) {
+        char *text = tokenizer_decode_special(bpe[k], ids, n, skip, &err);
+        if (!text || utf8_invalid_at(text, strlen(text)) >= 0)
+            abort();
+        free(text);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    for (int k = 0; k < 2; k++) {
+        bpe_check(k, (const char *)data, size);
+        bpe_decode_ids(k, data, size);
+    }
     encode_all((const char *)data, size, 1);
     chars_check((const char *)data, size);
     px_error err = {0};
