@@ -40,13 +40,31 @@ static char *file_with(const char *model, const char *rest)
 
 #define BPE3 "{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2}, \"merges\": [\"a b\"]}"
 
-static void refused(const char *json, const char *needle)
+/* Refused by hf_read_buf with a message holding needle; and by
+ * hf_read_check from a file too, unless the refusal needs the tables
+ * (load_only). */
+static void refused_how(const char *json, const char *needle, int load_only)
 {
+    if (!load_only) {
+        char path[] = "/tmp/hf_read_checkXXXXXX";
+        int fd = mkstemp(path);
+        cr_assert_geq(fd, 0);
+        cr_assert_eq(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+        close(fd);
+        memset(&err, 0, sizeof err);
+        int rc = hf_read_check(path, &err);
+        unlink(path);
+        cr_assert_neq(rc, 0, "check accepted: %s", json);
+        cr_assert(strstr(err.msg, needle), "check's message '%s' lacks '%s'", err.msg, needle);
+    }
     cr_assert_neq(load(json), 0, "accepted: %s", json);
     cr_assert_eq(err.reason, PX_ERR_MALFORMED);
     cr_assert_str_eq(err.file, "t.json");
     cr_assert(strstr(err.msg, needle), "message '%s' lacks '%s'", err.msg, needle);
 }
+
+static void refused(const char *json, const char *needle) { refused_how(json, needle, 0); }
+static void refused_on_load(const char *json, const char *needle) { refused_how(json, needle, 1); }
 
 static int64_t id_of(const char *tok) { return hf_vocab_find(&cfg.vocab, tok, strlen(tok)); }
 
@@ -95,9 +113,9 @@ Test(hf_read, merge_with_continuing_subword_prefix)
 
 Test(hf_read, merge_out_of_vocab_refused_as_the_library)
 {
-    refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1}, \"merges\": [\"a b\"]}", ""),
+    refused_on_load(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1}, \"merges\": [\"a b\"]}", ""),
             "Token `ab` out of vocabulary");
-    refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"ab\": 1}, \"merges\": [\"a c\"]}", ""),
+    refused_on_load(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"ab\": 1}, \"merges\": [\"a c\"]}", ""),
             "Token `c` out of vocabulary");
     cr_assert_eq(err.line, 1);
     cr_assert_gt(err.col, 1);
@@ -143,7 +161,7 @@ Test(hf_read, byte_fallback_ids)
 
 Test(hf_read, unk_token_not_in_vocab_refused)
 {
-    refused(file_with("{\"type\": \"BPE\", \"unk_token\": \"<unk>\", \"vocab\": {\"a\": 0}, \"merges\": []}", ""),
+    refused_on_load(file_with("{\"type\": \"BPE\", \"unk_token\": \"<unk>\", \"vocab\": {\"a\": 0}, \"merges\": []}", ""),
             "not in model.vocab");
 }
 
@@ -170,7 +188,7 @@ Test(hf_read, wordpiece_defaults)
 Test(hf_read, vocab_gaps_and_repeats_refused)
 {
     refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 2}, \"merges\": []}", ""), "without gaps");
-    refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"a\": 1}, \"merges\": []}", ""), "twice");
+    refused_on_load(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"a\": 1}, \"merges\": []}", ""), "twice");
     refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 0}, \"merges\": []}", ""), "two tokens");
     refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1.0}, \"merges\": []}", ""), "whole number");
     refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": -1}, \"merges\": []}", ""), "whole number");
@@ -224,9 +242,9 @@ Test(hf_read, added_tokens_ids_as_the_library_gives_them)
 
 Test(hf_read, added_token_with_another_id_refused)
 {
-    refused(file_with(BPE3, "\"added_tokens\": [{\"id\": 7, \"content\": \"<s>\"}]"), "the library gives it 3");
-    refused(file_with(BPE3, "\"added_tokens\": [{\"id\": 2, \"content\": \"b\"}]"), "the library gives it 1");
-    refused(file_with(BPE3, "\"added_tokens\": [{\"id\": 3, \"content\": \"<s>\"}, {\"id\": 3, \"content\": \"<s>\", \"special\": true}]"),
+    refused_on_load(file_with(BPE3, "\"added_tokens\": [{\"id\": 7, \"content\": \"<s>\"}]"), "the library gives it 3");
+    refused_on_load(file_with(BPE3, "\"added_tokens\": [{\"id\": 2, \"content\": \"b\"}]"), "the library gives it 1");
+    refused_on_load(file_with(BPE3, "\"added_tokens\": [{\"id\": 3, \"content\": \"<s>\"}, {\"id\": 3, \"content\": \"<s>\", \"special\": true}]"),
             "twice with different options");
 }
 
