@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "parity/hf_decode.h"
 #include "parity/hf_pipe.h"
@@ -163,7 +164,7 @@ typedef struct idtab {
 static void idtab_set(idtab *t, size_t id, const char *s, size_t len)
 {
     if (id >= t->n) {
-        size_t n = id + 1;
+        size_t n = id + 1 > 2 * t->n ? id + 1 : 2 * t->n;
         t->s = realloc(t->s, n * sizeof *t->s);
         t->len = realloc(t->len, n * sizeof *t->len);
         for (size_t i = t->n; i < n; i++)
@@ -171,6 +172,13 @@ static void idtab_set(idtab *t, size_t id, const char *s, size_t len)
         t->n = n;
     }
     t->s[id] = s, t->len[id] = len;
+}
+
+/* The ids in use: up to the last one set. */
+static void idtab_trim(idtab *t)
+{
+    while (t->n && !t->s[t->n - 1])
+        t->n--;
 }
 
 static void build_vocab(loaded *L, idtab *t)
@@ -204,7 +212,7 @@ static void build_vocab(loaded *L, idtab *t)
 
 /* AddedVocabulary::add_tokens: empty contents skipped; a content already
  * known (added before, or in the model) keeps that id, else the next id. */
-static void read_added(loaded *L, json_t *arr, idtab *t)
+static void read_added(loaded *L, json_t *arr, json_t *model_vocab, idtab *t)
 {
     size_t next = t->n, i;
     json_t *a;
@@ -220,9 +228,9 @@ static void read_added(loaded *L, json_t *arr, idtab *t)
         for (size_t k = 0; k < L->c.n_added && id < 0; k++)
             if (L->c.added[k].len == len && !memcmp(L->c.added[k].content, content, len))
                 id = L->c.added[k].id;
-        for (size_t k = 0; k < t->n && id < 0; k++)
-            if (t->len[k] == len && t->s[k] && !memcmp(t->s[k], content, len))
-                id = (int64_t)k;
+        json_t *in_model = strlen(content) == len ? json_object_get(model_vocab, content) : NULL;
+        if (id < 0 && in_model)
+            id = (int64_t)json_integer_value(in_model);
         if (id < 0)
             id = (int64_t)next++;
         hf_added *o = &L->c.added[L->c.n_added++];
@@ -269,9 +277,12 @@ static loaded *load(const char *path)
     idtab t = {0};
     const char *key;
     json_t *val;
-    json_object_foreach(json_object_get(json_object_get(L->root, "model"), "vocab"), key, val)
+    json_t *mv = json_object_get(json_object_get(L->root, "model"), "vocab");
+    json_object_foreach(mv, key, val)
         idtab_set(&t, (size_t)json_integer_value(val), key, strlen(key));
-    read_added(L, json_object_get(L->root, "added_tokens"), &t);
+    idtab_trim(&t);
+    read_added(L, json_object_get(L->root, "added_tokens"), mv, &t);
+    idtab_trim(&t);
     build_vocab(L, &t);
     free(t.s), free(t.len);
     L->c.special = calloc(L->c.vocab.n + 1, 1);
@@ -477,6 +488,7 @@ static size_t compare_file(const char *json, size_t count, uint64_t seed, size_t
         i++;
     }
     cr_assert_eq(i, count, "%s: the library decoded %zu of %zu sequences", json, i, count);
+    unlink(ids_path), unlink(out_path), rmdir(dir), free(dir);
     free(line);
     fclose(f);
     free(seqs), free(lens), free(p.shortt), free(p.added);
@@ -638,6 +650,7 @@ Test(hf_decode, hand_made_files_match_the_library, .timeout = 600)
         free(path);
     }
     cr_assert_eq(compared, 2 * HAND_SEQS * (sizeof hands / sizeof hands[0]));
+    free(dir);
     cr_assert_eq(bad, 0, "%zu of %zu decodings differ from the library (printed above)", bad, compared);
 }
 
@@ -743,4 +756,5 @@ Test(hf_decode, strip_past_a_token_is_refused)
         unload(L);
         free(path);
     }
+    free(dir);
 }
