@@ -426,72 +426,84 @@ static void shown(const char *s, size_t len, char *out, size_t size)
     out[o] = '\0';
 }
 
+typedef struct seqs {
+    int64_t (*v)[256];
+    size_t *len, n;
+} seqs;
+
+/* `count` random sequences, also written to `path` one JSON array a line. */
+static seqs write_seqs(const loaded *L, size_t count, uint64_t seed, const char *path)
+{
+    pools p = make_pools(L);
+    seqs q = {malloc(count * sizeof *q.v), malloc(count * sizeof *q.len), count};
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    rng_state = seed;
+    for (size_t i = 0; i < count; i++) {
+        q.len[i] = rand_ids(L, &p, q.v[i]);
+        fputc('[', f);
+        for (size_t k = 0; k < q.len[i]; k++)
+            fprintf(f, "%s%lld", k ? "," : "", (long long)q.v[i][k]);
+        fputs("]\n", f);
+    }
+    fclose(f);
+    free(p.shortt), free(p.added);
+    return q;
+}
+
+/* One decoding compared; the first few differences printed. */
+static int same(const char *json, const loaded *L, const seqs *q, size_t i, int skip, json_t *want, size_t *bad)
+{
+    px_error err = {0};
+    size_t len = 0;
+    char *mine = hf_decode_len(&L->c, q->v[i], q->len[i], skip, &len, &err);
+    int ok = mine && len == json_string_length(want) && !memcmp(mine, json_string_value(want), len);
+    if (!ok && (*bad)++ < 6) {
+        static char a[4096], b[4096];
+        shown(json_string_value(want), json_string_length(want), a, sizeof a);
+        if (mine)
+            shown(mine, len, b, sizeof b);
+        fprintf(stderr, "%s: sequence %zu (skip %d): ids [", json, i + 1, skip);
+        for (size_t k = 0; k < q->len[i]; k++)
+            fprintf(stderr, "%s%lld", k ? "," : "", (long long)q->v[i][k]);
+        fprintf(stderr, "]\n  library: \"%s\"\n  parity:  %s%s%s\n", a, mine ? "\"" : "", mine ? b : err.msg,
+                mine ? "\"" : "");
+    }
+    free(mine);
+    return ok;
+}
+
 /* Decode `count` random sequences of ids with the library and with
  * hf_decode, both skip_special values; returns the mismatches (the first
  * few printed). *compared counts the texts compared. */
 static size_t compare_file(const char *json, size_t count, uint64_t seed, size_t *compared)
 {
     loaded *L = load(json);
-    pools p = make_pools(L);
     char *dir = tl_tmpdir(), ids_path[512], out_path[512], cmd[2048];
     snprintf(ids_path, sizeof ids_path, "%s/ids.jsonl", dir);
     snprintf(out_path, sizeof out_path, "%s/out.jsonl", dir);
-    rng_state = seed;
-    int64_t(*seqs)[256] = malloc(count * sizeof *seqs);
-    size_t *lens = malloc(count * sizeof *lens);
-    FILE *f = fopen(ids_path, "w");
-    cr_assert_not_null(f);
-    for (size_t i = 0; i < count; i++) {
-        lens[i] = rand_ids(L, &p, seqs[i]);
-        fputc('[', f);
-        for (size_t k = 0; k < lens[i]; k++)
-            fprintf(f, "%s%lld", k ? "," : "", (long long)seqs[i][k]);
-        fputs("]\n", f);
-    }
-    fclose(f);
+    seqs q = write_seqs(L, count, seed, ids_path);
     snprintf(cmd, sizeof cmd, "node tests/tokenizer/hf_decode.js '%s' --skip both < %s > %s", json, ids_path,
              out_path);
     sh(cmd);
-    f = fopen(out_path, "r");
+    FILE *f = fopen(out_path, "r");
     cr_assert_not_null(f);
     char *line = NULL;
     size_t cap = 0, bad = 0, i = 0;
     ssize_t got;
-    while ((got = getline(&line, &cap, f)) > 0 && i < count) {
+    for (; i < count && (got = getline(&line, &cap, f)) > 0; i++) {
         json_error_t je;
         json_t *pair = json_loadb(line, (size_t)got, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
         cr_assert(json_is_array(pair), "%s line %zu: %s", out_path, i + 1, line);
-        for (int skip = 0; skip < 2; skip++) {
-            json_t *want = json_array_get(pair, (size_t)skip);
-            px_error err = {0};
-            size_t len = 0;
-            char *mine = hf_decode_len(&L->c, seqs[i], lens[i], skip, &len, &err);
-            (*compared)++;
-            if (mine && len == json_string_length(want) && !memcmp(mine, json_string_value(want), len)) {
-                free(mine);
-                continue;
-            }
-            if (bad++ < 6) {
-                static char a[4096], b[4096];
-                shown(json_string_value(want), json_string_length(want), a, sizeof a);
-                if (mine)
-                    shown(mine, len, b, sizeof b);
-                fprintf(stderr, "%s: sequence %zu (skip %d): %s", json, i + 1, skip, "ids [");
-                for (size_t k = 0; k < lens[i]; k++)
-                    fprintf(stderr, "%s%lld", k ? "," : "", (long long)seqs[i][k]);
-                fprintf(stderr, "]\n  library: \"%s\"\n  parity:  %s%s%s\n", a, mine ? "\"" : "",
-                        mine ? b : err.msg, mine ? "\"" : "");
-            }
-            free(mine);
-        }
+        for (int skip = 0; skip < 2; skip++, (*compared)++)
+            same(json, L, &q, i, skip, json_array_get(pair, (size_t)skip), &bad);
         json_decref(pair);
-        i++;
     }
     cr_assert_eq(i, count, "%s: the library decoded %zu of %zu sequences", json, i, count);
     unlink(ids_path), unlink(out_path), rmdir(dir), free(dir);
     free(line);
     fclose(f);
-    free(seqs), free(lens), free(p.shortt), free(p.added);
+    free(q.v), free(q.len);
     unload(L);
     return bad;
 }
