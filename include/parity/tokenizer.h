@@ -112,6 +112,11 @@ char *tokenizer_decode(const px_tokenizer *tok, const int64_t *ids, size_t n, px
  * (skip_special ignored). NULL with *err. */
 char *tokenizer_decode_special(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special,
                                px_error *err);
+/* The same, its byte length in *len; the text may hold NUL bytes (a
+ * byte-fallback <0x00>, a byte-level 'Ā'), which tokenizer_decode_special
+ * refuses (a text is text, as a fixture's is) rather than cut short. */
+char *tokenizer_decode_len(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special, size_t *len,
+                           px_error *err);
 
 /* A generator's stop (contract.generate.stop) that is one token the
  * executor can stop on: any token of a chars vocab, an added token (special

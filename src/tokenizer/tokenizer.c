@@ -4,6 +4,7 @@
  * says which library behaviour it mirrors, because the point of parity is to
  * produce the ids the model was trained with. */
 #include "parity/utf8.h"
+#include "parity/hf_decode.h"
 #include "parity/hf_pipe.h"
 #include "parity/hf_read.h"
 #include "parity/tokenizer.h"
@@ -636,12 +637,29 @@ int tokenizer_encode(const px_tokenizer *tok, const char *text, size_t len,
     return rc;
 }
 
+char *tokenizer_decode_len(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special, size_t *len,
+                           px_error *err)
+{
+    if (tok->chars || !tok->hf) {
+        char *text = tokenizer_decode(tok, ids, n, err);
+        *len = text ? strlen(text) : 0;
+        return text;
+    }
+    return hf_decode_len(tok->hf, ids, n, skip_special, len, err);
+}
+
 char *tokenizer_decode_special(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special,
                                px_error *err)
 {
-    if (tok->chars || !tok->hf)
-        return tokenizer_decode(tok, ids, n, err);
-    return hf_decode(tok->hf, ids, n, skip_special, err);
+    size_t len = 0;
+    char *text = tokenizer_decode_len(tok, ids, n, skip_special, &len, err);
+    if (text && memchr(text, '\0', len)) {
+        free(text);
+        px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0,
+                     "the decoded text holds a NUL byte (a token such as <0x00>): parity keeps text as text");
+        return NULL;
+    }
+    return text;
 }
 
 int64_t tokenizer_stop_id(const px_tokenizer *tok, const char *s)
