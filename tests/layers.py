@@ -32,6 +32,10 @@ OWNERS = {
                              # read by results_read.c, one part's header
     "runner_opts": "run",    # the runner's options and stop reasons: types
                              # that src/run/'s parts read below the runner
+    "hf_pipe": "hf_util",    # the tokenizer.json pipeline's types and stages,
+                             # each stage in its own hf_*.c; hf_util.c has its
+                             # buffers
+    "hf_read_int": "hf_read",  # the reader's own, shared by hf_read*.c
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

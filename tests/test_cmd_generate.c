@@ -335,7 +335,7 @@ Test(generate, both_executors_generate_the_same_ids_greedy_and_sampled, .timeout
 
 /* A classifier's model under a generator's contract is refused at the
  * model's line before any example runs; a stop that is not one token of
- * the vocabulary is refused at its line. */
+ * the vocabulary is a stop string, not a mistake. */
 Test(generate, a_model_or_stop_that_does_not_fit_is_refused_at_its_place, .timeout = 300)
 {
     char *wrong = variant("wrong", (const char *[]){"../../models/gen_tiny.pt, sha256: 0096c17b387acbd0105185533ebd72625754233b9d22936920b4e76dbd84f1d9",
@@ -352,12 +352,15 @@ Test(generate, a_model_or_stop_that_does_not_fit_is_refused_at_its_place, .timeo
     free(t);
     cmd_result c = tl_run((const char *[]){"parity", "run", wrong, "-q", NULL});
     cr_expect_neq(c.status, 0, "%s%s", c.out, c.err);
-    cr_expect(strstr(c.err, ":6:") && strstr(c.err, "a generator gives [1,1,12]"), "%s", c.err);
+    cr_expect(strstr(c.err, ":6:") && strstr(c.err, "a generator gives [1,1,V] with V at least the tokenizer's 12"), "%s",
+              c.err);
     tl_free(&c);
     char *stop = variant("stop", (const char *[]){"stop: [\"[EOS]\"]", "stop: [\"[EOS]\", \"xy\"]", NULL});
     c = tl_run((const char *[]){"parity", "run", stop, "-q", NULL});
-    cr_expect_neq(c.status, 0);
-    cr_expect(strstr(c.err, ":13:") && strstr(c.err, "'xy' is not one token"), "%s", c.err);
+    /* not one token: a stop string (issue 26), found in the decoded text,
+     * so the run goes ahead and is judged (exit 0 or 1, never a refusal) */
+    cr_expect(c.status == 0 || c.status == 1, "exit %d: %s", c.status, c.err);
+    cr_expect_null(strstr(c.err, ":13:"), "%s", c.err);
     tl_free(&c);
     c = tl_run((const char *[]){"parity", "bench", GEN, NULL});
     cr_expect_eq(c.status, 2, "%s%s", c.out, c.err);

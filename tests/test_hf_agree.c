@@ -369,10 +369,10 @@ static size_t compare_llm_ids(const corpus *c, const char *enc_path, px_tokenize
 }
 
 /* The library's texts (dec.jsonl: [ids, decode(ids, false), decode(ids,
- * true)]) against tokenizer_decode_special; returns the number of
- * sequences (either skip value) that differ. *n_seqs: how many there were;
- * *with_nul: library texts holding U+0000, which a NUL-terminated result
- * cannot carry: they are compared up to the NUL and counted apart. */
+ * true)]) against tokenizer_decode_len, byte for byte; returns the number
+ * of sequences (either skip value) that differ. *n_seqs: how many there
+ * were; *with_nul: library texts holding U+0000 (compared whole too; a
+ * generator's text refuses them, tokenizer_decode_special). */
 static size_t compare_llm_texts(const char *dec_path, px_tokenizer *tok, const char *name, size_t *n_seqs,
                                 size_t *with_nul)
 {
@@ -397,19 +397,19 @@ static size_t compare_llm_texts(const char *dec_path, px_tokenizer *tok, const c
             cr_assert(json_is_string(want), "%s:%zu: the library failed: %s", dec_path, *n_seqs + 1,
                       json_dumps(want, JSON_ENCODE_ANY));
             const char *w = json_string_value(want);
-            size_t wlen = json_string_length(want), cmp_len = wlen;
-            if (memchr(w, '\0', wlen)) {
+            size_t wlen = json_string_length(want), mlen = 0;
+            if (memchr(w, '\0', wlen))
                 ++*with_nul;
-                cmp_len = strlen(w);
-            }
             px_error err = {0};
-            char *mine = tokenizer_decode_special(tok, ids, n, skip, &err);
-            if (!mine || strlen(mine) != cmp_len || memcmp(mine, w, cmp_len)) {
+            /* the whole text, NUL bytes and all (tokenizer_decode_special
+             * refuses a text holding NUL; the bytes are compared here) */
+            char *mine = tokenizer_decode_len(tok, ids, n, skip, &mlen, &err);
+            if (!mine || mlen != wlen || memcmp(mine, w, wlen)) {
                 if (bad++ < show_n()) {
                     char a[600], b[1200], s[1200];
                     show_json(w, wlen, a, sizeof a);
                     if (mine)
-                        show_json(mine, strlen(mine), b, sizeof b);
+                        show_json(mine, mlen, b, sizeof b);
                     else
                         snprintf(b, sizeof b, "error: %s", err.msg);
                     show_ids(ids, n, SIZE_MAX, s, sizeof s);
@@ -481,7 +481,7 @@ static void agree_file(const char *path, const char *name, const char *sha256)
     size_t bad_ids = compare_llm_ids(&c, enc, tok, name), n_seqs, with_nul;
     size_t bad_texts = compare_llm_texts(dec, tok, name, &n_seqs, &with_nul);
     if (with_nul)
-        cr_log_info("%s: %zu library texts hold U+0000: compared up to it", name, with_nul);
+        cr_log_info("%s: %zu library texts hold U+0000, compared byte for byte", name, with_nul);
     cr_expect_geq(n_seqs, MIN_SEQS, "%s: %zu id sequences", name, n_seqs);
     cr_expect_eq(bad_ids, 0, "%s: %zu of %zu strings encode differently from the library", name, bad_ids, c.n);
     cr_expect_eq(bad_texts, 0, "%s: %zu of %zu decodes (2 per sequence) differ from the library", name, bad_texts,

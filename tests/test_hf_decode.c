@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "parity/hf_decode.h"
 #include "parity/hf_pipe.h"
@@ -163,7 +164,7 @@ typedef struct idtab {
 static void idtab_set(idtab *t, size_t id, const char *s, size_t len)
 {
     if (id >= t->n) {
-        size_t n = id + 1;
+        size_t n = id + 1 > 2 * t->n ? id + 1 : 2 * t->n;
         t->s = realloc(t->s, n * sizeof *t->s);
         t->len = realloc(t->len, n * sizeof *t->len);
         for (size_t i = t->n; i < n; i++)
@@ -171,6 +172,13 @@ static void idtab_set(idtab *t, size_t id, const char *s, size_t len)
         t->n = n;
     }
     t->s[id] = s, t->len[id] = len;
+}
+
+/* The ids in use: up to the last one set. */
+static void idtab_trim(idtab *t)
+{
+    while (t->n && !t->s[t->n - 1])
+        t->n--;
 }
 
 static void build_vocab(loaded *L, idtab *t)
@@ -204,7 +212,7 @@ static void build_vocab(loaded *L, idtab *t)
 
 /* AddedVocabulary::add_tokens: empty contents skipped; a content already
  * known (added before, or in the model) keeps that id, else the next id. */
-static void read_added(loaded *L, json_t *arr, idtab *t)
+static void read_added(loaded *L, json_t *arr, json_t *model_vocab, idtab *t)
 {
     size_t next = t->n, i;
     json_t *a;
@@ -220,9 +228,9 @@ static void read_added(loaded *L, json_t *arr, idtab *t)
         for (size_t k = 0; k < L->c.n_added && id < 0; k++)
             if (L->c.added[k].len == len && !memcmp(L->c.added[k].content, content, len))
                 id = L->c.added[k].id;
-        for (size_t k = 0; k < t->n && id < 0; k++)
-            if (t->len[k] == len && t->s[k] && !memcmp(t->s[k], content, len))
-                id = (int64_t)k;
+        json_t *in_model = strlen(content) == len ? json_object_get(model_vocab, content) : NULL;
+        if (id < 0 && in_model)
+            id = (int64_t)json_integer_value(in_model);
         if (id < 0)
             id = (int64_t)next++;
         hf_added *o = &L->c.added[L->c.n_added++];
@@ -269,9 +277,12 @@ static loaded *load(const char *path)
     idtab t = {0};
     const char *key;
     json_t *val;
-    json_object_foreach(json_object_get(json_object_get(L->root, "model"), "vocab"), key, val)
+    json_t *mv = json_object_get(json_object_get(L->root, "model"), "vocab");
+    json_object_foreach(mv, key, val)
         idtab_set(&t, (size_t)json_integer_value(val), key, strlen(key));
-    read_added(L, json_object_get(L->root, "added_tokens"), &t);
+    idtab_trim(&t);
+    read_added(L, json_object_get(L->root, "added_tokens"), mv, &t);
+    idtab_trim(&t);
     build_vocab(L, &t);
     free(t.s), free(t.len);
     L->c.special = calloc(L->c.vocab.n + 1, 1);
@@ -415,71 +426,84 @@ static void shown(const char *s, size_t len, char *out, size_t size)
     out[o] = '\0';
 }
 
+typedef struct seqs {
+    int64_t (*v)[256];
+    size_t *len, n;
+} seqs;
+
+/* `count` random sequences, also written to `path` one JSON array a line. */
+static seqs write_seqs(const loaded *L, size_t count, uint64_t seed, const char *path)
+{
+    pools p = make_pools(L);
+    seqs q = {malloc(count * sizeof *q.v), malloc(count * sizeof *q.len), count};
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    rng_state = seed;
+    for (size_t i = 0; i < count; i++) {
+        q.len[i] = rand_ids(L, &p, q.v[i]);
+        fputc('[', f);
+        for (size_t k = 0; k < q.len[i]; k++)
+            fprintf(f, "%s%lld", k ? "," : "", (long long)q.v[i][k]);
+        fputs("]\n", f);
+    }
+    fclose(f);
+    free(p.shortt), free(p.added);
+    return q;
+}
+
+/* One decoding compared; the first few differences printed. */
+static int same(const char *json, const loaded *L, const seqs *q, size_t i, int skip, json_t *want, size_t *bad)
+{
+    px_error err = {0};
+    size_t len = 0;
+    char *mine = hf_decode_len(&L->c, q->v[i], q->len[i], skip, &len, &err);
+    int ok = mine && len == json_string_length(want) && !memcmp(mine, json_string_value(want), len);
+    if (!ok && (*bad)++ < 6) {
+        static char a[4096], b[4096];
+        shown(json_string_value(want), json_string_length(want), a, sizeof a);
+        if (mine)
+            shown(mine, len, b, sizeof b);
+        fprintf(stderr, "%s: sequence %zu (skip %d): ids [", json, i + 1, skip);
+        for (size_t k = 0; k < q->len[i]; k++)
+            fprintf(stderr, "%s%lld", k ? "," : "", (long long)q->v[i][k]);
+        fprintf(stderr, "]\n  library: \"%s\"\n  parity:  %s%s%s\n", a, mine ? "\"" : "", mine ? b : err.msg,
+                mine ? "\"" : "");
+    }
+    free(mine);
+    return ok;
+}
+
 /* Decode `count` random sequences of ids with the library and with
  * hf_decode, both skip_special values; returns the mismatches (the first
  * few printed). *compared counts the texts compared. */
 static size_t compare_file(const char *json, size_t count, uint64_t seed, size_t *compared)
 {
     loaded *L = load(json);
-    pools p = make_pools(L);
     char *dir = tl_tmpdir(), ids_path[512], out_path[512], cmd[2048];
     snprintf(ids_path, sizeof ids_path, "%s/ids.jsonl", dir);
     snprintf(out_path, sizeof out_path, "%s/out.jsonl", dir);
-    rng_state = seed;
-    int64_t(*seqs)[256] = malloc(count * sizeof *seqs);
-    size_t *lens = malloc(count * sizeof *lens);
-    FILE *f = fopen(ids_path, "w");
-    cr_assert_not_null(f);
-    for (size_t i = 0; i < count; i++) {
-        lens[i] = rand_ids(L, &p, seqs[i]);
-        fputc('[', f);
-        for (size_t k = 0; k < lens[i]; k++)
-            fprintf(f, "%s%lld", k ? "," : "", (long long)seqs[i][k]);
-        fputs("]\n", f);
-    }
-    fclose(f);
+    seqs q = write_seqs(L, count, seed, ids_path);
     snprintf(cmd, sizeof cmd, "node tests/tokenizer/hf_decode.js '%s' --skip both < %s > %s", json, ids_path,
              out_path);
     sh(cmd);
-    f = fopen(out_path, "r");
+    FILE *f = fopen(out_path, "r");
     cr_assert_not_null(f);
     char *line = NULL;
     size_t cap = 0, bad = 0, i = 0;
     ssize_t got;
-    while ((got = getline(&line, &cap, f)) > 0 && i < count) {
+    for (; i < count && (got = getline(&line, &cap, f)) > 0; i++) {
         json_error_t je;
         json_t *pair = json_loadb(line, (size_t)got, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
         cr_assert(json_is_array(pair), "%s line %zu: %s", out_path, i + 1, line);
-        for (int skip = 0; skip < 2; skip++) {
-            json_t *want = json_array_get(pair, (size_t)skip);
-            px_error err = {0};
-            size_t len = 0;
-            char *mine = hf_decode_len(&L->c, seqs[i], lens[i], skip, &len, &err);
-            (*compared)++;
-            if (mine && len == json_string_length(want) && !memcmp(mine, json_string_value(want), len)) {
-                free(mine);
-                continue;
-            }
-            if (bad++ < 6) {
-                static char a[4096], b[4096];
-                shown(json_string_value(want), json_string_length(want), a, sizeof a);
-                if (mine)
-                    shown(mine, len, b, sizeof b);
-                fprintf(stderr, "%s: sequence %zu (skip %d): %s", json, i + 1, skip, "ids [");
-                for (size_t k = 0; k < lens[i]; k++)
-                    fprintf(stderr, "%s%lld", k ? "," : "", (long long)seqs[i][k]);
-                fprintf(stderr, "]\n  library: \"%s\"\n  parity:  %s%s%s\n", a, mine ? "\"" : "",
-                        mine ? b : err.msg, mine ? "\"" : "");
-            }
-            free(mine);
-        }
+        for (int skip = 0; skip < 2; skip++, (*compared)++)
+            same(json, L, &q, i, skip, json_array_get(pair, (size_t)skip), &bad);
         json_decref(pair);
-        i++;
     }
     cr_assert_eq(i, count, "%s: the library decoded %zu of %zu sequences", json, i, count);
+    unlink(ids_path), unlink(out_path), rmdir(dir), free(dir);
     free(line);
     fclose(f);
-    free(seqs), free(lens), free(p.shortt), free(p.added);
+    free(q.v), free(q.len);
     unload(L);
     return bad;
 }
@@ -638,6 +662,7 @@ Test(hf_decode, hand_made_files_match_the_library, .timeout = 600)
         free(path);
     }
     cr_assert_eq(compared, 2 * HAND_SEQS * (sizeof hands / sizeof hands[0]));
+    free(dir);
     cr_assert_eq(bad, 0, "%zu of %zu decodings differ from the library (printed above)", bad, compared);
 }
 
@@ -743,4 +768,5 @@ Test(hf_decode, strip_past_a_token_is_refused)
         unload(L);
         free(path);
     }
+    free(dir);
 }

@@ -38,15 +38,37 @@ static char *file_with(const char *model, const char *rest)
     return buf;
 }
 
+/* the fields every added token needs, as the library requires them */
+#define FLAGS "\"single_word\": false, \"lstrip\": false, \"rstrip\": false, "
+#define NS "\"normalized\": false, \"special\": false"
+
 #define BPE3 "{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2}, \"merges\": [\"a b\"]}"
 
-static void refused(const char *json, const char *needle)
+/* Refused by hf_read_buf with a message holding needle; and by
+ * hf_read_check from a file too, unless the refusal needs the tables
+ * (load_only). */
+static void refused_how(const char *json, const char *needle, int load_only)
 {
+    if (!load_only) {
+        char path[] = "/tmp/hf_read_checkXXXXXX";
+        int fd = mkstemp(path);
+        cr_assert_geq(fd, 0);
+        cr_assert_eq(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+        close(fd);
+        memset(&err, 0, sizeof err);
+        int rc = hf_read_check(path, &err);
+        unlink(path);
+        cr_assert_neq(rc, 0, "check accepted: %s", json);
+        cr_assert(strstr(err.msg, needle), "check's message '%s' lacks '%s'", err.msg, needle);
+    }
     cr_assert_neq(load(json), 0, "accepted: %s", json);
     cr_assert_eq(err.reason, PX_ERR_MALFORMED);
     cr_assert_str_eq(err.file, "t.json");
     cr_assert(strstr(err.msg, needle), "message '%s' lacks '%s'", err.msg, needle);
 }
+
+static void refused(const char *json, const char *needle) { refused_how(json, needle, 0); }
+static void refused_on_load(const char *json, const char *needle) { refused_how(json, needle, 1); }
 
 static int64_t id_of(const char *tok) { return hf_vocab_find(&cfg.vocab, tok, strlen(tok)); }
 
@@ -95,9 +117,9 @@ Test(hf_read, merge_with_continuing_subword_prefix)
 
 Test(hf_read, merge_out_of_vocab_refused_as_the_library)
 {
-    refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1}, \"merges\": [\"a b\"]}", ""),
+    refused_on_load(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1}, \"merges\": [\"a b\"]}", ""),
             "Token `ab` out of vocabulary");
-    refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"ab\": 1}, \"merges\": [\"a c\"]}", ""),
+    refused_on_load(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"ab\": 1}, \"merges\": [\"a c\"]}", ""),
             "Token `c` out of vocabulary");
     cr_assert_eq(err.line, 1);
     cr_assert_gt(err.col, 1);
@@ -143,7 +165,7 @@ Test(hf_read, byte_fallback_ids)
 
 Test(hf_read, unk_token_not_in_vocab_refused)
 {
-    refused(file_with("{\"type\": \"BPE\", \"unk_token\": \"<unk>\", \"vocab\": {\"a\": 0}, \"merges\": []}", ""),
+    refused_on_load(file_with("{\"type\": \"BPE\", \"unk_token\": \"<unk>\", \"vocab\": {\"a\": 0}, \"merges\": []}", ""),
             "not in model.vocab");
 }
 
@@ -156,9 +178,10 @@ Test(hf_read, dropout_and_other_models_refused)
             "model WordLevel is not implemented");
 }
 
-Test(hf_read, wordpiece_defaults)
+Test(hf_read, wordpiece)
 {
-    cr_assert_eq(load(file_with("{\"type\": \"WordPiece\", \"vocab\": {\"[UNK]\": 0, \"a\": 1}}", "")), 0, "%s", err.msg);
+    refused(file_with("{\"type\": \"WordPiece\", \"vocab\": {\"[UNK]\": 0, \"a\": 1}}", ""), "needs");
+    cr_assert_eq(load(file_with("{\"type\": \"WordPiece\", \"unk_token\": \"[UNK]\", \"continuing_subword_prefix\": \"##\", \"max_input_chars_per_word\": 100, \"vocab\": {\"[UNK]\": 0, \"a\": 1}}", "")), 0, "%s", err.msg);
     cr_assert_eq(cfg.model.kind, HF_MODEL_WORDPIECE);
     cr_assert_str_eq(cfg.model.prefix, "##");
     cr_assert_eq(cfg.model.max_chars, 100);
@@ -170,7 +193,7 @@ Test(hf_read, wordpiece_defaults)
 Test(hf_read, vocab_gaps_and_repeats_refused)
 {
     refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 2}, \"merges\": []}", ""), "without gaps");
-    refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"a\": 1}, \"merges\": []}", ""), "twice");
+    refused_on_load(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"a\": 1}, \"merges\": []}", ""), "twice");
     refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 0}, \"merges\": []}", ""), "two tokens");
     refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1.0}, \"merges\": []}", ""), "whole number");
     refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": -1}, \"merges\": []}", ""), "whole number");
@@ -204,9 +227,9 @@ Test(hf_read, bad_strings_refused)
  * one takes the next id after the vocab. */
 Test(hf_read, added_tokens_ids_as_the_library_gives_them)
 {
-    const char *added = "\"added_tokens\": [{\"id\": 1, \"content\": \"b\", \"special\": true}, "
-                        "{\"id\": 3, \"content\": \"<s>\", \"special\": true, \"normalized\": false}, "
-                        "{\"id\": 4, \"content\": \"x y\", \"lstrip\": true, \"rstrip\": true, \"single_word\": true}]";
+    const char *added = "\"added_tokens\": [{\"id\": 1, \"content\": \"b\", " FLAGS "\"special\": true, \"normalized\": false}, "
+                        "{\"id\": 3, \"content\": \"<s>\", " FLAGS "\"special\": true, \"normalized\": false}, "
+                        "{\"id\": 4, \"content\": \"x y\", \"lstrip\": true, \"rstrip\": true, \"single_word\": true, \"special\": false, \"normalized\": true}]";
     cr_assert_eq(load(file_with(BPE3, added)), 0, "%s", err.msg);
     cr_assert_eq(cfg.vocab.n, 5);
     cr_assert_eq(cfg.n_added, 3);
@@ -216,7 +239,7 @@ Test(hf_read, added_tokens_ids_as_the_library_gives_them)
     cr_assert_eq(cfg.special[3], 1);
     cr_assert_eq(cfg.special[4], 0);
     cr_assert_eq(cfg.added[2].lstrip + cfg.added[2].rstrip + cfg.added[2].single_word, 3);
-    cr_assert_eq(cfg.added[2].normalized, 1); /* not special: normalized by default */
+    cr_assert_eq(cfg.added[2].normalized, 1);
     cr_assert_eq(cfg.added[1].normalized, 0);
     cr_assert_not_null(cfg.added_raw);
     cr_assert_not_null(cfg.added_norm);
@@ -224,16 +247,17 @@ Test(hf_read, added_tokens_ids_as_the_library_gives_them)
 
 Test(hf_read, added_token_with_another_id_refused)
 {
-    refused(file_with(BPE3, "\"added_tokens\": [{\"id\": 7, \"content\": \"<s>\"}]"), "the library gives it 3");
-    refused(file_with(BPE3, "\"added_tokens\": [{\"id\": 2, \"content\": \"b\"}]"), "the library gives it 1");
-    refused(file_with(BPE3, "\"added_tokens\": [{\"id\": 3, \"content\": \"<s>\"}, {\"id\": 3, \"content\": \"<s>\", \"special\": true}]"),
+    refused_on_load(file_with(BPE3, "\"added_tokens\": [{\"id\": 7, \"content\": \"<s>\", " FLAGS NS "}]"), "the library gives it 3");
+    refused_on_load(file_with(BPE3, "\"added_tokens\": [{\"id\": 2, \"content\": \"b\", " FLAGS NS "}]"), "the library gives it 1");
+    refused_on_load(file_with(BPE3, "\"added_tokens\": [{\"id\": 3, \"content\": \"<s>\", " FLAGS NS "}, {\"id\": 3, \"content\": \"<s>\", " FLAGS "\"special\": true, \"normalized\": false}]"),
             "twice with different options");
 }
 
 /* Exact repeats and empty tokens are ignored, as add_tokens ignores them. */
 Test(hf_read, added_token_repeats_ignored)
 {
-    cr_assert_eq(load(file_with(BPE3, "\"added_tokens\": [{\"id\": 3, \"content\": \"<s>\"}, {\"id\": 3, \"content\": \"<s>\"}, {\"id\": 9, \"content\": \"\"}, {\"id\": 4, \"content\": \"<t>\"}]")),
+    cr_assert_eq(load(file_with(BPE3, "\"added_tokens\": [{\"id\": 3, \"content\": \"<s>\", " FLAGS NS "}, {\"id\": 3, \"content\": \"<s>\", " FLAGS NS "}, "
+                                      "{\"id\": 9, \"content\": \"\", " FLAGS NS "}, {\"id\": 4, \"content\": \"<t>\", " FLAGS NS "}]")),
                  0, "%s", err.msg);
     cr_assert_eq(cfg.n_added, 2);
     cr_assert_eq(cfg.vocab.n, 5);
@@ -245,7 +269,7 @@ Test(hf_read, normalizers_flattened)
 {
     cr_assert_eq(load(file_with(BPE3, "\"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFC\"}]}, "
                                       "{\"type\": \"Prepend\", \"prepend\": \"\\u2581\"}, {\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, \"content\": \"\\u2581\"}, "
-                                      "{\"type\": \"Strip\", \"strip_left\": true, \"strip_right\": false}, {\"type\": \"Lowercase\"}, {\"type\": \"BertNormalizer\", \"lowercase\": false}]}")),
+                                      "{\"type\": \"Strip\", \"strip_left\": true, \"strip_right\": false}, {\"type\": \"Lowercase\"}, {\"type\": \"BertNormalizer\", \"clean_text\": true, \"handle_chinese_chars\": true, \"lowercase\": false}]}")),
                  0, "%s", err.msg);
     cr_assert_eq(cfg.n_norm, 6);
     cr_assert_eq(cfg.norm[0].kind, HF_NORM_NFC);
@@ -311,7 +335,7 @@ Test(hf_read, post_processors)
                      "{\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": {\"id\": \"<s>\", \"type_id\": 0}}, {\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}, {\"SpecialToken\": {\"id\": \"b\", \"type_id\": 0}}], "
                      "\"pair\": [], \"special_tokens\": {\"<s>\": {\"id\": \"<s>\", \"ids\": [3], \"tokens\": [\"<s>\"]}, \"b\": {\"id\": \"b\", \"ids\": [1, 0], \"tokens\": [\"b\", \"a\"]}}}, "
                      "{\"type\": \"RobertaProcessing\", \"cls\": [\"a\", 0], \"sep\": [\"b\", 1], \"trim_offsets\": true, \"add_prefix_space\": true}]}, "
-                     "\"added_tokens\": [{\"id\": 3, \"content\": \"<s>\", \"special\": true}]";
+                     "\"added_tokens\": [{\"id\": 3, \"content\": \"<s>\", " FLAGS "\"special\": true, \"normalized\": false}]";
     cr_assert_eq(load(file_with(BPE3, tp)), 0, "%s", err.msg);
     /* Roberta wraps what the template made */
     cr_assert_eq(cfg.post.n_before, 2);
@@ -389,18 +413,19 @@ Test(hf_read, deep_nesting_refused)
     free(s);
 }
 
-/* A million added tokens load in time linear in their number. */
-Test(hf_read, a_million_added_tokens)
+/* Half a million added tokens (as many as 64 MiB holds with the fields the
+ * library requires) load in time linear in their number. */
+Test(hf_read, half_a_million_added_tokens)
 {
-    size_t n = 1000000, cap = n * 40 + 256, len = 0;
+    size_t n = 500000, cap = n * 128 + 256, len = 0;
     char *s = malloc(cap);
     len += (size_t)sprintf(s, "{\"model\": " BPE3 ", \"added_tokens\": [");
     for (size_t i = 0; i < n; i++)
-        len += (size_t)sprintf(s + len, "%s{\"id\":%zu,\"content\":\"t%zu\"}", i ? "," : "", i + 3, i);
+        len += (size_t)sprintf(s + len, "%s{\"id\":%zu,\"content\":\"t%zu\"," FLAGS NS "}", i ? "," : "", i + 3, i);
     len += (size_t)sprintf(s + len, "]}");
     cr_assert_eq(hf_read_buf("t.json", s, len, &cfg, &err), 0, "%s", err.msg);
     cr_assert_eq(cfg.vocab.n, n + 3);
-    cr_assert_eq(id_of("t999999"), (int64_t)n + 2);
+    cr_assert_eq(id_of("t499999"), (int64_t)n + 2);
     free(s);
 }
 
@@ -601,4 +626,27 @@ Test(hf_read, many_normalizers)
     cr_assert_eq(cfg.n_norm, n);
     free(f);
     free(rest);
+}
+
+/* Fields the library's serde structs require are required here too (each
+ * case is one the npm binding 0.23.2 refuses with "missing field"). */
+Test(hf_read, required_fields_refused_as_the_library)
+{
+    refused(file_with(BPE3, "\"added_tokens\": [{\"id\": 3, \"content\": \"<s>\"}]"), "needs single_word");
+    refused(file_with(BPE3, "\"pre_tokenizer\": {\"type\": \"ByteLevel\"}"), "needs add_prefix_space");
+    refused(file_with(BPE3, "\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"String\": \" \"}, \"behavior\": \"Isolated\"}"), "needs invert");
+    refused(file_with(BPE3, "\"pre_tokenizer\": {\"type\": \"Digits\"}"), "needs individual_digits");
+    refused(file_with(BPE3, "\"normalizer\": {\"type\": \"Strip\"}"), "needs strip_left");
+    refused(file_with(BPE3, "\"normalizer\": {\"type\": \"BertNormalizer\"}"), "needs clean_text");
+    refused(file_with(BPE3, "\"decoder\": {\"type\": \"WordPiece\"}"), "needs prefix");
+    refused(file_with(BPE3, "\"decoder\": {\"type\": \"Strip\", \"content\": \" \"}"), "needs start");
+    refused(file_with(BPE3, "\"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": [{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}], \"special_tokens\": {}}"),
+            "a list pair");
+    refused(file_with("{\"type\": \"BPE\", \"vocab\": {\"a\": 0}}", ""), "no merges");
+    /* and what the library defaults, defaulted: Metaspace's prepend_scheme
+     * and split, Punctuation's behavior, the version */
+    cr_assert_eq(load("{\"model\": " BPE3 ", \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Metaspace\", \"replacement\": \"_\"}, {\"type\": \"Punctuation\"}]}}"),
+                 0, "%s", err.msg);
+    cr_assert_eq(cfg.pre[0].prepend_scheme, HF_PREPEND_ALWAYS);
+    cr_assert_eq(cfg.pre[0].split, 1);
 }

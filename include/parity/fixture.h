@@ -61,7 +61,9 @@ typedef struct px_pattern {
  * logits (include/parity/proto.h, GENERATE): greedy, or sampling on the
  * host with the seed (never a device's generator), from the top_k logits
  * at temperature; at most max_new_tokens; a stop token ends it (recorded,
- * not part of the text). */
+ * not part of the text), and so does a stop string, found by the host in
+ * the decoded text. The text is the contract's tokenizer's decode of the
+ * ids (skip_special_tokens as said, default true). */
 enum px_decoding { PX_DECODE_GREEDY = 1, PX_DECODE_SAMPLE = 2 };
 
 typedef struct px_generate {
@@ -71,8 +73,12 @@ typedef struct px_generate {
     int top_k;           /* sample: 0 the whole vocabulary */
     unsigned long long seed; /* sample */
     int max_new_tokens;
-    char **stop;         /* tokens (each one vocab token) */
+    char **stop;         /* each a stop token (tokenizer_stop_id: the executor
+                            stops on it) or a stop string (the text is cut
+                            before it, and the ids after the one that
+                            completes it dropped: prep_gen_text) */
     size_t n_stop;
+    int skip_special;    /* skip_special_tokens when decoding (default 1) */
     px_loc loc, stop_loc;
 } px_generate;
 

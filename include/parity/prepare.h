@@ -20,12 +20,28 @@ typedef struct px_prepared {
 typedef struct px_prep {
     px_cleaner *cleaner;
     px_tokenizer *tok;
-    int64_t *stop_ids;  /* a generator's contract.generate.stop, as ids */
+    int64_t *stop_ids;  /* a generator's contract.generate.stop tokens, as ids
+                           (the executor stops on them) */
     size_t n_stop;
+    char **stop_strings; /* its other stops (the fixture's strings): found by
+                            prep_gen_text in the text */
+    size_t n_stop_strings;
     char model_sha256[PX_SHA256_HEX], vocab_sha256[PX_SHA256_HEX];
 } px_prep;
 
 void prep_close(px_prep *p);
+
+/* A generator's ids as the executor gave them (or as a results file
+ * records them), end 1 stop or 2 length: its text, and how many of the ids
+ * and which end it has once the contract's stops apply. A stop token (the
+ * last id, end 1) is not part of the text; a stop string is searched for in
+ * the decoded text (skip_special_tokens as the contract says), the text cut
+ * before it and the ids after the one that completes it dropped (*n_out,
+ * *end_out 1). Applying it to its own result changes nothing: the judge
+ * holds a recorded generation to that. -1 with *err when the ids cannot be
+ * decoded. */
+int prep_gen_text(const px_fixture *f, const px_tokenizer *tok, const int64_t *ids, size_t n, int end,
+                  size_t *n_out, int *end_out, char **text, px_error *err);
 
 /* Process one text. Returns 0 (possibly rejected) or -1 with *err. */
 int prep_example(const px_prep *p, const px_fixture *f, const char *text, size_t len,

@@ -112,6 +112,24 @@ char *tokenizer_decode(const px_tokenizer *tok, const int64_t *ids, size_t n, px
  * (skip_special ignored). NULL with *err. */
 char *tokenizer_decode_special(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special,
                                px_error *err);
+/* The same, its byte length in *len; the text may hold NUL bytes (a
+ * byte-fallback <0x00>, a byte-level 'Ā'), which tokenizer_decode_special
+ * refuses (a text is text, as a fixture's is) rather than cut short. */
+char *tokenizer_decode_len(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special, size_t *len,
+                           px_error *err);
+
+/* A generator's stop (contract.generate.stop) that is one token the
+ * executor can stop on: any token of a chars vocab, an added token (special
+ * or not) of a tokenizer.json or the specials of a vocab.txt. -1 for any
+ * other string, which is a stop string: found in the decoded text. */
+int64_t tokenizer_stop_id(const px_tokenizer *tok, const char *s);
+
+/* The text of a generator's ids with stop strings: decode(ids[0..t),
+ * skip_special) cut before the first of the n_stops strings in it, where
+ * t <= n is the fewest ids whose text holds one (*stopped 1), or n when
+ * none does (*stopped 0, the whole text). *n_used = t. NULL with *err. */
+char *tokenizer_text_until(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special,
+                           char *const *stops, size_t n_stops, size_t *n_used, int *stopped, px_error *err);
 
 #ifdef __cplusplus
 }

@@ -452,7 +452,8 @@ int cmd_init(int argc, char **argv)
     if (parsed != CLI_PARSED)
         return parsed;
     px_error err = {0};
-    if (mkdir(a.dir, 0777) && errno != EEXIST) {
+    int made = mkdir(a.dir, 0777) == 0;
+    if (!made && errno != EEXIST) {
         px_error_set(&err, PX_ERR_WRITE, a.dir, 0, 0, "cannot make the directory: %s", strerror(errno));
         return cli_error(&err);
     }
@@ -479,8 +480,11 @@ int cmd_init(int argc, char **argv)
             failed = failed || fixture_text(&a, props, &text, &len, &err);
             unlink(draft), unlink(results);
         }
-        if (failed || write_checked(path, text, len, &err))
+        if (failed || write_checked(path, text, len, &err)) {
             rc = cli_error(&err);
+            if (made) /* nothing left behind: the directory it made is empty */
+                rmdir(a.dir);
+        }
         else
             printf("%s written: now `parity lint %s` names what is still to write\n", path, path);
         for (size_t k = 0; k < n_props && props; k++)

@@ -110,6 +110,8 @@ static void write_compare(FILE *o, const px_fixture *f, size_t k)
         put_str(o, seed), put_num(o, g->max_new_tokens), put_num(o, (double)g->n_stop);
         for (size_t i = 0; i < g->n_stop; i++)
             put_str(o, g->stop[i]);
+        if (!g->skip_special) /* said only when not the default: older fingerprints stay */
+            put_str(o, "skip_special_tokens: false");
     }
 }
 

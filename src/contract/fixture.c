@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "parity/ydoc.h"
 #include "parity/fixture.h"
+#include "parity/hf_read.h"
 #include "parity/decision.h"
 #include "parity/redact.h"
 #include "parity/envrec.h"
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
@@ -420,6 +422,21 @@ static int load_redact(ctx *c, yaml_node_t *root)
     return 0;
 }
 
+/* A tokenizer.json parity cannot read (a component it does not implement,
+ * truncation set, not JSON) is refused when the fixture is loaded, at the
+ * line that names the file, not first at run: hf_read_check reads every
+ * component without building the vocabulary's tables (milliseconds). A file
+ * that is not there is left to lint and run, which say so. */
+static int hf_file_check(ctx *c, const yaml_node_t *at, const char *path)
+{
+    px_error e = {0};
+    if (access(path, R_OK) != 0 || !hf_read_check(path, &e))
+        return 0;
+    char why[sizeof e.msg + 600];
+    px_error_format(&e, why, sizeof why);
+    return fail_at(c, at, "the tokenizer cannot be read: %.700s%s", why, "");
+}
+
 static int load_input(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
@@ -461,6 +478,8 @@ static int load_input(ctx *c, yaml_node_t *contract)
         return -1;
     f->vocab_path = resolve(f->dir, vocab);
     free(vocab);
+    if (f->tokenizer_hf && hf_file_check(c, get(c, t, "file"), f->vocab_path))
+        return -1;
     if (get_sha(c, t, "contract.input.tokenizer", &f->vocab_sha256, &f->vocab_sha_loc))
         return -1;
     f->lowercase = !f->tokenizer_chars;
@@ -589,7 +608,7 @@ static int load_train(ctx *c, yaml_node_t *contract)
 }
 
 /* What the rest of a generator's contract must (not) say: no training,
- * no padding, a chars tokenizer, no compare of logits or decisions, and
+ * no padding (any tokenizer: its decoder makes the text back), no compare of logits or decisions, and
  * its generate: settings (n). */
 static int generator_contract(ctx *c, yaml_node_t *contract, yaml_node_t *n)
 {
@@ -600,11 +619,6 @@ static int generator_contract(ctx *c, yaml_node_t *contract, yaml_node_t *n)
     if (f->pad_to)
         return fail_at(c, get(c, get(c, contract, "input"), "pad_to"),
                        "a generator's prompt is never padded (one example at a time): drop pad_to%s%s", "", "");
-    if (!f->tokenizer_chars)
-        return fail_at(c, get(c, get(c, contract, "input"), "tokenizer"),
-                       "a generator needs tokenizer kind chars: its text is made back from the tokens, which "
-                       "WordPiece cannot do exactly%s%s",
-                       "", "");
     yaml_node_t *cmp = get(c, contract, "compare");
     if (cmp && cmp->type == YAML_MAPPING_NODE && (get(c, cmp, "logits") || get(c, cmp, "decision")))
         return fail_at(c, cmp,
@@ -652,7 +666,8 @@ static int load_sampling(ctx *c, yaml_node_t *n, px_generate *g)
     return 0;
 }
 
-/* stop: one token or a list of them, none empty. */
+/* stop: one string or a list of them, none empty: each a token the
+ * executor stops on, or a string the text is cut before (prepare.h). */
 static int load_stop(ctx *c, yaml_node_t *n, px_generate *g)
 {
     yaml_node_t *st = get(c, n, "stop");
@@ -668,14 +683,16 @@ static int load_stop(ctx *c, yaml_node_t *n, px_generate *g)
     }
     for (size_t i = 0; i < g->n_stop; i++)
         if (!g->stop[i][0])
-            return fail_at(c, st, "contract.generate.stop: an empty stop token%s%s", "", "");
+            return fail_at(c, st, "contract.generate.stop: an empty stop%s%s", "", "");
     return 0;
 }
 
 /* contract.generate: a generator's output settings (fixture.h). */
 static int load_generate(ctx *c, yaml_node_t *contract)
 {
-    static const char *const keys[] = {"decoding", "temperature", "top_k", "seed", "max_new_tokens", "stop", NULL};
+    static const char *const keys[] = {"decoding",       "temperature", "top_k",
+                                       "seed",           "max_new_tokens", "stop",
+                                       "skip_special_tokens", NULL};
     static const char *const what = "contract.generate";
     px_fixture *f = c->f;
     px_generate *g = &f->gen;
@@ -704,6 +721,9 @@ static int load_generate(ctx *c, yaml_node_t *contract)
     if (get_num(c, n, "max_new_tokens", what, 1, 1024, 1, &v))
         return -1;
     g->max_new_tokens = (int)v;
+    g->skip_special = 1; /* as transformers' text-generation pipeline shows a text */
+    if (get(c, n, "skip_special_tokens") && get_bool(c, n, "skip_special_tokens", what, &g->skip_special))
+        return -1;
     return load_sampling(c, n, g) || load_stop(c, n, g) ? -1 : 0;
 }
 
@@ -743,6 +763,8 @@ static int load_file_override(ctx *c, yaml_node_t *v, const char *key, const cha
     *path = resolve(c->f->dir, rel);
     free(rel);
     *own = 1;
+    if (!e && c->f->tokenizer_hf && hf_file_check(c, get(c, n, "path"), *path))
+        return -1;
     if (!e)
         return get_sha(c, n, w, sha, sha_loc);
     free_model_files(e->model_files, e->n_model_files);

@@ -162,6 +162,8 @@ static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
             fprintf(o, "    top_k: %d\n    seed: %llu\n", g->top_k, g->seed);
         }
         fprintf(o, "    max_new_tokens: %d\n", g->max_new_tokens);
+        if (!g->skip_special)
+            fprintf(o, "    skip_special_tokens: false\n");
         if (g->n_stop)
             kv_list(o, 4, "stop", g->stop, g->n_stop);
     }

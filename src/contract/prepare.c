@@ -66,15 +66,48 @@ static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int 
         prep_close(p);
         return px_error_oom(err, f->path);
     }
-    for (size_t i = 0; i < g->n_stop; i++) {
-        int64_t id = tokenizer_id(p->tok, g->stop[i]);
-        if (id < 0) {
-            prep_close(p);
-            return px_error_set(err, PX_ERR_MISMATCH, f->path, g->stop_loc.line, g->stop_loc.col,
-                                "contract.generate.stop: '%s' is not one token of %s", g->stop[i], e->vocab_path);
-        }
-        p->stop_ids[p->n_stop++] = id;
+    if (g->n_stop && !(p->stop_strings = calloc(g->n_stop, sizeof *p->stop_strings))) {
+        prep_close(p);
+        return px_error_oom(err, f->path);
     }
+    for (size_t i = 0; i < g->n_stop; i++) {
+        int64_t id = tokenizer_stop_id(p->tok, g->stop[i]);
+        if (id >= 0)
+            p->stop_ids[p->n_stop++] = id;
+        else
+            p->stop_strings[p->n_stop_strings++] = g->stop[i];
+    }
+    return 0;
+}
+
+static int is_stop_id(const px_fixture *f, const px_tokenizer *tok, int64_t id)
+{
+    for (size_t i = 0; i < f->gen.n_stop; i++)
+        if (tokenizer_stop_id(tok, f->gen.stop[i]) == id)
+            return 1;
+    return 0;
+}
+
+int prep_gen_text(const px_fixture *f, const px_tokenizer *tok, const int64_t *ids, size_t n, int end,
+                  size_t *n_out, int *end_out, char **text, px_error *err)
+{
+    const px_generate *g = &f->gen;
+    char **strings = g->n_stop ? calloc(g->n_stop, sizeof *strings) : NULL;
+    size_t n_strings = 0, used = n;
+    if (g->n_stop && !strings)
+        return px_error_oom(err, NULL);
+    for (size_t i = 0; i < g->n_stop; i++)
+        if (tokenizer_stop_id(tok, g->stop[i]) < 0)
+            strings[n_strings++] = g->stop[i];
+    /* A stop token is recorded, never part of the text. */
+    int on_token = end == 1 && n && is_stop_id(f, tok, ids[n - 1]);
+    int stopped = 0;
+    *text = tokenizer_text_until(tok, ids, n - on_token, g->skip_special, strings, n_strings, &used, &stopped, err);
+    free(strings);
+    if (!*text)
+        return -1;
+    *n_out = stopped ? used : n;
+    *end_out = stopped ? 1 : end;
     return 0;
 }
 
@@ -83,6 +116,8 @@ void prep_close(px_prep *p)
     cleaner_free(p->cleaner);
     tokenizer_free(p->tok);
     free(p->stop_ids);
+    free(p->stop_strings);
+    p->stop_strings = NULL, p->n_stop_strings = 0;
     p->cleaner = NULL;
     p->tok = NULL;
     p->stop_ids = NULL, p->n_stop = 0;

@@ -1,5 +1,6 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "parity/judge.h"
+#include "parity/prepare.h"
 
 #include <math.h>
 #include <pcre2.h>
@@ -305,8 +306,21 @@ static size_t edit_distance(const int64_t *a, size_t na, const int64_t *b, size_
     return d;
 }
 
-/* The ids that make the text: the stop token left out. */
-static size_t text_ids(const px_generated *g) { return g->n - (g->end == 1 && g->n); }
+/* Whether id is one of the contract's stop tokens. */
+static int stop_token(const px_fixture *f, const px_tokenizer *tok, int64_t id)
+{
+    for (size_t i = 0; tok && i < f->gen.n_stop; i++)
+        if (tokenizer_stop_id(tok, f->gen.stop[i]) == id)
+            return 1;
+    return 0;
+}
+
+/* The ids that make the text: a stop token left out (a stop string's
+ * last token holds text and stays). */
+static size_t text_ids(const jctx *j, size_t e, const px_generated *g)
+{
+    return g->n - (g->end == 1 && g->n && stop_token(j->f, j->r->envs[e].tok, g->ids[g->n - 1]));
+}
 
 /* The first step where two generations choose differently; -1 when one is
  * the other (the same ids, to the end of both). */
@@ -342,7 +356,7 @@ static int same_as_reference(const jctx *j, size_t e, size_t k, const px_text_ex
         return 0;
     }
     if (t->same == PX_SAME_EDITS) {
-        size_t d = edit_distance(a->ids, text_ids(a), b->ids, text_ids(b));
+        size_t d = edit_distance(a->ids, text_ids(j, (size_t)j->ref, a), b->ids, text_ids(j, e, b));
         if (d > (size_t)t->same_n) {
             *why = strf("same_as_reference: %zu token edits from the reference's text, more than %d", d, t->same_n);
             return 0;
@@ -371,18 +385,24 @@ static int generation_broken(const px_fixture *f, const px_env_result *er, const
                 return 1;
             }
         }
-    if (g->end == 1) {
-        /* It stopped: on one of the contract's stop tokens. */
-        const char *last = er->tok ? tokenizer_token(er->tok, g->ids[g->n - 1]) : NULL;
-        int stop = 0;
-        for (size_t i = 0; last && i < f->gen.n_stop; i++)
-            stop |= !strcmp(last, f->gen.stop[i]);
-        if (!stop) {
-            v->outcome = PX_OC_CONSTRAINT_VIOLATED;
-            v->detail = strf("it ended on token %lld ('%s'), which is not one of contract.generate.stop",
-                            (long long)g->ids[g->n - 1], last ? last : "?");
-            return 1;
+    if (g->end == 1 && !stop_token(f, er->tok, g->ids[g->n - 1])) {
+        /* It stopped: on one of the contract's stop tokens, or at the token
+         * that completes a stop string in the text. */
+        size_t n = 0;
+        int end = 0;
+        char *text = NULL;
+        px_error err = {0};
+        if (er->tok && !prep_gen_text(f, er->tok, g->ids, g->n, 2, &n, &end, &text, &err) && end == 1 && n == g->n) {
+            free(text);
+            return 0;
         }
+        free(text);
+        const char *last = er->tok ? tokenizer_token(er->tok, g->ids[g->n - 1]) : NULL;
+        v->outcome = PX_OC_CONSTRAINT_VIOLATED;
+        v->detail = strf("it ended on token %lld ('%s'), which is not one of contract.generate.stop and completes "
+                         "no stop string",
+                         (long long)g->ids[g->n - 1], last ? last : "?");
+        return 1;
     }
     return 0;
 }
@@ -446,7 +466,22 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
     if (generation_broken(f, er, g, v))
         return 0;
     px_error derr = {0};
-    char *text = er->tok ? tokenizer_decode(er->tok, g->ids, text_ids(g), &derr) : NULL;
+    char *text = NULL;
+    size_t n_stop = g->n;
+    int end_stop = g->end;
+    if (er->tok && prep_gen_text(f, er->tok, g->ids, g->n, g->end, &n_stop, &end_stop, &text, &derr))
+        text = NULL;
+    if (text && (n_stop != g->n || end_stop != g->end)) {
+        /* Held to the rule a local run applies: a results file whose ids go
+         * on past a stop string is wrong, wherever it was made. */
+        v->outcome = PX_OC_CONSTRAINT_VIOLATED;
+        v->detail = n_stop == g->n ? strf("its text ends in a stop string, yet it is recorded as ended by length")
+                                   : strf("the ids go on past a stop string: its text holds one after %zu of the %zu "
+                                          "tokens",
+                                          n_stop, g->n);
+        free(text);
+        return 0;
+    }
     if (!text) {
         v->outcome = PX_OC_CONSTRAINT_VIOLATED;
         v->detail = strf("the generated ids cannot be decoded with the contract's vocabulary%s%s",

@@ -51,7 +51,7 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
             x->status = PX_ST_EXCEPTION;
             wire_set_detail(x, "protocol: malformed or inconsistent GENERATED frame");
         } else {
-            wire_take_generated(x, &o, prep->tok);
+            wire_take_generated(r->f, x, &o, prep->tok);
         }
     } else if (w == W_FRAME && !generate && type == PX_FRAME_OUTPUT) {
         if (wire_decode_output(&p, x)) {

@@ -40,8 +40,9 @@ px_gen_settings wire_gen_settings(const px_fixture *f, const px_prep *prep);
  * example, its real tokens), written to fd: 0, or -1. */
 int wire_send_generate(const px_fixture *f, int fd, const px_prepared *in, const px_gen_settings *gs);
 /* The GENERATED reply o moved into x, the text decoded here from the ids
- * (the stop token left out); o is freed. */
-void wire_take_generated(px_example_result *x, px_gen_out *o, const px_tokenizer *tok);
+ * (the stop token left out; a stop string cuts it and the ids after it:
+ * prep_gen_text); o is freed. */
+void wire_take_generated(const px_fixture *f, px_example_result *x, px_gen_out *o, const px_tokenizer *tok);
 
 /* A READY frame's fields after its version into m (malloc'd strings; an
  * optional field's "" is NULL, not known); p->bad says when malformed. */

@@ -207,20 +207,16 @@ static int toks_more(toks *t, const char *s, size_t n, px_error *err)
 
 /* ByteLevel's CHAR_BYTES: the GPT-2 byte-to-unicode table reversed. Bytes
  * '!'..'~', 0xA1..0xAC and 0xAE..0xFF stand for themselves; the other 68
- * take U+0100 + k in byte order. -1: not in the table. */
+ * take U+0100 + k in byte order: 0x00..0x20 (k 0..32), 0x7F..0xA0 (k
+ * 33..66), 0xAD (k 67). -1: not in the table. */
 static int bytelevel_byte(uint32_t cp)
 {
-    static int16_t table[0x144];
-    static int ready;
-    if (!ready) {
-        int k = 0;
-        for (int b = 0; b < 256; b++) {
-            int self = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
-            table[self ? b : 0x100 + k++] = (int16_t)(b + 1);
-        }
-        ready = 1;
-    }
-    return cp < 0x144 && table[cp] ? table[cp] - 1 : -1;
+    if ((cp >= '!' && cp <= '~') || (cp >= 0xA1 && cp <= 0xAC) || (cp >= 0xAE && cp <= 0xFF))
+        return (int)cp;
+    if (cp < 0x100 || cp > 0x143)
+        return -1;
+    uint32_t k = cp - 0x100;
+    return k <= 32 ? (int)k : k <= 66 ? (int)(0x7F + k - 33) : 0xAD;
 }
 
 /* Every token's characters back to bytes (a token with any character

@@ -407,22 +407,65 @@ static int nf_decompose(const struct cps *a, struct cps *b, int compat, px_error
     return 0;
 }
 
-/* Composition is utf8proc's (Unicode 13): the library's data (older) lack
- * one primary composite, U+11938 = U+11935 U+11930 (probed), so the text is
- * composed in pieces cut before each U+11930, which then stays apart. */
+/* Unicode's "post composition version" exclusions: never composed, as the
+ * library leaves them (probed), though utf8proc's pair composition forms
+ * them. */
+static const uint32_t lib_no_compose[] = {0x2ADC,  0x1D15E, 0x1D15F, 0x1D160, 0x1D161, 0x1D162, 0x1D163,
+                                          0x1D164, 0x1D1BB, 0x1D1BC, 0x1D1BD, 0x1D1BE, 0x1D1BF, 0x1D1C0};
+
+/* s's canonical decomposition in the library's data, as UTF-8, into u
+ * (at least 64 bytes); its length. */
+static size_t full_nfd(uint32_t s, char *u)
+{
+    const char *d = hf_map(hf_nfd, hf_nfd_count, s);
+    if (d) {
+        size_t n = strlen(d);
+        memcpy(u, d, n);
+        return n;
+    }
+    return (size_t)utf8proc_encode_char((utf8proc_int32_t)s, (utf8proc_uint8_t *)u);
+}
+
+/* The composite of starter s and c in the library's data, or 0: utf8proc
+ * proposes it (its composition of the pair), and it stands only when the
+ * library's own decomposition of the composite is s's then c (so nothing
+ * newer than the library's data is formed: U+11938, say), and never one
+ * of lib_no_compose. */
+static uint32_t lib_compose(uint32_t s, uint32_t c)
+{
+    utf8proc_int32_t pair[2] = {(utf8proc_int32_t)s, (utf8proc_int32_t)c};
+    if (utf8proc_normalize_utf32(pair, 2, UTF8PROC_COMPOSE) != 1 ||
+        in_list(lib_no_compose, sizeof lib_no_compose / sizeof *lib_no_compose, (uint32_t)pair[0]))
+        return 0;
+    const char *d = hf_map(hf_nfd, hf_nfd_count, (uint32_t)pair[0]);
+    char want[80];
+    size_t n = full_nfd(s, want);
+    n += (size_t)utf8proc_encode_char((utf8proc_int32_t)c, (utf8proc_uint8_t *)want + n);
+    return d && strlen(d) == n && !memcmp(d, want, n) ? (uint32_t)pair[0] : 0;
+}
+
+/* Canonical composition (UAX #15) of a decomposed, reordered text, with the
+ * library's combining classes deciding what blocks: a mark newer than the
+ * library's data is a starter to it, so it blocks as a starter does. */
 static int nf_compose(struct cps *b, px_error *err)
 {
-    size_t w = 0;
-    for (size_t i = 0; i < b->n;) {
-        size_t j = i + 1;
-        while (j < b->n && b->v[j] != 0x11930)
-            j++;
-        utf8proc_ssize_t k = utf8proc_normalize_utf32((utf8proc_int32_t *)b->v + i, (utf8proc_ssize_t)(j - i),
-                                                      UTF8PROC_COMPOSE);
-        if (k < 0)
-            return px_error_set(err, PX_ERR_INTERNAL, NULL, 0, 0, "composition failed");
-        memmove(b->v + w, b->v + i, (size_t)k * sizeof *b->v);
-        w += (size_t)k, i = j;
+    (void)err;
+    size_t w = 0, starter = SIZE_MAX;
+    unsigned last = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        uint32_t c = b->v[i];
+        unsigned cc = hf_ccc(c);
+        if (starter != SIZE_MAX && (w == starter + 1 || (last && last < cc))) {
+            uint32_t p = lib_compose(b->v[starter], c);
+            if (p) {
+                b->v[starter] = p;
+                continue;
+            }
+        }
+        if (!cc)
+            starter = w;
+        last = cc;
+        b->v[w++] = c;
     }
     b->n = w;
     return 0;

@@ -48,6 +48,11 @@ int hf_oom(hf_rd *r);
  * NULL with *err on a syntax error, at the span's position. */
 json_t *hf_span_load(hf_rd *r, size_t at, size_t len);
 
+/* Read data[0..len) (check: without the tables; mapped: data is a mapping
+ * of the file whose pages may be handed back). */
+int hf_read_run(const char *path, const char *data, size_t len, px_hf_config *out, px_error *err, int check,
+                int mapped);
+
 /* ---- the components (hf_read_parts.c): each from a jansson value whose
  * text starts at byte `at` of the file ---- */
 int hf_read_normalizer(hf_rd *r, const json_t *v, size_t at);

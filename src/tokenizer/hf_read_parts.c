@@ -7,6 +7,7 @@
  * A Sequence is flattened: applying its members in turn is what the library
  * does. Refusals name the component and what parity reads, at the line and
  * column where the component's text starts. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,8 @@ static int only_keys(hf_rd *r, size_t at, const json_t *o, const char *where, co
     return 0;
 }
 
-/* A boolean member: absent (or null) gives def; def < 0: required. */
+/* A boolean member: absent (or null) gives def; def < 0: required, as
+ * the library's serde structs require every field without a default. */
 static int get_bool(hf_rd *r, size_t at, const json_t *o, const char *where, const char *key, int def, int *out)
 {
     json_t *v = json_object_get(o, key);
@@ -90,7 +92,7 @@ static int get_uint(hf_rd *r, size_t at, const json_t *o, const char *where, con
     json_t *v = json_object_get(o, key);
     *out = def;
     if (!v || json_is_null(v))
-        return 0;
+        return def == SIZE_MAX ? hf_fail(r, at, "%s needs %s (a whole number)", where, key) : 0;
     if (!json_is_integer(v) || json_integer_value(v) < 0)
         return hf_fail(r, at, "%s.%s must be a whole number", where, key);
     *out = (size_t)json_integer_value(v);
@@ -229,9 +231,9 @@ static int normalizer(hf_rd *r, const json_t *n, size_t at)
         x->kind = HF_NORM_BERT;
         json_t *s = json_object_get(n, "strip_accents");
         if (only_keys(r, at, n, "normalizer BertNormalizer", k_bert) ||
-            get_bool(r, at, n, "normalizer BertNormalizer", "clean_text", 1, &x->clean_text) ||
-            get_bool(r, at, n, "normalizer BertNormalizer", "handle_chinese_chars", 1, &x->handle_chinese_chars) ||
-            get_bool(r, at, n, "normalizer BertNormalizer", "lowercase", 1, &x->lowercase))
+            get_bool(r, at, n, "normalizer BertNormalizer", "clean_text", -1, &x->clean_text) ||
+            get_bool(r, at, n, "normalizer BertNormalizer", "handle_chinese_chars", -1, &x->handle_chinese_chars) ||
+            get_bool(r, at, n, "normalizer BertNormalizer", "lowercase", -1, &x->lowercase))
             return -1;
         if (s && !json_is_null(s) && !json_is_boolean(s))
             return hf_fail(r, at, "normalizer BertNormalizer.strip_accents must be true, false or null");
@@ -273,14 +275,14 @@ static int pretok(hf_rd *r, const json_t *p, size_t at)
         x->kind = HF_PRE_SPLIT;
         return only_keys(r, at, p, "pre_tokenizer Split", k_split) ||
                get_behavior(r, at, p, "pre_tokenizer Split", -1, &x->behavior) ||
-               get_bool(r, at, p, "pre_tokenizer Split", "invert", 0, &x->invert) ||
+               get_bool(r, at, p, "pre_tokenizer Split", "invert", -1, &x->invert) ||
                get_pattern(r, at, p, "pre_tokenizer Split", &x->pattern) ? -1 : 0;
     }
     if (!strcmp(t, "ByteLevel")) {
         x->kind = HF_PRE_BYTELEVEL;
         return only_keys(r, at, p, "pre_tokenizer ByteLevel", k_bl) ||
-               get_bool(r, at, p, "pre_tokenizer ByteLevel", "add_prefix_space", 1, &x->add_prefix_space) ||
-               get_bool(r, at, p, "pre_tokenizer ByteLevel", "trim_offsets", 1, &ign) ||
+               get_bool(r, at, p, "pre_tokenizer ByteLevel", "add_prefix_space", -1, &x->add_prefix_space) ||
+               get_bool(r, at, p, "pre_tokenizer ByteLevel", "trim_offsets", -1, &ign) ||
                get_bool(r, at, p, "pre_tokenizer ByteLevel", "use_regex", 1, &x->use_regex) ? -1 : 0;
     }
     if (!strcmp(t, "Metaspace")) {
@@ -293,7 +295,7 @@ static int pretok(hf_rd *r, const json_t *p, size_t at)
     if (!strcmp(t, "Digits")) {
         x->kind = HF_PRE_DIGITS;
         return only_keys(r, at, p, "pre_tokenizer Digits", k_dig) ||
-               get_bool(r, at, p, "pre_tokenizer Digits", "individual_digits", 0, &x->individual_digits) ? -1 : 0;
+               get_bool(r, at, p, "pre_tokenizer Digits", "individual_digits", -1, &x->individual_digits) ? -1 : 0;
     }
     if (!strcmp(t, "Punctuation")) {
         x->kind = HF_PRE_PUNCTUATION;
@@ -351,8 +353,8 @@ static int template(hf_rd *r, const json_t *p, size_t at)
     static const char *const keys[] = {"type", "single", "pair", "special_tokens", NULL};
     json_t *single = json_object_get(p, "single"), *specials = json_object_get(p, "special_tokens"), *item;
     if (only_keys(r, at, p, "post_processor TemplateProcessing", keys)) return -1;
-    if (!json_is_array(single) || !json_is_object(specials))
-        return hf_fail(r, at, "post_processor TemplateProcessing needs a list single and an object special_tokens");
+    if (!json_is_array(single) || !json_is_object(specials) || !json_is_array(json_object_get(p, "pair")))
+        return hf_fail(r, at, "post_processor TemplateProcessing needs a list single, a list pair and an object special_tokens");
     int64_t *ids[2] = {NULL, NULL};
     size_t n[2] = {0, 0}, i, k;
     int seen_a = 0, rc = -1;
@@ -428,10 +430,18 @@ static int post(hf_rd *r, const json_t *p, size_t at)
             if (post(r, e, at)) return -1;
         return 0;
     }
+    int ign;
     if (!strcmp(t, "TemplateProcessing")) return template(r, p, at);
     if (!strcmp(t, "BertProcessing")) return cls_sep(r, p, at, "BertProcessing", k_bert);
-    if (!strcmp(t, "RobertaProcessing")) return cls_sep(r, p, at, "RobertaProcessing", k_rob);
-    if (!strcmp(t, "ByteLevel")) return only_keys(r, at, p, "post_processor ByteLevel", k_bl);
+    if (!strcmp(t, "RobertaProcessing"))
+        return cls_sep(r, p, at, "RobertaProcessing", k_rob) ||
+               get_bool(r, at, p, "post_processor RobertaProcessing", "trim_offsets", -1, &ign) ||
+               get_bool(r, at, p, "post_processor RobertaProcessing", "add_prefix_space", -1, &ign) ? -1 : 0;
+    if (!strcmp(t, "ByteLevel"))
+        return only_keys(r, at, p, "post_processor ByteLevel", k_bl) ||
+               get_bool(r, at, p, "post_processor ByteLevel", "add_prefix_space", -1, &ign) ||
+               get_bool(r, at, p, "post_processor ByteLevel", "trim_offsets", -1, &ign) ||
+               get_bool(r, at, p, "post_processor ByteLevel", "use_regex", 1, &ign) ? -1 : 0;
     return hf_fail(r, at, "post_processor %s is not implemented (parity reads %s)", t, POSTS);
 }
 
@@ -464,7 +474,10 @@ static int decoder(hf_rd *r, const json_t *d, size_t at)
     if (!x) return -1;
     if (!strcmp(t, "ByteLevel")) {
         x->kind = HF_DEC_BYTELEVEL;
-        return only_keys(r, at, d, "decoder ByteLevel", k_bl);
+        return only_keys(r, at, d, "decoder ByteLevel", k_bl) ||
+               get_bool(r, at, d, "decoder ByteLevel", "add_prefix_space", -1, &ign) ||
+               get_bool(r, at, d, "decoder ByteLevel", "trim_offsets", -1, &ign) ||
+               get_bool(r, at, d, "decoder ByteLevel", "use_regex", 1, &ign) ? -1 : 0;
     }
     if (!strcmp(t, "Metaspace")) {
         x->kind = HF_DEC_METASPACE;
@@ -476,8 +489,8 @@ static int decoder(hf_rd *r, const json_t *d, size_t at)
     if (!strcmp(t, "WordPiece")) {
         x->kind = HF_DEC_WORDPIECE;
         return only_keys(r, at, d, "decoder WordPiece", k_wp) ||
-               get_str(r, at, d, "decoder WordPiece", "prefix", "##", &x->prefix, &x->prefix_len) ||
-               get_bool(r, at, d, "decoder WordPiece", "cleanup", 1, &x->cleanup) ? -1 : 0;
+               get_str(r, at, d, "decoder WordPiece", "prefix", NULL, &x->prefix, &x->prefix_len) ||
+               get_bool(r, at, d, "decoder WordPiece", "cleanup", -1, &x->cleanup) ? -1 : 0;
     }
     if (!strcmp(t, "Replace")) {
         x->kind = HF_DEC_REPLACE;
@@ -493,8 +506,8 @@ static int decoder(hf_rd *r, const json_t *d, size_t at)
         x->kind = HF_DEC_STRIP;
         return only_keys(r, at, d, "decoder Strip", k_strip) ||
                get_char(r, at, d, "decoder Strip", "content", &x->content, &x->content_len) ||
-               get_uint(r, at, d, "decoder Strip", "start", 0, &x->start) ||
-               get_uint(r, at, d, "decoder Strip", "stop", 0, &x->stop) ? -1 : 0;
+               get_uint(r, at, d, "decoder Strip", "start", SIZE_MAX, &x->start) ||
+               get_uint(r, at, d, "decoder Strip", "stop", SIZE_MAX, &x->stop) ? -1 : 0;
     }
     r->c->n_dec--;
     return hf_fail(r, at, "decoder %s is not implemented (parity reads %s)", t, DECS);
@@ -518,12 +531,12 @@ int hf_read_added_one(hf_rd *r, const json_t *v, size_t at)
     if (!json_is_integer(id) || json_integer_value(id) < 0 || json_integer_value(id) >= (json_int_t)UINT32_MAX)
         return hf_fail(r, at, "added token '%s': id must be a whole number", a->content);
     a->id = json_integer_value(id);
-    /* normalized: true unless special, as AddedToken::from does */
-    if (get_bool(r, at, v, "added token", "single_word", 0, &a->single_word) ||
-        get_bool(r, at, v, "added token", "lstrip", 0, &a->lstrip) ||
-        get_bool(r, at, v, "added token", "rstrip", 0, &a->rstrip) ||
-        get_bool(r, at, v, "added token", "special", 0, &a->special) ||
-        get_bool(r, at, v, "added token", "normalized", !a->special, &a->normalized))
+    /* every field is required, as AddedToken's serde struct has no default */
+    if (get_bool(r, at, v, "added token", "single_word", -1, &a->single_word) ||
+        get_bool(r, at, v, "added token", "lstrip", -1, &a->lstrip) ||
+        get_bool(r, at, v, "added token", "rstrip", -1, &a->rstrip) ||
+        get_bool(r, at, v, "added token", "special", -1, &a->special) ||
+        get_bool(r, at, v, "added token", "normalized", -1, &a->normalized))
         return -1;
     if (memchr(a->content, 0, a->len))
         return hf_fail(r, at, "added token: a NUL in its content");
@@ -546,9 +559,9 @@ int hf_read_model_fields(hf_rd *r, const json_t *m, size_t at, const char **unk)
         x->kind = HF_MODEL_WORDPIECE;
         *unk = u && json_is_string(u) ? json_string_value(u) : "[UNK]";
         return only_keys(r, at, m, "model WordPiece", k_wp) ||
-               get_str(r, at, m, "model WordPiece", "continuing_subword_prefix", "##", &x->prefix, &x->prefix_len) ||
+               get_str(r, at, m, "model WordPiece", "continuing_subword_prefix", NULL, &x->prefix, &x->prefix_len) ||
                get_str(r, at, m, "model WordPiece", "end_of_word_suffix", "", &x->suffix, &x->suffix_len) ||
-               get_uint(r, at, m, "model WordPiece", "max_input_chars_per_word", 100, &x->max_chars) ? -1 : 0;
+               get_uint(r, at, m, "model WordPiece", "max_input_chars_per_word", SIZE_MAX, &x->max_chars) ? -1 : 0;
     }
     if (!t || strcmp(t, "BPE"))
         return hf_fail(r, at, "model %s is not implemented (parity reads BPE and WordPiece)", t ? t : "without a type");

@@ -4,8 +4,9 @@
  * says which library behaviour it mirrors, because the point of parity is to
  * produce the ids the model was trained with. */
 #include "parity/utf8.h"
-#include "parity/hf_json.h"
-#include "parity/hf_tables.h"
+#include "parity/hf_decode.h"
+#include "parity/hf_pipe.h"
+#include "parity/hf_read.h"
 #include "parity/tokenizer.h"
 
 #include <errno.h>
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <utf8proc.h>
 
 /* WordPiece's max_input_chars_per_word, as BertTokenizerFast sets it. */
 #define WORD_MAX_CHARS 100
@@ -33,7 +33,12 @@ struct px_tokenizer {
     int lowercase;
     const char *prefix;  /* WordPiece continuing_subword_prefix */
     size_t prefix_len, max_chars;
-    px_hf_config *hf;    /* a tokenizer.json: its pipeline, not BERT's slow one */
+    px_hf_config *hf;    /* the tokenizer.json pipeline (a vocab.txt's too); NULL
+                            for chars */
+    hf_bpe_cache *cache; /* BPE words seen (speed only: never changes ids) */
+    hf_splits raw, mid;  /* scratch of tokenizer_encode: a tokenizer is used
+                            by one thread at a time */
+    hf_buf norm;
 };
 
 /* A growable list of ids for one encoding. */
@@ -59,14 +64,6 @@ static size_t utf8_count(const char *s, size_t len)
     return n;
 }
 
-/* Start of the code point that ends just before `end` (never below lo). */
-static size_t utf8_prev(const char *s, size_t lo, size_t end)
-{
-    do
-        end--;
-    while (end > lo && ((unsigned char)s[end] & 0xC0) == 0x80);
-    return end;
-}
 
 /* ---- vocab hash table --------------------------------------------------- */
 
@@ -244,35 +241,82 @@ static int vocab_specials(px_tokenizer *tok, const char *path, px_error *err)
  * BertNormalizer {clean_text, handle_chinese_chars, strip_accents and
  * lowercase as the flag}, BertPreTokenizer, WordPiece ("##", 100 characters,
  * [UNK]), its special tokens matched literally in the text, [CLS] ... [SEP]
- * around it. tests/tokenizer/make_tokenizer_json.js writes that file, and
- * the agreement test holds both kinds to the library. */
-static int vocab_as_library(px_tokenizer *tok, px_error *err)
+ * around it. That file is written here, in memory, and read by the same
+ * reader as any tokenizer.json: one pipeline for both kinds
+ * (tests/tokenizer/make_tokenizer_json.js writes the same file, and the
+ * agreement test holds both kinds to the library). */
+static int json_str(hf_buf *b, const char *s, size_t len, px_error *err)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (hf_buf_put(b, "\"", 1, err))
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        char esc[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
+        int rc = ch == '"' || ch == '\\' ? hf_buf_put(b, "\\", 1, err) || hf_buf_put(b, s + i, 1, err)
+                 : ch < 0x20             ? hf_buf_put(b, esc, 6, err)
+                                         : hf_buf_put(b, s + i, 1, err);
+        if (rc)
+            return -1;
+    }
+    return hf_buf_put(b, "\"", 1, err);
+}
+
+static int json_put(hf_buf *b, const char *s, px_error *err) { return hf_buf_put(b, s, strlen(s), err); }
+
+static int vocab_json(const px_tokenizer *tok, hf_buf *b, px_error *err)
 {
     static const char *const specials[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
-    px_hf_config *c = tok->hf = calloc(1, sizeof *tok->hf);
-    if (!c || !(c->added = calloc(5, sizeof *c->added)) || !(c->before = malloc(sizeof *c->before)) ||
-        !(c->after = malloc(sizeof *c->after)))
-        return oom(err);
-    c->clean_text = c->handle_chinese_chars = 1;
-    c->strip_accents = c->lowercase = tok->lowercase;
-    c->before[0] = tok->cls_id, c->after[0] = tok->sep_id;
-    c->n_before = c->n_after = 1;
-    for (size_t i = 0; i < 5; i++) {
+    char num[64];
+    int rc = json_put(b, "{\"version\":\"1.0\",\"truncation\":null,\"padding\":null,\"added_tokens\":[", err);
+    for (size_t i = 0, k = 0; i < 5 && !rc; i++) {
         int64_t id = tokenizer_id(tok, specials[i]);
         if (id < 0)
             continue;
-        px_hf_added *a = &c->added[c->n_added++];
-        if (!(a->content = strdup(specials[i])))
-            return oom(err);
-        a->len = strlen(a->content), a->id = id, a->special = 1;
+        snprintf(num, sizeof num, "%s{\"id\":%lld,\"content\":", k++ ? "," : "", (long long)id);
+        rc = json_put(b, num, err) || json_str(b, specials[i], strlen(specials[i]), err) ||
+             json_put(b, ",\"single_word\":false,\"lstrip\":false,\"rstrip\":false,\"normalized\":false,"
+                         "\"special\":true}", err);
     }
-    /* Longest first, as hf_json orders them: [MASK] before [PAD]. */
-    for (size_t i = 1; i < c->n_added; i++)
-        for (size_t j = i; j > 0 && c->added[j].len > c->added[j - 1].len; j--) {
-            px_hf_added t = c->added[j];
-            c->added[j] = c->added[j - 1], c->added[j - 1] = t;
-        }
+    snprintf(num, sizeof num, "%s", tok->lowercase ? "true" : "false");
+    rc = rc || json_put(b, "],\"normalizer\":{\"type\":\"BertNormalizer\",\"clean_text\":true,"
+                           "\"handle_chinese_chars\":true,\"strip_accents\":null,\"lowercase\":", err) ||
+         json_put(b, num, err) ||
+         json_put(b, "},\"pre_tokenizer\":{\"type\":\"BertPreTokenizer\"},\"post_processor\":{\"type\":"
+                     "\"BertProcessing\",\"sep\":[\"[SEP]\",", err);
+    snprintf(num, sizeof num, "%lld],\"cls\":[\"[CLS]\",%lld]}", (long long)tok->sep_id, (long long)tok->cls_id);
+    rc = rc || json_put(b, num, err) ||
+         json_put(b, ",\"decoder\":{\"type\":\"WordPiece\",\"prefix\":\"##\",\"cleanup\":true},\"model\":{\"type\":"
+                     "\"WordPiece\",\"unk_token\":\"[UNK]\",\"continuing_subword_prefix\":\"##\","
+                     "\"max_input_chars_per_word\":100,\"vocab\":{", err);
+    for (size_t id = 0; id < tok->n && !rc; id++) {
+        snprintf(num, sizeof num, ":%zu", id);
+        rc = (id && json_put(b, ",", err)) || json_str(b, tok->tokens[id], tok->lens[id], err) || json_put(b, num, err);
+    }
+    return rc || json_put(b, "}}}", err) ? -1 : 0;
+}
+
+static int hf_attach(px_tokenizer *tok, const char *path, const char *json, size_t len, px_error *err)
+{
+    if (!(tok->hf = calloc(1, sizeof *tok->hf)))
+        return oom(err);
+    int rc = json ? hf_read_buf(path, json, len, tok->hf, err) : hf_read_file(path, tok->hf, err);
+    if (rc) {
+        free(tok->hf);
+        tok->hf = NULL;
+        return -1;
+    }
+    if (tok->hf->model.kind == HF_MODEL_BPE && !(tok->cache = hf_bpe_cache_new()))
+        return oom(err);
     return 0;
+}
+
+static int vocab_as_library(px_tokenizer *tok, const char *path, px_error *err)
+{
+    hf_buf b = {0};
+    int rc = vocab_json(tok, &b, err) || hf_attach(tok, path, b.p, b.n, err) ? -1 : 0;
+    hf_buf_free(&b);
+    return rc;
 }
 
 px_tokenizer *tokenizer_load(const char *vocab_path, int lowercase, px_error *err)
@@ -289,7 +333,7 @@ px_tokenizer *tokenizer_load(const char *vocab_path, int lowercase, px_error *er
     tok->buf = file_slurp(vocab_path, &len, err);
     if (!tok->buf || vocab_split(tok, len, vocab_path, err) ||
         vocab_index(tok, vocab_path, err) || vocab_specials(tok, vocab_path, err) ||
-        vocab_as_library(tok, err)) {
+        vocab_as_library(tok, vocab_path, err)) {
         tokenizer_free(tok);
         return NULL;
     }
@@ -301,9 +345,13 @@ void tokenizer_free(px_tokenizer *tok)
     if (!tok)
         return;
     if (tok->hf) {
-        hf_config_free(tok->hf);
+        hf_pipe_free(tok->hf);
         free(tok->hf);
     }
+    hf_bpe_cache_free(tok->cache);
+    hf_splits_free(&tok->raw);
+    hf_splits_free(&tok->mid);
+    hf_buf_free(&tok->norm);
     free(tok->slots);
     free(tok->lens);
     free(tok->tokens);
@@ -313,19 +361,23 @@ void tokenizer_free(px_tokenizer *tok)
 
 size_t tokenizer_vocab_size(const px_tokenizer *tok)
 {
-    return tok->n;
+    return tok->hf ? tok->hf->vocab.n : tok->n;
 }
 
 int64_t tokenizer_id(const px_tokenizer *tok, const char *token)
 {
     if (!token)
         return -1;
+    if (tok->hf)
+        return hf_vocab_find(&tok->hf->vocab, token, strlen(token));
     size_t id = vocab_find(tok, token, strlen(token));
     return id == NO_ID ? -1 : (int64_t)id;
 }
 
 const char *tokenizer_token(const px_tokenizer *tok, int64_t id)
 {
+    if (tok->hf)
+        return hf_vocab_token(&tok->hf->vocab, id);
     if (id < 0 || (uint64_t)id >= tok->n)
         return NULL;
     return tok->tokens[id];
@@ -347,55 +399,6 @@ static int ids_push(struct id_list *ids, int64_t id, px_error *err)
     return 0;
 }
 
-/* Look up w[start..end), prefixed ("##") unless it starts the word; scratch
- * holds the prefix and has room for a whole word after it. */
-static size_t piece_find(const px_tokenizer *tok, const char *w, size_t start, size_t end,
-                         char *scratch)
-{
-    if (start == 0)
-        return vocab_find(tok, w, end);
-    memcpy(scratch + tok->prefix_len, w + start, end - start);
-    return vocab_find(tok, scratch, end - start + tok->prefix_len);
-}
-
-/* Greedy longest-match-first; a word with any uncovered part becomes one
- * [UNK] (its partial pieces are taken back), as in HuggingFace. */
-static int word_piece(const px_tokenizer *tok, const char *w, size_t len, struct id_list *ids,
-                      px_error *err)
-{
-    if (utf8_count(w, len) > tok->max_chars)
-        return ids_push(ids, tok->unk_id, err);
-    char *scratch = malloc(tok->prefix_len + len + 1);
-    if (!scratch)
-        return oom(err);
-    memcpy(scratch, tok->prefix, tok->prefix_len);
-    size_t mark = ids->n, start = 0;
-    int rc = 0;
-    while (start < len) {
-        /* No piece longer than the longest token (with the prefix after the
-         * start) can be in the vocab, so the search begins at the last
-         * character boundary within that length: the same match, without
-         * looking up every longer prefix of a 100-character word. */
-        size_t room = !start ? tok->max_len : tok->max_len > tok->prefix_len ? tok->max_len - tok->prefix_len : 0;
-        size_t id = NO_ID, end = len - start > room ? start + room : len;
-        while (end < len && end > start && ((unsigned char)w[end] & 0xC0) == 0x80)
-            end--;
-        for (; end > start; end = utf8_prev(w, start, end))
-            if ((id = piece_find(tok, w, start, end, scratch)) != NO_ID)
-                break;
-        if (id == NO_ID) {
-            ids->n = mark;
-            rc = ids_push(ids, tok->unk_id, err);
-            break;
-        }
-        if ((rc = ids_push(ids, (int64_t)id, err)))
-            break;
-        start = end;
-    }
-    free(scratch);
-    return rc;
-}
-
 /* Copy ids into out, padding to pad_to: the ids and the piece pointers in
  * one allocation (10 000 examples: one each, not three), each piece the
  * vocabulary's own string, not a copy. */
@@ -414,7 +417,7 @@ static int encoding_fill(const px_tokenizer *tok, const struct id_list *ids, siz
     for (size_t i = 0; i < n; i++) {
         int64_t id = i < ids->n ? ids->v[i] : tok->pad_id;
         out->ids[i] = id;
-        out->pieces[i] = (char *)tok->tokens[id]; /* never written through */
+        out->pieces[i] = (char *)tokenizer_token(tok, id); /* never written through */
     }
     out->n = n;
     out->n_real = ids->n;
@@ -536,229 +539,78 @@ char *tokenizer_decode(const px_tokenizer *tok, const int64_t *ids, size_t n, px
 
 /* ---- the tokenizer.json pipeline ---------------------------------------- */
 
-/* What the Hugging Face `tokenizers` library does with a BERT tokenizer.json
- * (normalizers/bert.rs, pre_tokenizers/bert.rs, models/wordpiece,
- * added_vocabulary.rs), with its own character classes: the tables in
- * src/tokenizer/hf_tables.c were generated by probing the library
- * (tests/tokenizer/gen_tables.js), because its Unicode data is older than
- * utf8proc's and the point is the ids the model was trained with. */
-
-struct cp_list {
-    uint32_t *v;
-    size_t n, cap;
-};
-
-static int cps_push(struct cp_list *l, uint32_t cp, px_error *err)
+/* The library's order (tokenizer/mod.rs encode_single_sequence, and
+ * include/parity/hf_pipe.h): added tokens in the raw text, each stretch
+ * between them normalized, the normalized added tokens found in it, the
+ * pre-tokenizers, the model on each split, the post processor's ids
+ * around. */
+static int model_ids(const px_tokenizer *tok, const char *s, size_t len, hf_ids *out, px_error *err)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        uint32_t *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return oom(err);
-        l->v = v, l->cap = cap;
-    }
-    l->v[l->n++] = cp;
-    return 0;
+    const px_hf_config *c = tok->hf;
+    if (c->model.kind == HF_MODEL_BPE)
+        return hf_bpe_tokenize(&c->model, &c->vocab, tok->cache, s, len, out, err);
+    return hf_wordpiece_tokenize(&c->model, &c->vocab, s, len, out, err);
 }
 
-/* Push the code points of a table's UTF-8 string. */
-static int cps_push_utf8(struct cp_list *l, const char *s, px_error *err)
+static int stretch_ids(px_tokenizer *tok, const char *s, size_t len, int first, hf_ids *out, px_error *err)
 {
-    for (utf8proc_ssize_t k; *s; s += k) {
-        utf8proc_int32_t cp;
-        k = utf8proc_iterate((const utf8proc_uint8_t *)s, -1, &cp);
-        if (k <= 0 || cps_push(l, (uint32_t)cp, err))
-            return k <= 0 ? px_error_set(err, PX_ERR_INTERNAL, NULL, 0, 0, "bad table entry") : -1;
-    }
-    return 0;
-}
-
-static int ccc(uint32_t cp) { return (int)hf_ccc(cp); }
-
-/* NFD's last step: each run of non-starters sorted by combining class,
- * stably. */
-static void cps_reorder(uint32_t *v, size_t n)
-{
-    for (size_t i = 1; i < n; i++) {
-        int c = ccc(v[i]);
-        for (size_t j = i; c && j > 0 && ccc(v[j - 1]) > c; j--) {
-            uint32_t t = v[j];
-            v[j] = v[j - 1], v[j - 1] = t;
-        }
-    }
-}
-
-/* BertNormalizer: clean_text, handle_chinese_chars, strip_accents (NFD,
- * then drop non-spacing marks), lowercase; in that order. */
-static int hf_normalize(const px_hf_config *c, struct cp_list *a, struct cp_list *b, px_error *err)
-{
-    b->n = 0;
-    for (size_t i = 0; i < a->n; i++) {
-        uint32_t cp = a->v[i];
-        if (c->clean_text && hf_in(hf_other_ranges, hf_other_count, cp))
-            continue;
-        if (c->clean_text && hf_in(hf_space_ranges, hf_space_count, cp))
-            cp = ' ';
-        int cjk = c->handle_chinese_chars && hf_in(hf_chinese_ranges, hf_chinese_count, cp);
-        if ((cjk && cps_push(b, ' ', err)) || cps_push(b, cp, err) || (cjk && cps_push(b, ' ', err)))
+    const px_hf_config *c = tok->hf;
+    tok->norm.n = 0;
+    hf_splits_clear(&tok->mid);
+    if (hf_buf_put(&tok->norm, s, len, err) || hf_normalize(c->norm, c->n_norm, &tok->norm, err))
+        return -1;
+    if (c->added_norm ? hf_added_split(c->added_norm, tok->norm.p, tok->norm.n, &tok->mid, err)
+                      : hf_splits_push(&tok->mid, tok->norm.p, tok->norm.n, -1, err))
+        return -1;
+    if (hf_pretokenize(c->pre, c->n_pre, &tok->mid, first, err))
+        return -1;
+    for (size_t i = 0; i < tok->mid.n; i++) {
+        const hf_split *m = &tok->mid.v[i];
+        if (m->id >= 0 ? hf_ids_push(out, m->id, err) : model_ids(tok, tok->mid.buf.p + m->off, m->len, out, err))
             return -1;
     }
-    if (c->strip_accents) {
-        a->n = 0;
-        for (size_t i = 0; i < b->n; i++) {
-            const char *d = hf_map(hf_nfd, hf_nfd_count, b->v[i]);
-            if (d ? cps_push_utf8(a, d, err) : cps_push(a, b->v[i], err))
-                return -1;
-        }
-        cps_reorder(a->v, a->n);
-        b->n = 0;
-        for (size_t i = 0; i < a->n; i++)
-            if (!hf_in(hf_mn_ranges, hf_mn_count, a->v[i]) && cps_push(b, a->v[i], err))
-                return -1;
-    }
-    if (c->lowercase) {
-        a->n = 0;
-        for (size_t i = 0; i < b->n; i++) {
-            const char *l = hf_map(hf_lower, hf_lower_count, b->v[i]);
-            if (l ? cps_push_utf8(a, l, err) : cps_push(a, b->v[i], err))
-                return -1;
-        }
-        struct cp_list t = *a;
-        *a = *b, *b = t;
-    }
     return 0;
 }
 
-/* BertPreTokenizer (split on white space, each punctuation character a word
- * of its own), then WordPiece on each word. */
-static int hf_words(const px_tokenizer *tok, const struct cp_list *v, struct id_list *ids, px_error *err)
-{
-    char *w = malloc(v->n * 4 + 1);
-    if (!w)
-        return oom(err);
-    size_t n = 0;
-    int rc = 0;
-    for (size_t i = 0; i <= v->n && !rc; i++) {
-        uint32_t cp = i < v->n ? v->v[i] : ' ';
-        int space = hf_in(hf_split_space_ranges, hf_split_space_count, cp) || i == v->n;
-        int punct = !space && hf_in(hf_punct_ranges, hf_punct_count, cp);
-        if ((space || punct) && n) {
-            rc = word_piece(tok, w, n, ids, err);
-            n = 0;
-        }
-        if (!space && !rc)
-            n += (size_t)utf8proc_encode_char((utf8proc_int32_t)cp, (utf8proc_uint8_t *)w + n);
-        if (punct && !rc) {
-            rc = word_piece(tok, w, n, ids, err);
-            n = 0;
-        }
-    }
-    free(w);
-    return rc;
-}
-
-/* One stretch of text between added tokens: normalized and split. */
-static int hf_segment(const px_tokenizer *tok, const char *s, size_t len, struct cp_list *a, struct cp_list *b,
-                      struct id_list *ids, px_error *err)
-{
-    a->n = 0;
-    for (size_t i = 0; i < len;) {
-        utf8proc_int32_t cp;
-        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(len - i), &cp);
-        if (k <= 0 || cps_push(a, (uint32_t)cp, err))
-            return k <= 0 ? px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "invalid UTF-8 in the text") : -1;
-        i += (size_t)k;
-    }
-    return hf_normalize(tok->hf, a, b, err) || hf_words(tok, b, ids, err) ? -1 : 0;
-}
-
-/* The added tokens (the special ones: [CLS], [SEP], ...) are found in the raw
- * text first, leftmost and then longest, and become their ids whatever the
- * normalizer would have made of them; the stretches between go through the
- * pipeline; the post processor's ids go around the whole. */
-static int hf_encode(const px_tokenizer *tok, const char *text, size_t len, struct id_list *ids, px_error *err)
+static int pipe_encode(px_tokenizer *tok, const char *text, size_t len, hf_ids *out, px_error *err)
 {
     long bad = utf8_invalid_at(text, len);
     if (bad >= 0)
         return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "invalid UTF-8 at byte %ld of the text", bad);
     const px_hf_config *c = tok->hf;
-    struct cp_list a = {0}, b = {0};
-    int rc = 0;
-    for (size_t k = 0; k < c->n_before && !rc; k++)
-        rc = ids_push(ids, c->before[k], err);
-    size_t seg = 0;
-    for (size_t i = 0; i < len && !rc;) {
-        const px_hf_added *m = NULL;
-        for (size_t k = 0; k < c->n_added && !m; k++)
-            if (c->added[k].len <= len - i && !memcmp(text + i, c->added[k].content, c->added[k].len))
-                m = &c->added[k];
-        if (!m) {
-            i++;
-            continue;
-        }
-        rc = hf_segment(tok, text + seg, i - seg, &a, &b, ids, err) || ids_push(ids, m->id, err);
-        i += m->len;
-        seg = i;
+    hf_splits_clear(&tok->raw);
+    if (c->added_raw ? hf_added_split(c->added_raw, text, len, &tok->raw, err)
+                     : hf_splits_push(&tok->raw, text, len, -1, err))
+        return -1;
+    for (size_t k = 0; k < c->post.n_before; k++)
+        if (hf_ids_push(out, c->post.before[k], err))
+            return -1;
+    for (size_t i = 0; i < tok->raw.n; i++) {
+        const hf_split *r = &tok->raw.v[i];
+        if (r->id >= 0 ? hf_ids_push(out, r->id, err)
+                       : stretch_ids(tok, tok->raw.buf.p + r->off, r->len, r->off == 0, out, err))
+            return -1;
     }
-    if (!rc)
-        rc = hf_segment(tok, text + seg, len - seg, &a, &b, ids, err);
-    for (size_t k = 0; k < c->n_after && !rc; k++)
-        rc = ids_push(ids, c->after[k], err);
-    free(a.v);
-    free(b.v);
-    return rc ? -1 : 0;
+    for (size_t k = 0; k < c->post.n_after; k++)
+        if (hf_ids_push(out, c->post.after[k], err))
+            return -1;
+    return 0;
 }
 
 px_tokenizer *tokenizer_load_hf(const char *path, px_error *err)
 {
     px_tokenizer *tok = calloc(1, sizeof *tok);
-    if (tok && !(tok->hf = calloc(1, sizeof *tok->hf))) {
-        free(tok);
-        tok = NULL;
-    }
     if (!tok) {
         oom(err);
         return NULL;
     }
-    if (hf_json_read(path, tok->hf, err)) {
-        tokenizer_free(tok);
-        return NULL;
-    }
-    const px_hf_config *c = tok->hf;
-    size_t bytes = 1;
-    for (size_t id = 0; id < c->n; id++)
-        bytes += strlen(c->tokens[id]) + 1;
-    tok->buf = malloc(bytes);
-    tok->tokens = malloc((c->n + 1) * sizeof *tok->tokens);
-    tok->lens = malloc((c->n + 1) * sizeof *tok->lens);
-    if (!tok->buf || !tok->tokens || !tok->lens) {
-        oom(err);
-        tokenizer_free(tok);
-        return NULL;
-    }
-    char *p = tok->buf;
-    for (size_t id = 0; id < c->n; id++) {
-        size_t l = strlen(c->tokens[id]);
-        memcpy(p, c->tokens[id], l + 1);
-        tok->tokens[id] = p, tok->lens[id] = l;
-        tok->max_len = l > tok->max_len ? l : tok->max_len;
-        p += l + 1;
-    }
-    tok->n = c->n;
-    tok->prefix = c->prefix, tok->prefix_len = strlen(c->prefix), tok->max_chars = c->max_chars;
-    tok->lowercase = c->lowercase;
-    if (vocab_index(tok, path, err)) {
-        tokenizer_free(tok);
-        return NULL;
-    }
-    tok->unk_id = tokenizer_id(tok, c->unk_token);
-    tok->pad_id = tokenizer_id(tok, "[PAD]");
     tok->cls_id = tok->sep_id = tok->bos_id = -1;
-    if (tok->unk_id < 0) {
-        px_error_set(err, PX_ERR_MALFORMED, path, 0, 0, "model.unk_token '%s' is not in the vocab", c->unk_token);
+    if (hf_attach(tok, path, NULL, 0, err)) {
         tokenizer_free(tok);
         return NULL;
     }
+    tok->pad_id = tokenizer_id(tok, "[PAD]");
+    tok->unk_id = tok->hf->model.unk_id;
     return tok;
 }
 
@@ -772,13 +624,111 @@ int tokenizer_encode(const px_tokenizer *tok, const char *text, size_t len,
     if (len > (size_t)PTRDIFF_MAX / 4)
         return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0, "text too long");
     struct id_list ids = {0};
-    int rc = (tok->chars ? chars_encode(tok, text ? text : "", len, &ids, err)
-                         : hf_encode(tok, text ? text : "", len, &ids, err)) ||
-                     encoding_fill(tok, &ids, max_tokens, pad_to, out, err)
-                 ? -1
-                 : 0;
+    hf_ids h = {0};
+    int rc;
+    if (tok->chars)
+        rc = chars_encode(tok, text ? text : "", len, &ids, err);
+    else /* the scratch buffers and the BPE cache change; the ids never depend on them */
+        rc = pipe_encode((px_tokenizer *)tok, text ? text : "", len, &h, err);
+    if (!tok->chars)
+        ids.v = h.v, ids.n = h.n, ids.cap = h.cap;
+    rc = rc || encoding_fill(tok, &ids, max_tokens, pad_to, out, err) ? -1 : 0;
     free(ids.v);
     return rc;
+}
+
+char *tokenizer_decode_len(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special, size_t *len,
+                           px_error *err)
+{
+    if (tok->chars || !tok->hf) {
+        char *text = tokenizer_decode(tok, ids, n, err);
+        *len = text ? strlen(text) : 0;
+        return text;
+    }
+    return hf_decode_len(tok->hf, ids, n, skip_special, len, err);
+}
+
+char *tokenizer_decode_special(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special,
+                               px_error *err)
+{
+    size_t len = 0;
+    char *text = tokenizer_decode_len(tok, ids, n, skip_special, &len, err);
+    if (text && memchr(text, '\0', len)) {
+        free(text);
+        px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0,
+                     "the decoded text holds a NUL byte (a token such as <0x00>): parity keeps text as text");
+        return NULL;
+    }
+    return text;
+}
+
+int64_t tokenizer_stop_id(const px_tokenizer *tok, const char *s)
+{
+    if (!tok->hf)
+        return tokenizer_id(tok, s);
+    size_t len = strlen(s);
+    for (size_t i = 0; i < tok->hf->n_added; i++)
+        if (tok->hf->added[i].len == len && !memcmp(tok->hf->added[i].content, s, len))
+            return tok->hf->added[i].id;
+    return -1;
+}
+
+/* The first of the stops in text: its offset, or SIZE_MAX. */
+static size_t first_stop(const char *text, char *const *stops, size_t n_stops)
+{
+    size_t at = SIZE_MAX;
+    for (size_t i = 0; i < n_stops; i++) {
+        const char *p = *stops[i] ? strstr(text, stops[i]) : NULL;
+        if (p && (size_t)(p - text) < at)
+            at = (size_t)(p - text);
+    }
+    return at;
+}
+
+/* Whether the text of ids[0..t) holds a stop: 1, 0, or -1 with *err. */
+static int holds_stop(const px_tokenizer *tok, const int64_t *ids, size_t t, int skip_special, char *const *stops,
+                      size_t n_stops, px_error *err)
+{
+    char *text = tokenizer_decode_special(tok, ids, t, skip_special, err);
+    if (!text)
+        return -1;
+    int found = first_stop(text, stops, n_stops) != SIZE_MAX;
+    free(text);
+    return found;
+}
+
+char *tokenizer_text_until(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special,
+                           char *const *stops, size_t n_stops, size_t *n_used, int *stopped, px_error *err)
+{
+    *n_used = n, *stopped = 0;
+    int any = n_stops ? holds_stop(tok, ids, n, skip_special, stops, n_stops, err) : 0;
+    if (any < 0)
+        return NULL;
+    /* The fewest ids whose text holds a stop: a text only grows as ids are
+     * added, so a binary search finds it (log n decodes, not n). */
+    size_t lo = 1, hi = n;
+    while (any && lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int h = holds_stop(tok, ids, mid, skip_special, stops, n_stops, err);
+        if (h < 0)
+            return NULL;
+        if (h)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    char *text = tokenizer_decode_special(tok, ids, any ? lo : n, skip_special, err);
+    size_t at = text && any ? first_stop(text, stops, n_stops) : SIZE_MAX;
+    if (at == SIZE_MAX && any && text) { /* not monotonic after all: the whole text */
+        free(text);
+        text = tokenizer_decode_special(tok, ids, lo = n, skip_special, err);
+        at = text ? first_stop(text, stops, n_stops) : SIZE_MAX;
+    }
+    if (text && at != SIZE_MAX) {
+        text[at] = '\0';
+        *n_used = lo, *stopped = 1;
+    }
+    return text;
 }
 
 void encoding_free(px_encoding *enc)
@@ -787,11 +737,4 @@ void encoding_free(px_encoding *enc)
         return;
     free(enc->ids); /* the pieces with them */
     memset(enc, 0, sizeof *enc);
-}
-
-char *tokenizer_decode_special(const px_tokenizer *tok, const int64_t *ids, size_t n, int skip_special,
-                               px_error *err)
-{
-    (void)skip_special;
-    return tokenizer_decode(tok, ids, n, err);
 }

