@@ -18,13 +18,14 @@
  * Fuse/Strip decoders). Checked: valid UTF-8 encodes (an error only for
  * invalid UTF-8, with a message), every id in the vocab, max_tokens only
  * sets over_limit (the same ids with and without it); and
- * decode(encode(s), skip_special 1) == s, which the library guarantees for
- * these two files when s holds no added token's text, no NUL (the API's
- * text is NUL-terminated) and, for the fallback file, no U+2581 (its
- * decoder turns it into a space) — make_small_bpe.js asks the library the
- * same on the whole LLM corpus. The input's bytes are also read as ids (out
- * of range ones included) and decoded with both skip values: the text must
- * be valid UTF-8. */
+ * decode(encode(s), skip_special 1) == s byte for byte (tokenizer_decode_len),
+ * which the library guarantees for these two files when s holds no added
+ * token's text and, for the fallback file, no U+2581 (its decoder turns it
+ * into a space) — make_small_bpe.js asks the library the same on the whole
+ * LLM corpus. The input's bytes are also read as ids (out of range ones
+ * included) and decoded with both skip values: the text must be valid
+ * UTF-8, and tokenizer_decode_special gives the same text, or refuses it
+ * (with a message) exactly when it holds a NUL byte. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -200,6 +201,24 @@ static int holds(const char *text, size_t len, const char *what)
     return 0;
 }
 
+/* tokenizer_decode_len's text, checked: valid UTF-8, NUL-terminated; and
+ * tokenizer_decode_special's the same, or refused (with a message) exactly
+ * when the text holds NUL. */
+static char *decode_checked(const px_tokenizer *tok, const int64_t *ids, size_t n_ids, int skip, size_t *len)
+{
+    px_error err = {0};
+    char *text = tokenizer_decode_len(tok, ids, n_ids, skip, len, &err);
+    if (!text || text[*len] || utf8_invalid_at(text, *len) >= 0)
+        abort();
+    px_error err2 = {0};
+    char *plain = tokenizer_decode_special(tok, ids, n_ids, skip, &err2);
+    int nul = memchr(text, '\0', *len) != NULL;
+    if (nul ? plain != NULL || !err2.msg[0] : !plain || strcmp(plain, text))
+        abort();
+    free(plain);
+    return text;
+}
+
 static void bpe_check(int k, const char *text, size_t len)
 {
     px_encoding all = bpe_encode(bpe[k], text, len, 0), capped = bpe_encode(bpe[k], text, len, 4);
@@ -208,15 +227,13 @@ static void bpe_check(int k, const char *text, size_t len)
     encoding_free(&capped);
     if (!all.ids)
         return;
-    int round_trip = !memchr(text, '\0', len);
+    int round_trip = 1;
     for (int i = 0; bpe_added[k][i]; i++)
         round_trip = round_trip && !holds(text, len, bpe_added[k][i]);
-    px_error err = {0};
     for (int skip = 0; skip <= 1; skip++) {
-        char *back = tokenizer_decode_special(bpe[k], all.ids, all.n, skip, &err);
-        if (!back || utf8_invalid_at(back, strlen(back)) >= 0)
-            abort();
-        if (skip && round_trip && (strlen(back) != len || memcmp(back, text, len)))
+        size_t n = 0;
+        char *back = decode_checked(bpe[k], all.ids, all.n, skip, &n);
+        if (skip && round_trip && (n != len || memcmp(back, text, len)))
             abort();
         free(back);
     }
@@ -231,12 +248,9 @@ static void bpe_decode_ids(int k, const uint8_t *data, size_t size)
     int64_t ids[256];
     for (size_t i = 0; i < n; i++)
         ids[i] = (int64_t)(((size_t)data[2 * i] << 8 | data[2 * i + 1]) % (vocab + 64));
-    px_error err = {0};
     for (int skip = 0; skip <= 1; skip++) {
-        char *text = tokenizer_decode_special(bpe[k], ids, n, skip, &err);
-        if (!text || utf8_invalid_at(text, strlen(text)) >= 0)
-            abort();
-        free(text);
+        size_t len = 0;
+        free(decode_checked(bpe[k], ids, n, skip, &len));
     }
 }
 
