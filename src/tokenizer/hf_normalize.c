@@ -418,7 +418,7 @@ static int nf_compose(struct cps *b, px_error *err)
         while (j < b->n && b->v[j] != 0x11930)
             j++;
         utf8proc_ssize_t k = utf8proc_normalize_utf32((utf8proc_int32_t *)b->v + i, (utf8proc_ssize_t)(j - i),
-                                                      UTF8PROC_COMPOSE);
+                                                      UTF8PROC_COMPOSE | UTF8PROC_STABLE);
         if (k < 0)
             return px_error_set(err, PX_ERR_INTERNAL, NULL, 0, 0, "composition failed");
         memmove(b->v + w, b->v + i, (size_t)k * sizeof *b->v);

