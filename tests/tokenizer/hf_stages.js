@@ -14,7 +14,8 @@ const fs = require('fs');
 const path = require('path');
 const T = require(path.join(__dirname, '../../build/npm/node_modules/tokenizers'));
 
-const out = process.argv[2];
+const probe = process.argv[2] === '--probe';
+const out = process.argv[probe ? 3 : 2];
 const nRandom = Number(process.argv[3] || 1500);
 
 function tokenizer(norm, pre, added) {
@@ -106,6 +107,11 @@ for (const a of [false, true]) for (const u of [false, true])
 for (const sch of ['always', 'never', 'first']) for (const sp of [false, true])
     pres.push({ type: 'Metaspace', replacement: '▁', prepend_scheme: sch, split: sp });
 pres.push({ type: 'Metaspace', replacement: 'x', prepend_scheme: 'always', split: true });
+// stages after a split: every split its own prefix, 'first' only the first
+pres.push({ type: 'Sequence', pretokenizers: [{ type: 'WhitespaceSplit' }, { type: 'ByteLevel', add_prefix_space: true, trim_offsets: false, use_regex: false }] },
+    { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: '\\s+' }, behavior: 'Removed', invert: false }, { type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: false }] },
+    { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: '^\\s+' }, behavior: 'Removed', invert: false }, { type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: true }] },
+    { type: 'Sequence', pretokenizers: [{ type: 'Punctuation', behavior: 'Isolated' }, { type: 'Digits', individual_digits: true }, { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true }] });
 pres.push({ type: 'Digits', individual_digits: false }, { type: 'Digits', individual_digits: true },
     { type: 'Whitespace' }, { type: 'WhitespaceSplit' }, { type: 'BertPreTokenizer' });
 for (const m of ['llama3', 'qwen3', 'gemma3', 'llama2', 'deepseek_v3', 'gptoss']) {
@@ -122,6 +128,10 @@ const addedSets = [
     { norm: null, tokens: [['<s>', 0, 0, 0, 0], ['</s>', 0, 0, 0, 0], ['<s>x', 0, 0, 0, 0], ['s', 0, 0, 0, 0]] },
     { norm: null, tokens: [['<|a|>', 1, 0, 0, 0], ['<|b|>', 0, 1, 0, 0], ['ab', 0, 0, 0, 1], ['x', 1, 1, 0, 1]] },
     { norm: null, tokens: [['é', 0, 0, 0, 1], ['😀', 1, 1, 0, 0], ['\u3000', 0, 0, 0, 0], ['1', 0, 0, 0, 1], ['12', 0, 0, 0, 0]] },
+    { norm: null, tokens: [['a', 1, 1, 0, 1], ['aa', 0, 0, 0, 1], [' a ', 0, 0, 0, 0], ['\n', 0, 0, 0, 0], ['<|endoftext|>', 1, 1, 0, 0], ['<|end', 0, 0, 0, 0]] },
+    { norm: { type: 'NFKC' }, tokens: [['ﬁ', 0, 0, 1, 0], ['Ａ', 0, 0, 1, 0], ['x', 0, 0, 0, 0], ['①', 0, 0, 0, 0]] },
+    { norm: { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '▁' }, { type: 'Replace', pattern: { String: ' ' }, content: '▁' }] },
+      tokens: [['<s>', 0, 0, 0, 0], [' hi', 0, 0, 1, 0], ['▁there', 0, 0, 1, 0], ['é', 1, 1, 1, 0]] },
     { norm: { type: 'Lowercase' }, tokens: [['Hello', 0, 0, 1, 0], ['WORLD', 0, 0, 1, 0], ['<S>', 0, 0, 0, 0], ['ab', 1, 1, 1, 1]] },
 ];
 const wideKinds = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Lowercase', 'StripAccents', 'BertNormalizer', 'Digits',
@@ -142,7 +152,82 @@ for (const p of pres) {
     const t = tokenizer(null, p).getPreTokenizer();
     run('pretokenizer', p, (s) => t.preTokenizeString(s).map((x) => x[0]));
 }
+// --probe OUT: the library's character classes over every code point, the
+// data of the tables in src/tokenizer/hf_pattern.c (Oniguruma's general
+// categories, against PCRE2's), hf_normalize.c (is_combining_mark, NFKD's
+// exceptions) and hf_pretok.c (char::is_numeric, the regex crate's \w):
+// {name: [[lo, hi], ...]} for the sets, {name: {cp: image}} for NF*.
+function probeAll() {
+    const cps = [];
+    for (let c = 1; c < 0x110000; c++) if (c < 0xd800 || c >= 0xe000) cps.push(c);
+    const ranges = (set) => {
+        const r = [];
+        for (const c of [...set].sort((x, y) => x - y))
+            if (r.length && r[r.length - 1][1] === c - 1) r[r.length - 1][1] = c; else r.push([c, c]);
+        return r;
+    };
+    // the code points a Removed split takes away (char offsets)
+    const removed = (pre) => {
+        const pt = tokenizer(null, pre).getPreTokenizer(), set = new Set();
+        for (let i = 0; i < cps.length; i += 50000) {
+            const part = cps.slice(i, i + 50000), keep = new Array(part.length).fill(false);
+            for (const [, [a, b]] of pt.preTokenizeString(String.fromCodePoint(...part))) for (let k = a; k < b; k++) keep[k] = true;
+            part.forEach((c, k) => { if (!keep[k]) set.add(c); });
+        }
+        return ranges(set);
+    };
+    const res = {};
+    for (const g of ['L', 'N', 'P', 'S', 'M', 'Z', 'C', 'Lu', 'Ll', 'Lt', 'Lm', 'Lo', 'Mn', 'Mc', 'Me', 'Nd', 'Nl', 'No', 'Pc', 'Pd',
+        'Ps', 'Pe', 'Pi', 'Pf', 'Po', 'Sm', 'Sc', 'Sk', 'So', 'Zs', 'Zl', 'Zp', 'Cc', 'Cf', 'Co', 'Cn'])
+        res['p' + g] = removed({ type: 'Split', pattern: { Regex: '\\p{' + g + '}' }, behavior: 'Removed', invert: false });
+    res.s = removed({ type: 'Split', pattern: { Regex: '\\s' }, behavior: 'Removed', invert: false });
+    res.is_whitespace = removed({ type: 'WhitespaceSplit' });
+    res.punct = removed({ type: 'Punctuation', behavior: 'Removed' });
+    { // char::is_numeric: Digits isolates each numeric character ("cA" pairs)
+        const pt = tokenizer(null, { type: 'Digits', individual_digits: true }).getPreTokenizer(), set = new Set();
+        for (let i = 0; i < cps.length; i += 50000) {
+            const part = cps.slice(i, i + 50000);
+            for (const [, [a, b]] of pt.preTokenizeString(String.fromCodePoint(...part.flatMap((c) => [c, 0x41]))))
+                if (b - a === 1 && a % 2 === 0) set.add(part[a / 2]);
+        }
+        res.numeric = ranges(set);
+    }
+    { // the regex crate's \w, through Whitespace on " !c! "
+        const pt = tokenizer(null, { type: 'Whitespace' }).getPreTokenizer(), set = new Set();
+        for (let i = 0; i < cps.length; i += 20000) {
+            const part = cps.slice(i, i + 20000), starts = new Map();
+            for (const [, [a, b]] of pt.preTokenizeString(part.map((c) => ' !' + String.fromCodePoint(c) + '! ').join(''))) starts.set(a, b);
+            part.forEach((c, k) => { if (starts.get(k * 5 + 1) === k * 5 + 2 && starts.get(k * 5 + 2) === k * 5 + 3) set.add(c); });
+        }
+        res.word = ranges(set);
+    }
+    { // is_combining_mark: what StripAccents drops after an 'A'
+        const n = tokenizer({ type: 'StripAccents' }, null).getNormalizer(), set = new Set();
+        for (let i = 0; i < cps.length; i += 50000) {
+            const part = cps.slice(i, i + 50000).filter((c) => c !== 0x41);
+            const o = [...n.normalizeString(String.fromCodePoint(...part.flatMap((c) => [0x41, c])))].map((c) => c.codePointAt(0));
+            let j = 0;
+            for (const c of part) { j++; if (o[j] === c) j++; else set.add(c); }
+        }
+        res.combining = ranges(set);
+    }
+    for (const nf of ['NFC', 'NFD', 'NFKC', 'NFKD']) { // each code point's image, U+0001 between
+        const n = tokenizer({ type: nf }, null).getNormalizer(), m = {};
+        for (let i = 0; i < cps.length; i += 20000) {
+            const part = cps.slice(i, i + 20000).filter((c) => c !== 1);
+            const o = n.normalizeString(part.map((c) => String.fromCodePoint(c)).join('\u0001')).split('\u0001');
+            part.forEach((c, k) => { if (o[k] !== String.fromCodePoint(c)) m[c] = o[k]; });
+        }
+        res[nf] = m;
+    }
+    return res;
+}
+
 async function main() {
+    if (probe) {
+        fs.writeFileSync(out, JSON.stringify(probeAll()));
+        return;
+    }
     for (const a of addedSets) {
         const tok = a.tokens.map(([c, l, r, nz, sw], i) => ({ id: i + 1, content: c, single_word: !!sw, lstrip: !!l, rstrip: !!r, normalized: !!nz, special: !nz }));
         const t = tokenizer(a.norm, null, tok);
