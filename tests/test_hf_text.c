@@ -333,3 +333,68 @@ Test(hf_text, regex_refusals_and_limits)
     free(o.v);
     hf_pattern_free(&p);
 }
+
+/* Where the library panics (an lstrip token inside the white space the
+ * token before strips: "AddedVocabulary bad split"), parity refuses the
+ * text with a message instead of slicing backwards. */
+Test(hf_text, added_overlap_the_library_panics_on_is_refused)
+{
+    hf_added tok[2] = {{"<e>", 3, 1, 1, 0, 1, 0, 0}, {"\n", 1, 2, 1, 1, 0, 0, 0}};
+    px_error err = {0};
+    hf_added_set *a = hf_added_build(tok, 2, 0, NULL, 0, &err);
+    cr_assert(a, "%s", err.msg);
+    hf_splits s = {0};
+    cr_expect_eq(hf_added_split(a, "x<e>\n\nx", 7, &s, &err), -1);
+    cr_expect(strstr(err.msg, "bad split") != NULL, "%s", err.msg);
+    hf_splits_clear(&s);
+    cr_expect_eq(hf_added_split(a, "x<e> y\nz", 8, &s, &err), 0, "%s", err.msg);
+    cr_expect_eq(s.n, 5); /* "x", "<e> ", "y", "\n", "z" */
+    cr_expect_eq(s.v[1].len, 4);
+    cr_expect_eq(s.v[1].id, 1);
+    hf_splits_free(&s);
+    hf_added_free(a);
+}
+
+/* Two tokens with the same text (the library's automaton refuses them),
+ * and a normalized token that normalizes to nothing, are refused. */
+Test(hf_text, added_duplicates_refused)
+{
+    hf_added tok[2] = {{"ab", 2, 1, 1, 0, 0, 0, 0}, {"ab", 2, 2, 1, 0, 0, 0, 0}};
+    px_error err = {0};
+    cr_expect_null(hf_added_build(tok, 2, 0, NULL, 0, &err));
+    cr_expect(strstr(err.msg, "same text") != NULL, "%s", err.msg);
+    hf_normalizer strip = {.kind = HF_NORM_STRIP, .left = 1, .right = 1};
+    hf_added sp = {" ", 1, 3, 0, 0, 0, 1, 0};
+    cr_expect_null(hf_added_build(&sp, 1, 1, &strip, 1, &err));
+    cr_expect(strstr(err.msg, "empty") != NULL, "%s", err.msg);
+}
+
+/* A hostile file's million added tokens: the trie is built (linear in
+ * their length) and every one is found, longest first. */
+Test(hf_text, a_million_added_tokens)
+{
+    size_t n = 1000000;
+    hf_added *tok = calloc(n, sizeof *tok);
+    char *arena = malloc(n * 16);
+    cr_assert(tok && arena);
+    for (size_t i = 0; i < n; i++) {
+        int k = snprintf(arena + i * 16, 16, "<t%zu>", i);
+        tok[i] = (hf_added){arena + i * 16, (size_t)k, (int64_t)i, 1, 0, 0, 0, 0};
+    }
+    px_error err = {0};
+    hf_added_set *a = hf_added_build(tok, n, 0, NULL, 0, &err);
+    cr_assert(a, "%s", err.msg);
+    hf_splits s = {0};
+    const char *text = "a<t999999><t12>b<t1<t7>";
+    cr_assert_eq(hf_added_split(a, text, strlen(text), &s, &err), 0, "%s", err.msg);
+    cr_assert_eq(s.n, 5); /* "a", <t999999>, <t12>, "b<t1", <t7> */
+    cr_expect_eq(s.v[0].id, -1);
+    cr_expect_eq(s.v[1].id, 999999);
+    cr_expect_eq(s.v[2].id, 12);
+    cr_expect_eq(s.v[3].id, -1);
+    cr_expect_eq(s.v[3].len, 4); /* "b<t1" */
+    cr_expect_eq(s.v[4].id, 7);
+    hf_splits_free(&s);
+    hf_added_free(a);
+    free(tok), free(arena);
+}
