@@ -152,6 +152,28 @@ static void pre_of(json_t *c, hf_pretok *v, size_t *n)
     p->individual_digits = flag(c, "individual_digits", 0);
 }
 
+static void norms_free(hf_normalizer *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].content);
+        if (v[i].kind == HF_NORM_REPLACE) {
+            free(v[i].pattern.text);
+            hf_pattern_free(&v[i].pattern);
+        }
+    }
+}
+
+static void pres_free(hf_pretok *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].replacement);
+        if (v[i].kind == HF_PRE_SPLIT) {
+            free(v[i].pattern.text);
+            hf_pattern_free(&v[i].pattern);
+        }
+    }
+}
+
 static char *config_name(json_t *c)
 {
     char *s = json_dumps(c, JSON_COMPACT | JSON_ENSURE_ASCII);
@@ -201,7 +223,9 @@ Test(hf_text, normalizers_as_the_library)
             hf_buf_free(&b);
         }
         total += report("normalizer", json_object_get(rec, "config"), i, bad);
+        norms_free(v, n);
     }
+    json_decref(root);
     cr_expect_eq(total, 0, "%zu normalizer outputs differ from the library's", total);
 }
 
@@ -237,7 +261,9 @@ Test(hf_text, pretokenizers_as_the_library)
             hf_splits_free(&sp);
         }
         total += report("pretokenizer", json_object_get(rec, "config"), i, bad);
+        pres_free(v, n);
     }
+    json_decref(root);
     cr_expect_eq(total, 0, "%zu pre-tokenizer outputs differ from the library's", total);
 }
 
@@ -303,7 +329,11 @@ Test(hf_text, added_tokens_as_the_library)
         }
         total += report("added", cfg, i, bad);
         hf_added_free(raw), hf_added_free(nrm);
+        norms_free(v, n);
+        for (size_t j = 0; j < nt; j++)
+            free(tok[j].content);
     }
+    json_decref(root);
     cr_expect_eq(total, 0, "%zu added-token splits differ from the library's", total);
 }
 
