@@ -428,3 +428,45 @@ Test(hf_text, a_million_added_tokens)
     hf_added_free(a);
     free(tok), free(arena);
 }
+
+/* hf_normalize_first (in hf_normalize.c, for the lead to declare in
+ * hf_pipe.h): whether the normalized text still starts at the original
+ * offset 0, which Metaspace's prepend_scheme first requires: the library's
+ * answer is read from which of "▁text" and "text" its encode gives. */
+int hf_normalize_first(const hf_normalizer *norm, size_t n, hf_buf *text, int *at_start, px_error *err);
+
+Test(hf_text, metaspace_first_after_normalizers_as_the_library)
+{
+    json_t *root = reference(), *rec;
+    size_t r, total = 0;
+    json_array_foreach(json_object_get(root, "records"), r, rec) {
+        if (strcmp(str(rec, "kind"), "first"))
+            continue;
+        hf_normalizer v[8];
+        size_t n = 0, bad = 0, k, count = 0;
+        json_t *x;
+        norm_of(json_object_get(rec, "config"), v, &n);
+        json_array_foreach(json_object_get(rec, "results"), k, x) {
+            json_t *want = json_array_get(x, 1);
+            if (json_is_null(want))
+                continue;
+            const char *s = json_string_value(json_array_get(x, 0));
+            hf_buf b = {0};
+            px_error err = {0};
+            int at = -1;
+            hf_buf_put(&b, s, strlen(s), &err);
+            int rc = hf_normalize_first(v, n, &b, &at, &err);
+            count++;
+            if (rc || at != json_integer_value(want)) {
+                if (bad++ < 3)
+                    fprintf(stderr, "  \"%s\": at_start %d, the library %d %s\n", s, at,
+                            (int)json_integer_value(want), rc ? err.msg : "");
+            }
+            hf_buf_free(&b);
+        }
+        total += report("first", json_object_get(rec, "config"), count, bad);
+        norms_free(v, n);
+    }
+    json_decref(root);
+    cr_expect_eq(total, 0, "%zu start-of-text answers differ from the library's", total);
+}

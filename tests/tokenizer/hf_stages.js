@@ -245,6 +245,30 @@ async function main() {
         }
         records.push({ kind: 'added', config: { normalizer: a.norm, tokens: tok }, results: res });
     }
+    // Metaspace's prepend_scheme first after each normalizer: whether the
+    // library prepended (1) or not (0), told apart by a WordLevel vocab of
+    // both forms; null where the normalized text starts with the replacement
+    const firstNorms = [{ type: 'Strip', strip_left: true, strip_right: false }, { type: 'StripAccents' },
+        { type: 'Replace', pattern: { String: 'a' }, content: '' }, { type: 'Replace', pattern: { Regex: '[ab]{2}' }, content: 'y' },
+        { type: 'Replace', pattern: { String: 'a' }, content: 'yz' }, { type: 'Replace', pattern: { Regex: '^' }, content: 'y' },
+        { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: true, lowercase: true },
+        { type: 'NFKC' }, { type: 'NFD' }, { type: 'Lowercase' }, { type: 'Prepend', prepend: 'y' },
+        { type: 'Sequence', normalizers: [{ type: 'NFD' }, { type: 'Replace', pattern: { String: 'e\u0301' }, content: 'y' }] }];
+    for (const n of firstNorms) {
+        const nz = tokenizer(n, null).getNormalizer(), res = [];
+        for (const s of corpus.slice(0, 400).concat(['ab hello', 'aahello', 'a', '\u0301x', '\u0001x', 'éhello', ' x'])) {
+            const t = nz.normalizeString(s).replace(/ /g, '▁');
+            if (t === '' || t.startsWith('▁')) { res.push([s, null]); continue; }
+            const tk = T.Tokenizer.fromString(JSON.stringify({
+                version: '1.0', added_tokens: [], normalizer: n, post_processor: null, decoder: null,
+                pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: false },
+                model: { type: 'WordLevel', vocab: { '[UNK]': 0, ['▁' + t]: 1, [t]: 2 }, unk_token: '[UNK]' },
+            }));
+            const ids = (await tk.encode(s)).getIds();
+            res.push([s, ids.length === 1 && ids[0] ? (ids[0] === 1 ? 1 : 0) : -1]);
+        }
+        records.push({ kind: 'first', config: n, results: res, wide: [] });
+    }
     if (out) fs.writeFileSync(out, JSON.stringify({ corpus, wide, records }));
 }
 main().catch((e) => { console.error(e); process.exit(1); });
