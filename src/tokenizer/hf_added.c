@@ -226,6 +226,12 @@ int hf_added_split(const hf_added_set *a, const char *text, size_t len, hf_split
         i = end; /* the automaton resumes at the match's end */
         if (!widen(&a->tok[t], text, len, start_offset, &start, &stop))
             continue;
+        if (start > stop) /* an lstrip token inside the rstrip of the one before */
+            return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0,
+                                "the added token \"%.*s\" lies in the white space the added token before it strips "
+                                "(rstrip), and strips it too (lstrip): the library fails on this text "
+                                "(\"AddedVocabulary bad split\")",
+                                (int)(a->tok[t].len > 60 ? 60 : a->tok[t].len), a->tok[t].content);
         if (start_offset < start && hf_splits_push(out, text + start_offset, start - start_offset, -1, err))
             return -1;
         if (hf_splits_push(out, text + start, stop - start, a->tok[t].id, err))
