@@ -178,7 +178,6 @@ static uint32_t cp_from(const char *s, size_t len, size_t i, size_t *k)
 /* The regex crate's \w and \s (the library tests single_word with \w$ and
  * ^\w, lstrip and rstrip with \s*$ and ^\s*): the Whitespace
  * pre-tokenizer's classes, declared in hf_pretok.c. */
-int hf_pretok_is_word(uint32_t cp);
 static int is_space(uint32_t cp) { return hf_in(hf_split_space_ranges, hf_split_space_count, cp); }
 
 /* find_matches: single_word, lstrip, rstrip applied to the match at

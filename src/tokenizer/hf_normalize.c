@@ -661,7 +661,6 @@ static int replace_z(const hf_normalizer *nz, const hf_buf *text, size_t *z, px_
     return 0;
 }
 
-int hf_normalize_first(const hf_normalizer *norm, size_t n, hf_buf *text, int *at_start, px_error *err);
 int hf_normalize_first(const hf_normalizer *norm, size_t n, hf_buf *text, int *at_start, px_error *err)
 {
     size_t z = text->n ? 1 : 0;
