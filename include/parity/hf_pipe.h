@@ -142,6 +142,11 @@ typedef struct hf_normalizer {
 
 /* Run n normalizers on text (in place: *text is replaced). */
 int hf_normalize(const hf_normalizer *norm, size_t n, hf_buf *text, px_error *err);
+/* The same, and *at_start whether the normalized text still begins at the
+ * original text's first character (a Strip, clean_text, StripAccents or
+ * Replace that drops it moves the start): Metaspace's prepend_scheme first
+ * prepends only then, as the library does. */
+int hf_normalize_first(const hf_normalizer *norm, size_t n, hf_buf *text, int *at_start, px_error *err);
 
 /* ---- pre-tokenizers -------------------------------------------------------- */
 
@@ -168,6 +173,10 @@ typedef struct hf_pretok {
     int split;                        /* Metaspace */
     int individual_digits;            /* Digits */
 } hf_pretok;
+
+/* Whether cp is a word character to the library (\w: its single_word
+ * added tokens and the Whitespace pre-tokenizer). */
+int hf_pretok_is_word(uint32_t cp);
 
 /* Apply n pre-tokenizers to *s (replaced by the result). Splits with
  * id >= 0 pass through untouched; empty splits are dropped as the library

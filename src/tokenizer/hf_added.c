@@ -178,7 +178,6 @@ static uint32_t cp_from(const char *s, size_t len, size_t i, size_t *k)
 /* The regex crate's \w and \s (the library tests single_word with \w$ and
  * ^\w, lstrip and rstrip with \s*$ and ^\s*): the Whitespace
  * pre-tokenizer's classes, declared in hf_pretok.c. */
-int hf_pretok_is_word(uint32_t cp);
 static int is_space(uint32_t cp) { return hf_in(hf_split_space_ranges, hf_split_space_count, cp); }
 
 /* find_matches: single_word, lstrip, rstrip applied to the match at
@@ -226,6 +225,12 @@ int hf_added_split(const hf_added_set *a, const char *text, size_t len, hf_split
         i = end; /* the automaton resumes at the match's end */
         if (!widen(&a->tok[t], text, len, start_offset, &start, &stop))
             continue;
+        if (start > stop) /* an lstrip token inside the rstrip of the one before */
+            return px_error_set(err, PX_ERR_MALFORMED, NULL, 0, 0,
+                                "the added token \"%.*s\" lies in the white space the added token before it strips "
+                                "(rstrip), and strips it too (lstrip): the library fails on this text "
+                                "(\"AddedVocabulary bad split\")",
+                                (int)(a->tok[t].len > 60 ? 60 : a->tok[t].len), a->tok[t].content);
         if (start_offset < start && hf_splits_push(out, text + start_offset, start - start_offset, -1, err))
             return -1;
         if (hf_splits_push(out, text + start, stop - start, a->tok[t].id, err))

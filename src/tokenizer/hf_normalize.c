@@ -615,3 +615,90 @@ int hf_normalize(const hf_normalizer *norm, size_t n, hf_buf *text, px_error *er
             return -1;
     return 0;
 }
+
+/* ---- where the text starts (Metaspace's prepend_scheme: first) ----------
+ * The library prepends the replacement to the split whose original offset
+ * is 0: after normalizers that drop the text's first characters (Strip,
+ * StripAccents, clean_text, a Replace at the start with empty content or of
+ * more than one character) it is not 0, and nothing is prepended (probed).
+ * z counts the leading characters of the normalized text aligned with the
+ * original offset 0, as NormalizedString's alignments would have them. */
+
+static size_t utf8_chars(const char *s, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
+}
+
+static size_t prefix_bytes(const char *s, size_t n, size_t chars)
+{
+    size_t i = 0;
+    while (i < n && chars) {
+        i++;
+        while (i < n && ((unsigned char)s[i] & 0xC0) == 0x80)
+            i++;
+        chars--;
+    }
+    return i;
+}
+
+/* z after a Replace: the first match decides (its content takes the
+ * alignment of the match's last character). */
+static int replace_z(const hf_normalizer *nz, const hf_buf *text, size_t *z, px_error *err)
+{
+    hf_offsets m = {0};
+    if (text->n == 0 || hf_pattern_find(&nz->pattern, text->p, text->n, &m, err))
+        return text->n == 0 ? 0 : -1;
+    if (m.n) {
+        size_t p = utf8_chars(text->p, m.v[0]), e = utf8_chars(text->p, m.v[1]);
+        size_t cc = utf8_chars(nz->content, nz->content_len);
+        if (p < *z)
+            *z = e == p ? *z + cc : e <= *z ? *z - (e - p) + cc : p;
+    }
+    free(m.v);
+    return 0;
+}
+
+int hf_normalize_first(const hf_normalizer *norm, size_t n, hf_buf *text, int *at_start, px_error *err)
+{
+    size_t z = text->n ? 1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        const hf_normalizer *nz = &norm[i];
+        if (nz->kind == HF_NORM_REPLACE && replace_z(nz, text, &z, err))
+            return -1;
+        if (nz->kind == HF_NORM_PREPEND && text->n)
+            z = z ? z + utf8_chars(nz->content, nz->content_len) : 0;
+        if (nz->kind == HF_NORM_STRIP && nz->left) { /* leading white space dropped */
+            size_t k = 0;
+            for (size_t i2 = 0; i2 < text->n;) {
+                utf8proc_int32_t cp;
+                utf8proc_ssize_t w = utf8proc_iterate((const utf8proc_uint8_t *)text->p + i2,
+                                                      (utf8proc_ssize_t)(text->n - i2), &cp);
+                if (w <= 0 || !is_ws((uint32_t)cp))
+                    break;
+                i2 += (size_t)w, k++;
+            }
+            z = z > k ? z - k : 0;
+        }
+        int per_char = nz->kind != HF_NORM_REPLACE && nz->kind != HF_NORM_PREPEND && nz->kind != HF_NORM_STRIP;
+        if (per_char && z) { /* the first z characters, normalized alone */
+            hf_buf pre = {0};
+            size_t pb = prefix_bytes(text->p, text->n, z);
+            if (hf_buf_put(&pre, text->p, pb, err) || norm_one(nz, &pre, err)) {
+                hf_buf_free(&pre);
+                return -1;
+            }
+            z = utf8_chars(pre.p, pre.n);
+            hf_buf_free(&pre);
+        }
+        if (norm_one(nz, text, err))
+            return -1;
+        size_t after = utf8_chars(text->p, text->n);
+        if (z > after)
+            z = after;
+    }
+    *at_start = z > 0;
+    return 0;
+}

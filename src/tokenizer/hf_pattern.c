@@ -314,6 +314,8 @@ static int regex_find(const hf_pattern *p, const char *s, size_t len, hf_offsets
     }
     for (size_t last = 0; !rc && last <= len;) {
         int m = pcre2_match(p->code, (PCRE2_SPTR)s, len, last, PCRE2_NO_UTF_CHECK, md, mc);
+        if (m == PCRE2_ERROR_JIT_STACKLIMIT) /* the interpreter, under the depth limit, goes further */
+            m = pcre2_match(p->code, (PCRE2_SPTR)s, len, last, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, md, mc);
         if (m == PCRE2_ERROR_NOMATCH)
             break;
         if (m < 0) {

@@ -1318,5 +1318,4 @@ int hf_pretokenize(const hf_pretok *pre, size_t n, hf_splits *s, int first, px_e
 }
 
 /* The regex crate's \w, for the added tokens' single_word (hf_added.c). */
-int hf_pretok_is_word(uint32_t cp);
 int hf_pretok_is_word(uint32_t cp) { return is_word(cp); }

@@ -45,6 +45,7 @@ void hf_buf_free(hf_buf *b)
     b->p = NULL, b->n = b->cap = 0;
 }
 
+/* text must not point into s->buf (which may move). */
 int hf_splits_push(hf_splits *s, const char *text, size_t len, int64_t id, px_error *err)
 {
     void *p = s->v;

@@ -557,8 +557,10 @@ static int stretch_ids(px_tokenizer *tok, const char *s, size_t len, int first, 
     const px_hf_config *c = tok->hf;
     tok->norm.n = 0;
     hf_splits_clear(&tok->mid);
-    if (hf_buf_put(&tok->norm, s, len, err) || hf_normalize(c->norm, c->n_norm, &tok->norm, err))
+    int at_start = 1;
+    if (hf_buf_put(&tok->norm, s, len, err) || hf_normalize_first(c->norm, c->n_norm, &tok->norm, &at_start, err))
         return -1;
+    first = first && at_start; /* Metaspace's "first": still the text's start */
     if (c->added_norm ? hf_added_split(c->added_norm, tok->norm.p, tok->norm.n, &tok->mid, err)
                       : hf_splits_push(&tok->mid, tok->norm.p, tok->norm.n, -1, err))
         return -1;
