@@ -87,13 +87,22 @@ static inline const char *hf_vocab_token(const hf_vocab *v, int64_t id)
     return id >= 0 && (size_t)id < v->n ? v->arena + v->off[id] : NULL;
 }
 
-/* BPE merges: (left id, right id) -> rank (0 first) and the merged id. */
+/* BPE merges: (left id, right id) -> rank (0 first) and the merged id.
+ * Open addressing with linear probing, at most 0.7 full; the slot count is
+ * any number (mask + 1), a key's first slot its splitmix64 hash scaled to
+ * it. Built only through hf_merges_alloc and hf_merges_put. */
 typedef struct hf_merges {
     uint64_t *keys;     /* ((uint64_t)left << 32 | right) + 1; 0 empty */
     uint32_t *rank, *merged;
-    size_t n, mask;
+    size_t n, mask;     /* mask: slot count - 1 */
 } hf_merges;
 
+/* Slots for n merges; -1 when out of memory. */
+int hf_merges_alloc(hf_merges *m, size_t n);
+/* (a, b) -> rank, merged; a pair seen before takes the later rank, as the
+ * library's HashMap collect keeps the last. At most the n allocated. */
+void hf_merges_put(hf_merges *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t merged);
+void hf_merges_free(hf_merges *m);
 /* 1 and *rank, *merged when (a, b) merges; 0 otherwise. */
 int hf_merges_find(const hf_merges *m, uint32_t a, uint32_t b, uint32_t *rank, uint32_t *merged);
 

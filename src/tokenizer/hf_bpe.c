@@ -7,9 +7,8 @@
  *   hf_vocab:  slot = FNV-1a 64-bit over the token's bytes (offset basis
  *              1469598103934665603, prime 1099511628211) & mask, linear
  *              probing; slots[] holds id + 1, 0 empty.
- *   hf_merges: key = ((uint64_t)left << 32 | right) + 1, 0 empty;
- *              slot = splitmix64(key) & mask, linear probing; rank[slot]
- *              and merged[slot] beside keys[slot].
+ *   hf_merges: built and looked up only through hf_merges_alloc,
+ *              hf_merges_put and hf_merges_find (hf_pipe.h).
  *
  * What the library does, and so what this does:
  *   - ignore_merges: a split that is a whole token of the vocab is that one
@@ -79,14 +78,9 @@ struct hf_bpe_cache {
 
 hf_bpe_cache *hf_bpe_cache_new(void)
 {
-    hf_bpe_cache *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    if (!(c->slots = calloc(CACHE_SLOTS, sizeof *c->slots))) {
-        free(c);
-        return NULL;
-    }
-    return c;
+    /* the slots come with the first word (cache_ready): loading a
+     * tokenizer costs nothing for a cache it may never use */
+    return calloc(1, sizeof(hf_bpe_cache));
 }
 
 void hf_bpe_cache_free(hf_bpe_cache *c)
@@ -445,7 +439,9 @@ int hf_bpe_tokenize(const hf_model *m, const hf_vocab *v, hf_bpe_cache *cache, c
     hf_bpe_cache scratch = {0}; /* no cache given: scratch arrays only, freed below */
     hf_bpe_cache *c = cache ? cache : &scratch;
     uint64_t h = 0;
-    if (cache && len < CACHE_MAX_WORD) {
+    if (cache && !cache->slots)
+        cache->slots = calloc(CACHE_SLOTS, sizeof *cache->slots); /* NULL: no caching, same ids */
+    if (cache && cache->slots && len < CACHE_MAX_WORD) {
         h = fnv1a(s, len);
         cache_slot *e = cache_probe(c, h, s, len);
         if (e->hash) {

@@ -18,13 +18,7 @@ int hf_vocab_alloc(hf_vocab *v, size_t max_ids, size_t arena_cap);
  * 0; 1 when the token is already there (*other: its id); 2 when the id
  * already has a token or is out of range. The caller sized the arena. */
 int hf_vocab_put(hf_vocab *v, const char *s, size_t len, uint32_t id, int64_t *other);
-/* Slots for a table of up to max_ids tokens (load <= 0.5). */
-int hf_merges_alloc(hf_merges *m, size_t n);
-/* (a, b) -> rank, merged; a pair seen before takes the later rank, as the
- * library's HashMap collect keeps the last. */
-void hf_merges_put(hf_merges *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t merged);
 void hf_vocab_free(hf_vocab *v);
-void hf_merges_free(hf_merges *m);
 
 /* ---- reading context (hf_read.c) ---- */
 typedef struct hf_rd {

@@ -335,12 +335,14 @@ static int wrap(hf_rd *r, const int64_t *before, size_t nb, const int64_t *after
         if (a) p->after = a;
         return hf_oom(r);
     }
-    memcpy(b, before, nb * sizeof *b);
+    if (nb)
+        memcpy(b, before, nb * sizeof *b);
     if (p->n_before) memcpy(b + nb, p->before, p->n_before * sizeof *b);
     free(p->before);
     p->before = b;
     p->n_before += nb;
-    memcpy(a + p->n_after, after, na * sizeof *a);
+    if (na)
+        memcpy(a + p->n_after, after, na * sizeof *a);
     p->after = a;
     p->n_after += na;
     return 0;

@@ -98,12 +98,10 @@ int hf_vocab_put(hf_vocab *v, const char *s, size_t len, uint32_t id, int64_t *o
 int hf_merges_alloc(hf_merges *m, size_t n)
 {
     memset(m, 0, sizeof *m);
-    /* load <= 0.6 rather than 0.5: llama3's 280 k merges then take 2^19
-     * slots (8 MiB) instead of 2^20, which keeps its peak memory under twice
-     * its file; lookups only need a free slot to end a probe */
-    size_t ns = 16;
-    while (ns * 3 < n * 5)
-        ns <<= 1;
+    /* any slot count, at most 0.7 full: a power of two would double a
+     * table just past one (llama2's 59 k merges: 128 k slots, 2 MiB, more
+     * than its file) */
+    size_t ns = n + n * 3 / 7 + 16;
     m->keys = calloc(ns, sizeof *m->keys);
     m->rank = malloc(ns * sizeof *m->rank);
     m->merged = malloc(ns * sizeof *m->merged);
@@ -115,11 +113,19 @@ int hf_merges_alloc(hf_merges *m, size_t n)
     return 0;
 }
 
+/* Where key's probe starts: the hash scaled to the slot count (Lemire's
+ * multiply-shift), so the count need not be a power of two. */
+static size_t merge_home(const hf_merges *m, uint64_t key)
+{
+    __extension__ typedef unsigned __int128 u128;
+    return (size_t)(((u128)splitmix64(key) * (u128)(m->mask + 1)) >> 64);
+}
+
 static size_t merge_slot(const hf_merges *m, uint64_t key)
 {
-    size_t i = splitmix64(key) & m->mask;
+    size_t i = merge_home(m, key);
     while (m->keys[i] && m->keys[i] != key)
-        i = (i + 1) & m->mask;
+        i = i == m->mask ? 0 : i + 1;
     return i;
 }
 

@@ -25,14 +25,6 @@ typedef struct bpe_tables {
     char *text[4];      /* the files read (words point into them) */
 } bpe_tables;
 
-static inline uint64_t bt_splitmix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 static inline size_t bt_pow2(size_t n)
 {
     size_t s = 16;
@@ -67,16 +59,6 @@ static inline void bt_vocab_add(hf_vocab *v, uint32_t id)
     v->slots[i] = id + 1;
 }
 
-static inline void bt_merge_add(hf_merges *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t merged)
-{
-    uint64_t key = ((uint64_t)a << 32 | b) + 1;
-    size_t i = (size_t)bt_splitmix64(key) & m->mask;
-    while (m->keys[i] && m->keys[i] != key)
-        i = (i + 1) & m->mask;
-    m->keys[i] = key;
-    m->rank[i] = rank;
-    m->merged[i] = merged;
-}
 
 static inline char *bt_read(const char *dir, const char *name, size_t *n)
 {
@@ -140,15 +122,13 @@ static inline void bt_load_merges(bpe_tables *t, char *text)
     size_t lines = 0;
     for (char *p = text; (p = strchr(p, '\n')); p++)
         lines++;
-    m->mask = bt_pow2(lines) - 1;
-    m->keys = calloc(m->mask + 1, sizeof *m->keys);
-    m->rank = calloc(m->mask + 1, sizeof *m->rank);
-    m->merged = calloc(m->mask + 1, sizeof *m->merged);
+    if (hf_merges_alloc(m, lines + 1))
+        abort();
     uint32_t rank = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), rank++) {
         unsigned long a, b, c;
         if (sscanf(line, "%lu %lu %lu", &a, &b, &c) == 3)
-            bt_merge_add(m, (uint32_t)a, (uint32_t)b, rank, (uint32_t)c);
+            hf_merges_put(m, (uint32_t)a, (uint32_t)b, rank, (uint32_t)c);
     }
     m->n = rank;
 }
@@ -242,9 +222,7 @@ static inline void bpe_tables_free(bpe_tables *t)
     free(t->v.off);
     free(t->v.len);
     free(t->v.slots);
-    free(t->m.merges.keys);
-    free(t->m.merges.rank);
-    free(t->m.merges.merged);
+    hf_merges_free(&t->m.merges);
     if (t->m.prefix_len)
         free(t->m.prefix);
     if (t->m.suffix_len)
