@@ -44,7 +44,7 @@ int hf_oom(hf_rd *r) { return px_error_oom(r->err, r->path); }
 /* A mapped file's pages already read are handed back as the scan moves on
  * (they fault in again from the page cache if read later), so peak memory
  * is the tables plus a window of the file, not the tables plus the file. */
-#define DROP_STEP ((size_t)1 << 20)
+#define DROP_STEP ((size_t)1 << 18)
 static void drop_to(hf_rd *r, size_t upto)
 {
     if (!r->mapped)
