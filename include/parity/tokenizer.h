@@ -1,35 +1,26 @@
-/* BERT WordPiece, as the Hugging Face `tokenizers` library (the fast
- * tokenizer, tokenizer.json) computes it, character classes included: the
- * ids a model trained with `transformers` learned from. Two ways to give it:
+/* The tokenizer a contract names, giving the ids of the Hugging Face
+ * `tokenizers` library (0.23.2: the fast tokenizer `transformers` uses), the
+ * ids a model was trained with. Three ways to give it:
+ *   tokenizer_load_hf  a tokenizer.json: the library's pipeline as the file
+ *                      says it (include/parity/hf_pipe.h: added tokens,
+ *                      normalizers, pre-tokenizers, BPE or WordPiece, post
+ *                      processors, decoders), the files of the open LLMs
+ *                      (Llama 2 and 3, Qwen 3, Gemma 3, DeepSeek V3, gpt-oss)
+ *                      and BERT's; what parity does not implement is refused
+ *                      naming it (parity/hf_read.h);
  *   tokenizer_load     a vocab.txt (one token per line, id = 0-based line
  *                      number) and a lowercase flag: what BertTokenizerFast
- *                      makes of them;
- *   tokenizer_load_hf  a tokenizer.json of the BERT family (parity/hf_json.h).
- *
- * Pipeline of tokenizer_encode():
- *   1. the added (special) tokens ([CLS], [SEP], [MASK], ...) are found in
- *      the raw text, leftmost then longest, and become their ids: a text
- *      that says "[SEP]" gives the [SEP] id, as in the library;
- *   2. each stretch between them is normalized (BertNormalizer): clean_text
- *      drops NUL, U+FFFD and the library's "other" characters (control,
- *      format, private use, and unassigned as its tables know them; an
- *      unassigned code point newer than its tables is kept, and ends as
- *      [UNK]) and maps its white space to ' '; CJK ideographs get spaces
- *      around them; strip_accents (default: as lowercase) is NFD then drop
- *      non-spacing marks; lowercase is per character (no final-sigma rule);
- *   3. split on white space, each punctuation character a word of its own
- *      (BertPreTokenizer);
- *   4. WordPiece each word: longest prefix in the vocab, then "##"-prefixed
- *      continuations; a word with no full cover, or longer than 100 code
- *      points, becomes [UNK];
- *   5. [CLS] ... [SEP] around (the post processor's ids); optionally [PAD]
- *      to pad_to.
- * The character classes of steps 2-3 are the library's, probed from it
- * (src/tokenizer/hf_tables.c, tests/tokenizer/gen_tables.js), not utf8proc's newer
- * ones; tests/test_hf_agree.c holds both kinds to the library on thousands
- * of adversarial strings. The input is never truncated: when the sequence
- * would be longer than max_tokens the encoding reports over_limit and the
- * caller rejects the example.
+ *                      makes of them, i.e. the tokenizer.json it would save
+ *                      (BertNormalizer, BertPreTokenizer, WordPiece "##" of
+ *                      at most 100 characters, [CLS] ... [SEP], the specials
+ *                      as added tokens), which is then read as any other;
+ *   tokenizer_load_chars  a generator's character vocabulary (below).
+ * BERT's character classes are the library's, probed from it
+ * (src/tokenizer/hf_tables.c, tests/tokenizer/gen_tables.js), not
+ * utf8proc's newer ones; tests/test_hf_agree.c holds every kind to the
+ * library on tens of thousands of adversarial strings. The input is never
+ * truncated: when the sequence would be longer than max_tokens the encoding
+ * reports over_limit and the caller rejects the example.
  *
  * The third kind, `chars` (tokenizer_load_chars), is a generator's
  * character vocabulary (issue 15): vocab.txt has [PAD] [BOS] [EOS] [UNK] on
@@ -69,11 +60,9 @@ typedef struct px_encoding {
 /* Load vocab.txt. Errors: file unreadable, a required special token
  * ([PAD] [UNK] [CLS] [SEP]) missing, duplicate token (file:line). */
 px_tokenizer *tokenizer_load(const char *vocab_path, int lowercase, px_error *err);
-/* Load a Hugging Face tokenizer.json (the BERT family, see
- * parity/hf_json.h): encoding then follows the `tokenizers` library with its
- * own character classes (added tokens matched in the raw text, BertNormalizer,
- * BertPreTokenizer, WordPiece, the post processor's ids around the text),
- * not the pipeline above. */
+/* Load a Hugging Face tokenizer.json (parity/hf_read.h says what is read
+ * and refused). Not thread-safe: a tokenizer keeps scratch buffers and a
+ * cache of BPE words, so one thread uses it at a time. */
 px_tokenizer *tokenizer_load_hf(const char *path, px_error *err);
 /* Load a chars vocab.txt (see above). Errors: file unreadable; NUL, CR at
  * a line's end, invalid UTF-8, lines 1-4 not the specials, a later line

@@ -1,6 +1,6 @@
-/* BERT WordPiece as the Hugging Face `tokenizers` library computes it, and
- * the chars kind of generators: both described in
- * include/parity/tokenizer.h. Where this file makes a choice, the comment
+/* The contract's tokenizer (include/parity/tokenizer.h): a vocab.txt or
+ * chars vocabulary read here, a tokenizer.json's pipeline run here from the
+ * stages of include/parity/hf_pipe.h. Where this file makes a choice, the comment
  * says which library behaviour it mirrors, because the point of parity is to
  * produce the ids the model was trained with. */
 #include "parity/utf8.h"
@@ -16,7 +16,6 @@
 #include <string.h>
 
 /* WordPiece's max_input_chars_per_word, as BertTokenizerFast sets it. */
-#define WORD_MAX_CHARS 100
 #define NO_ID SIZE_MAX
 
 struct px_tokenizer {
@@ -31,8 +30,6 @@ struct px_tokenizer {
     int64_t bos_id;      /* kind chars: [BOS]; -1 otherwise */
     int chars;           /* kind chars: one token per code point, no hf */
     int lowercase;
-    const char *prefix;  /* WordPiece continuing_subword_prefix */
-    size_t prefix_len, max_chars;
     px_hf_config *hf;    /* the tokenizer.json pipeline (a vocab.txt's too); NULL
                             for chars */
     hf_bpe_cache *cache; /* BPE words seen (speed only: never changes ids) */
@@ -328,7 +325,6 @@ px_tokenizer *tokenizer_load(const char *vocab_path, int lowercase, px_error *er
     }
     tok->lowercase = lowercase != 0;
     tok->bos_id = -1;
-    tok->prefix = "##", tok->prefix_len = 2, tok->max_chars = WORD_MAX_CHARS;
     size_t len = 0;
     tok->buf = file_slurp(vocab_path, &len, err);
     if (!tok->buf || vocab_split(tok, len, vocab_path, err) ||
