@@ -304,10 +304,8 @@ static void unload(loaded *L)
     free(v->arena), free(v->off), free(v->len), free(v->slots);
     for (size_t i = 0; i < L->c.n_dec; i++) {
         hf_decoder *d = &L->c.dec[i];
-        if (d->kind == HF_DEC_REPLACE)
-            hf_pattern_free(&d->pattern); /* frees text and code */
-        else
-            free(d->pattern.text);
+        hf_pattern_free(&d->pattern); /* the compiled code; the text is ours */
+        free(d->pattern.text);
         free(d->replacement), free(d->prefix), free(d->content);
     }
     for (size_t i = 0; i < L->c.n_added; i++)

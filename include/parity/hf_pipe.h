@@ -129,6 +129,8 @@ int hf_pattern_find(const hf_pattern *p, const char *s, size_t len, hf_offsets *
 /* Compile p->text (regex: translated from the library's flavour); -1 with
  * a message naming what cannot be translated. */
 int hf_pattern_compile(hf_pattern *p, px_error *err);
+/* Frees the compiled code; text belongs to whoever set it (the reader frees
+ * its own in hf_pipe_free). */
 void hf_pattern_free(hf_pattern *p);
 
 /* ---- normalizers ----------------------------------------------------------- */

@@ -124,16 +124,19 @@ void hf_pipe_free(px_hf_config *c)
     free(c->model.suffix);
     for (size_t i = 0; i < c->n_norm; i++) {
         hf_pattern_free(&c->norm[i].pattern);
+        free(c->norm[i].pattern.text); /* the reader's copy */
         free(c->norm[i].content);
     }
     free(c->norm);
     for (size_t i = 0; i < c->n_pre; i++) {
         hf_pattern_free(&c->pre[i].pattern);
+        free(c->pre[i].pattern.text); /* the reader's copy */
         free(c->pre[i].replacement);
     }
     free(c->pre);
     for (size_t i = 0; i < c->n_dec; i++) {
         hf_pattern_free(&c->dec[i].pattern);
+        free(c->dec[i].pattern.text); /* the reader's copy */
         free(c->dec[i].replacement);
         free(c->dec[i].prefix);
         free(c->dec[i].content);
