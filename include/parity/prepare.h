@@ -22,10 +22,7 @@ typedef struct px_prep {
     px_tokenizer *tok;
     int64_t *stop_ids;  /* a generator's contract.generate.stop tokens, as ids
                            (the executor stops on them) */
-    size_t n_stop;
-    char **stop_strings; /* its other stops (the fixture's strings): found by
-                            prep_gen_text in the text */
-    size_t n_stop_strings;
+    size_t n_stop;      /* (its other stops are strings: prep_gen_text) */
     char model_sha256[PX_SHA256_HEX], vocab_sha256[PX_SHA256_HEX];
 } px_prep;
 

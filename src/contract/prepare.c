@@ -66,16 +66,10 @@ static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int 
         prep_close(p);
         return px_error_oom(err, f->path);
     }
-    if (g->n_stop && !(p->stop_strings = calloc(g->n_stop, sizeof *p->stop_strings))) {
-        prep_close(p);
-        return px_error_oom(err, f->path);
-    }
     for (size_t i = 0; i < g->n_stop; i++) {
         int64_t id = tokenizer_stop_id(p->tok, g->stop[i]);
-        if (id >= 0)
+        if (id >= 0) /* a token the executor stops on; a string is found later */
             p->stop_ids[p->n_stop++] = id;
-        else
-            p->stop_strings[p->n_stop_strings++] = g->stop[i];
     }
     return 0;
 }
@@ -116,8 +110,6 @@ void prep_close(px_prep *p)
     cleaner_free(p->cleaner);
     tokenizer_free(p->tok);
     free(p->stop_ids);
-    free(p->stop_strings);
-    p->stop_strings = NULL, p->n_stop_strings = 0;
     p->cleaner = NULL;
     p->tok = NULL;
     p->stop_ids = NULL, p->n_stop = 0;
