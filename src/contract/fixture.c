@@ -608,7 +608,8 @@ static int load_train(ctx *c, yaml_node_t *contract)
 }
 
 /* What the rest of a generator's contract must (not) say: no training,
- * no padding (any tokenizer: its decoder makes the text back), no compare of logits or decisions, and
+ * no padding, no compare of logits or decisions (any tokenizer will do:
+ * its decoder makes the text back), and
  * its generate: settings (n). */
 static int generator_contract(ctx *c, yaml_node_t *contract, yaml_node_t *n)
 {
