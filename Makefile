@@ -224,7 +224,7 @@ $(TESTDEV): tests/backend/parity_testdev.cpp
 $(BUILD)/parity-torch: $(EXECUTOR) | $(BUILD)/.gitignore
 	ln -sf $(abspath $(EXECUTOR)) $@
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libparity.a tests/testlib.h
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libparity.a $(wildcard tests/*.h tests/bench/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libparity.a $(SAN_LDFLAGS) $(LDLIBS) $(CRITERION_LIBS)
 

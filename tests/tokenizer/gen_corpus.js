@@ -14,7 +14,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { ROOT, prng } = require('./common.js');
+const { ROOT, prng, corpusWriter } = require('./common.js');
 
 
 const seedArg = process.argv[2];
@@ -190,20 +190,7 @@ const inContext = (x) => {
 };
 
 // --------------------------------------------------------------- output -----
-const seen = new Set();
-const lines = [];
-const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const sections = {};
-let section = '';
-function emit(s) {
-  if (typeof s !== 'string') throw new Error(`not a string in ${section}`);
-  if (LONE.test(s)) throw new Error(`lone surrogate in ${section}: ${JSON.stringify(s)}`);
-  if (seen.has(s)) return;
-  seen.add(s);
-  lines.push(s);
-  sections[section] = (sections[section] || 0) + 1;
-}
-const begin = (name) => { section = name; };
+const { emit, begin, lines, sections } = corpusWriter();
 
 // 1. ASCII words and sentences --------------------------------------------
 begin('ascii');

@@ -18,7 +18,7 @@
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { ROOT, prng } = require('./common.js');
+const { ROOT, prng, corpusWriter } = require('./common.js');
 
 const LLM = ['llama3', 'qwen3', 'gemma3', 'llama2', 'deepseek_v3', 'gptoss'];
 let npmDir = path.join(ROOT, 'build', 'npm'), seedArg;
@@ -40,20 +40,7 @@ const pickCp = (lo, hi) => { for (;;) { const c = R.range(lo, hi); if (!isSurrog
 const rep = (n, f) => { let s = ''; for (let i = 0; i < n; i++) s += f(i); return s; };
 
 // ---------------------------------------------------------------- output -----
-const seen = new Set();
-const lines = [];
-const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const sections = {};
-let section = '';
-function emit(s) {
-  if (typeof s !== 'string') throw new Error(`not a string in ${section}`);
-  if (LONE.test(s)) throw new Error(`lone surrogate in ${section}: ${JSON.stringify(s)}`);
-  if (seen.has(s)) return;
-  seen.add(s);
-  lines.push(s);
-  sections[section] = (sections[section] || 0) + 1;
-}
-const begin = (name) => { section = name; };
+const { emit, begin, lines, sections } = corpusWriter();
 
 // 0. The BERT corpus ------------------------------------------------------------
 begin('bert');
