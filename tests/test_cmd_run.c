@@ -341,3 +341,57 @@ Test(run, record_env_names_are_checked_at_their_place)
     expect_usage_error("    role: twin\n", "    role: twin\n    record_env: MY_VAR\n",
                        "fixture.yaml:48:17: environment 'cpu-bf16'.record_env must be a list");
 }
+
+/* The demo's fixture on tests/models/segments.pt, whose forward takes
+ * (input_ids, token_type_ids, attention_mask) and raises without
+ * token_type_ids: with `inputs: [input_ids, attention_mask]` every forward
+ * raises (issue 27: init's draft on such a model), and run must not call
+ * that a success. */
+Test(run, every_forward_raising_is_exit_3_with_the_first_reason, .timeout = 300)
+{
+    char cwd[PATH_MAX];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    char *fx = demo_variant("sha256: \"e4aefc63a71216878ed90f08a8f6e532d3d70b2bc7ce117ae9851a44f0a1c426\"",
+                            "sha256: \"ecc2a71cd982b7dcc88f39e63a4cb951aaedac20445c1396fba1c8baa3441b4d\"");
+    char *text = tl_slurp(fx), model[PATH_MAX + 64], seg[PATH_MAX + 64];
+    snprintf(model, sizeof model, "path: %s/fixtures/campus-club/model.pt", cwd);
+    snprintf(seg, sizeof seg, "path: %s/tests/models/segments.pt", cwd);
+    char *t2 = tl_replace_all(text, model, seg);
+    tl_write(fx, t2);
+    char *out = results_path(fx);
+    cmd_result r = run_fixture(fx, out, NULL);
+    cr_expect_eq(r.status, 3, "status %d: %s", r.status, r.err);
+    /* said per environment, with the first example's reason, the
+     * traceback's last line */
+    cr_expect(strstr(r.err, "parity: reference: every forward failed (") &&
+                  strstr(r.err, "parity: cpu-bf16: every forward failed ("),
+              "%s", r.err);
+    cr_expect(strstr(r.err, "'film-night': exception: ") && strstr(r.err, "token_type_ids"), "%s", r.err);
+    /* no "-1.0 ms" for a forward that never gave an output */
+    cr_expect(strstr(r.out, "no forward gave an output") && !strstr(r.out, "-1.0 ms"), "%s", r.out);
+    /* the evidence is written all the same */
+    cr_expect_eq(access(out, F_OK), 0, "the results file is written");
+    tl_free(&r);
+    free(text), free(t2), free(fx), free(out);
+}
+
+/* With two candidates, run's last column says which figure is whose. */
+Test(run, the_difference_column_names_each_candidate, .timeout = 300)
+{
+    char *fx = demo_variant("examples:\n", "  cpu-bf16-2t:\n    device: cpu\n    dtype: bfloat16\n    threads: 2\n"
+                                          "    role: candidate\n\nexamples:\n");
+    char *out = results_path(fx);
+    cmd_result r = run_fixture(fx, out, NULL);
+    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    cr_expect(strstr(r.out, "max|Δlogit| vs reference: cpu-bf16, cpu-bf16-2t\n"), "%s", r.out);
+    /* each row holds two figures, in that order */
+    const char *row = strstr(r.out, "\nfilm-night ");
+    cr_assert_not_null(row, "%s", r.out);
+    const char *eol = strchr(row + 1, '\n');
+    int commas = 0;
+    for (const char *c = row; c < eol; c++)
+        commas += *c == ',';
+    cr_expect_eq(commas, 1, "%.*s", (int)(eol - row), row);
+    tl_free(&r);
+    free(fx), free(out);
+}

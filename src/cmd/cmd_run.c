@@ -182,13 +182,17 @@ static void print_envs(FILE *o, const px_fixture *f, const px_results *r)
             fprintf(o, " (%s)", fe->role);
         if (e->state == PX_ENV_DOWN)
             fprintf(o, "  DOWN at %s: %s\n", proto_stage_name(e->down_stage), e->down_msg);
-        else
-            fprintf(o, "  torch %s (%s%s%s%s%s) on %s, load %.0f ms, first forward %.1f ms%s\n",
+        else {
+            /* -1: no forward gave an output, said in words, never "-1.0 ms" */
+            char first[64] = "no forward gave an output";
+            if (e->m.first_forward_ms >= 0)
+                snprintf(first, sizeof first, "first forward %.1f ms", e->m.first_forward_ms);
+            fprintf(o, "  torch %s (%s%s%s%s%s) on %s, load %.0f ms, %s%s\n",
                     e->m.libtorch_version ? e->m.libtorch_version : "?",
                     e->m.executor ? e->m.executor : "?", e->m.runtime ? ", " : "", e->m.runtime ? e->m.runtime : "",
                     e->m.backend_modules ? ", " : "", e->m.backend_modules ? e->m.backend_modules : "",
-                    e->m.device_name ? e->m.device_name : "?", e->m.load_ms, e->m.first_forward_ms,
-                    e->restarts ? " (restarted)" : "");
+                    e->m.device_name ? e->m.device_name : "?", e->m.load_ms, first, e->restarts ? " (restarted)" : "");
+        }
         if (e->state != PX_ENV_DOWN && e->m.ignored)
             fprintf(o, "  %-12s ignored: %s\n", "", e->m.ignored);
         if (e->state != PX_ENV_DOWN && e->m.compile_backend)
@@ -222,8 +226,23 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
     fprintf(o, "\n%-*s  %-*s", idw, "id", kw, "kind");
     for (size_t i = 0; i < ne; i++)
         fprintf(o, "  %-*s", cw[i], r->envs[i].name);
-    fprintf(o, "  %s vs %s\n", f->kind == PX_MODEL_GENERATOR ? "first other token" : "max|Δlogit|",
+    /* The last column compares each candidate with the reference; with
+     * more than one, the header names them in the order of the cell's
+     * figures. */
+    size_t n_cand = 0;
+    for (size_t i = 0; r->reference >= 0 && i < ne; i++)
+        n_cand += (int)i != r->reference;
+    fprintf(o, "  %s vs %s", f->kind == PX_MODEL_GENERATOR ? "first other token" : "max|Δlogit|",
             r->reference >= 0 ? r->envs[r->reference].name : "(no reference)");
+    if (f->kind != PX_MODEL_GENERATOR && n_cand > 1) {
+        const char *sep = ": ";
+        for (size_t i = 0; i < ne; i++)
+            if ((int)i != r->reference) {
+                fprintf(o, "%s%s", sep, r->envs[i].name);
+                sep = ", ";
+            }
+    }
+    fprintf(o, "\n");
     for (size_t k = 0; k < f->n_examples; k++) {
         if (!shard_holds(r->shard, f->examples[k].id))
             continue;
@@ -248,17 +267,19 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
                 fprintf(o, "  -\n");
             continue;
         }
-        double worst = -1;
+        /* One figure per candidate ("-": nothing to compare) */
+        const char *sep = "  ";
         for (size_t i = 0; r->reference >= 0 && i < ne; i++) {
             if ((int)i == r->reference)
                 continue;
             double d = results_max_abs_diff(&r->envs[r->reference].ex[k], &r->envs[i].ex[k]);
-            worst = d > worst ? d : worst;
+            if (d >= 0)
+                fprintf(o, "%s%.4g", sep, d);
+            else
+                fprintf(o, "%s-", sep);
+            sep = ", ";
         }
-        if (worst >= 0)
-            fprintf(o, "  %.4g\n", worst);
-        else
-            fprintf(o, "  -\n");
+        fprintf(o, "%s\n", n_cand ? "" : "  -");
     }
 }
 
@@ -438,6 +459,39 @@ int check_write_results(const run_args *a, const px_fixture *f, const px_results
     return rc;
 }
 
+/* An environment up whose every forward failed (raised, unsupported,
+ * crashed, timed out, or gave an output that is not the contract's) ran
+ * nothing the contract can judge: said on stderr with the first failure,
+ * and run's status is PX_EXIT_ENV, as for an environment that could not
+ * start. Rejected examples never reached a forward; an environment with no
+ * forward at all (every example rejected or cut short) is not this. */
+static int every_forward_failed(const px_fixture *f, const px_results *res, const px_env_result *e)
+{
+    size_t failed = 0, ran = 0, first = 0;
+    for (size_t k = 0; k < res->n_examples; k++) {
+        px_status st = e->ex[k].status;
+        if (!shard_holds(res->shard, f->examples[k].id) || st == PX_ST_REJECTED || st == PX_ST_NOT_EVALUATED ||
+            st == PX_ST_PENDING)
+            continue;
+        ran++;
+        if (st != PX_ST_OK && !failed++)
+            first = k;
+    }
+    if (!ran || failed < ran)
+        return 0;
+    /* A traceback's last line says what was raised */
+    const char *detail = e->ex[first].detail ? e->ex[first].detail : "no detail", *end = detail + strlen(detail);
+    while (end > detail && (end[-1] == '\n' || end[-1] == ' '))
+        end--;
+    const char *line = end;
+    while (line > detail && line[-1] != '\n')
+        line--;
+    fprintf(stderr, "parity: %s: every forward failed (%zu of %zu; the first, '%s': %s: %.*s): nothing to judge; "
+                    "the results file keeps each one whole\n",
+            e->name, failed, ran, f->examples[first].id, status_name(e->ex[first].status), (int)(end - line), line);
+    return 1;
+}
+
 /* What `run` does with the results: table, counts, results file. */
 static int run_finish(const run_args *a, const px_fixture *f, const px_results *res)
 {
@@ -459,6 +513,9 @@ static int run_finish(const run_args *a, const px_fixture *f, const px_results *
     for (size_t i = 0; rc == PX_EXIT_OK && i < res->n_envs; i++)
         if (res->envs[i].state == PX_ENV_DOWN)
             rc = PX_EXIT_ENV;
+    for (size_t i = 0; i < res->n_envs; i++)
+        if (res->envs[i].state != PX_ENV_DOWN && every_forward_failed(f, res, &res->envs[i]))
+            rc = px_exit_worse(rc, PX_EXIT_ENV);
     return check_cut_short_exit(res, rc);
 }
 
