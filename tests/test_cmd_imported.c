@@ -281,6 +281,31 @@ Test(imported, a_results_environment_is_loaded_and_judged, .timeout = 300)
     tl_free(&r);
 }
 
+/* The fixture calls the imported environment tpu-v5; the host's file
+ * holds it as cand (issue 27, item 12): the message names both, the
+ * fixture's line that reads the file, and how to make them agree. */
+Test(imported, a_results_environment_named_otherwise_in_the_file_names_both, .timeout = 300)
+{
+    const char *run = recorded_run();
+    char cand[600];
+    snprintf(cand, sizeof cand, "{results: %s, dtype: bfloat16, role: twin}", run);
+    const char *fx = variant(3, cand, 128);
+    char *text = tl_slurp(fx), *renamed = tl_replace_all(text, "\n  cand: ", "\n  tpu-v5: ");
+    tl_write(fx, renamed);
+    cmd_result r = tl_run((const char *[]){"parity", "check", fx, "-q", NULL});
+    cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.err, "environment 'cand' is not in the fixture") &&
+                  strstr(r.err, "whose environment 'tpu-v5' reads this file") &&
+                  strstr(r.err, "rename 'tpu-v5' to 'cand'"),
+              "%s", r.err);
+    cr_expect_eq(tl_lines(r.err), 1, "%s", r.err);
+    cr_expect(strncmp(r.err, "parity: ", 8) == 0 && strncmp(r.err + 8, run, strlen(run)) == 0 &&
+                  r.err[8 + strlen(run)] == ':',
+              "at the file's line: %s", r.err);
+    tl_free(&r);
+    free(text), free(renamed);
+}
+
 Test(imported, one_file_twice_and_a_file_that_lacks_an_environment, .timeout = 300)
 {
     const char *run = recorded_run(), *fx = variant(2, "{device: cpu, dtype: bfloat16, role: twin}", 128);

@@ -1050,6 +1050,36 @@ static int load_env(ctx *c, yaml_node_t *v, yaml_node_t *top_labels, px_env_resu
                : 0;
 }
 
+/* Whether two paths name one file (the same inode), whatever their spelling. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* A file's environment the fixture lacks: named beside the fixture's
+ * environment that imports this very file (results: FILE), if one does,
+ * with the two ways to make the names agree; otherwise beside the
+ * fixture's environment names. */
+static int env_unknown(ctx *c, yaml_node_t *k)
+{
+    const px_fixture *f = c->f;
+    for (size_t i = 0; i < f->n_envs; i++)
+        if (f->envs[i].results && same_file(f->envs[i].results, c->path))
+            return fail_at(c, k,
+                           "environment '%s' is not in the fixture %s, whose environment '%s' reads this file "
+                           "(results: %s): the names must agree: rename '%s' to '%s' in %s, or run it again on "
+                           "its host as -e %s with that environment named so there",
+                           scalar(k), f->path, f->envs[i].name, f->envs[i].results, f->envs[i].name, scalar(k),
+                           f->path, f->envs[i].name);
+    char names[512] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < f->n_envs && len < sizeof names - 1; i++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", f->envs[i].name);
+    return fail_at(c, k, "environment '%s' is not in the fixture %s (its environments: %s)", scalar(k), f->path,
+                   names);
+}
+
 /* The fixture index of the environment named by the i-th key of n; the
  * first i are in idx already, so a name listed twice is caught. */
 static int env_key_index(ctx *c, yaml_node_t *n, size_t i, const char *seen, int *out)
@@ -1059,7 +1089,7 @@ static int env_key_index(ctx *c, yaml_node_t *n, size_t i, const char *seen, int
         return -1;
     const px_env *fe = fixture_env(c->f, scalar(k));
     if (!fe)
-        return fail_at(c, k, "environment '%s' is not in the fixture %s", scalar(k), c->f->path);
+        return env_unknown(c, k);
     *out = (int)(fe - c->f->envs);
     if (seen[*out])
         return fail_at(c, k, "environment '%s' is listed twice", scalar(k));
