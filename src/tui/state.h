@@ -31,7 +31,7 @@
 #include "parity/session.h"
 #include "parity/theme.h"
 
-enum mode { M_LIST, M_SEARCH, M_NOTE, M_HELP, M_QUIT, M_SUMMARY, M_RELOAD, M_REPORT, M_EXPORT };
+enum mode { M_LIST, M_SEARCH, M_NOTE, M_HELP, M_QUIT, M_SUMMARY, M_RELOAD, M_REPORT, M_EXPORT, M_WHOLE };
 
 /* What a key asks the loop to do, as htop's actions answer: bits. The
  * status line is redrawn with anything else; PX_RE_JUDGE has the loop judge
@@ -78,6 +78,12 @@ typedef struct tui {
     struct px_redactor *rd;      /* what the status line says is redacted */
     size_t summary_top, summary_rows; /* the summary's scroll, and its length when last drawn */
     size_t help_top;             /* the help screen's scroll */
+    int help_badges;             /* the help screen opens at its legend of the badges (b) */
+    long detail_k;               /* the example the pane's scroll is for (another: from the top) */
+    int detail_top;              /* the example's pane scrolled this many rows (J, K) */
+    int detail_more;             /* rows of it below the pane when last drawn */
+    size_t whole_top, whole_rows; /* the whole view's scroll (v), and its length when last drawn */
+    void *canvas;                /* the curses WINDOW the drawing goes to (NULL: the screen) */
     struct tui_load *load;       /* the results files being read in the background
                                     (NULL: read); res is a stand-in till then */
     int load_failed;             /* they could not be: load_err says why, the screen ends */
