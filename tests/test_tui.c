@@ -17,7 +17,7 @@
 #include "parity/keys.h"
 #include "testlib.h"
 
-#define MAX_SCREENS 64
+#define MAX_SCREENS 128
 
 static char names[MAX_SCREENS][64];
 

@@ -618,9 +618,13 @@ static void detail_words(tui *t, size_t k, detail *d)
  * (three labels a side); then the long lines capped (the text keeps at
  * least three rows); then, where the sides stack, one label a side:
  * the verdict, the difference and the decision never give way to a
- * label. Details show everything, all labels, uncapped. Sets
- * t->side_labels and t->verdict_cap; returns the cap on the long lines
- * (0: none) and in *below the rows under the text. */
+ * label; last (four environments at 80x24), the long lines one row each,
+ * the verdicts two and the text one (and its hint), so the decision and
+ * its note are in sight. Details show everything, all labels, uncapped.
+ * Whatever does not fit still has its rows: the pane scrolls to them.
+ * Sets t->side_labels, t->verdict_cap, t->line_cap and t->text_min;
+ * returns the cap on the long lines (0: none) and in *below the rows
+ * under the text. */
 static int plan_detail(tui *t, const detail *d, size_t k, int w, int rows, int *below)
 {
     const px_example *ex = d->ex;
@@ -633,26 +637,26 @@ static int plan_detail(tui *t, const detail *d, size_t k, int w, int rows, int *
     int planned = 0;
     *below = 0;
     /* labels: 3, then 1, then 0: compact, each side's name and best label
-     * on one row and no blank between stacked sides */
-    for (int labels = 3; !planned && labels >= 0; labels -= labels == 3 ? 2 : 1) {
-        for (int try_cap = 0; !planned && try_cap <= 3; try_cap += 3) {
-            int c = details ? 0 : try_cap;
-            t->side_labels = labels;
-            t->verdict_cap = c;
-            int fixed = 1 + 1 + rows_of(d->output, w, c ? 2 : 0) + rows_of(d->diff, w, c ? 2 : 0) +
-                        rows_of(d->div, w, c ? 2 : 0) + rows_of(d->cause, w, c ? 2 : 0) +
-                        rows_of(d->decided, w, c ? 2 : 0) + rows_of(d->fit_words, w - 2, c ? 2 : 0) +
-                        rows_of(d->note, w, c) + 1;
-            int why = ex->why ? rows_of(ex->why, w - 5, c ? 2 : 0) : 0;
-            int a_rows = side_rows(t, ref, k, stacked ? w : half - 1);
-            int b_rows = side_rows(t, cand, k, stacked ? w : w - half);
-            int sides = stacked ? a_rows + (cand >= 0 ? (labels ? 1 : 0) + b_rows : 0) : (a_rows > b_rows ? a_rows : b_rows);
-            int text = c ? (text_rows < 3 ? text_rows : 3) : text_rows;
-            *below = fixed + sides - 1;
-            if (details || fixed + why + sides + text <= rows || (labels == 0 && c)) {
-                cap = c;
-                planned = 1;
-            }
+     * on one row and no blank between stacked sides; then tight */
+    for (int level = 0; !planned && level < 7; level++) {
+        int labels = level < 2 ? 3 : level < 4 ? 1 : 0, tight = level == 6;
+        int c = details ? 0 : level % 2 || tight ? 3 : 0, lc = tight ? 1 : 2;
+        t->side_labels = labels;
+        t->verdict_cap = tight ? 2 : c;
+        t->line_cap = lc;
+        t->text_min = tight ? 2 : 3;
+        int fixed = 1 + 1 + rows_of(d->output, w, c ? lc : 0) + rows_of(d->diff, w, c ? lc : 0) +
+                    rows_of(d->div, w, c ? lc : 0) + rows_of(d->cause, w, c ? lc : 0) +
+                    rows_of(d->decided, w, lc) + rows_of(d->fit_words, w - 2, lc) + rows_of(d->note, w, c) + 1;
+        int why = ex->why ? rows_of(ex->why, w - 5, c ? lc : 0) : 0;
+        int a_rows = side_rows(t, ref, k, stacked ? w : half - 1);
+        int b_rows = side_rows(t, cand, k, stacked ? w : w - half);
+        int sides = stacked ? a_rows + (cand >= 0 ? (labels ? 1 : 0) + b_rows : 0) : (a_rows > b_rows ? a_rows : b_rows);
+        int text = c ? (text_rows < t->text_min ? text_rows : t->text_min) : text_rows;
+        *below = fixed + sides - 1;
+        if (details || fixed + why + sides + text <= rows || tight) {
+            cap = c;
+            planned = 1;
         }
     }
     return cap;
@@ -681,14 +685,15 @@ static int draw_sides(tui *t, const detail *d, size_t k, int y, int x, int w, in
 static int draw_under(tui *t, const detail *d, size_t k, int y, int x, int w, int end, int cap)
 {
     const px_mark *m = d->m;
+    int lc = t->line_cap;
     if (d->diff[0] && y < end)
-        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_NORMAL, d->diff);
+        y += put_wrapped(t, y, x, w, cap ? (end - y < lc ? end - y : lc) : end - y, PX_EL_NORMAL, d->diff);
     if (d->div[0] && y < end)
-        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_CHANGED, d->div);
+        y += put_wrapped(t, y, x, w, cap ? (end - y < lc ? end - y : lc) : end - y, PX_EL_CHANGED, d->div);
     if (d->cause[0] && y < end)
-        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_NORMAL, d->cause);
+        y += put_wrapped(t, y, x, w, cap ? (end - y < lc ? end - y : lc) : end - y, PX_EL_NORMAL, d->cause);
     if (y < end)
-        y += put_wrapped(t, y, x, w, end - y < 2 ? end - y : 2, d->proposal ? PX_EL_CHANGED : PX_EL_DECISION,
+        y += put_wrapped(t, y, x, w, end - y < lc ? end - y : lc, d->proposal ? PX_EL_CHANGED : PX_EL_DECISION,
                          d->decided);
     /* A decision made on another environment, or on results that changed
      * since, is said to be so beside the candidate shown: never carried
@@ -696,7 +701,7 @@ static int draw_under(tui *t, const detail *d, size_t k, int y, int x, int w, in
     if (d->fit_words && y < end) {
         const px_env_result *er = &t->res->envs[d->shown];
         px_fit fit = decision_fit(m->decision, m->env, m->results, er, &er->ex[k], d->ex->id);
-        y += put_wrapped(t, y, x + 2, w - 2, end - y < 2 ? end - y : 2,
+        y += put_wrapped(t, y, x + 2, w - 2, end - y < lc ? end - y : lc,
                          fit == PX_FIT_HERE ? PX_EL_DECISION : PX_EL_CHANGED, d->fit_words);
     }
     if (d->note[0] && y < end)
@@ -725,13 +730,13 @@ static int detail_body(tui *t, size_t k, int rows, int w)
         snprintf(toks + strlen(toks), sizeof toks - strlen(toks), "%s%s", i ? " " : "", rx->tokens[i]);
     putf(t, y++, 0, w, PX_EL_TITLE, "%s  (%s)", ex->id, ex->kind);
     if (ex->why)
-        y += put_wrappedf(t, y, 0, w, cap ? 2 : end - y, PX_EL_DIM, "why: %s", ex->why);
+        y += put_wrappedf(t, y, 0, w, cap ? t->line_cap : end - y, PX_EL_DIM, "why: %s", ex->why);
     int room = details ? end - y : rows - y - below;
     char *safe = textcell_sanitize(ex->text, ex->text_len);
-    y += draw_text(t, safe ? safe : "", y, 2, w - 2, room > 3 ? room : 3);
+    y += draw_text(t, safe ? safe : "", y, 2, w - 2, room > t->text_min ? room : t->text_min);
     free(safe);
     if (d.output[0])
-        y += put_wrapped(t, y, 0, w, cap ? 2 : end - y, PX_EL_DIM, d.output);
+        y += put_wrapped(t, y, 0, w, cap ? t->line_cap : end - y, PX_EL_DIM, d.output);
     if (details && rx && rx->clean_text) {
         y += put_wrappedf(t, y, 0, w, end - y, PX_EL_DIM, "cleaned: %s", rx->clean_text);
         y += put_wrappedf(t, y, 0, w, end - y, PX_EL_DIM, "tokens: %s", toks);

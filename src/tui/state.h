@@ -72,6 +72,8 @@ typedef struct tui {
     int details, demo, hide_list;
     int side_labels;             /* labels a side shows in the detail now (3, or 1 when short) */
     int verdict_cap;             /* rows a side's verdict may take (0: all) */
+    int line_cap;                /* rows a capped long line takes (2; 1 at the tightest) */
+    int text_min;                /* rows the example's text keeps, its hint included */
     int shown_running;           /* the header last drawn said "running…" */
     const char *const *results_files; /* --results as given, for an export */
     size_t n_results_files;
