@@ -17,7 +17,7 @@
 #include "parity/keys.h"
 #include "testlib.h"
 
-#define MAX_SCREENS 64
+#define MAX_SCREENS 128
 
 static char names[MAX_SCREENS][64];
 
@@ -223,6 +223,63 @@ Test(tui, man_page_keys_are_the_table)
                          items[i].keys, keys, key_defs[i].name);
         cr_expect_str_eq(items[i].help, key_defs[i].help, "man page KEYS item %zu (%s): '%s', the table says '%s'",
                          i + 1, items[i].keys, items[i].help, key_defs[i].help);
+    }
+    free(man);
+}
+
+/* The man page's BADGES, item by item: ".It Li BADGE" (mdoc's "\\&"
+ * dropped, "\\[u2026]" read as the ellipsis) and the lines after it up to
+ * the next item, joined by spaces. */
+static size_t man_badges(const char *man, man_key *out, size_t max)
+{
+    const char *p = strstr(man, "\n.Sh BADGES\n"), *end = p ? strstr(p + 1, "\n.Sh ") : NULL;
+    size_t n = 0;
+    while (p && (p = strstr(p, "\n.It Li ")) && (!end || p < end) && n < max) {
+        p += 8;
+        size_t len = strcspn(p, "\n"), k = 0;
+        for (size_t i = 0; i < len && k + 4 < sizeof out[n].keys; i++) {
+            if (!strncmp(p + i, "\\&", 2)) {
+                i++;
+                continue;
+            }
+            if (!strncmp(p + i, "\\[u2026]", 8)) {
+                memcpy(out[n].keys + k, "\u2026", strlen("\u2026"));
+                k += strlen("\u2026"), i += 7;
+                continue;
+            }
+            out[n].keys[k++] = p[i];
+        }
+        out[n].keys[k] = '\0';
+        out[n].help[0] = '\0';
+        for (p += len; *p == '\n' && p[1] && p[1] != '.';) {
+            size_t l = strcspn(++p, "\n"), h = strlen(out[n].help);
+            snprintf(out[n].help + h, sizeof out[n].help - h, "%s%.*s", h ? " " : "", (int)l, p);
+            p += l;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* The legend of the list's badges and marks (the ? screen's end, b), both
+ * ways: the man page's BADGES lists each, in order, with its words, and
+ * nothing else; no two share a badge. */
+Test(tui, man_page_badges_are_the_legend)
+{
+    char *man = tl_slurp("man/parity.1");
+    cr_assert_not_null(man);
+    px_legend want[80];
+    man_key items[80];
+    size_t n = key_legend(want, 80), got = man_badges(man, items, 80);
+    cr_assert_gt(n, 20, "the legend has %zu rows", n);
+    cr_expect_eq(got, n, "the man page's BADGES has %zu items, the legend %zu", got, n);
+    for (size_t i = 0; i < n && i < got; i++) {
+        cr_expect_str_eq(items[i].keys, want[i].badge, "BADGES item %zu: '%s', the legend '%s'", i + 1, items[i].keys,
+                         want[i].badge);
+        cr_expect_str_eq(items[i].help, want[i].help, "BADGES item %zu (%s): '%s', the legend says '%s'", i + 1,
+                         want[i].badge, items[i].help, want[i].help);
+        for (size_t j = 0; j < i; j++)
+            cr_expect_str_neq(want[i].badge, want[j].badge, "two rows of the legend show '%s'", want[i].badge);
     }
     free(man);
 }

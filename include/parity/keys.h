@@ -40,10 +40,16 @@
       "a page down", 0, PX_NO_HINT)                                                                                   \
     X(PAGE_UP, page_up, (KEY_PPAGE), "PgUp",                                                                          \
       "a page up", 0, PX_NO_HINT)                                                                                     \
+    X(SCROLL_DOWN, scroll_down, ('J'), "J",                                                                           \
+      "scroll the example's pane down (also the help, summary and v)", 0, PX_NO_HINT)                                 \
+    X(SCROLL_UP, scroll_up, ('K'), "K",                                                                               \
+      "scroll the example's pane up", 0, PX_NO_HINT)                                                                  \
     X(CANDIDATE, candidate, ('\t'), "Tab",                                                                            \
       "next candidate beside the reference", 0, PX_HINT(2, 3, NULL, "candidate"))                                     \
-    X(DETAILS, details, ('\n', KEY_ENTER, ' ', KEY_RIGHT), "Enter Space ->",                                           \
+    X(DETAILS, details, ('\n', KEY_ENTER, ' ', KEY_RIGHT), "Enter Space ->",                                          \
       "toggle details: cleaned text, tokens, all logits (demo: next)", 0, PX_HINT(0, 1, "Space Right", "next"))       \
+    X(WHOLE, whole, ('v'), "v",                                                                                       \
+      "view the example whole: text, outputs, tracebacks (scrolls)", 0, PX_NO_HINT)                                   \
     X(SEARCH, search, ('/'), "/",                                                                                     \
       "search ids and texts (PCRE2)", 0, PX_HINT(8, 0, NULL, "search"))                                               \
     X(SEARCH_NEXT, search_next, ('n'), "n",                                                                           \
@@ -53,7 +59,7 @@
     X(FILTER, filter, ('f'), "f",                                                                                     \
       "cycle filter: all, failures, differences, undecided, flagged", 0, PX_HINT(7, 0, NULL, "filter"))               \
     X(ACCEPT, accept, ('a'), "a",                                                                                     \
-      "accept: it meets the contract as the reviewer reads it",                                            \
+      "accept: it meets the contract as the reviewer reads it",                                                       \
       PX_KEY_CHANGES, PX_HINT(3, 0, NULL, "decide"))                                                                  \
     X(DEFECT, defect, ('x'), "x",                                                                                     \
       "defect", PX_KEY_CHANGES, PX_HINT(3, 0, NULL, "decide"))                                                        \
@@ -70,25 +76,64 @@
     X(UNDO, undo, ('z'), "z",                                                                                         \
       "undo the last decision", PX_KEY_CHANGES, PX_HINT(5, 0, NULL, "undo"))                                          \
     X(RERUN, rerun, ('r'), "r",                                                                                       \
-      "run this example again, in the executor still up", 0, PX_NO_HINT)                                               \
+      "run this example again, in the executor still up", 0, PX_NO_HINT)                                              \
     X(RERUN_ALL, rerun_all, ('R'), "R",                                                                               \
-      "run every example again, in the executors still up", 0, PX_NO_HINT)                                             \
+      "run every example again, in the executors still up", 0, PX_NO_HINT)                                            \
     X(WRITE, write, ('w'), "w",                                                                                       \
       "write the decisions into the fixture", PX_KEY_CHANGES | PX_KEY_DEMO_QUIET, PX_HINT(6, 0, NULL, "write"))       \
     X(THEME, theme, ('t'), "t",                                                                                       \
       "next theme", 0, PX_NO_HINT)                                                                                    \
     X(LIST, list, ('L'), "L",                                                                                         \
-      "hide or show the list (the example gets the full width)", 0, PX_NO_HINT)                         \
+      "hide or show the list (the example gets the full width)", 0, PX_NO_HINT)                                       \
     X(SUMMARY, summary, ('i'), "i",                                                                                   \
-      "summary: task, environments, conditions, not evaluated", 0, PX_NO_HINT)             \
+      "summary: task, environments, conditions, not evaluated", 0, PX_NO_HINT)                                        \
     X(REPORT, report, ('o'), "o",                                                                                     \
-      "write a report: HTML, or Markdown for a .md path (asks where)", 0, PX_NO_HINT)                               \
+      "write a report: HTML, or Markdown for a .md path (asks where)", 0, PX_NO_HINT)                                 \
     X(EXPORT, export, ('O'), "O",                                                                                     \
-      "export a bundle with the reports and SHA256SUMS (asks where)", 0, PX_NO_HINT)              \
+      "export a bundle with the reports and SHA256SUMS (asks where)", 0, PX_NO_HINT)                                  \
+    X(BADGES, badges, ('b'), "b",                                                                                     \
+      "what the list's badges and marks mean (the end of this help)", 0, PX_NO_HINT)                                  \
     X(HELP, help, ('?'), "?",                                                                                         \
       "this help", 0, PX_HINT(9, 4, NULL, "help"))                                                                    \
     X(QUIT, quit, ('q'), "q",                                                                                         \
       "quit (asks first when decisions are unwritten)", 0, PX_HINT(10, 5, NULL, "quit"))
+
+/* The review list's badges, and the marks beside them: one table, from
+ * which come the badges the list draws (src/tui/draw.c), the legend at the
+ * end of the `?` screen (key b goes to it) and the check of the man page's
+ * BADGES section (tests/test_tui.c, both ways).
+ *
+ *     X(OUTCOME, badge, help)
+ *
+ *   OUTCOME  the verdict it stands for: PX_OC_OUTCOME (judge.h); NONE for
+ *            a mark that is no verdict's badge
+ *   badge    as the list draws it
+ *   help     what it means, as the legend and the man page say it
+ *
+ * The decisions' marks come after these, from parity/decision.h's table. */
+#define PX_BADGE_TABLE(X)                                                                                             \
+    X(PASS, "ok", "pass: the expected label, the reference's numbers exactly")                                        \
+    X(PASS_TOL, "ok~", "pass-within-tolerance: the expected label, numbers within tolerance")                         \
+    X(NONE, "n/c", "the label is right; its numbers were not compared (no reference)")                                \
+    X(WRONG_LABEL, "WRONG", "wrong-label: a plausible label, not the expected one")                                   \
+    X(NUMERIC_DRIFT, "DRIFT", "numeric-drift: the right label, numbers outside tolerance")                            \
+    X(BAD_SHAPE, "SHAPE", "bad-shape: not the output shape the contract says")                                        \
+    X(EMPTY, "EMPTY", "empty: the output has no elements")                                                            \
+    X(NON_FINITE, "NaN", "non-finite: the output holds a NaN or an infinity")                                         \
+    X(EXCEPTION, "EXC", "exception: the forward raised (v shows the traceback whole)")                                \
+    X(CRASH, "CRASH", "crash: the executor process died")                                                             \
+    X(TIMEOUT, "TIME", "timeout: no answer within the environment's timeout")                                         \
+    X(UNSUPPORTED, "UNSUP", "unsupported: the backend lacks an operation or dtype")                                   \
+    X(REJECTED_OK, "rej", "rejected-as-expected: the contract says reject, and it was")                               \
+    X(NOT_REJECTED, "NOREJ", "not-rejected: the contract says reject, a label came out")                              \
+    X(WRONGLY_REJECTED, "WREJ", "wrongly-rejected: rejected, the contract expects a label")                           \
+    X(CONSTRAINT_VIOLATED, "CONSTR", "constraint-violated: the generated text breaks an expectation")                 \
+    X(NOT_EVALUATED, "n/e", "not-evaluated: environment down, without results, or stopped")                           \
+    X(NONE, "-", "no result, and none coming (not selected, no results, down)")                                       \
+    X(NONE, "…", "running or loading: its result is coming")                                                          \
+    X(NONE, "!", "the candidate decides differently from the reference")                                              \
+    X(NONE, "?", "a decision whose name is not one of parity's")                                                      \
+    X(NONE, "*", "(after a decision's mark) the decision is not yet written")
 
 /* Keys by name, as `shown`, the man page and key scripts write them:
  * X(name, code, terse) where terse is how the status line's hints write it
@@ -142,6 +187,14 @@ const char *key_names(px_action a, char *buf, size_t size);
 /* The first key shown for a ("j" for PX_ACT_DOWN), for messages that name
  * it. Returns buf. */
 const char *key_first(px_action a, char *buf, size_t size);
+
+/* The legend: every badge and mark of the list (PX_BADGE_TABLE), then each
+ * decision's mark ("A", "accepted"), as the `?` screen and the man page's
+ * BADGES list them. Returns how many there are; the first max in out. */
+typedef struct px_legend {
+    const char *badge, *help;
+} px_legend;
+size_t key_legend(px_legend *out, size_t max);
 
 /* The status line's hints in the review (demo 0) or in demo mode:
  * "j/k move  Tab candidate  ...". Returns buf. */

@@ -58,7 +58,33 @@ static unsigned act_details(tui *t)
     if (t->demo)
         return move_by(t, 1);
     t->details = !t->details;
+    t->detail_top = 0;
     return PX_RE_DETAIL;
+}
+
+/* J, K: the example's pane, a row at a time, in every mode (list, details,
+ * L, demo); drawing keeps it within what there is. */
+static unsigned act_scroll_down(tui *t)
+{
+    if (t->detail_more > 0)
+        t->detail_top++;
+    return PX_RE_DETAIL;
+}
+
+static unsigned act_scroll_up(tui *t)
+{
+    t->detail_top -= t->detail_top > 0;
+    return PX_RE_DETAIL;
+}
+
+/* v: the example whole, on a screen of its own that scrolls. */
+static unsigned act_whole(tui *t)
+{
+    if (review_current(&t->rv) < 0)
+        return PX_RE_NONE;
+    t->mode = M_WHOLE;
+    t->whole_top = 0;
+    return PX_RE_ALL;
 }
 
 /* Opens the editor on the status line for a mode (M_SEARCH, M_NOTE). */
@@ -277,6 +303,14 @@ static unsigned act_help(tui *t)
 {
     t->mode = M_HELP;
     t->help_top = 0;
+    return PX_RE_ALL;
+}
+
+/* b: the help screen at its legend of the badges. */
+static unsigned act_badges(tui *t)
+{
+    act_help(t);
+    t->help_badges = 1;
     return PX_RE_ALL;
 }
 

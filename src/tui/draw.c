@@ -17,16 +17,30 @@
 #include "paint.h"
 #include "summary.h"
 
+/* Where the example's pane draws: a pad as tall as it needs, whose rows
+ * in sight are copied to the screen (draw_detail), so the pane scrolls. */
+#define CV ((WINDOW *)(t->canvas ? t->canvas : stdscr))
+
+/* A verdict's badge in the list, from the table the legend comes from
+ * (parity/keys.h; its NONE rows are marks, no verdict's). */
+enum { PX_OC_NONE = -1 };
+static const char *const badges[] = {
+#define PX_BADGE_TEXT(oc, text, help) text,
+    PX_BADGE_TABLE(PX_BADGE_TEXT)
+#undef PX_BADGE_TEXT
+};
+static const int badge_oc[] = {
+#define PX_BADGE_OC(oc, text, help) PX_OC_##oc,
+    PX_BADGE_TABLE(PX_BADGE_OC)
+#undef PX_BADGE_OC
+};
+
 static const char *badge(px_outcome o)
 {
-    static const char *const b[PX_OC_COUNT] = {
-        [PX_OC_PASS] = "ok",          [PX_OC_PASS_TOL] = "ok~",       [PX_OC_WRONG_LABEL] = "WRONG",
-        [PX_OC_NUMERIC_DRIFT] = "DRIFT", [PX_OC_BAD_SHAPE] = "SHAPE", [PX_OC_EMPTY] = "EMPTY",
-        [PX_OC_NON_FINITE] = "NaN",   [PX_OC_EXCEPTION] = "EXC",      [PX_OC_CRASH] = "CRASH",
-        [PX_OC_TIMEOUT] = "TIME",     [PX_OC_UNSUPPORTED] = "UNSUP",  [PX_OC_REJECTED_OK] = "rej",
-        [PX_OC_NOT_REJECTED] = "NOREJ", [PX_OC_WRONGLY_REJECTED] = "WREJ", [PX_OC_NOT_EVALUATED] = "n/e",
-        [PX_OC_CONSTRAINT_VIOLATED] = "CONSTR"};
-    return o < PX_OC_COUNT ? b[o] : "?";
+    for (size_t i = 0; i < sizeof badge_oc / sizeof *badge_oc; i++)
+        if (badge_oc[i] == (int)o)
+            return badges[i];
+    return "?";
 }
 
 static int element_of(px_outcome o)
@@ -203,16 +217,16 @@ static int put_wrapped(tui *t, int y, int x, int cols, int room, int el, const c
     size_t hidden = 0;
     int got = textcell_layout(v, cols, lines, room < 64 ? room : 64, &hidden);
     for (int i = 0; i < got; i++) {
-        attrset(tui_style(t, el));
+        wattrset(CV, tui_style(t, el));
         if (lines[i].cols > cols)
-            mvaddstr(y + i, x, "…");
+            mvwaddstr(CV, y + i, x, "…");
         else
-            mvaddnstr(y + i, x, v + lines[i].start, (int)(lines[i].end - lines[i].start));
+            mvwaddnstr(CV, y + i, x, v + lines[i].start, (int)(lines[i].end - lines[i].start));
         if (hidden && i == got - 1) {
-            attrset(tui_style(t, PX_EL_DIM));
-            addstr("…");
+            wattrset(CV, tui_style(t, PX_EL_DIM));
+            waddstr(CV, "…");
         }
-        attrset(A_NORMAL);
+        wattrset(CV, A_NORMAL);
     }
     free(safe);
     return got > 0 ? got : 0;
@@ -324,24 +338,24 @@ static int draw_generated(tui *t, int e, size_t k, const px_generated *g, int y,
     size_t hidden = 0;
     int got = textcell_layout(safe, cols, lines, room < 64 ? room : 64, &hidden);
     for (int i = 0; i < got; i++) {
-        move(y + i, x);
+        wmove(CV, y + i, x);
         if (lines[i].cols > cols) {
-            attrset(tui_style(t, PX_EL_DIM));
-            addstr("…");
+            wattrset(CV, tui_style(t, PX_EL_DIM));
+            waddstr(CV, "…");
         }
         for (size_t p = 0; lines[i].cols <= cols && p < n; p++) {
             size_t a = at[p] > lines[i].start ? at[p] : lines[i].start;
             size_t z = at[p + 1] < lines[i].end ? at[p + 1] : lines[i].end;
             if (a >= z)
                 continue;
-            attrset(tui_style(t, span_element(sp[p].kind)));
-            addnstr(safe + a, (int)(z - a));
+            wattrset(CV, tui_style(t, span_element(sp[p].kind)));
+            waddnstr(CV, safe + a, (int)(z - a));
         }
         if (hidden && i == got - 1) {
-            attrset(tui_style(t, PX_EL_DIM));
-            addstr("…");
+            wattrset(CV, tui_style(t, PX_EL_DIM));
+            waddstr(CV, "…");
         }
-        attrset(A_NORMAL);
+        wattrset(CV, A_NORMAL);
     }
     free(safe);
     return got > 0 ? got : 0;
@@ -360,16 +374,30 @@ static int side_labels(const tui *t, int e, size_t k)
     return n < (int)r->n_values ? n : (int)r->n_values;
 }
 
+/* The lines of what an environment said when it failed (an exception's
+ * traceback, a crash's stderr) beyond the verdict's one: 0 when nothing
+ * more; v shows them whole. */
+static int said_more(const px_example_result *r)
+{
+    if (r->status == PX_ST_OK || r->status == PX_ST_PENDING || r->status == PX_ST_REJECTED)
+        return 0;
+    int n = 0;
+    for (const char *p = r->detail; p && *p; p++)
+        n += *p == '\n' && p[1 + strspn(p + 1, " \n")] != '\0';
+    return n ? n + 1 : r->stderr_tail && *r->stderr_tail;
+}
+
 /* Rows a side takes at width w: heading, labels, the verdict wrapped (up
- * to 3 rows; every row with details). */
+ * to 3 rows; every row with details), and the row that says there is more
+ * to what it said. */
 static int side_rows(const tui *t, int e, size_t k, int w)
 {
     if (e < 0)
         return 0;
     char *v = verdict_line(t, e, k);
-    int n = 1 + (t->side_labels ? side_labels(t, e, k) : 0) + rows_of(v, w, t->verdict_cap);
-    free(v);
     const px_example_result *r = &t->res->envs[e].ex[k];
+    int n = 1 + (t->side_labels ? side_labels(t, e, k) : 0) + rows_of(v, w, t->verdict_cap) + (v && said_more(r) > 0);
+    free(v);
     if (generator(t) && r->gen) /* the text, and how it ended unless compact */
         n += gen_text_rows(t, r->gen, w) + (t->side_labels != 0);
     else if (generator(t) && r->status == PX_ST_PENDING)
@@ -387,6 +415,12 @@ static int draw_verdict(tui *t, int e, size_t k, int y, int x, int w, int rows)
         int room = t->verdict_cap && rows > t->verdict_cap ? t->verdict_cap : rows;
         used = put_wrapped(t, y, x, w, room, element_of(t->j.envs[e].ex[k].outcome), v);
     }
+    int more = v ? said_more(&t->res->envs[e].ex[k]) : 0;
+    char key[16];
+    if (more > 1 && used < rows)
+        putf(t, y + used++, x, w, PX_EL_DIM, "(all %d lines of it: %s)", more, key_first(PX_ACT_WHOLE, key, sizeof key));
+    else if (more && used < rows)
+        putf(t, y + used++, x, w, PX_EL_DIM, "(its stderr: %s)", key_first(PX_ACT_WHOLE, key, sizeof key));
     free(v);
     return used;
 }
@@ -499,19 +533,19 @@ static int draw_text(tui *t, const char *s, int y, int x, int cols, int room)
             tui_put(t, y + i, x, cols, PX_EL_DIM, "…");
             continue;
         }
-        attrset(tui_style(t, PX_EL_NORMAL));
-        mvaddnstr(y + i, x, s + lines[i].start, (int)(lines[i].end - lines[i].start));
-        attrset(tui_style(t, PX_EL_DIM));
+        wattrset(CV, tui_style(t, PX_EL_NORMAL));
+        mvwaddnstr(CV, y + i, x, s + lines[i].start, (int)(lines[i].end - lines[i].start));
+        wattrset(CV, tui_style(t, PX_EL_DIM));
         if (hidden && i == got - 1)
-            addstr("…");
-        attrset(A_NORMAL);
+            waddstr(CV, "…");
+        wattrset(CV, A_NORMAL);
     }
     free(lines);
     if (!hidden || got >= room)
         return got;
     char key[16];
     putf(t, y + got, x, cols, PX_EL_DIM, "(%zu more character%s: %s)", hidden, hidden == 1 ? "" : "s",
-         key_first(t->hide_list ? PX_ACT_DETAILS : PX_ACT_LIST, key, sizeof key));
+         key_first(PX_ACT_WHOLE, key, sizeof key));
     return got + 1;
 }
 
@@ -584,9 +618,13 @@ static void detail_words(tui *t, size_t k, detail *d)
  * (three labels a side); then the long lines capped (the text keeps at
  * least three rows); then, where the sides stack, one label a side:
  * the verdict, the difference and the decision never give way to a
- * label. Details show everything, all labels, uncapped. Sets
- * t->side_labels and t->verdict_cap; returns the cap on the long lines
- * (0: none) and in *below the rows under the text. */
+ * label; last (four environments at 80x24), the long lines one row each,
+ * the verdicts two and the text one (and its hint), so the decision and
+ * its note are in sight. Details show everything, all labels, uncapped.
+ * Whatever does not fit still has its rows: the pane scrolls to them.
+ * Sets t->side_labels, t->verdict_cap, t->line_cap and t->text_min;
+ * returns the cap on the long lines (0: none) and in *below the rows
+ * under the text. */
 static int plan_detail(tui *t, const detail *d, size_t k, int w, int rows, int *below)
 {
     const px_example *ex = d->ex;
@@ -599,26 +637,26 @@ static int plan_detail(tui *t, const detail *d, size_t k, int w, int rows, int *
     int planned = 0;
     *below = 0;
     /* labels: 3, then 1, then 0: compact, each side's name and best label
-     * on one row and no blank between stacked sides */
-    for (int labels = 3; !planned && labels >= 0; labels -= labels == 3 ? 2 : 1) {
-        for (int try_cap = 0; !planned && try_cap <= 3; try_cap += 3) {
-            int c = details ? 0 : try_cap;
-            t->side_labels = labels;
-            t->verdict_cap = c;
-            int fixed = 1 + 1 + rows_of(d->output, w, c ? 2 : 0) + rows_of(d->diff, w, c ? 2 : 0) +
-                        rows_of(d->div, w, c ? 2 : 0) + rows_of(d->cause, w, c ? 2 : 0) +
-                        rows_of(d->decided, w, c ? 2 : 0) + rows_of(d->fit_words, w - 2, c ? 2 : 0) +
-                        rows_of(d->note, w, c) + 1;
-            int why = ex->why ? rows_of(ex->why, w - 5, c ? 2 : 0) : 0;
-            int a_rows = side_rows(t, ref, k, stacked ? w : half - 1);
-            int b_rows = side_rows(t, cand, k, stacked ? w : w - half);
-            int sides = stacked ? a_rows + (cand >= 0 ? (labels ? 1 : 0) + b_rows : 0) : (a_rows > b_rows ? a_rows : b_rows);
-            int text = c ? (text_rows < 3 ? text_rows : 3) : text_rows;
-            *below = fixed + sides - 1;
-            if (details || fixed + why + sides + text <= rows || (labels == 0 && c)) {
-                cap = c;
-                planned = 1;
-            }
+     * on one row and no blank between stacked sides; then tight */
+    for (int level = 0; !planned && level < 7; level++) {
+        int labels = level < 2 ? 3 : level < 4 ? 1 : 0, tight = level == 6;
+        int c = details ? 0 : level % 2 || tight ? 3 : 0, lc = tight ? 1 : 2;
+        t->side_labels = labels;
+        t->verdict_cap = tight ? 2 : c;
+        t->line_cap = lc;
+        t->text_min = tight ? 2 : 3;
+        int fixed = 1 + 1 + rows_of(d->output, w, c ? lc : 0) + rows_of(d->diff, w, c ? lc : 0) +
+                    rows_of(d->div, w, c ? lc : 0) + rows_of(d->cause, w, c ? lc : 0) +
+                    rows_of(d->decided, w, lc) + rows_of(d->fit_words, w - 2, lc) + rows_of(d->note, w, c) + 1;
+        int why = ex->why ? rows_of(ex->why, w - 5, c ? lc : 0) : 0;
+        int a_rows = side_rows(t, ref, k, stacked ? w : half - 1);
+        int b_rows = side_rows(t, cand, k, stacked ? w : w - half);
+        int sides = stacked ? a_rows + (cand >= 0 ? (labels ? 1 : 0) + b_rows : 0) : (a_rows > b_rows ? a_rows : b_rows);
+        int text = c ? (text_rows < t->text_min ? text_rows : t->text_min) : text_rows;
+        *below = fixed + sides - 1;
+        if (details || fixed + why + sides + text <= rows || tight) {
+            cap = c;
+            planned = 1;
         }
     }
     return cap;
@@ -644,17 +682,18 @@ static int draw_sides(tui *t, const detail *d, size_t k, int y, int x, int w, in
 
 /* Under the sides: the difference, where it parts, the cause, the
  * decision and how it fits, the note; long ones capped at cap rows. */
-static void draw_under(tui *t, const detail *d, size_t k, int y, int x, int w, int end, int cap)
+static int draw_under(tui *t, const detail *d, size_t k, int y, int x, int w, int end, int cap)
 {
     const px_mark *m = d->m;
+    int lc = t->line_cap;
     if (d->diff[0] && y < end)
-        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_NORMAL, d->diff);
+        y += put_wrapped(t, y, x, w, cap ? (end - y < lc ? end - y : lc) : end - y, PX_EL_NORMAL, d->diff);
     if (d->div[0] && y < end)
-        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_CHANGED, d->div);
+        y += put_wrapped(t, y, x, w, cap ? (end - y < lc ? end - y : lc) : end - y, PX_EL_CHANGED, d->div);
     if (d->cause[0] && y < end)
-        y += put_wrapped(t, y, x, w, cap ? (end - y < 2 ? end - y : 2) : end - y, PX_EL_NORMAL, d->cause);
+        y += put_wrapped(t, y, x, w, cap ? (end - y < lc ? end - y : lc) : end - y, PX_EL_NORMAL, d->cause);
     if (y < end)
-        y += put_wrapped(t, y, x, w, end - y < 2 ? end - y : 2, d->proposal ? PX_EL_CHANGED : PX_EL_DECISION,
+        y += put_wrapped(t, y, x, w, end - y < lc ? end - y : lc, d->proposal ? PX_EL_CHANGED : PX_EL_DECISION,
                          d->decided);
     /* A decision made on another environment, or on results that changed
      * since, is said to be so beside the candidate shown: never carried
@@ -662,51 +701,89 @@ static void draw_under(tui *t, const detail *d, size_t k, int y, int x, int w, i
     if (d->fit_words && y < end) {
         const px_env_result *er = &t->res->envs[d->shown];
         px_fit fit = decision_fit(m->decision, m->env, m->results, er, &er->ex[k], d->ex->id);
-        y += put_wrapped(t, y, x + 2, w - 2, end - y < 2 ? end - y : 2,
+        y += put_wrapped(t, y, x + 2, w - 2, end - y < lc ? end - y : lc,
                          fit == PX_FIT_HERE ? PX_EL_DECISION : PX_EL_CHANGED, d->fit_words);
     }
     if (d->note[0] && y < end)
         y += put_wrapped(t, y, x, w, cap ? (end - y < 3 ? end - y : 3) : end - y, PX_EL_DECISION, d->note);
+    return y;
 }
 
+/* The pad the example's pane and the whole view draw into: rows enough
+ * for any example (what would need more is cut). */
+#define PAD_ROWS 1000
+
+/* Example k's pane, drawn from the canvas's row 0 at width w; rows: those
+ * in sight, which the plan fits it to (without details: the text gets
+ * what the rest leaves in them; with details everything is whole, and the
+ * pane scrolls). Returns the rows drawn. */
+static int detail_body(tui *t, size_t k, int rows, int w)
+{
+    detail d;
+    detail_words(t, k, &d);
+    const px_example *ex = d.ex;
+    int end = PAD_ROWS, y = 0, below, details = t->details;
+    int cap = plan_detail(t, &d, k, w, rows, &below);
+    const px_example_result *rx = d.ref >= 0 ? &t->res->envs[d.ref].ex[k] : NULL;
+    char toks[4096] = "";
+    for (size_t i = 0; details && rx && rx->clean_text && i < rx->n_ids && strlen(toks) < 3900; i++)
+        snprintf(toks + strlen(toks), sizeof toks - strlen(toks), "%s%s", i ? " " : "", rx->tokens[i]);
+    putf(t, y++, 0, w, PX_EL_TITLE, "%s  (%s)", ex->id, ex->kind);
+    if (ex->why)
+        y += put_wrappedf(t, y, 0, w, cap ? t->line_cap : end - y, PX_EL_DIM, "why: %s", ex->why);
+    int room = details ? end - y : rows - y - below;
+    char *safe = textcell_sanitize(ex->text, ex->text_len);
+    y += draw_text(t, safe ? safe : "", y, 2, w - 2, room > t->text_min ? room : t->text_min);
+    free(safe);
+    if (d.output[0])
+        y += put_wrapped(t, y, 0, w, cap ? t->line_cap : end - y, PX_EL_DIM, d.output);
+    if (details && rx && rx->clean_text) {
+        y += put_wrappedf(t, y, 0, w, end - y, PX_EL_DIM, "cleaned: %s", rx->clean_text);
+        y += put_wrappedf(t, y, 0, w, end - y, PX_EL_DIM, "tokens: %s", toks);
+    }
+    y++;
+    y += draw_sides(t, &d, k, y, 0, w, end);
+    y++;
+    y = draw_under(t, &d, k, y, 0, w, end, cap);
+    free(d.fit_words);
+    return y < end ? y : end;
+}
+
+/* The example's pane, in rows rows at (top, x), w wide: drawn whole into a
+ * pad, its rows from t->detail_top copied to the screen; when it needs more
+ * rows than it has, its last row says how many more and which keys scroll. */
 static void draw_detail(tui *t, int top, int rows, int x, int w)
 {
     long k = review_current(&t->rv);
-    char key[16];
+    char key[16], up[16];
+    t->detail_more = 0;
     if (k < 0) {
         putf(t, top, x, w, PX_EL_DIM, "no example passes this filter (%s changes it)",
              key_first(PX_ACT_FILTER, key, sizeof key));
         return;
     }
-    detail d;
-    detail_words(t, (size_t)k, &d);
-    const px_example *ex = d.ex;
-    int end = top + rows, y = top, below, details = t->details;
-    int cap = plan_detail(t, &d, (size_t)k, w, rows, &below);
-    const px_example_result *rx = d.ref >= 0 ? &t->res->envs[d.ref].ex[k] : NULL;
-    char toks[4096] = "";
-    for (size_t i = 0; details && rx && rx->clean_text && i < rx->n_ids && strlen(toks) < 3900; i++)
-        snprintf(toks + strlen(toks), sizeof toks - strlen(toks), "%s%s", i ? " " : "", rx->tokens[i]);
-    if (details && rx && rx->clean_text)
-        below += rows_of(rx->clean_text, w - 9, 0) + rows_of(toks, w - 8, 0);
-    putf(t, y++, x, w, PX_EL_TITLE, "%s  (%s)", ex->id, ex->kind);
-    if (ex->why)
-        y += put_wrappedf(t, y, x, w, cap ? 2 : end - y, PX_EL_DIM, "why: %s", ex->why);
-    int room = end - y - below;
-    char *safe = textcell_sanitize(ex->text, ex->text_len);
-    y += draw_text(t, safe ? safe : "", y, x + 2, w - 2, room > 3 ? room : end - y < 3 ? end - y : 3);
-    free(safe);
-    if (d.output[0])
-        y += put_wrapped(t, y, x, w, cap ? 2 : end - y, PX_EL_DIM, d.output);
-    if (details && rx && rx->clean_text) {
-        y += put_wrappedf(t, y, x, w, end - y, PX_EL_DIM, "cleaned: %s", rx->clean_text);
-        y += put_wrappedf(t, y, x, w, end - y, PX_EL_DIM, "tokens: %s", toks);
-    }
-    y++;
-    y += draw_sides(t, &d, (size_t)k, y, x, w, end);
-    y++;
-    draw_under(t, &d, (size_t)k, y, x, w, end, cap);
-    free(d.fit_words);
+    if (k != t->detail_k)
+        t->detail_k = k, t->detail_top = 0; /* another example: from its top */
+    WINDOW *pad = rows > 1 && w > 0 ? newpad(PAD_ROWS, w) : NULL;
+    if (!pad)
+        return;
+    t->canvas = pad;
+    int used = detail_body(t, (size_t)k, rows, w);
+    t->canvas = NULL;
+    int view = used > rows ? rows - 1 : rows, last = used > rows ? used - view : 0;
+    t->detail_top = t->detail_top > last ? last : t->detail_top < 0 ? 0 : t->detail_top;
+    copywin(pad, stdscr, t->detail_top, 0, top, x, top + view - 1, x + w - 1, FALSE);
+    delwin(pad);
+    if (used <= rows)
+        return;
+    int more = t->detail_more = used - t->detail_top - view;
+    key_first(PX_ACT_SCROLL_DOWN, key, sizeof key), key_first(PX_ACT_SCROLL_UP, up, sizeof up);
+    if (more)
+        putf(t, top + view, x, w, PX_EL_DIM, "(%d more row%s: %s%s%s)", more, more == 1 ? "" : "s", key,
+             t->detail_top ? "; up: " : "", t->detail_top ? up : "");
+    else
+        putf(t, top + view, x, w, PX_EL_DIM, "(the end; %d row%s above: %s)", t->detail_top,
+             t->detail_top == 1 ? "" : "s", up);
 }
 
 static void draw_status(tui *t)
@@ -750,11 +827,17 @@ static void draw_status(tui *t)
         tui_put(t, y, COLS - (int)strlen(n), (int)strlen(n), PX_EL_FLAG, n);
 }
 
-/* Every binding, scrolled when the screen is shorter than the table. */
+/* Every binding, then the legend of the list's badges and marks (where b
+ * opens it), scrolled when the screen is shorter than they are. */
 static void draw_help(tui *t)
 {
-    int body = LINES - 3;
-    size_t last = PX_ACT_COUNT > body ? (size_t)(PX_ACT_COUNT - body) : 0;
+    px_legend legend[64];
+    size_t n_legend = key_legend(legend, 64), legend_at = PX_ACT_COUNT + 1;
+    n_legend = n_legend < 64 ? n_legend : 64;
+    size_t n = legend_at + 1 + n_legend, body = LINES > 3 ? (size_t)LINES - 3 : 1;
+    size_t last = n > body ? n - body : 0;
+    if (t->help_badges)
+        t->help_top = legend_at, t->help_badges = 0;
     if (t->help_top > last)
         t->help_top = last;
     char down[16], up[16], head[160];
@@ -763,13 +846,101 @@ static void draw_help(tui *t)
     tui_put(t, 0, 0, COLS, PX_EL_HEADER, head);
     if (last) {
         char more[64];
-        snprintf(more, sizeof more, " %zu-%zu of %d ", t->help_top + 1, t->help_top + (size_t)body, PX_ACT_COUNT);
+        snprintf(more, sizeof more, " %zu-%zu of %zu ", t->help_top + 1, t->help_top + body, n);
         tui_put(t, 1, COLS - (int)strlen(more) - 1, (int)strlen(more), PX_EL_DIM, more);
     }
-    for (int y = 0; y < body && t->help_top + (size_t)y < PX_ACT_COUNT; y++) {
-        const px_keydef *d = &key_defs[t->help_top + (size_t)y];
-        tui_put(t, y + 2, 2, 14, PX_EL_HELP_KEY, d->keys);
-        tui_put(t, y + 2, 17, COLS - 18, PX_EL_NORMAL, d->help);
+    for (size_t y = 0; y < body && t->help_top + y < n; y++) {
+        size_t i = t->help_top + y;
+        if (i < PX_ACT_COUNT) {
+            tui_put(t, (int)y + 2, 2, 14, PX_EL_HELP_KEY, key_defs[i].keys);
+            tui_put(t, (int)y + 2, 17, COLS - 18, PX_EL_NORMAL, key_defs[i].help);
+        } else if (i == legend_at) {
+            tui_put(t, (int)y + 2, 1, COLS - 2, PX_EL_TITLE, "the list's badges and marks:");
+        } else if (i > legend_at) {
+            tui_put(t, (int)y + 2, 2, 7, PX_EL_HELP_KEY, legend[i - legend_at - 1].badge);
+            tui_put(t, (int)y + 2, 10, COLS - 11, PX_EL_NORMAL, legend[i - legend_at - 1].help);
+        }
+    }
+}
+
+/* Text of many lines (a traceback) at (y, x), each line wrapped to cols
+ * with its indentation kept. Returns the rows used. */
+static int put_lines(tui *t, int y, int x, int cols, int el, const char *s)
+{
+    int y0 = y;
+    size_t len = strlen(s);
+    while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
+        len--;
+    for (const char *p = s; p < s + len && y < PAD_ROWS;) {
+        size_t l = strcspn(p, "\n");
+        if (p + l > s + len)
+            l = (size_t)(s + len - p);
+        size_t ind = strspn(p, " ");
+        ind = ind < l ? ind : 0;
+        char *line = strndup(p + ind, l - ind);
+        int at = x + ((int)ind < cols / 2 ? (int)ind : cols / 2);
+        int used = line && *line ? put_wrapped(t, y, at, cols - (at - x), PAD_ROWS - y, el, line) : 0;
+        y += used ? used : 1;
+        free(line);
+        p += l + (p[l] == '\n');
+    }
+    return y - y0;
+}
+
+/* v: the example whole: its text, then each environment's output, its
+ * verdict, and what it said in full (an exception's traceback, a crash's
+ * stderr); scrolled like the help. */
+static void draw_whole(tui *t)
+{
+    long k = review_current(&t->rv);
+    int w = COLS - 2;
+    size_t body = LINES > 3 ? (size_t)LINES - 3 : 1;
+    WINDOW *pad = k >= 0 ? newpad(PAD_ROWS, w) : NULL;
+    if (!pad)
+        return;
+    t->canvas = pad;
+    const px_example *ex = &t->f->examples[k];
+    int y = 0;
+    putf(t, y++, 0, w, PX_EL_TITLE, "%s  (%s)", ex->id, ex->kind);
+    char *safe = textcell_sanitize(ex->text, ex->text_len);
+    y += draw_text(t, safe ? safe : "", y, 2, w - 2, PAD_ROWS - y);
+    free(safe);
+    for (size_t e = 0; e < t->res->n_envs && y < PAD_ROWS - 2; e++) {
+        const px_env_result *er = &t->res->envs[e];
+        const px_example_result *r = &er->ex[k];
+        y++;
+        putf(t, y++, 0, w, (int)e == t->res->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, "%s (%s %s)", er->name,
+             results_env_device(t->f, er), results_env_dtype(t->f, er));
+        char *v = verdict_line(t, (int)e, (size_t)k), why[600];
+        if (v)
+            y += put_wrapped(t, y, 2, w - 2, PAD_ROWS - y, element_of(t->j.envs[e].ex[k].outcome), v);
+        else if (r->status == PX_ST_PENDING)
+            putf(t, y++, 2, w - 2, PX_EL_RUNNING, "%s", waiting_words(t, er, why, sizeof why));
+        free(v);
+        if (r->status != PX_ST_OK && r->status != PX_ST_PENDING && r->detail && strchr(r->detail, '\n')) {
+            putf(t, y++, 2, w - 2, PX_EL_DIM, "%s, whole:", status_name(r->status));
+            y += put_lines(t, y, 4, w - 4, PX_EL_NORMAL, r->detail);
+        }
+        if (r->stderr_tail && *r->stderr_tail) {
+            putf(t, y++, 2, w - 2, PX_EL_DIM, "the executor's stderr, its last lines:");
+            y += put_lines(t, y, 4, w - 4, PX_EL_NORMAL, r->stderr_tail);
+        }
+    }
+    t->canvas = NULL;
+    size_t n = (size_t)(y < PAD_ROWS ? y : PAD_ROWS), last = n > body ? n - body : 0;
+    t->whole_rows = n;
+    if (t->whole_top > last)
+        t->whole_top = last;
+    copywin(pad, stdscr, (int)t->whole_top, 0, 2, 1, 1 + (int)body, w, FALSE);
+    delwin(pad);
+    char down[16], up[16], head[200];
+    snprintf(head, sizeof head, " parity review: the example whole  (%s/%s scroll, any other key returns)",
+             key_first(PX_ACT_SCROLL_DOWN, down, sizeof down), key_first(PX_ACT_SCROLL_UP, up, sizeof up));
+    tui_put(t, 0, 0, COLS, PX_EL_HEADER, head);
+    if (last) {
+        char more[64];
+        snprintf(more, sizeof more, " %zu-%zu of %zu ", t->whole_top + 1, t->whole_top + body, n);
+        tui_put(t, 1, COLS - (int)strlen(more) - 1, (int)strlen(more), PX_EL_DIM, more);
     }
 }
 
@@ -835,7 +1006,7 @@ void tui_draw(tui *t, unsigned what)
         refresh();
         return;
     }
-    if (t->mode == M_HELP || t->mode == M_SUMMARY)
+    if (t->mode == M_HELP || t->mode == M_SUMMARY || t->mode == M_WHOLE)
         what |= PX_RE_ALL; /* their own screens, always whole */
     if (what & PX_RE_ALL) {
         erase();
@@ -847,6 +1018,8 @@ void tui_draw(tui *t, unsigned what)
         draw_help(t);
     } else if (t->mode == M_SUMMARY) {
         tui_draw_summary(t);
+    } else if (t->mode == M_WHOLE) {
+        draw_whole(t);
     } else {
         if (what & PX_RE_ALL)
             draw_header(t);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "parity/decision.h"
 #include "parity/keys.h"
 
 #define PX_UNPAREN(...) __VA_ARGS__
@@ -126,4 +127,24 @@ const char *key_hints(int demo, char *buf, size_t size)
         append(buf, size, "  ", hint);
     }
     return buf;
+}
+
+size_t key_legend(px_legend *out, size_t max)
+{
+    static const px_legend badges[] = {
+#define PX_BADGE_ROW(oc, badge, help) {badge, help},
+        PX_BADGE_TABLE(PX_BADGE_ROW)
+#undef PX_BADGE_ROW
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof badges / sizeof *badges; i++, n++)
+        if (n < max)
+            out[n] = badges[i];
+    for (int d = 0; d < PX_DEC_COUNT; d++)
+        if (strcmp(px_decision_table[d].symbol, " ")) { /* clear leaves no mark */
+            if (n < max)
+                out[n] = (px_legend){px_decision_table[d].symbol, px_decision_table[d].done};
+            n++;
+        }
+    return n;
 }

@@ -40,12 +40,13 @@ attr_t tui_style(const tui *t, int el)
 /* Untrusted text, made safe and cut to cols columns. */
 void tui_put(tui *t, int y, int x, int cols, int el, const char *s)
 {
-    if (cols <= 0 || y >= LINES)
+    WINDOW *w = t->canvas ? t->canvas : stdscr;
+    if (cols <= 0 || y >= getmaxy(w))
         return;
     char *safe = textcell_sanitize(s ? s : "", s ? strlen(s) : 0), buf[2048];
     textcell_fit(safe ? safe : "", cols, buf, sizeof buf);
-    attrset(tui_style(t, el));
-    mvaddstr(y, x, buf);
-    attrset(A_NORMAL);
+    wattrset(w, tui_style(t, el));
+    mvwaddstr(w, y, x, buf);
+    wattrset(w, A_NORMAL);
     free(safe);
 }

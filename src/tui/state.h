@@ -31,7 +31,7 @@
 #include "parity/session.h"
 #include "parity/theme.h"
 
-enum mode { M_LIST, M_SEARCH, M_NOTE, M_HELP, M_QUIT, M_SUMMARY, M_RELOAD, M_REPORT, M_EXPORT };
+enum mode { M_LIST, M_SEARCH, M_NOTE, M_HELP, M_QUIT, M_SUMMARY, M_RELOAD, M_REPORT, M_EXPORT, M_WHOLE };
 
 /* What a key asks the loop to do, as htop's actions answer: bits. The
  * status line is redrawn with anything else; PX_RE_JUDGE has the loop judge
@@ -72,12 +72,20 @@ typedef struct tui {
     int details, demo, hide_list;
     int side_labels;             /* labels a side shows in the detail now (3, or 1 when short) */
     int verdict_cap;             /* rows a side's verdict may take (0: all) */
+    int line_cap;                /* rows a capped long line takes (2; 1 at the tightest) */
+    int text_min;                /* rows the example's text keeps, its hint included */
     int shown_running;           /* the header last drawn said "running…" */
     const char *const *results_files; /* --results as given, for an export */
     size_t n_results_files;
     struct px_redactor *rd;      /* what the status line says is redacted */
     size_t summary_top, summary_rows; /* the summary's scroll, and its length when last drawn */
     size_t help_top;             /* the help screen's scroll */
+    int help_badges;             /* the help screen opens at its legend of the badges (b) */
+    long detail_k;               /* the example the pane's scroll is for (another: from the top) */
+    int detail_top;              /* the example's pane scrolled this many rows (J, K) */
+    int detail_more;             /* rows of it below the pane when last drawn */
+    size_t whole_top, whole_rows; /* the whole view's scroll (v), and its length when last drawn */
+    void *canvas;                /* the curses WINDOW the drawing goes to (NULL: the screen) */
     struct tui_load *load;       /* the results files being read in the background
                                     (NULL: read); res is a stand-in till then */
     int load_failed;             /* they could not be: load_err says why, the screen ends */

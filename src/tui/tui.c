@@ -93,8 +93,8 @@ static unsigned summary_key(tui *t, px_action a)
 {
     size_t page = LINES > 6 ? (size_t)LINES - 4 : 1;
     switch (a) {
-    case PX_ACT_DOWN: t->summary_top++; break;
-    case PX_ACT_UP: t->summary_top -= t->summary_top > 0; break;
+    case PX_ACT_DOWN: case PX_ACT_SCROLL_DOWN: t->summary_top++; break;
+    case PX_ACT_UP: case PX_ACT_SCROLL_UP: t->summary_top -= t->summary_top > 0; break;
     case PX_ACT_PAGE_DOWN: t->summary_top += page; break;
     case PX_ACT_PAGE_UP: t->summary_top = t->summary_top > page ? t->summary_top - page : 0; break;
     case PX_ACT_FIRST: t->summary_top = 0; break;
@@ -115,7 +115,7 @@ static unsigned loading_act(tui *t, px_action a)
     switch (a) {
     case PX_ACT_NONE: case PX_ACT_DOWN: case PX_ACT_UP: case PX_ACT_FIRST: case PX_ACT_LAST:
     case PX_ACT_PAGE_DOWN: case PX_ACT_PAGE_UP: case PX_ACT_DETAILS: case PX_ACT_THEME: case PX_ACT_LIST:
-    case PX_ACT_HELP: case PX_ACT_QUIT:
+    case PX_ACT_HELP: case PX_ACT_QUIT: case PX_ACT_SCROLL_DOWN: case PX_ACT_SCROLL_UP: case PX_ACT_BADGES:
         return tui_act(t, a);
     default:
         tui_say(t, "the results are still loading: %s waits for them", key_defs[a].name);
@@ -134,17 +134,26 @@ static unsigned handle(tui *t, key_ev k)
     case M_SEARCH: case M_NOTE: case M_REPORT: case M_EXPORT:
         r |= edit_key(t, k);
         break;
-    case M_HELP: {
-        /* it scrolls when the screen is short; any other key returns */
+    case M_HELP: case M_WHOLE: {
+        /* they scroll, with the keys every pane scrolls with (the help
+         * when the screen is short); b goes to the legend; any other key
+         * returns */
         px_action a = action_of(k);
-        if (a == PX_ACT_DOWN)
-            t->help_top++;
-        else if (a == PX_ACT_UP)
-            t->help_top -= t->help_top > 0;
-        else if (a == PX_ACT_LAST || a == PX_ACT_PAGE_DOWN)
-            t->help_top = PX_ACT_COUNT;
-        else if (a == PX_ACT_FIRST || a == PX_ACT_PAGE_UP)
-            t->help_top = 0;
+        size_t *top = t->mode == M_HELP ? &t->help_top : &t->whole_top, page = LINES > 6 ? (size_t)LINES - 4 : 1;
+        if (a == PX_ACT_DOWN || a == PX_ACT_SCROLL_DOWN)
+            ++*top;
+        else if (a == PX_ACT_UP || a == PX_ACT_SCROLL_UP)
+            *top -= *top > 0;
+        else if (a == PX_ACT_PAGE_DOWN)
+            *top += page;
+        else if (a == PX_ACT_PAGE_UP)
+            *top = *top > page ? *top - page : 0;
+        else if (a == PX_ACT_LAST)
+            *top = (size_t)-1; /* drawing keeps the last page full */
+        else if (a == PX_ACT_FIRST)
+            *top = 0;
+        else if (a == PX_ACT_BADGES)
+            t->mode = M_HELP, t->help_badges = 1;
         else
             t->mode = M_LIST;
         r |= PX_RE_ALL;
