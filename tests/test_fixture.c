@@ -702,3 +702,27 @@ Test(fixture, model_formats_and_a_directory_pinned_file_by_file)
     expect_error("{device: cpu}", "{device: cpu, model: {path: m.pt2, format: export, files: {a: b}}}", 9, 72,
                  "environment 'reference'.model.files is for format: transformers");
 }
+
+/* The reference without a role: key plays the reference's role (check,
+ * its JSON and the report name it so), as the event-blurbs demo's
+ * `reference` environment does; a named role is kept, and another
+ * environment without one stays a candidate. */
+Test(fixture, the_reference_without_a_role_key_has_the_reference_role)
+{
+    px_error err = {0};
+    px_fixture *f = fixture_load("fixtures/event-blurbs/fixture.yaml", &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    const px_env *ref = fixture_env(f, "reference"), *twin = fixture_env(f, "cpu-bf16");
+    cr_assert(ref && twin);
+    cr_expect_str_eq(ref->role, "reference");
+    cr_expect_str_eq(twin->role, "twin");
+    fixture_free(f);
+    /* Not named reference: the first runnable one is, the other is not. */
+    char *text = variant("  reference: {device: cpu}\n", "  gpu: {device: cpu}\n  other: {device: cpu}\n");
+    f = parse(text, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect_str_eq(fixture_env(f, "gpu")->role, "reference");
+    cr_expect_null(fixture_env(f, "other")->role);
+    fixture_free(f);
+    free(text);
+}

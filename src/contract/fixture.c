@@ -986,6 +986,12 @@ static int load_envs(ctx *c, yaml_node_t *root)
             return dup < 0 ? px_error_oom(c->err, c->path)
                            : fail_at(c, k, "environment '%s' is defined twice%s", scalar(k), NULL);
     }
+    /* The reference without a role: key (one named reference, else the
+     * first runnable one) has the role it plays: check, the report and the
+     * results file then call it the reference, not a candidate. */
+    int ref = fixture_reference(c->f);
+    if (ref >= 0 && !c->f->envs[ref].role && !(c->f->envs[ref].role = strdup("reference")))
+        return px_error_oom(c->err, c->path);
     return 0;
 }
 
