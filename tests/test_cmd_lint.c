@@ -3,6 +3,7 @@
  * output is compared line by line (place and wording are the interface);
  * exit 0 clean, 1 findings, 2 nothing to lint. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,27 @@ static void expect_unlintable(const char *text, const char *needle)
     free(dir);
 }
 
+/* The demo's model and vocabulary beside a copy of its fixture in dir. */
+static void link_demo_files(const char *dir)
+{
+    static const char *const names[] = {"model.pt", "vocab.txt"};
+    for (size_t i = 0; i < 2; i++) {
+        char from[PATH_MAX], real[PATH_MAX], to[PATH_MAX];
+        snprintf(from, sizeof from, "fixtures/campus-club/%s", names[i]);
+        snprintf(to, sizeof to, "%s/%s", dir, names[i]);
+        cr_assert(realpath(from, real) && symlink(real, to) == 0, "cannot link %s", to);
+    }
+}
+
+static void unlink_demo_files(const char *dir)
+{
+    char to[PATH_MAX];
+    snprintf(to, sizeof to, "%s/model.pt", dir);
+    unlink(to);
+    snprintf(to, sizeof to, "%s/vocab.txt", dir);
+    unlink(to);
+}
+
 Test(lint, demo_has_no_findings)
 {
     px_lint l;
@@ -98,9 +120,11 @@ Test(lint, demo_without_its_review_is_undecided)
     char *dir = tl_tmpdir(), path[256], want[512];
     snprintf(path, sizeof path, "%s/fixture.yaml", dir);
     tl_write(path, text);
+    link_demo_files(dir);
     snprintf(want, sizeof want, "%s:%d:5: lint: ambiguous example 'charity-run' has no review.decision%s", path,
              line, DECIDE);
     expect_lint(path, 1, (const char *[]){want, NULL});
+    unlink_demo_files(dir);
     unlink(path);
     rmdir(dir);
     free(dir);
