@@ -152,8 +152,9 @@ Test(fixture, missing_file)
 
 Test(fixture, malformed_yaml_names_line_and_column)
 {
-    expect_error("  labels: [a, b]\n", "  labels: [a, b\n", 8, 13,
-                 "did not find expected ',' or ']' (while parsing a flow sequence started at 7:11)");
+    expect_error("  labels: [a, b]\n", "  labels: [a, b\n", 7, 11,
+                 "a '[' opened at 7:11 is not closed: close it with ']' (and part its items with ',') (YAML: did not "
+                 "find expected ',' or ']' at 8:13)");
 }
 
 Test(fixture, unknown_key_in_contract)
@@ -725,4 +726,29 @@ Test(fixture, the_reference_without_a_role_key_has_the_reference_role)
     cr_expect_null(fixture_env(f, "other")->role);
     fixture_free(f);
     free(text);
+}
+
+/* YAML's common mistakes, each one line in plain words at the line of the
+ * mistake (libyaml says "found character that cannot start any token", or
+ * "mapping values are not allowed in this context" a line late). */
+Test(fixture, yaml_mistakes_in_plain_words_at_their_line)
+{
+    /* A tab in the indentation. */
+    expect_error("  task: t\n", "\ttask: t\n", 3, 1, "a tab at 3:1: YAML indents with spaces; replace the tab by spaces");
+    expect_error("  reference: {device: cpu}\n", "  reference:\n   \tdevice: cpu\n", 10, 4,
+                 "a tab at 10:4: YAML indents with spaces");
+    /* A key indented unlike its siblings: said at its own line. */
+    expect_error("  task: t\n", "  task: t\n   note: n\n", 4, 4,
+                 "this key is indented 3 spaces, its siblings 2: indent it as the keys beside it");
+    expect_error("    text: hello\n", "    text: hello\n     why: w\n", 13, 6,
+                 "this key is indented 5 spaces, its siblings 4");
+    expect_error("  model: {path: m.pt}\n", "  model:\n    path: m.pt\n   sha256: x\n", 6, 4,
+                 "this key is indented 3 spaces, its siblings 4");
+    /* A key without its colon: the key's line, not the next one. */
+    expect_error("  task: t\n", "  task t\n", 3, 3,
+                 "no ':' after the key on line 3: write it as 'key: value' (YAML read it and line 4 as one text)");
+    /* A quote or a bracket never closed: where it was opened. */
+    expect_error("    text: hello\n", "    text: \"hello\n", 12, 11,
+                 "a quote opened at 12:11 is never closed: end the text with the same quote on line 12");
+    expect_error("{device: cpu}", "{device: cpu", 9, 14, "a '{' opened at 9:14 is not closed: close it with '}'");
 }
