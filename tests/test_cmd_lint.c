@@ -451,3 +451,58 @@ Test(lint, every_label_typo_at_its_place)
     unlink_demo_files(dir);
     remove_dir(dir);
 }
+
+/* parity pin: the demo with both pins spoiled (the model's after its 12th
+ * digit) reads back byte for byte as the demo once re-pinned, comments and
+ * all; each change printed with both values; a second run changes nothing;
+ * a file that cannot be read leaves the fixture as it was (exit 2). */
+Test(pin, re_pins_in_place_keeping_everything_else)
+{
+    char *demo = tl_slurp(DEMO), path[512];
+    cr_assert_not_null(demo);
+    char *text = strdup(demo);
+    char *model = strstr(text, "sha256: \"" DEMO_MODEL_SHA "\"");
+    cr_assert_not_null(model, "test bug: the demo's model pin");
+    model[9 + 12] = model[9 + 12] == '0' ? '1' : '0';
+    char *vocab = strstr(strstr(text, "tokenizer:"), "sha256: \"") + 9;
+    char old_vocab[65];
+    memcpy(old_vocab, vocab, 64);
+    old_vocab[64] = '\0';
+    vocab[63] = vocab[63] == '0' ? '1' : '0';
+    char spoiled_vocab[65];
+    memcpy(spoiled_vocab, vocab, 64);
+    spoiled_vocab[64] = '\0';
+    char *dir = fixture_dir(text, path, sizeof path);
+    cmd_result r = tl_run((const char *[]){"parity", "pin", path, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_empty(r.err);
+    char want[2048];
+    snprintf(want, sizeof want, "%s:11:13: contract.model.sha256: e4aefc63a712%c6878ed90f08a8f6e532d3d70b2bc7ce117ae9851a"
+             "44f0a1c426 → " DEMO_MODEL_SHA "\n%s:21:15: contract.input.tokenizer.sha256: %s → %s\n",
+             path, model[9 + 12], path, spoiled_vocab, old_vocab);
+    cr_expect_str_eq(r.out, want);
+    tl_free(&r);
+    char *after = tl_slurp(path);
+    cr_expect_str_eq(after, demo, "the re-pinned demo is not the demo byte for byte");
+    free(after);
+    r = tl_run((const char *[]){"parity", "pin", path, NULL});
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "nothing to re-pin"), "%s", r.out);
+    tl_free(&r);
+    /* The model gone: refused, nothing written. */
+    tl_write(path, text);
+    char m[600];
+    snprintf(m, sizeof m, "%s/model.pt", dir);
+    unlink(m);
+    r = tl_run((const char *[]){"parity", "pin", path, NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, ":11:13: contract.model.sha256: ") && strstr(r.err, "cannot open"), "%s", r.err);
+    cr_expect(strstr(r.err, "nothing re-pinned"), "%s", r.err);
+    tl_free(&r);
+    after = tl_slurp(path);
+    cr_expect_str_eq(after, text, "a failed pin wrote the fixture");
+    free(after);
+    unlink_demo_files(dir);
+    remove_dir(dir);
+    free(text), free(demo);
+}
