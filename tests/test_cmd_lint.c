@@ -321,8 +321,8 @@ Test(lint, what_run_would_refuse_is_found_all_at_once)
 {
     char path[512], want[6][2048];
     char *dir = fixture_dir(RUN_REFUSES, path, sizeof path);
-    snprintf(want[0], sizeof want[0], "%s:3:9: lint: contract.task is parity init's placeholder: say in one sentence "
-             "what the model is for", path);
+    snprintf(want[0], sizeof want[0], "%s:3:9: lint: contract.task is still parity init's placeholder: write in one "
+             "sentence what the task is", path);
     snprintf(want[1], sizeof want[1], "%s:6:13: lint: model %s/model.pt has sha256 " DEMO_MODEL_SHA ", not the pinned "
              WRONG_MODEL_SHA ": a different file is a different task: re-pin after review with: parity pin %s",
              path, dir, path);

@@ -678,7 +678,7 @@ static void check_placeholders(lctx *c, const px_fixture *f)
     yaml_node_t *contract = get(c, c->root, "contract");
     if (f->task && !strcmp(f->task, task))
         add(c, node_loc(get(c, contract, "task"), (px_loc){1, 1}),
-            "contract.task is parity init's placeholder: %s", task);
+            "contract.task is still parity init's placeholder: write in one sentence what the task is");
     for (size_t i = 0; i < f->n_examples; i++)
         for (size_t k = 0; texts[k]; k++)
             if (f->examples[i].text && !strcmp(f->examples[i].text, texts[k]))
