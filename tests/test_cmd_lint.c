@@ -3,6 +3,7 @@
  * output is compared line by line (place and wording are the interface);
  * exit 0 clean, 1 findings, 2 nothing to lint. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,27 @@ static void expect_unlintable(const char *text, const char *needle)
     free(dir);
 }
 
+/* The demo's model and vocabulary beside a copy of its fixture in dir. */
+static void link_demo_files(const char *dir)
+{
+    static const char *const names[] = {"model.pt", "vocab.txt"};
+    for (size_t i = 0; i < 2; i++) {
+        char from[PATH_MAX], real[PATH_MAX], to[PATH_MAX];
+        snprintf(from, sizeof from, "fixtures/campus-club/%s", names[i]);
+        snprintf(to, sizeof to, "%s/%s", dir, names[i]);
+        cr_assert(realpath(from, real) && symlink(real, to) == 0, "cannot link %s", to);
+    }
+}
+
+static void unlink_demo_files(const char *dir)
+{
+    char to[PATH_MAX];
+    snprintf(to, sizeof to, "%s/model.pt", dir);
+    unlink(to);
+    snprintf(to, sizeof to, "%s/vocab.txt", dir);
+    unlink(to);
+}
+
 Test(lint, demo_has_no_findings)
 {
     px_lint l;
@@ -98,9 +120,11 @@ Test(lint, demo_without_its_review_is_undecided)
     char *dir = tl_tmpdir(), path[256], want[512];
     snprintf(path, sizeof path, "%s/fixture.yaml", dir);
     tl_write(path, text);
+    link_demo_files(dir);
     snprintf(want, sizeof want, "%s:%d:5: lint: ambiguous example 'charity-run' has no review.decision%s", path,
              line, DECIDE);
     expect_lint(path, 1, (const char *[]){want, NULL});
+    unlink_demo_files(dir);
     unlink(path);
     rmdir(dir);
     free(dir);
@@ -243,4 +267,242 @@ Test(lint, usage_errors_are_exit_2)
         cr_expect(strstr(r.err, needles[i]) && tl_lines(r.err) == 1, "case %zu: %s", i, r.err);
         tl_free(&r);
     }
+}
+
+/* A fixture written into a fresh directory beside the demo's model (and,
+ * when vocab, its vocabulary); the caller frees dir and removes it with
+ * remove_dir. */
+static char *fixture_dir(const char *text, char *path, size_t size)
+{
+    char *dir = tl_tmpdir();
+    snprintf(path, size, "%s/fixture.yaml", dir);
+    tl_write(path, text);
+    link_demo_files(dir);
+    return dir;
+}
+
+static void remove_dir(char *dir)
+{
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
+
+#define DEMO_MODEL_SHA "e4aefc63a71216878ed90f08a8f6e532d3d70b2bc7ce117ae9851a44f0a1c426"
+/* The same first 12 digits, another file. */
+#define WRONG_MODEL_SHA "e4aefc63a712ffffffffffffffffffffffffffffffffffffffffffffffffffff"
+
+static const char *const RUN_REFUSES =
+    "parity: 1\n"
+    "contract:\n"
+    "  task: say in one sentence what the model is for\n"
+    "  model:\n"
+    "    path: model.pt\n"
+    "    sha256: \"" WRONG_MODEL_SHA "\"\n"
+    "  input:\n"
+    "    tokenizer: {kind: huggingface, file: tokenizer.json}\n"
+    "  labels: [a, b]\n"
+    "environments:\n"
+    "  reference: {device: cpu}\n"
+    "  other: {device: cpu, model: {path: gone.pt, sha256: \"" DEMO_MODEL_SHA "\"}}\n"
+    "examples:\n"
+    "  - {id: n, kind: normal, text: an ordinary text of the task, expect: {label: a}, why: w}\n"
+    "  - {id: s, kind: short, text: hi, expect: {label: a}, why: w}\n"
+    "  - {id: l, kind: long, text: a long one, expect: {label: b}, why: w}\n"
+    "  - {id: r, kind: reject, text: \"\", expect: {rejected: true}, why: w}\n"
+    "  - {id: m, kind: ambiguous, text: a or b, expect: {any_of: [a, b]}, review: {decision: accept}, why: w}\n";
+
+/* What run refuses, lint finds, every one in one run, each at its line:
+ * the wrong pin (both hashes whole, and how to re-pin), a missing
+ * tokenizer.json called a tokenizer file, a missing environment model, and
+ * init's placeholders. */
+Test(lint, what_run_would_refuse_is_found_all_at_once)
+{
+    char path[512], want[6][2048];
+    char *dir = fixture_dir(RUN_REFUSES, path, sizeof path);
+    snprintf(want[0], sizeof want[0], "%s:3:9: lint: contract.task is still parity init's placeholder: write in one "
+             "sentence what the task is", path);
+    snprintf(want[1], sizeof want[1], "%s:6:13: lint: model %s/model.pt has sha256 " DEMO_MODEL_SHA ", not the pinned "
+             WRONG_MODEL_SHA ": a different file is a different task: re-pin after review with: parity pin %s",
+             path, dir, path);
+    snprintf(want[2], sizeof want[2], "%s:8:5: lint: contract.input.tokenizer has no sha256: pin the vocabulary "
+             "revision", path);
+    snprintf(want[3], sizeof want[3], "%s:8:42: lint: tokenizer file %s/tokenizer.json: cannot open: No such file or "
+             "directory: run would refuse it; correct the path (relative to the fixture)", path, dir);
+    snprintf(want[4], sizeof want[4], "%s:12:38: lint: model file %s/gone.pt: cannot open: No such file or directory: "
+             "run would refuse it; correct the path (relative to the fixture)", path, dir);
+    snprintf(want[5], sizeof want[5], "%s:14:33: lint: example 'n' still has parity init's placeholder text: put a "
+             "real normal text of the task here", path);
+    expect_lint(path, 1, (const char *[]){want[0], want[1], want[2], want[3], want[4], want[5], NULL});
+    unlink_demo_files(dir);
+    remove_dir(dir);
+}
+
+/* A tokenizer.json parity cannot read is a finding at its line, and the
+ * other checks still run (the loader used to stop at it). */
+Test(lint, an_unreadable_tokenizer_is_a_finding_and_the_rest_still_checked)
+{
+    char path[PATH_MAX], tok[PATH_MAX + 32];
+    char *text = strdup(RUN_REFUSES);
+    char *dir = fixture_dir(text, path, sizeof path);
+    snprintf(tok, sizeof tok, "%s/tokenizer.json", dir);
+    tl_write(tok, "{\"model\": {\"type\": \"Unigram\"}}\n");
+    cmd_result r = tl_run((const char *[]){"parity", "lint", path, NULL});
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    char at[PATH_MAX + 64];
+    snprintf(at, sizeof at, "%s:8:42: lint: the tokenizer cannot be read: ", path);
+    cr_expect(strstr(r.out, at), "no unreadable-tokenizer finding at 8:42:\n%s", r.out);
+    cr_expect(strstr(r.out, "not the pinned " WRONG_MODEL_SHA), "the wrong pin is still found:\n%s", r.out);
+    cr_expect(strstr(r.out, "placeholder"), "the placeholders are still found:\n%s", r.out);
+    tl_free(&r);
+    unlink(tok);
+    unlink_demo_files(dir);
+    remove_dir(dir);
+    free(text);
+}
+
+/* A Transformers directory: every wrong pin said (not the first only),
+ * and its config.json's outputs against the labels. */
+Test(lint, a_model_directory_every_wrong_pin_and_its_label_count)
+{
+    char *dir = tl_tmpdir(), p[PATH_MAX], path[PATH_MAX];
+    snprintf(p, sizeof p, "%s/bert", dir);
+    cr_assert_eq(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/bert/config.json", dir);
+    tl_write(p, "{\"id2label\": {\"0\": \"a\", \"1\": \"b\", \"2\": \"c\"}}\n");
+    snprintf(p, sizeof p, "%s/bert/model.safetensors", dir);
+    tl_write(p, "w\n");
+    char fx[2048];
+    snprintf(fx, sizeof fx,
+             "parity: 1\n"
+             "contract:\n"
+             "  task: t\n"
+             "  model:\n"
+             "    path: bert\n"
+             "    format: transformers\n"
+             "    files:\n"
+             "      config.json: \"%s\"\n"
+             "      model.safetensors: \"%s\"\n"
+             "  input:\n"
+             "    tokenizer: {kind: wordpiece, vocab: vocab.txt}\n"
+             "  labels: [a, b]\n"
+             "environments:\n"
+             "  reference: {device: cpu, executor: python}\n"
+             "examples:\n"
+             "  - {id: n, kind: normal, text: hello, expect: {label: a}, why: w}\n",
+             WRONG_MODEL_SHA, DEMO_MODEL_SHA);
+    snprintf(path, sizeof path, "%s/fixture.yaml", dir);
+    tl_write(path, fx);
+    link_demo_files(dir);
+    cmd_result r = tl_run((const char *[]){"parity", "lint", path, NULL});
+    cr_expect_eq(r.status, 1);
+    char want[PATH_MAX + 128];
+    snprintf(want, sizeof want, "%s:8:20: lint: model file %s/bert/config.json has sha256 ", path, dir);
+    cr_expect(strstr(r.out, want), "config.json's wrong pin:\n%s", r.out);
+    snprintf(want, sizeof want, "%s:9:26: lint: model file %s/bert/model.safetensors has sha256 ", path, dir);
+    cr_expect(strstr(r.out, want), "model.safetensors's wrong pin too:\n%s", r.out);
+    snprintf(want, sizeof want, "%s:12:11: lint: 2 labels for a model whose config.json gives 3 outputs", path);
+    cr_expect(strstr(r.out, want), "the label count:\n%s", r.out);
+    tl_free(&r);
+    unlink_demo_files(dir);
+    remove_dir(dir);
+}
+
+/* Three label typos, each found at its place with the valid labels; the
+ * one whose likely typo is in contract.labels (close to a listed label no
+ * example uses) is said at the list's entry. */
+Test(lint, every_label_typo_at_its_place)
+{
+    static const char text[] =
+        "parity: 1\n"
+        "contract:\n"
+        "  task: t\n"
+        "  model: {path: model.pt, sha256: \"" DEMO_MODEL_SHA "\"}\n"
+        "  input:\n"
+        "    tokenizer: {kind: wordpiece, vocab: vocab.txt}\n"
+        "  labels:\n"
+        "    - billing\n"
+        "    - acount\n"
+        "    - technical\n"
+        "environments:\n"
+        "  reference: {device: cpu}\n"
+        "examples:\n"
+        "  - {id: n, kind: normal, text: hello, expect: {label: biling}, why: w}\n"
+        "  - {id: s, kind: short, text: hi, expect: {label: billing}, why: w}\n"
+        "  - {id: l, kind: long, text: a long one, expect: {label: account}, why: w}\n"
+        "  - {id: r, kind: reject, text: x, expect: {any_of: [technical, refund]}, why: w}\n";
+    char path[512], want[4][2048];
+    char *dir = fixture_dir(text, path, sizeof path);
+    snprintf(want[0], sizeof want[0], "%s:6:5: lint: contract.input.tokenizer has no sha256: pin the vocabulary "
+             "revision", path);
+    snprintf(want[1], sizeof want[1], "%s:9:7: lint: contract.labels has 'acount', which no example expects, and "
+             "example 'l' (line 16) expects 'account': if the list has the typo, write 'account' here; else correct "
+             "the example", path);
+    snprintf(want[2], sizeof want[2], "%s:14:56: lint: label 'biling' is not in contract.labels: did you mean "
+             "'billing'? (the labels: billing, acount, technical)", path);
+    snprintf(want[3], sizeof want[3], "%s:17:65: lint: label 'refund' is not in contract.labels (the labels: "
+             "billing, acount, technical)", path);
+    cmd_result r = tl_run((const char *[]){"parity", "lint", path, NULL});
+    cr_expect_eq(r.status, 1);
+    for (size_t i = 0; i < 4; i++)
+        cr_expect(strstr(r.out, want[i]), "missing:\n  %s\nin:\n%s", want[i], r.out);
+    tl_free(&r);
+    unlink_demo_files(dir);
+    remove_dir(dir);
+}
+
+/* parity pin: the demo with both pins spoiled (the model's after its 12th
+ * digit) reads back byte for byte as the demo once re-pinned, comments and
+ * all; each change printed with both values; a second run changes nothing;
+ * a file that cannot be read leaves the fixture as it was (exit 2). */
+Test(pin, re_pins_in_place_keeping_everything_else)
+{
+    char *demo = tl_slurp(DEMO), path[512];
+    cr_assert_not_null(demo);
+    char *text = strdup(demo);
+    char *model = strstr(text, "sha256: \"" DEMO_MODEL_SHA "\"");
+    cr_assert_not_null(model, "test bug: the demo's model pin");
+    model[9 + 12] = model[9 + 12] == '0' ? '1' : '0';
+    char *vocab = strstr(strstr(text, "tokenizer:"), "sha256: \"") + 9;
+    char old_vocab[65];
+    memcpy(old_vocab, vocab, 64);
+    old_vocab[64] = '\0';
+    vocab[63] = vocab[63] == '0' ? '1' : '0';
+    char spoiled_vocab[65];
+    memcpy(spoiled_vocab, vocab, 64);
+    spoiled_vocab[64] = '\0';
+    char *dir = fixture_dir(text, path, sizeof path);
+    cmd_result r = tl_run((const char *[]){"parity", "pin", path, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_empty(r.err);
+    char want[2048];
+    snprintf(want, sizeof want, "%s:11:13: contract.model.sha256: e4aefc63a712%c6878ed90f08a8f6e532d3d70b2bc7ce117ae9851a"
+             "44f0a1c426 → " DEMO_MODEL_SHA "\n%s:21:15: contract.input.tokenizer.sha256: %s → %s\n",
+             path, model[9 + 12], path, spoiled_vocab, old_vocab);
+    cr_expect_str_eq(r.out, want);
+    tl_free(&r);
+    char *after = tl_slurp(path);
+    cr_expect_str_eq(after, demo, "the re-pinned demo is not the demo byte for byte");
+    free(after);
+    r = tl_run((const char *[]){"parity", "pin", path, NULL});
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "nothing to re-pin"), "%s", r.out);
+    tl_free(&r);
+    /* The model gone: refused, nothing written. */
+    tl_write(path, text);
+    char m[600];
+    snprintf(m, sizeof m, "%s/model.pt", dir);
+    unlink(m);
+    r = tl_run((const char *[]){"parity", "pin", path, NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, ":11:13: contract.model.sha256: ") && strstr(r.err, "cannot open"), "%s", r.err);
+    cr_expect(strstr(r.err, "nothing re-pinned"), "%s", r.err);
+    tl_free(&r);
+    after = tl_slurp(path);
+    cr_expect_str_eq(after, text, "a failed pin wrote the fixture");
+    free(after);
+    unlink_demo_files(dir);
+    remove_dir(dir);
+    free(text), free(demo);
 }

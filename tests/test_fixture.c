@@ -152,8 +152,9 @@ Test(fixture, missing_file)
 
 Test(fixture, malformed_yaml_names_line_and_column)
 {
-    expect_error("  labels: [a, b]\n", "  labels: [a, b\n", 8, 13,
-                 "did not find expected ',' or ']' (while parsing a flow sequence started at 7:11)");
+    expect_error("  labels: [a, b]\n", "  labels: [a, b\n", 7, 11,
+                 "a '[' opened at 7:11 is not closed: close it with ']' (and part its items with ',') (YAML: did not "
+                 "find expected ',' or ']' at 8:13)");
 }
 
 Test(fixture, unknown_key_in_contract)
@@ -701,4 +702,53 @@ Test(fixture, model_formats_and_a_directory_pinned_file_by_file)
         expect_error("{path: m.pt}", bad[i].to, bad[i].line, bad[i].col, bad[i].needle);
     expect_error("{device: cpu}", "{device: cpu, model: {path: m.pt2, format: export, files: {a: b}}}", 9, 72,
                  "environment 'reference'.model.files is for format: transformers");
+}
+
+/* The reference without a role: key plays the reference's role (check,
+ * its JSON and the report name it so), as the event-blurbs demo's
+ * `reference` environment does; a named role is kept, and another
+ * environment without one stays a candidate. */
+Test(fixture, the_reference_without_a_role_key_has_the_reference_role)
+{
+    px_error err = {0};
+    px_fixture *f = fixture_load("fixtures/event-blurbs/fixture.yaml", &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    const px_env *ref = fixture_env(f, "reference"), *twin = fixture_env(f, "cpu-bf16");
+    cr_assert(ref && twin);
+    cr_expect_str_eq(ref->role, "reference");
+    cr_expect_str_eq(twin->role, "twin");
+    fixture_free(f);
+    /* Not named reference: the first runnable one is, the other is not. */
+    char *text = variant("  reference: {device: cpu}\n", "  gpu: {device: cpu}\n  other: {device: cpu}\n");
+    f = parse(text, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect_str_eq(fixture_env(f, "gpu")->role, "reference");
+    cr_expect_null(fixture_env(f, "other")->role);
+    fixture_free(f);
+    free(text);
+}
+
+/* YAML's common mistakes, each one line in plain words at the line of the
+ * mistake (libyaml says "found character that cannot start any token", or
+ * "mapping values are not allowed in this context" a line late). */
+Test(fixture, yaml_mistakes_in_plain_words_at_their_line)
+{
+    /* A tab in the indentation. */
+    expect_error("  task: t\n", "\ttask: t\n", 3, 1, "a tab at 3:1: YAML indents with spaces; replace the tab by spaces");
+    expect_error("  reference: {device: cpu}\n", "  reference:\n   \tdevice: cpu\n", 10, 4,
+                 "a tab at 10:4: YAML indents with spaces");
+    /* A key indented unlike its siblings: said at its own line. */
+    expect_error("  task: t\n", "  task: t\n   note: n\n", 4, 4,
+                 "this key is indented 3 spaces, its siblings 2: indent it as the keys beside it");
+    expect_error("    text: hello\n", "    text: hello\n     why: w\n", 13, 6,
+                 "this key is indented 5 spaces, its siblings 4");
+    expect_error("  model: {path: m.pt}\n", "  model:\n    path: m.pt\n   sha256: x\n", 6, 4,
+                 "this key is indented 3 spaces, its siblings 4");
+    /* A key without its colon: the key's line, not the next one. */
+    expect_error("  task: t\n", "  task t\n", 3, 3,
+                 "no ':' after the key on line 3: write it as 'key: value' (YAML read it and line 4 as one text)");
+    /* A quote or a bracket never closed: where it was opened. */
+    expect_error("    text: hello\n", "    text: \"hello\n", 12, 11,
+                 "a quote opened at 12:11 is never closed: end the text with the same quote on line 12");
+    expect_error("{device: cpu}", "{device: cpu", 9, 14, "a '{' opened at 9:14 is not closed: close it with '}'");
 }

@@ -66,6 +66,15 @@ Test(redact, what_only_looks_like_a_secret_stays)
     keeps("max_tokens: 128, pad_to: 16");
     keeps("token ids [101, 2003, 102]");
     keeps("model.pt has sha256 e4aefc63a712…, not the pinned 5c3b…");
+    /* A pin mismatch gives both values whole (they may differ after 12
+     * digits): no secret shape takes a 64-digit hash, after "sha256" or
+     * a tokenizer's name. */
+    keeps("fixture.yaml:11:13: model model.pt has sha256 "
+          "e4aefc63a71216878ed90f08a8f6e532d3d70b2bc7ce117ae9851a44f0a1c426, not the pinned "
+          "e4aefc63a712ffffffffffffffffffffffffffffffffffffffffffffffffffff: a different file is a different task: "
+          "re-pin after review with: parity pin fixture.yaml");
+    keeps("tokenizer secret_token.json has sha256 67857c4767e713f6416ff8ed4bf27c4c59b7dcdbf82289f4934a1d340f06035d, "
+          "not the pinned 35ff838a1dde0132a2bedcd07d11d73349cc44c31c539a56235c616a60bdf318");
     keeps("RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x16 and 32x6)");
     keeps("https://example.org/models/campus.pt");
     keeps("password: short");

@@ -144,6 +144,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_decide(int argc, char **argv);
 int cmd_review(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_pin(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);

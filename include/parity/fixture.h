@@ -126,7 +126,9 @@ typedef struct px_env {
     int python;         /* executor: python (parity_torch.py) rather than
                            libtorch (parity-torch) */
     px_compile compile; /* compile: (present 0: eager) */
-    char *role;         /* reference | twin | candidate | oracle */
+    char *role;         /* reference | twin | candidate | oracle; NULL when
+                           not said (a candidate), but the reference
+                           (fixture_reference) always has "reference" */
     char *note;
     char *results;      /* imported results file (not runnable) */
     char **record_env;  /* record_env: the environment variables its manifest
@@ -254,6 +256,10 @@ char *fixture_read(const char *path, size_t *len, px_error *err);
 px_fixture *fixture_load(const char *path, px_error *err);
 /* Same, from bytes in memory (path only names it in errors). */
 px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_error *err);
+/* For lint, which says these itself, each at its place, and goes on: an
+ * example's label not in contract.labels loads as index -1 (expect.label,
+ * or an any_of entry), and a tokenizer.json is not read. Never for a run. */
+px_fixture *fixture_parse_lint(const char *path, const char *data, size_t len, px_error *err);
 void fixture_free(px_fixture *f);
 
 struct px_redactor;

@@ -37,4 +37,12 @@ int modeldir_readable(const char *name);
 int modeldir_check(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
                    char out[PX_SHA256_HEX], px_error *err);
 
+/* The same, every problem said: each wrong pin, unreadable pinned file and
+ * unpinned file is handed to report(ctx, err) as found, and -1 returned
+ * when there was any (err then holds the last). A directory that cannot be
+ * read, or out of memory, is -1 with *err, not reported. lint uses it. */
+typedef void (*modeldir_report)(void *ctx, const px_error *err);
+int modeldir_check_each(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
+                        char out[PX_SHA256_HEX], modeldir_report report, void *ctx, px_error *err);
+
 #endif

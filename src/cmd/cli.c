@@ -143,6 +143,8 @@ const px_command cli_commands[] = {
      "inputs and outputs, the versions, the command that re-runs it",
      cmd_repro, "results no-run env output executor python backend-module compile-backend backend-lib quiet"},
     {"lint", "lint FIXTURE", "static checks of a fixture, no model run: every finding names its line", cmd_lint, ""},
+    {"pin", "pin FIXTURE", "re-pin after review: rewrite each sha256 the fixture pins that its file no longer has, "
+                           "in place (comments and layout kept), and print each old → new", cmd_pin, ""},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

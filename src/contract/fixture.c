@@ -30,6 +30,9 @@ typedef struct ctx {
      * the document before them; an example's first error is said in
      * load_examples' turn, as reading the whole document says it. */
     int taken;         /* 1: streamed; -1: not */
+    int for_lint;      /* fixture_parse_lint: what lint says itself (an
+                          unknown label, a tokenizer it cannot read) does not
+                          stop the load */
     int failed;
     px_error ex_err;
     size_t cap_examples;
@@ -430,7 +433,7 @@ static int load_redact(ctx *c, yaml_node_t *root)
 static int hf_file_check(ctx *c, const yaml_node_t *at, const char *path)
 {
     px_error e = {0};
-    if (access(path, R_OK) != 0 || !hf_read_check(path, &e))
+    if (c->for_lint || access(path, R_OK) != 0 || !hf_read_check(path, &e))
         return 0;
     char why[sizeof e.msg + 600];
     px_error_format(&e, why, sizeof why);
@@ -986,6 +989,12 @@ static int load_envs(ctx *c, yaml_node_t *root)
             return dup < 0 ? px_error_oom(c->err, c->path)
                            : fail_at(c, k, "environment '%s' is defined twice%s", scalar(k), NULL);
     }
+    /* The reference without a role: key (one named reference, else the
+     * first runnable one) has the role it plays: check, the report and the
+     * results file then call it the reference, not a candidate. */
+    int ref = fixture_reference(c->f);
+    if (ref >= 0 && !c->f->envs[ref].role && !(c->f->envs[ref].role = strdup("reference")))
+        return px_error_oom(c->err, c->path);
     return 0;
 }
 
@@ -994,7 +1003,7 @@ static int label_of(ctx *c, yaml_node_t *n, int *out)
     if (want(c, n, YAML_SCALAR_NODE, "a label"))
         return -1;
     *out = fixture_label_index(c->f, scalar(n));
-    if (*out < 0)
+    if (*out < 0 && !c->for_lint) /* lint names every one, with the list */
         return fail_at(c, n, "label '%s' is not in contract.labels%s", scalar(n), NULL);
     return 0;
 }
@@ -1355,9 +1364,9 @@ static px_fixture *new_fixture(const char *path, const char *data, size_t len)
  * them all); read whole when the file is not plain YAML, has anchors in
  * its examples or its head cannot be read before them, which says exactly
  * what is wrong. */
-px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_error *err)
+static px_fixture *parse(const char *path, const char *data, size_t len, int for_lint, px_error *err)
 {
-    ctx c = {.path = path, .err = err, .f = new_fixture(path, data, len)};
+    ctx c = {.path = path, .err = err, .f = new_fixture(path, data, len), .for_lint = for_lint};
     if (!c.f) {
         px_error_oom(err, path);
         return NULL;
@@ -1371,7 +1380,7 @@ px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_err
     if (rc == YDOC_AGAIN) {
         fixture_free(c.f);
         *err = (px_error){0};
-        c = (ctx){.path = path, .err = err, .f = new_fixture(path, data, len)};
+        c = (ctx){.path = path, .err = err, .f = new_fixture(path, data, len), .for_lint = for_lint};
         if (!c.f) {
             px_error_oom(err, path);
             return NULL;
@@ -1392,6 +1401,16 @@ px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_err
     if (x)
         c.f->examples = x;
     return c.f;
+}
+
+px_fixture *fixture_parse(const char *path, const char *data, size_t len, px_error *err)
+{
+    return parse(path, data, len, 0, err);
+}
+
+px_fixture *fixture_parse_lint(const char *path, const char *data, size_t len, px_error *err)
+{
+    return parse(path, data, len, 1, err);
 }
 
 /* The file's bytes, NUL-terminated, refused past the fixture size limit. */

@@ -8,6 +8,7 @@
 #include "parity/lint.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <pcre2.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -17,7 +18,9 @@
 #include "parity/decision.h"
 #include "parity/clean.h"
 #include "parity/fixture.h"
+#include "parity/prepare.h"
 #include "parity/strmap.h"
+#include "parity/tokenizer.h"
 #include "parity/ydoc.h"
 
 typedef struct lctx {
@@ -233,6 +236,110 @@ static void walk_ids(lctx *c)
     strmap_free(seen);
 }
 
+/* Edit distance of a and b, 3 when it is more than 2 (all that matters). */
+static int near(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if ((la > lb ? la - lb : lb - la) > 2 || la > 64 || lb > 64)
+        return 3;
+    int row[65], prev[65];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int d = prev[j - 1] + (a[i - 1] != b[j - 1]), up = prev[j] + 1, left = row[j - 1] + 1;
+            row[j] = d < up ? (d < left ? d : left) : (up < left ? up : left);
+        }
+        memcpy(prev, row, (lb + 1) * sizeof *row);
+    }
+    return prev[lb] > 2 ? 3 : prev[lb];
+}
+
+/* The labels an example's expect names: expect.label, and each of
+ * expect.any_of; n (at most max) of them into out. */
+static size_t expect_labels(lctx *c, yaml_node_t *x, yaml_node_t **out, size_t max)
+{
+    yaml_node_t *e = get(c, x, "expect"), *l = get(c, e, "label"), *any = get(c, e, "any_of");
+    size_t n = 0;
+    if (scalar(l) && n < max)
+        out[n++] = l;
+    for (size_t i = 0; i < seq_len(any) && n < max; i++)
+        if (scalar(seq_item(c, any, i)))
+            out[n++] = seq_item(c, any, i);
+    return n;
+}
+
+/* Every label an example expects that contract.labels lacks, each at its
+ * own place with the valid labels. When it is close (edit distance at
+ * most 2) to a listed label that no example uses, the list is the likely
+ * typo: said at the list's entry, naming both. */
+static void walk_example_labels(lctx *c)
+{
+    yaml_node_t *list = get(c, get(c, c->root, "contract"), "labels"), *ex = get(c, c->root, "examples");
+    size_t n = seq_len(list), n_ex = seq_len(ex);
+    if (!list || list->type != YAML_SEQUENCE_NODE || !n)
+        return;
+    char valid[1024] = "";
+    int *used = calloc(n, sizeof *used), *said = calloc(n, sizeof *said);
+    if (!used || !said) {
+        free(used), free(said);
+        c->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (scalar(seq_item(c, list, i)))
+            snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", i ? ", " : "",
+                     scalar(seq_item(c, list, i)));
+    yaml_node_t *names[64];
+    for (size_t i = 0; i < n_ex; i++) {
+        size_t k = expect_labels(c, seq_item(c, ex, i), names, 64);
+        for (size_t j = 0; j < k; j++)
+            for (size_t l = 0; l < n; l++)
+                if (scalar(seq_item(c, list, l)) && !strcmp(scalar(seq_item(c, list, l)), scalar(names[j])))
+                    used[l] = 1;
+    }
+    for (size_t i = 0; i < n_ex; i++) {
+        yaml_node_t *x = seq_item(c, ex, i);
+        const char *id = scalar(get(c, x, "id"));
+        size_t k = expect_labels(c, x, names, 64);
+        for (size_t j = 0; j < k; j++) {
+            const char *want = scalar(names[j]);
+            long closest = -1, unused = -1;
+            int known = 0;
+            for (size_t l = 0; l < n && !known; l++) {
+                const char *have = scalar(seq_item(c, list, l));
+                if (!have)
+                    continue;
+                known = !strcmp(have, want);
+                if (!known && near(have, want) <= 2) {
+                    if (closest < 0)
+                        closest = (long)l;
+                    if (!used[l] && unused < 0)
+                        unused = (long)l;
+                }
+            }
+            if (known)
+                continue;
+            if (unused >= 0) {
+                yaml_node_t *entry = seq_item(c, list, (size_t)unused);
+                if (!said[unused])
+                    add(c, loc_of(entry),
+                        "contract.labels has '%s', which no example expects, and example '%s' (line %d) expects "
+                        "'%s': if the list has the typo, write '%s' here; else correct the example",
+                        scalar(entry), id ? id : "?", loc_of(names[j]).line, want, want);
+                said[unused] = 1;
+            } else if (closest >= 0) {
+                add(c, loc_of(names[j]), "label '%s' is not in contract.labels: did you mean '%s'? (the labels: %s)",
+                    want, scalar(seq_item(c, list, (size_t)closest)), valid);
+            } else {
+                add(c, loc_of(names[j]), "label '%s' is not in contract.labels (the labels: %s)", want, valid);
+            }
+        }
+    }
+    free(used), free(said);
+}
+
 /* ---- checks on the typed fixture ---- */
 
 static int blank(const char *s)
@@ -421,25 +528,172 @@ static void check_pins(lctx *c, const px_fixture *f)
     }
 }
 
-/* A Transformers directory against its pins (modeldir.h: a wrong pin, an
- * unpinned file), and a format the environment's executor cannot load. */
-static void check_formats(lctx *c, const px_fixture *f)
+/* ---- what run loads: the files, their pins, the tokenizer ---- */
+
+static void report_dir(void *ctx, const px_error *err)
+{
+    add(ctx, (px_loc){err->line, err->col}, "%s", err->msg);
+}
+
+/* One file run hashes before it loads it: there, readable, and (when
+ * pinned) the pinned revision. 1 when it is there. */
+static int check_file(lctx *c, const px_fixture *f, const char *what, const char *path, const char *pinned,
+                      px_loc path_at, px_loc pin_at)
+{
+    char hex[PX_SHA256_HEX];
+    px_error e = {0};
+    if (hash_file(path, hex, &e)) {
+        add(c, path_at, "%s file %s: %s: run would refuse it; correct the path (relative to the fixture)", what, path,
+            e.msg);
+        return 0;
+    }
+    if (pinned && strcmp(hex, pinned))
+        add(c, pin_at,
+            "%s %s has sha256 %s, not the pinned %s: a different file is a different task: re-pin after review "
+            "with: parity pin %s",
+            what, path, hex, pinned, f->path);
+    return 1;
+}
+
+/* The number of outputs a Transformers directory's config.json gives
+ * (id2label's size, else num_labels); 0 when it says none. */
+static size_t config_labels(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    json_t *cfg = json_load_file(path, 0, NULL);
+    size_t n = 0;
+    json_t *id2label = json_object_get(cfg, "id2label"), *num = json_object_get(cfg, "num_labels");
+    if (json_is_object(id2label))
+        n = json_object_size(id2label);
+    else if (json_is_integer(num) && json_integer_value(num) > 0)
+        n = (size_t)json_integer_value(num);
+    json_decref(cfg);
+    return n;
+}
+
+/* A model as run loads it: a file (hashed against its pin) or a
+ * Transformers directory (each file against its pin, every problem said,
+ * and its config.json's outputs against the labels). */
+static void check_model_files(lctx *c, const px_fixture *f, const char *what, const char *path,
+                              enum px_model_format fmt, const char *sha, px_loc sha_loc, const px_model_file *files,
+                              size_t n_files, px_loc path_at, size_t n_labels, px_loc labels_at)
+{
+    if (fmt != PX_FORMAT_TRANSFORMERS) {
+        check_file(c, f, what, path, sha, path_at, sha_loc);
+    } else if (sha) {
+        char digest[PX_SHA256_HEX];
+        px_error err = {0};
+        if (modeldir_check_each(f->path, sha_loc.line, sha_loc.col, path, files, n_files, digest, report_dir, c,
+                                &err) &&
+            err.reason != PX_ERR_MISMATCH) /* a mismatch was reported already */
+            add(c, path_at, "%s", err.msg);
+    }
+    if (fmt == PX_FORMAT_TRANSFORMERS && f->kind == PX_MODEL_CLASSIFIER && n_labels) {
+        size_t outputs = config_labels(path);
+        if (outputs && outputs != n_labels)
+            add(c, labels_at,
+                "%zu labels for a model whose config.json gives %zu outputs (id2label, num_labels): run would refuse "
+                "it; list one label per output, in the model's order",
+                n_labels, outputs);
+    }
+    /* LEAD: the DESCRIBE exchange (a model's inputs, positions, head width,
+     * read without a forward) goes here for a TorchScript or exported
+     * model: its head width against n_labels (at labels_at), its largest
+     * position against contract.input.max_tokens, its forward's arguments
+     * against contract.model.inputs. */
+}
+
+/* The tokenizer as run loads it, and every example through it (cleaning,
+ * encoding): what run would refuse before starting a model. */
+static void check_tokenizer(lctx *c, const px_fixture *f, const char *path, px_loc at, int examples)
 {
     px_error err = {0};
-    char digest[PX_SHA256_HEX];
-    if (f->model_format == PX_FORMAT_TRANSFORMERS && f->model_sha256 &&
-        modeldir_check(f->path, f->model_sha_loc.line, f->model_sha_loc.col, f->model_path, f->model_files,
-                       f->n_model_files, digest, &err))
-        add(c, (px_loc){err.line, err.col}, "%s", err.msg);
+    px_tokenizer *tok = f->tokenizer_hf      ? tokenizer_load_hf(path, &err)
+                        : f->tokenizer_chars ? tokenizer_load_chars(path, &err)
+                                             : tokenizer_load(path, f->lowercase, &err);
+    if (!tok) {
+        char why[sizeof err.msg + 600];
+        px_error_format(&err, why, sizeof why);
+        add(c, at, "the tokenizer cannot be read: %.700s", why);
+        return;
+    }
+    px_prep p = {.tok = tok, .cleaner = examples ? cleaner_new() : NULL};
+    int ok = p.cleaner != NULL;
+    for (size_t i = 0; ok && i < f->n_rules; i++) {
+        px_error rerr = {0};
+        ok = !cleaner_add(p.cleaner, f->rules[i].pattern, f->rules[i].replace, &rerr); /* check_rules says why */
+    }
+    for (size_t i = 0; ok && i < f->n_examples; i++) {
+        const px_example *x = &f->examples[i];
+        px_prepared out;
+        px_error xerr = {0};
+        if (prep_example(&p, f, x->text, x->text_len, &out, &xerr))
+            add(c, x->text_loc, "example '%s': %s", x->id, xerr.msg);
+        else
+            prepared_free(&out);
+    }
+    prep_close(&p);
+}
+
+static px_loc node_loc(yaml_node_t *n, px_loc fallback) { return n ? loc_of(n) : fallback; }
+
+static void check_files(lctx *c, const px_fixture *f)
+{
+    yaml_node_t *contract = get(c, c->root, "contract"), *m = get(c, contract, "model");
+    yaml_node_t *t = get(c, get(c, contract, "input"), "tokenizer");
+    px_loc model_at = node_loc(get(c, m, "path"), f->model_loc);
+    px_loc tok_at = node_loc(get(c, t, f->tokenizer_hf ? "file" : "vocab"), f->tokenizer_loc);
+    const char *tok_what = f->tokenizer_hf ? "tokenizer" : "vocab";
+    check_model_files(c, f, "model", f->model_path, f->model_format, f->model_sha256, f->model_sha_loc,
+                      f->model_files, f->n_model_files, model_at, f->n_labels,
+                      node_loc(get(c, contract, "labels"), f->labels_loc));
+    if (check_file(c, f, tok_what, f->vocab_path, f->vocab_sha256, tok_at, f->vocab_sha_loc))
+        check_tokenizer(c, f, f->vocab_path, tok_at, 1);
+    yaml_node_t *envs = get(c, c->root, "environments");
     for (size_t i = 0; i < f->n_envs; i++) {
         const px_env *e = &f->envs[i];
+        yaml_node_t *en = yaml_document_get_node(&c->doc, (envs->data.mapping.pairs.start + i)->value);
+        if (!e->device)
+            continue; /* imported: run loads nothing of it */
+        if (e->own_model || (e->own_labels && e->model_format == PX_FORMAT_TRANSFORMERS))
+            check_model_files(c, f, "model", e->model_path, e->model_format, e->own_model ? e->model_sha256 : NULL,
+                              e->model_sha_loc, e->model_files, e->n_model_files,
+                              node_loc(get(c, get(c, en, "model"), "path"), e->loc),
+                              e->own_model || e->own_labels ? e->n_labels : 0, e->labels_loc);
+        px_loc at = node_loc(get(c, get(c, en, "vocab"), "path"), e->loc);
+        if (e->own_vocab && check_file(c, f, tok_what, e->vocab_path, e->vocab_sha256, at, e->vocab_sha_loc))
+            check_tokenizer(c, f, e->vocab_path, at, 0);
+    }
+}
+
+/* What parity init writes for the author to replace (src/cmd/cmd_init.c:
+ * keep the two in step): a placeholder left is a fixture not yet written. */
+static void check_placeholders(lctx *c, const px_fixture *f)
+{
+    static const char task[] = "say in one sentence what the model is for";
+    static const char *const texts[] = {"an ordinary text of the task", "two words",
+                                        "a long text near max_tokens, as long as real inputs get",
+                                        "a text a person could label two ways", NULL};
+    yaml_node_t *contract = get(c, c->root, "contract");
+    if (f->task && !strcmp(f->task, task))
+        add(c, node_loc(get(c, contract, "task"), (px_loc){1, 1}),
+            "contract.task is still parity init's placeholder: write in one sentence what the task is");
+    for (size_t i = 0; i < f->n_examples; i++)
+        for (size_t k = 0; texts[k]; k++)
+            if (f->examples[i].text && !strcmp(f->examples[i].text, texts[k]))
+                add(c, f->examples[i].text_loc,
+                    "example '%s' still has parity init's placeholder text: put a real %s text of the task here",
+                    f->examples[i].id, f->examples[i].kind);
+}
+
+/* A format the environment's executor cannot load. */
+static void check_formats(lctx *c, const px_fixture *f)
+{
+    for (size_t i = 0; i < f->n_envs; i++) {
         char msg[512];
         px_loc at;
-        if (e->own_model && e->model_format == PX_FORMAT_TRANSFORMERS && e->model_sha256 &&
-            modeldir_check(f->path, e->model_sha_loc.line, e->model_sha_loc.col, e->model_path, e->model_files,
-                           e->n_model_files, digest, &err))
-            add(c, (px_loc){err.line, err.col}, "%s", err.msg);
-        if (fixture_env_format_refused(e, msg, sizeof msg, &at))
+        if (fixture_env_format_refused(&f->envs[i], msg, sizeof msg, &at))
             add(c, at, "%s", msg);
     }
 }
@@ -447,6 +701,8 @@ static void check_formats(lctx *c, const px_fixture *f)
 static void check_typed(lctx *c, const px_fixture *f)
 {
     check_pins(c, f);
+    check_files(c, f);
+    check_placeholders(c, f);
     check_formats(c, f);
     check_rules(c, f);
     check_tolerances(c, f);
@@ -474,7 +730,7 @@ static void check_typed(lctx *c, const px_fixture *f)
 static int lint_typed(lctx *c, const char *path, const char *data, size_t len, px_error *err)
 {
     px_error perr = {0};
-    px_fixture *f = fixture_parse(path, data, len, &perr);
+    px_fixture *f = fixture_parse_lint(path, data, len, &perr);
     if (f) {
         check_typed(c, f);
         fixture_free(f);
@@ -504,6 +760,7 @@ int lint_parse(const char *path, const char *data, size_t len, px_lint *out, px_
         walk_labels(&c, get(&c, get(&c, c.root, "contract"), "labels"), "contract.labels");
         walk_env_labels(&c);
         walk_ids(&c);
+        walk_example_labels(&c);
         rc = lint_typed(&c, path, data, len, err);
     }
     if (loaded)

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+static int by_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp((*(const px_model_file *const *)a)->name, (*(const px_model_file *const *)b)->name);
@@ -70,16 +72,19 @@ static int pinned(const px_model_file **s, size_t n, const char *name)
     return 0;
 }
 
-/* The first file in dir (in name order, so the error is the same on every
- * file system) that loading could read and no pin names; 0 when none. */
+/* Every file in dir that loading could read and no pin names, in name
+ * order (so the errors are the same on every file system): without
+ * report, -1 with the first; with it, each reported and 1 when any. 0 when
+ * none; -1 with *err when the directory cannot be read. */
 static int unpinned(const char *fixture, int line, int col, const char *dir, const px_model_file **s, size_t n,
-                    px_error *err)
+                    modeldir_report report, void *ctx, px_error *err)
 {
     DIR *d = opendir(dir);
     if (!d)
         return px_error_set(err, PX_ERR_MALFORMED, fixture, line, col, "model directory %s: %s", dir,
                             strerror(errno));
-    char *first = NULL;
+    char **found = NULL;
+    size_t n_found = 0;
     int rc = 0;
     struct dirent *e;
     while (!rc && (e = readdir(d))) {
@@ -93,24 +98,37 @@ static int unpinned(const char *fixture, int line, int col, const char *dir, con
         }
         int regular = stat(p, &st) == 0 && S_ISREG(st.st_mode);
         free(p);
-        if (regular && (!first || strcmp(e->d_name, first) < 0)) {
-            free(first);
-            if (!(first = strdup(e->d_name)))
-                rc = px_error_oom(err, fixture);
+        if (!regular)
+            continue;
+        char **v = realloc(found, (n_found + 1) * sizeof *v);
+        if (!v || !(v[n_found] = strdup(e->d_name))) {
+            if (v)
+                found = v;
+            rc = px_error_oom(err, fixture);
+            break;
         }
+        found = v, n_found++;
     }
     closedir(d);
-    if (!rc && first)
+    if (!rc && n_found)
+        qsort(found, n_found, sizeof *found, by_str);
+    int reported = 0;
+    for (size_t i = 0; !rc && i < n_found; i++) {
         rc = px_error_set(err, PX_ERR_MISMATCH, fixture, line, col,
                           "model directory %s holds %s, which no pin in files: names: a file Transformers may read "
-                          "is part of the model; pin it (sha256sum) or remove it",
-                          dir, first);
-    free(first);
-    return rc;
+                          "is part of the model; pin it (parity pin %s) or remove it",
+                          dir, found[i], fixture);
+        if (report)
+            report(ctx, err), rc = 0, reported = 1;
+    }
+    for (size_t i = 0; i < n_found; i++)
+        free(found[i]);
+    free(found);
+    return rc ? rc : reported;
 }
 
-int modeldir_check(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
-                   char out[PX_SHA256_HEX], px_error *err)
+int modeldir_check_each(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
+                        char out[PX_SHA256_HEX], modeldir_report report, void *ctx, px_error *err)
 {
     struct stat st;
     int bad = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
@@ -120,7 +138,7 @@ int modeldir_check(const char *fixture, int line, int col, const char *dir, cons
                             strerror(bad));
     const px_model_file **s = sorted(v, n);
     char **hex = calloc(n ? n : 1, sizeof *hex);
-    int rc = s && hex ? 0 : px_error_oom(err, fixture);
+    int rc = s && hex ? 0 : px_error_oom(err, fixture), found = 0;
     for (size_t i = 0; !rc && i < n; i++) {
         char *p = strf("%s/%s", dir, s[i]->name);
         if (!(hex[i] = malloc(PX_SHA256_HEX)) || !p) {
@@ -134,13 +152,22 @@ int modeldir_check(const char *fixture, int line, int col, const char *dir, cons
                               herr.msg);
         else if (strcmp(hex[i], s[i]->sha256))
             rc = px_error_set(err, PX_ERR_MISMATCH, fixture, s[i]->line, s[i]->col,
-                              "model file %s has sha256 %.12s…, not the pinned %.12s…: a different file is a "
-                              "different model (re-pin it only after review)",
-                              p, hex[i], s[i]->sha256);
+                              "model file %s has sha256 %s, not the pinned %s: a different file is a different "
+                              "model: re-pin after review with: parity pin %s",
+                              p, hex[i], s[i]->sha256, fixture);
         free(p);
+        if (rc && report && err->reason != PX_ERR_NO_MEMORY) {
+            report(ctx, err);
+            rc = 0, found = 1;
+        }
     }
-    if (!rc)
-        rc = unpinned(fixture, line, col, dir, s, n, err);
+    if (!rc) {
+        rc = unpinned(fixture, line, col, dir, s, n, report, ctx, err);
+        found |= rc == 1;
+        rc = rc == 1 ? 0 : rc;
+    }
+    if (!rc && found)
+        rc = -1; /* each was reported */
     if (!rc)
         digest_of(s, hex, n, out);
     for (size_t i = 0; hex && i < n; i++)
@@ -148,4 +175,10 @@ int modeldir_check(const char *fixture, int line, int col, const char *dir, cons
     free(hex);
     free(s);
     return rc;
+}
+
+int modeldir_check(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
+                   char out[PX_SHA256_HEX], px_error *err)
+{
+    return modeldir_check_each(fixture, line, col, dir, v, n, out, NULL, NULL, err);
 }

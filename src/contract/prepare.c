@@ -17,9 +17,9 @@ static int check_pin(const char *what, const char *path, const char *pinned, px_
         return 0; /* lint reports an unpinned revision; run refuses it in main */
     if (strcmp(out, pinned))
         return px_error_set(err, PX_ERR_MISMATCH, f->path, loc.line, loc.col,
-                            "%s %s has sha256 %.12s…, not the pinned %.12s…: a different file is a "
-                            "different task (re-pin it only after review)",
-                            what, path, out, pinned);
+                            "%s %s has sha256 %s, not the pinned %s: a different file is a different task: "
+                            "re-pin after review with: parity pin %s",
+                            what, path, out, pinned, f->path);
     return 0;
 }
 
@@ -41,7 +41,8 @@ static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int 
 {
     memset(p, 0, sizeof *p);
     if ((model && check_model(f, e, p->model_sha256, err)) ||
-        check_pin("vocab", e->vocab_path, e->vocab_sha256, e->vocab_sha_loc, f, p->vocab_sha256, err))
+        check_pin(f->tokenizer_hf ? "tokenizer" : "vocab", e->vocab_path, e->vocab_sha256, e->vocab_sha_loc, f,
+                  p->vocab_sha256, err))
         return -1;
     p->cleaner = cleaner_new();
     for (size_t i = 0; i < f->n_rules; i++) {

@@ -170,6 +170,122 @@ char *ydoc_read(const char *path, const char *kind, size_t *len, px_error *err)
     return data;
 }
 
+/* ---- YAML's common mistakes in plain words, at the line where they are ---- */
+
+/* Line n (1-based) of data: its start and length (no newline); NULL past
+ * the end. */
+static const char *line_at(const char *data, size_t len, int n, size_t *out_len)
+{
+    const char *s = data, *end = data + len;
+    for (int i = 1; i < n && s < end; i++) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        if (!nl)
+            return NULL;
+        s = nl + 1;
+    }
+    if (s >= end && n > 1)
+        return NULL;
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    *out_len = (size_t)((nl ? nl : end) - s);
+    if (*out_len && s[*out_len - 1] == '\r')
+        --*out_len;
+    return s;
+}
+
+/* Leading spaces of a line; -1 for a blank or comment-only line. */
+static int indent_of(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && s[i] == ' ')
+        i++;
+    return i == n || s[i] == '#' ? -1 : (int)i;
+}
+
+/* The nearest line before n with content: its number, 0 when none. */
+static int prev_content(const char *data, size_t len, int n)
+{
+    for (int k = n - 1; k >= 1; k--) {
+        size_t l;
+        const char *s = line_at(data, len, k, &l);
+        if (s && indent_of(s, l) >= 0)
+            return k;
+    }
+    return 0;
+}
+
+/* Whether a line (from its indentation) holds a key and its colon: a
+ * ": " or a ':' ending it, outside quotes; "- " items count as the key
+ * after them. */
+static int has_key_colon(const char *s, size_t n)
+{
+    char q = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (q) {
+            q = s[i] == q ? 0 : q;
+        } else if (s[i] == '"' || s[i] == '\'') {
+            q = s[i];
+        } else if (s[i] == '#' && i && s[i - 1] == ' ') {
+            return 0;
+        } else if (s[i] == ':' && (i + 1 == n || s[i + 1] == ' ')) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A syntax error libyaml words in its terms, said as what to do at the line
+ * of the mistake: a tab in the indentation, a key indented unlike its
+ * siblings, a key without its colon, a quote or bracket never closed. 1
+ * with *err set when it is one of those. */
+static int plain_words(const char *path, const yaml_parser_t *p, const char *data, size_t len, px_error *err)
+{
+    int line = (int)p->problem_mark.line + 1;
+    const char *problem = p->problem ? p->problem : "", *context = p->context ? p->context : "";
+    int cl = (int)p->context_mark.line + 1, cc = (int)p->context_mark.column + 1;
+    size_t n;
+    /* A tab in the indentation of the line, or the one before it. */
+    for (int k = line; k >= line - 1 && k >= 1; k--) {
+        const char *s = line_at(data, len, k, &n);
+        for (size_t i = 0; s && i < n && (s[i] == ' ' || s[i] == '\t'); i++)
+            if (s[i] == '\t')
+                return px_error_set(err, PX_ERR_MALFORMED, path, k, (int)i + 1,
+                                    "a tab at %d:%zu: YAML indents with spaces; replace the tab by spaces", k, i + 1);
+    }
+    if (strstr(context, "quoted scalar"))
+        return px_error_set(err, PX_ERR_MALFORMED, path, cl, cc,
+                            "a quote opened at %d:%d is never closed: end the text with the same quote on line %d "
+                            "(YAML: %s)",
+                            cl, cc, cl, problem);
+    if (strstr(context, "flow sequence") || strstr(context, "flow mapping")) {
+        int seq = strstr(context, "sequence") != NULL;
+        return px_error_set(err, PX_ERR_MALFORMED, path, cl, cc,
+                            "a '%c' opened at %d:%d is not closed: close it with '%c' (and part its items with ',') "
+                            "(YAML: %s at %d:%d)",
+                            seq ? '[' : '{', cl, cc, seq ? ']' : '}', problem, line, (int)p->problem_mark.column + 1);
+    }
+    int mapping_values = !strcmp(problem, "mapping values are not allowed in this context");
+    int expected_key = !strcmp(problem, "did not find expected key") && strstr(context, "block mapping");
+    if (!mapping_values && !expected_key)
+        return 0;
+    const char *s = line_at(data, len, line, &n);
+    int pl = prev_content(data, len, line);
+    size_t pn;
+    const char *ps = pl ? line_at(data, len, pl, &pn) : NULL;
+    if (!s || !ps)
+        return 0;
+    int in = indent_of(s, n), pin = indent_of(ps, pn);
+    if (mapping_values && !has_key_colon(ps + pin, pn - (size_t)pin) && pin == in)
+        return px_error_set(err, PX_ERR_MALFORMED, path, pl, pin + 1,
+                            "no ':' after the key on line %d: write it as 'key: value' (YAML read it and line %d as "
+                            "one text)",
+                            pl, line);
+    if (in >= 0 && pin >= 0 && in != pin)
+        return px_error_set(err, PX_ERR_MALFORMED, path, line, in + 1,
+                            "this key is indented %d spaces, its siblings %d: indent it as the keys beside it", in,
+                            pin);
+    return 0;
+}
+
 static int parse_error(const char *path, yaml_parser_t *p, const char *data, size_t len, const char *kind,
                        px_error *err)
 {
@@ -185,6 +301,8 @@ static int parse_error(const char *path, yaml_parser_t *p, const char *data, siz
         return px_error_set(err, PX_ERR_MALFORMED, path, line, col, "%s", p->problem ? p->problem : "bad input");
     }
     const char *problem = p->problem ? p->problem : "syntax error";
+    if (data && plain_words(path, p, data, len, err))
+        return -1;
     if (p->context)
         return px_error_set(err, PX_ERR_MALFORMED, path, line, col, "YAML: %s (%s started at %d:%d)", problem, p->context,
                             (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
