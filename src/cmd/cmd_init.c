@@ -479,7 +479,8 @@ static char *one_line(const char *detail)
 /* --propose: run the reference on a draft beside the fixture (parity run,
  * this very program) and read what it decided for each example. Every
  * example it could not propose is named on stderr with its one-line reason;
- * none proposed at all is a failure (PX_ERR_ENV: exit 3). */
+ * no label proposed at all (every forward raised: rejections are the
+ * tokenizer's) is a failure (PX_ERR_ENV: exit 3). */
 static proposal *propose(const init_args *a, const char *draft, const char *results, size_t *n_out, px_error *err)
 {
     char self[PATH_MAX];
@@ -523,10 +524,9 @@ static proposal *propose(const init_args *a, const char *draft, const char *resu
         const char *l = results_label(e, x);
         p[k].rejected = x->status == PX_ST_REJECTED;
         p[k].label = l ? strdup(l) : NULL; /* copied: the results go before the text is made */
-        if (l || p[k].rejected) {
-            proposed++;
+        proposed += l != NULL; /* a rejection is the tokenizer's, not the model's answer */
+        if (l || p[k].rejected)
             continue;
-        }
         /* Never silent: an example the reference gave no label keeps its
          * placeholder, and the user hears which and why. */
         char *why = one_line(x->detail);
@@ -538,8 +538,8 @@ static proposal *propose(const init_args *a, const char *draft, const char *resu
         px_error_oom(err, NULL);
     else if (p && !proposed) {
         px_error_set(err, PX_ERR_ENV, a->dir, 0, 0,
-                     "--propose: the reference proposed nothing (%zu example%s, each named above with its reason); "
-                     "nothing written",
+                     "--propose: the reference gave a label to none of the %zu example%s (each it could not is named "
+                     "above with its reason); nothing written",
                      *n_out, *n_out == 1 ? "" : "s");
         free(p);
         p = NULL;
@@ -604,6 +604,10 @@ int cmd_init(int argc, char **argv)
     px_error err = {0};
     /* What can fail before anything is made, fails first. */
     struct stat st;
+    if (stat(a.model, &st)) {
+        px_error_set(&err, PX_ERR_NOT_FOUND, a.model, 0, 0, "cannot read: %s", strerror(errno));
+        return cli_error(&err);
+    }
     if (a.texts && stat(a.texts, &st)) {
         px_error_set(&err, PX_ERR_NOT_FOUND, a.texts, 0, 0, "cannot open: %s", strerror(errno));
         return cli_error(&err);
