@@ -254,7 +254,7 @@ Test(init, propose_on_a_three_input_dict_model_proposes_every_example, .timeout 
     r = tl_run((const char *[]){"parity", "check", fx, "--results", out, NULL});
     cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
     cr_expect(strstr(r.out, "contract met"), "%s", r.out);
-    cr_expect(strstr(r.out, "178 tokens > max_tokens 128"), "%s", r.out);
+    cr_expect(strstr(r.out, "169 tokens > max_tokens 128"), "%s", r.out);
     tl_free(&r);
     free(fx), free(dir);
 }
