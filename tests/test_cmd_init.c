@@ -376,3 +376,40 @@ Test(init, the_man_pages_synopsis_is_the_helps)
     pclose(p);
     cr_expect_str_eq(man, help, "man/parity.1's SYNOPSIS and `parity init --help` differ");
 }
+
+/* contract.model.output as a tuple's index: tuple.pt returns (hidden,
+ * logits); output: 1 is met in both executors, an index past the tuple's
+ * end names its length. */
+Test(init, output_as_a_tuple_index, .timeout = 180)
+{
+    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir), out[300];
+    snprintf(target, sizeof target, "%s/new", dir);
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    cmd_result r = init_ticket(target, TICKET "tuple.pt", TICKET_LABELS, 0);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    char *text = tl_slurp(fx), *py = tl_replace_all(text, "    role: twin\n", "    role: twin\n    executor: python\n");
+    char *one = tl_replace_all(py, "    output: logits\n", "    output: \"1\"\n");
+    tl_write(fx, one);
+    r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, "--python", tl_python(), NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", out, NULL});
+    const char *first = strstr(r.out, "counts: 10 pass");
+    cr_expect(first && strstr(first + 1, "counts: 10 pass"), "%s", r.out);
+    tl_free(&r);
+    char *two = tl_replace_all(py, "    output: logits\n", "    output: \"2\"\n");
+    tl_write(fx, two);
+    unlink(out);
+    r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, "--python", tl_python(), NULL});
+    tl_free(&r);
+    char *res = tl_slurp(out);
+    cr_assert_not_null(res);
+    size_t n = 0;
+    for (const char *p = res; (p = strstr(p, "model returned a tuple of 2, and output 2 is out of range: name an index "
+                                             "0..1 in contract.model.output"));
+         p++)
+        n++;
+    cr_expect_eq(n, 20, "ten examples in each executor name the tuple's length, not %zu:\n%s", n, res);
+    free(res), free(text), free(py), free(one), free(two), free(fx), free(dir);
+}

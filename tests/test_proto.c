@@ -169,6 +169,18 @@ Test(proto, both_executors_describe_the_model, .timeout = 120)
     cr_expect_str_eq(d.executor, "python");
     expect_ticket(&d, "parity_torch.py");
     describe_free(&d);
+    /* A Transformers directory (torch 2 and transformers): its forward's
+     * names, its config's positions and labels. */
+    if (tl_torch_version()[0] == '2') {
+        cr_assert_eq(describe_model("fixtures/bert-formats/bert", PX_FORMAT_TRANSFORMERS, 1, &where, 120, &d, &err), 0,
+                     "transformers: %s", err.msg);
+        cr_assert(d.args_known && d.n_args >= 3, "transformers");
+        cr_expect_str_eq(d.args[0], "input_ids");
+        cr_expect(describe_takes(&d, "token_type_ids"), "transformers");
+        cr_expect_eq(d.max_positions, 128, "transformers: %ld positions", d.max_positions);
+        cr_expect_eq(d.head, 5, "transformers: head %ld", d.head);
+        describe_free(&d);
+    }
     /* A model it cannot load: the executor's own words, no description. */
     cr_expect_eq(describe_model("tests/models/ticket/texts.txt", PX_FORMAT_TORCHSCRIPT, 0, &where, 60, &d, &err), -1);
     cr_expect(strstr(err.msg, "cannot describe the model"), "%s", err.msg);

@@ -90,7 +90,8 @@ static char *last_line(FILE *f)
     return strdup(last);
 }
 
-/* A FAIL frame's words (malloc'd), or NULL when malformed. */
+/* A FAIL frame's words, their first non-empty line (a TorchScript load
+ * error's says what; malloc'd), or NULL when malformed. */
 static char *fail_text(px_buf *b)
 {
     buf_get_u32(b);
@@ -100,7 +101,10 @@ static char *fail_text(px_buf *b)
         free(m);
         return NULL;
     }
-    return m;
+    const char *s = m + strspn(m, " \t\r\n");
+    char *line = strndup(s, strcspn(s, "\r\n"));
+    free(m);
+    return line;
 }
 
 static int decode_described(px_buf *b, px_describe *d)

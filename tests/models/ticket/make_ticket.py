@@ -20,6 +20,8 @@ OUT_DIR (default: beside this file):
                     classifier.weight [4, DIM]
     scores.pt       the same weights, returning {'scores': ..., 'hidden': ...}
                     (for contract.model.output: scores)
+    tuple.pt        the same weights, returning (hidden, logits) (for
+                    contract.model.output: 1)
     raises.pt       the same signature; every forward raises "planted
                     failure: this ticket model always raises"
     texts.txt       eleven tickets, one per line; the last over 128 tokens
@@ -36,7 +38,7 @@ import json
 import os
 import random
 import sys
-from typing import Dict
+from typing import Dict, Tuple
 
 # TorchScript writes a module's constants in set order: string hashing
 # pinned, in a fresh process.
@@ -208,6 +210,14 @@ class Scores(TicketClassifier):
         return {"scores": self.classifier(h), "hidden": h}
 
 
+class Pair(TicketClassifier):
+    """tuple.pt: the same model returning a tuple (hidden, logits)."""
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor, token_type_ids: Tensor) -> Tuple[Tensor, Tensor]:
+        h = self.pooled(input_ids, attention_mask, token_type_ids)
+        return h, self.classifier(h)
+
+
 class Raises(TicketClassifier):
     """raises.pt: every forward raises."""
 
@@ -272,7 +282,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     tok.save(os.path.join(out, "tokenizer.json"), pretty=True)
     state = model.state_dict()
-    for cls, name in ((TicketClassifier, "model.pt"), (Scores, "scores.pt"), (Raises, "raises.pt")):
+    for cls, name in ((TicketClassifier, "model.pt"), (Scores, "scores.pt"), (Pair, "tuple.pt"), (Raises, "raises.pt")):
         m = cls(tok.get_vocab_size())
         m.load_state_dict(state)
         m.eval()
