@@ -300,8 +300,6 @@ static int pins_read(const init_args *a, pins *p, px_error *err)
     return 0;
 }
 
-/* The head comment, the contract and the two environments every first
- * fixture starts with. */
 /* The contract's inputs: those of input_ids, attention_mask and
  * token_type_ids the forward takes, in its order (a flow list, or "" when
  * its names are not known or are its own: parity then sends input_ids and
@@ -319,6 +317,8 @@ static void write_inputs(FILE *f, const px_describe *d)
         fprintf(f, "]   # read from the model's forward: sent by name\n");
 }
 
+/* The head comment, the contract and the two environments every first
+ * fixture starts with; d is what the model's executor said of it. */
 static void write_contract(FILE *f, const init_args *a, const pins *p, const char *flow, const px_describe *d)
 {
     /* parity-torch loads TorchScript only: a directory needs the Python
@@ -333,9 +333,8 @@ static void write_contract(FILE *f, const init_args *a, const pins *p, const cha
                "  model:\n    path: ");
     emit_yaml_string(f, p->model);
     /* A directory is a Transformers model (save_pretrained's), each file
-     * pinned. No inputs: list: parity passes those of input_ids,
-     * attention_mask and token_type_ids that the forward's signature takes,
-     * by name. */
+     * pinned. The inputs are those the forward's signature names (DESCRIBE),
+     * for either kind of model. */
     if (p->files)
         fprintf(f, "\n    format: transformers\n    files:   # every file of the directory (sha256sum)\n%s", p->files);
     else
