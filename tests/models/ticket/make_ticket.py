@@ -25,6 +25,7 @@ OUT_DIR (default: beside this file):
     raises.pt       the same signature; every forward raises "planted
                     failure: this ticket model always raises"
     texts.txt       eleven tickets, one per line; the last over 128 tokens
+    SHA256SUMS      every file's sha256 (sha256sum -c SHA256SUMS)
 
 Trained briefly (a few hundred synthetic tickets, fixed seeds, one thread,
 deterministic algorithms) so that each text's label wins by a margin that
@@ -34,7 +35,7 @@ libtorch as well as torch 2. Prints each file's sha256.
 """
 
 import hashlib
-import json
+import io
 import os
 import random
 import sys
@@ -240,7 +241,6 @@ def batch(tok, texts):
 
 def save(module, path):
     scripted = torch.jit.script(module)
-    import io
     buf = io.BytesIO()
     torch.jit.save(scripted, buf)
     data = canonical_torchscript(buf.getvalue())
@@ -289,10 +289,15 @@ def main():
         save(m, os.path.join(out, name))
     with open(os.path.join(out, "texts.txt"), "w") as f:
         f.write("\n".join(TEXTS) + "\n")
-    for name in ("tokenizer.json", "texts.txt"):
+    # The pins, as sha256sum writes them (sha256sum -c SHA256SUMS checks a
+    # rebuild: the same bytes, torch and tokenizers alike).
+    sums = []
+    for name in ("model.pt", "raises.pt", "scores.pt", "texts.txt", "tokenizer.json", "tuple.pt"):
         with open(os.path.join(out, name), "rb") as f:
-            print("%s  %s" % (hashlib.sha256(f.read()).hexdigest(), name))
-    json.dumps(LABELS)
+            sums.append("%s  %s\n" % (hashlib.sha256(f.read()).hexdigest(), name))
+    with open(os.path.join(out, "SHA256SUMS"), "w") as f:
+        f.writelines(sums)
+    print("".join(sums), end="")
 
 
 if __name__ == "__main__":
