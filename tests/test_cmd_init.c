@@ -413,3 +413,35 @@ Test(init, output_as_a_tuple_index, .timeout = 180)
     cr_expect_eq(n, 20, "ten examples in each executor name the tuple's length, not %zu:\n%s", n, res);
     free(res), free(text), free(py), free(one), free(two), free(fx), free(dir);
 }
+
+/* An executor that cannot describe the model here: without --propose a
+ * one-line warning and the defaults (the model may run elsewhere); with
+ * --propose (the reference cannot run here either) exit 3, nothing left. */
+Test(init, a_model_not_described_here_keeps_the_defaults_or_fails_propose, .timeout = 60)
+{
+    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir);
+    snprintf(target, sizeof target, "%s/new", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "init", target, "--model", TICKET "model.pt", "--tokenizer",
+                                           TICKET "tokenizer.json", "--labels", TICKET_LABELS, "--executor",
+                                           "/nonexistent/parity-torch", "--propose", NULL});
+    cr_expect_eq(r.status, 3, "%s", r.err);
+    cr_expect(strstr(r.err, "cannot read what the model takes (/nonexistent/parity-torch: cannot start the executor"),
+              "%s", r.err);
+    tl_free(&r);
+    cr_expect_neq(access(target, F_OK), 0, "%s is left behind", target);
+    r = tl_run((const char *[]){"parity", "init", target, "--model", TICKET "model.pt", "--tokenizer",
+                                TICKET "tokenizer.json", "--labels", TICKET_LABELS, "--executor",
+                                "/nonexistent/parity-torch", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "parity init: warning: ") && strstr(r.err, "left at their defaults") &&
+                  tl_lines(r.err) == 1,
+              "%s", r.err);
+    tl_free(&r);
+    px_error err = {0};
+    px_fixture *f = fixture_load(fx, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect(f->inputs_auto, "no inputs: list");
+    cr_expect_eq(f->max_tokens, 512);
+    fixture_free(f);
+    free(fx), free(dir);
+}

@@ -442,6 +442,14 @@ static int fixture_text(const init_args *a, const px_describe *d, const proposal
     return 0;
 }
 
+/* The text loads as a fixture at path (nothing written). */
+static int parse_check(const char *path, const char *text, size_t len, px_error *err)
+{
+    px_fixture *check = fixture_parse(path, text, len, err);
+    fixture_free(check);
+    return check ? 0 : -1;
+}
+
 /* What was written must load: a fixture init makes is never broken. */
 static int write_checked(const char *path, const char *text, size_t len, px_error *err)
 {
@@ -549,7 +557,11 @@ static proposal *propose(const init_args *a, const char *draft, const char *resu
 }
 
 /* What init learns of the model from its executor: a file is TorchScript
- * (parity-torch), a directory a Transformers model (the Python executor). */
+ * (parity-torch), a directory a Transformers model (the Python executor).
+ * An executor that cannot describe it here fails init with --propose (the
+ * reference cannot run here either); without, it is a warning and the
+ * fixture keeps the defaults (no inputs: list, max_tokens 512, commented),
+ * for a model that runs on another machine. */
 static int describe(const init_args *a, px_describe *d, px_error *err)
 {
     struct stat st;
@@ -563,9 +575,20 @@ static int describe(const init_args *a, px_describe *d, px_error *err)
         char said[900];
         px_error_format(err, said, sizeof said);
         px_error e = {0};
+        if (err->reason == PX_ERR_NO_MEMORY)
+            return -1;
         px_error_set(&e, PX_ERR_ENV, a->model, 0, 0, "cannot read what the model takes (%s)", said);
-        *err = e;
-        return -1;
+        if (a->propose) {
+            *err = e;
+            return -1;
+        }
+        px_error_format(&e, said, sizeof said);
+        fprintf(stderr, "parity init: warning: %s; contract.model.inputs and max_tokens are left at their defaults: "
+                        "check them\n", said);
+        *err = (px_error){0};
+        memset(d, 0, sizeof *d);
+        d->max_positions = d->head = -1;
+        return 0;
     }
     /* The labels name the head's outputs, one each. */
     size_t n_labels = 1;
@@ -628,8 +651,13 @@ int cmd_init(int argc, char **argv)
         size_t len = 0;
         proposal *props = NULL;
         size_t n_props = 0;
-        px_describe d = {0};
-        int failed = describe(&a, &d, &err) || fixture_text(&a, &d, NULL, &text, &len, &err);
+        px_describe d = {0}, blank = {.max_positions = -1, .head = -1};
+        /* What the files say is checked first (the tokenizer, the labels,
+         * the texts), then what the model says. */
+        int failed = fixture_text(&a, &blank, NULL, &text, &len, &err) || parse_check(path, text, len, &err);
+        free(text);
+        text = NULL;
+        failed = failed || describe(&a, &d, &err) || fixture_text(&a, &d, NULL, &text, &len, &err);
         if (!failed && a.propose) {
             draft = malloc(strlen(a.dir) + 64), results = malloc(strlen(a.dir) + 64);
             sprintf(draft, "%s/.parity-init-draft.yaml", a.dir);
