@@ -331,6 +331,20 @@ Test(init, output_names_the_dict_key_and_a_missing_key_names_the_keys, .timeout 
     cr_assert(p && fscanf(p, "%d", &n) == 1);
     pclose(p);
     cr_expect_eq(n, 20, "ten examples in each executor name the keys, not %d", n);
+    /* No output: at all: a dict without 'logits' names its keys too. */
+    char *none = tl_replace_all(py, "    output: logits\n", "");
+    tl_write(fx, none);
+    unlink(out);
+    r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, "--python", tl_python(), NULL});
+    tl_free(&r);
+    snprintf(cmd, sizeof cmd, "grep -c \"model returned a dict with keys scores, hidden: name one in "
+                              "contract.model.output\" '%s'", out);
+    p = popen(cmd, "r");
+    n = 0;
+    cr_assert(p && fscanf(p, "%d", &n) == 1);
+    pclose(p);
+    cr_expect_eq(n, 20, "without output:, ten examples in each executor name the keys, not %d", n);
+    free(none);
     /* output: scores: met in both. */
     char *scores = tl_replace_all(py, "    output: logits\n", "    output: scores\n");
     tl_write(fx, scores);
