@@ -123,9 +123,10 @@ Test(init, bad_input_is_one_line_and_nothing_written)
                              NULL},
             "no-such.pt");
     refused((const char *[]){"parity", "init", target, "--model", MODEL, "--labels", "a", NULL}, "--vocab");
-    refused((const char *[]){"parity", "init", target, "--model", MODEL, "--vocab", VOCAB, "--labels", "a,a", NULL},
+    refused((const char *[]){"parity", "init", target, "--model", MODEL, "--vocab", VOCAB, "--labels", "a,a,b,c,d",
+                             NULL},
             "twice");
-    refused((const char *[]){"parity", "init", target, "--model", MODEL, "--vocab", VOCAB, "--labels", "a",
+    refused((const char *[]){"parity", "init", target, "--model", MODEL, "--vocab", VOCAB, "--labels", LABELS,
                              "--texts", texts, NULL},
             ":2:5: not UTF-8");
     cr_expect_neq(access(fx, F_OK), 0, "nothing written");
@@ -185,5 +186,276 @@ Test(init, propose_writes_the_reference_answers_as_proposals, .timeout = 180)
     cr_expect(!strstr(r.out, "example 'normal' still carries"), "%s", r.out);
     cr_expect(strstr(r.out, "example 'short' still carries"), "%s", r.out);
     tl_free(&r);
+    free(fx), free(dir);
+}
+
+/* Issue 27: a new user's own model (tests/models/ticket: three inputs, a
+ * dict output, a tokenizer.json from the tokenizers library, 128
+ * positions, four labels). */
+#define TICKET "tests/models/ticket/"
+#define TICKET_LABELS "billing,bug,account,feature"
+
+static cmd_result init_ticket(const char *target, const char *model, const char *labels, int propose)
+{
+    return tl_run((const char *[]){"parity", "init", target, "--model", model, "--tokenizer", TICKET "tokenizer.json",
+                                   "--labels", labels, "--texts", TICKET "texts.txt", propose ? "--propose" : NULL,
+                                   NULL});
+}
+
+/* init reads what the model takes: the inputs its forward names, max_tokens
+ * within its 128 positions; the paths are relative to the fixture. */
+Test(init, reads_the_models_inputs_and_positions_and_writes_relative_paths, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir);
+    snprintf(target, sizeof target, "%s/new", dir);
+    cmd_result r = init_ticket(target, TICKET "model.pt", TICKET_LABELS, 0);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    px_error err = {0};
+    px_fixture *f = fixture_load(fx, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_assert_eq(f->n_inputs, 3, "the forward takes three inputs");
+    cr_expect_eq(f->inputs_auto, 0, "written, not left to the default");
+    cr_expect_str_eq(f->inputs[0], "input_ids");
+    cr_expect_str_eq(f->inputs[1], "attention_mask");
+    cr_expect_str_eq(f->inputs[2], "token_type_ids");
+    cr_expect(f->max_tokens >= 1 && f->max_tokens <= 128, "max_tokens %zu > the model's 128 positions", f->max_tokens);
+    fixture_free(f);
+    char *text = tl_slurp(fx);
+    cr_expect(strstr(text, "path: \"../"), "the model's path is relative to the fixture:\n%s", text);
+    cr_expect(strstr(text, "file: \"../"), "the tokenizer's path is relative to the fixture:\n%s", text);
+    cr_expect(!strstr(text, ": \"/"), "no absolute path:\n%s", text);
+    free(text), free(fx), free(dir);
+}
+
+/* --propose on the ticket model: a label for every example but the
+ * over-long one, rejected; the draft then runs and is met, in the reference
+ * and in the bfloat16 twin. */
+Test(init, propose_on_a_three_input_dict_model_proposes_every_example, .timeout = 180)
+{
+    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir), out[300];
+    snprintf(target, sizeof target, "%s/new", dir);
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    cmd_result r = init_ticket(target, TICKET "model.pt", TICKET_LABELS, 1);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.err, "no proposal"), "%s", r.err);
+    tl_free(&r);
+    px_error err = {0};
+    px_fixture *f = fixture_load(fx, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_assert_eq(f->n_examples, 11);
+    for (size_t k = 0; k < 10; k++)
+        cr_expect_eq(f->examples[k].expect.kind, PX_EXPECT_LABEL, "%s has no proposed label", f->examples[k].id);
+    cr_expect_eq(f->examples[10].expect.kind, PX_EXPECT_REJECTED, "the over-long ticket is rejected");
+    fixture_free(f);
+    r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", out, NULL});
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "contract met"), "%s", r.out);
+    cr_expect(strstr(r.out, "169 tokens > max_tokens 128"), "%s", r.out);
+    tl_free(&r);
+    free(fx), free(dir);
+}
+
+/* A model whose every forward raises: --propose names each example and its
+ * reason, fails (exit 3) and leaves nothing behind. */
+Test(init, propose_with_every_forward_raising_fails_naming_each_example, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), target[300];
+    snprintf(target, sizeof target, "%s/new", dir);
+    cmd_result r = init_ticket(target, TICKET "raises.pt", TICKET_LABELS, 1);
+    cr_expect_eq(r.status, 3, "%s", r.err);
+    cr_expect(strstr(r.err, "example-1: no proposal: exception: "), "%s", r.err);
+    cr_expect(strstr(r.err, "example-10: no proposal: exception: "), "%s", r.err);
+    cr_expect(strstr(r.err, "planted failure: this ticket model always raises\n"), "%s", r.err);
+    cr_expect(strstr(r.err, "gave a label to none of the 11 examples"), "%s", r.err);
+    cr_expect(!strstr(r.err, "example-11: no proposal"), "the rejected one is no failure: %s", r.err);
+    tl_free(&r);
+    cr_expect_neq(access(target, F_OK), 0, "%s is left behind", target);
+    free(dir);
+}
+
+/* Nothing left behind: a --texts file that is not there, a model that is
+ * not there, labels that do not match the model's head. */
+Test(init, a_failed_init_leaves_no_directory, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), target[300], missing[300];
+    snprintf(target, sizeof target, "%s/new", dir);
+    snprintf(missing, sizeof missing, "%s/no-texts.txt", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "init", target, "--model", TICKET "model.pt", "--tokenizer",
+                                           TICKET "tokenizer.json", "--labels", TICKET_LABELS, "--texts", missing,
+                                           NULL});
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "no-texts.txt: cannot open"), "%s", r.err);
+    tl_free(&r);
+    cr_expect_neq(access(target, F_OK), 0, "missing --texts: %s is left behind", target);
+    r = tl_run((const char *[]){"parity", "init", target, "--model", "no-such.pt", "--tokenizer",
+                                TICKET "tokenizer.json", "--labels", TICKET_LABELS, NULL});
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    tl_free(&r);
+    cr_expect_neq(access(target, F_OK), 0, "missing --model: %s is left behind", target);
+    /* The head has four outputs: three labels are refused, in words. */
+    r = init_ticket(target, TICKET "model.pt", "billing,bug,account", 0);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "--labels names 3 labels, but the model's head gives 4 outputs"), "%s", r.err);
+    tl_free(&r);
+    cr_expect_neq(access(target, F_OK), 0, "labels refused: %s is left behind", target);
+    free(dir);
+}
+
+/* contract.model.output: the dict key the logits are, honoured by both
+ * executors; a dict without it is named by its keys. */
+Test(init, output_names_the_dict_key_and_a_missing_key_names_the_keys, .timeout = 180)
+{
+    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir), out[300], cmd[600];
+    snprintf(target, sizeof target, "%s/new", dir);
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    cmd_result r = init_ticket(target, TICKET "scores.pt", TICKET_LABELS, 0);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    /* The twin on the Python executor: both executors read output:. */
+    char *text = tl_slurp(fx), *py = tl_replace_all(text, "    role: twin\n", "    role: twin\n    executor: python\n");
+    tl_write(fx, py);
+    /* output: logits (init's), and the model gives scores and hidden. */
+    r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, "--python", tl_python(), NULL});
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", out, NULL});
+    cr_expect_neq(r.status, 0, "%s", r.out);
+    tl_free(&r);
+    snprintf(cmd, sizeof cmd, "grep -c \"model returned a dict with keys scores, hidden, not 'logits': name one in "
+                              "contract.model.output\" '%s'", out);
+    FILE *p = popen(cmd, "r");
+    int n = 0;
+    cr_assert(p && fscanf(p, "%d", &n) == 1);
+    pclose(p);
+    cr_expect_eq(n, 20, "ten examples in each executor name the keys, not %d", n);
+    /* No output: at all: a dict without 'logits' names its keys too. */
+    char *none = tl_replace_all(py, "    output: logits\n", "");
+    tl_write(fx, none);
+    unlink(out);
+    r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, "--python", tl_python(), NULL});
+    tl_free(&r);
+    snprintf(cmd, sizeof cmd, "grep -c \"model returned a dict with keys scores, hidden: name one in "
+                              "contract.model.output\" '%s'", out);
+    p = popen(cmd, "r");
+    n = 0;
+    cr_assert(p && fscanf(p, "%d", &n) == 1);
+    pclose(p);
+    cr_expect_eq(n, 20, "without output:, ten examples in each executor name the keys, not %d", n);
+    free(none);
+    /* output: scores: met in both. */
+    char *scores = tl_replace_all(py, "    output: logits\n", "    output: scores\n");
+    tl_write(fx, scores);
+    unlink(out);
+    r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, "--python", tl_python(), NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", out, NULL});
+    /* Every example ran in both (the long one is rejected before the model). */
+    const char *first = strstr(r.out, "counts: 10 pass");
+    cr_expect(first && strstr(first + 1, "counts: 10 pass"), "%s", r.out);
+    cr_expect(!strstr(r.out, "exception"), "%s", r.out);
+    tl_free(&r);
+    free(text), free(py), free(scores), free(fx), free(dir);
+}
+
+/* The man page's synopsis of init is --help's (cli.c's usage string). */
+Test(init, the_man_pages_synopsis_is_the_helps)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "init", "--help", NULL});
+    cr_assert_eq(r.status, 0);
+    const char *u = strstr(r.out, "usage: parity ");
+    cr_assert_not_null(u, "%s", r.out);
+    char help[600];
+    snprintf(help, sizeof help, "%.*s", (int)strcspn(u + 7, "\n"), u + 7);
+    tl_free(&r);
+    FILE *p = popen("mandoc -T ascii -O width=400 man/parity.1 | col -b", "r");
+    cr_assert_not_null(p);
+    char line[2048], man[600] = "";
+    int in = 0;
+    while (fgets(line, sizeof line, p)) {
+        if (!strncmp(line, "SYNOPSIS", 8))
+            in = 1;
+        else if (in && line[0] != ' ' && line[0] != '\n')
+            in = 0;
+        const char *s = line + strspn(line, " ");
+        if (in && !strncmp(s, "parity init ", 12)) {
+            snprintf(man, sizeof man, "%.*s", (int)strcspn(s, "\n"), s);
+            while (strlen(man) && man[strlen(man) - 1] == ' ')
+                man[strlen(man) - 1] = '\0';
+        }
+    }
+    pclose(p);
+    cr_expect_str_eq(man, help, "man/parity.1's SYNOPSIS and `parity init --help` differ");
+}
+
+/* contract.model.output as a tuple's index: tuple.pt returns (hidden,
+ * logits); output: 1 is met in both executors, an index past the tuple's
+ * end names its length. */
+Test(init, output_as_a_tuple_index, .timeout = 180)
+{
+    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir), out[300];
+    snprintf(target, sizeof target, "%s/new", dir);
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    cmd_result r = init_ticket(target, TICKET "tuple.pt", TICKET_LABELS, 0);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    char *text = tl_slurp(fx), *py = tl_replace_all(text, "    role: twin\n", "    role: twin\n    executor: python\n");
+    char *one = tl_replace_all(py, "    output: logits\n", "    output: \"1\"\n");
+    tl_write(fx, one);
+    r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, "--python", tl_python(), NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", out, NULL});
+    const char *first = strstr(r.out, "counts: 10 pass");
+    cr_expect(first && strstr(first + 1, "counts: 10 pass"), "%s", r.out);
+    tl_free(&r);
+    char *two = tl_replace_all(py, "    output: logits\n", "    output: \"2\"\n");
+    tl_write(fx, two);
+    unlink(out);
+    r = tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, "--python", tl_python(), NULL});
+    tl_free(&r);
+    char *res = tl_slurp(out);
+    cr_assert_not_null(res);
+    size_t n = 0;
+    for (const char *p = res; (p = strstr(p, "model returned a tuple of 2, and output 2 is out of range: name an index "
+                                             "0..1 in contract.model.output"));
+         p++)
+        n++;
+    cr_expect_eq(n, 20, "ten examples in each executor name the tuple's length, not %zu:\n%s", n, res);
+    free(res), free(text), free(py), free(one), free(two), free(fx), free(dir);
+}
+
+/* An executor that cannot describe the model here: without --propose a
+ * one-line warning and the defaults (the model may run elsewhere); with
+ * --propose (the reference cannot run here either) exit 3, nothing left. */
+Test(init, a_model_not_described_here_keeps_the_defaults_or_fails_propose, .timeout = 60)
+{
+    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir);
+    snprintf(target, sizeof target, "%s/new", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "init", target, "--model", TICKET "model.pt", "--tokenizer",
+                                           TICKET "tokenizer.json", "--labels", TICKET_LABELS, "--executor",
+                                           "/nonexistent/parity-torch", "--propose", NULL});
+    cr_expect_eq(r.status, 3, "%s", r.err);
+    cr_expect(strstr(r.err, "cannot read what the model takes (/nonexistent/parity-torch: cannot start the executor"),
+              "%s", r.err);
+    tl_free(&r);
+    cr_expect_neq(access(target, F_OK), 0, "%s is left behind", target);
+    r = tl_run((const char *[]){"parity", "init", target, "--model", TICKET "model.pt", "--tokenizer",
+                                TICKET "tokenizer.json", "--labels", TICKET_LABELS, "--executor",
+                                "/nonexistent/parity-torch", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "parity init: warning: ") && strstr(r.err, "left at their defaults") &&
+                  tl_lines(r.err) == 1,
+              "%s", r.err);
+    tl_free(&r);
+    px_error err = {0};
+    px_fixture *f = fixture_load(fx, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect(f->inputs_auto, "no inputs: list");
+    cr_expect_eq(f->max_tokens, 512);
+    fixture_free(f);
     free(fx), free(dir);
 }

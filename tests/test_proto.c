@@ -5,6 +5,7 @@
  * closed), and the end is EOF. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "parity/describe.h"
 #include "parity/proto.h"
+#include "parity/runner.h"
 #include "testlib.h"
 
 Test(proto, frame_round_trip_across_partial_reads)
@@ -126,4 +129,60 @@ Test(proto, the_readme_and_the_python_executor_name_the_headers_version)
     unsigned v = (unsigned)strtoul(at + strlen("\nPROTO_VERSION = "), NULL, 10);
     cr_expect_eq(v, PX_PROTO_VERSION, "parity_torch.py speaks %u, include/parity/proto.h %u", v, PX_PROTO_VERSION);
     free(readme), free(py);
+}
+
+/* DESCRIBE (revision 5): both executors say what the ticket model
+ * (tests/models/ticket) takes and gives, without a forward: its three
+ * argument names in order, its dict return, its 128 positions and its
+ * head of 4. parity-torch as $PARITY_TORCH finds it (torch 1.13 or 2), the
+ * Python executor under tl_python(). */
+static void expect_ticket(const px_describe *d, const char *who)
+{
+    cr_assert_eq(d->args_known, 1, "%s", who);
+    cr_assert_eq(d->n_args, 3, "%s: %zu arguments", who, d->n_args);
+    cr_expect_str_eq(d->args[0], "input_ids", "%s", who);
+    cr_expect_str_eq(d->args[1], "attention_mask", "%s", who);
+    cr_expect_str_eq(d->args[2], "token_type_ids", "%s", who);
+    cr_expect(strstr(d->returns, "Dict"), "%s returns '%s'", who, d->returns);
+    cr_expect_eq(d->max_positions, 128, "%s: %ld positions", who, d->max_positions);
+    cr_expect_eq(d->head, 4, "%s: head %ld", who, d->head);
+    cr_expect(describe_takes(d, "token_type_ids") && !describe_takes(d, "position_ids"), "%s", who);
+}
+
+Test(proto, both_executors_describe_the_model, .timeout = 120)
+{
+    px_runner_opts where = {0};
+    runner_locate(&where, NULL, tl_python());
+    char script[PATH_MAX];
+    cr_assert_not_null(realpath("src/executor/parity_torch.py", script));
+    free((char *)where.script);
+    where.script = strdup(script);
+    px_describe d;
+    px_error err = {0};
+    cr_assert_eq(describe_model("tests/models/ticket/model.pt", PX_FORMAT_TORCHSCRIPT, 0, &where, 60, &d, &err), 0,
+                 "parity-torch: %s", err.msg);
+    cr_expect_str_eq(d.executor, "libtorch");
+    expect_ticket(&d, "parity-torch");
+    describe_free(&d);
+    cr_assert_eq(describe_model("tests/models/ticket/model.pt", PX_FORMAT_TORCHSCRIPT, 1, &where, 60, &d, &err), 0,
+                 "parity_torch.py: %s", err.msg);
+    cr_expect_str_eq(d.executor, "python");
+    expect_ticket(&d, "parity_torch.py");
+    describe_free(&d);
+    /* A Transformers directory (torch 2 and transformers): its forward's
+     * names, its config's positions and labels. */
+    if (tl_torch_version()[0] == '2') {
+        cr_assert_eq(describe_model("fixtures/bert-formats/bert", PX_FORMAT_TRANSFORMERS, 1, &where, 120, &d, &err), 0,
+                     "transformers: %s", err.msg);
+        cr_assert(d.args_known && d.n_args >= 3, "transformers");
+        cr_expect_str_eq(d.args[0], "input_ids");
+        cr_expect(describe_takes(&d, "token_type_ids"), "transformers");
+        cr_expect_eq(d.max_positions, 128, "transformers: %ld positions", d.max_positions);
+        cr_expect_eq(d.head, 5, "transformers: head %ld", d.head);
+        describe_free(&d);
+    }
+    /* A model it cannot load: the executor's own words, no description. */
+    cr_expect_eq(describe_model("tests/models/ticket/texts.txt", PX_FORMAT_TORCHSCRIPT, 0, &where, 60, &d, &err), -1);
+    cr_expect(strstr(err.msg, "cannot describe the model"), "%s", err.msg);
+    runner_locate_free(&where);
 }

@@ -6,7 +6,7 @@
  *
  * Transport. The child is started as
  *     parity-torch --model PATH --format F --kind K --device DEV --dtype T
- *                  --threads N [--optional-input NAME]...
+ *                  --threads N [--optional-input NAME]... [--output NAME]
  *                  [--tf32 on|off] [--matmul-precision highest|high|medium]
  *                  [--backend-lib PATH]
  *     PYTHON parity_torch.py (the same options) [--backend-module NAME]...
@@ -57,9 +57,15 @@
  * it; the others go to the forward by name when its signature (a
  * ScriptModule's schema, the Python signature of a module's forward) names
  * every one of them, else in the order sent (a forward with names of its
- * own). The output is the returned tensor, the first element of a returned
- * tuple, the "logits" entry of a returned dict, or a Transformers output's
- * .logits.
+ * own). The output is the returned tensor; else, with --output NAME
+ * (contract.model.output, revision 5), the entry NAME of a returned dict (a
+ * Transformers output is one: its field NAME) or, NAME an integer, the
+ * element NAME of a returned tuple; without --output (and with --output
+ * logits, which a tuple reads as its first element), the "logits" entry of
+ * a dict or the first element of a tuple. A dict without the entry fails
+ * naming the keys it has ("model returned a dict with keys scores, hidden:
+ * name one in contract.model.output"); a tuple index out of range naming
+ * the tuple's length (FAIL(stage forward, exception)).
  *
  * Timing. Every figure an executor reports is read after the device is
  * synchronized: before the clock starts (so that the inputs' upload, still
@@ -85,6 +91,8 @@
  *     child  -> TRAINED | FAIL(stage forward)              one per TRAIN
  *     parent -> GENERATE                                   a generator's example
  *     child  -> GENERATED | FAIL(stage forward)            one per GENERATE
+ *     parent -> DESCRIBE                                   what the model takes
+ *     child  -> DESCRIBED | FAIL(stage forward)            one per DESCRIBE
  *     parent closes stdin                                  child exits 0
  *
  * READY  : u32 protocol (PX_PROTO_VERSION; parity refuses another),
@@ -173,6 +181,24 @@
  *          temperature not > 0, report_top, inputs other than input_ids and
  *          attention_mask [1, T]): FAIL(stage forward, "protocol: ...").
  *          (revision 4: GENERATE and GENERATED are new)
+ * DESCRIBE: no payload. Asks what the loaded model takes and gives, without
+ *          a forward (parity init, src/run/describe.c).
+ * DESCRIBED: u32 args_known (1 when the forward's argument names could be
+ *          read: a ScriptModule's schema, the Python signature of a module's
+ *          forward, a Transformers model's forward), u32 n_args,
+ *          str args[n_args] (in order, self left out; 0 when not known),
+ *          str returns (the declared return type as the schema or the
+ *          annotation writes it, "Dict(str, Tensor)"; "" when none),
+ *          i64 max_positions (the largest number of positions an input may
+ *          have: a Transformers model's config.max_position_embeddings (less
+ *          pad_token_id + 1 for RoBERTa's kin, whose positions start after
+ *          the padding index), else the rows of a 2-D parameter named
+ *          *position_embeddings.weight; -1 when neither is there),
+ *          i64 head (the width of a classifier's head: config.num_labels,
+ *          else the rows of a 2-D parameter named *classifier.weight,
+ *          *classifier.out_proj.weight or *score.weight; -1 when not known,
+ *          and for a generator)
+ *          (revision 5: DESCRIBE, DESCRIBED and --output are new)
  * FAIL   : u32 stage (enum px_stage), u32 kind (enum px_fail_kind, decided
  *          by the executor, which knows its backend's wording: unsupported
  *          for a NotImplementedError, the dispatcher's "Could not run
@@ -240,6 +266,8 @@ enum px_frame_type {
     PX_FRAME_TRAINED = 0x444E5254u, /* "TRND" */
     PX_FRAME_GENERATE = 0x524E4547u,  /* "GENR" */
     PX_FRAME_GENERATED = 0x444E4547u, /* "GEND" */
+    PX_FRAME_DESCRIBE = 0x43534544u,  /* "DESC" */
+    PX_FRAME_DESCRIBED = 0x44435344u, /* "DSCD" */
     /* The fork server's control channel (parity-torch --serve). */
     PX_FRAME_HELLO = 0x4F4C4548u,   /* "HELO" */
     PX_FRAME_SPAWN = 0x4E575053u,   /* "SPWN" */
@@ -253,7 +281,7 @@ enum px_frame_type {
 #define PX_CTL_MAX (64u << 10)  /* a control packet, header included */
 #define PX_CTL_MAX_FDS 3
 
-#define PX_PROTO_VERSION 4u
+#define PX_PROTO_VERSION 5u
 
 enum px_stage {
     PX_STAGE_DEVICE = 1,  /* device string or dtype not usable here */

@@ -124,10 +124,11 @@ const px_command cli_commands[] = {
      "throughput per endpoint; every output the benchmark produces is judged",
      cmd_bench, "env endpoint warmup iters min-time output executor python backend-module compile-backend backend-lib budget "
                 "max-examples quiet"},
-    {"init", "init DIR --model FILE --vocab FILE [--cased] | --tokenizer FILE --labels A,B,... [--texts FILE] [--propose]",
-     "write DIR/fixture.yaml: pinned, loadable, the parts only you can write left for lint to name; never "
-     "overwrites",
-     cmd_init, "model vocab cased tokenizer labels texts propose"},
+    {"init", "init DIR --model FILE|DIR (--vocab FILE [--cased] | --tokenizer FILE) --labels A,B,... [--texts FILE] "
+             "[--propose] [--executor PATH] [--python PATH]",
+     "write DIR/fixture.yaml: pinned, loadable, the model's inputs and positions read from it, the parts only you "
+     "can write left for lint to name; never overwrites, leaves nothing behind when it fails",
+     cmd_init, "model vocab cased tokenizer labels texts propose executor python"},
     {"report", "report FIXTURE [--results FILE]... [--no-run] [-e ENV]... [-f md|html] [-o FILE] [--executor PATH] [--python "
                "PATH] [--backend-module NAME]... [--compile-backend ENV=NAME]... [--backend-lib PATH] [-q]",
      "a report a colleague can read: the task, the environments, the contract, every example, what was not "

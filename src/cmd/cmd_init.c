@@ -1,8 +1,12 @@
-/* parity init DIR --model FILE (--vocab FILE [--cased] | --tokenizer FILE)
- *              --labels A,B,... [--texts FILE]
+/* parity init DIR --model FILE|DIR (--vocab FILE [--cased] | --tokenizer FILE)
+ *              --labels A,B,... [--texts FILE] [--propose]
+ *              [--executor PATH] [--python PATH]
  * writes DIR/fixture.yaml: the first fixture, pinned and loadable, with the
  * parts only a person can write (tolerance why, the examples' expectations
- * and whys) left for lint to name. Never overwrites a fixture. */
+ * and whys) left for lint to name. What the model takes (its inputs, its
+ * positions, its head's width) is asked of its executor (DESCRIBE,
+ * parity/describe.h), never guessed. Never overwrites a fixture; leaves
+ * nothing behind when it fails. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -19,16 +23,18 @@
 #include "parity/self.h"
 #include "parity/atomic.h"
 #include "parity/cli.h"
+#include "parity/describe.h"
 #include "parity/emit.h"
 #include "parity/error.h"
 #include "parity/fixture.h"
 #include "parity/hash.h"
 #include "parity/modeldir.h"
 #include "parity/results.h"
+#include "parity/runner.h"
 #include "parity/utf8.h"
 
 typedef struct init_args {
-    const char *dir, *model, *vocab, *tokenizer, *labels, *texts;
+    const char *dir, *model, *vocab, *tokenizer, *labels, *texts, *executor, *python;
     int cased, propose;
 } init_args;
 
@@ -55,6 +61,8 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
     case PX_OPT_TEXTS: a->texts = v; break;
     case PX_OPT_CASED: a->cased = 1; break;
     case PX_OPT_PROPOSE: a->propose = 1; break;
+    case PX_OPT_EXECUTOR: a->executor = v; break;
+    case PX_OPT_PYTHON: a->python = v; break;
     default: return cli_usage_error(cli_command("init"), "--%s is not an option of init", o->long_name);
     }
     return 0;
@@ -81,8 +89,10 @@ static int parse(int argc, char **argv, init_args *a)
     return CLI_PARSED;
 }
 
-/* path as the fixture in dir will refer to it: relative to dir when both
- * are absolute-resolvable, else absolute. */
+/* path as the fixture in dir will refer to it: relative to dir (with ../
+ * where it is elsewhere; parity-fixture(5) resolves a path from the
+ * fixture's directory), both resolved first; absolute only when dir cannot
+ * be resolved. */
 static char *path_from(const char *dir, const char *path, px_error *err)
 {
     char d[PATH_MAX], p[PATH_MAX];
@@ -92,10 +102,31 @@ static char *path_from(const char *dir, const char *path, px_error *err)
     }
     if (!realpath(dir, d))
         return strdup(p);
-    size_t n = strlen(d);
-    if (!strncmp(p, d, n) && p[n] == '/')
-        return strdup(p + n + 1);
-    return strdup(p);
+    /* The longest common run of whole components. */
+    size_t common = 0;
+    for (size_t i = 0;; i++) {
+        int d_end = d[i] == '\0' || d[i] == '/', p_end = p[i] == '\0' || p[i] == '/';
+        if (d_end && p_end)
+            common = i;
+        if (d[i] != p[i] || !d[i] || !p[i])
+            break;
+    }
+    size_t ups = 0;
+    for (const char *c = d + common; *c; c++)
+        ups += *c == '/';
+    if (!strcmp(d, "/"))
+        ups = 0, common = 0;
+    const char *rest = p + common + (p[common] == '/');
+    char *out = malloc(3 * ups + strlen(rest) + 2);
+    if (!out) {
+        px_error_oom(err, NULL);
+        return NULL;
+    }
+    out[0] = '\0';
+    for (size_t i = 0; i < ups; i++)
+        strcat(out, "../");
+    strcat(out, rest);
+    return out;
 }
 
 static int sha_of(const char *path, char out[PX_SHA256_HEX], px_error *err) { return hash_file(path, out, err); }
@@ -269,9 +300,26 @@ static int pins_read(const init_args *a, pins *p, px_error *err)
     return 0;
 }
 
+/* The contract's inputs: those of input_ids, attention_mask and
+ * token_type_ids the forward takes, in its order (a flow list, or "" when
+ * its names are not known or are its own: parity then sends input_ids and
+ * attention_mask in that order, and token_type_ids where the forward takes
+ * it). */
+static void write_inputs(FILE *f, const px_describe *d)
+{
+    static const char *const known[] = {"input_ids", "attention_mask", "token_type_ids"};
+    size_t n = 0;
+    for (size_t i = 0; i < d->n_args; i++)
+        for (size_t k = 0; k < 3; k++)
+            if (!strcmp(d->args[i], known[k]))
+                fprintf(f, "%s%s", n++ ? ", " : "    inputs: [", known[k]);
+    if (n)
+        fprintf(f, "]   # read from the model's forward: sent by name\n");
+}
+
 /* The head comment, the contract and the two environments every first
- * fixture starts with. */
-static void write_contract(FILE *f, const init_args *a, const pins *p, const char *flow)
+ * fixture starts with; d is what the model's executor said of it. */
+static void write_contract(FILE *f, const init_args *a, const pins *p, const char *flow, const px_describe *d)
 {
     /* parity-torch loads TorchScript only: a directory needs the Python
      * executor (with torch 2 and transformers: --python or PARITY_PYTHON). */
@@ -285,13 +333,13 @@ static void write_contract(FILE *f, const init_args *a, const pins *p, const cha
                "  model:\n    path: ");
     emit_yaml_string(f, p->model);
     /* A directory is a Transformers model (save_pretrained's), each file
-     * pinned. No inputs: list: parity passes those of input_ids,
-     * attention_mask and token_type_ids that the forward's signature takes,
-     * by name. */
+     * pinned. The inputs are those the forward's signature names (DESCRIBE),
+     * for either kind of model. */
     if (p->files)
         fprintf(f, "\n    format: transformers\n    files:   # every file of the directory (sha256sum)\n%s", p->files);
     else
         fprintf(f, "\n    sha256: \"%s\"\n", p->model_sha);
+    write_inputs(f, d);
     fprintf(f, "    output: logits\n"
                "  input:\n    clean:   # keep the rules your task needs, remove the others\n"
                "      - {pattern: '\\s+', replace: ' ', why: collapse white space and line breaks from copy-paste}\n"
@@ -306,8 +354,17 @@ static void write_contract(FILE *f, const init_args *a, const pins *p, const cha
         emit_yaml_string(f, p->tok);
         fprintf(f, "\n      sha256: \"%s\"\n", p->tok_sha);
     }
-    fprintf(f, "    max_tokens: 512   # what the model takes, [CLS] and [SEP] included; longer is rejected, never cut\n"
-               "    empty: reject\n"
+    /* The model's positions are what an input may hold, the tokenizer's
+     * [CLS] and [SEP] included (max_tokens counts them): a longer text is
+     * rejected, never cut, and never reaches the model's position table. */
+    if (d->max_positions > 0)
+        fprintf(f, "    max_tokens: %ld   # the model's %ld positions, [CLS] and [SEP] included; longer is rejected, "
+                   "never cut\n",
+                d->max_positions, d->max_positions);
+    else
+        fprintf(f, "    max_tokens: 512   # the model's positions could not be read: set what it takes, [CLS] and "
+                   "[SEP] included; longer is rejected, never cut\n");
+    fprintf(f, "    empty: reject\n"
                "  labels: %s   # logits[i] means labels[i]\n"
                "  compare:\n"
                "    logits:\n"
@@ -351,7 +408,8 @@ static void write_examples(FILE *f, char **texts, size_t n_texts, const char *fl
 
 /* The fixture's text (malloc'd in *out), with the reference's proposals
  * when props is not NULL (one per example, in order). */
-static int fixture_text(const init_args *a, const proposal *props, char **out, size_t *out_len, px_error *err)
+static int fixture_text(const init_args *a, const px_describe *d, const proposal *props, char **out, size_t *out_len,
+                        px_error *err)
 {
     pins p;
     if (pins_read(a, &p, err))
@@ -370,7 +428,7 @@ static int fixture_text(const init_args *a, const proposal *props, char **out, s
     gmtime_r(&t, &tm);
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
     FILE *f = open_memstream(&text, &len);
-    write_contract(f, a, &p, flow);
+    write_contract(f, a, &p, flow, d);
     write_examples(f, texts, n_texts, flow, props, now);
     for (size_t i = 0; i < n_texts; i++)
         free(texts[i]);
@@ -384,6 +442,14 @@ static int fixture_text(const init_args *a, const proposal *props, char **out, s
     return 0;
 }
 
+/* The text loads as a fixture at path (nothing written). */
+static int parse_check(const char *path, const char *text, size_t len, px_error *err)
+{
+    px_fixture *check = fixture_parse(path, text, len, err);
+    fixture_free(check);
+    return check ? 0 : -1;
+}
+
 /* What was written must load: a fixture init makes is never broken. */
 static int write_checked(const char *path, const char *text, size_t len, px_error *err)
 {
@@ -393,8 +459,35 @@ static int write_checked(const char *path, const char *text, size_t len, px_erro
     return rc;
 }
 
+/* The last non-empty line of a detail (a traceback's is its error), cut
+ * to one line of at most 200 bytes (malloc'd). */
+static char *one_line(const char *detail)
+{
+    if (!detail || !*detail)
+        return strdup("no output");
+    size_t end = strlen(detail);
+    for (;;) {
+        while (end > 0 && (detail[end - 1] == '\n' || detail[end - 1] == '\r' || detail[end - 1] == ' '))
+            end--;
+        size_t start = end;
+        while (start > 0 && detail[start - 1] != '\n')
+            start--;
+        while (start < end && detail[start] == ' ')
+            start++;
+        if (start < end || end == 0) {
+            size_t n = end - start > 200 ? 200 : end - start;
+            while (n < end - start && n > 0 && ((unsigned char)detail[start + n] & 0xC0) == 0x80)
+                n--; /* never half a character */
+            return strndup(detail + start, n);
+        }
+    }
+}
+
 /* --propose: run the reference on a draft beside the fixture (parity run,
- * this very program) and read what it decided for each example. */
+ * this very program) and read what it decided for each example. Every
+ * example it could not propose is named on stderr with its one-line reason;
+ * no label proposed at all (every forward raised: rejections are the
+ * tokenizer's) is a failure (PX_ERR_ENV: exit 3). */
 static proposal *propose(const init_args *a, const char *draft, const char *results, size_t *n_out, px_error *err)
 {
     char self[PATH_MAX];
@@ -407,11 +500,22 @@ static proposal *propose(const init_args *a, const char *draft, const char *resu
         int null = open("/dev/null", O_WRONLY);
         if (null >= 0)
             dup2(null, 1);
-        execl(self, self, "run", draft, "-e", "reference", "-q", "-o", results, (char *)NULL);
+        const char *argv[16];
+        int n = 0;
+        argv[n++] = self, argv[n++] = "run", argv[n++] = draft, argv[n++] = "-e", argv[n++] = "reference";
+        argv[n++] = "-q", argv[n++] = "-o", argv[n++] = results;
+        if (a->executor)
+            argv[n++] = "--executor", argv[n++] = a->executor;
+        if (a->python)
+            argv[n++] = "--python", argv[n++] = a->python;
+        argv[n] = NULL;
+        execv(self, (char *const *)argv);
         _exit(127);
     }
     int st = 0;
-    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    /* A run whose every example raised exits non-zero and still writes its
+     * results: they say why, example by example. */
+    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || access(results, R_OK)) {
         px_error_set(err, PX_ERR_ENV, a->dir, 0, 0,
                      "--propose: the reference run failed (its message is above); nothing written");
         return NULL;
@@ -420,29 +524,97 @@ static proposal *propose(const init_args *a, const char *draft, const char *resu
     px_results *r = f ? results_load(results, f, err) : NULL;
     *n_out = f ? f->n_examples : 0;
     proposal *p = r ? calloc(*n_out ? *n_out : 1, sizeof *p) : NULL;
-    size_t unanswered = 0, first = 0;
+    size_t proposed = 0;
     for (size_t k = 0; p && r->n_envs && k < *n_out; k++) {
         const px_env_result *e = &r->envs[0];
         const px_example_result *x = &e->ex[k];
         const char *l = results_label(e, x);
         p[k].rejected = x->status == PX_ST_REJECTED;
         p[k].label = l ? strdup(l) : NULL; /* copied: the results go before the text is made */
-        if (!l && !p[k].rejected && !unanswered++)
-            first = k;
+        proposed += l != NULL; /* a rejection is the tokenizer's, not the model's answer */
+        if (l || p[k].rejected)
+            continue;
+        /* Never silent: an example the reference gave no label keeps its
+         * placeholder, and the user hears which and why. */
+        char *why = one_line(x->detail);
+        fprintf(stderr, "parity init: --propose: %s: no proposal: %s: %s\n", f->examples[k].id,
+                status_name(x->status), why ? why : "");
+        free(why);
     }
-    /* Never silent: an example the reference gave no label keeps its
-     * placeholder, and the user hears why. */
-    if (p && unanswered)
-        fprintf(stderr,
-                "parity init: --propose: the reference gave no label for %zu of %zu examples (first '%s': %s): "
-                "they keep the placeholder expectation\n",
-                unanswered, *n_out, f->examples[first].id,
-                r->envs[0].ex[first].detail ? r->envs[0].ex[first].detail : "no output");
     if (r && !p)
         px_error_oom(err, NULL);
+    else if (p && !proposed) {
+        px_error_set(err, PX_ERR_ENV, a->dir, 0, 0,
+                     "--propose: the reference gave a label to none of the %zu example%s (each it could not is named "
+                     "above with its reason); nothing written",
+                     *n_out, *n_out == 1 ? "" : "s");
+        free(p);
+        p = NULL;
+    }
     results_free(r);
     fixture_free(f);
     return p;
+}
+
+/* What init learns of the model from its executor: a file is TorchScript
+ * (parity-torch), a directory a Transformers model (the Python executor).
+ * An executor that cannot describe it here fails init with --propose (the
+ * reference cannot run here either); without, it is a warning and the
+ * fixture keeps the defaults (no inputs: list, max_tokens 512, commented),
+ * for a model that runs on another machine. */
+static int describe(const init_args *a, px_describe *d, px_error *err)
+{
+    struct stat st;
+    int dir = !stat(a->model, &st) && S_ISDIR(st.st_mode);
+    px_runner_opts where = {0};
+    runner_locate(&where, a->executor, a->python);
+    int rc = describe_model(a->model, dir ? PX_FORMAT_TRANSFORMERS : PX_FORMAT_TORCHSCRIPT, dir, &where, 0, d, err);
+    runner_locate_free(&where);
+    if (rc) {
+        /* The executor's words, and what init was doing. */
+        char said[900];
+        px_error_format(err, said, sizeof said);
+        px_error e = {0};
+        if (err->reason == PX_ERR_NO_MEMORY)
+            return -1;
+        px_error_set(&e, PX_ERR_ENV, a->model, 0, 0, "cannot read what the model takes (%s)", said);
+        if (a->propose) {
+            *err = e;
+            return -1;
+        }
+        px_error_format(&e, said, sizeof said);
+        fprintf(stderr, "parity init: warning: %s; contract.model.inputs and max_tokens are left at their defaults: "
+                        "check them\n", said);
+        *err = (px_error){0};
+        memset(d, 0, sizeof *d);
+        d->max_positions = d->head = -1;
+        return 0;
+    }
+    /* The labels name the head's outputs, one each. */
+    size_t n_labels = 1;
+    for (const char *c = a->labels; *c; c++)
+        n_labels += *c == ',';
+    if (d->head > 0 && (size_t)d->head != n_labels) {
+        px_error_set(err, PX_ERR_MISMATCH, a->model, 0, 0,
+                     "--labels names %zu label%s, but the model's head gives %ld outputs: name one label per output, "
+                     "in order",
+                     n_labels, n_labels == 1 ? "" : "s", d->head);
+        describe_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+/* Removes what init made under dir (the draft, its results) and dir itself
+ * when init made it: a failed init leaves nothing behind. */
+static void clean_up(const char *dir, int made, const char *draft, const char *results)
+{
+    if (draft)
+        unlink(draft);
+    if (results)
+        unlink(results);
+    if (made)
+        rmdir(dir);
 }
 
 int cmd_init(int argc, char **argv)
@@ -452,6 +624,16 @@ int cmd_init(int argc, char **argv)
     if (parsed != CLI_PARSED)
         return parsed;
     px_error err = {0};
+    /* What can fail before anything is made, fails first. */
+    struct stat st;
+    if (stat(a.model, &st)) {
+        px_error_set(&err, PX_ERR_NOT_FOUND, a.model, 0, 0, "cannot read: %s", strerror(errno));
+        return cli_error(&err);
+    }
+    if (a.texts && stat(a.texts, &st)) {
+        px_error_set(&err, PX_ERR_NOT_FOUND, a.texts, 0, 0, "cannot open: %s", strerror(errno));
+        return cli_error(&err);
+    }
     int made = mkdir(a.dir, 0777) == 0;
     if (!made && errno != EEXIST) {
         px_error_set(&err, PX_ERR_WRITE, a.dir, 0, 0, "cannot make the directory: %s", strerror(errno));
@@ -469,7 +651,13 @@ int cmd_init(int argc, char **argv)
         size_t len = 0;
         proposal *props = NULL;
         size_t n_props = 0;
-        int failed = fixture_text(&a, NULL, &text, &len, &err);
+        px_describe d = {0}, blank = {.max_positions = -1, .head = -1};
+        /* What the files say is checked first (the tokenizer, the labels,
+         * the texts), then what the model says. */
+        int failed = fixture_text(&a, &blank, NULL, &text, &len, &err) || parse_check(path, text, len, &err);
+        free(text);
+        text = NULL;
+        failed = failed || describe(&a, &d, &err) || fixture_text(&a, &d, NULL, &text, &len, &err);
         if (!failed && a.propose) {
             draft = malloc(strlen(a.dir) + 64), results = malloc(strlen(a.dir) + 64);
             sprintf(draft, "%s/.parity-init-draft.yaml", a.dir);
@@ -477,20 +665,22 @@ int cmd_init(int argc, char **argv)
             failed = write_checked(draft, text, len, &err) || !(props = propose(&a, draft, results, &n_props, &err));
             free(text);
             text = NULL;
-            failed = failed || fixture_text(&a, props, &text, &len, &err);
+            failed = failed || fixture_text(&a, &d, props, &text, &len, &err);
             unlink(draft), unlink(results);
         }
         if (failed || write_checked(path, text, len, &err)) {
             rc = cli_error(&err);
-            if (made) /* nothing left behind: the directory it made is empty */
-                rmdir(a.dir);
+            clean_up(a.dir, made, draft, results);
         }
         else
             printf("%s written: now `parity lint %s` names what is still to write\n", path, path);
         for (size_t k = 0; k < n_props && props; k++)
             free(props[k].label);
         free(text), free(draft), free(results), free(props);
+        describe_free(&d);
     }
+    if (rc && made)
+        rmdir(a.dir);
     free(path);
     return rc;
 }

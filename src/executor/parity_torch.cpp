@@ -48,6 +48,7 @@ struct Options {
     std::string model, device = "cpu", dtype = "float32", tf32, matmul_precision, backend_lib;
     std::string format = "torchscript", kind = "classifier";
     std::vector<std::string> optional_inputs;
+    std::string output;  // --output: a dict's key, or a tuple's index
     int threads = 1;
 };
 
@@ -360,20 +361,97 @@ std::string device_name(const c10::Device &dev)
     return dev.str();
 }
 
+// --output (proto.h, Model handling): "" when not given.
+std::string output_name;
+
+bool is_index(const std::string &s)
+{
+    size_t i = s.size() > 1 && s[0] == '-' ? 1 : 0;
+    return i < s.size() && s.find_first_not_of("0123456789", i) == std::string::npos;
+}
+
+// The output of the forward's value v: v itself when a tensor; else
+// --output's entry of a dict ("logits" when not given), or the --output'th
+// element of a tuple (a name: the first). Hugging Face models traced with
+// torchscript=True return a tuple.
 torch::Tensor output_tensor(const c10::IValue &v)
 {
+    const std::string &name = output_name;
     if (v.isTensor())
         return v.toTensor();
-    // Hugging Face models traced with torchscript=True return a tuple.
-    if (v.isTuple() && !v.toTupleRef().elements().empty() &&
-        v.toTupleRef().elements()[0].isTensor())
-        return v.toTupleRef().elements()[0].toTensor();
-    if (v.isGenericDict())
-        for (const auto &kv : v.toGenericDict())
-            if (kv.key().isString() && kv.key().toStringRef() == "logits" &&
-                kv.value().isTensor())
+    if (v.isGenericDict()) {
+        std::string key = name.empty() ? "logits" : name, keys;
+        for (const auto &kv : v.toGenericDict()) {
+            std::string k = kv.key().isString() ? kv.key().toStringRef() : kv.key().tagKind();
+            if (k == key && kv.value().isTensor())
                 return kv.value().toTensor();
-    throw Failure{PX_STAGE_FORWARD, "model returned " + v.tagKind() + ", not a tensor, (logits, ...) or {'logits': ...}"};
+            keys += (keys.empty() ? "" : ", ") + k;
+        }
+        throw Failure{PX_STAGE_FORWARD, "model returned a dict with keys " + (keys.empty() ? "none" : keys) +
+                                            (name.empty() ? "" : ", not '" + name + "'") +
+                                            ": name one in contract.model.output"};
+    }
+    if (v.isTuple() || v.isList()) {
+        std::vector<c10::IValue> el;
+        if (v.isTuple())
+            el.assign(v.toTupleRef().elements().begin(), v.toTupleRef().elements().end());
+        else
+            for (const auto &e : v.toListRef())
+                el.push_back(e);
+        long n = (long)el.size();
+        std::string range = "name an index 0.." + std::to_string(n - 1) + " in contract.model.output";
+        if (!name.empty() && is_index(name)) {
+            long i = std::atol(name.c_str());
+            if (i >= 0 && i < n && el[(size_t)i].isTensor())
+                return el[(size_t)i].toTensor();
+            throw Failure{PX_STAGE_FORWARD, "model returned a tuple of " + std::to_string(n) + ", and output " + name +
+                                                " is " + (i >= 0 && i < n ? "not a tensor" : "out of range") + ": " +
+                                                range};
+        }
+        if ((name.empty() || name == "logits") && n > 0 && el[0].isTensor())
+            return el[0].toTensor();
+        throw Failure{PX_STAGE_FORWARD, "model returned a tuple of " + std::to_string(n) +
+                                            (name.empty() ? "" : ", not a dict") + ": " + range};
+    }
+    throw Failure{PX_STAGE_FORWARD, "model returned " + v.tagKind() + ", not a tensor, a tuple or a dict"};
+}
+
+bool ends_with(const std::string &s, const std::string &end)
+{
+    return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+}
+
+// DESCRIBED (proto.h): the forward's argument names and return type from its
+// schema; the largest position and the head's width from parameter names.
+void describe(torch::jit::script::Module &m, const std::string &kind)
+{
+    const auto &schema = m.get_method("forward").function().getSchema();
+    px_buf b{};
+    proto_begin(&b, PX_FRAME_DESCRIBED);
+    buf_put_u32(&b, 1);
+    const auto &args = schema.arguments();
+    buf_put_u32(&b, args.empty() ? 0 : (uint32_t)(args.size() - 1));
+    for (size_t i = 1; i < args.size(); i++)
+        buf_put_str(&b, args[i].name().c_str());
+    std::string returns;
+    for (const auto &r : schema.returns())
+        returns += (returns.empty() ? "" : ", ") + r.type()->str();
+    buf_put_str(&b, returns.c_str());
+    int64_t positions = -1, head = -1;
+    for (const auto &p : m.named_parameters(true)) {
+        if (p.value.dim() != 2)
+            continue;
+        if (positions < 0 && ends_with(p.name, "position_embeddings.weight"))
+            positions = p.value.size(0);
+        if (head < 0 && kind == "classifier" &&
+            (ends_with(p.name, "classifier.out_proj.weight") || ends_with(p.name, "classifier.weight") ||
+             ends_with(p.name, "score.weight")))
+            head = p.value.size(0);
+    }
+    buf_put_i64(&b, positions);
+    buf_put_i64(&b, head);
+    send(b);
+    buf_free(&b);
 }
 
 // A RUN frame's inputs (and TRAIN's batch), each with its name.
@@ -740,6 +818,7 @@ int parse_args(int argc, char **argv, Options &o)
         else if (a == "--format") o.format = v;
         else if (a == "--kind") o.kind = v;
         else if (a == "--optional-input") o.optional_inputs.push_back(v);
+        else if (a == "--output") o.output = v;
         else if (a == "--threads") o.threads = std::atoi(v.c_str());
         else return -1;
     }
@@ -769,7 +848,7 @@ void send_ready(const Options &o, const c10::Device &dev, c10::ScalarType dtype,
 }
 
 // Every request until parity closes stdin, each answered (a failure as FAIL).
-void answer_frames(torch::jit::script::Module &module, const c10::Device &dev)
+void answer_frames(torch::jit::script::Module &module, const c10::Device &dev, const std::string &kind)
 {
     px_buf b{};
     uint32_t type;
@@ -780,6 +859,10 @@ void answer_frames(torch::jit::script::Module &module, const c10::Device &dev)
         }
         if (type == PX_FRAME_GENERATE) {
             guarded(PX_STAGE_FORWARD, [&] { generate_one(module, dev, b); });
+            continue;
+        }
+        if (type == PX_FRAME_DESCRIBE) {
+            guarded(PX_STAGE_FORWARD, [&] { describe(module, kind); });
             continue;
         }
         if (type != PX_FRAME_RUN) {
@@ -797,7 +880,7 @@ int executor_main(int argc, char **argv)
     Options o;
     if (parse_args(argc, argv, o)) {
         std::fprintf(stderr, "usage: parity-torch --model PATH [--format torchscript] [--kind classifier|generator] "
-                             "[--optional-input NAME]... [--device D] [--dtype T] "
+                             "[--optional-input NAME]... [--output NAME] [--device D] [--dtype T] "
                              "[--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium] "
                              "[--backend-lib PATH]\n"
                              "       parity-torch --serve   (the fork server: include/parity/proto.h)\n");
@@ -828,6 +911,7 @@ int executor_main(int argc, char **argv)
         choose_sync(dev);
     });
     optional_inputs = o.optional_inputs;
+    output_name = o.output;
     ok = ok && guarded(PX_STAGE_LOAD, [&] {
         if (o.format != "torchscript")
             throw Failure{PX_STAGE_LOAD,
@@ -856,7 +940,7 @@ int executor_main(int argc, char **argv)
     if (!ok)
         return 1;
     send_ready(o, dev, dtype, load_ms);
-    answer_frames(module, dev);
+    answer_frames(module, dev, o.kind);
     return 0;
 }
 

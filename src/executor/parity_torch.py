@@ -12,7 +12,7 @@ bit). Standard library and torch only (and transformers, imported only for
 a Transformers model directory).
 
     PYTHON parity_torch.py --model PATH [--format torchscript|export|transformers]
-        [--kind classifier|generator] [--optional-input NAME]...
+        [--kind classifier|generator] [--optional-input NAME]... [--output NAME]
         [--device D] [--dtype T]
         [--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium]
         [--backend-lib PATH] [--backend-module NAME]...
@@ -23,7 +23,9 @@ default), a torch.export program (.pt2, torch 2) or a Transformers model
 directory (save_pretrained's; the AutoModelFor... class --kind calls for,
 local files and safetensors only, never remote code). Inputs go to the
 forward by name where its signature names them; an --optional-input the
-forward does not take is left out.
+forward does not take is left out. --output names the output: the key of a
+returned dict (a Transformers output's field), or the index into a returned
+tuple when NAME is an integer (output_tensor).
 
 --backend-module NAME is imported before the device is opened (repeatable);
 --compile-backend wraps the loaded model in torch.compile (torch 2; see
@@ -52,7 +54,7 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.a
 # include/parity/proto.h's and generate.h's constants (PX_NAME there), copied
 # because this script stands alone; tests/proto_consts.py (make check)
 # proves every one equal and fails on one missing.
-PROTO_VERSION = 4
+PROTO_VERSION = 5
 FRAME_READY = 0x59444552
 FRAME_RUN = 0x204E5552
 FRAME_OUTPUT = 0x2054554F
@@ -61,6 +63,8 @@ FRAME_TRAIN = 0x4E495254
 FRAME_TRAINED = 0x444E5254
 FRAME_GENERATE = 0x524E4547
 FRAME_GENERATED = 0x444E4547
+FRAME_DESCRIBE = 0x43534544
+FRAME_DESCRIBED = 0x44435344
 GEN_MAX_NEW = 1024
 GEN_MAX_TOP = 16
 GEN_GREEDY, GEN_SAMPLE = 1, 2
@@ -80,7 +84,7 @@ INFERENCE_MODE_DEVICES = ("cpu", "cuda")
 FORMATS = ("torchscript", "export", "transformers")
 KINDS = ("classifier", "generator")
 USAGE = ("usage: parity_torch.py --model PATH [--format torchscript|export|transformers] "
-         "[--kind classifier|generator] [--optional-input NAME]... [--device D] [--dtype T] [--threads N] "
+         "[--kind classifier|generator] [--optional-input NAME]... [--output NAME] [--device D] [--dtype T] [--threads N] "
          "[--tf32 on|off] [--matmul-precision highest|high|medium] [--backend-lib PATH] "
          "[--backend-module NAME]... [--compile-backend NAME [--compile-mode MODE] "
          "[--compile-dynamic true|false]]")
@@ -326,11 +330,11 @@ class Channel:
 def parse_args(argv):
     opts = {"model": None, "device": "cpu", "dtype": "float32", "threads": 1, "tf32": "",
             "matmul_precision": "", "backend_lib": "", "backend_modules": [], "format": "torchscript",
-            "kind": "classifier", "optional_inputs": [],
+            "kind": "classifier", "optional_inputs": [], "output": "",
             "compile_backend": "", "compile_mode": "default", "compile_dynamic": ""}
     names = {"--model": "model", "--device": "device", "--dtype": "dtype", "--threads": "threads",
              "--tf32": "tf32", "--matmul-precision": "matmul_precision", "--backend-lib": "backend_lib",
-             "--format": "format", "--kind": "kind",
+             "--format": "format", "--kind": "kind", "--output": "output",
              "--compile-backend": "compile_backend", "--compile-mode": "compile_mode",
              "--compile-dynamic": "compile_dynamic"}
     i = 0
@@ -564,6 +568,65 @@ def bind_inputs(names, named, optional):
     return [], dict(sent)
 
 
+def forward_returns(model):
+    """The forward's declared return type, as its schema or annotation
+    writes it ("Dict(str, Tensor)"), or "" when it has none."""
+    schema = getattr(getattr(model, "forward", None), "schema", None)
+    if schema is not None:
+        return ", ".join(str(r.type) for r in schema.returns)
+    try:
+        import inspect
+        ann = inspect.signature(model.forward).return_annotation
+    except (TypeError, ValueError, AttributeError):
+        return ""
+    if ann is inspect.Signature.empty:
+        return ""
+    return ann if isinstance(ann, str) else getattr(ann, "__name__", None) or str(ann)
+
+
+# DESCRIBED's figures read from parameter names (proto.h): the position
+# embedding's rows, the classifier head's width.
+POSITION_SUFFIX = "position_embeddings.weight"
+HEAD_SUFFIXES = ("classifier.out_proj.weight", "classifier.weight", "score.weight")
+# Transformers model types whose positions start after the padding index
+# (RoBERTa's: max_position_embeddings 514 for 512 tokens).
+PADDED_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "data2vec-text", "xlm-roberta-xl")
+
+
+def describe_model(model, fmt, kind):
+    """(positions, head): the largest number of positions the model takes
+    and its classifier head's width, each -1 when it cannot be read: from
+    a Transformers model's config where it has one, else from the
+    parameters' names (the rows of *position_embeddings.weight; those of a
+    head *classifier.weight, *classifier.out_proj.weight, *score.weight)."""
+    positions = head = -1
+    config = getattr(model, "config", None) if fmt == "transformers" else None
+    if config is not None:
+        n = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+        if isinstance(n, int) and n > 0:
+            positions = n
+            pad = getattr(config, "pad_token_id", None)
+            if getattr(config, "model_type", "") in PADDED_POSITIONS and isinstance(pad, int):
+                positions = n - pad - 1
+        labels = getattr(config, "num_labels", None)
+        if kind == "classifier" and isinstance(labels, int) and labels > 0:
+            head = labels
+    try:
+        params = list(model.named_parameters())
+    except Exception:
+        params = []
+    for name, p in params:
+        if positions < 0 and name.endswith(POSITION_SUFFIX) and p.dim() == 2:
+            positions = int(p.shape[0])
+        if head < 0 and kind == "classifier" and any(name.endswith(s) for s in HEAD_SUFFIXES) and p.dim() == 2:
+            head = int(p.shape[0])
+    return positions, head
+
+
+def is_index(name):
+    return name.lstrip("-").isdigit()
+
+
 class Executor:
     def __init__(self, torch, opts):
         self.torch, self.o = torch, opts
@@ -791,6 +854,8 @@ class Executor:
         o = self.o
         self.model = load_model(self.torch, o["model"], o["format"], o["kind"], self.device, self.dtype)
         self.names = forward_names(self.model)
+        self.returns = forward_returns(self.model)
+        self.described = describe_model(self.model, o["format"], o["kind"])
         self.optional = set(o["optional_inputs"])
 
     def forward(self, model, named):
@@ -883,18 +948,50 @@ class Executor:
             return None
 
     def output_tensor(self, v):
-        torch = self.torch
+        """The output of the forward's value v (proto.h, Model handling): v
+        itself when a tensor; else --output's entry of a dict (a
+        Transformers output is one), "logits" when not given; the
+        --output'th element of a tuple (a name: the first)."""
+        torch, name = self.torch, self.o["output"]
         if isinstance(v, torch.Tensor):
             return v
-        logits = getattr(v, "logits", None)  # a Transformers ModelOutput
-        if isinstance(logits, torch.Tensor):
-            return logits
-        if isinstance(v, (tuple, list)) and v and isinstance(v[0], torch.Tensor):
-            return v[0]
-        if isinstance(v, dict) and isinstance(v.get("logits"), torch.Tensor):
-            return v["logits"]
-        raise Failure(STAGE_FORWARD, "model returned %s, not a tensor, (logits, ...) or {'logits': ...}"
-                      % type(v).__name__)
+        if isinstance(v, dict):  # a Transformers ModelOutput is an OrderedDict
+            key = name or "logits"
+            if isinstance(v.get(key), torch.Tensor):
+                return v[key]
+            keys = ", ".join(str(k) for k in v.keys()) or "none"
+            if name:
+                raise Failure(STAGE_FORWARD, "model returned a dict with keys %s, not '%s': name one in "
+                              "contract.model.output" % (keys, name))
+            raise Failure(STAGE_FORWARD, "model returned a dict with keys %s: name one in contract.model.output"
+                          % keys)
+        if isinstance(v, (tuple, list)):
+            if name and is_index(name):
+                i = int(name)
+                if 0 <= i < len(v) and isinstance(v[i], torch.Tensor):
+                    return v[i]
+                raise Failure(STAGE_FORWARD, "model returned a tuple of %d, and output %s is %s: name an index "
+                              "0..%d in contract.model.output" % (len(v), name, "not a tensor" if 0 <= i < len(v)
+                                                                   else "out of range", len(v) - 1))
+            if name in ("", "logits") and v and isinstance(v[0], torch.Tensor):
+                return v[0]
+            raise Failure(STAGE_FORWARD, "model returned a tuple of %d%s: name an index 0..%d in "
+                          "contract.model.output" % (len(v), ", not a dict" if name else "", len(v) - 1))
+        raise Failure(STAGE_FORWARD, "model returned %s, not a tensor, a tuple or a dict" % type(v).__name__)
+
+    def describe(self, chan, payload):
+        """DESCRIBED (proto.h): the forward's argument names, its declared
+        return type, the largest position, the head's width."""
+        f = Frame()
+        names = self.names
+        f.u32(0 if names is None else 1)
+        f.u32(len(names or []))
+        for n in names or []:
+            f.str(n)
+        f.str(self.returns)
+        f.i64(self.described[0])
+        f.i64(self.described[1])
+        chan.send(FRAME_DESCRIBED, f)
 
     def read_inputs(self, r, payload):
         """The inputs of a RUN frame (and of TRAIN's batch), on the device."""
@@ -1193,7 +1290,8 @@ def main(argv):
         if frame is None:
             return 0
         ftype, payload = frame
-        handler = {FRAME_TRAIN: ex.train_steps, FRAME_GENERATE: ex.generate}.get(ftype)
+        handler = {FRAME_TRAIN: ex.train_steps, FRAME_GENERATE: ex.generate,
+                   FRAME_DESCRIBE: ex.describe}.get(ftype)
         if handler:
             try:
                 handler(chan, payload)

@@ -141,6 +141,10 @@ static const char **executor_argv(px_runner *r, const px_env *e, char *threads, 
     argv[a++] = "--kind", argv[a++] = r->f->kind == PX_MODEL_GENERATOR ? "generator" : "classifier";
     if (r->f->inputs_auto)
         argv[a++] = "--optional-input", argv[a++] = "token_type_ids";
+    /* contract.model.output: the dict key or tuple index the logits are
+     * (proto.h, Model handling); a classifier's only. */
+    if (r->f->output && r->f->output[0] && r->f->kind == PX_MODEL_CLASSIFIER)
+        argv[a++] = "--output", argv[a++] = r->f->output;
     argv[a++] = "--device", argv[a++] = e->device;
     argv[a++] = "--dtype", argv[a++] = e->dtype;
     argv[a++] = "--threads", argv[a++] = threads;
