@@ -140,7 +140,7 @@ Test(lint, tolerances_rules_and_examples_need_a_why_and_a_narrow_expect)
         WHY ":20:5: lint: example 'n' has no why" EX_WHY,
         WHY ":21:5: lint: example 's' has an empty why" EX_WHY,
         WHY ":21:66: lint: example 's' compare.logits has an empty why: write down why the tolerance is this wide",
-        WHY ":25:54: lint: example 'wide' accepts every label (expect.any_of lists all 3): narrow it to the labels it "
+        WHY ":25:54: lint: example 'wide' accepts every label (expect.any_of lists all 5): narrow it to the labels it "
             "may be given",
         WHY ":27:5: lint: redact pattern 1 has no why: write down what it keeps from leaving the machine",
         NULL});
@@ -302,7 +302,7 @@ static const char *const RUN_REFUSES =
     "    sha256: \"" WRONG_MODEL_SHA "\"\n"
     "  input:\n"
     "    tokenizer: {kind: huggingface, file: tokenizer.json}\n"
-    "  labels: [a, b]\n"
+    "  labels: [a, b, c3, d4, e5]\n"
     "environments:\n"
     "  reference: {device: cpu}\n"
     "  other: {device: cpu, model: {path: gone.pt, sha256: \"" DEMO_MODEL_SHA "\"}}\n"
@@ -505,4 +505,29 @@ Test(pin, re_pins_in_place_keeping_everything_else)
     unlink_demo_files(dir);
     remove_dir(dir);
     free(text), free(demo);
+}
+
+/* lint asks the model's executor what it is (DESCRIBE, no forward): a label
+ * list longer than the head and a max_tokens past the positions are what
+ * run would refuse or a long text would raise on (issue 27, item 3). */
+Test(lint, the_model_itself_is_checked_against_labels_and_max_tokens, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), target[300], fx[320];
+    snprintf(target, sizeof target, "%s/new", dir);
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", target);
+    cmd_result r = tl_run((const char *[]){"parity", "init", target, "--model", "tests/models/ticket/model.pt",
+                                           "--tokenizer", "tests/models/ticket/tokenizer.json", "--labels",
+                                           "billing,bug,account,feature", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    char *text = tl_slurp(fx), *a = tl_replace_all(text, "\"feature\"]", "\"feature\", \"praise\"]");
+    char *b = tl_replace_all(a, "    max_tokens: 128", "    max_tokens: 512");
+    cr_assert(strcmp(text, a) && strcmp(a, b), "test bug: init's text changed:\n%s", text);
+    tl_write(fx, b);
+    r = tl_run((const char *[]){"parity", "lint", fx, NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.out, "lint: 5 labels for a model whose classifier head gives 4 outputs"), "%s", r.out);
+    cr_expect(strstr(r.out, "lint: max_tokens 512 is more than the model's 128 positions"), "%s", r.out);
+    tl_free(&r);
+    free(text), free(a), free(b), free(dir);
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "parity/error.h"
+#include "parity/fixture.h"
 
 typedef struct px_finding {
     int line, col; /* 1-based */
@@ -26,10 +27,31 @@ typedef struct px_lint {
     size_t n;
 } px_lint;
 
+/* What parity init writes for a person to replace, by example kind
+ * (normal, short, long, reject, ambiguous), and its task: lint names each
+ * one left (the reject's blank text is meant). */
+extern const char px_init_task[];
+extern const char *const px_init_texts[5];
+
+/* What a model says of itself without a forward (describe.h, in the run
+ * layer, above this one): its classifier head's width and the most
+ * positions an input may have, -1 where not known. A describer returns 0
+ * with *m filled, or -1 when the model could not be described here (no
+ * executor, a model this machine cannot load): lint then says nothing of
+ * it, as lint never guesses. */
+typedef struct px_lint_model {
+    long head, max_positions;
+} px_lint_model;
+typedef int (*px_lint_describe_fn)(void *ctx, const char *path, enum px_model_format fmt, px_lint_model *m);
+
 /* Lint the fixture at path. 0 with *out filled (n may be 0); -1 with *err
  * (code PX_EXIT_USAGE) only when the file cannot be read, is not YAML, or
  * holds no document: there is then no line a finding could name. */
 int lint_fixture(const char *path, px_lint *out, px_error *err);
+/* Same, with each model run would load (a file run hashes, not a
+ * Transformers directory, whose config.json lint reads itself) described
+ * by fn: the labels against its head, max_tokens against its positions. */
+int lint_fixture_described(const char *path, px_lint_describe_fn fn, void *ctx, px_lint *out, px_error *err);
 /* Same, from bytes in memory (path names it and places relative paths). */
 int lint_parse(const char *path, const char *data, size_t len, px_lint *out, px_error *err);
 /* One "path:line:col: lint: msg" line per finding. */

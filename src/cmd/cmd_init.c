@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "parity/error.h"
 #include "parity/fixture.h"
 #include "parity/hash.h"
+#include "parity/lint.h"
 #include "parity/modeldir.h"
 #include "parity/results.h"
 #include "parity/runner.h"
@@ -40,7 +42,9 @@ typedef struct init_args {
 
 /* What the reference run proposes for one example (--propose). */
 typedef struct proposal {
-    char *label; /* NULL: no label (an outcome other than ok) */
+    char *label;      /* NULL: no label (an outcome other than ok) */
+    char *second;     /* the runner-up label (kind ambiguous) */
+    const char *kind; /* the kind the reference's answer suggests */
     int rejected;
 } proposal;
 
@@ -185,6 +189,12 @@ static void write_example(FILE *o, const char *id, const char *kind, const char 
         /* The reference's answer, as a proposal a person confirms. */
         if (p->rejected) {
             fprintf(o, "    expect: {rejected: true}\n");
+        } else if (p->second) { /* the closest call: both labels, for a person to decide */
+            fprintf(o, "    expect: {any_of: [");
+            emit_yaml_string(o, p->label);
+            fprintf(o, ", ");
+            emit_yaml_string(o, p->second);
+            fprintf(o, "]}\n");
         } else {
             fprintf(o, "    expect: {label: ");
             emit_yaml_string(o, p->label);
@@ -329,8 +339,9 @@ static void write_contract(FILE *f, const init_args *a, const pins *p, const cha
                "#   parity run fixture.yaml       runs the reference and the twin\n"
                "# The format: parity-fixture(5).\n"
                "parity: 1\n\ncontract:\n"
-               "  task: say in one sentence what the model is for\n"
-               "  model:\n    path: ");
+               "  task: %s\n"
+               "  model:\n    path: ",
+            px_init_task);
     emit_yaml_string(f, p->model);
     /* A directory is a Transformers model (save_pretrained's), each file
      * pinned. The inputs are those the forward's signature names (DESCRIBE),
@@ -390,20 +401,22 @@ static void write_examples(FILE *f, char **texts, size_t n_texts, const char *fl
         for (size_t i = 0; i < n_texts; i++) {
             char id[32];
             snprintf(id, sizeof id, "example-%zu", i + 1);
-            write_example(f, id, "normal", texts[i], flow, NULL, props ? &props[i] : NULL, now);
+            write_example(f, id, props && props[i].kind ? props[i].kind : "normal", texts[i], flow, NULL,
+                          props ? &props[i] : NULL, now);
         }
         return;
     }
-    static const char *const kinds[][3] = {
-        {"normal", "an ordinary text of the task", NULL},
-        {"short", "two words", "few words give little evidence: precision shows first on thin margins"},
-        {"long", "a long text near max_tokens, as long as real inputs get",
-         "attention over many tokens accumulates rounding"},
-        {"reject", "   ", "empty after cleaning: must be rejected, never classified"},
-        {"ambiguous", "a text a person could label two ways", NULL},
+    /* the texts are lint's placeholders (lint.h), so lint names each one left */
+    static const char *const kinds[][2] = {
+        {"normal", NULL},
+        {"short", "few words give little evidence: precision shows first on thin margins"},
+        {"long", "attention over many tokens accumulates rounding"},
+        {"reject", "empty after cleaning: must be rejected, never classified"},
+        {"ambiguous", NULL},
     };
     for (size_t i = 0; i < 5; i++)
-        write_example(f, kinds[i][0], kinds[i][0], kinds[i][1], flow, kinds[i][2], props ? &props[i] : NULL, now);
+        write_example(f, kinds[i][0], kinds[i][0], px_init_texts[i], flow, kinds[i][1], props ? &props[i] : NULL,
+                      now);
 }
 
 /* The fixture's text (malloc'd in *out), with the reference's proposals
@@ -483,6 +496,58 @@ static char *one_line(const char *detail)
     }
 }
 
+/* The kinds the reference's answers suggest, so that a draft from --texts
+ * holds every kind lint asks for when the texts have them: rejected ->
+ * reject; three words or fewer -> short; the longest answered text, when
+ * it fills at least a quarter of max_tokens -> long; and the answered
+ * normal text with the smallest margin between its two top logits ->
+ * ambiguous, expecting either label, for a person to decide (lint asks
+ * until one has). The rest stay normal. All of it is a proposal: every
+ * example carries the review flag a person clears. */
+static void propose_kinds(const px_fixture *f, const px_env_result *e, proposal *p)
+{
+    long longest = -1, closest = -1;
+    double margin = 0;
+    for (size_t k = 0; k < f->n_examples; k++) {
+        const px_example_result *x = &e->ex[k];
+        if (p[k].rejected) {
+            p[k].kind = "reject";
+            continue;
+        }
+        if (!p[k].label)
+            continue;
+        size_t words = 0;
+        for (const char *c = f->examples[k].text; c && *c; c++)
+            words += (c == f->examples[k].text || c[-1] == ' ') && *c != ' ';
+        if (words <= 3)
+            p[k].kind = "short";
+        else if (longest < 0 || x->n_ids > e->ex[longest].n_ids)
+            longest = (long)k;
+    }
+    if (longest >= 0 && e->ex[longest].n_ids * 4 >= f->max_tokens)
+        p[longest].kind = "long";
+    for (size_t k = 0; k < f->n_examples; k++) {
+        const px_example_result *x = &e->ex[k];
+        if (p[k].kind || !p[k].label || x->n_values < 2 || x->label < 0)
+            continue;
+        double top = x->values[x->label], next = -HUGE_VAL;
+        for (size_t v = 0; v < x->n_values; v++)
+            if ((int)v != x->label && x->values[v] > next)
+                next = x->values[v];
+        if (closest < 0 || top - next < margin)
+            closest = (long)k, margin = top - next;
+    }
+    if (closest < 0)
+        return;
+    const px_example_result *x = &e->ex[closest];
+    size_t second = x->label ? 0 : 1;
+    for (size_t v = 0; v < x->n_values; v++)
+        if ((int)v != x->label && x->values[v] > x->values[second])
+            second = v;
+    if (second < e->n_labels && (p[closest].second = strdup(e->labels[second])))
+        p[closest].kind = "ambiguous";
+}
+
 /* --propose: run the reference on a draft beside the fixture (parity run,
  * this very program) and read what it decided for each example. Every
  * example it could not propose is named on stderr with its one-line reason;
@@ -541,6 +606,8 @@ static proposal *propose(const init_args *a, const char *draft, const char *resu
                 status_name(x->status), why ? why : "");
         free(why);
     }
+    if (p && proposed && a->texts) /* init's own examples have their kinds */
+        propose_kinds(f, &r->envs[0], p);
     if (r && !p)
         px_error_oom(err, NULL);
     else if (p && !proposed) {
@@ -675,7 +742,7 @@ int cmd_init(int argc, char **argv)
         else
             printf("%s written: now `parity lint %s` names what is still to write\n", path, path);
         for (size_t k = 0; k < n_props && props; k++)
-            free(props[k].label);
+            free(props[k].label), free(props[k].second);
         free(text), free(draft), free(results), free(props);
         describe_free(&d);
     }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "parity/cli.h"
+#include "parity/describe.h"
 #include "parity/error.h"
 #include "parity/lint.h"
 
@@ -20,6 +21,23 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
     return 0;
 }
 
+/* lint's describer: the model's own executor, found as run finds it,
+ * asked DESCRIBE (describe.h); an export needs the Python one. Any failure
+ * (no executor here, a model this torch cannot load) leaves the model
+ * undescribed: run says those, lint does not guess. Its stderr is quiet. */
+static int describe_for_lint(void *ctx, const char *path, enum px_model_format fmt, px_lint_model *m)
+{
+    (void)ctx;
+    px_describe d = {0};
+    px_error err = {0};
+    if (describe_model(path, fmt, fmt != PX_FORMAT_TORCHSCRIPT, NULL, 60, &d, &err))
+        return -1;
+    m->head = d.head;
+    m->max_positions = d.max_positions;
+    describe_free(&d);
+    return 0;
+}
+
 int cmd_lint(int argc, char **argv)
 {
     const px_command *c = cli_command("lint");
@@ -31,7 +49,7 @@ int cmd_lint(int argc, char **argv)
         return cli_usage_error(c, "which fixture?");
     px_error err = {0};
     px_lint l;
-    if (lint_fixture(path, &l, &err)) {
+    if (lint_fixture_described(path, describe_for_lint, NULL, &l, &err)) {
         cli_error(&err);
         return PX_EXIT_USAGE;
     }

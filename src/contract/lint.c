@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "parity/decision.h"
@@ -29,7 +30,15 @@ typedef struct lctx {
     px_lint *out;
     size_t cap;
     int oom; /* a finding could not be stored: the whole lint fails */
+    px_lint_describe_fn describe; /* NULL: models are not described */
+    void *describe_ctx;
+    px_loc max_tokens_at; /* contract.input.max_tokens, or the input */
 } lctx;
+
+const char px_init_task[] = "say in one sentence what the model is for";
+const char *const px_init_texts[5] = {"an ordinary text of the task", "two words",
+                                      "a long text near max_tokens, as long as real inputs get", "   ",
+                                      "a text a person could label two ways"};
 
 /* A finding is one line whatever a scalar in it holds. */
 static char *escape_line(const char *s)
@@ -597,11 +606,21 @@ static void check_model_files(lctx *c, const px_fixture *f, const char *what, co
                 "it; list one label per output, in the model's order",
                 n_labels, outputs);
     }
-    /* LEAD: the DESCRIBE exchange (a model's inputs, positions, head width,
-     * read without a forward) goes here for a TorchScript or exported
-     * model: its head width against n_labels (at labels_at), its largest
-     * position against contract.input.max_tokens, its forward's arguments
-     * against contract.model.inputs. */
+    /* A model file there, described where an executor here can load it */
+    px_lint_model m = {-1, -1};
+    if (fmt == PX_FORMAT_TRANSFORMERS || !c->describe || access(path, R_OK) ||
+        c->describe(c->describe_ctx, path, fmt, &m))
+        return;
+    if (f->kind == PX_MODEL_CLASSIFIER && n_labels && m.head > 0 && (size_t)m.head != n_labels)
+        add(c, labels_at,
+            "%zu labels for a model whose classifier head gives %ld outputs: run would refuse it; list one label "
+            "per output, in the model's order",
+            n_labels, m.head);
+    if (m.max_positions > 0 && f->max_tokens > (size_t)m.max_positions)
+        add(c, c->max_tokens_at,
+            "max_tokens %zu is more than the model's %ld positions: a text that long would raise in the model "
+            "instead of being rejected; set max_tokens: %ld",
+            f->max_tokens, m.max_positions, m.max_positions);
 }
 
 /* The tokenizer as run loads it, and every example through it (cleaning,
@@ -645,6 +664,8 @@ static void check_files(lctx *c, const px_fixture *f)
     px_loc model_at = node_loc(get(c, m, "path"), f->model_loc);
     px_loc tok_at = node_loc(get(c, t, f->tokenizer_hf ? "file" : "vocab"), f->tokenizer_loc);
     const char *tok_what = f->tokenizer_hf ? "tokenizer" : "vocab";
+    yaml_node_t *input = get(c, contract, "input");
+    c->max_tokens_at = node_loc(get(c, input, "max_tokens"), node_loc(input, f->tokenizer_loc));
     check_model_files(c, f, "model", f->model_path, f->model_format, f->model_sha256, f->model_sha_loc,
                       f->model_files, f->n_model_files, model_at, f->n_labels,
                       node_loc(get(c, contract, "labels"), f->labels_loc));
@@ -671,17 +692,13 @@ static void check_files(lctx *c, const px_fixture *f)
  * keep the two in step): a placeholder left is a fixture not yet written. */
 static void check_placeholders(lctx *c, const px_fixture *f)
 {
-    static const char task[] = "say in one sentence what the model is for";
-    static const char *const texts[] = {"an ordinary text of the task", "two words",
-                                        "a long text near max_tokens, as long as real inputs get",
-                                        "a text a person could label two ways", NULL};
     yaml_node_t *contract = get(c, c->root, "contract");
-    if (f->task && !strcmp(f->task, task))
+    if (f->task && !strcmp(f->task, px_init_task))
         add(c, node_loc(get(c, contract, "task"), (px_loc){1, 1}),
             "contract.task is still parity init's placeholder: write in one sentence what the task is");
     for (size_t i = 0; i < f->n_examples; i++)
-        for (size_t k = 0; texts[k]; k++)
-            if (f->examples[i].text && !strcmp(f->examples[i].text, texts[k]))
+        for (size_t k = 0; k < 5; k++)
+            if (f->examples[i].text && !blank(px_init_texts[k]) && !strcmp(f->examples[i].text, px_init_texts[k]))
                 add(c, f->examples[i].text_loc,
                     "example '%s' still has parity init's placeholder text: put a real %s text of the task here",
                     f->examples[i].id, f->examples[i].kind);
@@ -746,10 +763,11 @@ static int lint_typed(lctx *c, const char *path, const char *data, size_t len, p
     return 0;
 }
 
-int lint_parse(const char *path, const char *data, size_t len, px_lint *out, px_error *err)
+static int lint_run(const char *path, const char *data, size_t len, px_lint_describe_fn fn, void *fn_ctx,
+                    px_lint *out, px_error *err)
 {
     memset(out, 0, sizeof *out);
-    lctx c = {.out = out};
+    lctx c = {.out = out, .describe = fn, .describe_ctx = fn_ctx};
     /* Not YAML, too deep, or no document: ydoc words the error, with its place. */
     int loaded = ydoc_load(path, data, len, "fixture", &c.doc, err) == 0;
     c.root = loaded ? yaml_document_get_root_node(&c.doc) : NULL;
@@ -775,17 +793,24 @@ int lint_parse(const char *path, const char *data, size_t len, px_lint *out, px_
 }
 
 
-int lint_fixture(const char *path, px_lint *out, px_error *err)
+int lint_parse(const char *path, const char *data, size_t len, px_lint *out, px_error *err)
+{
+    return lint_run(path, data, len, NULL, NULL, out, err);
+}
+
+int lint_fixture_described(const char *path, px_lint_describe_fn fn, void *ctx, px_lint *out, px_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t len;
     char *data = fixture_read(path, &len, err);
     if (!data)
         return -1;
-    int rc = lint_parse(path, data, len, out, err);
+    int rc = lint_run(path, data, len, fn, ctx, out, err);
     free(data);
     return rc;
 }
+
+int lint_fixture(const char *path, px_lint *out, px_error *err) { return lint_fixture_described(path, NULL, NULL, out, err); }
 
 void lint_print(FILE *fp, const char *path, const px_lint *l)
 {

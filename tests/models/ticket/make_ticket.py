@@ -24,7 +24,7 @@ OUT_DIR (default: beside this file):
                     contract.model.output: 1)
     raises.pt       the same signature; every forward raises "planted
                     failure: this ticket model always raises"
-    texts.txt       eleven tickets, one per line; the last over 128 tokens
+    texts.txt       twelve tickets, one per line; the last over 128 tokens
     SHA256SUMS      every file's sha256 (sha256sum -c SHA256SUMS)
 
 Trained briefly (a few hundred synthetic tickets, fixed seeds, one thread,
@@ -96,6 +96,10 @@ TEXTS = [
     "Would be great to have keyboard shortcuts for bulk editing",
     "refund",
     "login locked",
+    # Long but within the positions: init --propose calls it the long one.
+    "Hello, I upgraded to the annual plan last week but my card was charged for the monthly plan as well, and "
+    "the invoice shows both payments; please refund the monthly charge and send a corrected invoice for the "
+    "annual plan, thanks",
     # Over 128 tokens: parity must reject it, never cut it (the model's
     # position embedding has 128 rows).
     "Hello team, " + " ".join(
@@ -106,7 +110,8 @@ TEXTS = [
 
 # The label each of TEXTS (but the last) should get: they are in the
 # training data too, so that each wins by a margin bfloat16 keeps.
-TEXT_LABELS = ["billing", "bug", "account", "feature", "billing", "bug", "account", "feature", "billing", "account"]
+TEXT_LABELS = ["billing", "bug", "account", "feature", "billing", "bug", "account", "feature", "billing", "account",
+               "billing"]
 
 
 def corpus(rng):
