@@ -67,8 +67,9 @@ static void tell_env(paras *p, const px_story *s, size_t e)
 {
     const px_story_env *v = &s->envs[e];
     add(p, e == (size_t)s->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, 2, "%s: %s", v->name, v->what);
-    add(p, PX_EL_DIM, 4, "%s%s%s%s %s, %s, torch %s%s%s; %s, %s", v->device, *v->device_name ? " (" : "",
-        v->device_name, *v->device_name ? ")" : "", v->dtype,
+    add(p, PX_EL_DIM, 4, "%s%s%s%s %s, %s%s, %s, torch %s%s%s; %s, %s", v->device, *v->device_name ? " (" : "",
+        v->device_name, *v->device_name ? ")" : "", v->dtype, *v->threads ? v->threads : "threads not recorded",
+        !*v->threads ? "" : strcmp(v->threads, "1") ? " threads" : " thread",
         *v->executor ? v->executor : "executor not recorded", *v->torch ? v->torch : "not recorded",
         *v->backends ? ", " : "", v->backends, *v->host ? v->host : "host not recorded",
         *v->date ? v->date : "time not recorded");
