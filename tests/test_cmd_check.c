@@ -114,6 +114,8 @@ static const struct {
     {"no-device", "jazz", "not-evaluated", "none", "unknown device 'tpu9'"},
     {"nan-out", "film-night", "non-finite", "model revision", "logit 1 (volunteer) is nan"},
     {"nan-out", "jazz", "wrong-label", "model revision", NULL}, /* finite: another model's answer */
+    /* an any_of failure names the labels it accepts */
+    {"raises", "near-tie", "wrong-label", "model revision", "gave sports, expected any of film, music"},
 };
 
 Test(check, every_outcome_rung_and_stage_from_planted_cases, .timeout = 600)
@@ -286,6 +288,17 @@ Test(check, oracle_rule_top_k_and_label_patterns, .timeout = 300)
     cr_expect(v->has_oracle);
     cr_expect_gt(v->oracle_ratio, 1000);
     cr_expect_eq(v->outcome, PX_OC_NUMERIC_DRIFT, "%s", outcome_name(v->outcome));
+    /* The text says what failed, in the oracle rule's own figures: never
+     * the plain tolerance's comparison it passed ("0.0154 > 0.5"), nor a
+     * smallest passing atol (no atol passes the oracle rule). */
+    cr_expect(v->detail && strstr(v->detail, "film; oracle rule: rms |Δ| to the oracle ") &&
+                  strstr(v->detail, " > 1000 × the reference's ") && strstr(v->detail, "(ratio ") &&
+                  strstr(v->detail, " > 1000)"),
+              "%s", v->detail);
+    cr_expect(!strstr(v->detail, "smallest atol") && !strstr(v->detail, "> 0.5"), "%s", v->detail);
+    char ratio[64];
+    snprintf(ratio, sizeof ratio, "(ratio %.3g > 1000)", v->oracle_ratio);
+    cr_expect(strstr(v->detail, ratio), "the ratio is the judgement's own: '%s' in %s", ratio, v->detail);
     cr_expect_eq(verdict_in(p.f, p.res, &p.j, "reference", "film-night")->outcome, PX_OC_PASS);
     v = verdict_in(p.f, p.res, &p.j, "reference", "not-music");
     cr_expect_eq(v->outcome, PX_OC_WRONG_LABEL);
@@ -389,5 +402,96 @@ Test(check, a_generators_results_are_judged_by_their_constraints, .timeout = 60)
     free(text);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
+
+#define RAISES_TWIN "tests/data/raises-twin.yaml"
+#define RAISES_TWIN_RESULTS "tests/data/raises-twin-results.yaml"
+
+/* A model that raises on long inputs (tests/models/raises.pt) in the
+ * reference, a float16 twin and a second float16 run with two threads
+ * (tests/data/raises-twin-results.yaml, from a real run). check shows an
+ * error by its last line, indented under the example, and says once that
+ * both raised alike (no "parts from the reference" with both tracebacks);
+ * the JSON keeps the whole traceback beside the one-line detail. Each
+ * environment is named by its threads, executor and note; an any_of
+ * failure names its labels. */
+Test(check, a_traceback_is_told_by_its_last_line_and_once_when_both_raised, .timeout = 120)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "check", RAISES_TWIN, "--results", RAISES_TWIN_RESULTS, NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(!strstr(r.out, "Traceback") && !strstr(r.out, "<--- HERE") && !strstr(r.out, "\nbuiltins."),
+              "no traceback in check's text:\n%s", r.out);
+    cr_expect(strstr(r.out, "\n  long                 exception: builtins.RuntimeError: planted failure\n"), "%s",
+              r.out);
+    const char *half = strstr(r.out, "\nhalf (twin)"), *half2 = strstr(r.out, "\nhalf-2 (candidate)");
+    cr_assert(half && half2, "%s", r.out);
+    cr_expect(strstr(half, "\n  long                 exception: both raised: builtins.RuntimeError: planted "
+                           "failure\n  short"),
+              "the twin's failure said once, nothing of the reference's after it:\n%s", r.out);
+    cr_expect(strstr(half2, "\n  long                 exception: both raised: builtins.RuntimeError: planted "
+                            "failure\n"),
+              "%s", r.out);
+    /* Each environment for what it is: the two float16 runs differ only in
+     * threads, and the twin's own note is said as written. */
+    cr_expect(strstr(r.out, "\n  environment: cpu float32, 1 thread, libtorch executor\n"), "%s", r.out);
+    cr_expect(strstr(half, "\n  environment: cpu float16, 1 thread, libtorch executor\n"
+                           "  note: a float16 twin on the CPU: not an accelerator\n"),
+              "%s", r.out);
+    cr_expect(strstr(half2, "\n  environment: cpu float16, 2 threads, libtorch executor\n"
+                            "  note: the same twin with two threads\n"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "board                wrong-label: gave film, expected any of sports, music"), "%s",
+              r.out);
+    cr_expect_lt(tl_lines(r.out), 60, "%s", r.out);
+    tl_free(&r);
+
+    char *dir = tl_tmpdir(), path[512], cmd[2048];
+    snprintf(path, sizeof path, "%s/check.json", dir);
+    r = tl_run((const char *[]){"parity", "check", RAISES_TWIN, "--results", RAISES_TWIN_RESULTS, "--format", "json",
+                                NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    tl_write(path, r.out);
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
+             "e={x[\"name\"]:x for x in d[\"environments\"]};"
+             "h={x[\"id\"]:x for x in e[\"half\"][\"examples\"]};"
+             "assert h[\"long\"][\"detail\"]==\"both raised: builtins.RuntimeError: planted failure\", h[\"long\"];"
+             "assert \"Traceback of TorchScript\" in h[\"long\"][\"error\"], h[\"long\"];"
+             "assert h[\"long\"][\"error\"].rstrip().endswith(\"builtins.RuntimeError: planted failure\");"
+             "assert h[\"long\"][\"divergence\"][\"stage\"]==\"none\", h[\"long\"];"
+             "r={x[\"id\"]:x for x in e[\"reference\"][\"examples\"]};"
+             "assert r[\"short\"][\"error\"] is None and r[\"board\"][\"detail\"]==\"gave film, expected any of sports, music\";"
+             "assert (e[\"half\"][\"threads\"], e[\"half-2\"][\"threads\"])==(1, 2);"
+             "assert e[\"half\"][\"executor\"]==\"libtorch\" and e[\"reference\"][\"note\"] is None;"
+             "assert e[\"half\"][\"note\"]==\"a float16 twin on the CPU: not an accelerator\";"
+             "' '%s'",
+             path);
+    cr_expect_eq(system(cmd), 0, "the JSON differs: %s", r.out);
+    tl_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
+
+/* A run here keeps the whole traceback in the results file it writes;
+ * check of that file still shows one line. */
+Test(check, a_run_keeps_the_whole_traceback_in_its_results, .timeout = 300)
+{
+    char *dir = tl_tmpdir(), out[512];
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "run", RAISES_TWIN, "-q", "-e", "reference", "-o", out, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    char *text = tl_slurp(out);
+    cr_assert_not_null(text);
+    cr_expect(strstr(text, "Traceback") && strstr(text, "planted failure\\n\""), "the results keep it whole: %s", text);
+    r = tl_run((const char *[]){"parity", "check", RAISES_TWIN, "--results", out, NULL});
+    cr_expect(strstr(r.out, "long                 exception: builtins.RuntimeError: planted failure\n") &&
+                  !strstr(r.out, "Traceback"),
+              "%s", r.out);
+    tl_free(&r);
+    free(text);
+    unlink(out), rmdir(dir);
     free(dir);
 }
