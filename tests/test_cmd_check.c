@@ -495,3 +495,46 @@ Test(check, a_run_keeps_the_whole_traceback_in_its_results, .timeout = 300)
     unlink(out), rmdir(dir);
     free(dir);
 }
+
+/* Every branch of the numeric verdict text says something true, on the
+ * demo's real results (tests/data/campus-results.yaml) under other
+ * tolerances in a copy of the demo: elementwise with an rtol, a logit's
+ * bound is its own, so a pass never reads "|Δ| 0.00726 within 0.00327"
+ * (the largest difference against another logit's bound), and a failure
+ * names the logit past its bound; a NaN in the reference is no |Δ| that an
+ * atol could cover. */
+Test(check, the_numeric_verdict_text_is_true_in_every_branch, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), cmd[4096], fx[600], res[600];
+    snprintf(cmd, sizeof cmd,
+             "cp fixtures/campus-club/model.pt fixtures/campus-club/vocab.txt '%s/' && sed -e 's/      rtol: 0.016/"
+             "      rtol: 0.01/' -e 's/      atol: 0.05/      atol: 0.001/' -e 's/      stat: max/      stat: "
+             "elementwise/' fixtures/campus-club/fixture.yaml > '%s/fixture.yaml' && sed '38s/\\[3.713719129562378,/"
+             "[.nan,/' tests/data/campus-results.yaml > '%s/nan.yaml' && cp fixtures/campus-club/fixture.yaml '%s/orig.yaml'",
+             dir, dir, dir, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "check", fx, "--results", "tests/data/campus-results.yaml", NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.out, "charity-run          pass-within-tolerance: volunteer; elementwise, every logit within "
+                            "its tolerance (largest |Δ| 0.00726; nearest its bound: logit 2, |Δ| 0.00232 within "
+                            "0.00327)"),
+              "%s", r.out);
+    cr_expect(!strstr(r.out, "0.00726 within"), "%s", r.out);
+    cr_expect(strstr(r.out, "bouldering           numeric-drift: sports; elementwise |Δ| 0.0229 > 0.00283 at logit "
+                            "3, 2 of 5 logits beyond (smallest atol that passes: 0.0273)"),
+              "%s", r.out);
+    tl_free(&r);
+    /* A NaN in the reference's film-night, finite in the twin's. */
+    snprintf(res, sizeof res, "%s/nan.yaml", dir);
+    snprintf(fx, sizeof fx, "%s/orig.yaml", dir);
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", res, NULL});
+    cr_expect(strstr(r.out, "film-night           numeric-drift: film; logit 0 is 3.71875 here, nan in the "
+                            "reference: no tolerance covers a NaN or an infinity on one side"),
+              "%s%s", r.out, r.err);
+    cr_expect(!strstr(r.out, "smallest atol that passes: inf"), "%s", r.out);
+    tl_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
