@@ -125,7 +125,10 @@ char *story_env_identity(const px_fixture *f, const px_env_result *er)
     int threads = story_env_threads(f, er);
     const char *ex = story_env_executor(f, er);
     char th[48];
-    snprintf(th, sizeof th, threads > 0 ? "%d thread%s" : "threads not recorded", threads, threads == 1 ? "" : "s");
+    if (threads > 0)
+        snprintf(th, sizeof th, "%d thread%s", threads, threads == 1 ? "" : "s");
+    else
+        snprintf(th, sizeof th, "threads not recorded");
     char *s = NULL;
     if (asprintf(&s, "%s %s, %s, %s%s", results_env_device(f, er), results_env_dtype(f, er), th,
                  ex ? ex : "executor not recorded", ex ? " executor" : "") < 0)

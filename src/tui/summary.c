@@ -156,9 +156,11 @@ static void tell_running(paras *p, const tui *t)
     add(p, PX_EL_TITLE, 0, "Task: %s", t->f->task);
     add(p, PX_EL_RUNNING, 0, "running… the verdict and the rest follow when the results are in");
     add(p, PX_EL_NORMAL, 0, "%s", "");
-    for (size_t e = 0; e < t->res->n_envs; e++)
-        add(p, PX_EL_DIM, 2, "%s: %s %s", t->res->envs[e].name, results_env_device(t->f, &t->res->envs[e]),
-            results_env_dtype(t->f, &t->res->envs[e]));
+    for (size_t e = 0; e < t->res->n_envs; e++) {
+        char *id = story_env_identity(t->f, &t->res->envs[e]);
+        add(p, PX_EL_DIM, 2, "%s: %s", t->res->envs[e].name, id ? id : "?");
+        free(id);
+    }
 }
 
 typedef struct row {
