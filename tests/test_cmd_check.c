@@ -538,3 +538,36 @@ Test(check, the_numeric_verdict_text_is_true_in_every_branch, .timeout = 120)
     cr_expect_eq(system(cmd), 0);
     free(dir);
 }
+
+/* The twin's cause words follow its own dtype: the demo's real results
+ * with the twin (and what its results record) made float16, under a
+ * tolerance that its drift passes beyond. */
+Test(check, a_float16_twin_is_called_a_float16_twin, .timeout = 60)
+{
+    char *dir = tl_tmpdir(), cmd[4096], fx[600], res[600];
+    snprintf(cmd, sizeof cmd,
+             "cp fixtures/campus-club/model.pt fixtures/campus-club/vocab.txt '%s/' && sed -e '45s/dtype: bfloat16/"
+             "dtype: float16/' -e '48s/note: .*/note: a float16 twin on the CPU, not an accelerator/' -e 's/      atol: "
+             "0.05/      atol: 0.001/' -e 's/      rtol: 0.016/      rtol: 0.001/' fixtures/campus-club/fixture.yaml > "
+             "'%s/fixture.yaml' && sed 's/dtype: \"bfloat16\"/dtype: \"float16\"/' tests/data/campus-results.yaml > "
+             "'%s/results.yaml'",
+             dir, dir, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", dir);
+    snprintf(res, sizeof res, "%s/results.yaml", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "check", fx, "--results", res, NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.out, "cpu-bf16 (twin) cpu float16 from "), "%s", r.out);
+    cr_expect(strstr(r.out, "\n                       cause: precision (this is the float16 twin)\n"), "%s", r.out);
+    cr_expect(!strstr(r.out, "bfloat16 twin"), "%s", r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "report", fx, "--results", res, "-f", "md", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "| cpu-bf16 | CPU float16 twin: the target's float16 numerics on the CPU, not the target "
+                            "device; note: a float16 twin on the CPU, not an accelerator | "),
+              "%s", r.out);
+    tl_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
