@@ -571,3 +571,26 @@ Test(check, a_float16_twin_is_called_a_float16_twin, .timeout = 60)
     cr_expect_eq(system(cmd), 0);
     free(dir);
 }
+
+/* An environment named reference without a role: key is the fixture's
+ * reference (fixtures/event-blurbs): so named in check's text and JSON,
+ * never "reference (candidate)". In a copy: check records the history
+ * beside the fixture. */
+Test(check, the_reference_without_a_role_key_is_called_the_reference, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), cmd[2048], fx[600];
+    snprintf(cmd, sizeof cmd, "cp fixtures/event-blurbs/fixture.yaml fixtures/event-blurbs/model.pt "
+                              "fixtures/event-blurbs/vocab.txt '%s/'", dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "check", fx, "-q", "-e", "reference", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\nreference (reference) cpu float32: meets the contract\n"), "%s", r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", fx, "-q", "-e", "reference", "--format", "json", NULL});
+    cr_expect(strstr(r.out, "{\"name\":\"reference\",\"role\":\"reference\","), "%s", r.out);
+    tl_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}

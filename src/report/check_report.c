@@ -7,10 +7,13 @@
 #include "parity/emit.h"
 #include "parity/story.h"
 
+/* The environment's role as the fixture gives it; one without a role: key
+ * that is the fixture's reference (an environment named reference) is the
+ * reference, not a candidate. */
 static const char *env_role(const px_fixture *f, const px_env_result *e)
 {
     const char *role = f->envs[e->env_index].role;
-    return role ? role : "candidate";
+    return role ? role : (int)e->env_index == fixture_reference(f) ? "reference" : "candidate";
 }
 
 static void text_ladder(FILE *o, const px_env_verdict *ev)
