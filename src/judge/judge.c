@@ -258,6 +258,9 @@ static char *oracle_words(const px_example_result *x, const px_example_result *r
 {
     double rc = compare_rms(x->values, oracle->values, x->n_values);
     double rr = compare_rms(ref->values, oracle->values, x->n_values);
+    if (!isfinite(rr))
+        return strf("oracle rule: the reference's rms |Δ| to the oracle is not finite: the rule has nothing to "
+                    "hold this to");
     if (!isfinite(rc))
         return strf("oracle rule: the rms |Δ| to the oracle is not finite here");
     if (rr == 0)
