@@ -114,6 +114,8 @@ static const struct {
     {"no-device", "jazz", "not-evaluated", "none", "unknown device 'tpu9'"},
     {"nan-out", "film-night", "non-finite", "model revision", "logit 1 (volunteer) is nan"},
     {"nan-out", "jazz", "wrong-label", "model revision", NULL}, /* finite: another model's answer */
+    /* an any_of failure names the labels it accepts */
+    {"raises", "near-tie", "wrong-label", "model revision", "gave sports, expected any of film, music"},
 };
 
 Test(check, every_outcome_rung_and_stage_from_planted_cases, .timeout = 600)
@@ -286,6 +288,17 @@ Test(check, oracle_rule_top_k_and_label_patterns, .timeout = 300)
     cr_expect(v->has_oracle);
     cr_expect_gt(v->oracle_ratio, 1000);
     cr_expect_eq(v->outcome, PX_OC_NUMERIC_DRIFT, "%s", outcome_name(v->outcome));
+    /* The text says what failed, in the oracle rule's own figures: never
+     * the plain tolerance's comparison it passed ("0.0154 > 0.5"), nor a
+     * smallest passing atol (no atol passes the oracle rule). */
+    cr_expect(v->detail && strstr(v->detail, "film; oracle rule: rms |Δ| to the oracle ") &&
+                  strstr(v->detail, " > 1000 × the reference's ") && strstr(v->detail, "(ratio ") &&
+                  strstr(v->detail, " > 1000)"),
+              "%s", v->detail);
+    cr_expect(!strstr(v->detail, "smallest atol") && !strstr(v->detail, "> 0.5"), "%s", v->detail);
+    char ratio[64];
+    snprintf(ratio, sizeof ratio, "(ratio %.3g > 1000)", v->oracle_ratio);
+    cr_expect(strstr(v->detail, ratio), "the ratio is the judgement's own: '%s' in %s", ratio, v->detail);
     cr_expect_eq(verdict_in(p.f, p.res, &p.j, "reference", "film-night")->outcome, PX_OC_PASS);
     v = verdict_in(p.f, p.res, &p.j, "reference", "not-music");
     cr_expect_eq(v->outcome, PX_OC_WRONG_LABEL);
@@ -387,6 +400,196 @@ Test(check, a_generators_results_are_judged_by_their_constraints, .timeout = 60)
               r.out);
     tl_free(&r);
     free(text);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
+
+#define RAISES_TWIN "tests/data/raises-twin.yaml"
+#define RAISES_TWIN_RESULTS "tests/data/raises-twin-results.yaml"
+
+/* A model that raises on long inputs (tests/models/raises.pt) in the
+ * reference, a float16 twin and a second float16 run with two threads
+ * (tests/data/raises-twin-results.yaml, from a real run). check shows an
+ * error by its last line, indented under the example, and says once that
+ * both raised alike (no "parts from the reference" with both tracebacks);
+ * the JSON keeps the whole traceback beside the one-line detail. Each
+ * environment is named by its threads, executor and note; an any_of
+ * failure names its labels. */
+Test(check, a_traceback_is_told_by_its_last_line_and_once_when_both_raised, .timeout = 120)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "check", RAISES_TWIN, "--results", RAISES_TWIN_RESULTS, NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(!strstr(r.out, "Traceback") && !strstr(r.out, "<--- HERE") && !strstr(r.out, "\nbuiltins."),
+              "no traceback in check's text:\n%s", r.out);
+    cr_expect(strstr(r.out, "\n  long                 exception: builtins.RuntimeError: planted failure\n"), "%s",
+              r.out);
+    const char *half = strstr(r.out, "\nhalf (twin)"), *half2 = strstr(r.out, "\nhalf-2 (candidate)");
+    cr_assert(half && half2, "%s", r.out);
+    cr_expect(strstr(half, "\n  long                 exception: both raised: builtins.RuntimeError: planted "
+                           "failure\n  short"),
+              "the twin's failure said once, nothing of the reference's after it:\n%s", r.out);
+    cr_expect(strstr(half2, "\n  long                 exception: both raised: builtins.RuntimeError: planted "
+                            "failure\n"),
+              "%s", r.out);
+    /* Each environment for what it is: the two float16 runs differ only in
+     * threads, and the twin's own note is said as written. */
+    cr_expect(strstr(r.out, "\n  environment: cpu float32, 1 thread, libtorch executor\n"), "%s", r.out);
+    cr_expect(strstr(half, "\n  environment: cpu float16, 1 thread, libtorch executor\n"
+                           "  note: a float16 twin on the CPU: not an accelerator\n"),
+              "%s", r.out);
+    cr_expect(strstr(half2, "\n  environment: cpu float16, 2 threads, libtorch executor\n"
+                            "  note: the same twin with two threads\n"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "board                wrong-label: gave film, expected any of sports, music"), "%s",
+              r.out);
+    cr_expect_lt(tl_lines(r.out), 60, "%s", r.out);
+    tl_free(&r);
+
+    char *dir = tl_tmpdir(), path[512], cmd[2048];
+    snprintf(path, sizeof path, "%s/check.json", dir);
+    r = tl_run((const char *[]){"parity", "check", RAISES_TWIN, "--results", RAISES_TWIN_RESULTS, "--format", "json",
+                                NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    tl_write(path, r.out);
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
+             "e={x[\"name\"]:x for x in d[\"environments\"]};"
+             "h={x[\"id\"]:x for x in e[\"half\"][\"examples\"]};"
+             "assert h[\"long\"][\"detail\"]==\"both raised: builtins.RuntimeError: planted failure\", h[\"long\"];"
+             "assert \"Traceback of TorchScript\" in h[\"long\"][\"error\"], h[\"long\"];"
+             "assert h[\"long\"][\"error\"].rstrip().endswith(\"builtins.RuntimeError: planted failure\");"
+             "assert h[\"long\"][\"divergence\"][\"stage\"]==\"none\", h[\"long\"];"
+             "r={x[\"id\"]:x for x in e[\"reference\"][\"examples\"]};"
+             "assert r[\"short\"][\"error\"] is None and r[\"board\"][\"detail\"]==\"gave film, expected any of sports, music\";"
+             "assert (e[\"half\"][\"threads\"], e[\"half-2\"][\"threads\"])==(1, 2);"
+             "assert e[\"half\"][\"executor\"]==\"libtorch\" and e[\"reference\"][\"note\"] is None;"
+             "assert e[\"half\"][\"note\"]==\"a float16 twin on the CPU: not an accelerator\";"
+             "' '%s'",
+             path);
+    cr_expect_eq(system(cmd), 0, "the JSON differs: %s", r.out);
+    tl_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
+
+/* A run here keeps the whole traceback in the results file it writes;
+ * check of that file still shows one line. */
+Test(check, a_run_keeps_the_whole_traceback_in_its_results, .timeout = 300)
+{
+    char *dir = tl_tmpdir(), out[512];
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "run", RAISES_TWIN, "-q", "-e", "reference", "-o", out, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    char *text = tl_slurp(out);
+    cr_assert_not_null(text);
+    cr_expect(strstr(text, "Traceback") && strstr(text, "planted failure\\n\""), "the results keep it whole: %s", text);
+    r = tl_run((const char *[]){"parity", "check", RAISES_TWIN, "--results", out, NULL});
+    cr_expect(strstr(r.out, "long                 exception: builtins.RuntimeError: planted failure\n") &&
+                  !strstr(r.out, "Traceback"),
+              "%s", r.out);
+    tl_free(&r);
+    free(text);
+    unlink(out), rmdir(dir);
+    free(dir);
+}
+
+/* Every branch of the numeric verdict text says something true, on the
+ * demo's real results (tests/data/campus-results.yaml) under other
+ * tolerances in a copy of the demo: elementwise with an rtol, a logit's
+ * bound is its own, so a pass never reads "|Δ| 0.00726 within 0.00327"
+ * (the largest difference against another logit's bound), and a failure
+ * names the logit past its bound; a NaN in the reference is no |Δ| that an
+ * atol could cover. */
+Test(check, the_numeric_verdict_text_is_true_in_every_branch, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), cmd[4096], fx[600], res[600];
+    snprintf(cmd, sizeof cmd,
+             "cp fixtures/campus-club/model.pt fixtures/campus-club/vocab.txt '%s/' && sed -e 's/      rtol: 0.016/"
+             "      rtol: 0.01/' -e 's/      atol: 0.05/      atol: 0.001/' -e 's/      stat: max/      stat: "
+             "elementwise/' fixtures/campus-club/fixture.yaml > '%s/fixture.yaml' && sed '38s/\\[3.713719129562378,/"
+             "[.nan,/' tests/data/campus-results.yaml > '%s/nan.yaml' && cp fixtures/campus-club/fixture.yaml '%s/orig.yaml'",
+             dir, dir, dir, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "check", fx, "--results", "tests/data/campus-results.yaml", NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.out, "charity-run          pass-within-tolerance: volunteer; elementwise, every logit within "
+                            "its tolerance (largest |Δ| 0.00726; nearest its bound: logit 2, |Δ| 0.00232 within "
+                            "0.00327)"),
+              "%s", r.out);
+    cr_expect(!strstr(r.out, "0.00726 within"), "%s", r.out);
+    cr_expect(strstr(r.out, "bouldering           numeric-drift: sports; elementwise |Δ| 0.0229 > 0.00283 at logit "
+                            "3, 2 of 5 logits beyond (smallest atol that passes: 0.0273)"),
+              "%s", r.out);
+    tl_free(&r);
+    /* A NaN in the reference's film-night, finite in the twin's. */
+    snprintf(res, sizeof res, "%s/nan.yaml", dir);
+    snprintf(fx, sizeof fx, "%s/orig.yaml", dir);
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", res, NULL});
+    cr_expect(strstr(r.out, "film-night           numeric-drift: film; logit 0 is 3.71875 here, nan in the "
+                            "reference: no tolerance covers a NaN or an infinity on one side"),
+              "%s%s", r.out, r.err);
+    cr_expect(!strstr(r.out, "smallest atol that passes: inf"), "%s", r.out);
+    tl_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
+
+/* The twin's cause words follow its own dtype: the demo's real results
+ * with the twin (and what its results record) made float16, under a
+ * tolerance that its drift passes beyond. */
+Test(check, a_float16_twin_is_called_a_float16_twin, .timeout = 60)
+{
+    char *dir = tl_tmpdir(), cmd[4096], fx[600], res[600];
+    snprintf(cmd, sizeof cmd,
+             "cp fixtures/campus-club/model.pt fixtures/campus-club/vocab.txt '%s/' && sed -e '45s/dtype: bfloat16/"
+             "dtype: float16/' -e '48s/note: .*/note: a float16 twin on the CPU, not an accelerator/' -e 's/      atol: "
+             "0.05/      atol: 0.001/' -e 's/      rtol: 0.016/      rtol: 0.001/' fixtures/campus-club/fixture.yaml > "
+             "'%s/fixture.yaml' && sed 's/dtype: \"bfloat16\"/dtype: \"float16\"/' tests/data/campus-results.yaml > "
+             "'%s/results.yaml'",
+             dir, dir, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", dir);
+    snprintf(res, sizeof res, "%s/results.yaml", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "check", fx, "--results", res, NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.out, "cpu-bf16 (twin) cpu float16 from "), "%s", r.out);
+    cr_expect(strstr(r.out, "\n                       cause: precision (this is the float16 twin)\n"), "%s", r.out);
+    cr_expect(!strstr(r.out, "bfloat16 twin"), "%s", r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "report", fx, "--results", res, "-f", "md", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "| cpu-bf16 | CPU float16 twin: the target's float16 numerics on the CPU, not the target "
+                            "device; note: a float16 twin on the CPU, not an accelerator | "),
+              "%s", r.out);
+    tl_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
+
+/* An environment named reference without a role: key is the fixture's
+ * reference (fixtures/event-blurbs): so named in check's text and JSON,
+ * never "reference (candidate)". In a copy: check records the history
+ * beside the fixture. */
+Test(check, the_reference_without_a_role_key_is_called_the_reference, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), cmd[2048], fx[600];
+    snprintf(cmd, sizeof cmd, "cp fixtures/event-blurbs/fixture.yaml fixtures/event-blurbs/model.pt "
+                              "fixtures/event-blurbs/vocab.txt '%s/'", dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "check", fx, "-q", "-e", "reference", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\nreference (reference) cpu float32: meets the contract\n"), "%s", r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", fx, "-q", "-e", "reference", "--format", "json", NULL});
+    cr_expect(strstr(r.out, "{\"name\":\"reference\",\"role\":\"reference\","), "%s", r.out);
+    tl_free(&r);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_expect_eq(system(cmd), 0);
     free(dir);

@@ -213,12 +213,16 @@ static const struct {
 } rung_cases[] = {
     {"device recognised", "dtype: \"bfloat16\"", "dtype: \"float32\"", "recorded dtype float32, but the environment is bfloat16", 1},
     {"device recognised", "device: \"cpu\"", "device: \"cuda:0\"", "recorded device cuda:0, but the environment is cpu", 1},
-    {"model loaded", "model_sha256: \"e4ae", "model_sha256: \"f4ae", "revision f4aefc63a712… is not the pinned", 1},
+    {"model loaded", "model_sha256: \"e4ae", "model_sha256: \"f4ae", "revision f4aefc63a71216878ed90f08a8f6e532d3d70b2bc7ce117ae9851a44f0a1c426 is not the pinned "
+     "e4aefc63a71216878ed90f08a8f6e532d3d70b2bc7ce117ae9851a44f0a1c426 (once the new revision is reviewed, `parity "
+     "pin ", 1},
     {"model loaded", "model_sha256: \"e4aefc63a71216878ed90f08a8f6e532d3d70b2bc7ce117ae9851a44f0a1c426\"",
      "model_sha256: null", "no model revision recorded", 1},
     {"model loaded", "\"music\", \"social\"]", "\"music\", \"party\"]", "logit 4 means party here, social in the fixture",
      1},
-    {"input processed", "vocab_sha256: \"35ff", "vocab_sha256: \"45ff", "vocabulary 45ff838a1dde… is not the pinned", 1},
+    {"input processed", "vocab_sha256: \"35ff", "vocab_sha256: \"45ff", "vocabulary 45ff838a1dde0132a2bedcd07d11d73349cc44c31c539a56235c616a60bdf318 is not the pinned "
+     "35ff838a1dde0132a2bedcd07d11d73349cc44c31c539a56235c616a60bdf318 (once the new vocabulary is reviewed, "
+     "`parity pin ", 1},
     {"input processed", "clean_text: \"Free screening", "clean_text: \"Free  screening",
      "film-night: cleaned text differs: byte 5", 1},
     {"input processed", "token_ids: [2, ", "token_ids: [3, ", "film-night: token ids differs: token 0: 3", 1},

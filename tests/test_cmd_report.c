@@ -70,7 +70,7 @@ Test(report, markdown_of_the_demo_matches_the_golden_file, .init = init, .timeou
     cr_expect_str_eq(r.out, want);
     /* The order the issue asks for, whatever the wording. */
     const char *order[] = {"# parity report: Sort a public campus event", "**Verdict:**", "## Environments",
-                           "reference, not truth", "CPU bfloat16 twin, not a TPU", "## The contract in brief",
+                           "reference, not truth", "CPU bfloat16 twin: the target's bfloat16 numerics on the CPU, not the target device", "## The contract in brief",
                            "## Examples", "### 1. film-night", "## Checkpoint ladders", "## What was not evaluated",
                            "performance: not measured", "## Decisions pending", NULL};
     const char *at = r.out;
@@ -151,7 +151,7 @@ Test(report, html_renders_in_headless_chromium_without_the_network, .init = init
     char *dom = tl_slurp(dom_path);
     cr_assert_not_null(dom);
     const char *must[] = {"film-night", "volleyball-tryouts", "bouldering", "charity-run", "cafe-accents",
-                          "reference, not truth", "CPU bfloat16 twin, not a TPU", "What was not evaluated",
+                          "reference, not truth", "CPU bfloat16 twin: the target's bfloat16 numerics on the CPU, not the target device", "What was not evaluated",
                           "The contract is met in every selected environment", "<svg", NULL};
     for (int i = 0; must[i]; i++)
         cr_expect_not_null(strstr(dom, must[i]), "the DOM lacks '%s'", must[i]);
@@ -682,4 +682,29 @@ Test(report, a_classifiers_html_has_no_generators_marks, .init = init, .timeout 
     tl_free(&r);
     sh("rm -rf '%s'%s", dir, "");
     free(dir);
+}
+
+/* The report names each environment for what it is (a real run's results,
+ * tests/data/raises-twin-results.yaml): a float16 twin by its own dtype
+ * and never "a TPU", its note as written; two float16 runs that differ
+ * only in threads read apart; the verdicts say what failed (an any_of
+ * failure's labels; an error by its last line, once when both raised). */
+Test(report, environments_are_named_for_what_they_are, .init = init, .timeout = 60)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "report", "tests/data/raises-twin.yaml", "--results",
+                                           "tests/data/raises-twin-results.yaml", "-f", "md", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "| Environment | What it is | Device | dtype | Threads |"), "%s", r.out);
+    cr_expect(strstr(r.out, "| half | CPU float16 twin: the target's float16 numerics on the CPU, not the target "
+                            "device; note: a float16 twin on the CPU: not an accelerator | cpu ("),
+              "%s", r.out);
+    cr_expect(strstr(r.out, ") | float16 | 1 | libtorch, torch "), "%s", r.out);
+    cr_expect(strstr(r.out, "| half-2 | candidate: cpu float16; note: the same twin with two threads | cpu ("), "%s",
+              r.out);
+    cr_expect(strstr(r.out, ") | float16 | 2 | libtorch, torch "), "%s", r.out);
+    cr_expect(!strstr(r.out, "TPU") && !strstr(r.out, "bfloat16"), "%s", r.out);
+    cr_expect(strstr(r.out, "gave film, expected any of sports, music"), "%s", r.out);
+    cr_expect(strstr(r.out, "both raised: builtins.RuntimeError: planted failure"), "%s", r.out);
+    cr_expect(!strstr(r.out, "Traceback"), "%s", r.out);
+    tl_free(&r);
 }

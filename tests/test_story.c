@@ -1,8 +1,9 @@
 /* story_spans: a generator's text cut into the pieces the review screen
  * and the HTML report mark (what must_match matched, a must_not_match
- * violation, the first diverging token), and story_generate_words, the
- * output settings in words. */
+ * violation, the first diverging token), story_generate_words, the
+ * output settings in words, and how the story names each environment. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parity/story.h"
@@ -104,4 +105,46 @@ Test(story, output_settings_in_words)
     char small[12];
     story_generate_words(&g, small, sizeof small);
     cr_expect_eq(strlen(small), sizeof small - 1);
+}
+
+/* Each environment named for what it is, from a real run's results
+ * (tests/data/raises-twin-results.yaml): a float16 twin is a float16 twin,
+ * never "bfloat16" nor "a TPU"; its own note ("not an accelerator") is said
+ * as written, not contradicted; two float16 runs that differ only in
+ * threads read apart; the executor is the recorded one. */
+Test(story, environments_are_named_by_dtype_threads_executor_and_note)
+{
+    px_error err = {0};
+    px_fixture *f = fixture_load("tests/data/raises-twin.yaml", &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    px_results *r = results_load("tests/data/raises-twin-results.yaml", f, &err);
+    cr_assert_not_null(r, "%s", err.msg);
+    px_judgement j;
+    cr_assert_eq(judge_results(f, r, &j, &err), 0, "%s", err.msg);
+    px_story *s = story_build(f, r, &j, &err);
+    cr_assert_not_null(s, "%s", err.msg);
+    cr_assert_eq(s->n_envs, 3);
+    const px_story_env *ref = &s->envs[0], *half = &s->envs[1], *half2 = &s->envs[2];
+    cr_expect_str_eq(ref->what, "reference, not truth: the environment the others are compared with");
+    cr_expect_str_eq(half->what, "CPU float16 twin: the target's float16 numerics on the CPU, not the target device; "
+                                 "note: a float16 twin on the CPU: not an accelerator");
+    cr_expect(!strstr(half->what, "bfloat16") && !strstr(half->what, "TPU"), "%s", half->what);
+    cr_expect_str_eq(half2->what, "candidate: cpu float16; note: the same twin with two threads");
+    cr_expect_str_eq(half->threads, "1");
+    cr_expect_str_eq(half2->threads, "2");
+    cr_expect_str_eq(half->executor, "libtorch");
+    char *id1 = story_env_identity(f, &r->envs[1]), *id2 = story_env_identity(f, &r->envs[2]);
+    cr_expect_str_eq(id1, "cpu float16, 1 thread, libtorch executor");
+    cr_expect_str_eq(id2, "cpu float16, 2 threads, libtorch executor");
+    free(id1), free(id2);
+    /* The verdicts the story tells come from the judge: an any_of failure
+     * names its labels; a failure both sides share is told once. */
+    size_t board = 2, lng = 0;
+    cr_assert_str_eq(s->examples[board].id, "board");
+    cr_expect_str_eq(s->examples[board].cells[0].detail, "gave film, expected any of sports, music");
+    cr_expect_str_eq(s->examples[lng].cells[1].detail, "both raised: builtins.RuntimeError: planted failure");
+    story_free(s);
+    judgement_free(&j);
+    results_free(r);
+    fixture_free(f);
 }

@@ -193,6 +193,8 @@ typedef struct px_judgement {
                              check's exit status 3 */
     int twin;             /* the twin (role twin) in r->envs, -1 when the
                              fixture has none */
+    char *twin_dtype;     /* the twin's dtype, as its cause words name it
+                             ("the float16 twin"); NULL when none */
     char *twin_unusable;  /* why the twin cannot tell precision from the
                              device ("the twin cpu-bf16 did not pass 'forward
                              ran': ..."); NULL when it can or there is none */
@@ -207,7 +209,8 @@ int judgement_env_incomplete(const px_env_verdict *ev);
 char *judgement_not_compared_words(const px_judgement *j, size_t e);
 
 /* Example k's cause in environment e, in words (malloc'd): "precision (the
- * bfloat16 twin changes it the same way)", "device (the twin keeps the
+ * bfloat16 twin changes it the same way)" (the twin named by its own
+ * dtype), "device (the twin keeps the
  * reference's decision)", "unknown: the twin cpu-bf16 did not pass 'forward
  * ran': ..."; NULL when the verdict has none (attr PX_ATTR_NONE). */
 char *judgement_cause_words(const px_judgement *j, size_t e, size_t k);

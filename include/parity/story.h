@@ -5,8 +5,9 @@
  * Built once from the fixture, the results (run here or recorded
  * elsewhere), their judgement and any decisions still waiting in the
  * journal. In order: the task and the verdict; each environment named for
- * what it is (the reference is "reference, not truth"; a CPU bfloat16 twin
- * is "a CPU bfloat16 twin, not a TPU"); the contract in brief (pins, the
+ * what it is (the reference is "reference, not truth"; a twin by its own
+ * device and dtype, "CPU float16 twin: ..., not the target device"; its
+ * threads, executor and its own note beside); the contract in brief (pins, the
  * cleaning rules and the tolerances with their whys, the rule for
  * ambiguous examples); each example in each environment; the ladders; what
  * was not evaluated; the decisions not yet written. Every text that came
@@ -31,8 +32,13 @@ typedef struct px_strs {
 typedef struct px_story_env {
     char *name;
     char *what;        /* what it is, in words: "reference, not truth",
-                          "CPU bfloat16 twin, not a TPU", "candidate", ... */
+                          "CPU float16 twin: the target's float16 numerics
+                          on the CPU, not the target device", "candidate:
+                          cpu float32", ...; then "; note: " and the
+                          environment's own note (redacted) when it has one */
     char *device, *device_name, *dtype, *executor, *torch, *backends, *host, *date; /* "" when unknown */
+    char *threads;     /* "2": the threads it ran with (recorded, else the
+                          fixture's); "" when not known */
     char *settings;    /* precision settings in force ("tf32 off, matmul
                           highest"), "" when none recorded */
     char *source;      /* "run here", "results file PATH", or why there are none */
@@ -158,6 +164,18 @@ typedef struct px_story {
  * of memory or a `redact:` pattern fails. */
 px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, px_error *err);
 void story_free(px_story *s);
+
+/* An environment's threads: what its results record, else (run here) what
+ * the fixture sets; 0 when neither says. Its executor: "libtorch" or
+ * "python", as recorded, else as the fixture gives it; NULL for results
+ * from a file that does not say. */
+int story_env_threads(const px_fixture *f, const px_env_result *er);
+const char *story_env_executor(const px_fixture *f, const px_env_result *er);
+
+/* What an environment is, in one line, for check and the summary: "cpu
+ * float16, 2 threads, libtorch executor" (malloc'd; NULL when out of
+ * memory): two environments that differ only in threads read apart. */
+char *story_env_identity(const px_fixture *f, const px_env_result *er);
 
 /* The time reports say they were made: SOURCE_DATE_EPOCH when set (for
  * reproducible reports and golden tests), else now; ISO 8601 UTC. */

@@ -156,8 +156,13 @@ static int label_meets(const px_fixture *f, const px_example *ex, const px_examp
         ok = 0;
         for (size_t i = 0; i < e->n_any_of; i++)
             ok |= !strcmp(got, f->labels[e->any_of[i]]);
-        if (!ok)
-            *why = strf("gave %s, expected any of the reviewed labels", got);
+        if (!ok) {
+            char list[1024] = "";
+            for (size_t i = 0; i < e->n_any_of; i++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                         f->labels[e->any_of[i]]);
+            *why = strf("gave %s, expected any of %s", got, list);
+        }
     }
     int m;
     if (ok && e->must_match.text) {
@@ -223,12 +228,48 @@ static int numbers_ok(const px_fixture *f, const px_example *ex, const px_exampl
 static char *last_line(const char *s)
 {
     size_t end = strlen(s);
-    while (end > 0 && (s[end - 1] == '\n' || s[end - 1] == ' '))
+    while (end > 0 && (s[end - 1] == '\n' || s[end - 1] == ' ' || s[end - 1] == '\r'))
         end--;
     size_t start = end;
     while (start > 0 && s[start - 1] != '\n')
         start--;
     return strf("%.*s", (int)(end - start), s + start);
+}
+
+/* An example that gave no output (raised, crashed, timed out, a bad
+ * shape) in both a and b, with the same status and the same last line of
+ * its error: one failure, told once. */
+static int failed_alike(const px_example_result *a, const px_example_result *b)
+{
+    if (!a || !b || a->status != b->status || a->status == PX_ST_OK || a->status == PX_ST_REJECTED ||
+        a->status == PX_ST_PENDING || a->status == PX_ST_NOT_EVALUATED)
+        return 0;
+    char *la = last_line(a->detail ? a->detail : ""), *lb = last_line(b->detail ? b->detail : "");
+    int same = la && lb && !strcmp(la, lb);
+    free(la), free(lb);
+    return same;
+}
+
+/* The oracle rule's own figures, in words (malloc'd): the candidate's
+ * root-mean-square difference to the oracle against the reference's times
+ * the factor, and their ratio. */
+static char *oracle_words(const px_example_result *x, const px_example_result *ref, const px_example_result *oracle,
+                          double factor, int pass)
+{
+    double rc = compare_rms(x->values, oracle->values, x->n_values);
+    double rr = compare_rms(ref->values, oracle->values, x->n_values);
+    if (!isfinite(rr))
+        return strf("oracle rule: the reference's rms |Δ| to the oracle is not finite: the rule has nothing to "
+                    "hold this to");
+    if (!isfinite(rc))
+        return strf("oracle rule: the rms |Δ| to the oracle is not finite here");
+    if (rr == 0)
+        return rc == 0 ? strf("oracle rule: the oracle's numbers exactly, as the reference's")
+                       : strf("oracle rule: rms |Δ| to the oracle %.3g, and the reference's is 0 (%g × 0 allows "
+                              "none)",
+                              rc, factor);
+    return strf("oracle rule: rms |Δ| to the oracle %.3g %s %g × the reference's %.3g = %.3g (ratio %.3g %s %g)", rc,
+                pass ? "within" : ">", factor, rr, factor * rr, rc / rr, pass ? "≤" : ">", factor);
 }
 
 typedef struct jctx {
@@ -523,6 +564,41 @@ static int judge_text(const jctx *j, size_t e, size_t k, px_verdict *v)
     return 0;
 }
 
+/* What the comparison with the reference found, in words that say which
+ * rule decided (malloc'd): the oracle rule's own figures when it decides;
+ * else the statistic against what the tolerance allows. Elementwise, the
+ * logit nearest its bound (or past it), since each logit has its own
+ * bound; a NaN or an infinity on one side only, which no tolerance covers. */
+static char *numbers_words(const px_verdict *v, const px_example_result *x, const px_example_result *ref,
+                           const px_example_result *oracle, const px_tolerance *t, int pass)
+{
+    if (v->has_oracle)
+        return oracle_words(x, ref, oracle, t->oracle_factor, pass);
+    size_t w = v->cmp.worst;
+    if (isinf(v->cmp.value))
+        return strf("logit %zu is %.6g here, %.6g in the reference: no tolerance covers a NaN or an infinity on one "
+                    "side",
+                    w, x->values[w], ref->values[w]);
+    int elementwise = !strcmp(v->stat, "elementwise");
+    double d = elementwise ? fabs(x->values[w] - ref->values[w]) : v->cmp.value;
+    if (pass) {
+        if (!elementwise || d == v->cmp.value)
+            return strf("%s |Δ| %.3g within %.3g", v->stat, d, v->cmp.threshold);
+        return strf("elementwise, every logit within its tolerance (largest |Δ| %.3g; nearest its bound: logit %zu, "
+                    "|Δ| %.3g within %.3g)",
+                    v->cmp.value, w, d, v->cmp.threshold);
+    }
+    if (elementwise && v->cmp.n_failing > 1)
+        return strf("elementwise |Δ| %.3g > %.3g at logit %zu, %zu of %zu logits beyond (smallest atol that passes: "
+                    "%.3g)",
+                    d, v->cmp.threshold, w, v->cmp.n_failing, x->n_values, v->cmp.smallest_atol);
+    if (elementwise)
+        return strf("elementwise |Δ| %.3g > %.3g at logit %zu (smallest atol that passes: %.3g)", d,
+                    v->cmp.threshold, w, v->cmp.smallest_atol);
+    return strf("%s |Δ| %.3g > %.3g (smallest atol that passes: %.3g)", v->stat, d, v->cmp.threshold,
+                v->cmp.smallest_atol);
+}
+
 /* An example that gave no output to judge: not evaluated, rejected (as the
  * contract wants or not), or failed. 1 with v's outcome and detail set, 0
  * when it ran (status ok), -1 with j->err when the reason's pattern cannot
@@ -557,7 +633,15 @@ static int judge_status(const jctx *j, size_t e, size_t k, px_verdict *v)
     }
     if (x->status != PX_ST_OK) {
         v->outcome = from_status(x->status);
-        v->detail = last_line(x->detail ? x->detail : outcome_name(v->outcome));
+        char *last = last_line(x->detail ? x->detail : outcome_name(v->outcome));
+        /* The reference failed the same way: one failure, said once. */
+        if (last && (int)e != j->ref && failed_alike(x, result_at(j, j->ref, k))) {
+            int raised = x->status == PX_ST_EXCEPTION || x->status == PX_ST_UNSUPPORTED;
+            v->detail = strf("%s: %s", raised ? "both raised" : "the reference too", last);
+            free(last);
+        } else {
+            v->detail = last;
+        }
         return 1;
     }
     return 0;
@@ -605,25 +689,24 @@ static int judge_example(const jctx *j, size_t e, size_t k, px_verdict *v)
         v->detail = strf("%s", got);
         return 0;
     }
-    int num_ok = numbers_ok(f, ex, x, result_at(j, j->ref, k), result_at(j, j->oracle, k), v);
+    const px_example_result *ref = result_at(j, j->ref, k), *oracle = result_at(j, j->oracle, k);
+    int num_ok = numbers_ok(f, ex, x, ref, oracle, v);
     if (!v->has_cmp || v->cmp.identical) {
         v->outcome = PX_OC_PASS;
         v->detail = strf("%s", got);
-    } else if (num_ok) {
-        v->outcome = PX_OC_PASS_TOL;
-        v->detail = strf("%s; %s |Δ| %.3g within %.3g", got, v->stat, v->cmp.value, v->cmp.threshold);
-    } else {
-        v->outcome = PX_OC_NUMERIC_DRIFT;
-        v->detail = strf("%s; %s |Δ| %.3g > %.3g (smallest atol that passes: %.3g)", got, v->stat, v->cmp.value,
-                        v->cmp.threshold, v->cmp.smallest_atol);
+        return 0;
     }
+    v->outcome = num_ok ? PX_OC_PASS_TOL : PX_OC_NUMERIC_DRIFT;
+    char *words = numbers_words(v, x, ref, oracle, tolerance_for(f, ex), num_ok);
+    v->detail = strf("%s; %s", got, words ? words : "");
+    free(words);
     return 0;
 }
 
 static char *shape_str(const px_example_result *x)
 {
-    if (!x->dtype)
-        return strf("none (%s%s%s)", status_name(x->status), x->detail ? ": " : "", x->detail ? x->detail : "");
+    if (!x->dtype) /* why is its verdict's (the error's last line): not repeated */
+        return strf("none (%s)", status_name(x->status));
     char buf[128];
     int o = snprintf(buf, sizeof buf, "[");
     for (int i = 0; i < x->ndim && o < 100; i++)
@@ -825,6 +908,8 @@ static px_div diverge(const jctx *j, size_t e, size_t k, const px_verdict *v, ch
     const px_example_result *xa = &j->r->envs[j->ref].ex[k], *xb = &j->r->envs[e].ex[k];
     if (xa->status == PX_ST_REJECTED && xb->status == PX_ST_REJECTED)
         return PX_DIV_NONE;
+    if (failed_alike(xa, xb))
+        return PX_DIV_NONE; /* it fails as the reference does: its verdict says so */
     int same_shape = xa->dtype && xb->dtype && xa->ndim == xb->ndim;
     for (int i = 0; same_shape && i < xa->ndim; i++)
         same_shape = xa->shape[i] == xb->shape[i];
@@ -844,8 +929,14 @@ static px_div diverge(const jctx *j, size_t e, size_t k, const px_verdict *v, ch
         return PX_DIV_GENERATED;
     }
     if (v->has_cmp && !v->cmp.pass && !v->has_oracle) {
-        *detail = strf("logit %zu: %.6g vs %.6g (%s |Δ| %.3g > %.3g)", v->cmp.worst, xa->values[v->cmp.worst],
-                      xb->values[v->cmp.worst], v->stat, v->cmp.value, v->cmp.threshold);
+        size_t w = v->cmp.worst;
+        double d = strcmp(v->stat, "elementwise") ? v->cmp.value : fabs(xb->values[w] - xa->values[w]);
+        if (isinf(v->cmp.value))
+            *detail = strf("logit %zu: %.6g vs %.6g (no tolerance covers a NaN or an infinity on one side)", w,
+                          xa->values[w], xb->values[w]);
+        else
+            *detail = strf("logit %zu: %.6g vs %.6g (%s |Δ| %.3g > %.3g)", w, xa->values[w], xb->values[w], v->stat,
+                          d, v->cmp.threshold);
         return PX_DIV_VALUES;
     }
     const char *la = label_of(j->r, (size_t)j->ref, xa->label), *lb = label_of(j->r, e, xb->label);
@@ -947,7 +1038,9 @@ static char *model_mismatch(const jctx *j, size_t e)
     if (!er->m.model_sha256[0])
         return strf("no model revision recorded: it cannot be checked against the pinned %.12s…", pin);
     if (strcmp(er->m.model_sha256, pin))
-        return strf("revision %.12s… is not the pinned %.12s…", er->m.model_sha256, pin);
+        return strf("revision %s is not the pinned %s (once the new revision is reviewed, `parity pin %s` "
+                    "pins it)",
+                    er->m.model_sha256, pin, j->f->path);
     return labels_differ(er->labels, er->n_labels, fe->labels, fe->n_labels, "here", "in the fixture");
 }
 
@@ -962,7 +1055,9 @@ static char *input_mismatch(const jctx *j, size_t e)
     if (!er->m.vocab_sha256[0])
         return strf("no vocabulary sha256 recorded: it cannot be checked against the pinned %.12s…", pin);
     if (strcmp(er->m.vocab_sha256, pin))
-        return strf("vocabulary %.12s… is not the pinned %.12s…", er->m.vocab_sha256, pin);
+        return strf("vocabulary %s is not the pinned %s (once the new vocabulary is reviewed, `parity pin %s` "
+                    "pins it)",
+                    er->m.vocab_sha256, pin, j->f->path);
     for (size_t k = 0; k < j->r->n_examples; k++) {
         px_div stage;
         char *d = input_vs_contract(j, e, k, &stage);
@@ -1180,9 +1275,11 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
         /* The reference is there, but not for every example (cut short,
          * another shard's file, a failure of its own). */
         const px_example_result *rx = result_at(j, j->ref, first_uncompared);
+        char *last = rx->detail ? last_line(rx->detail) : NULL;
         ev->not_compared = strf("the reference has no output for %zu example(s), first %s (%s%s%s)", uncompared,
-                               j->f->examples[first_uncompared].id, status_name(rx->status), rx->detail ? ": " : "",
-                               rx->detail ? rx->detail : "");
+                               j->f->examples[first_uncompared].id, status_name(rx->status), last ? ": " : "",
+                               last ? last : "");
+        free(last);
         if (!ev->not_compared)
             return px_error_oom(j->err, NULL);
     }
@@ -1245,6 +1342,11 @@ int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, p
     out->n_examples = r->n_examples;
     jctx j = {f, r, r->reference, find_role(f, r, "twin", 1), find_role(f, r, "oracle", 0), err, NULL, NULL, out};
     out->twin = j.twin;
+    if (j.twin >= 0 && !(out->twin_dtype = strf("%s", results_env_dtype(f, &r->envs[j.twin])))) {
+        free(out->envs);
+        memset(out, 0, sizeof *out);
+        return px_error_oom(err, NULL);
+    }
     char *no_ref = NULL;
     if (j.ref >= 0) {
         const px_env_result *re = &r->envs[j.ref];
@@ -1306,8 +1408,9 @@ char *judgement_cause_words(const px_judgement *j, size_t e, size_t k)
     switch (v->attr) {
     case PX_ATTR_PRECISION:
         if ((int)e == j->twin)
-            return strf("precision (this is the bfloat16 twin)");
-        return strf("precision (the bfloat16 twin %s)", drift ? "drifts alike, beyond the tolerance too"
+            return strf("precision (this is the %s twin)", j->twin_dtype ? j->twin_dtype : "reduced-precision");
+        return strf("precision (the %s twin %s)", j->twin_dtype ? j->twin_dtype : "reduced-precision",
+                    drift ? "drifts alike, beyond the tolerance too"
                                                        : gen ? "generates the same path"
                                                              : "changes it the same way");
     case PX_ATTR_DEVICE:
@@ -1349,6 +1452,7 @@ void judgement_free(px_judgement *j)
     }
     free(j->envs);
     free(j->twin_unusable);
+    free(j->twin_dtype);
     for (size_t i = 0; i < j->n_findings; i++)
         free(j->findings[i]);
     free(j->findings);

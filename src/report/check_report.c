@@ -5,11 +5,15 @@
 
 #include "parity/decision.h"
 #include "parity/emit.h"
+#include "parity/story.h"
 
+/* The environment's role as the fixture gives it; one without a role: key
+ * that is the fixture's reference (an environment named reference) is the
+ * reference, not a candidate. */
 static const char *env_role(const px_fixture *f, const px_env_result *e)
 {
     const char *role = f->envs[e->env_index].role;
-    return role ? role : "candidate";
+    return role ? role : (int)e->env_index == fixture_reference(f) ? "reference" : "candidate";
 }
 
 static void text_ladder(FILE *o, const px_env_verdict *ev)
@@ -32,6 +36,21 @@ static void text_ladder(FILE *o, const px_env_verdict *ev)
      * bench): what was measured, or why its figures do not count. */
     if (ev->rung_detail[PX_RUNG_PERF])
         fprintf(o, "  performance: %s\n", ev->rung_detail[PX_RUNG_PERF]);
+}
+
+/* Text that may hold more than one line (a rejection's reason from a
+ * results file), with every line after the first under the first. */
+static void text_indented(FILE *o, const char *s)
+{
+    size_t end = strlen(s);
+    while (end && (s[end - 1] == '\n' || s[end - 1] == '\r'))
+        end--;
+    for (size_t i = 0; i < end; i++) {
+        fputc(s[i], o);
+        if (s[i] == '\n')
+            fprintf(o, "  %-20s   ", "");
+    }
+    fputc('\n', o);
 }
 
 static void text_counts(FILE *o, const px_env_verdict *ev)
@@ -94,6 +113,19 @@ static void text_since(FILE *o, const px_env_result *er, const px_env_verdict *e
     history_config_clear(&now);
 }
 
+/* What the environment is beyond its device and dtype, written after its
+ * state: its threads and executor (two that differ only in threads read
+ * apart), and its own note as the fixture writes it. */
+static void env_identity_lines(FILE *o, const px_fixture *f, const px_env_result *er)
+{
+    char *id = story_env_identity(f, er);
+    fprintf(o, "  environment: %s\n", id ? id : "?");
+    free(id);
+    const char *note = f->envs[er->env_index].note;
+    if (note)
+        fprintf(o, "  note: %s\n", note);
+}
+
 static const char *origin_name(px_origin o)
 {
     return o == PX_ORIGIN_RUN ? "run" : o == PX_ORIGIN_FILE ? "file" : "none";
@@ -117,6 +149,7 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
         }
         if (ev->absent) {
             fprintf(o, ": NOT EVALUATED: %s\n", er->source ? er->source : "no results");
+            env_identity_lines(o, f, er);
             text_ladder(o, ev);
             text_since(o, er, ev, since ? &since[e] : NULL);
             continue;
@@ -126,6 +159,7 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
         fprintf(o, ": %s\n", ev->met ? "meets the contract"
                              : ev->incomplete ? "NOT JUDGED IN FULL: it does not meet the contract"
                                               : "DOES NOT meet the contract");
+        env_identity_lines(o, f, er);
         if (ev->not_compared)
             fprintf(o, "  not compared: no reference (%s): its numbers, decisions, earliest divergence and "
                        "causes are not evaluated; its task checks are\n",
@@ -146,7 +180,8 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
                        v->div == PX_DIV_TOKENS;
             if (!show && (fit == PX_FIT_NONE || fit == PX_FIT_HERE))
                 continue;
-            fprintf(o, "  %-20s %s: %s\n", f->examples[k].id, outcome_name(v->outcome), v->detail ? v->detail : "");
+            fprintf(o, "  %-20s %s: ", f->examples[k].id, outcome_name(v->outcome));
+            text_indented(o, v->detail ? v->detail : "");
             if (fit != PX_FIT_NONE) {
                 char *w = decision_words(fit, rv->decision, rv->env, er->name);
                 fprintf(o, "  %-20s review: %s (by %s)\n", "", w ? w : "", rv->by ? rv->by : "?");
@@ -221,6 +256,12 @@ static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, cons
      * compare it with. */
     json_key(o, "not_compared"), fputs(v->not_compared ? "true," : "false,", o);
     json_key(o, "detail"), json_str_or_null(o, v->detail), fputc(',', o);
+    /* What it raised, whole (a TorchScript traceback with it), as the
+     * results keep it; detail has its last line. null when it gave an
+     * output or was rejected. */
+    int failed = x->status != PX_ST_OK && x->status != PX_ST_REJECTED && x->status != PX_ST_PENDING &&
+                 x->status != PX_ST_NOT_EVALUATED;
+    json_key(o, "error"), json_str_or_null(o, failed ? x->detail : NULL), fputc(',', o);
     json_key(o, "label"), json_str_or_null(o, results_label(&r->envs[e], x)), fputc(',', o);
     if (f->kind == PX_MODEL_GENERATOR) {
         /* A generator's: what it generated, and where it parts from the
@@ -334,6 +375,14 @@ static void json_env(FILE *o, const px_fixture *f, const px_results *r, const px
     json_key(o, "source"), json_str_or_null(o, er->source), fputc(',', o);
     json_key(o, "device"), emit_json_string(o, results_env_device(f, er)), fputc(',', o);
     json_key(o, "dtype"), emit_json_string(o, results_env_dtype(f, er)), fputc(',', o);
+    int threads = story_env_threads(f, er);
+    json_key(o, "threads");
+    if (threads > 0)
+        fprintf(o, "%d,", threads);
+    else
+        fputs("null,", o);
+    json_key(o, "executor"), json_str_or_null(o, story_env_executor(f, er)), fputc(',', o);
+    json_key(o, "note"), json_str_or_null(o, f->envs[er->env_index].note), fputc(',', o);
     json_key(o, "met"), fputs(!ev->selected ? "null," : ev->met ? "true," : "false,", o);
     json_key(o, "cut_short"), json_str_or_null(o, er->cut_short), fputc(',', o);
     /* Judged without a reference result: why (null: compared, or the

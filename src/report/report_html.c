@@ -111,7 +111,7 @@ static void generated_text(FILE *o, const px_story_cell *c)
 static void env_table(FILE *o, const px_story *s)
 {
     fputs("<h2 id=\"environments\">Environments</h2>\n<table><thead><tr><th>Environment</th><th>What it is</th>"
-          "<th>Device</th><th>dtype</th><th>Executor, torch, backend</th><th>Host, run at</th><th>Source</th>"
+          "<th>Device</th><th>dtype</th><th>Threads</th><th>Executor, torch, backend</th><th>Host, run at</th><th>Source</th>"
           "<th>Judged</th></tr></thead><tbody>\n",
           o);
     for (size_t e = 0; e < s->n_envs; e++) {
@@ -122,6 +122,7 @@ static void env_table(FILE *o, const px_story *s)
         if (*se->device_name)
             tag_text(o, " (", se->device_name, ")");
         tag_text(o, "</td><td>", se->dtype, "</td><td>");
+        tag_text(o, "", *se->threads ? se->threads : "—", "</td><td>");
         h(o, *se->executor ? se->executor : "—");
         tag_text(o, ", torch ", *se->torch ? se->torch : "—", "");
         if (*se->backends)

@@ -74,8 +74,8 @@ static void md_quote(FILE *o, const char *s)
 static void md_envs(FILE *o, const px_story *s)
 {
     fputs("## Environments\n\n"
-          "| Environment | What it is | Device | dtype | Executor, torch, backend | Host, run at | Judged |\n"
-          "|---|---|---|---|---|---|---|\n",
+          "| Environment | What it is | Device | dtype | Threads | Executor, torch, backend | Host, run at | Judged |\n"
+          "|---|---|---|---|---|---|---|---|\n",
           o);
     for (size_t e = 0; e < s->n_envs; e++) {
         const px_story_env *se = &s->envs[e];
@@ -85,6 +85,7 @@ static void md_envs(FILE *o, const px_story *s)
         if (*se->device_name)
             fputs(" (", o), md_cell(o, se->device_name), fputs(")", o);
         fputs(" | ", o), md_cell(o, se->dtype);
+        fputs(" | ", o), md_cell(o, or_dash(se->threads));
         fputs(" | ", o), md_cell(o, or_dash(se->executor));
         fputs(", torch ", o), md_cell(o, or_dash(se->torch));
         if (*se->backends)

@@ -103,22 +103,63 @@ void story_now(char out[32])
     strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* What an environment is, in words: never a TPU unless it is one. */
+int story_env_threads(const px_fixture *f, const px_env_result *er)
+{
+    if (er->m.threads > 0)
+        return er->m.threads;
+    const px_env *fe = &f->envs[er->env_index];
+    return er->origin != PX_ORIGIN_FILE && fe->threads > 0 ? fe->threads : 0;
+}
+
+const char *story_env_executor(const px_fixture *f, const px_env_result *er)
+{
+    if (er->m.executor)
+        return er->m.executor;
+    if (er->origin == PX_ORIGIN_FILE || f->envs[er->env_index].results)
+        return NULL;
+    return f->envs[er->env_index].python ? "python" : "libtorch";
+}
+
+char *story_env_identity(const px_fixture *f, const px_env_result *er)
+{
+    int threads = story_env_threads(f, er);
+    const char *ex = story_env_executor(f, er);
+    char th[48];
+    if (threads > 0)
+        snprintf(th, sizeof th, "%d thread%s", threads, threads == 1 ? "" : "s");
+    else
+        snprintf(th, sizeof th, "threads not recorded");
+    char *s = NULL;
+    if (asprintf(&s, "%s %s, %s, %s%s", results_env_device(f, er), results_env_dtype(f, er), th,
+                 ex ? ex : "executor not recorded", ex ? " executor" : "") < 0)
+        return NULL;
+    return s;
+}
+
+/* What an environment is, in words, from its role, device and dtype: a
+ * twin is named by its own dtype and device and is never called the
+ * target (nor a TPU: it is not one); its own note is said as written. */
 static char *what_env(bctx *b, const px_env_result *er)
 {
     const px_env *fe = &b->f->envs[er->env_index];
     const char *dev = results_env_device(b->f, er), *dtype = results_env_dtype(b->f, er);
     const char *role = fe->role ? fe->role : "candidate";
+    char *what;
     if ((int)(er - b->r->envs) == b->r->reference)
-        return fmt(b, "reference, not truth: the environment the others are compared with");
-    if (!strcmp(role, "twin")) {
-        if (!strncmp(dev, "cpu", 3))
-            return fmt(b, "CPU %s twin, not a TPU: the target's numerics on the CPU", dtype);
-        return fmt(b, "%s %s twin, not the target device", dev, dtype);
-    }
-    if (!strcmp(role, "oracle"))
-        return fmt(b, "oracle: the same computation at higher precision, the yardstick for drift");
-    return fmt(b, "candidate: %s %s", dev, dtype);
+        what = fmt(b, "reference, not truth: the environment the others are compared with");
+    else if (!strcmp(role, "twin") && !strncmp(dev, "cpu", 3))
+        what = fmt(b, "CPU %s twin: the target's %s numerics on the CPU, not the target device", dtype, dtype);
+    else if (!strcmp(role, "twin"))
+        what = fmt(b, "%s %s twin, not the target device", dev, dtype);
+    else if (!strcmp(role, "oracle"))
+        what = fmt(b, "oracle: the same computation at higher precision (%s), the yardstick for drift", dtype);
+    else
+        what = fmt(b, "candidate: %s %s", dev, dtype);
+    if (!what || !fe->note)
+        return what;
+    char *note = red(b, fe->note), *s = fmt(b, "%s; note: %s", what, note ? note : "");
+    free(note), free(what);
+    return s;
 }
 
 static char *counts_of(bctx *b, const px_env_verdict *ev)
@@ -141,7 +182,10 @@ static void build_env(bctx *b, size_t e, px_story_env *se)
     se->device = dup(b, results_env_device(b->f, er));
     se->device_name = red(b, m->device_name ? m->device_name : "");
     se->dtype = dup(b, results_env_dtype(b->f, er));
-    se->executor = dup(b, m->executor ? m->executor : "");
+    int threads = story_env_threads(b->f, er);
+    se->threads = threads > 0 ? fmt(b, "%d", threads) : dup(b, "");
+    const char *ex = story_env_executor(b->f, er);
+    se->executor = dup(b, ex ? ex : "");
     se->torch = dup(b, m->libtorch_version ? m->libtorch_version : "");
     se->backends = red(b, m->backend_versions   ? m->backend_versions
                           : m->backend_modules ? m->backend_modules
@@ -823,8 +867,9 @@ void story_free(px_story *s)
         return;
     for (size_t e = 0; e < s->n_envs; e++) {
         px_story_env *se = &s->envs[e];
-        char *v[] = {se->name,     se->what, se->device, se->device_name, se->dtype, se->executor, se->torch,
-                     se->backends, se->host, se->date,   se->settings,    se->source, se->state,  se->counts};
+        char *v[] = {se->name,     se->what, se->device, se->device_name, se->dtype,  se->executor, se->torch,
+                     se->backends, se->host, se->date,   se->settings,    se->source, se->state,    se->counts,
+                     se->threads};
         for (size_t i = 0; i < sizeof v / sizeof *v; i++)
             free(v[i]);
         for (int r = 0; r < PX_RUNG_COUNT; r++)

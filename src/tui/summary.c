@@ -67,8 +67,9 @@ static void tell_env(paras *p, const px_story *s, size_t e)
 {
     const px_story_env *v = &s->envs[e];
     add(p, e == (size_t)s->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, 2, "%s: %s", v->name, v->what);
-    add(p, PX_EL_DIM, 4, "%s%s%s%s %s, %s, torch %s%s%s; %s, %s", v->device, *v->device_name ? " (" : "",
-        v->device_name, *v->device_name ? ")" : "", v->dtype,
+    add(p, PX_EL_DIM, 4, "%s%s%s%s %s, %s%s, %s, torch %s%s%s; %s, %s", v->device, *v->device_name ? " (" : "",
+        v->device_name, *v->device_name ? ")" : "", v->dtype, *v->threads ? v->threads : "threads not recorded",
+        !*v->threads ? "" : strcmp(v->threads, "1") ? " threads" : " thread",
         *v->executor ? v->executor : "executor not recorded", *v->torch ? v->torch : "not recorded",
         *v->backends ? ", " : "", v->backends, *v->host ? v->host : "host not recorded",
         *v->date ? v->date : "time not recorded");
@@ -155,9 +156,11 @@ static void tell_running(paras *p, const tui *t)
     add(p, PX_EL_TITLE, 0, "Task: %s", t->f->task);
     add(p, PX_EL_RUNNING, 0, "running… the verdict and the rest follow when the results are in");
     add(p, PX_EL_NORMAL, 0, "%s", "");
-    for (size_t e = 0; e < t->res->n_envs; e++)
-        add(p, PX_EL_DIM, 2, "%s: %s %s", t->res->envs[e].name, results_env_device(t->f, &t->res->envs[e]),
-            results_env_dtype(t->f, &t->res->envs[e]));
+    for (size_t e = 0; e < t->res->n_envs; e++) {
+        char *id = story_env_identity(t->f, &t->res->envs[e]);
+        add(p, PX_EL_DIM, 2, "%s: %s", t->res->envs[e].name, id ? id : "?");
+        free(id);
+    }
 }
 
 typedef struct row {
