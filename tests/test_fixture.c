@@ -752,3 +752,18 @@ Test(fixture, yaml_mistakes_in_plain_words_at_their_line)
                  "a quote opened at 12:11 is never closed: end the text with the same quote on line 12");
     expect_error("{device: cpu}", "{device: cpu", 9, 14, "a '{' opened at 9:14 is not closed: close it with '}'");
 }
+
+/* The sibling a mis-indented key is measured against is found in one
+ * backward pass: 400 000 blank lines between them are read once, not once
+ * per line (a stall, which the timeout would end, before). */
+Test(fixture, a_mis_indented_key_after_many_blank_lines_is_found_in_one_pass, .timeout = 20)
+{
+    size_t n = 400000;
+    char *blank = malloc(n + 1);
+    memset(blank, '\n', n);
+    blank[n] = '\0';
+    char *to = malloc(n + 64);
+    sprintf(to, "  model:\n    path: m.pt\n%s   sha256: x\n", blank);
+    expect_error("  model: {path: m.pt}\n", to, 6 + (int)n, 4, "this key is indented 3 spaces, its siblings 4");
+    free(blank), free(to);
+}

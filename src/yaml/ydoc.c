@@ -201,14 +201,25 @@ static int indent_of(const char *s, size_t n)
     return i == n || s[i] == '#' ? -1 : (int)i;
 }
 
-/* The nearest line before n with content: its number, 0 when none. */
-static int prev_content(const char *data, size_t len, int n)
+/* The nearest line before line n (which starts at at) with content: its
+ * number, 0 when none; *out and *out_len its text. One backward pass over
+ * the bytes before it (never line_at per line: linear in the file). */
+static int prev_content(const char *data, const char *at, int n, const char **out, size_t *out_len)
 {
-    for (int k = n - 1; k >= 1; k--) {
-        size_t l;
-        const char *s = line_at(data, len, k, &l);
-        if (s && indent_of(s, l) >= 0)
+    const char *end = at; /* one past the previous line's newline */
+    for (int k = n - 1; k >= 1 && end > data; k--) {
+        const char *stop = end - 1; /* its newline */
+        const char *s = stop;
+        while (s > data && s[-1] != '\n')
+            s--;
+        size_t l = (size_t)(stop - s);
+        if (l && s[l - 1] == '\r')
+            l--;
+        if (indent_of(s, l) >= 0) {
+            *out = s, *out_len = l;
             return k;
+        }
+        end = s;
     }
     return 0;
 }
@@ -267,11 +278,10 @@ static int plain_words(const char *path, const yaml_parser_t *p, const char *dat
     int expected_key = !strcmp(problem, "did not find expected key") && strstr(context, "block mapping");
     if (!mapping_values && !expected_key)
         return 0;
-    const char *s = line_at(data, len, line, &n);
-    int pl = prev_content(data, len, line);
-    size_t pn;
-    const char *ps = pl ? line_at(data, len, pl, &pn) : NULL;
-    if (!s || !ps)
+    const char *s = line_at(data, len, line, &n), *ps = NULL;
+    size_t pn = 0;
+    int pl = s ? prev_content(data, s, line, &ps, &pn) : 0;
+    if (!s || !pl)
         return 0;
     int in = indent_of(s, n), pin = indent_of(ps, pn);
     if (mapping_values && !has_key_colon(ps + pin, pn - (size_t)pin) && pin == in)
