@@ -202,15 +202,25 @@ static cmd_result init_ticket(const char *target, const char *model, const char 
                                    NULL});
 }
 
+/* A fresh directory (*dir) and `parity init DIR/new` on a ticket model,
+ * which must succeed: the draft's path (malloc'd). */
+static char *ticket_draft(const char *model, int propose, char **dir)
+{
+    char target[300];
+    *dir = tl_tmpdir();
+    snprintf(target, sizeof target, "%s/new", *dir);
+    cmd_result r = init_ticket(target, model, TICKET_LABELS, propose);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.err, "no proposal"), "%s", r.err);
+    tl_free(&r);
+    return fixture_in(*dir);
+}
+
 /* init reads what the model takes: the inputs its forward names, max_tokens
  * within its 128 positions; the paths are relative to the fixture. */
 Test(init, reads_the_models_inputs_and_positions_and_writes_relative_paths, .timeout = 120)
 {
-    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir);
-    snprintf(target, sizeof target, "%s/new", dir);
-    cmd_result r = init_ticket(target, TICKET "model.pt", TICKET_LABELS, 0);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    tl_free(&r);
+    char *dir, *fx = ticket_draft(TICKET "model.pt", 0, &dir);
     px_error err = {0};
     px_fixture *f = fixture_load(fx, &err);
     cr_assert_not_null(f, "%s", err.msg);
@@ -233,13 +243,9 @@ Test(init, reads_the_models_inputs_and_positions_and_writes_relative_paths, .tim
  * and in the bfloat16 twin. */
 Test(init, propose_on_a_three_input_dict_model_proposes_every_example, .timeout = 180)
 {
-    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir), out[300];
-    snprintf(target, sizeof target, "%s/new", dir);
+    char *dir, *fx = ticket_draft(TICKET "model.pt", 1, &dir), out[300];
     snprintf(out, sizeof out, "%s/results.yaml", dir);
-    cmd_result r = init_ticket(target, TICKET "model.pt", TICKET_LABELS, 1);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_expect(!strstr(r.err, "no proposal"), "%s", r.err);
-    tl_free(&r);
+    cmd_result r;
     px_error err = {0};
     px_fixture *f = fixture_load(fx, &err);
     cr_assert_not_null(f, "%s", err.msg);
@@ -324,12 +330,9 @@ Test(init, a_failed_init_leaves_no_directory, .timeout = 120)
  * executors; a dict without it is named by its keys. */
 Test(init, output_names_the_dict_key_and_a_missing_key_names_the_keys, .timeout = 180)
 {
-    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir), out[300], cmd[600];
-    snprintf(target, sizeof target, "%s/new", dir);
+    char *dir, *fx = ticket_draft(TICKET "scores.pt", 0, &dir), out[300], cmd[600];
     snprintf(out, sizeof out, "%s/results.yaml", dir);
-    cmd_result r = init_ticket(target, TICKET "scores.pt", TICKET_LABELS, 0);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    tl_free(&r);
+    cmd_result r;
     /* The twin on the Python executor: both executors read output:. */
     char *text = tl_slurp(fx), *py = tl_replace_all(text, "    role: twin\n", "    role: twin\n    executor: python\n");
     tl_write(fx, py);
@@ -411,12 +414,9 @@ Test(init, the_man_pages_synopsis_is_the_helps)
  * end names its length. */
 Test(init, output_as_a_tuple_index, .timeout = 180)
 {
-    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir), out[300];
-    snprintf(target, sizeof target, "%s/new", dir);
+    char *dir, *fx = ticket_draft(TICKET "tuple.pt", 0, &dir), out[300];
     snprintf(out, sizeof out, "%s/results.yaml", dir);
-    cmd_result r = init_ticket(target, TICKET "tuple.pt", TICKET_LABELS, 0);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    tl_free(&r);
+    cmd_result r;
     char *text = tl_slurp(fx), *py = tl_replace_all(text, "    role: twin\n", "    role: twin\n    executor: python\n");
     char *one = tl_replace_all(py, "    output: logits\n", "    output: \"1\"\n");
     tl_write(fx, one);
@@ -483,12 +483,9 @@ Test(init, a_model_not_described_here_keeps_the_defaults_or_fails_propose, .time
  * the missing kinds for the user to write. */
 Test(init, a_new_users_model_goes_from_propose_to_a_met_contract_and_a_report, .timeout = 240)
 {
-    char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir), md[300];
-    snprintf(target, sizeof target, "%s/new", dir);
+    char *dir, *fx = ticket_draft(TICKET "model.pt", 1, &dir), md[300];
     snprintf(md, sizeof md, "%s/report.md", dir);
-    cmd_result r = init_ticket(target, TICKET "model.pt", TICKET_LABELS, 1);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    tl_free(&r);
+    cmd_result r;
     /* what lint asks of a person, and nothing else */
     r = tl_run((const char *[]){"parity", "lint", fx, NULL});
     cr_expect_eq(r.status, 1);

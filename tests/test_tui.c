@@ -178,64 +178,23 @@ Test(tui, at_least_twelve_scenarios)
     cr_expect_geq(list_screens(), 12);
 }
 
-/* The man page's KEYS, item by item: ".It Ic KEYS" (mdoc's "\\&" escapes
- * dropped) and the lines after it up to the next item, joined by spaces. */
+/* The man page's items of one section, ".Sh SECTION" ... ".It MACRO X"
+ * (mdoc's "\\&" dropped, "\\[u2026]" read as the ellipsis) each with the
+ * lines after it up to the next item, joined by spaces: KEYS (Ic) and
+ * BADGES (Li). */
 typedef struct man_key {
     char keys[96], help[256];
 } man_key;
 
-static size_t man_keys(const char *man, man_key *out, size_t max)
+static size_t man_items(const char *man, const char *section, const char *macro, man_key *out, size_t max)
 {
-    const char *p = strstr(man, "\n.Sh KEYS\n"), *end = p ? strstr(p + 1, "\n.Sh ") : NULL;
+    char sh[64], it[32];
+    snprintf(sh, sizeof sh, "\n.Sh %s\n", section);
+    snprintf(it, sizeof it, "\n.It %s ", macro);
+    const char *p = strstr(man, sh), *end = p ? strstr(p + 1, "\n.Sh ") : NULL;
     size_t n = 0;
-    while (p && (p = strstr(p, "\n.It Ic ")) && (!end || p < end) && n < max) {
-        p += 8;
-        size_t len = strcspn(p, "\n"), k = 0;
-        for (size_t i = 0; i < len && k + 1 < sizeof out[n].keys; i++)
-            if (strncmp(p + i, "\\&", 2) || (i++, 0))
-                out[n].keys[k++] = p[i];
-        out[n].keys[k] = '\0';
-        out[n].help[0] = '\0';
-        for (p += len; *p == '\n' && p[1] && p[1] != '.';) {
-            size_t l = strcspn(++p, "\n"), h = strlen(out[n].help);
-            snprintf(out[n].help + h, sizeof out[n].help - h, "%s%.*s", h ? " " : "", (int)l, p);
-            p += l;
-        }
-        n++;
-    }
-    return n;
-}
-
-/* One table, both ways: the man page lists every action, in order, with
- * every key bound to it and its help line, and nothing else. */
-Test(tui, man_page_keys_are_the_table)
-{
-    char *man = tl_slurp("man/parity.1");
-    cr_assert_not_null(man);
-    man_key items[PX_ACT_COUNT + 8];
-    size_t n = man_keys(man, items, sizeof items / sizeof *items);
-    cr_expect_eq(n, (size_t)PX_ACT_COUNT, "the man page's KEYS has %zu items, the table %d actions", n,
-                 PX_ACT_COUNT);
-    for (size_t i = 0; i < n && i < PX_ACT_COUNT; i++) {
-        char keys[96];
-        key_names((px_action)i, keys, sizeof keys);
-        cr_expect_str_eq(items[i].keys, keys, "man page KEYS item %zu: '%s', the table binds '%s' (%s)", i + 1,
-                         items[i].keys, keys, key_defs[i].name);
-        cr_expect_str_eq(items[i].help, key_defs[i].help, "man page KEYS item %zu (%s): '%s', the table says '%s'",
-                         i + 1, items[i].keys, items[i].help, key_defs[i].help);
-    }
-    free(man);
-}
-
-/* The man page's BADGES, item by item: ".It Li BADGE" (mdoc's "\\&"
- * dropped, "\\[u2026]" read as the ellipsis) and the lines after it up to
- * the next item, joined by spaces. */
-static size_t man_badges(const char *man, man_key *out, size_t max)
-{
-    const char *p = strstr(man, "\n.Sh BADGES\n"), *end = p ? strstr(p + 1, "\n.Sh ") : NULL;
-    size_t n = 0;
-    while (p && (p = strstr(p, "\n.It Li ")) && (!end || p < end) && n < max) {
-        p += 8;
+    while (p && (p = strstr(p, it)) && (!end || p < end) && n < max) {
+        p += strlen(it);
         size_t len = strcspn(p, "\n"), k = 0;
         for (size_t i = 0; i < len && k + 4 < sizeof out[n].keys; i++) {
             if (!strncmp(p + i, "\\&", 2)) {
@@ -259,6 +218,34 @@ static size_t man_badges(const char *man, man_key *out, size_t max)
         n++;
     }
     return n;
+}
+
+static size_t man_keys(const char *man, man_key *out, size_t max) { return man_items(man, "KEYS", "Ic", out, max); }
+
+static size_t man_badges(const char *man, man_key *out, size_t max)
+{
+    return man_items(man, "BADGES", "Li", out, max);
+}
+
+/* One table, both ways: the man page lists every action, in order, with
+ * every key bound to it and its help line, and nothing else. */
+Test(tui, man_page_keys_are_the_table)
+{
+    char *man = tl_slurp("man/parity.1");
+    cr_assert_not_null(man);
+    man_key items[PX_ACT_COUNT + 8];
+    size_t n = man_keys(man, items, sizeof items / sizeof *items);
+    cr_expect_eq(n, (size_t)PX_ACT_COUNT, "the man page's KEYS has %zu items, the table %d actions", n,
+                 PX_ACT_COUNT);
+    for (size_t i = 0; i < n && i < PX_ACT_COUNT; i++) {
+        char keys[96];
+        key_names((px_action)i, keys, sizeof keys);
+        cr_expect_str_eq(items[i].keys, keys, "man page KEYS item %zu: '%s', the table binds '%s' (%s)", i + 1,
+                         items[i].keys, keys, key_defs[i].name);
+        cr_expect_str_eq(items[i].help, key_defs[i].help, "man page KEYS item %zu (%s): '%s', the table says '%s'",
+                         i + 1, items[i].keys, items[i].help, key_defs[i].help);
+    }
+    free(man);
 }
 
 /* The legend of the list's badges and marks (the ? screen's end, b), both
