@@ -88,6 +88,17 @@ class Slow(nn.Module):
         return logits
 
 
+class Slower(Slow):
+    """slower.pt -- slow.pt's loop 40 times over: a minute or more on a long
+    input on any torch (torch 2's fused kernels run slow.pt's loop in 1.5 s
+    where Debian's torch 1.13 takes 5), for the tests that interrupt, cut or
+    kill a forward in flight (tests/test_cmd_stop.c) and must find it still
+    running seconds after it began. It never runs to its end there."""
+
+    def __init__(self):
+        super().__init__(SLOW_ITERS * 40)
+
+
 class Raises(nn.Module):
     """raises.pt -- for the model-failure tests: a long input (T > 6) raises
     RuntimeError("planted failure") inside forward; a short input returns
@@ -382,7 +393,7 @@ def main() -> int:
     os.makedirs(out, exist_ok=True)
     torch.set_num_threads(1)
 
-    builders = [("slow.pt", Slow), ("raises.pt", Raises),
+    builders = [("slow.pt", Slow), ("slower.pt", Slower), ("raises.pt", Raises),
                 ("width4.pt", Width4), ("empty.pt", Empty),
                 ("crash.pt", Crash), ("unsupported.pt", Unsupported),
                 ("nonfinite.pt", NonFinite), ("leaks.pt", Leaks),
@@ -409,6 +420,8 @@ def main() -> int:
             t0 = time.monotonic()
             if name == "crash.pt":  # would take this process down with it
                 msg += f"; long T=8 -> {long_in_child(os.path.join(out, name))}"
+            elif name == "slower.pt":  # a minute and more: the stop tests end it
+                msg += "; long T=8 -> not run here (a minute or more)"
             else:
                 try:
                     if name == "segments.pt":
