@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "parity/decision.h"
@@ -827,6 +828,23 @@ static void draw_status(tui *t)
         tui_put(t, y, COLS - (int)strlen(n), (int)strlen(n), PX_EL_FLAG, n);
 }
 
+/* A scrolled screen's header: its title with the keys that scroll it, and
+ * "FIRST-LAST of N" on the line below when it scrolls (top is SIZE_MAX
+ * when all of it fits). */
+static void scroll_head(tui *t, const char *title, px_action down_act, px_action up_act, size_t top, size_t body,
+                        size_t n)
+{
+    char down[16], up[16], head[200];
+    snprintf(head, sizeof head, " parity review: %s  (%s/%s scroll, any other key returns)", title,
+             key_first(down_act, down, sizeof down), key_first(up_act, up, sizeof up));
+    tui_put(t, 0, 0, COLS, PX_EL_HEADER, head);
+    if (top == SIZE_MAX)
+        return;
+    char more[64];
+    snprintf(more, sizeof more, " %zu-%zu of %zu ", top + 1, top + body, n);
+    tui_put(t, 1, COLS - (int)strlen(more) - 1, (int)strlen(more), PX_EL_DIM, more);
+}
+
 /* Every binding, then the legend of the list's badges and marks (where b
  * opens it), scrolled when the screen is shorter than they are. */
 static void draw_help(tui *t)
@@ -840,15 +858,7 @@ static void draw_help(tui *t)
         t->help_top = legend_at, t->help_badges = 0;
     if (t->help_top > last)
         t->help_top = last;
-    char down[16], up[16], head[160];
-    snprintf(head, sizeof head, " parity review: keys  (%s/%s scroll, any other key returns)",
-             key_first(PX_ACT_DOWN, down, sizeof down), key_first(PX_ACT_UP, up, sizeof up));
-    tui_put(t, 0, 0, COLS, PX_EL_HEADER, head);
-    if (last) {
-        char more[64];
-        snprintf(more, sizeof more, " %zu-%zu of %zu ", t->help_top + 1, t->help_top + body, n);
-        tui_put(t, 1, COLS - (int)strlen(more) - 1, (int)strlen(more), PX_EL_DIM, more);
-    }
+    scroll_head(t, "keys", PX_ACT_DOWN, PX_ACT_UP, last ? t->help_top : SIZE_MAX, body, n);
     for (size_t y = 0; y < body && t->help_top + y < n; y++) {
         size_t i = t->help_top + y;
         if (i < PX_ACT_COUNT) {
@@ -933,15 +943,8 @@ static void draw_whole(tui *t)
         t->whole_top = last;
     copywin(pad, stdscr, (int)t->whole_top, 0, 2, 1, 1 + (int)body, w, FALSE);
     delwin(pad);
-    char down[16], up[16], head[200];
-    snprintf(head, sizeof head, " parity review: the example whole  (%s/%s scroll, any other key returns)",
-             key_first(PX_ACT_SCROLL_DOWN, down, sizeof down), key_first(PX_ACT_SCROLL_UP, up, sizeof up));
-    tui_put(t, 0, 0, COLS, PX_EL_HEADER, head);
-    if (last) {
-        char more[64];
-        snprintf(more, sizeof more, " %zu-%zu of %zu ", t->whole_top + 1, t->whole_top + body, n);
-        tui_put(t, 1, COLS - (int)strlen(more) - 1, (int)strlen(more), PX_EL_DIM, more);
-    }
+    scroll_head(t, "the example whole", PX_ACT_SCROLL_DOWN, PX_ACT_SCROLL_UP,
+                last ? t->whole_top : SIZE_MAX, body, n);
 }
 
 /* The list's width: 3/10 of the screen, 28 to 48 columns. */
