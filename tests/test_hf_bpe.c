@@ -33,22 +33,6 @@ static void sh(const char *cmd)
                  rc, cmd);
 }
 
-/* Does the library's line (ids or "ERROR ...") equal ids? */
-static int same(const char *expect, const hf_ids *ids)
-{
-    const char *p = expect;
-    for (size_t i = 0; i < ids->n; i++) {
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || v != ids->v[i])
-            return 0;
-        p = end;
-    }
-    while (*p == ' ')
-        p++;
-    return !*p;
-}
-
 /* Every word of t through hf_bpe_tokenize (cache: shared by all words, or
  * NULL); the number of mismatches, the first few printed. */
 static size_t compare_words(const bpe_tables *t, hf_bpe_cache *cache, const char *what)
@@ -61,7 +45,7 @@ static size_t compare_words(const bpe_tables *t, hf_bpe_cache *cache, const char
         int rc = t->m.kind == HF_MODEL_WORDPIECE
                      ? hf_wordpiece_tokenize(&t->m, &t->v, t->words[i], t->word_len[i], &ids, &err)
                      : hf_bpe_tokenize(&t->m, &t->v, cache, t->words[i], t->word_len[i], &ids, &err);
-        int ok = !strncmp(t->expect[i], "ERROR", 5) ? rc != 0 : rc == 0 && same(t->expect[i], &ids);
+        int ok = !strncmp(t->expect[i], "ERROR", 5) ? rc != 0 : rc == 0 && bt_same(t->expect[i], &ids);
         if (!ok && bad++ < 5) {
             char got[512];
             bt_ids_str(&ids, got, sizeof got);

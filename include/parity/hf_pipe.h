@@ -240,6 +240,8 @@ typedef struct hf_ids {
 } hf_ids;
 
 int hf_ids_push(hf_ids *ids, int64_t id, px_error *err);
+/* splitmix64's finalizer: the tables' hash of an integer key. */
+uint64_t hf_mix64(uint64_t x);
 
 /* One pre-tokenized split -> ids (appended). The BPE keeps a cache of
  * words it has seen (bounded), so the model is not const. */

@@ -8,5 +8,7 @@
 
 /* Byte offset of the first invalid UTF-8 sequence, or -1 when all valid. */
 long utf8_invalid_at(const char *s, size_t len);
+/* Code points in len bytes of valid UTF-8 (its lead bytes). */
+size_t utf8_chars(const char *s, size_t len);
 
 #endif

@@ -2,6 +2,14 @@
 
 #include <utf8proc.h>
 
+size_t utf8_chars(const char *s, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return n;
+}
+
 long utf8_invalid_at(const char *s, size_t len)
 {
     size_t i = 0;

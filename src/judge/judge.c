@@ -1,5 +1,6 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "parity/judge.h"
+#include "parity/utf8.h"
 #include "parity/prepare.h"
 
 #include <math.h>
@@ -302,13 +303,7 @@ static long first_non_finite(const px_example_result *x)
 
 /* Code points, as max_chars counts them (the text is valid UTF-8: parity
  * decoded it). */
-static size_t chars_of(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
-}
+static size_t chars_of(const char *s) { return utf8_chars(s, strlen(s)); }
 
 static int only_space(const char *s)
 {

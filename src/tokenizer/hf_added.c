@@ -27,18 +27,10 @@ struct hf_added_set {
     size_t n_tok;
 };
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 static int64_t child_of(const hf_added_set *a, size_t node, unsigned char b)
 {
     uint64_t key = ((uint64_t)node << 8 | b) + 1;
-    for (size_t s = mix(key) & a->mask;; s = (s + 1) & a->mask) {
+    for (size_t s = hf_mix64(key) & a->mask;; s = (s + 1) & a->mask) {
         if (a->edges[s].key == key)
             return a->edges[s].child;
         if (!a->edges[s].key)
@@ -55,7 +47,7 @@ static int trie_add(hf_added_set *a, const char *s, size_t len, int32_t idx, px_
         int64_t c = child_of(a, node, (unsigned char)s[i]);
         if (c < 0) {
             uint64_t key = ((uint64_t)node << 8 | (unsigned char)s[i]) + 1;
-            size_t slot = mix(key) & a->mask;
+            size_t slot = hf_mix64(key) & a->mask;
             while (a->edges[slot].key)
                 slot = (slot + 1) & a->mask;
             a->edges[slot] = (edge){key, (uint32_t)a->n_nodes};

@@ -72,6 +72,14 @@ void hf_splits_free(hf_splits *s)
     s->v = NULL, s->n = s->cap = 0;
 }
 
+uint64_t hf_mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
 int hf_ids_push(hf_ids *ids, int64_t id, px_error *err)
 {
     void *p = ids->v;

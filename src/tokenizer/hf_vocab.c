@@ -15,14 +15,6 @@ static uint64_t fnv1a(const char *s, size_t len)
     return h;
 }
 
-static uint64_t splitmix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 /* The smallest power of two >= 2 * n (at least 16). */
 static size_t slots_for(size_t n)
 {
@@ -118,7 +110,7 @@ int hf_merges_alloc(hf_merges *m, size_t n)
 static size_t merge_home(const hf_merges *m, uint64_t key)
 {
     __extension__ typedef unsigned __int128 u128;
-    return (size_t)(((u128)splitmix64(key) * (u128)(m->mask + 1)) >> 64);
+    return (size_t)(((u128)hf_mix64(key) * (u128)(m->mask + 1)) >> 64);
 }
 
 static size_t merge_slot(const hf_merges *m, uint64_t key)

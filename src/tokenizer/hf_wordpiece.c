@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "parity/hf_pipe.h"
+#include "parity/utf8.h"
 
 static int push(hf_ids *out, int64_t id, px_error *err)
 {
@@ -36,14 +37,6 @@ static int push_unk(const hf_model *m, hf_ids *out, px_error *err)
                             "WordPiece needs its unk_token for a word it cannot cut, and the vocab has none "
                             "(the library's MissingUnkToken)");
     return push(out, m->unk_id, err);
-}
-
-static size_t utf8_chars(const char *s, size_t len)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return n;
 }
 
 /* Start of the character that ends at s[end] (never before start). */

@@ -52,15 +52,6 @@ static int oom(px_error *err)
 /* ---- UTF-8 helpers ------------------------------------------------------ */
 
 
-/* Characters, not bytes: the 100-character word limit counts code points. */
-static size_t utf8_count(const char *s, size_t len)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return n;
-}
-
 
 /* ---- vocab hash table --------------------------------------------------- */
 
@@ -443,7 +434,7 @@ static int chars_check(const px_tokenizer *tok, const char *path, px_error *err)
                                 i + 1, specials[i]);
     }
     for (size_t id = 4; id < tok->n; id++) {
-        size_t cps = utf8_count(tok->tokens[id], tok->lens[id]);
+        size_t cps = utf8_chars(tok->tokens[id], tok->lens[id]);
         if (!cps)
             return px_error_set(err, PX_ERR_MALFORMED, path, (int)id + 1, 1,
                                 "empty line: each line of a chars vocab after the specials holds one character");

@@ -24,19 +24,6 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int same(const char *expect, const hf_ids *ids)
-{
-    const char *p = expect;
-    for (size_t i = 0; i < ids->n; i++) {
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || v != ids->v[i])
-            return 0;
-        p = end;
-    }
-    return !*p;
-}
-
 /* mode 0: fresh cache per round; 1: one cache; 2: none. */
 static double run(const bpe_tables *t, int rounds, int mode, size_t *total_ids)
 {
@@ -78,7 +65,7 @@ int main(int argc, char **argv)
     px_error err = {0};
     for (size_t i = 0; i < t.n_words; i++) {
         ids.n = 0;
-        if (hf_bpe_tokenize(&t.m, &t.v, NULL, t.words[i], t.word_len[i], &ids, &err) || !same(t.expect[i], &ids))
+        if (hf_bpe_tokenize(&t.m, &t.v, NULL, t.words[i], t.word_len[i], &ids, &err) || !bt_same(t.expect[i], &ids))
             bad++;
     }
     printf("parity %s: %zu words, %zu differ from the library\n", argv[1], t.n_words, bad);

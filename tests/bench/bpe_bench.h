@@ -188,6 +188,22 @@ static inline void bt_load_words(bpe_tables *t, char *text)
     }
 }
 
+/* Does the library's line (ids, or "ERROR ...") equal ids? */
+static inline int bt_same(const char *expect, const hf_ids *ids)
+{
+    const char *p = expect;
+    for (size_t i = 0; i < ids->n; i++) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v != ids->v[i])
+            return 0;
+        p = end;
+    }
+    while (*p == ' ')
+        p++;
+    return !*p;
+}
+
 /* Load dir's tables; 0, or -1 when a file is missing (bpe_tables_free
  * frees what was read either way). */
 static inline int bpe_tables_load(bpe_tables *t, const char *dir)
