@@ -41,6 +41,8 @@ static const char *GEN_MINIMAL =
     "    text: hello\n"
     "    expect: {non_empty: true}\n";
 
+static const char *EMB_MINIMAL;
+
 static px_fixture *parse(const char *text, px_error *err)
 {
     memset(err, 0, sizeof *err);
@@ -373,12 +375,20 @@ Test(fixture, every_key_is_in_the_man_page_and_only_those)
         /* A generator's (GEN_MINIMAL): its output settings and expectation. */
         {"max_new_tokens: 8}", "max_new_tokens: 8, zzz: 1}"},
         {"{non_empty: true}", "{non_empty: true, zzz: 1}"},
+        /* An embedding's (EMB_MINIMAL): its model, compare, example and query keys. */
+        {"normalize: true}", "normalize: true, zzz: 1}"},
+        {"why: w}\n    similar", "why: w, zzz: 1}\n    similar"},
+        {"  compare:\n", "  compare:\n    zzz: 1\n"},
+        {"    role: query\n", "    role: query\n    zzz: 1\n"},
+        {"order: exact}", "order: exact, zzz: 1}"},
+        {"{min_cosine: 0.95, why: short}", "{min_cosine: 0.95, why: short, zzz: 1}"},
     };
-    const size_t first_gen = sizeof probes / sizeof *probes - 2;
+    const size_t first_gen = sizeof probes / sizeof *probes - 8, first_emb = first_gen + 2;
     char *man = man_keys_section();
     char accepted[4096] = " ";
     for (size_t i = 0; i < sizeof probes / sizeof *probes; i++) {
-        char *text = variant_of(i < first_gen ? MINIMAL : GEN_MINIMAL, probes[i][0], probes[i][1]);
+        char *text = variant_of(i < first_gen ? MINIMAL : i < first_emb ? GEN_MINIMAL : EMB_MINIMAL, probes[i][0],
+                                probes[i][1]);
         px_error err;
         px_fixture *f = parse(text, &err);
         cr_assert_null(f, "probe %zu loaded", i);
@@ -578,7 +588,7 @@ Test(fixture, a_generators_contract_loads_and_each_mistake_is_refused_at_its_pla
         const char *from, *to, *needle;
         int line, col;
     } bad[] = {
-        {"kind: generator}", "kind: translator}", "contract.model.kind must be classifier or generator", 4, 29},
+        {"kind: generator}", "kind: translator}", "contract.model.kind must be classifier, generator or embedding", 4, 29},
         {"  generate: {decoding: greedy, max_new_tokens: 8}\n", "", "a generator needs its output settings", 3, 3},
         {"decoding: greedy", "decoding: beam", "decoding must be greedy or sample, not 'beam'", 7, 24},
         {"decoding: greedy, max_new_tokens: 8", "decoding: greedy, max_new_tokens: 2000", "max_new_tokens must be", 7,
@@ -766,4 +776,99 @@ Test(fixture, a_mis_indented_key_after_many_blank_lines_is_found_in_one_pass, .t
     sprintf(to, "  model:\n    path: m.pt\n%s   sha256: x\n", blank);
     expect_error("  model: {path: m.pt}\n", to, 6 + (int)n, 4, "this key is indented 3 spaces, its siblings 4");
     free(blank), free(to);
+}
+
+/* An embedding's (contract.model.kind: embedding): documents and queries. */
+static const char *EMB_MINIMAL =
+    "parity: 1\n"
+    "contract:\n"
+    "  task: t\n"
+    "  model: {path: m.pt, kind: embedding, dim: 4, pooling: mean, normalize: true}\n"
+    "  input:\n"
+    "    tokenizer: {kind: wordpiece, vocab: v.txt}\n"
+    "  compare:\n"
+    "    vectors: {atol: 0.01, rtol: 0, why: w}\n"
+    "    similar_to_reference: {min_cosine: 0.99, why: w}\n"
+    "environments:\n"
+    "  reference: {device: cpu}\n"
+    "examples:\n"
+    "  - id: chess\n"
+    "    role: document\n"
+    "    text: chess club\n"
+    "  - id: go\n"
+    "    role: document\n"
+    "    text: go night\n"
+    "  - id: q\n"
+    "    role: query\n"
+    "    text: board games\n"
+    "    similar_to_reference: {min_cosine: 0.95, why: short}\n"
+    "    expect: {top: [chess, go], k: 2, order: exact}\n"
+    "  - id: nothing\n"
+    "    role: query\n"
+    "    text: ''\n"
+    "    expect: {rejected: true}\n";
+
+static void expect_emb_error(const char *from, const char *to, int line, int col, const char *needle)
+{
+    char *text = variant_of(EMB_MINIMAL, from, to);
+    px_error err;
+    px_fixture *f = parse(text, &err);
+    cr_assert_null(f, "loaded: %s", text);
+    cr_expect_eq(err.line, line, "line %d, wanted %d: %s", err.line, line, err.msg);
+    cr_expect_eq(err.col, col, "col %d, wanted %d: %s", err.col, col, err.msg);
+    cr_expect(strstr(err.msg, needle) != NULL, "'%s' lacks '%s'", err.msg, needle);
+    free(text);
+}
+
+Test(fixture, an_embedding_reads_its_documents_queries_and_search)
+{
+    px_error err;
+    px_fixture *f = parse(EMB_MINIMAL, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_expect_eq(f->kind, PX_MODEL_EMBEDDING);
+    cr_expect_eq(f->dim, 4);
+    cr_expect_eq(f->pooling, PX_POOL_MEAN);
+    cr_expect_eq(f->normalize, 1);
+    cr_expect_eq(f->n_labels, 0);
+    cr_expect_eq(f->n_documents, 2);
+    cr_expect(f->logits_tol.present && f->logits_tol.atol == 0.01);
+    cr_expect(f->similar.present && f->similar.min_cosine == 0.99);
+    cr_expect_eq(f->examples[0].role, PX_ROLE_DOCUMENT);
+    cr_expect_eq(f->examples[0].expect.kind, PX_EXPECT_NONE);
+    const px_example *q = &f->examples[2];
+    cr_expect_eq(q->role, PX_ROLE_QUERY);
+    cr_expect(q->similar.present && q->similar.min_cosine == 0.95);
+    cr_assert_eq(q->expect.kind, PX_EXPECT_RETRIEVAL);
+    const px_retrieval *r = q->expect.retrieval;
+    cr_expect_eq(r->n_top, 2);
+    cr_expect_eq(r->top_idx[0], 0);
+    cr_expect_eq(r->top_idx[1], 1);
+    cr_expect_eq(r->k, 2);
+    cr_expect_eq(r->exact, 1);
+    cr_expect_eq(f->examples[3].expect.kind, PX_EXPECT_REJECTED);
+    fixture_free(f);
+}
+
+Test(fixture, an_embeddings_mistakes_are_said_at_their_place)
+{
+    expect_emb_error("dim: 4, ", "", 4, 10, "dim");
+    expect_emb_error("pooling: mean", "pooling: max", 4, 57, "pooling must be mean, cls or none, not 'max'");
+    expect_emb_error("top: [chess, go]", "top: [chess, gone]", 23, 27, "'gone', which is no example");
+    expect_emb_error("top: [chess, go]", "top: [chess, q]", 23, 27, "'q', which is a query");
+    expect_emb_error("k: 2,", "k: 1,", 23, 35, "k 1 is less than the 2 documents");
+    expect_emb_error("k: 2,", "k: 3,", 23, 13, "more than the fixture's 2 documents");
+    expect_emb_error("order: exact", "order: ranked", 23, 45, "exact or set");
+    expect_emb_error("    role: document\n    text: go night\n", "    text: go night\n", 16, 5,
+                     "needs role: document or query");
+    expect_emb_error("    text: go night\n", "    text: go night\n    expect: {top: [chess]}\n", 19, 13,
+                     "a document has no expect");
+    expect_emb_error("vectors: {", "logits: {", 8, 13, "contract.compare.vectors");
+    expect_emb_error("{min_cosine: 0.95, why: short}", "{why: short}", 22, 27, "min_cosine");
+    expect_emb_error("{rejected: true}", "{rejected: true, k: 2}", 27, 33, "goes with top");
+}
+
+Test(fixture, a_classifier_refuses_an_embeddings_keys)
+{
+    expect_error("{path: m.pt}", "{path: m.pt, dim: 4}", 4, 28, "for an embedding");
+    expect_error("    expect: {label: a}\n", "    role: query\n    expect: {label: a}\n", 13, 11, "for an embedding");
 }

@@ -82,7 +82,28 @@ typedef struct px_generate {
     px_loc loc, stop_loc;
 } px_generate;
 
-enum px_model_kind { PX_MODEL_CLASSIFIER, PX_MODEL_GENERATOR };
+enum px_model_kind { PX_MODEL_CLASSIFIER, PX_MODEL_GENERATOR, PX_MODEL_EMBEDDING };
+
+/* An embedding's pooling (contract.model.pooling): none, the model returns
+ * the vector [1, D] itself; mean, the mean of its token states [1, T, D]
+ * over the attention mask (sentence-transformers' mean pooling); cls, the
+ * first token's state. The executor pools, in float32 on the output as the
+ * model gave it, then (normalize) divides by the L2 norm: the pooling is
+ * the contract's fixed arithmetic, the same in every environment, so what
+ * differs between environments is the model's. */
+enum px_pooling { PX_POOL_NONE = 0, PX_POOL_MEAN, PX_POOL_CLS };
+/* "none", "mean", "cls". */
+const char *fixture_pooling_name(enum px_pooling p);
+
+/* similar_to_reference: an embedding's vector against the reference
+ * environment's, by cosine (the contract's, compare.similar_to_reference,
+ * or an example's own). */
+typedef struct px_similar {
+    int present;
+    double min_cosine;
+    char *why;   /* NULL when not written (a lint finding) */
+    px_loc loc;
+} px_similar;
 
 /* An environment's `compile:`: torch.compile around the model (the Python
  * executor on torch 2 only). backend is one of torch's own (inductor,
@@ -151,7 +172,30 @@ typedef struct px_env {
     px_loc loc;
 } px_env;
 
-enum px_expect_kind { PX_EXPECT_NONE, PX_EXPECT_LABEL, PX_EXPECT_ANY_OF, PX_EXPECT_REJECTED, PX_EXPECT_TEXT };
+enum px_expect_kind { PX_EXPECT_NONE, PX_EXPECT_LABEL, PX_EXPECT_ANY_OF, PX_EXPECT_REJECTED, PX_EXPECT_TEXT,
+                      PX_EXPECT_RETRIEVAL };
+
+/* An embedding's query (role query) and what its search must return
+ * (expect kind RETRIEVAL): the fixture's documents (role document) ranked
+ * by cosine to the query's vector in the same environment, best first
+ * (ties by the documents' order in the fixture). order set: every
+ * document named in top is among the first k; order exact: the first
+ * n_top are top's, in that order. k defaults to n_top and is at least
+ * n_top. A candidate whose first k differ from the reference's (as a set,
+ * or in order for exact) changed the search: a task failure whatever its
+ * numbers. */
+typedef struct px_retrieval {
+    char **top;         /* document ids, as written */
+    long *top_idx;      /* their example indices */
+    px_loc *top_loc;    /* where each was written */
+    size_t n_top;
+    int k;
+    int exact;          /* order: exact (0: set) */
+    px_loc loc;
+} px_retrieval;
+
+/* An embedding's example: a document the queries search, or a query. */
+enum px_role { PX_ROLE_NONE = 0, PX_ROLE_DOCUMENT, PX_ROLE_QUERY };
 
 /* A generator's expectation of its generated text (expect kind TEXT):
  * every must_match pattern matches it, no must_not_match pattern does, it
@@ -181,6 +225,7 @@ typedef struct px_expect {
     px_pattern must_match;      /* on the decided label */
     px_pattern must_not_match;
     px_text_expect *text;       /* kind TEXT (a generator's example) */
+    px_retrieval *retrieval;    /* kind RETRIEVAL (an embedding's query) */
     px_loc loc;
 } px_expect;
 
@@ -196,6 +241,8 @@ typedef struct px_example {
     size_t text_len;
     px_expect expect;
     px_tolerance tol;   /* the example's own logits tolerance (present=0: the contract's) */
+    enum px_role role;  /* an embedding's: document or query (role:); none otherwise */
+    px_similar similar; /* an embedding's own similar_to_reference (present=0: the contract's) */
     char *why;
     px_review review;   /* the reviewer's record (include/parity/decision.h): owned */
     px_loc loc, text_loc;
@@ -222,6 +269,15 @@ typedef struct px_fixture {
                            to a forward whose signature takes it */
     char *output;
     enum px_model_kind kind; /* contract.model.kind */
+    /* An embedding's (kind embedding): its vector's width (contract.model.dim,
+     * required: the output is [1, dim]), pooling and normalize, and the
+     * contract's similar_to_reference (compare.similar_to_reference). Its
+     * per-element tolerance is compare.vectors, held in logits_tol. */
+    int dim;
+    enum px_pooling pooling;
+    int normalize;
+    px_similar similar;
+    size_t n_documents; /* examples of role document */
     px_generate gen;    /* contract.generate (a generator's) */
     px_clean_rule *rules;
     size_t n_rules;

@@ -41,6 +41,12 @@ typedef enum px_outcome {
     PX_OC_WRONGLY_REJECTED,
     PX_OC_NOT_EVALUATED,
     PX_OC_CONSTRAINT_VIOLATED, /* a generator's text breaks its expectation */
+    PX_OC_WRONG_RANKING,  /* an embedding's query: its search misses a document
+                             its expect.top names within k, or (order exact)
+                             ranks them otherwise */
+    PX_OC_RANKING_CHANGED, /* an embedding's query in a candidate: its first k
+                              differ from the reference's (in order, for
+                              order exact), whatever its numbers */
     PX_OC_COUNT
 } px_outcome;
 
@@ -62,6 +68,8 @@ typedef enum px_div {
     PX_DIV_DECISION,
     PX_DIV_GENERATED,   /* a generator's: its chosen tokens part from the
                            reference's (diverged-at-token N) */
+    PX_DIV_RANKING,     /* an embedding query's: its first k documents part
+                           from the reference's ("rank 2 and 3 swap") */
     PX_DIV_COUNT
 } px_div;
 const char *div_name(px_div d);
@@ -104,6 +112,31 @@ typedef struct px_text_verdict {
     long bad_at, bad_end;
 } px_text_verdict;
 
+/* An embedding's verdict's own part (allocated only for an embedding's
+ * examples). */
+typedef struct px_embed_verdict {
+    double cosine;       /* this vector against the reference environment's
+                            for the example; NAN when not compared */
+    double min_cosine;   /* the similar_to_reference floor that applied; NAN
+                            when none */
+    double norm;         /* this vector's L2 norm; NAN when no vector */
+    /* A query's search in this environment (role query, its vector and
+     * every document's here): the documents by cosine to the query, best
+     * first, ties by fixture order. n_ranked 0: no ranking (rank_note says
+     * why, e.g. a document raised here). */
+    size_t n_ranked;
+    long *doc;           /* n_ranked example indices */
+    double *score;       /* their cosines to the query */
+    int k;               /* the window: expect.k */
+    int held;            /* a candidate's first k against the reference's: 1
+                            the same, 0 changed, -1 not compared */
+    char *moved;         /* what moved against the reference's first k, in
+                            words ("rank 2 and 3 swap: go-night, chess-club";
+                            "lantern-walk enters at rank 3, film-night
+                            leaves"); NULL when nothing did or not compared */
+    char *rank_note;     /* why there is no ranking; NULL when there is */
+} px_embed_verdict;
+
 typedef struct px_verdict {
     /* (Ordered to leave no padding.) */
     px_outcome outcome;
@@ -129,6 +162,7 @@ typedef struct px_verdict {
     px_cmp cmp;
     double oracle_ratio;
     px_text_verdict *text; /* a generator's (NULL: a classifier's) */
+    px_embed_verdict *embed; /* an embedding's (NULL otherwise) */
 } px_verdict;
 
 /* What a benchmark's outputs say against the contract (parity bench;

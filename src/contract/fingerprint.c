@@ -62,6 +62,10 @@ static void write_model(FILE *o, const px_fixture *f, size_t k)
     /* Only for a generator: a classifier's keeps its old bytes. */
     if (f->kind == PX_MODEL_GENERATOR)
         put_str(o, "generator");
+    /* An embedding's vector: its width and the pooling that makes it. */
+    if (f->kind == PX_MODEL_EMBEDDING)
+        put_str(o, "embedding"), put_num(o, f->dim), put_str(o, fixture_pooling_name(f->pooling)),
+            put_num(o, f->normalize);
     /* A format change is a model change (the sha256 of a directory is its
      * pins' digest); TorchScript keeps its old bytes. */
     if (f->model_format != PX_FORMAT_TORCHSCRIPT)
@@ -113,6 +117,8 @@ static void write_compare(FILE *o, const px_fixture *f, size_t k)
         if (!g->skip_special) /* said only when not the default: older fingerprints stay */
             put_str(o, "skip_special_tokens: false");
     }
+    if (f->similar.present)
+        put_str(o, "similar_to_reference"), put_num(o, f->similar.min_cosine);
 }
 
 /* Labels by name, so that an example reads the same whatever the order of
@@ -141,6 +147,17 @@ static void write_example(FILE *o, const px_fixture *f, size_t k)
         for (size_t i = 0; i < t->n_must_not_match; i++)
             put_str(o, t->must_not_match[i].text);
         put_num(o, t->max_chars), put_num(o, t->non_empty), put_num(o, t->same), put_num(o, t->same_n);
+    }
+    /* An embedding's: its role, its own cosine floor and what its search
+     * must return (only for an embedding: older fingerprints stay). */
+    if (f->kind == PX_MODEL_EMBEDDING) {
+        put_num(o, x->role), put_num(o, x->similar.present), put_num(o, x->similar.min_cosine);
+        const px_retrieval *r = e->retrieval;
+        put_num(o, r ? (double)r->n_top : -1);
+        for (size_t i = 0; r && i < r->n_top; i++)
+            put_str(o, r->top[i]);
+        if (r)
+            put_num(o, r->k), put_num(o, r->exact);
     }
 }
 

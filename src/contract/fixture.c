@@ -326,10 +326,48 @@ static px_model_file *copy_model_files(const px_model_file *v, size_t n)
     return out;
 }
 
+/* An embedding's model keys (dim required; pooling, normalize), refused
+ * on another kind's model at their place. */
+static int load_embedding(ctx *c, yaml_node_t *m)
+{
+    px_fixture *f = c->f;
+    static const char *const ekeys[] = {"pooling", "normalize", "dim", NULL};
+    if (f->kind != PX_MODEL_EMBEDDING) {
+        for (int i = 0; ekeys[i]; i++)
+            if (get(c, m, ekeys[i]))
+                return fail_at(c, get(c, m, ekeys[i]),
+                               "contract.model.%s is for an embedding (contract.model.kind: embedding)%s", ekeys[i],
+                               "");
+        return 0;
+    }
+    yaml_node_t *dn = require(c, m, "dim", "contract.model (kind embedding: the vector's width, e.g. dim: 384)");
+    double dim = 0;
+    if (!dn || get_num(c, m, "dim", "contract.model", 1, 1 << 20, 1, &dim))
+        return -1;
+    f->dim = (int)dim;
+    char *pool = NULL;
+    if (get_str(c, m, "pooling", "contract.model", 0, &pool))
+        return -1;
+    f->pooling = !pool || !strcmp(pool, "none") ? PX_POOL_NONE : !strcmp(pool, "mean") ? PX_POOL_MEAN
+                 : !strcmp(pool, "cls")         ? PX_POOL_CLS
+                                                : (enum px_pooling)-1;
+    free(pool);
+    if ((int)f->pooling < 0)
+        return fail_at(c, get(c, m, "pooling"), "contract.model.pooling must be mean, cls or none, not '%s'%s",
+                       scalar(get(c, m, "pooling")), "");
+    return get_bool(c, m, "normalize", "contract.model", &f->normalize);
+}
+
+const char *fixture_pooling_name(enum px_pooling p)
+{
+    return p == PX_POOL_MEAN ? "mean" : p == PX_POOL_CLS ? "cls" : "none";
+}
+
 static int load_model(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
-    static const char *const keys[] = {"path", "sha256", "inputs", "output", "kind", "format", "files", NULL};
+    static const char *const keys[] = {"path",   "sha256", "inputs",  "output",    "kind",
+                                       "format", "files",  "pooling", "normalize", "dim", NULL};
     yaml_node_t *m = require(c, contract, "model", "contract");
     if (!m || want(c, m, YAML_MAPPING_NODE, "contract.model") || check_keys(c, m, "contract.model", keys))
         return -1;
@@ -337,12 +375,18 @@ static int load_model(ctx *c, yaml_node_t *contract)
     char *kind = NULL;
     if (get_str(c, m, "kind", "contract.model", 0, &kind))
         return -1;
-    int bad = kind && strcmp(kind, "classifier") && strcmp(kind, "generator");
-    f->kind = kind && !strcmp(kind, "generator") ? PX_MODEL_GENERATOR : PX_MODEL_CLASSIFIER;
+    int bad = kind && strcmp(kind, "classifier") && strcmp(kind, "generator") && strcmp(kind, "embedding");
+    f->kind = !kind                           ? PX_MODEL_CLASSIFIER
+              : !strcmp(kind, "generator")    ? PX_MODEL_GENERATOR
+              : !strcmp(kind, "embedding")    ? PX_MODEL_EMBEDDING
+                                              : PX_MODEL_CLASSIFIER;
     free(kind);
     if (bad)
-        return fail_at(c, get(c, m, "kind"), "contract.model.kind must be classifier or generator, not '%s'%s",
+        return fail_at(c, get(c, m, "kind"),
+                       "contract.model.kind must be classifier, generator or embedding, not '%s'%s",
                        scalar(get(c, m, "kind")), "");
+    if (load_embedding(c, m))
+        return -1;
     char *path = NULL;
     if (get_str(c, m, "path", "contract.model", 1, &path))
         return -1;
@@ -530,11 +574,12 @@ static int load_labels_list(ctx *c, yaml_node_t *l, const char *what, char ***la
 static int load_labels(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
-    if (f->kind == PX_MODEL_GENERATOR) {
+    if (f->kind != PX_MODEL_CLASSIFIER) {
         if (get(c, contract, "labels"))
-            return fail_at(c, get(c, contract, "labels"),
-                           "a generator has no labels (contract.model.kind: generator): its output is text%s%s", "",
-                           "");
+            return fail_at(c, get(c, contract, "labels"), "%s has no labels (contract.model.kind: %s)",
+                           f->kind == PX_MODEL_GENERATOR ? "a generator" : "an embedding",
+                           f->kind == PX_MODEL_GENERATOR ? "generator): its output is text"
+                                                         : "embedding): its output is a vector");
         return 0;
     }
     yaml_node_t *l = require(c, contract, "labels", "contract");
@@ -566,10 +611,25 @@ static int load_tolerance(ctx *c, yaml_node_t *t, const char *what, px_tolerance
     return 0;
 }
 
+/* similar_to_reference: {min_cosine, why}. */
+static int load_similar(ctx *c, yaml_node_t *n, const char *what, px_similar *out)
+{
+    static const char *const keys[] = {"min_cosine", "why", NULL};
+    if (c->f->kind != PX_MODEL_EMBEDDING)
+        return fail_at(c, n, "%s is for an embedding (contract.model.kind: embedding)%s", what, "");
+    out->present = 1;
+    out->loc = loc_of(n);
+    if (want(c, n, YAML_MAPPING_NODE, what) || check_keys(c, n, what, keys) ||
+        !require(c, n, "min_cosine", what) || get_num(c, n, "min_cosine", what, -1, 1, 0, &out->min_cosine) ||
+        get_str(c, n, "why", what, 0, &out->why))
+        return -1;
+    return 0;
+}
+
 static int load_compare(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
-    static const char *const keys[] = {"logits", "decision", NULL};
+    static const char *const keys[] = {"logits", "decision", "vectors", "similar_to_reference", NULL};
     yaml_node_t *cmp = get(c, contract, "compare");
     if (!cmp)
         return 0;
@@ -580,8 +640,18 @@ static int load_compare(ctx *c, yaml_node_t *contract)
     if (f->decision && strcmp(f->decision, "exact"))
         return fail_at(c, get(c, cmp, "decision"), "contract.compare.decision must be exact, not '%s'%s",
                        f->decision, NULL);
-    yaml_node_t *t = get(c, cmp, "logits");
-    return t ? load_tolerance(c, t, "contract.compare.logits", &f->logits_tol) : 0;
+    int emb = f->kind == PX_MODEL_EMBEDDING;
+    if (get(c, cmp, emb ? "logits" : "vectors"))
+        return fail_at(c, get(c, cmp, emb ? "logits" : "vectors"), "%s",
+                       emb ? "an embedding's output is a vector: its per-element tolerance is contract.compare.vectors"
+                           : "contract.compare.vectors is for an embedding (contract.model.kind: embedding): a "
+                             "classifier's is contract.compare.logits",
+                       NULL);
+    yaml_node_t *s = get(c, cmp, "similar_to_reference");
+    if (s && load_similar(c, s, "contract.compare.similar_to_reference", &f->similar))
+        return -1;
+    yaml_node_t *t = get(c, cmp, emb ? "vectors" : "logits");
+    return t ? load_tolerance(c, t, emb ? "contract.compare.vectors" : "contract.compare.logits", &f->logits_tol) : 0;
 }
 
 /* contract.train: {lr, atol, rtol, why}, every key required (a tolerance
@@ -1118,10 +1188,81 @@ static int load_text_expect(ctx *c, yaml_node_t *n, px_expect *x)
     return 0;
 }
 
+/* An embedding query's expect: {top: [doc-id, ...], k, order: exact|set},
+ * or rejected: true (with reason). The ids are resolved once every example
+ * is read (fixture_resolve_top). */
+static int load_retrieval_expect(ctx *c, yaml_node_t *n, px_expect *x)
+{
+    static const char *const keys[] = {"top", "k", "order", "rejected", "reason", NULL};
+    if (want(c, n, YAML_MAPPING_NODE, "expect") || check_keys(c, n, "expect", keys) ||
+        get_pattern(c, n, "reason", &x->reason))
+        return -1;
+    x->loc = loc_of(n);
+    int rejected = 0;
+    if (get_bool(c, n, "rejected", "expect", &rejected))
+        return -1;
+    yaml_node_t *top = get(c, n, "top");
+    if (!!top + rejected != 1)
+        return fail_at(c, n, "a query's expect needs exactly one of top: [document ids] or rejected: true%s%s", NULL,
+                       NULL);
+    if (x->reason.text && !rejected)
+        return fail_at(c, get(c, n, "reason"), "expect.reason only goes with rejected: true%s%s", NULL, NULL);
+    if (rejected) {
+        static const char *const not_with[] = {"k", "order", NULL};
+        for (int i = 0; not_with[i]; i++)
+            if (get(c, n, not_with[i]))
+                return fail_at(c, get(c, n, not_with[i]), "expect.%s goes with top, not with rejected: true%s",
+                               not_with[i], "");
+        x->kind = PX_EXPECT_REJECTED;
+        return 0;
+    }
+    x->kind = PX_EXPECT_RETRIEVAL;
+    px_retrieval *r = x->retrieval = calloc(1, sizeof *r);
+    if (!r)
+        return px_error_oom(c->err, c->path);
+    r->loc = loc_of(n);
+    if (get_str_list(c, top, "expect.top", &r->top, &r->n_top))
+        return -1;
+    if (r->n_top == 0)
+        return fail_at(c, top, "expect.top is empty: name the documents the query must find%s%s", NULL, NULL);
+    if (!(r->top_idx = calloc(r->n_top, sizeof *r->top_idx)) || !(r->top_loc = calloc(r->n_top, sizeof *r->top_loc)))
+        return px_error_oom(c->err, c->path);
+    for (size_t i = 0; i < r->n_top; i++) {
+        r->top_idx[i] = -1;
+        r->top_loc[i] = loc_of(node_at(c, top->data.sequence.items.start[i]));
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(r->top[i], r->top[j]))
+                return fail_at(c, node_at(c, top->data.sequence.items.start[i]),
+                               "document '%s' is listed twice in expect.top%s", r->top[i], NULL);
+    }
+    double k = (double)r->n_top;
+    if (get_num(c, n, "k", "expect", 1, 10000, 1, &k))
+        return -1;
+    r->k = (int)k;
+    if ((size_t)r->k < r->n_top) {
+        char m[160];
+        snprintf(m, sizeof m, "expect.k %d is less than the %zu documents top names: k is the window they are found in",
+                 r->k, r->n_top);
+        return fail_at(c, get(c, n, "k"), "%s%s", m, "");
+    }
+    char *order = NULL;
+    if (get_str(c, n, "order", "expect", 0, &order))
+        return -1;
+    int bad = order && strcmp(order, "exact") && strcmp(order, "set");
+    r->exact = order && !strcmp(order, "exact");
+    free(order);
+    if (bad)
+        return fail_at(c, get(c, n, "order"), "expect.order must be exact or set, not '%s'%s",
+                       scalar(get(c, n, "order")), "");
+    return 0;
+}
+
 static int load_expect(ctx *c, yaml_node_t *n, px_expect *x)
 {
     if (c->f->kind == PX_MODEL_GENERATOR)
         return load_text_expect(c, n, x);
+    if (c->f->kind == PX_MODEL_EMBEDDING)
+        return load_retrieval_expect(c, n, x);
     static const char *const keys[] = {"label", "any_of", "rejected", "top_k", "reason", "must_match",
                                        "must_not_match", NULL};
     if (want(c, n, YAML_MAPPING_NODE, "expect") || check_keys(c, n, "expect", keys) ||
@@ -1185,9 +1326,38 @@ static int load_review(ctx *c, yaml_node_t *n, px_review *r)
     return 0;
 }
 
+/* An embedding's example: role document (no expect: queries name it) or
+ * query (expect: top or rejected); similar_to_reference of its own. */
+static int load_embedding_example(ctx *c, yaml_node_t *n, px_example *x)
+{
+    char *role = NULL;
+    yaml_node_t *rn = get(c, n, "role"), *sim = get(c, n, "similar_to_reference");
+    if (c->f->kind != PX_MODEL_EMBEDDING) {
+        if (rn || sim)
+            return fail_at(c, rn ? rn : sim, "an example's %s is for an embedding (contract.model.kind: embedding)%s",
+                           rn ? "role" : "similar_to_reference", "");
+        return 0;
+    }
+    if (!rn)
+        return fail_at(c, n, "example '%s' needs role: document or query (contract.model.kind: embedding)%s", x->id,
+                       "");
+    if (get_str(c, n, "role", "example", 1, &role))
+        return -1;
+    x->role = !strcmp(role, "document") ? PX_ROLE_DOCUMENT : !strcmp(role, "query") ? PX_ROLE_QUERY : PX_ROLE_NONE;
+    free(role);
+    if (x->role == PX_ROLE_NONE)
+        return fail_at(c, rn, "example role must be document or query, not '%s'%s", scalar(rn), "");
+    if (x->role == PX_ROLE_DOCUMENT && get(c, n, "expect"))
+        return fail_at(c, get(c, n, "expect"),
+                       "a document has no expect: the queries name the documents they must find (expect.top)%s%s",
+                       NULL, NULL);
+    return sim ? load_similar(c, sim, "example similar_to_reference", &x->similar) : 0;
+}
+
 static int load_example(ctx *c, yaml_node_t *n, px_example *x)
 {
-    static const char *const keys[] = {"id", "kind", "text", "expect", "why", "review", "compare", NULL};
+    static const char *const keys[] = {"id",     "kind",   "text",    "expect", "why", "review",
+                                       "compare", "role", "similar_to_reference", NULL};
     static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous", "edge", NULL};
     if (want(c, n, YAML_MAPPING_NODE, "an example") || check_keys(c, n, "an example", keys) ||
         get_str(c, n, "id", "example", 1, &x->id) || get_str(c, n, "kind", "example", 0, &x->kind) ||
@@ -1207,15 +1377,22 @@ static int load_example(ctx *c, yaml_node_t *n, px_example *x)
         return -1;
     x->text_len = strlen(x->text);
     x->text_loc = loc_of(text);
-    yaml_node_t *e = require(c, n, "expect", "example");
-    if (!e || load_expect(c, e, &x->expect))
+    if (load_embedding_example(c, n, x))
         return -1;
+    if (x->role != PX_ROLE_DOCUMENT) {
+        yaml_node_t *e = require(c, n, "expect", "example");
+        if (!e || load_expect(c, e, &x->expect))
+            return -1;
+    }
     yaml_node_t *cmp = get(c, n, "compare");
     if (cmp) {
-        static const char *const ckeys[] = {"logits", NULL};
+        const char *tk = c->f->kind == PX_MODEL_EMBEDDING ? "vectors" : "logits";
+        const char *const ckeys[] = {tk, NULL};
+        char what[64];
+        snprintf(what, sizeof what, "example compare.%s", tk);
         yaml_node_t *t = NULL;
         if (want(c, cmp, YAML_MAPPING_NODE, "example compare") || check_keys(c, cmp, "example compare", ckeys) ||
-            ((t = get(c, cmp, "logits")) && load_tolerance(c, t, "example compare.logits", &x->tol)))
+            ((t = get(c, cmp, tk)) && load_tolerance(c, t, what, &x->tol)))
             return -1;
     }
     yaml_node_t *r = get(c, n, "review");
@@ -1344,6 +1521,49 @@ static int stream_item(void *vc, yaml_document_t *item, size_t pos, px_error *er
     return 0;
 }
 
+/* An embedding's queries name documents: each id in an expect.top is a
+ * role document example of this fixture, and k is at most the documents
+ * there are. Said at the id, once every example is read. */
+static int resolve_top(px_fixture *f, px_error *err)
+{
+    if (f->kind != PX_MODEL_EMBEDDING)
+        return 0;
+    for (size_t i = 0; i < f->n_examples; i++)
+        f->n_documents += f->examples[i].role == PX_ROLE_DOCUMENT;
+    for (size_t i = 0; i < f->n_examples; i++) {
+        px_retrieval *r = f->examples[i].expect.retrieval;
+        for (size_t t = 0; r && t < r->n_top; t++) {
+            long at = fixture_example_index(f, r->top[t]);
+            if (at < 0 || f->examples[at].role != PX_ROLE_DOCUMENT) {
+                char docs[256] = "";
+                size_t o = 0, shown = 0;
+                for (size_t d = 0; d < f->n_examples && o < sizeof docs - 8; d++)
+                    if (f->examples[d].role == PX_ROLE_DOCUMENT) {
+                        if (shown++ == 6) {
+                            o += (size_t)snprintf(docs + o, sizeof docs - o, ", ...");
+                            break;
+                        }
+                        o += (size_t)snprintf(docs + o, sizeof docs - o, "%s%s", shown > 1 ? ", " : "",
+                                              f->examples[d].id);
+                    }
+                if (o >= sizeof docs)
+                    strcpy(docs + sizeof docs - 5, "...");
+                return px_error_set(err, PX_ERR_MALFORMED, f->path, r->top_loc[t].line, r->top_loc[t].col,
+                                    at < 0 ? "expect.top names '%s', which is no example of this fixture (the "
+                                             "documents: %s)"
+                                           : "expect.top names '%s', which is a query: a search ranks only role: "
+                                             "document examples (the documents: %s)",
+                                    r->top[t], f->n_documents ? docs : "none");
+            }
+            r->top_idx[t] = at;
+        }
+        if (r && (size_t)r->k > f->n_documents)
+            return px_error_set(err, PX_ERR_MALFORMED, f->path, r->loc.line, r->loc.col,
+                                "expect.k %d is more than the fixture's %zu documents", r->k, f->n_documents);
+    }
+    return 0;
+}
+
 static px_fixture *new_fixture(const char *path, const char *data, size_t len)
 {
     px_fixture *f = calloc(1, sizeof *f);
@@ -1391,7 +1611,7 @@ static px_fixture *parse(const char *path, const char *data, size_t len, int for
             yaml_document_delete(&c.doc);
         }
     }
-    if (rc) {
+    if (rc || resolve_top(c.f, err)) {
         fixture_free(c.f);
         return NULL;
     }
@@ -1456,6 +1676,12 @@ static void env_free(px_env *e)
 static void expect_free(px_expect *x)
 {
     free(x->any_of);
+    if (x->retrieval) {
+        free_strs(x->retrieval->top, x->retrieval->n_top);
+        free(x->retrieval->top_idx);
+        free(x->retrieval->top_loc);
+        free(x->retrieval);
+    }
     free(x->reason.text);
     free(x->must_match.text);
     free(x->must_not_match.text);
@@ -1478,6 +1704,7 @@ static void example_free(px_example *x)
     expect_free(&x->expect);
     free(x->tol.stat);
     free(x->tol.why);
+    free(x->similar.why);
     review_clear(&x->review);
 }
 
@@ -1510,6 +1737,7 @@ void fixture_free(px_fixture *f)
     free_strs(f->labels, f->n_labels);
     free(f->logits_tol.stat);
     free(f->logits_tol.why);
+    free(f->similar.why);
     free(f->train.why);
     free(f->decision);
     for (size_t i = 0; i < f->n_envs; i++)

@@ -62,9 +62,9 @@ static void kv_list(FILE *o, int ind, const char *k, char *const *v, size_t n)
 /* A logits tolerance: rtol, atol and stat always (what they are is the
  * point of writing one), q with stat quantile or when set, oracle_factor
  * when stated. */
-static void put_tolerance(FILE *o, int ind, const px_tolerance *t)
+static void put_tolerance(FILE *o, int ind, const px_tolerance *t, int embedding)
 {
-    key(o, ind, "logits");
+    key(o, ind, embedding ? "vectors" : "logits");
     fputc('\n', o);
     ind += 2;
     kv_num(o, ind, "rtol", t->rtol);
@@ -75,6 +75,15 @@ static void put_tolerance(FILE *o, int ind, const px_tolerance *t)
     if (t->oracle_factor != 0)
         kv_num(o, ind, "oracle_factor", t->oracle_factor);
     kv_str(o, ind, "why", t->why);
+}
+
+/* An embedding's similar_to_reference: {min_cosine, why}. */
+static void put_similar(FILE *o, int ind, const px_similar *s)
+{
+    key(o, ind, "similar_to_reference");
+    fputc('\n', o);
+    kv_num(o, ind + 2, "min_cosine", s->min_cosine);
+    kv_str(o, ind + 2, "why", s->why);
 }
 
 /* {path, sha256}: an environment's own model or vocab. */
@@ -125,6 +134,12 @@ static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
     kv_str(o, 4, "output", f->output);
     if (f->kind == PX_MODEL_GENERATOR)
         kv_str(o, 4, "kind", "generator");
+    if (f->kind == PX_MODEL_EMBEDDING) {
+        kv_str(o, 4, "kind", "embedding");
+        fprintf(o, "    dim: %d\n", f->dim);
+        kv_str(o, 4, "pooling", fixture_pooling_name(f->pooling));
+        kv_bool(o, 4, "normalize", f->normalize);
+    }
 
     fputs("  input:\n", o);
     if (f->n_rules) {
@@ -151,7 +166,7 @@ static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
         fprintf(o, "    pad_to: %zu\n", f->pad_to);
     kv_str(o, 4, "empty", f->empty_reject ? "reject" : "allow");
 
-    if (f->kind != PX_MODEL_GENERATOR)
+    if (f->kind == PX_MODEL_CLASSIFIER)
         kv_list(o, 2, "labels", f->labels, f->n_labels);
     const px_generate *g = &f->gen;
     if (g->present) {
@@ -170,10 +185,12 @@ static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
 
     /* decision absent and decision: exact judge alike, but the compare
      * fingerprint tells them apart: written exactly when it was. */
-    if (f->logits_tol.present || f->decision) {
+    if (f->logits_tol.present || f->decision || f->similar.present) {
         fputs("  compare:\n", o);
         if (f->logits_tol.present)
-            put_tolerance(o, 4, &f->logits_tol);
+            put_tolerance(o, 4, &f->logits_tol, f->kind == PX_MODEL_EMBEDDING);
+        if (f->similar.present)
+            put_similar(o, 4, &f->similar);
         kv_str(o, 4, "decision", f->decision);
     }
     if (f->train.present) {
@@ -301,6 +318,11 @@ static void put_expect(FILE *o, const px_fixture *f, const px_expect *x)
     case PX_EXPECT_TEXT:
         put_text_expect(o, x->text);
         return;
+    case PX_EXPECT_RETRIEVAL:
+        kv_list(o, 6, "top", x->retrieval->top, x->retrieval->n_top);
+        fprintf(o, "      k: %d\n", x->retrieval->k);
+        kv_str(o, 6, "order", x->retrieval->exact ? "exact" : "set");
+        return;
     }
     if (x->top_k)
         fprintf(o, "      top_k: %d\n", x->top_k);
@@ -329,11 +351,16 @@ static void put_example(FILE *o, const px_fixture *f, const px_example *x, int k
     fputc('\n', o);
     kv_str(o, 4, "kind", x->kind ? x->kind : "normal");
     kv_str(o, 4, "text", x->text ? x->text : "");
-    put_expect(o, f, &x->expect);
+    if (x->role != PX_ROLE_NONE)
+        kv_str(o, 4, "role", x->role == PX_ROLE_DOCUMENT ? "document" : "query");
+    if (x->similar.present)
+        put_similar(o, 4, &x->similar);
+    if (x->role != PX_ROLE_DOCUMENT)
+        put_expect(o, f, &x->expect);
     kv_str(o, 4, "why", x->why);
     if (x->tol.present) {
         fputs("    compare:\n", o);
-        put_tolerance(o, 6, &x->tol);
+        put_tolerance(o, 6, &x->tol, f->kind == PX_MODEL_EMBEDDING);
     }
     if (keep_review)
         put_review(o, &x->review);
@@ -401,11 +428,22 @@ int fixture_emit(FILE *o, const px_fixture *f, const px_emit_opts *opts)
         if (env_kept(e, opts->keep_results_keys))
             put_env(o, e, opts->keep_results_keys);
     }
-    fputs(n_examples ? "\nexamples:\n" : "\nexamples: []\n", o);
+    fputs(n_examples || (opts->examples && f->n_documents) ? "\nexamples:\n" : "\nexamples: []\n", o);
     for (size_t i = 0; i < n_examples; i++) {
         if (i)
             fputc('\n', o);
         put_example(o, f, &f->examples[opts->examples ? (size_t)opts->examples[i] : i], opts->keep_reviews);
+    }
+    /* An embedding's queries search its documents: a subset keeps them
+     * all, or its queries would name documents it lacks. */
+    for (size_t d = 0; opts->examples && d < f->n_examples; d++) {
+        int in = f->examples[d].role != PX_ROLE_DOCUMENT;
+        for (size_t i = 0; !in && i < n_examples; i++)
+            in = (size_t)opts->examples[i] == d;
+        if (!in) {
+            fputc('\n', o);
+            put_example(o, f, &f->examples[d], opts->keep_reviews);
+        }
     }
     return fflush(o) || ferror(o) ? -1 : 0;
 }

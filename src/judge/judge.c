@@ -34,6 +34,10 @@ static const struct {
     [PX_OC_NOT_EVALUATED] = {"not-evaluated", "not judged: environment down, without results, or stopped", 0},
     [PX_OC_CONSTRAINT_VIOLATED] = {"constraint-violated",
                                    "the generated text breaks the example's expectation (which one is said)", 0},
+    [PX_OC_WRONG_RANKING] = {"wrong-ranking",
+                             "the query's search misses a document its expectation names, or ranks them otherwise", 0},
+    [PX_OC_RANKING_CHANGED] = {"ranking-changed",
+                               "the query's first k documents differ from the reference's, whatever the numbers", 0},
 };
 
 const char *outcome_name(px_outcome o) { return o < PX_OC_COUNT ? outcomes[o].name : "?"; }
@@ -44,7 +48,8 @@ const char *div_name(px_div d)
 {
     static const char *const n[PX_DIV_COUNT] = {"none",          "model revision", "label map",
                                                 "cleaned text",  "token ids",      "output shape",
-                                                "output values", "decision",       "generated tokens"};
+                                                "output values", "decision",       "generated tokens",
+                                                "ranking"};
     return d < PX_DIV_COUNT ? n[d] : "?";
 }
 
