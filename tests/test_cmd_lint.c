@@ -19,6 +19,7 @@
 #define PINS "tests/data/lint-pins.yaml"
 #define PATTERNS "tests/data/lint-patterns.yaml"
 #define SCHEMA "tests/data/lint-schema.yaml"
+#define SEARCH "tests/data/lint-search.yaml"
 
 #define DECIDE ": decide it (accept, defect or unsupported)"
 #define EX_WHY ": write down what it stands for, and what a change in it would mean"
@@ -530,4 +531,37 @@ Test(lint, the_model_itself_is_checked_against_labels_and_max_tokens, .timeout =
     cr_expect(strstr(r.out, "lint: max_tokens 512 is more than the model's 128 positions"), "%s", r.out);
     tl_free(&r);
     free(text), free(a), free(b), free(dir);
+}
+
+/* An embedding's fixture: its dim against the real model's config.json,
+ * max_tokens against its positions, the whys of its vector tolerance and
+ * cosine floors, the kinds counted among its queries, too few documents,
+ * and an ambiguous query that order: exact would fail on a near tie. */
+Test(lint, an_embeddings_search_fixture_is_checked_against_its_model_and_queries)
+{
+    static const char *const q = " (a search fixture needs queries of kind normal, short, long, reject and ambiguous)";
+    char k[5][200];
+    const char *kinds[] = {"normal", "short", "long", "reject"};
+    for (int i = 0; i < 4; i++)
+        snprintf(k[i], sizeof k[i], SEARCH ":23:1: lint: no query of kind '%s'%s", kinds[i], q);
+    const char *want[] = {
+        SEARCH ":8:3: lint: contract.model has no files: pin each file of the model directory (sha256sum) the "
+               "examples were reviewed with",
+        SEARCH ":12:10: lint: contract.model.dim 300, but the model's hidden states are 384 wide: every output would "
+               "be bad-shape; set dim: 384",
+        SEARCH ":16:5: lint: contract.input.tokenizer has no sha256: pin the vocabulary revision",
+        SEARCH ":17:17: lint: max_tokens 600 is more than the model's 512 positions: a text that long would raise in "
+               "the model instead of being rejected; set max_tokens: 512",
+        SEARCH ":19:5: lint: contract.compare.vectors has no why: write down why the tolerance is this wide",
+        SEARCH ":20:27: lint: contract.compare.similar_to_reference has no why: write down why the vectors may be "
+               "this far apart",
+        k[0], k[1], k[2], k[3],
+        SEARCH ":23:1: lint: only one document: a search needs at least two (role: document) for a ranking to mean "
+               "anything",
+        SEARCH ":33:27: lint: example 'games' similar_to_reference has no why: write down why the vectors may be "
+               "this far apart",
+        SEARCH ":34:13: lint: ambiguous query 'games' has order: exact: a near tie between its documents would fail "
+               "it either way; use order: set (or decide it is not ambiguous)",
+        NULL};
+    expect_lint(SEARCH, 1, want);
 }

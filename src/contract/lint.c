@@ -33,6 +33,7 @@ typedef struct lctx {
     px_lint_describe_fn describe; /* NULL: models are not described */
     void *describe_ctx;
     px_loc max_tokens_at; /* contract.input.max_tokens, or the input */
+    px_loc dim_at;        /* contract.model.dim, or the model */
 } lctx;
 
 const char px_init_task[] = "say in one sentence what the model is for";
@@ -370,17 +371,25 @@ static void check_why(lctx *c, const char *why, px_loc at, const char *what, con
 static void check_tolerances(lctx *c, const px_fixture *f)
 {
     static const char ask[] = "write down why the tolerance is this wide";
+    static const char ask_cos[] = "write down why the vectors may be this far apart";
+    const char *tk = f->kind == PX_MODEL_EMBEDDING ? "vectors" : "logits";
     yaml_node_t *cmp = get(c, get(c, c->root, "contract"), "compare");
+    char what[256];
+    snprintf(what, sizeof what, "contract.compare.%s", tk);
     if (f->logits_tol.present)
-        check_why(c, f->logits_tol.why, key_loc(c, cmp, "logits", f->logits_tol.loc), "contract.compare.logits", ask);
+        check_why(c, f->logits_tol.why, key_loc(c, cmp, tk, f->logits_tol.loc), what, ask);
+    if (f->similar.present)
+        check_why(c, f->similar.why, f->similar.loc, "contract.compare.similar_to_reference", ask_cos);
     yaml_node_t *ex = get(c, c->root, "examples");
     for (size_t i = 0; i < f->n_examples; i++) {
         const px_example *x = &f->examples[i];
-        char what[256];
-        snprintf(what, sizeof what, "example '%s' compare.logits", x->id);
+        snprintf(what, sizeof what, "example '%s' compare.%s", x->id, tk);
         cmp = get(c, seq_item(c, ex, i), "compare");
         if (x->tol.present)
-            check_why(c, x->tol.why, key_loc(c, cmp, "logits", x->tol.loc), what, ask);
+            check_why(c, x->tol.why, key_loc(c, cmp, tk, x->tol.loc), what, ask);
+        snprintf(what, sizeof what, "example '%s' similar_to_reference", x->id);
+        if (x->similar.present)
+            check_why(c, x->similar.why, x->similar.loc, what, ask_cos);
     }
 }
 
@@ -436,14 +445,51 @@ static void check_kinds(lctx *c, const px_fixture *f)
     yaml_node_t *key = key_node(c, c->root, "examples");
     if (!key)
         return; /* the loader already refused it */
+    /* An embedding's kinds are its queries': a document is what is searched,
+     * not a case of the task. */
+    int emb = f->kind == PX_MODEL_EMBEDDING;
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
         int seen = 0;
         for (size_t i = 0; i < f->n_examples; i++)
-            seen |= !strcmp(f->examples[i].kind, kinds[k]);
-        if (!seen)
+            seen |= (!emb || f->examples[i].role == PX_ROLE_QUERY) && !strcmp(f->examples[i].kind, kinds[k]);
+        if (!seen && emb)
+            add(c, loc_of(key),
+                "no query of kind '%s' (a search fixture needs queries of kind normal, short, long, reject and "
+                "ambiguous)",
+                kinds[k]);
+        else if (!seen)
             add(c, loc_of(key), "no example of kind '%s' (a fixture needs normal, short, long, reject and ambiguous)",
                 kinds[k]);
     }
+}
+
+/* An embedding's search: queries to judge it by, documents for them to
+ * find, and a query marked ambiguous whose window lets either of its
+ * close documents come first (order exact on an ambiguous query judges a
+ * tie as a failure). */
+static void check_search(lctx *c, const px_fixture *f)
+{
+    if (f->kind != PX_MODEL_EMBEDDING)
+        return;
+    size_t queries = 0;
+    for (size_t i = 0; i < f->n_examples; i++) {
+        const px_example *x = &f->examples[i];
+        queries += x->role == PX_ROLE_QUERY && x->expect.kind == PX_EXPECT_RETRIEVAL;
+        const px_retrieval *r = x->expect.retrieval;
+        if (r && r->exact && !strcmp(x->kind, "ambiguous"))
+            add(c, r->loc,
+                "ambiguous query '%s' has order: exact: a near tie between its documents would fail it either way; "
+                "use order: set (or decide it is not ambiguous)",
+                x->id);
+    }
+    yaml_node_t *key = key_node(c, c->root, "examples");
+    px_loc at = key ? loc_of(key) : (px_loc){1, 1};
+    if (!queries)
+        add(c, at, "no query with expect.top: an embedding's fixture judges its search by what its queries find "
+                   "(role: query, expect: {top: [document ids], k})");
+    if (f->n_documents < 2)
+        add(c, at, "%s: a search needs at least two (role: document) for a ranking to mean anything",
+            f->n_documents ? "only one document" : "no document");
 }
 
 /* An ambiguous example is only a test once someone decided what it means;
@@ -581,6 +627,34 @@ static size_t config_labels(const char *dir)
     return n;
 }
 
+/* A whole number of a Transformers directory's config.json; 0 when absent. */
+static long config_long(const char *dir, const char *key)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    json_t *cfg = json_load_file(path, 0, NULL);
+    json_t *v = json_object_get(cfg, key);
+    long n = json_is_integer(v) && json_integer_value(v) > 0 ? (long)json_integer_value(v) : 0;
+    json_decref(cfg);
+    return n;
+}
+
+/* An embedding's width and a model's positions, from its config.json (a
+ * Transformers directory) or its executor's DESCRIBE. */
+static void check_shape_fits(lctx *c, const px_fixture *f, long width, long positions)
+{
+    if (f->kind == PX_MODEL_EMBEDDING && width > 0 && width != f->dim)
+        add(c, c->dim_at,
+            "contract.model.dim %d, but the model's hidden states are %ld wide: every output would be bad-shape; "
+            "set dim: %ld",
+            f->dim, width, width);
+    if (positions > 0 && f->max_tokens > (size_t)positions)
+        add(c, c->max_tokens_at,
+            "max_tokens %zu is more than the model's %ld positions: a text that long would raise in the model "
+            "instead of being rejected; set max_tokens: %ld",
+            f->max_tokens, positions, positions);
+}
+
 /* A model as run loads it: a file (hashed against its pin) or a
  * Transformers directory (each file against its pin, every problem said,
  * and its config.json's outputs against the labels). */
@@ -606,6 +680,8 @@ static void check_model_files(lctx *c, const px_fixture *f, const char *what, co
                 "it; list one label per output, in the model's order",
                 n_labels, outputs);
     }
+    if (fmt == PX_FORMAT_TRANSFORMERS && !access(path, R_OK))
+        check_shape_fits(c, f, config_long(path, "hidden_size"), config_long(path, "max_position_embeddings"));
     /* A model file there, described where an executor here can load it */
     px_lint_model m = {-1, -1};
     if (fmt == PX_FORMAT_TRANSFORMERS || !c->describe || access(path, R_OK) ||
@@ -616,11 +692,7 @@ static void check_model_files(lctx *c, const px_fixture *f, const char *what, co
             "%zu labels for a model whose classifier head gives %ld outputs: run would refuse it; list one label "
             "per output, in the model's order",
             n_labels, m.head);
-    if (m.max_positions > 0 && f->max_tokens > (size_t)m.max_positions)
-        add(c, c->max_tokens_at,
-            "max_tokens %zu is more than the model's %ld positions: a text that long would raise in the model "
-            "instead of being rejected; set max_tokens: %ld",
-            f->max_tokens, m.max_positions, m.max_positions);
+    check_shape_fits(c, f, -1, m.max_positions);
 }
 
 /* The tokenizer as run loads it, and every example through it (cleaning,
@@ -666,6 +738,7 @@ static void check_files(lctx *c, const px_fixture *f)
     const char *tok_what = f->tokenizer_hf ? "tokenizer" : "vocab";
     yaml_node_t *input = get(c, contract, "input");
     c->max_tokens_at = node_loc(get(c, input, "max_tokens"), node_loc(input, f->tokenizer_loc));
+    c->dim_at = node_loc(get(c, m, "dim"), f->model_loc);
     check_model_files(c, f, "model", f->model_path, f->model_format, f->model_sha256, f->model_sha_loc,
                       f->model_files, f->n_model_files, model_at, f->n_labels,
                       node_loc(get(c, contract, "labels"), f->labels_loc));
@@ -724,6 +797,7 @@ static void check_typed(lctx *c, const px_fixture *f)
     check_rules(c, f);
     check_tolerances(c, f);
     check_kinds(c, f);
+    check_search(c, f);
     check_ambiguous(c, f);
     check_examples(c, f);
     check_proposals(c, f);
