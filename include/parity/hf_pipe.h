@@ -296,7 +296,26 @@ char *hf_decode(const struct px_hf_config *c, const int64_t *ids, size_t n, int 
 
 /* ---- the whole file -------------------------------------------------------- */
 
+/* What the file's truncation and padding say. Parity applies neither (a
+ * text over contract.input.max_tokens is rejected, never cut; one example
+ * is never padded): they are read, checked as the library's serde structs
+ * require (utils/truncation.rs, utils/padding.rs) and kept here so that
+ * lint can say what the file would have done. The strings are static. */
+typedef struct hf_limits {
+    int truncation;                   /* 1: the file sets truncation */
+    size_t trunc_max_length, trunc_stride;
+    const char *trunc_strategy;       /* LongestFirst, OnlyFirst, OnlySecond */
+    const char *trunc_direction;      /* Right (the default) or Left */
+    int padding;                      /* 1: the file sets padding */
+    const char *pad_strategy;         /* Fixed or BatchLongest */
+    size_t pad_length;                /* Fixed's length; 0 for BatchLongest */
+    const char *pad_direction;        /* Right or Left */
+    size_t pad_multiple;              /* pad_to_multiple_of; 0 when null */
+    uint64_t pad_id, pad_type_id;
+} hf_limits;
+
 typedef struct px_hf_config {
+    hf_limits limits;                 /* truncation and padding, not applied */
     hf_vocab vocab;                   /* model.vocab and the added tokens */
     hf_model model;
     hf_normalizer *norm;              /* flattened; n_norm 0: none */

@@ -1,10 +1,14 @@
 /* A Hugging Face fast tokenizer file (tokenizer.json, written by the
  * `tokenizers` library), read into the pipeline of parity/hf_pipe.h. The
- * components parity implements are listed there; any other component, an
- * option of a known one that parity does not implement (BPE dropout, say),
- * and a file that sets truncation or padding (parity rejects a long input,
- * it never cuts one) are refused with one line naming the component and
- * what parity does read, at the line and column of the offending value.
+ * components parity implements are listed there; any other component and
+ * an option of a known one that parity does not implement (BPE dropout,
+ * say) are refused with one line naming the component and what parity does
+ * read, at the line and column of the offending value. The file's
+ * truncation and padding are read and checked as strictly (their keys and
+ * types as the library requires them, at the offending key or value) and
+ * kept in px_hf_config.limits, but never applied: parity rejects a text
+ * over contract.input.max_tokens, it never cuts one, and never pads a
+ * single example (sentence-transformers overrides both fields too).
  *
  * The file is read with a small validating scanner of its own, not a
  * general JSON library: model.vocab and model.merges (hundreds of thousands

@@ -87,6 +87,26 @@ int tokenizer_encode(const px_tokenizer *tok, const char *text, size_t len,
                      px_error *err);
 void encoding_free(px_encoding *enc);
 
+/* What a tokenizer.json's "truncation" and "padding" say; parity applies
+ * neither (a text over max_tokens is rejected, one example is never
+ * padded). The strings are static: the library's variant names. */
+typedef struct px_tok_limits {
+    int truncates;                   /* 1: the file sets truncation */
+    size_t truncate_at;              /* its max_length */
+    const char *truncation_strategy; /* LongestFirst, OnlyFirst, OnlySecond */
+    int pads;                        /* 1: the file sets padding */
+    size_t pad_to;                   /* Fixed's length; 0 for BatchLongest */
+    const char *padding_strategy;    /* Fixed or BatchLongest */
+} px_tok_limits;
+/* Fill *out (zeroed when the tokenizer is not a tokenizer.json or sets
+ * neither); 1 when the file sets truncation or padding, else 0. */
+int tokenizer_file_limits(const px_tokenizer *tok, px_tok_limits *out);
+/* The same in words for lint, into buf (n bytes, NUL-terminated), e.g.
+ * "tokenizer.json truncates at 128 tokens and pads to 128: parity applies
+ * neither; a text over max_tokens is rejected"; "" and 0 when it sets
+ * neither, else the length written (cut to n - 1). */
+size_t tokenizer_limits_describe(const px_tokenizer *tok, char *buf, size_t n);
+
 /* Kind chars only: the text of n generated ids, malloc'd and NUL-terminated
  * UTF-8: each id's token concatenated, [PAD] [BOS] [EOS] giving nothing and
  * [UNK] giving U+FFFD. NULL with *err for an id out of the vocab (the

@@ -706,6 +706,129 @@ static int read_part(hf_rd *r, const span *sp, part_fn fn)
     return rc;
 }
 
+/* ---- truncation and padding: read, checked, kept, never applied ---- */
+
+/* The members of the object at sp, each key one of keys[] (else refused at
+ * the key), none twice, each value's span in out[]. */
+static int sub_spans(hf_rd *r, const span *sp, const char *where, const char *const *keys, span *out)
+{
+    sc s = {r, r->data, sp->at, sp->at + sp->len};
+    return object_spans(&s, where, keys, out, 1, NULL);
+}
+
+/* A required member (serde: a field without a default): absent refused at
+ * the object, null or another type at the value. */
+static json_t *member(hf_rd *r, const span *obj, const span *v, const char *where, const char *key, const char *what)
+{
+    if (!v->seen) {
+        hf_fail(r, obj->at, "%s needs %s (%s), as the library requires", where, key, what);
+        return NULL;
+    }
+    return hf_span_load(r, v->at, v->len);
+}
+
+static int uint_member(hf_rd *r, const span *obj, const span *v, const char *where, const char *key, uint64_t *out)
+{
+    json_t *j = member(r, obj, v, where, key, "a whole number");
+    if (!j) return -1;
+    int ok = json_is_integer(j) && json_integer_value(j) >= 0;
+    if (ok) *out = (uint64_t)json_integer_value(j);
+    json_decref(j);
+    return ok ? 0 : hf_fail(r, v->at, "%s.%s must be a whole number", where, key);
+}
+
+/* One of names[] (a unit variant, written as its name). */
+static int name_member(hf_rd *r, const span *obj, const span *v, const char *where, const char *key,
+                       const char *const *names, const char *list, const char **out)
+{
+    json_t *j = member(r, obj, v, where, key, list);
+    if (!j) return -1;
+    *out = NULL;
+    for (size_t k = 0; names[k] && json_is_string(j); k++)
+        if (!strcmp(json_string_value(j), names[k]))
+            *out = names[k];
+    json_decref(j);
+    return *out ? 0 : hf_fail(r, v->at, "%s.%s must be %s", where, key, list);
+}
+
+static const char *const DIRECTIONS[] = {"Left", "Right", NULL};
+
+/* TruncationParams: direction (default Right), max_length, strategy,
+ * stride. */
+static int read_truncation(hf_rd *r, const span *sp)
+{
+    static const char *const keys[] = {"direction", "max_length", "strategy", "stride", NULL};
+    static const char *const strategies[] = {"LongestFirst", "OnlyFirst", "OnlySecond", NULL};
+    static const char W[] = "truncation";
+    span k[5] = {{0}};
+    hf_limits *l = &r->c->limits;
+    uint64_t max_length, stride;
+    if (sub_spans(r, sp, W, keys, k) || uint_member(r, sp, &k[1], W, "max_length", &max_length) ||
+        name_member(r, sp, &k[2], W, "strategy", strategies, "LongestFirst, OnlyFirst or OnlySecond", &l->trunc_strategy) ||
+        uint_member(r, sp, &k[3], W, "stride", &stride))
+        return -1;
+    l->trunc_direction = "Right";
+    if (k[0].seen && name_member(r, sp, &k[0], W, "direction", DIRECTIONS, "Left or Right", &l->trunc_direction))
+        return -1;
+    l->truncation = 1;
+    l->trunc_max_length = (size_t)max_length;
+    l->trunc_stride = (size_t)stride;
+    return 0;
+}
+
+/* PaddingParams: every field required but pad_to_multiple_of (an Option:
+ * a whole number, null or absent); strategy "BatchLongest" or {"Fixed": n};
+ * pad_id and pad_type_id u32. Keys the library would ignore are refused,
+ * as everywhere in the file. */
+static int read_padding(hf_rd *r, const span *sp)
+{
+    static const char *const keys[] = {"strategy", "direction", "pad_to_multiple_of", "pad_id", "pad_type_id", "pad_token",
+                                       NULL};
+    static const char W[] = "padding";
+    span k[7] = {{0}};
+    hf_limits *l = &r->c->limits;
+    uint64_t fixed = 0, multiple = 0;
+    if (sub_spans(r, sp, W, keys, k))
+        return -1;
+    json_t *st = member(r, sp, &k[0], W, "strategy", "\"BatchLongest\" or {\"Fixed\": length}");
+    if (!st) return -1;
+    json_t *fx = json_is_object(st) && json_object_size(st) == 1 ? json_object_get(st, "Fixed") : NULL;
+    /* serde_json takes a unit variant as its name or as {"name": null} */
+    int ok = (json_is_string(st) && !strcmp(json_string_value(st), "BatchLongest")) ||
+             (json_is_object(st) && json_object_size(st) == 1 && json_is_null(json_object_get(st, "BatchLongest"))) ||
+             (json_is_integer(fx) && json_integer_value(fx) >= 0);
+    int is_fixed = fx != NULL;
+    if (fx && ok) fixed = (uint64_t)json_integer_value(fx);
+    json_decref(st);
+    if (!ok)
+        return hf_fail(r, k[0].at, "padding.strategy must be \"BatchLongest\" or {\"Fixed\": length}, a whole number");
+    /* an Option: absent is None */
+    json_t *mu = k[2].seen ? hf_span_load(r, k[2].at, k[2].len) : json_null();
+    if (!mu) return -1;
+    ok = json_is_null(mu) || (json_is_integer(mu) && json_integer_value(mu) >= 0);
+    if (ok && !json_is_null(mu)) multiple = (uint64_t)json_integer_value(mu);
+    json_decref(mu);
+    if (!ok)
+        return hf_fail(r, k[2].at, "padding.pad_to_multiple_of must be a whole number or null");
+    if (name_member(r, sp, &k[1], W, "direction", DIRECTIONS, "Left or Right", &l->pad_direction) ||
+        uint_member(r, sp, &k[3], W, "pad_id", &l->pad_id) || uint_member(r, sp, &k[4], W, "pad_type_id", &l->pad_type_id))
+        return -1;
+    if (l->pad_id > UINT32_MAX || l->pad_type_id > UINT32_MAX)
+        return hf_fail(r, k[l->pad_id > UINT32_MAX ? 3 : 4].at, "padding.%s must be below 2^32 (the library's u32)",
+                       l->pad_id > UINT32_MAX ? "pad_id" : "pad_type_id");
+    json_t *tk = member(r, sp, &k[5], W, "pad_token", "a string");
+    if (!tk) return -1;
+    ok = json_is_string(tk);
+    json_decref(tk);
+    if (!ok)
+        return hf_fail(r, k[5].at, "padding.pad_token must be a string");
+    l->padding = 1;
+    l->pad_strategy = is_fixed ? "Fixed" : "BatchLongest";
+    l->pad_length = (size_t)fixed;
+    l->pad_multiple = (size_t)multiple;
+    return 0;
+}
+
 static int read_top(hf_rd *r, const span *sp)
 {
     if (sp[T_VERSION].seen) {
@@ -714,10 +837,8 @@ static int read_top(hf_rd *r, const span *sp)
         json_decref(v);
         if (!ok) return hf_fail(r, sp[T_VERSION].at, "Unknown tokenizer version (the library reads \"1.0\")");
     }
-    if (!is_null(&sp[T_TRUNC]))
-        return hf_fail(r, sp[T_TRUNC].at, "it sets truncation: parity rejects a long input, it never cuts one (set \"truncation\": null)");
-    if (!is_null(&sp[T_PAD]))
-        return hf_fail(r, sp[T_PAD].at, "it sets padding: the contract's pad_to pads (set \"padding\": null)");
+    if ((!is_null(&sp[T_TRUNC]) && read_truncation(r, &sp[T_TRUNC])) || (!is_null(&sp[T_PAD]) && read_padding(r, &sp[T_PAD])))
+        return -1;
     if (!sp[T_MODEL].seen)
         return hf_fail(r, 0, "the file has no model");
     return 0;

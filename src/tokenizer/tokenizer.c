@@ -346,6 +346,40 @@ void tokenizer_free(px_tokenizer *tok)
     free(tok);
 }
 
+int tokenizer_file_limits(const px_tokenizer *tok, px_tok_limits *out)
+{
+    memset(out, 0, sizeof *out);
+    const hf_limits *l = tok && tok->hf ? &tok->hf->limits : NULL;
+    if (!l || (!l->truncation && !l->padding))
+        return 0;
+    out->truncates = l->truncation;
+    out->truncate_at = l->trunc_max_length;
+    out->truncation_strategy = l->trunc_strategy;
+    out->pads = l->padding;
+    out->pad_to = l->pad_length;
+    out->padding_strategy = l->pad_strategy;
+    return 1;
+}
+
+size_t tokenizer_limits_describe(const px_tokenizer *tok, char *buf, size_t n)
+{
+    px_tok_limits l;
+    char pad[64] = "";
+    if (n) buf[0] = 0;
+    if (!tokenizer_file_limits(tok, &l) || !n)
+        return 0;
+    if (l.pads)
+        snprintf(pad, sizeof pad, l.pad_to ? "pads to %zu" : "pads a batch to its longest", l.pad_to);
+    int w;
+    if (l.truncates)
+        w = snprintf(buf, n, "tokenizer.json truncates at %zu tokens%s%s: parity applies %s; a text over max_tokens is "
+                     "rejected%s", l.truncate_at, l.pads ? " and " : "", pad, l.pads ? "neither" : "no truncation",
+                     l.pads ? ", a single example never padded" : "");
+    else
+        w = snprintf(buf, n, "tokenizer.json %s: parity does not pad; a single example is never padded", pad);
+    return w < 0 ? 0 : (size_t)w >= n ? n - 1 : (size_t)w;
+}
+
 size_t tokenizer_vocab_size(const px_tokenizer *tok)
 {
     return tok->hf ? tok->hf->vocab.n : tok->n;
