@@ -470,7 +470,7 @@ static int load_redact(ctx *c, yaml_node_t *root)
 }
 
 /* A tokenizer.json parity cannot read (a component it does not implement,
- * truncation set, not JSON) is refused when the fixture is loaded, at the
+ * a malformed truncation or padding, not JSON) is refused when the fixture is loaded, at the
  * line that names the file, not first at run: hf_read_check reads every
  * component without building the vocabulary's tables (milliseconds). A file
  * that is not there is left to lint and run, which say so. */
