@@ -6,12 +6,14 @@
  * results file of an embedding (format 6, whole vectors) read back as
  * strictly as a local run, and refused for a contract of another kind. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parity/evidence.h"
 #include "parity/judge.h"
+#include "parity/story.h"
 #include "testlib.h"
 
 #define SEARCH "tests/data/embed/search.yaml"
@@ -308,4 +310,114 @@ Test(judge_embed, results_of_another_kind_or_shape_are_refused)
     char *old = tl_replace_all(text, "parity_results: 6\nkind: embedding", "parity_results: 5\nkind: embedding");
     expect_refused(SEARCH, old, "kind is written from format 6 on, this file says 5", 5);
     free(old), free(labelled), free(narrow), free(classifier), free(text);
+}
+
+static json_t *json_env(json_t *root, const char *name)
+{
+    json_t *envs = json_object_get(root, "environments"), *e;
+    size_t i;
+    json_array_foreach(envs, i, e) if (!strcmp(json_string_value(json_object_get(e, "name")), name)) return e;
+    cr_assert_fail("no environment %s in the JSON", name);
+    return NULL;
+}
+
+static json_t *json_example(json_t *env, const char *id)
+{
+    json_t *xs = json_object_get(env, "examples"), *x;
+    size_t i;
+    json_array_foreach(xs, i, x) if (!strcmp(json_string_value(json_object_get(x, "id")), id)) return x;
+    cr_assert_fail("no example %s in the JSON", id);
+    return NULL;
+}
+
+static void top_ids(json_t *list, char *buf, size_t size)
+{
+    json_t *d;
+    size_t i;
+    buf[0] = '\0';
+    json_array_foreach(list, i, d)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? "," : "",
+                 json_string_value(json_object_get(d, "id")));
+}
+
+/* `parity check --format json`: per query the environment's first k with
+ * their cosines beside the reference's, held or not, what moved, the
+ * cosine to the reference's vector; the two new outcomes counted; what
+ * each environment does to the searches. */
+Test(judge_embed, check_json_shows_the_searches)
+{
+    const char *argv[] = {"parity", "check", SEARCH, "--results", SEARCH_RESULTS, "--no-run", "--format", "json", NULL};
+    cmd_result r = tl_run(argv);
+    cr_assert_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    json_error_t je;
+    json_t *root = json_loads(r.out, 0, &je);
+    cr_assert_not_null(root, "%s: %.300s", je.text, r.out);
+    json_t *tpu = json_env(root, "tpu");
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(tpu, "counts"), "ranking-changed")), 2);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(tpu, "counts"), "wrong-ranking")), 1);
+    json_t *q = json_example(tpu, "q-swap"), *em = json_object_get(q, "embedding"),
+           *search = json_object_get(em, "search");
+    cr_assert(json_is_object(search), "q-swap has no search in the JSON");
+    char ids[256];
+    top_ids(json_object_get(search, "top"), ids, sizeof ids);
+    cr_expect_str_eq(ids, "go-night,film-night,chess-club");
+    top_ids(json_object_get(search, "reference_top"), ids, sizeof ids);
+    cr_expect_str_eq(ids, "go-night,chess-club,film-night");
+    cr_expect(json_is_real(json_object_get(json_array_get(json_object_get(search, "top"), 0), "cosine")));
+    cr_expect(json_is_false(json_object_get(search, "held")));
+    cr_expect_str_eq(json_string_value(json_object_get(search, "moved")), "rank 2 and 3 swap: film-night, chess-club");
+    cr_expect_str_eq(json_string_value(json_object_get(search, "order")), "exact");
+    cr_expect_eq(json_integer_value(json_object_get(search, "k")), 3);
+    double c = json_real_value(json_object_get(em, "cosine"));
+    cr_expect(c > 0.999 && c < 1, "cosine %g", c);
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(q, "divergence"), "stage")), "ranking");
+    cr_expect_str_eq(json_string_value(json_object_get(q, "cause")), "precision");
+    /* A document has a vector, no search. */
+    json_t *d = json_object_get(json_example(tpu, "chess-club"), "embedding");
+    cr_expect(json_is_null(json_object_get(d, "search")));
+    cr_expect_str_eq(json_string_value(json_object_get(d, "role")), "document");
+    /* The gpu's queries have no ranking, and say why. */
+    json_t *g = json_object_get(json_object_get(json_example(json_env(root, "gpu"), "q-set"), "embedding"), "search");
+    cr_expect(json_is_null(json_object_get(g, "top")));
+    cr_expect(strstr(json_string_value(json_object_get(g, "note")), "lantern-walk"));
+    json_t *lines = json_object_get(root, "searches");
+    cr_assert_eq(json_array_size(lines), 3);
+    cr_expect_str_eq(json_string_value(json_array_get(lines, 0)),
+                     "1 of 5 queries' top k change in the bfloat16 twin cpu-bf16: precision (q-swap: rank 2 and 3 "
+                     "swap: film-night, chess-club)");
+    cr_expect(strstr(json_string_value(json_array_get(lines, 1)), "tpu: 2 of 5 queries' top k change: 1 as in the "
+                                                                  "twin (precision), 1 only here (device)"));
+    json_decref(root);
+    tl_free(&r);
+    /* The text shows each search beside the reference's. */
+    const char *targv[] = {"parity", "check", SEARCH, "--results", SEARCH_RESULTS, "--no-run", NULL};
+    r = tl_run(targv);
+    cr_expect(strstr(r.out, "search: top 3 go-night 0.8082, film-night 0.5773, chess-club 0.5715 | reference "
+                            "go-night 0.8191, chess-club 0.585, film-night 0.5616 | changed: rank 2 and 3 swap: "
+                            "film-night, chess-club | cosine 0.999783 to the reference's vector"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "\nsearches:\n  - 1 of 5 queries' top k change in the bfloat16 twin"), "%s", r.out);
+    tl_free(&r);
+}
+
+/* The summary's story says what the twin does to the searches, in its
+ * verdict line, and each query's cell carries its search. */
+Test(judge_embed, story_says_what_the_twin_does_to_the_searches)
+{
+    judged p;
+    judge_file(&p, SEARCH, SEARCH_RESULTS);
+    px_error err = {0};
+    px_story *s = story_build(p.f, p.res, &p.j, &err);
+    cr_assert_not_null(s, "%s", err.msg);
+    cr_expect(strstr(s->verdict, "1 of 5 queries' top k change in the bfloat16 twin cpu-bf16: precision"), "%s",
+              s->verdict);
+    cr_expect_eq(s->searches.n, 3);
+    size_t tpu = env_at(&p, "tpu"), q = ex_at(&p, "q-enter");
+    const char *w = s->examples[q].cells[tpu].search;
+    cr_assert_not_null(w);
+    cr_expect(strstr(w, "changed: lantern-walk enters at rank 3, film-night leaves"), "%s", w);
+    cr_expect(strstr(s->examples[q].expect, "each in the top 3: go-night"), "%s", s->examples[q].expect);
+    cr_expect_null(s->examples[ex_at(&p, "chess-club")].cells[tpu].search);
+    story_free(s);
+    judged_free(&p);
 }
