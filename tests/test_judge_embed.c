@@ -421,3 +421,58 @@ Test(judge_embed, story_says_what_the_twin_does_to_the_searches)
     story_free(s);
     judged_free(&p);
 }
+
+/* A NaN in a vector is a failure of its own, named by its element (not a
+ * logit), and the query is never ranked as if it were a number. */
+Test(judge_embed, a_non_finite_element_is_named_as_an_element)
+{
+    char *text = tl_slurp(SEARCH_RESULTS);
+    /* The TPU's q-set vector (the only one with 0.34). */
+    char *bad = tl_replace_all(text, "values: [1.0, 0.34, 0.0, 0.0]", "values: [1.0, .nan, 0.0, 0.0]");
+    cr_assert(strcmp(bad, text));
+    char *dir = tl_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/nan.yaml", dir);
+    tl_write(path, bad);
+    judged p;
+    judge_file(&p, SEARCH, path);
+    const px_verdict *v = verdict(&p, "tpu", "q-set");
+    cr_expect_eq(v->outcome, PX_OC_NON_FINITE, "%s: %s", outcome_name(v->outcome), v->detail);
+    cr_expect_str_eq(v->detail, "element 1 is nan");
+    cr_expect_eq(v->embed->n_ranked, 0);
+    judged_free(&p);
+    unlink(path);
+    rmdir(dir);
+    free(dir), free(bad), free(text);
+}
+
+/* The reference's own document raised: a candidate's query still has its
+ * search, but nothing to hold it to: held is not known, and it says so. */
+Test(judge_embed, without_the_references_ranking_a_search_is_not_compared)
+{
+    char *text = tl_slurp(SEARCH_RESULTS);
+    const char *ok = "outcome: ok\n", *vec = "        output: {dtype: float32, shape: [1, 4], values: [1.0, 0.0, 0.0, "
+                                               "0.0]}\n";
+    /* The reference comes first, chess-club first in it. */
+    char *at = strstr(text, ok), *out = strstr(text, vec);
+    cr_assert(at && out && at < out);
+    char *bad = malloc(strlen(text) + 100);
+    sprintf(bad, "%.*soutcome: exception\n        detail: \"RuntimeError: boom\"\n%.*s%s", (int)(at - text), text,
+            (int)(out - at - strlen(ok)), at + strlen(ok), out + strlen(vec));
+    char *dir = tl_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/refdoc.yaml", dir);
+    tl_write(path, bad);
+    judged p;
+    judge_file(&p, SEARCH, path);
+    const px_verdict *r = verdict(&p, "reference", "q-swap"), *v = verdict(&p, "tpu", "q-swap");
+    cr_expect_eq(r->outcome, PX_OC_NOT_EVALUATED, "%s", r->detail);
+    cr_expect_eq(v->embed->held, -1);
+    cr_expect_gt(v->embed->n_ranked, 0);
+    cr_expect_eq(v->outcome, PX_OC_PASS_TOL, "%s: %s", outcome_name(v->outcome), v->detail);
+    cr_expect(strstr(v->detail, "its top 3 not compared: the reference has no ranking (document chess-club"), "%s",
+              v->detail);
+    cr_expect(!strstr(v->detail, "held"), "%s", v->detail);
+    judged_free(&p);
+    unlink(path);
+    rmdir(dir);
+    free(dir), free(bad), free(text);
+}

@@ -917,7 +917,7 @@ static int judge_embed(const jctx *j, size_t e, size_t k, px_verdict *v)
     int num_ok = embed_numbers(j, k, x, ref, v, em, &nwords);
     const px_retrieval *rt = ex->role == PX_ROLE_QUERY && ex->expect.kind == PX_EXPECT_RETRIEVAL
                                  ? ex->expect.retrieval : NULL;
-    char *rwhy = NULL, *top = NULL;
+    char *rwhy = NULL, *top = NULL, *ref_note = NULL;
     int met = 1, held = -1;
     if (rt) {
         em->k = rt->k;
@@ -947,7 +947,9 @@ static int judge_embed(const jctx *j, size_t e, size_t k, px_verdict *v)
                 free(nwords), free(rwhy), free(top);
                 return px_error_oom(j->err, NULL);
             }
-            if (!rrc) {
+            if (rrc == 1) {
+                ref_note = rnote, rnote = NULL;
+            } else if (!rrc) {
                 size_t kk = embed_k(ex, em->n_ranked);
                 held = first_k_same(rdoc, rn, em->doc, em->n_ranked, kk, rt->exact);
                 if (!held)
@@ -975,9 +977,17 @@ static int judge_embed(const jctx *j, size_t e, size_t k, px_verdict *v)
         v->detail = rt ? strf("top %d: %s", rt->k, top ? top : "") : strf("norm %.6g", em->norm);
     } else {
         v->outcome = PX_OC_PASS_TOL;
-        v->detail = rt ? strf("top %d held; %s", rt->k, nwords ? nwords : "") : strf("%s", nwords ? nwords : "");
+        v->detail = rt && held == 1 ? strf("top %d held; %s", rt->k, nwords ? nwords : "")
+                    : rt            ? strf("top %d: %s; %s", rt->k, top ? top : "", nwords ? nwords : "")
+                                    : strf("%s", nwords ? nwords : "");
     }
-    free(nwords), free(rwhy), free(top);
+    if (ref_note && v->detail && held < 0) {
+        /* Its search is its own; against the reference's it is not known. */
+        char *d = strf("%s; its top %d not compared: the reference has no ranking (%s)", v->detail, rt->k, ref_note);
+        free(v->detail);
+        v->detail = d;
+    }
+    free(nwords), free(rwhy), free(top), free(ref_note);
     return v->detail ? 0 : px_error_oom(j->err, NULL);
 }
 
