@@ -317,7 +317,7 @@ Test(results_load, schema_errors_name_line_and_column)
     static const bad_case cases[] = {
         {"outcome: ok", "outcme: ok", 8, 9, "unknown key 'outcme' in an example in environment 'reference'"},
         {"        label: music\n", "        label: music\n        label: film\n", 11, 9, "duplicate key 'label'"},
-        {"parity_results: 1", "parity_results: 6", 1, 17, "results format 6 is newer than this parity reads (5)"},
+        {"parity_results: 1", "parity_results: 7", 1, 17, "results format 7 is newer than this parity reads (6)"},
         {"parity_results: 1", "parity_results: 1.5", 1, 17, "parity_results: 1.5 is not a results format version"},
         {"parity_results: 1", "parity_results: \"1\"", 1, 17, "is not a results format version"},
         {"parity_results: 1", "parity_results: 0", 1, 17, "is not a results format version"},
@@ -441,7 +441,7 @@ Test(results_load, files_that_are_not_results_are_errors)
     static const bad_case cases[] = {
         {NULL, "", 1, 1, "empty file: not a parity results file"},
         {NULL, "just some text\n", 1, 1, "a results file must be a mapping, not a scalar"},
-        {NULL, "environments: {}\n", 1, 1, "not a parity results file (no parity_results: 5)"},
+        {NULL, "environments: {}\n", 1, 1, "not a parity results file (no parity_results: 6)"},
         {"state: up", "state: [up", 5, 12, "a '[' opened at 5:12 is not closed"},
         {"state: up", "state: u\xffp", 5, 13, "byte 0xFF is not UTF-8"},
         {"        label: music\n", "        label: music\n---\nparity_results: 1\n", 11, 1, "a second YAML document"},

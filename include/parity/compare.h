@@ -74,4 +74,14 @@ double compare_rms(const double *a, const double *b, size_t n);
 int compare_oracle(const double *cand, const double *ref, const double *oracle, size_t n,
                    double k, int *pass, double *ratio);
 
+/* The L2 norm of v (scaled, so that it neither overflows nor vanishes);
+ * NaN when an element is NaN, INFINITY when one is infinite. */
+double compare_norm(const double *v, size_t n);
+
+/* The cosine of the angle between a and b: a.b / (|a| |b|), in double,
+ * clamped to [-1, 1]; NaN when n is 0, a norm is 0 or an element is not
+ * finite (no direction to compare). An embedding's vectors are compared
+ * with it, and a query's search ranks documents by it. */
+double compare_cosine(const double *a, const double *b, size_t n);
+
 #endif

@@ -112,8 +112,19 @@ typedef struct px_text_verdict {
     long bad_at, bad_end;
 } px_text_verdict;
 
-/* An embedding's verdict's own part (allocated only for an embedding's
- * examples). */
+/* An embedding's verdict's own part (allocated for every example of an
+ * embedding, NULL otherwise; judgement_free frees it). Its vector is
+ * held to the reference's by the per-element tolerance (compare.vectors,
+ * or the example's own; without one, exactly, unless a
+ * similar_to_reference is its only rule: then by the cosine alone) and by
+ * min_cosine; v->cmp, v->stat hold the element comparison ("cosine" when
+ * there was none). A query's outcome, first that applies: its status, a
+ * non-finite element ("element N is nan"), its shape, wrong-ranking (its
+ * search misses its expect.top), ranking-changed (a candidate's first k
+ * are not the reference's: held 0), numeric-drift (with ", but its top k
+ * held" when held 1), pass-within-tolerance, pass. A query without a
+ * ranking here (a document has no vector: rank_note) is not-evaluated
+ * unless its own vector failed. */
 typedef struct px_embed_verdict {
     double cosine;       /* this vector against the reference environment's
                             for the example; NAN when not compared */

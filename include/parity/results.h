@@ -18,10 +18,12 @@
 #include "parity/proto.h"
 #include "parity/shard.h"
 
-/* The results format this program writes, and the oldest it reads. A
- * generator's results are format 5 (generated:); a classifier's are still
- * written as 4, which every reader since has read. */
-#define PX_RESULTS_VERSION 5
+/* The results format this program writes, and the oldest it reads. An
+ * embedding's results are format 6 (kind: embedding, each vector whole as
+ * output:, no label); a generator's are format 5 (generated:); a
+ * classifier's are still written as 4, which every reader since has read. */
+#define PX_RESULTS_VERSION 6
+#define PX_RESULTS_GENERATOR 5
 #define PX_RESULTS_CLASSIFIER 4
 #define PX_RESULTS_OLDEST 1
 

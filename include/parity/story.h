@@ -114,6 +114,10 @@ typedef struct px_story_cell {
     long gen_diverged; /* the token where it parts from the reference's, -1 none */
     px_span spans[PX_MAX_SPANS];
     size_t n_spans;
+    /* An embedding's query: its search here beside the reference's, what
+     * moved, its vector's cosine to the reference's (story_search_words);
+     * NULL for a document, or when not judged as a query. */
+    char *search;
 } px_story_cell;
 
 typedef struct px_story_example {
@@ -151,6 +155,11 @@ typedef struct px_story {
     px_strs not_evaluated; /* what was not evaluated, one line each */
     px_strs performance; /* parity bench's figures, one line per environment
                             and endpoint, the not comparable said first */
+    px_strs searches;  /* an embedding's: what each environment does to the
+                          queries' searches, the twin first ("2 of 5
+                          queries' top 3 change in the bfloat16 twin
+                          cpu-bf16: precision"); the verdict line ends with
+                          the twin's */
     size_t n_last_good; /* environments with a last_good line */
     px_strs pending;   /* decisions in the journal, not in the fixture */
     px_strs warnings;  /* said before judging */
@@ -176,6 +185,25 @@ const char *story_env_executor(const px_fixture *f, const px_env_result *er);
  * float16, 2 threads, libtorch executor" (malloc'd; NULL when out of
  * memory): two environments that differ only in threads read apart. */
 char *story_env_identity(const px_fixture *f, const px_env_result *er);
+
+/* An embedding query's search in words (malloc'd; NULL when out of
+ * memory): its first k with their cosines beside the reference's (ref
+ * NULL: none to show), held or changed and what moved, its vector's cosine
+ * to the reference's: "top 3 go-night 0.87, film-night 0.59, chess-club
+ * 0.58 | reference go-night 0.87, chess-club 0.59, film-night 0.57 |
+ * changed: rank 2 and 3 swap: film-night, chess-club | cosine 0.99978 to
+ * the reference's vector"; "no ranking: document x has no vector here
+ * (...)" when it has none. */
+char *story_search_words(const px_fixture *f, const px_embed_verdict *em, const px_embed_verdict *ref);
+
+/* What each environment does to an embedding's searches, one line each
+ * (malloc'd, *out malloc'd; 0 lines for another kind or without a
+ * reference), the twin's first (its index in *twin_at, -1 when none):
+ * "2 of 5 queries' top 3 change in the bfloat16 twin cpu-bf16: precision
+ * (q-swap: rank 2 and 3 swap: ...)", "tpu: 2 of 5 queries' top 3 change:
+ * 1 as in the twin (precision), 1 only here (device) (...)". Not
+ * redacted (story_build redacts its own copy). */
+size_t story_search_lines(const px_fixture *f, const px_results *r, const px_judgement *j, char ***out, int *twin_at);
 
 /* The time reports say they were made: SOURCE_DATE_EPOCH when set (for
  * reproducible reports and golden tests), else now; ISO 8601 UTC. */

@@ -250,3 +250,31 @@ int compare_oracle(const double *cand, const double *ref, const double *oracle, 
     }
     return 0;
 }
+
+double compare_norm(const double *v, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double a = fabs(v[i]);
+        if (isnan(a))
+            return NAN;
+        m = a > m ? a : m;
+    }
+    if (m == 0 || isinf(m))
+        return m;
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += (v[i] / m) * (v[i] / m);
+    return m * sqrt(s);
+}
+
+double compare_cosine(const double *a, const double *b, size_t n)
+{
+    double na = compare_norm(a, n), nb = compare_norm(b, n);
+    if (!n || !(na > 0) || !(nb > 0) || !isfinite(na) || !isfinite(nb))
+        return NAN;
+    double dot = 0;
+    for (size_t i = 0; i < n; i++)
+        dot += (a[i] / na) * (b[i] / nb);
+    return dot > 1 ? 1 : dot < -1 ? -1 : dot;
+}

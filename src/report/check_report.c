@@ -1,5 +1,6 @@
 #include "parity/check_report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +132,24 @@ static const char *origin_name(px_origin o)
     return o == PX_ORIGIN_RUN ? "run" : o == PX_ORIGIN_FILE ? "file" : "none";
 }
 
+/* An embedding query's search, in words (malloc'd): its first k here
+ * beside the reference's, what moved, its vector's cosine to the
+ * reference's: "top 3: go-night 0.87, film-night 0.59, chess-club 0.58;
+ * reference: go-night 0.87, chess-club 0.59, film-night 0.57; changed:
+ * rank 2 and 3 swap: film-night, chess-club; cosine 0.99978 to the
+ * reference's vector". NULL when the example is not a query, was not
+ * judged as one, or has no ranking (its verdict says why). */
+static char *search_words(const px_fixture *f, const px_results *r, const px_judgement *j, size_t e, size_t k)
+{
+    const px_embed_verdict *em = j->envs[e].ex[k].embed;
+    if (!em || f->examples[k].role != PX_ROLE_QUERY || !em->k || !em->n_ranked)
+        return NULL; /* no ranking: its verdict says why */
+    const px_embed_verdict *rm = NULL;
+    if (r->reference >= 0 && (size_t)r->reference != e && j->envs[r->reference].ex)
+        rm = j->envs[r->reference].ex[k].embed;
+    return story_search_words(f, em, rm);
+}
+
 void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since)
 {
     fprintf(o, "%s: %zu examples, %zu environments, reference %s\n", f->path, r->n_examples, r->n_envs,
@@ -178,10 +197,19 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
              * something else is never carried over silently. */
             int show = !outcome_met(v->outcome) || v->div == PX_DIV_DECISION || v->div == PX_DIV_CLEAN ||
                        v->div == PX_DIV_TOKENS;
+            /* An embedding's query: its search, always (what it returns is
+             * the task). */
+            char *search = search_words(f, r, j, e, k);
+            show |= search != NULL;
+            if (!show)
+                free(search);
             if (!show && (fit == PX_FIT_NONE || fit == PX_FIT_HERE))
                 continue;
             fprintf(o, "  %-20s %s: ", f->examples[k].id, outcome_name(v->outcome));
             text_indented(o, v->detail ? v->detail : "");
+            if (search)
+                fprintf(o, "  %-20s search: %s\n", "", search);
+            free(search);
             if (fit != PX_FIT_NONE) {
                 char *w = decision_words(fit, rv->decision, rv->env, er->name);
                 fprintf(o, "  %-20s review: %s (by %s)\n", "", w ? w : "", rv->by ? rv->by : "?");
@@ -196,6 +224,17 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
             free(cause);
         }
     }
+    /* An embedding's: what each environment does to the searches. */
+    char **lines;
+    int tw;
+    size_t nl = story_search_lines(f, r, j, &lines, &tw);
+    if (nl)
+        fprintf(o, "\nsearches:\n");
+    for (size_t i = 0; i < nl; i++) {
+        fprintf(o, "  - %s\n", lines[i]);
+        free(lines[i]);
+    }
+    free(lines);
     if (j->n_findings)
         fprintf(o, "\nfindings:\n");
     for (size_t i = 0; i < j->n_findings; i++)
@@ -244,6 +283,75 @@ static void json_review(FILE *o, const px_fixture *f, const px_results *r, size_
     fputc('}', o);
 }
 
+static void json_double_or_null(FILE *o, double v)
+{
+    if (isfinite(v))
+        emit_json_double(o, v);
+    else
+        fputs("null", o);
+}
+
+/* The first k of a search: [{id, cosine}, ...]. */
+static void json_first_k(FILE *o, const px_fixture *f, const px_embed_verdict *em)
+{
+    size_t n = (size_t)em->k < em->n_ranked ? (size_t)em->k : em->n_ranked;
+    fputc('[', o);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",{" : "{", o);
+        json_key(o, "id"), emit_json_string(o, f->examples[em->doc[i]].id), fputc(',', o);
+        json_key(o, "cosine"), json_double_or_null(o, em->score[i]), fputc('}', o);
+    }
+    fputc(']', o);
+}
+
+/* An embedding's: "embedding": {role, norm, cosine, min_cosine, search},
+ * search null for a document, else {k, order, top, reference_top, held,
+ * moved, note}. */
+static void json_embedding(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e,
+                           size_t k, const px_verdict *v)
+{
+    const px_embed_verdict *em = v->embed;
+    const px_example *ex = &f->examples[k];
+    json_key(o, "embedding");
+    if (!em) {
+        fputs("null,", o);
+        return;
+    }
+    fputc('{', o);
+    json_key(o, "role"), emit_json_string(o, ex->role == PX_ROLE_QUERY ? "query" : "document"), fputc(',', o);
+    json_key(o, "norm"), json_double_or_null(o, em->norm), fputc(',', o);
+    json_key(o, "cosine"), json_double_or_null(o, em->cosine), fputc(',', o);
+    json_key(o, "min_cosine"), json_double_or_null(o, em->min_cosine), fputc(',', o);
+    json_key(o, "search");
+    if (ex->role != PX_ROLE_QUERY || !em->k) {
+        fputs("null},", o);
+        return;
+    }
+    const px_embed_verdict *rm = NULL;
+    if (r->reference >= 0 && (size_t)r->reference != e && j->envs[r->reference].ex)
+        rm = j->envs[r->reference].ex[k].embed;
+    fputc('{', o);
+    json_key(o, "k"), fprintf(o, "%d,", em->k);
+    json_key(o, "order"), emit_json_string(o, ex->expect.retrieval && ex->expect.retrieval->exact ? "exact" : "set");
+    fputc(',', o);
+    json_key(o, "top");
+    if (em->n_ranked)
+        json_first_k(o, f, em);
+    else
+        fputs("null", o);
+    fputc(',', o);
+    json_key(o, "reference_top");
+    if (rm && rm->n_ranked)
+        json_first_k(o, f, rm);
+    else
+        fputs("null", o);
+    fputc(',', o);
+    json_key(o, "held"), fputs(em->held < 0 ? "null," : em->held ? "true," : "false,", o);
+    json_key(o, "moved"), json_str_or_null(o, em->moved), fputc(',', o);
+    json_key(o, "note"), json_str_or_null(o, em->rank_note);
+    fputs("}},", o);
+}
+
 static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e, size_t k,
                          const px_verdict *v)
 {
@@ -283,6 +391,8 @@ static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, cons
         }
         fputc(',', o);
     }
+    if (f->kind == PX_MODEL_EMBEDDING)
+        json_embedding(o, f, r, j, e, k, v);
     json_key(o, "compare");
     if (v->has_cmp) {
         fputc('{', o);
@@ -436,6 +546,20 @@ void check_report_json(FILE *o, const px_fixture *f, const px_results *r, const 
         emit_json_string(o, j->findings[i]);
     }
     fputs("],", o);
+    if (f->kind == PX_MODEL_EMBEDDING) {
+        /* An embedding's: what each environment does to the searches. */
+        char **lines;
+        int tw;
+        size_t nl = story_search_lines(f, r, j, &lines, &tw);
+        json_key(o, "searches"), fputc('[', o);
+        for (size_t i = 0; i < nl; i++) {
+            fputs(i ? "," : "", o);
+            emit_json_string(o, lines[i]);
+            free(lines[i]);
+        }
+        free(lines);
+        fputs("],", o);
+    }
     json_key(o, "environments"), fputc('[', o);
     for (size_t e = 0; e < r->n_envs; e++) {
         fputs(e ? "," : "", o);

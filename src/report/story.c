@@ -15,6 +15,7 @@
 #include "parity/decision.h"
 #include "parity/history.h"
 #include "parity/redact.h"
+#include "parity/strf.h"
 #include "parity/version.h"
 
 typedef struct bctx {
@@ -24,6 +25,7 @@ typedef struct bctx {
     px_redactor *rd;
     px_story *s;
     int oom;
+    const char *twin_search; /* the twin's line of s->searches, NULL: none */
 } bctx;
 
 static char *fmt(bctx *b, const char *f, ...) __attribute__((format(printf, 2, 3)));
@@ -425,11 +427,21 @@ static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
         c->has_diff = 1;
         c->diff = v->cmp.value;
         c->limit = v->cmp.threshold;
-        c->diff_words = fmt(b, "%s |Δlogit| %.4g %s %.4g allowed%s", v->stat, v->cmp.value,
-                            v->cmp.identical ? "(identical), within"
-                            : v->cmp.pass    ? "within"
-                                             : "over",
-                            v->cmp.threshold, v->has_oracle ? " (judged against the oracle instead)" : "");
+        if (v->embed && !strcmp(v->stat, "cosine"))
+            c->diff_words = fmt(b, "cosine %.6g to the reference's vector%s", v->embed->cosine,
+                                v->cmp.identical ? " (identical)" : "");
+        else
+            c->diff_words = fmt(b, "%s |Δ%s| %.4g %s %.4g allowed%s", v->stat, v->embed ? "" : "logit", v->cmp.value,
+                                v->cmp.identical ? "(identical), within"
+                                : v->cmp.pass    ? "within"
+                                                 : "over",
+                                v->cmp.threshold, v->has_oracle ? " (judged against the oracle instead)" : "");
+        if (v->embed && strcmp(v->stat, "cosine") && isfinite(v->embed->cosine)) {
+            char *w = fmt(b, "%s; cosine %.6g to the reference's vector", c->diff_words ? c->diff_words : "",
+                          v->embed->cosine);
+            free(c->diff_words);
+            c->diff_words = w;
+        }
     }
     if (v->div != PX_DIV_NONE) {
         char *d = red(b, v->div_detail);
@@ -443,6 +455,15 @@ static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
     if (cause) {
         c->cause = red(b, cause);
         free(cause);
+    }
+    if (v->embed && b->f->examples[k].role == PX_ROLE_QUERY && v->embed->k) {
+        const px_embed_verdict *rm = NULL;
+        if (b->r->reference >= 0 && (size_t)b->r->reference != e && b->j->envs[b->r->reference].ex)
+            rm = b->j->envs[b->r->reference].ex[k].embed;
+        char *sw = story_search_words(b->f, v->embed, rm);
+        b->oom |= !sw;
+        c->search = red(b, sw);
+        free(sw);
     }
 }
 
@@ -494,6 +515,20 @@ static char *expect_words(bctx *b, const px_expect *x)
     case PX_EXPECT_TEXT:
         text_expect_words(x->text, buf, sizeof buf);
         break;
+    case PX_EXPECT_RETRIEVAL: {
+        const px_retrieval *rt = x->retrieval;
+        size_t o = (size_t)snprintf(buf, sizeof buf, "%s in the top %d:", rt->exact ? "in this order" : "each",
+                                    rt->k);
+        for (size_t i = 0; i < rt->n_top && o < sizeof buf; i++)
+            o += (size_t)snprintf(buf + o, sizeof buf - o, "%s %s", i ? "," : "", rt->top[i]);
+        break;
+    }
+    case PX_EXPECT_NONE:
+        if (b->f->kind == PX_MODEL_EMBEDDING) {
+            snprintf(buf, sizeof buf, "a document the queries search");
+            break;
+        }
+        /* fall through */
     default:
         snprintf(buf, sizeof buf, "(nothing stated)");
     }
@@ -740,6 +775,137 @@ static void build_pending(bctx *b, const px_journal *jn)
     }
 }
 
+/* ---- an embedding's searches ---- */
+
+static void first_k_into(const px_fixture *f, const px_embed_verdict *em, char *buf, size_t size)
+{
+    size_t o = 0, n = (size_t)em->k < em->n_ranked ? (size_t)em->k : em->n_ranked;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && o < size; i++)
+        o += (size_t)snprintf(buf + o, size - o, "%s%s %.4g", i ? ", " : "", f->examples[em->doc[i]].id,
+                              em->score[i]);
+}
+
+char *story_search_words(const px_fixture *f, const px_embed_verdict *em, const px_embed_verdict *ref)
+{
+    if (!em->n_ranked)
+        return strf("no ranking: %s", em->rank_note ? em->rank_note : "no search");
+    char here[1024], there[1024] = "", moved[1200] = "", cos[128] = "";
+    first_k_into(f, em, here, sizeof here);
+    if (ref && ref != em && ref->n_ranked)
+        first_k_into(f, ref, there, sizeof there);
+    if (em->held == 0)
+        snprintf(moved, sizeof moved, " | changed: %s", em->moved ? em->moved : "its first k differ");
+    else if (em->held == 1)
+        snprintf(moved, sizeof moved, " | held");
+    if (isfinite(em->cosine))
+        snprintf(cos, sizeof cos, " | cosine %.6g to the reference's vector", em->cosine);
+    return strf("top %d %s%s%s%s%s", em->k, here, there[0] ? " | reference " : "", there, moved, cos);
+}
+
+/* "top 3", or "top k" when the queries' windows differ. */
+static void window_words(const px_fixture *f, char *buf, size_t size)
+{
+    int k = -1;
+    for (size_t i = 0; i < f->n_examples; i++) {
+        const px_expect *x = &f->examples[i].expect;
+        if (x->kind != PX_EXPECT_RETRIEVAL)
+            continue;
+        k = k < 0 || k == x->retrieval->k ? x->retrieval->k : 0;
+    }
+    if (k > 0)
+        snprintf(buf, size, "top %d", k);
+    else
+        snprintf(buf, size, "top k");
+}
+
+/* What each environment does to the queries' searches (the twin first):
+ * how many of the compared queries' first k change, which, and why. */
+size_t story_search_lines(const px_fixture *f, const px_results *r, const px_judgement *j, char ***out, int *twin_at)
+{
+    *out = NULL, *twin_at = -1;
+    if (f->kind != PX_MODEL_EMBEDDING || r->reference < 0)
+        return 0;
+    char win[32];
+    window_words(f, win, sizeof win);
+    int tw = j->twin;
+    size_t n = 0;
+    char **lines = calloc(r->n_envs ? r->n_envs : 1, sizeof *lines);
+    if (!lines)
+        return 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t e = 0; e < r->n_envs; e++) {
+            const px_env_verdict *ev = &j->envs[e];
+            if ((pass == 0) != ((int)e == tw) || ev->is_reference || !ev->selected || ev->absent || ev->down || !ev->ex)
+                continue;
+            size_t queries = 0, compared = 0, changed = 0, prec = 0, dev = 0;
+            char which[1024] = "";
+            for (size_t k = 0; k < r->n_examples; k++) {
+                const px_verdict *v = &ev->ex[k];
+                if (!v->embed || !v->embed->k)
+                    continue;
+                queries++;
+                compared += v->embed->held >= 0;
+                if (v->embed->held != 0)
+                    continue;
+                changed++;
+                prec += v->attr == PX_ATTR_PRECISION, dev += v->attr == PX_ATTR_DEVICE;
+                snprintf(which + strlen(which), sizeof which - strlen(which), "%s%s: %s", which[0] ? "; " : "",
+                         f->examples[k].id, v->embed->moved ? v->embed->moved : "changed");
+            }
+            if (!queries)
+                continue;
+            const px_env_result *er = &r->envs[e];
+            if (!compared) {
+                char *line = strf("%s: no query's search is compared (%zu without a ranking here or in the "
+                                  "reference)", er->name, queries);
+                if (line)
+                    lines[n++] = line;
+                continue;
+            }
+            const char *dt = results_env_dtype(f, er);
+            char nc[64] = "";
+            if (compared < queries)
+                snprintf(nc, sizeof nc, " (%zu not compared)", queries - compared);
+            char *line;
+            if ((int)e == tw)
+                line = changed ? strf("%zu of %zu queries' %s change in the %s twin %s%s: precision (%s)", changed,
+                                      compared, win, dt, er->name, nc, which)
+                               : strf("No query's %s changes in the %s twin %s%s: the searches hold in %s", win, dt,
+                                      er->name, nc, dt);
+            else if (!changed)
+                line = strf("%s: no query's %s changes%s", er->name, win, nc);
+            else
+                line = strf("%s: %zu of %zu queries' %s change%s: %zu as in the twin (precision), %zu only here "
+                            "(device)%s (%s)",
+                            er->name, changed, compared, win, nc, prec, dev,
+                            changed > prec + dev ? ", the others' cause unknown" : "", which);
+            if (!line)
+                continue;
+            if ((int)e == tw)
+                *twin_at = (int)n;
+            lines[n++] = line;
+        }
+    *out = lines;
+    return n;
+}
+
+static void build_searches(bctx *b)
+{
+    char **lines;
+    int tw;
+    size_t n = story_search_lines(b->f, b->r, b->j, &lines, &tw);
+    for (size_t i = 0; i < n; i++) {
+        push(b, &b->s->searches, red(b, lines[i]));
+        if ((int)i == tw && b->s->searches.n)
+            b->twin_search = b->s->searches.v[b->s->searches.n - 1];
+        free(lines[i]);
+    }
+    free(lines);
+}
+
+static char *verdict_words(bctx *b, size_t sel, size_t met, size_t down, size_t partial, const char *failing);
+
 static char *verdict_line(bctx *b)
 {
     size_t sel = 0, met = 0, down = 0, partial = 0;
@@ -758,6 +924,17 @@ static char *verdict_line(bctx *b)
                      se->name);
     }
     b->s->met = b->j->all_met && !down ? 1 : failing[0] ? 0 : -1;
+    /* An embedding's: what the twin does to the searches, after. */
+    char *line = verdict_words(b, sel, met, down, partial, failing);
+    if (!line || !b->twin_search)
+        return line;
+    char *both = fmt(b, "%s %s.", line, b->twin_search);
+    free(line);
+    return both;
+}
+
+static char *verdict_words(bctx *b, size_t sel, size_t met, size_t down, size_t partial, const char *failing)
+{
     if (b->j->all_met && !down)
         return fmt(b, "The contract is met in every selected environment (%zu of %zu).", met, sel);
     if (failing[0])
@@ -789,7 +966,7 @@ px_story *story_build(const px_fixture *f, const px_results *r, const px_judgeme
     }
     px_story *s = story_tell(f, r, j, &jn, since, err);
     if (s && hbad) {
-        bctx b = {f, r, j, fixture_redactor(f, &ignored), s, 0};
+        bctx b = {f, r, j, fixture_redactor(f, &ignored), s, 0, NULL};
         char m[2048];
         px_error_format(&herr, m, sizeof m);
         char *rm = b.rd ? red(&b, m) : NULL;
@@ -808,7 +985,7 @@ px_story *story_build(const px_fixture *f, const px_results *r, const px_judgeme
 static px_story *story_tell(const px_fixture *f, const px_results *r, const px_judgement *j,
                             const px_journal *journal, const px_since *since, px_error *err)
 {
-    bctx b = {f, r, j, NULL, calloc(1, sizeof(px_story)), 0};
+    bctx b = {f, r, j, NULL, calloc(1, sizeof(px_story)), 0, NULL};
     if (!b.s)
         return px_error_oom(err, f->path), NULL;
     if (!(b.rd = fixture_redactor(f, err))) {
@@ -850,6 +1027,7 @@ static px_story *story_tell(const px_fixture *f, const px_results *r, const px_j
     build_pending(&b, journal);
     for (size_t i = 0; i < r->n_warnings; i++)
         push(&b, &s->warnings, red(&b, r->warnings[i]));
+    build_searches(&b);
     s->verdict = verdict_line(&b);
     s->redacted = already + redact_count(b.rd);
     redact_free(b.rd);
@@ -883,7 +1061,7 @@ void story_free(px_story *s)
         for (size_t e = 0; x->cells && e < s->n_envs; e++) {
             px_story_cell *c = &x->cells[e];
             free(c->label), free(c->probs), free(c->detail), free(c->diff_words), free(c->divergence), free(c->cause);
-            free(c->generated);
+            free(c->generated), free(c->search);
         }
         free(x->cells);
         char *v[] = {x->id, x->kind, x->why, x->text, x->expect, x->decision, x->note, x->by, x->at,
@@ -893,7 +1071,7 @@ void story_free(px_story *s)
     }
     free(s->examples);
     strs_free(&s->pins), strs_free(&s->rules), strs_free(&s->tolerances), strs_free(&s->not_evaluated);
-    strs_free(&s->performance);
+    strs_free(&s->performance), strs_free(&s->searches);
     strs_free(&s->pending), strs_free(&s->warnings);
     free(s->task), free(s->verdict), free(s->fixture), free(s->fixture_sha256), free(s->generated);
     free(s->ambiguous_rule), free(s->generate);

@@ -66,6 +66,13 @@ typedef struct ctx {
 static yaml_node_t *node_at(ctx *c, int id) { return yaml_document_get_node(&c->doc, id); }
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
+/* "a classifier", "a generator", "an embedding": a contract's model, in words. */
+static const char *kind_name(enum px_model_kind k)
+{
+    return k == PX_MODEL_EMBEDDING ? "an embedding" : k == PX_MODEL_GENERATOR ? "a generator" : "a classifier";
+}
+
+
 static size_t seq_len(const yaml_node_t *n)
 {
     return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
@@ -613,7 +620,8 @@ static int load_generated(ctx *c, yaml_node_t *ex, px_example_result *x, const c
     if (c->version < since)
         return fail_at(c, g, "generated is written from format %d on, this file says %d", since, c->version);
     if (c->f->kind != PX_MODEL_GENERATOR)
-        return fail_at(c, g, "%s: generated, but the contract's model is a classifier (contract.model.kind)", w);
+        return fail_at(c, g, "%s: generated, but the contract's model is %s (contract.model.kind)", w,
+                       kind_name(c->f->kind));
     if (want(c, g, YAML_MAPPING_NODE, w) || check_record(c, g, w, rec))
         return -1;
     for (size_t i = 0; i < rec->n; i++)
@@ -697,6 +705,20 @@ static int load_label(ctx *c, yaml_node_t *ex, const px_env_result *e, px_exampl
             return fail_at(c, n, "%s: a generator's example has no label (its output is generated:)", what);
         if (!x->gen)
             return fail_at(c, ex, "%s: outcome ok needs what was generated (generated:)", what);
+        return 0;
+    }
+    if (c->f->kind == PX_MODEL_EMBEDDING) {
+        /* An embedding decides no label: its vector is its output, checked
+         * against contract.model.dim (there are no labels to count). */
+        if (x->label >= 0)
+            return fail_at(c, n, "%s: an embedding's example has no label (its output is its vector)", what);
+        if (!x->dtype)
+            return fail_at(c, ex, "%s: outcome ok needs its output (the vector)", what);
+        if (x->ndim != 2 || x->shape[0] != 1 || x->shape[1] != (int64_t)c->f->dim)
+            return fail_at(c, get(c, get(c, ex, "output"), "shape"),
+                           "%s: outcome ok, but the output is not [1, %d] (contract.model.dim): an inconsistent file "
+                           "(that outcome is bad-shape or empty)",
+                           what, c->f->dim);
         return 0;
     }
     if (x->label < 0)
@@ -1157,6 +1179,35 @@ static int check_fixture(ctx *c, yaml_node_t *root)
     return l ? check_str_list(c, l, "labels") : 0;
 }
 
+/* The file's model kind (kind: embedding, format 6 on; a file without it
+ * is a classifier's or a generator's, as its outputs say) against the
+ * contract's: results of another kind of task are refused whole, in one
+ * line, before any example is read as what it is not. */
+static int check_kind(ctx *c, yaml_node_t *root)
+{
+    yaml_node_t *k = get(c, root, "kind");
+    int since = results_schema_since(&px_rs_top, "kind");
+    if (k && c->version < since)
+        return fail_at(c, k, "kind is written from format %d on, this file says %d", since, c->version);
+    if (k && (node_str(c, k, "kind", 1, NULL) || strcmp(scalar(k), "embedding")))
+        return k->type == YAML_SCALAR_NODE
+                   ? fail_at(c, k, "kind: '%s' is not a kind a results file says (embedding; a classifier's or a "
+                                   "generator's file has none)",
+                             scalar(k))
+                   : -1;
+    int embedding = k != NULL;
+    if (embedding && c->f->kind != PX_MODEL_EMBEDDING)
+        return fail_at(c, k, "an embedding's results (kind: embedding), but the contract's model is %s "
+                             "(contract.model.kind): results of another task",
+                       kind_name(c->f->kind));
+    if (!embedding && c->f->kind == PX_MODEL_EMBEDDING)
+        return fail_at(c, get(c, root, "parity_results"),
+                       "a classifier's or a generator's results (format %d, no kind: embedding), but the contract's "
+                       "model is an embedding (contract.model.kind): results of another task",
+                       c->version);
+    return 0;
+}
+
 /* The version first: a fixture or other YAML given by mistake should be
  * named as such, not reported as a pile of unknown keys; a file from a
  * newer parity is refused by name, never half read. */
@@ -1180,7 +1231,7 @@ static int check_version(ctx *c, yaml_node_t *root)
         return fail_at(c, v, "results format %ld is newer than this parity reads (%d): upgrade parity to read it", n,
                        PX_RESULTS_VERSION);
     c->version = (int)n;
-    return 0;
+    return check_kind(c, root);
 }
 
 /* Each part of the contract that changed since an environment was recorded,

@@ -28,7 +28,7 @@
 #define RECORD(name, base, t) {name, base, t, sizeof t / sizeof *t}
 
 static const px_rfield top[] = {
-    OWN("parity_results", 1, REQ), OWN("shard", 4, 0),       OWN("fixture", 1, 0),
+    OWN("parity_results", 1, REQ), OWN("kind", 6, 0),        OWN("shard", 4, 0),       OWN("fixture", 1, 0),
     OWN("labels", 1, 0),           OWN("reference", 1, 0),   OWN("merged_from", 4, 0),
     OWN("environments", 1, REQ),
 };

@@ -537,7 +537,13 @@ static void write_head(FILE *o, const px_results *r, const px_fixture *f, px_red
             r->n_merged_from ? "merge" : "run` or `parity bench");
     if (r->shard.count)
         fprintf(o, "# Shard %s of a run: the other shards' examples are in other files (parity merge).\n", shard);
-    fprintf(o, "parity_results: %d\n", f->kind == PX_MODEL_GENERATOR ? PX_RESULTS_VERSION : PX_RESULTS_CLASSIFIER);
+    fprintf(o, "parity_results: %d\n", f->kind == PX_MODEL_EMBEDDING   ? PX_RESULTS_VERSION
+                                       : f->kind == PX_MODEL_GENERATOR ? PX_RESULTS_GENERATOR
+                                                                       : PX_RESULTS_CLASSIFIER);
+    /* An embedding's file says so: a classifier's fixture never reads its
+     * vectors as logits, nor an embedding's a classifier's logits. */
+    if (f->kind == PX_MODEL_EMBEDDING)
+        fprintf(o, "kind: embedding\n");
     if (r->shard.count)
         fprintf(o, "shard: \"%s\"\n", shard);
     fprintf(o, "fixture:\n");
