@@ -725,7 +725,7 @@ static int draw_query(tui *t, size_t k, int y, int x, int w, int end, int dry)
     const px_example *ex = &t->f->examples[k];
     const px_embed_verdict *ref = embed_of(t, t->res->reference, k);
     int win = ex->expect.retrieval ? ex->expect.retrieval->k : ref ? ref->k : 0;
-    int per = (w - 4) / 20, cols = n < (per > 0 ? per : 1) ? n : per > 0 ? per : 1, cw = (w - 4) / (cols ? cols : 1);
+    int per = (w - 4) / 24, cols = n < (per > 0 ? per : 1) ? n : per > 0 ? per : 1, cw = (w - 4) / (cols ? cols : 1);
     size_t ids = 4; /* the widest document id, for the columns */
     for (size_t i = 0; i < t->f->n_examples; i++)
         if (t->f->examples[i].role == PX_ROLE_DOCUMENT && strlen(t->f->examples[i].id) > ids)
