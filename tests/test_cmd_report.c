@@ -708,3 +708,71 @@ Test(report, environments_are_named_for_what_they_are, .init = init, .timeout = 
     cr_expect(!strstr(r.out, "Traceback"), "%s", r.out);
     tl_free(&r);
 }
+
+#define SEARCH "tests/data/embed/search.yaml"
+#define SEARCH_RESULTS "tests/data/embed/search-results.yaml"
+
+/* The svg of the report whose <title> begins with id (malloc'd); NULL
+ * when none. */
+static char *bump_chart_of(const char *html, const char *id)
+{
+    char head[128];
+    snprintf(head, sizeof head, "<svg class=\"bump-chart\"");
+    for (const char *p = strstr(html, head); p; p = strstr(p + 1, head)) {
+        const char *title = strstr(p, "<title>"), *end = strstr(p, "</svg>");
+        if (title && end && title < end && !strncmp(title + 7, id, strlen(id)) && title[7 + strlen(id)] == ':')
+            return strndup(p, (size_t)(end - p));
+    }
+    return NULL;
+}
+
+/* An embedding's report: each query's first k per environment, in the
+ * Markdown a table of rank by environment with what moved against the
+ * reference marked (↑3: third in the reference; new) and what left; in
+ * the HTML one bump chart per query, the moved documents' boxes and lines
+ * of class "moved", said in its <title> too; a reordering that order: set
+ * forgives "reordered", not "moved". */
+Test(report, an_embedding_s_searches_per_query_and_environment, .init = init, .timeout = 60)
+{
+    cmd_result md = tl_run((const char *[]){"parity", "report", SEARCH, "--results", SEARCH_RESULTS, "--no-run", "-f",
+                                            "md", NULL});
+    cr_assert_eq(md.status, 0, "%s", md.err);
+    cr_expect(strstr(md.out, "| Rank | reference | cpu-bf16 | tpu | gpu |\n|---|---|---|---|---|\n"
+                             "| 1 | go-night 0.8191 | go-night 0.8071 | go-night 0.8082 | no ranking |\n"
+                             "| 2 | chess-club 0.5850 | film-night 0.5773 **↑3** | film-night 0.5773 **↑3** |  |\n"
+                             "| 3 | film-night 0.5616 | chess-club 0.5738 **↓2** | chess-club 0.5715 **↓2** |  |\n"),
+              "q-swap's table:\n%s", md.out);
+    cr_expect(strstr(md.out, "| 3 | film-night 0.1260 | film-night 0.1286 | lantern-walk 0.1276 **new** |  |\n\n"
+                             "- Left the first k in tpu: film-night\n"),
+              "q-enter's table");
+    cr_expect(strstr(md.out, "| wrong-ranking | ") && strstr(md.out, "| ranking-changed | "), "the legend");
+    tl_free(&md);
+
+    char *dir = tl_tmpdir(), *path = report_html(SEARCH, SEARCH_RESULTS, dir), *html = tl_slurp(path);
+    cr_assert_not_null(html);
+    size_t charts = 0;
+    for (const char *p = strstr(html, "<svg class=\"bump-chart\""); p; p = strstr(p + 1, "<svg class=\"bump-chart\""))
+        charts++;
+    cr_expect_eq(charts, 5, "one chart per query (5), not %zu", charts);
+    char *swap = bump_chart_of(html, "q-swap"), *enter = bump_chart_of(html, "q-enter"),
+         *set = bump_chart_of(html, "q-set"), *drift = bump_chart_of(html, "q-drift");
+    cr_assert(swap && enter && set && drift, "a chart per query, titled by its id");
+    cr_expect(strstr(swap, "<title>q-swap: the first 3 documents by cosine in each environment; at another rank "
+                           "than in the reference: film-night, chess-club</title>"),
+              "%s", swap);
+    cr_expect(strstr(swap, "rank 2 in tpu, cosine 0.5773; rank 3 in the reference</title><rect class=\"doc moved\""),
+              "%s", swap);
+    cr_expect(strstr(swap, "<line class=\"bump moved\""), "%s", swap);
+    cr_expect(strstr(enter, "lantern-walk: rank 3 in tpu, cosine 0.1276; not in the reference's first 3</title>"
+                            "<rect class=\"doc moved\""),
+              "%s", enter);
+    cr_expect(strstr(enter, ">left: film-night</text>"), "%s", enter);
+    cr_expect(!strstr(set, "moved") && strstr(set, "class=\"doc reordered\""), "%s", set);
+    cr_expect(!strstr(drift, "moved") && !strstr(drift, "reordered"), "%s", drift);
+    /* a classifier's report has none */
+    char *demo = report_html(DEMO, DEMO_RESULTS, dir), *plain = tl_slurp(demo);
+    cr_expect(plain && !strstr(plain, "bump"), "a classifier's report has no bump chart");
+    free(plain), free(demo), free(swap), free(enter), free(set), free(drift), free(html), free(path);
+    sh("rm -rf '%s'%s", dir, "");
+    free(dir);
+}

@@ -82,6 +82,25 @@ static void run_screen(const char *name)
         copy_file(from, dir);
         snprintf(from, sizeof from, "%.*s/results.yaml", n, other + 12);
         copy_file(from, dir);
+    } else if (strstr(script, "\n# files: ")) {
+        /* "# files: FIXTURE RESULTS VOCAB": a fixture kept elsewhere (an
+         * embedding's, tests/data/embed), its tokenizer's vocabulary
+         * named beside it as vocab.txt, and its results as results.yaml. */
+        const char *files = strstr(script, "\n# files: ") + 10;
+        char fx[PATH_MAX] = "", rs[PATH_MAX] = "", vc[PATH_MAX] = "", to[PATH_MAX];
+        cr_assert_eq(sscanf(files, "%1023s %1023s %1023s", fx, rs, vc), 3, "%s: # files: FIXTURE RESULTS VOCAB", keys);
+        char *text = tl_slurp(fx), *at = text ? strstr(text, "vocab: ") : NULL;
+        cr_assert_not_null(at, "%s: no vocab: in %s", keys, fx);
+        size_t skip = strcspn(at + 7, ",} \n");
+        char *fixed = malloc(strlen(text) + 16);
+        snprintf(fixed, strlen(text) + 16, "%.*svocab: vocab.txt%s", (int)(at - text), text, at + 7 + skip);
+        tl_write(fixture, fixed);
+        free(fixed), free(text);
+        snprintf(results, sizeof results, "results.yaml");
+        snprintf(to, sizeof to, "%s/results.yaml", dir);
+        copy_file(rs, to);
+        snprintf(to, sizeof to, "%s/vocab.txt", dir);
+        copy_file(vc, to);
     } else {
         copy_file("fixtures/campus-club/fixture.yaml", fixture);
         copy_file("fixtures/campus-club/model.pt", dir);

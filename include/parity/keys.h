@@ -128,6 +128,8 @@
     X(NOT_REJECTED, "NOREJ", "not-rejected: the contract says reject, a label came out")                              \
     X(WRONGLY_REJECTED, "WREJ", "wrongly-rejected: rejected, the contract expects a label")                           \
     X(CONSTRAINT_VIOLATED, "CONSTR", "constraint-violated: the generated text breaks an expectation")                 \
+    X(WRONG_RANKING, "RANK", "wrong-ranking: a query's search misses what its expectation names")                     \
+    X(RANKING_CHANGED, "MOVED", "ranking-changed: a query's first k differ from the reference's")                     \
     X(NOT_EVALUATED, "n/e", "not-evaluated: environment down, without results, or stopped")                           \
     X(NONE, "-", "no result, and none coming (not selected, no results, down)")                                       \
     X(NONE, "…", "running or loading: its result is coming")                                                          \

@@ -12,5 +12,9 @@
 /* Inline CSS (light, dark and print), inline SVG, no script, nothing
  * fetched from anywhere; every text escaped. */
 void report_html(FILE *o, const px_story *s);
+/* The same, with what the story does not hold taken from the judgement it
+ * was told from (j NULL: as report_html): an embedding's searches, each
+ * query's first k per environment as a bump chart. */
+void report_html_judged(FILE *o, const px_story *s, const px_judgement *j);
 
 #endif

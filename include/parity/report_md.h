@@ -10,5 +10,9 @@
 #include "parity/story.h"
 
 void report_markdown(FILE *o, const px_story *s);
+/* The same, with what the story does not hold taken from the judgement it
+ * was told from (j NULL: as report_markdown): an embedding's searches,
+ * each query's first k per environment. */
+void report_markdown_judged(FILE *o, const px_story *s, const px_judgement *j);
 
 #endif

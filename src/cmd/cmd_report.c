@@ -57,9 +57,9 @@ static int report_finish(const run_args *a, const px_fixture *f, const px_result
         rc = cli_error((px_error_oom(&err, NULL), &err));
     } else {
         if (a->format && !strcmp(a->format, "html"))
-            report_html(o, t.s);
+            report_html_judged(o, t.s, &t.j);
         else
-            report_markdown(o, t.s);
+            report_markdown_judged(o, t.s, &t.j);
         if (fclose(o))
             rc = cli_error((px_error_oom(&err, NULL), &err));
     }

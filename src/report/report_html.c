@@ -78,6 +78,14 @@ static const char gen_css[] =
     "mark.bad{background:rgba(207,34,46,.25);text-decoration:underline wavy var(--bad)}"
     "mark.diverged{background:rgba(154,103,0,.25);outline:1px solid var(--warn)}";
 
+
+/* An embedding's report only: the bump chart of each query's first k. */
+static const char embed_css[] =
+    "svg .doc{fill:var(--card);stroke:var(--line)}svg .doc.moved{stroke:var(--bad);stroke-width:2}"
+    "svg .doc.reordered{stroke:var(--warn);stroke-width:2}"
+    "svg .bump{stroke:var(--muted);stroke-width:1.5;fill:none}svg .bump.moved{stroke:var(--bad);stroke-width:2.5}"
+    "svg .bump.reordered{stroke:var(--warn);stroke-width:2.5}svg .left{fill:var(--bad)}";
+
 static const char *mark(int met) { return met ? "✓" : "✗"; }
 
 /* A generator's text, its pieces marked: <mark class="match"> what a
@@ -280,7 +288,149 @@ static void diff_chart(FILE *o, const px_story *s, const px_story_example *x)
     fputs("</svg></figure>\n", o);
 }
 
-static void example(FILE *o, const px_story *s, size_t k)
+
+/* ---- an embedding's searches (from the judgement, when given) ---- */
+
+static const px_embed_verdict *search_of(const px_story *s, const px_judgement *j, size_t e, size_t k)
+{
+    if (!j || e >= j->n_envs || k >= j->n_examples || k >= s->n_examples || !s->examples[k].cells[e].present)
+        return NULL;
+    return j->envs[e].ex[k].embed;
+}
+
+static long rank_in(const px_embed_verdict *em, long doc, size_t win)
+{
+    for (size_t i = 0; em && i < em->n_ranked && i < win; i++)
+        if (em->doc[i] == doc)
+            return (long)i;
+    return -1;
+}
+
+static size_t search_window(const px_story *s, const px_judgement *j, size_t k)
+{
+    size_t win = 0;
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_embed_verdict *em = search_of(s, j, e, k);
+        if (em && em->k > 0 && (size_t)em->k > win)
+            win = (size_t)em->k;
+    }
+    return win;
+}
+
+static int any_search(const px_story *s, const px_judgement *j)
+{
+    for (size_t k = 0; k < s->n_examples; k++)
+        if (search_window(s, j, k))
+            return 1;
+    return 0;
+}
+
+/* How a document at rank i of environment e's search stands against the
+ * reference's first win: "" the same rank (or e is the reference),
+ * "moved" at another rank or new to the first win where the first win
+ * changed, "reordered" at another rank where they held (order: set). */
+static const char *moved_class(const px_story *s, const px_embed_verdict *ref, const px_embed_verdict *em, size_t e,
+                               size_t i, size_t win)
+{
+    if ((int)e == s->reference || !ref || !ref->n_ranked)
+        return "";
+    if (rank_in(ref, em->doc[i], win) == (long)i)
+        return "";
+    return em->held == 1 ? " reordered" : " moved";
+}
+
+/* A query's first k per environment as a bump chart: one column per
+ * environment, one row per rank, each document a labelled box with its
+ * cosine to the query, a line joining the same document across
+ * neighbouring columns; what moved against the reference drawn in the
+ * bad colour (the warning's where the first k held as a set), and said in
+ * words too: the box's title, and "left:" under a column for what left
+ * its first k. */
+static void bump_chart(FILE *o, const px_story *s, const px_judgement *j, size_t k)
+{
+    size_t win = search_window(s, j, k);
+    if (!win)
+        return;
+    const px_embed_verdict *ref = s->reference >= 0 ? search_of(s, j, (size_t)s->reference, k) : NULL;
+    const int colw = 170, boxw = 130, rowh = 26, top = 22;
+    size_t n = s->n_envs;
+    int height = top + (int)(rowh * win) + 22, width = colw * (int)n;
+    /* what moved, for the chart's title */
+    char moved[512] = "";
+    for (size_t e = 0; e < n; e++) {
+        const px_embed_verdict *em = search_of(s, j, e, k);
+        for (size_t i = 0; em && i < em->n_ranked && i < win && strlen(moved) < sizeof moved - 80; i++)
+            if (*moved_class(s, ref, em, e, i, win) && !strstr(moved, s->examples[em->doc[i]].id))
+                snprintf(moved + strlen(moved), sizeof moved - strlen(moved), "%s%s", *moved ? ", " : "",
+                         s->examples[em->doc[i]].id);
+    }
+    fprintf(o, "<figure class=\"chart\" style=\"margin:.3rem 0\"><svg class=\"bump-chart\" role=\"img\" width=\"%d\" "
+               "height=\"%d\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\"><title>",
+            width, height, width, height);
+    h(o, s->examples[k].id);
+    fprintf(o, ": the first %zu documents by cosine in each environment", win);
+    if (*moved)
+        fputs("; at another rank than in the reference: ", o), h(o, moved);
+    else
+        fputs("; every environment ranks them as the reference does", o);
+    fputs("</title>", o);
+    /* the lines first, under the boxes */
+    for (size_t e = 0; e + 1 < n; e++) {
+        const px_embed_verdict *a = search_of(s, j, e, k), *b = search_of(s, j, e + 1, k);
+        for (size_t i = 0; a && b && i < a->n_ranked && i < win; i++) {
+            long to = rank_in(b, a->doc[i], win);
+            if (to < 0)
+                continue;
+            const char *cls = moved_class(s, ref, b, e + 1, (size_t)to, win);
+            fprintf(o, "<line class=\"bump%s\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", cls, (int)e * colw + boxw,
+                    top + (int)i * rowh + 10, (int)(e + 1) * colw, top + (int)to * rowh + 10);
+        }
+    }
+    for (size_t e = 0; e < n; e++) {
+        const px_embed_verdict *em = search_of(s, j, e, k);
+        int x = (int)e * colw;
+        fprintf(o, "<text x=\"%d\" y=\"12\" font-weight=\"bold\">", x);
+        h(o, s->envs[e].name);
+        fputs("</text>", o);
+        if (!em || !em->n_ranked) {
+            fprintf(o, "<text x=\"%d\" y=\"%d\">no ranking</text>", x, top + 14);
+            continue;
+        }
+        for (size_t i = 0; i < em->n_ranked && i < win; i++) {
+            const char *cls = moved_class(s, ref, em, e, i, win), *id = s->examples[em->doc[i]].id;
+            long was = rank_in(ref, em->doc[i], win);
+            int y = top + (int)i * rowh;
+            fputs("<g><title>", o);
+            h(o, id);
+            fprintf(o, ": rank %zu in ", i + 1);
+            h(o, s->envs[e].name);
+            fprintf(o, ", cosine %.4f", em->score[i]);
+            if (*cls && was >= 0)
+                fprintf(o, "; rank %ld in the reference", was + 1);
+            else if (*cls)
+                fprintf(o, "; not in the reference's first %zu", win);
+            fprintf(o, "</title><rect class=\"doc%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"20\" rx=\"3\"/>"
+                       "<text x=\"%d\" y=\"%d\">%zu. ",
+                    cls, x, y, boxw, x + 4, y + 14, i + 1);
+            h(o, id);
+            fprintf(o, " %.3f%s</text></g>", em->score[i], *cls ? (was >= 0 ? (was > (long)i ? " ↑" : " ↓") : " new") : "");
+        }
+        /* what left this column's first k */
+        char left[256] = "";
+        for (size_t i = 0; (int)e != s->reference && ref && i < ref->n_ranked && i < win; i++)
+            if (rank_in(em, ref->doc[i], win) < 0 && strlen(left) < sizeof left - 64)
+                snprintf(left + strlen(left), sizeof left - strlen(left), "%s%s", *left ? ", " : "left: ",
+                         s->examples[ref->doc[i]].id);
+        if (*left) {
+            fprintf(o, "<text class=\"left\" x=\"%d\" y=\"%d\">", x, top + (int)win * rowh + 12);
+            h(o, left);
+            fputs("</text>", o);
+        }
+    }
+    fputs("</svg></figure>\n", o);
+}
+
+static void example(FILE *o, const px_story *s, const px_judgement *j, size_t k)
 {
     const px_story_example *x = &s->examples[k];
     fputs("<section class=\"example\" id=\"ex-", o);
@@ -327,6 +477,7 @@ static void example(FILE *o, const px_story *s, size_t k)
     fputs("</tbody></table>\n", o);
     prob_charts(o, s, x);
     diff_chart(o, s, x);
+    bump_chart(o, s, j, k);
     fputs("<ul>\n", o);
     for (size_t e = 0; e < s->n_envs; e++) {
         const px_story_cell *c = &x->cells[e];
@@ -389,14 +540,17 @@ static void ladders(FILE *o, const px_story *s)
             }
 }
 
-void report_html(FILE *o, const px_story *s)
+void report_html(FILE *o, const px_story *s) { report_html_judged(o, s, NULL); }
+
+void report_html_judged(FILE *o, const px_story *s, const px_judgement *j)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
           o);
     tag_text(o, "<title>parity report: ", s->task, "</title>\n");
-    fprintf(o, "<style>%s%s</style>\n</head>\n<body>\n", css, s->generate ? gen_css : "");
+    fprintf(o, "<style>%s%s%s</style>\n</head>\n<body>\n", css, s->generate ? gen_css : "",
+            any_search(s, j) ? embed_css : "");
     tag_text(o, "<h1>parity report: ", s->task, "</h1>\n");
     fprintf(o, "<p class=\"verdict %s\">%s ", s->met > 0 ? "met" : s->met == 0 ? "unmet" : "ne",
             s->met > 0 ? "✓" : s->met == 0 ? "✗" : "–");
@@ -419,7 +573,7 @@ void report_html(FILE *o, const px_story *s)
     contract(o, s);
     fputs("<h2 id=\"examples\">Examples</h2>\n", o);
     for (size_t k = 0; k < s->n_examples; k++)
-        example(o, s, k);
+        example(o, s, j, k);
     ladders(o, s);
     fputs("<h2 id=\"not-evaluated\">What was not evaluated</h2>\n", o);
     list(o, &s->not_evaluated, "Everything the contract names was evaluated.");

@@ -173,7 +173,93 @@ static void md_label_cell(FILE *o, const px_story *s, const px_story_cell *c)
             fprintf(o, " (%.1f%%)", 100 * c->probs[i]);
 }
 
-static void md_example(FILE *o, const px_story *s, size_t k)
+
+/* ---- an embedding's searches (from the judgement, when given) ---- */
+
+/* Environment e's search for example k; NULL when it has none. */
+static const px_embed_verdict *md_search(const px_story *s, const px_judgement *j, size_t e, size_t k)
+{
+    if (!j || e >= j->n_envs || k >= j->n_examples || k >= s->n_examples || !s->examples[k].cells[e].present)
+        return NULL;
+    return j->envs[e].ex[k].embed;
+}
+
+static long md_rank(const px_embed_verdict *em, long doc)
+{
+    for (size_t i = 0; em && i < em->n_ranked; i++)
+        if (em->doc[i] == doc)
+            return (long)i;
+    return -1;
+}
+
+/* A query's first k per environment, rank by environment: each document
+ * with its cosine to the query and, in a candidate, its rank in the
+ * reference where that differs ("↑3"; "new": not in the reference's first
+ * k); then what left each candidate's first k. Nothing for an example
+ * that is no query, or without a judgement. */
+static void md_searches(FILE *o, const px_story *s, const px_judgement *j, size_t k)
+{
+    size_t win = 0;
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_embed_verdict *em = md_search(s, j, e, k);
+        if (em && em->k > 0 && (size_t)em->k > win)
+            win = (size_t)em->k;
+    }
+    if (!win)
+        return;
+    const px_embed_verdict *ref = s->reference >= 0 ? md_search(s, j, (size_t)s->reference, k) : NULL;
+    fprintf(o, "First %zu by cosine to the query (↑/↓ N: at rank N in the reference; new: not in the reference's "
+               "first %zu):\n\n| Rank |",
+            win, win);
+    for (size_t e = 0; e < s->n_envs; e++)
+        fputs(" ", o), md_cell(o, s->envs[e].name), fputs(" |", o);
+    fputs("\n|---|", o);
+    for (size_t e = 0; e < s->n_envs; e++)
+        fputs("---|", o);
+    fputc('\n', o);
+    for (size_t i = 0; i < win; i++) {
+        fprintf(o, "| %zu |", i + 1);
+        for (size_t e = 0; e < s->n_envs; e++) {
+            const px_embed_verdict *em = md_search(s, j, e, k);
+            fputs(" ", o);
+            if (!em || !em->n_ranked)
+                fputs(i ? "" : "no ranking", o);
+            else if (i < em->n_ranked) {
+                md_cell(o, s->examples[em->doc[i]].id);
+                fprintf(o, " %.4f", em->score[i]);
+                long was = (int)e == s->reference ? (long)i : md_rank(ref, em->doc[i]);
+                if (!ref || !ref->n_ranked || was == (long)i)
+                    ;
+                else if (was < 0 || was >= (long)win)
+                    fputs(" **new**", o);
+                else
+                    fprintf(o, " **%s%ld**", was > (long)i ? "↑" : "↓", was + 1);
+            }
+            fputs(" |", o);
+        }
+        fputc('\n', o);
+    }
+    fputc('\n', o);
+    for (size_t e = 0; ref && ref->n_ranked && e < s->n_envs; e++) {
+        const px_embed_verdict *em = md_search(s, j, e, k);
+        if ((int)e == s->reference || !em || !em->n_ranked)
+            continue;
+        int left = 0;
+        for (size_t i = 0; i < win && i < ref->n_ranked; i++) {
+            long now = md_rank(em, ref->doc[i]);
+            if (now >= 0 && now < (long)win)
+                continue;
+            fputs(left++ ? ", " : "- Left the first k in ", o);
+            if (left == 1)
+                md_text(o, s->envs[e].name), fputs(": ", o);
+            md_text(o, s->examples[ref->doc[i]].id);
+        }
+        if (left)
+            fputc('\n', o);
+    }
+}
+
+static void md_example(FILE *o, const px_story *s, const px_judgement *j, size_t k)
 {
     const px_story_example *x = &s->examples[k];
     fprintf(o, "### %zu. ", k + 1);
@@ -202,6 +288,7 @@ static void md_example(FILE *o, const px_story *s, size_t k)
         fputs(" |\n", o);
     }
     fputc('\n', o);
+    md_searches(o, s, j, k);
     for (size_t e = 0; e < s->n_envs; e++) {
         const px_story_cell *c = &x->cells[e];
         if (!c->present)
@@ -274,7 +361,9 @@ static void md_list_section(FILE *o, const char *title, const px_strs *l, const 
     fputc('\n', o);
 }
 
-void report_markdown(FILE *o, const px_story *s)
+void report_markdown(FILE *o, const px_story *s) { report_markdown_judged(o, s, NULL); }
+
+void report_markdown_judged(FILE *o, const px_story *s, const px_judgement *j)
 {
     fputs("# parity report: ", o), md_text(o, s->task), fputs("\n\n", o);
     fputs("**Verdict:** ", o), md_text(o, s->verdict), fputs("\n\n", o);
@@ -293,7 +382,7 @@ void report_markdown(FILE *o, const px_story *s)
     md_contract(o, s);
     fputs("## Examples\n\n", o);
     for (size_t k = 0; k < s->n_examples; k++)
-        md_example(o, s, k);
+        md_example(o, s, j, k);
     md_ladders(o, s);
     md_list_section(o, "What was not evaluated", &s->not_evaluated, "Everything the contract names was evaluated.");
     if (s->performance.n)

@@ -369,9 +369,9 @@ unsigned tui_write_report(tui *t, const char *path)
     px_error err = {0};
     if (o) {
         if (ends_with(path, ".md"))
-            report_markdown(o, s);
+            report_markdown_judged(o, s, &t->j);
         else
-            report_html(o, s);
+            report_html_judged(o, s, &t->j);
     }
     if (!o || fclose(o))
         tui_say(t, "out of memory: no report written");

@@ -22,6 +22,10 @@
  * in sight are copied to the screen (draw_detail), so the pane scrolls. */
 #define CV ((WINDOW *)(t->canvas ? t->canvas : stdscr))
 
+/* The pad the example's pane and the whole view draw into: rows enough
+ * for any example (what would need more is cut). */
+#define PAD_ROWS 1000
+
 /* A verdict's badge in the list, from the table the legend comes from
  * (parity/keys.h; its NONE rows are marks, no verdict's). */
 enum { PX_OC_NONE = -1 };
@@ -54,6 +58,7 @@ static int element_of(px_outcome o)
     case PX_OC_REJECTED_OK: return PX_EL_REJECTED;
     case PX_OC_NOT_EVALUATED: return PX_EL_NOT_EVALUATED;
     case PX_OC_WRONG_LABEL: case PX_OC_NOT_REJECTED: case PX_OC_WRONGLY_REJECTED: case PX_OC_CONSTRAINT_VIOLATED:
+    case PX_OC_WRONG_RANKING: case PX_OC_RANKING_CHANGED:
         return PX_EL_FAIL;
     default: return PX_EL_ERROR;
     }
@@ -168,7 +173,8 @@ static void draw_list(tui *t, int top, int rows, int w)
         tui_put(t, top + r, 2, w - 17, sel ? PX_EL_SELECTION : PX_EL_NORMAL, t->f->examples[k].id);
         /* "changed": the shown candidate decides differently from the reference. */
         if (t->judged && t->rv.candidate >= 0 && (t->j.envs[t->rv.candidate].ex[k].div == PX_DIV_DECISION ||
-                                                  t->j.envs[t->rv.candidate].ex[k].div == PX_DIV_GENERATED))
+                                                  t->j.envs[t->rv.candidate].ex[k].div == PX_DIV_GENERATED ||
+                                                  t->j.envs[t->rv.candidate].ex[k].div == PX_DIV_RANKING))
             tui_put(t, top + r, w - 15, 1, PX_EL_CHANGED, "!");
         int cols[2] = {t->res->reference, t->rv.candidate};
         for (int c = 0; c < 2; c++) {
@@ -615,6 +621,243 @@ static void detail_words(tui *t, size_t k, detail *d)
     }
 }
 
+/* ---- an embedding's pane: the ranked documents side by side ---- */
+
+static int embedding(const tui *t) { return t->f->kind == PX_MODEL_EMBEDDING; }
+
+static const px_embed_verdict *embed_of(const tui *t, int e, size_t k)
+{
+    return t->judged && e >= 0 ? t->j.envs[e].ex[k].embed : NULL;
+}
+
+/* Where document doc stands in a search (0 first), -1 when not ranked. */
+static long rank_of(const px_embed_verdict *em, long doc)
+{
+    for (size_t i = 0; em && i < em->n_ranked; i++)
+        if (em->doc[i] == doc)
+            return (long)i;
+    return -1;
+}
+
+/* The environments an embedding's pane shows, in their order: the
+ * reference, the candidate shown, the twin (which tells precision from
+ * the device); each once. Returns how many. */
+static int embed_envs(const tui *t, int out[3])
+{
+    int want[3] = {t->res->reference, t->rv.candidate, t->judged ? t->j.twin : -1}, n = 0;
+    for (int i = 0; i < 3; i++) {
+        int dup = want[i] < 0;
+        for (int j = 0; j < n; j++)
+            dup |= out[j] == want[i];
+        if (!dup)
+            out[n++] = want[i];
+    }
+    return n;
+}
+
+/* One line wrapped at (y, x), or only counted (dry): the rows it takes,
+ * at most room. */
+static int embed_line(tui *t, int dry, int y, int x, int w, int room, int el, const char *s)
+{
+    if (!s || !*s || room < 1)
+        return 0;
+    return dry ? rows_of(s, w, room) : put_wrapped(t, y, x, w, room, el, s);
+}
+
+/* A number as the pane writes it, with `digits` decimals (a document's
+ * cosine to the query four; a vector against the reference's six, where
+ * the floor is 0.999): "—" when none. */
+static void cosine_words(double c, int digits, char *buf, size_t size)
+{
+    if (isnan(c))
+        snprintf(buf, size, "—");
+    else
+        snprintf(buf, size, "%.*f", digits, c);
+}
+
+/* Each shown environment's verdict on example k, its name and outcome
+ * first; a candidate's move in the judge's words when the verdict's do
+ * not say it; why there is no ranking. Returns the rows. */
+static int embed_verdicts(tui *t, size_t k, const int *envs, int n, int y, int x, int w, int end, int dry)
+{
+    int y0 = y;
+    for (int i = 0; i < n && y < end; i++) {
+        int e = envs[i];
+        const px_env_result *er = &t->res->envs[e];
+        const px_verdict *v = t->judged ? &t->j.envs[e].ex[k] : NULL;
+        char *s = NULL, why[600];
+        if (!v) {
+            if (asprintf(&s, "%s: %s", er->name, waiting_words(t, er, why, sizeof why)) < 0)
+                s = NULL;
+        } else if (asprintf(&s, "%s: %s: %s", er->name, outcome_name(v->outcome), v->detail ? v->detail : "") < 0)
+            s = NULL;
+        int room = t->verdict_cap && end - y > t->verdict_cap ? t->verdict_cap : end - y;
+        y += embed_line(t, dry, y, x, w, room, v ? element_of(v->outcome) : PX_EL_RUNNING, s);
+        free(s);
+        const px_embed_verdict *em = v ? v->embed : NULL;
+        if (em && em->moved && !(v->detail && strstr(v->detail, em->moved)) && y < end) {
+            char *m = NULL;
+            if (asprintf(&m, "  moved: %s", em->moved) >= 0)
+                y += embed_line(t, dry, y, x, w, end - y < t->line_cap ? end - y : t->line_cap, PX_EL_CHANGED, m);
+            free(m);
+        }
+        if (em && em->rank_note && !(v->detail && strstr(v->detail, em->rank_note)) && y < end) {
+            char *m = NULL;
+            if (asprintf(&m, "  no ranking: %s", em->rank_note) >= 0)
+                y += embed_line(t, dry, y, x, w, end - y < t->line_cap ? end - y : t->line_cap, PX_EL_NOT_EVALUATED,
+                                m);
+            free(m);
+        }
+    }
+    return y - y0;
+}
+
+/* A query's searches: one column per environment shown (as many side by
+ * side as fit, the rest below), one row per rank, each document with its
+ * cosine to the query; in a candidate, a document at another rank than in
+ * the reference marked with the reference's rank (↑3: it was third), one
+ * new to the first k "new"; ranks beyond the window k dimmed; then each
+ * column's query against the reference's query ("vs ref"), and the
+ * verdicts. Returns the rows (dry: only counts them). */
+static int draw_query(tui *t, size_t k, int y, int x, int w, int end, int dry)
+{
+    int envs[3], n = embed_envs(t, envs), y0 = y;
+    const px_example *ex = &t->f->examples[k];
+    const px_embed_verdict *ref = embed_of(t, t->res->reference, k);
+    int win = ex->expect.retrieval ? ex->expect.retrieval->k : ref ? ref->k : 0;
+    int per = (w - 4) / 24, cols = n < (per > 0 ? per : 1) ? n : per > 0 ? per : 1, cw = (w - 4) / (cols ? cols : 1);
+    size_t ids = 4; /* the widest document id, for the columns */
+    for (size_t i = 0; i < t->f->n_examples; i++)
+        if (t->f->examples[i].role == PX_ROLE_DOCUMENT && strlen(t->f->examples[i].id) > ids)
+            ids = strlen(t->f->examples[i].id);
+    /* a column: the id, its cosine, its mark ("↑3", "new") and a gap */
+    int iw = cw - 12 < (int)ids ? cw - 12 : (int)ids;
+    cw = cw > iw + 14 ? iw + 14 : cw;
+    for (int b = 0; b < n && y < end; b += cols) {
+        int m = n - b < cols ? n - b : cols;
+        size_t rows = 1;
+        for (int c = 0; c < m; c++) {
+            const px_embed_verdict *em = embed_of(t, envs[b + c], k);
+            rows = em && em->n_ranked > rows ? em->n_ranked : rows;
+        }
+        if (!dry) {
+            tui_put(t, y, x, 4, PX_EL_DIM, "rank");
+            for (int c = 0; c < m; c++) {
+                int e = envs[b + c];
+                tui_put(t, y, x + 5 + c * cw, cw - 1, e == t->res->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE,
+                        t->res->envs[e].name);
+            }
+        }
+        y++;
+        for (size_t i = 0; i < rows && y < end; i++, y++) {
+            if (dry)
+                continue;
+            int beyond = win > 0 && (long)i >= win;
+            putf(t, y, x, 4, PX_EL_DIM, "%3zu", i + 1);
+            for (int c = 0; c < m; c++) {
+                int e = envs[b + c], cx = x + 5 + c * cw;
+                const px_embed_verdict *em = embed_of(t, e, k);
+                const px_example_result *r = &t->res->envs[e].ex[k];
+                char why[600], cell[64];
+                if (!em || !em->n_ranked) {
+                    if (i == 0)
+                        tui_put(t, y, cx, cw - 1, PX_EL_NOT_EVALUATED,
+                                r->status == PX_ST_PENDING ? waiting_words(t, &t->res->envs[e], why, sizeof why)
+                                                           : "no ranking");
+                    continue;
+                }
+                if (i >= em->n_ranked)
+                    continue;
+                tui_put(t, y, cx, iw, beyond ? PX_EL_DIM : PX_EL_NORMAL, t->f->examples[em->doc[i]].id);
+                cosine_words(em->score[i], 4, cell, sizeof cell);
+                tui_put(t, y, cx + iw + 1, 7, PX_EL_DIM, cell);
+                long was = e == t->res->reference ? (long)i : rank_of(ref, em->doc[i]);
+                if (was == (long)i || !ref || !ref->n_ranked)
+                    continue;
+                int entered = (long)i < win && (was < 0 || was >= win);
+                if (entered)
+                    snprintf(cell, sizeof cell, "new");
+                else
+                    snprintf(cell, sizeof cell, "%s%ld", was > (long)i ? "↑" : "↓", was + 1);
+                /* a reordering an order: set query forgives is shown, not alarmed */
+                int held = em->held == 1;
+                tui_put(t, y, cx + iw + 8, 3, held || beyond ? PX_EL_DIM : PX_EL_CHANGED, cell);
+            }
+        }
+        if (y < end && !dry) {
+            tui_put(t, y, x, 4, PX_EL_DIM, "vs");
+            for (int c = 0; c < m; c++) {
+                int e = envs[b + c];
+                const px_embed_verdict *em = embed_of(t, e, k);
+                char cell[64], cos[32];
+                cosine_words(em ? em->cosine : NAN, 6, cos, sizeof cos);
+                if (e == t->res->reference)
+                    snprintf(cell, sizeof cell, "(the reference)");
+                else
+                    snprintf(cell, sizeof cell, "ref cos %s", cos);
+                int low = em && !isnan(em->min_cosine) && !isnan(em->cosine) && em->cosine < em->min_cosine;
+                tui_put(t, y, x + 5 + c * cw, cw - 1, low ? PX_EL_DRIFT : PX_EL_DIM, cell);
+            }
+        }
+        y += y < end;
+    }
+    return y - y0 + embed_verdicts(t, k, envs, n, y, x, w, end, dry);
+}
+
+/* A document: per environment its vector's cosine to the reference's and
+ * its norm, then which queries rank it in their first k in the
+ * reference, and the verdicts. Returns the rows (dry: only counts). */
+static int draw_document(tui *t, size_t k, int y, int x, int w, int end, int dry)
+{
+    int envs[3], n = embed_envs(t, envs), y0 = y;
+    int nw = 12;
+    if (!dry && y < end) {
+        tui_put(t, y, x, nw, PX_EL_DIM, "environment");
+        tui_put(t, y, x + nw + 1, w - nw - 1, PX_EL_DIM, "cos to ref  norm");
+    }
+    y += y < end;
+    for (int i = 0; i < n && y < end; i++, y++) {
+        if (dry)
+            continue;
+        int e = envs[i];
+        const px_embed_verdict *em = embed_of(t, e, k);
+        char cos[32], norm[32], cell[96];
+        cosine_words(em ? em->cosine : NAN, 6, cos, sizeof cos);
+        cosine_words(em ? em->norm : NAN, 4, norm, sizeof norm);
+        tui_put(t, y, x, nw, e == t->res->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, t->res->envs[e].name);
+        snprintf(cell, sizeof cell, "%-10s  %s", e == t->res->reference ? "(the ref)" : cos, norm);
+        int low = em && !isnan(em->min_cosine) && !isnan(em->cosine) && em->cosine < em->min_cosine;
+        tui_put(t, y, x + nw + 1, w - nw - 1, low ? PX_EL_DRIFT : PX_EL_NORMAL, cell);
+    }
+    /* the queries that find it, in the reference */
+    char in[1024] = "";
+    size_t nq = 0;
+    for (size_t q = 0; q < t->f->n_examples; q++) {
+        const px_embed_verdict *em = embed_of(t, t->res->reference, q);
+        if (t->f->examples[q].role != PX_ROLE_QUERY || !em)
+            continue;
+        long r = rank_of(em, (long)k);
+        if (r >= 0 && r < em->k && strlen(in) < sizeof in - 80)
+            snprintf(in + strlen(in), sizeof in - strlen(in), "%s%s (%ld)", nq++ ? ", " : "",
+                     t->f->examples[q].id, r + 1);
+    }
+    char *s = NULL;
+    if (t->judged && t->res->reference >= 0 &&
+        asprintf(&s, "the reference ranks it in the first k of: %s", nq ? in : "no query") < 0)
+        s = NULL;
+    if (y < end)
+        y += embed_line(t, dry, y, x, w, end - y < t->line_cap ? end - y : t->line_cap, PX_EL_DIM, s);
+    free(s);
+    return y - y0 + embed_verdicts(t, k, envs, n, y, x, w, end, dry);
+}
+
+/* An embedding's example: a query's searches, or a document's vectors. */
+static int draw_embedding(tui *t, size_t k, int y, int x, int w, int end, int dry)
+{
+    return t->f->examples[k].role == PX_ROLE_QUERY ? draw_query(t, k, y, x, w, end, dry)
+                                                    : draw_document(t, k, y, x, w, end, dry);
+}
+
 /* The plan, in the order of what gives way: first everything whole
  * (three labels a side); then the long lines capped (the text keeps at
  * least three rows); then, where the sides stack, one label a side:
@@ -653,6 +896,8 @@ static int plan_detail(tui *t, const detail *d, size_t k, int w, int rows, int *
         int a_rows = side_rows(t, ref, k, stacked ? w : half - 1);
         int b_rows = side_rows(t, cand, k, stacked ? w : w - half);
         int sides = stacked ? a_rows + (cand >= 0 ? (labels ? 1 : 0) + b_rows : 0) : (a_rows > b_rows ? a_rows : b_rows);
+        if (embedding(t)) /* the searches or the vectors where a classifier has its sides */
+            sides = draw_embedding(t, k, 0, 0, w, PAD_ROWS, 1);
         int text = c ? (text_rows < t->text_min ? text_rows : t->text_min) : text_rows;
         *below = fixed + sides - 1;
         if (details || fixed + why + sides + text <= rows || tight) {
@@ -710,9 +955,6 @@ static int draw_under(tui *t, const detail *d, size_t k, int y, int x, int w, in
     return y;
 }
 
-/* The pad the example's pane and the whole view draw into: rows enough
- * for any example (what would need more is cut). */
-#define PAD_ROWS 1000
 
 /* Example k's pane, drawn from the canvas's row 0 at width w; rows: those
  * in sight, which the plan fits it to (without details: the text gets
@@ -743,7 +985,7 @@ static int detail_body(tui *t, size_t k, int rows, int w)
         y += put_wrappedf(t, y, 0, w, end - y, PX_EL_DIM, "tokens: %s", toks);
     }
     y++;
-    y += draw_sides(t, &d, k, y, 0, w, end);
+    y += embedding(t) ? draw_embedding(t, k, y, 0, w, end, 0) : draw_sides(t, &d, k, y, 0, w, end);
     y++;
     y = draw_under(t, &d, k, y, 0, w, end, cap);
     free(d.fit_words);

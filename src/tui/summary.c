@@ -61,9 +61,51 @@ static void tell_last_good(paras *p, const px_story_env *v)
     add(p, v->regressed ? PX_EL_FAIL : v->changed.n ? PX_EL_CHANGED : PX_EL_DIM, 4, "%s%s", v->last_good, list);
 }
 
+/* An embedding's searches in environment e, from the verdicts: in the
+ * reference, how many queries find what they expect; in a candidate, how
+ * many queries' first k hold against the reference's and which changed.
+ * Nothing for another kind of model. */
+static void tell_searches(paras *p, const tui *t, size_t e)
+{
+    if (t->f->kind != PX_MODEL_EMBEDDING || !t->judged || e >= t->j.n_envs || !t->j.envs[e].selected)
+        return;
+    const px_env_verdict *ev = &t->j.envs[e];
+    char names[512] = "";
+    size_t queries = 0, good = 0, held = 0, changed = 0, other = 0;
+    for (size_t k = 0; k < t->f->n_examples; k++) {
+        const px_embed_verdict *em = ev->ex[k].embed;
+        if (t->f->examples[k].role != PX_ROLE_QUERY || !em)
+            continue;
+        queries++;
+        int bad = ev->is_reference ? ev->ex[k].outcome == PX_OC_WRONG_RANKING : em->held == 0;
+        good += ev->is_reference && em->n_ranked && !bad;
+        held += !ev->is_reference && em->held == 1;
+        changed += bad;
+        other += ev->is_reference ? !em->n_ranked : em->held < 0;
+        if (bad && strlen(names) < sizeof names - 64)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", changed > 1 ? ", " : " (",
+                     t->f->examples[k].id);
+    }
+    if (!queries)
+        return;
+    if (names[0])
+        strcat(names, ")");
+    char rest[96] = "";
+    if (other)
+        snprintf(rest, sizeof rest, "; %zu not compared (no ranking here%s)", other,
+                 ev->is_reference ? "" : " or in the reference");
+    if (ev->is_reference)
+        add(p, changed ? PX_EL_FAIL : PX_EL_DIM, 4, "searches: %zu of %zu queries find what they expect; %zu miss%s%s",
+            good, queries, changed, names, rest);
+    else
+        add(p, changed ? PX_EL_FAIL : PX_EL_DIM, 4,
+            "first k against the reference's: %zu of %zu queries held, %zu changed%s%s", held, queries, changed, names,
+            rest);
+}
+
 /* An environment for what it is: where it ran, its state, its ladder,
  * what failed and against its last good configuration. */
-static void tell_env(paras *p, const px_story *s, size_t e)
+static void tell_env(paras *p, const px_story *s, size_t e, const tui *t)
 {
     const px_story_env *v = &s->envs[e];
     add(p, e == (size_t)s->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, 2, "%s: %s", v->name, v->what);
@@ -77,6 +119,7 @@ static void tell_env(paras *p, const px_story *s, size_t e)
         add(p, PX_EL_DIM, 4, "%s", v->settings);
     add(p, state_el(v), 4, "%s %s%s%s", !v->selected || !v->evaluated ? "–" : v->met ? "✓" : "✗", v->state,
         *v->counts ? ": " : "", v->counts);
+    tell_searches(p, t, e);
     /* as the header writes it: + passed, X failed, - not reached or
      * not measured */
     char ladder[512] = "";
@@ -95,7 +138,7 @@ static void tell_env(paras *p, const px_story *s, size_t e)
 }
 
 /* The story as paragraphs, in the report's order. */
-static void tell(paras *p, const px_story *s)
+static void tell(paras *p, const px_story *s, const tui *t)
 {
     add(p, PX_EL_TITLE, 0, "Task: %s", s->task);
     add(p, s->met > 0 ? PX_EL_PASS : s->met == 0 ? PX_EL_FAIL : PX_EL_NOT_EVALUATED, 0, "%s %s",
@@ -103,7 +146,7 @@ static void tell(paras *p, const px_story *s)
     add(p, PX_EL_NORMAL, 0, "%s", "");
     add(p, PX_EL_TITLE, 0, "Environments");
     for (size_t e = 0; e < s->n_envs; e++)
-        tell_env(p, s, e);
+        tell_env(p, s, e, t);
     add(p, PX_EL_NORMAL, 0, "%s", "");
     add(p, PX_EL_TITLE, 0, "Conditions");
     if (s->generate)
@@ -214,7 +257,7 @@ void tui_draw_summary(tui *t)
     px_error err = {0};
     px_story *s = tui_story(t, &err);
     if (s)
-        tell(&p, s);
+        tell(&p, s, t);
     else
         tell_running(&p, t);
     /* Sanitized once; wrapping counts what the screen will show. */
