@@ -746,6 +746,14 @@ Test(report, an_embedding_s_searches_per_query_and_environment, .init = init, .t
                              "- Left the first k in tpu: film-night\n"),
               "q-enter's table");
     cr_expect(strstr(md.out, "| wrong-ranking | ") && strstr(md.out, "| ranking-changed | "), "the legend");
+    /* An embedding's contract and rows speak of vectors and searches, not labels. */
+    cr_expect(strstr(md.out, "- Output: a vector \\[1, 4\\]: mean pooling") && !strstr(md.out, "- Labels, in the model's output order"),
+              "the output in brief");
+    cr_expect(strstr(md.out, "| Environment | Outcome | Search | Difference from the reference |") &&
+                  !strstr(md.out, "| Label |"),
+              "the search column");
+    cr_expect(strstr(md.out, "vectors, every example: ") && !strstr(md.out, "logits, every example"),
+              "the tolerance says vectors");
     tl_free(&md);
 
     char *dir = tl_tmpdir(), *path = report_html(SEARCH, SEARCH_RESULTS, dir), *html = tl_slurp(path);

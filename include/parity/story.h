@@ -150,6 +150,9 @@ typedef struct px_story {
     char *ambiguous_rule;
     char *generate;    /* a generator's output settings, in words
                           (story_generate_words); NULL for a classifier */
+    char *embedding;   /* an embedding's output, in words ("a vector [1, 384]:
+                          mean pooling over the attention mask, normalised;
+                          14 documents searched"); NULL otherwise */
     px_story_example *examples;
     size_t n_examples;
     px_strs not_evaluated; /* what was not evaluated, one line each */

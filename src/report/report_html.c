@@ -188,6 +188,9 @@ static void contract(FILE *o, const px_story *s)
     if (s->generate) { /* a generator: its output settings where a classifier has its labels */
         tag_text(o, "<li>Task: ", s->task, "</li>\n<li>Output settings: ");
         h(o, s->generate);
+    } else if (s->embedding) {
+        tag_text(o, "<li>Task: ", s->task, "</li>\n<li>Output: ");
+        h(o, s->embedding);
     } else {
         tag_text(o, "<li>Task: ", s->task, "</li>\n<li>Labels, in the model's output order: ");
         for (size_t i = 0; i < s->n_labels; i++)
@@ -442,7 +445,7 @@ static void example(FILE *o, const px_story *s, const px_judgement *j, size_t k)
     tag_text(o, "<b>Expected:</b> ", x->expect, "</p>\n");
     fprintf(o, "<table><thead><tr><th>Environment</th><th>Outcome</th><th>%s</th><th>Difference from the "
                "reference</th></tr></thead><tbody>\n",
-            s->generate ? "Generated text" : "Label");
+            s->generate ? "Generated text" : s->embedding ? "Search" : "Label");
     for (size_t e = 0; e < s->n_envs; e++) {
         const px_story_cell *c = &x->cells[e];
         tag_text(o, "<tr><th scope=\"row\">", s->envs[e].name, "</th>");
@@ -463,7 +466,9 @@ static void example(FILE *o, const px_story *s, const px_judgement *j, size_t k)
         fputs("</td><td>", o);
         if (s->generate && c->generated)
             generated_text(o, c);
-        else if (c->label) {
+        else if (s->embedding && c->search)
+            h(o, c->search);
+        else if (c->label && !s->embedding) {
             h(o, c->label);
             for (size_t i = 0; c->probs && i < c->n_probs && i < s->n_labels; i++)
                 if (!strcmp(s->labels[i], c->label))

@@ -132,6 +132,8 @@ static void md_contract(FILE *o, const px_story *s)
     fputs("- Task: ", o), md_text(o, s->task), fputc('\n', o);
     if (s->generate) /* a generator: its output settings where a classifier has its labels */
         fputs("- Output settings: ", o), md_text(o, s->generate);
+    else if (s->embedding)
+        fputs("- Output: ", o), md_text(o, s->embedding);
     else {
         fputs("- Labels, in the model's output order: ", o);
         for (size_t i = 0; i < s->n_labels; i++)
@@ -163,8 +165,8 @@ static void md_label_cell(FILE *o, const px_story *s, const px_story_cell *c)
         fprintf(o, " (end %s, %zu tokens)", c->gen_end, c->gen_tokens);
         return;
     }
-    if (!c->label) {
-        fputs("—", o);
+    if (s->embedding || !c->label) {
+        md_cell(o, s->embedding && c->search ? c->search : "—");
         return;
     }
     md_cell(o, c->label);
@@ -268,9 +270,8 @@ static void md_example(FILE *o, const px_story *s, const px_judgement *j, size_t
     md_quote(o, x->text);
     fputs("\n- Why this example: ", o), md_text(o, x->why ? x->why : "(not written)");
     fputs("\n- Expected: ", o), md_text(o, x->expect);
-    fputs(s->generate ? "\n\n| Environment | Outcome | Generated text | Difference from the reference |\n|---|---|---|---|\n"
-                      : "\n\n| Environment | Outcome | Label | Difference from the reference |\n|---|---|---|---|\n",
-          o);
+    fprintf(o, "\n\n| Environment | Outcome | %s | Difference from the reference |\n|---|---|---|---|\n",
+            s->generate ? "Generated text" : s->embedding ? "Search" : "Label");
     for (size_t e = 0; e < s->n_envs; e++) {
         const px_story_cell *c = &x->cells[e];
         fputs("| ", o), md_cell(o, s->envs[e].name), fputs(" | ", o);

@@ -594,21 +594,31 @@ static void build_contract(bctx *b)
         push(b, &s->rules, fmt(b, "'%s' → '%s': %s", r->pattern, r->replace, r->why ? r->why : "(no why written)"));
     }
     const px_tolerance *t = &f->logits_tol;
+    const char *what = f->kind == PX_MODEL_EMBEDDING ? "vectors" : "logits";
     if (t->present)
-        push(b, &s->tolerances, fmt(b, "logits, every example: %s |Δ| within max(atol %g, rtol %g × |reference|): %s",
+        push(b, &s->tolerances, fmt(b, "%s, every example: %s |Δ| within max(atol %g, rtol %g × |reference|): %s", what,
                                     t->stat ? t->stat : "elementwise", t->atol, t->rtol,
                                     t->why ? t->why : "(no why written)"));
     else if (f->kind == PX_MODEL_GENERATOR)
         push(b, &s->tolerances, dup(b, "generated text: each example's expectation says what may differ from the "
                                        "reference (no tolerance on logits)"));
+    else if (f->kind == PX_MODEL_EMBEDDING && f->similar.present)
+        push(b, &s->tolerances, dup(b, "vectors: no per-element tolerance stated: the cosine below decides"));
     else
-        push(b, &s->tolerances, dup(b, "logits: none stated, so any difference from the reference counts"));
+        push(b, &s->tolerances, fmt(b, "%s: none stated, so any difference from the reference counts", what));
+    if (f->similar.present)
+        push(b, &s->tolerances, fmt(b, "vectors, every example: cosine to the reference's at least %g: %s",
+                                    f->similar.min_cosine, f->similar.why ? f->similar.why : "(no why written)"));
     for (size_t k = 0; k < f->n_examples; k++) {
         const px_tolerance *x = &f->examples[k].tol;
         if (x->present)
-            push(b, &s->tolerances, fmt(b, "logits, example %s: %s |Δ| within max(atol %g, rtol %g × |reference|): %s",
-                                        f->examples[k].id, x->stat ? x->stat : "elementwise", x->atol, x->rtol,
+            push(b, &s->tolerances, fmt(b, "%s, example %s: %s |Δ| within max(atol %g, rtol %g × |reference|): %s",
+                                        what, f->examples[k].id, x->stat ? x->stat : "elementwise", x->atol, x->rtol,
                                         x->why ? x->why : "(no why written)"));
+        const px_similar *sim = &f->examples[k].similar;
+        if (sim->present)
+            push(b, &s->tolerances, fmt(b, "vectors, example %s: cosine to the reference's at least %g: %s",
+                                        f->examples[k].id, sim->min_cosine, sim->why ? sim->why : "(no why written)"));
     }
     s->ambiguous_rule = dup(b, "an ambiguous example counts once a reviewer decided it (accept, defect or "
                                "unsupported); needs-rule and flag leave it open");
@@ -617,6 +627,12 @@ static void build_contract(bctx *b)
         story_generate_words(&f->gen, words, sizeof words);
         s->generate = dup(b, words);
     }
+    if (f->kind == PX_MODEL_EMBEDDING)
+        s->embedding = fmt(b, "a vector [1, %d]%s%s; each query ranks the %zu documents by cosine", f->dim,
+                           f->pooling == PX_POOL_MEAN  ? ": mean pooling of the token states over the attention mask"
+                           : f->pooling == PX_POOL_CLS ? ": the first token's state"
+                                                       : " (the model's own)",
+                           f->normalize ? ", normalised" : "", f->n_documents);
 }
 
 static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous"};
