@@ -383,8 +383,18 @@ int bundle_is_archive(const char *out)
 
 /* ---- what goes in ---- */
 
-static void w_markdown(FILE *o, const void *s) { report_markdown(o, s); }
-static void w_html(FILE *o, const void *s) { report_html(o, s); }
+/* The reports with the judgement, for what only it holds (an embedding's
+ * rankings per environment). */
+static void w_markdown(FILE *o, const void *arg)
+{
+    const px_bundle_in *in = arg;
+    report_markdown_judged(o, in->story, in->j);
+}
+static void w_html(FILE *o, const void *arg)
+{
+    const px_bundle_in *in = arg;
+    report_html_judged(o, in->story, in->j);
+}
 
 static void w_manifest(FILE *o, const void *arg)
 {
@@ -728,7 +738,7 @@ int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
     if (!rc)
         rc = put_run(&b, in->res, f);
     if (!rc)
-        rc = put_written(&b, "report.md", w_markdown, in->story) || put_written(&b, "report.html", w_html, in->story);
+        rc = put_written(&b, "report.md", w_markdown, in) || put_written(&b, "report.html", w_html, in);
     for (size_t e = 0; !rc && e < in->res->n_envs; e++)
         if (in->res->envs[e].origin != PX_ORIGIN_NONE && in->res->envs[e].selected)
             rc = put_manifest(&b, &in->res->envs[e], out);
