@@ -2,7 +2,7 @@
 """Build tests/models/embed/encoder.pt, the tiny sentence encoder of the
 embedding tests (tests/test_cmd_embed.c):
 
-    /usr/bin/python3 tests/models/embed/make_embed.py   (make test-embed-model)
+    /usr/bin/python3 tests/models/embed/make_embed.py
 
 A BERT-shaped encoder in plain torch (word, position and token-type
 embeddings, LayerNorm, 2 layers of 4-head self-attention over the attention
