@@ -412,6 +412,41 @@ Test(embed, no_pooling_takes_the_named_output_and_normalizes_it, .timeout = 120)
     pooled_as_sentence_transformers("none", 1, "1", "--pooling none --output 1 --normalize");
 }
 
+/* The same weights as a torch.export program (format export, made here by
+ * tests/models/embed/export_encoder.py) through the venv's Python executor
+ * give the TorchScript file's vectors through parity-torch. */
+Test(embed, an_exported_program_pools_as_the_torchscript_file, .timeout = 120)
+{
+    char py[600], cmd[2000], sha[80] = "";
+    snprintf(py, sizeof py, "%s/" VENV_PY, here());
+    char *pt2 = tmp_path("encoder.pt2");
+    snprintf(cmd, sizeof cmd, "%s tests/models/embed/export_encoder.py '%s' 2>/dev/null && sha256sum '%s'", py, pt2,
+             pt2);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p && fgets(sha, sizeof sha, p), "%s", cmd);
+    pclose(p);
+    sha[64] = '\0';
+    char envs[1200];
+    snprintf(envs, sizeof envs,
+             "  reference: {device: cpu, threads: 1}\n"
+             "  export: {device: cpu, threads: 1, executor: python,\n"
+             "           model: {path: %s, format: export, sha256: \"%s\"}}\n",
+             pt2, sha);
+    char *fx = write_fixture(encoder_spec(), 32, "mean", 1, NULL, envs);
+    run_t h;
+    run_fixture(&h, fx, py, NULL, 0);
+    cr_assert_eq(h.rc, 0, "%s", h.err.msg);
+    expect_vectors(&h, "reference", 32);
+    expect_vectors(&h, "export", 32);
+    const px_env_result *a = env_of(&h, "reference"), *b = env_of(&h, "export");
+    for (size_t i = 0; i < N_DOCS; i++) {
+        double d = max_abs_diff(a->ex[i].values, b->ex[i].values, 32);
+        cr_expect(d <= 1e-5, "d%zu: export and TorchScript %.3g apart", i, d);
+    }
+    run_free(&h);
+    free(fx), free(pt2);
+}
+
 /* (c): a vector of another width. The contract's own model: the probe
  * stops the run, naming contract.model.dim (exit 2, no results). An
  * environment's own model (width4.pt gives [1, 4]): that environment's

@@ -87,7 +87,8 @@ FORMATS = ("torchscript", "export", "transformers")
 KINDS = ("classifier", "generator", "embedding")
 POOLINGS = ("none", "mean", "cls")
 USAGE = ("usage: parity_torch.py --model PATH [--format torchscript|export|transformers] "
-         "[--kind classifier|generator|embedding [--pooling mean|cls|none] [--normalize]] [--optional-input NAME]... [--output NAME] [--device D] [--dtype T] [--threads N] "
+         "[--kind classifier|generator|embedding [--pooling mean|cls|none] [--normalize]] "
+         "[--optional-input NAME]... [--output NAME] [--device D] [--dtype T] [--threads N] "
          "[--tf32 on|off] [--matmul-precision highest|high|medium] [--backend-lib PATH] "
          "[--backend-module NAME]... [--compile-backend NAME [--compile-mode MODE] "
          "[--compile-dynamic true|false]]")

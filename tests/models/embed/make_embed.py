@@ -23,7 +23,8 @@ Made with Debian's torch 1.13 (/usr/bin/python3) so that libtorch 1.13
 (build/torch/parity-torch) and torch 2.13 load it alike. Deterministic:
 fixed seed, PYTHONHASHSEED pinned, the zip canonical
 (src/tools/torchscript_file.py). Prints the sha256 tests/test_cmd_embed.c
-pins.
+pins. export_encoder.py makes a torch.export program of the same weights
+(at test time: torch 2).
 """
 
 import io
@@ -31,9 +32,6 @@ import math
 import os
 import subprocess
 import sys
-
-if os.environ.get("PYTHONHASHSEED") != "0":  # TorchScript writes some constants in set order
-    os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, PYTHONHASHSEED="0"))
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -109,6 +107,8 @@ class Encoder(nn.Module):
 
 
 def main():
+    if os.environ.get("PYTHONHASHSEED") != "0":  # TorchScript writes some constants in set order
+        os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, PYTHONHASHSEED="0"))
     torch.manual_seed(SEED)
     torch.set_num_threads(1)
     enc = Encoder().eval()
