@@ -20,12 +20,17 @@ typedef struct px_describe {
     char *returns;       /* the declared return type ("" when none) */
     long max_positions;  /* the most positions an input may have; -1 unknown */
     long head;           /* the classifier head's width; -1 unknown */
+    long hidden;         /* the hidden width (config.hidden_size, else the
+                            word embeddings' columns): an embedding's vector
+                            width when it pools token states; -1 unknown */
     char *executor;      /* READY's: "libtorch" or "python" */
     char *torch_version; /* READY's */
 } px_describe;
 
 /* Describes the model at path (a TorchScript file, a .pt2 or a Transformers
- * directory: fmt), a classifier. python: 1 for the Python executor
+ * directory: fmt), a classifier (describe_model_kind: of that kind, which
+ * for a Transformers directory is the class it is loaded as: an embedding
+ * AutoModel, a classifier AutoModelForSequenceClassification). python: 1 for the Python executor
  * (parity_torch.py under the interpreter), 0 for parity-torch. where: the
  * executors as runner_locate finds them (--executor, --python), or NULL to
  * locate them here ($PARITY_TORCH, $PARITY_PYTHON, beside parity). Waits at
@@ -35,6 +40,8 @@ typedef struct px_describe {
  * executor of another parity). */
 int describe_model(const char *path, enum px_model_format fmt, int python, const px_runner_opts *where, double timeout_s,
                    px_describe *d, px_error *err);
+int describe_model_kind(const char *path, enum px_model_format fmt, enum px_model_kind kind, int python,
+                        const px_runner_opts *where, double timeout_s, px_describe *d, px_error *err);
 void describe_free(px_describe *d);
 
 /* Whether the forward takes an argument named name (0 when not known). */

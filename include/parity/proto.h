@@ -6,6 +6,7 @@
  *
  * Transport. The child is started as
  *     parity-torch --model PATH --format F --kind K --device DEV --dtype T
+ *                  [--pooling mean|cls|none] [--normalize]
  *                  --threads N [--optional-input NAME]... [--output NAME]
  *                  [--tf32 on|off] [--matmul-precision highest|high|medium]
  *                  [--backend-lib PATH]
@@ -31,12 +32,14 @@
  * later, which runs torch.export.load(PATH).module()) or transformers (a
  * save_pretrained directory: the Python executor with the transformers
  * package loads it with AutoModelForSequenceClassification for --kind
- * classifier, AutoModelForCausalLM for --kind generator, from_pretrained
+ * classifier, AutoModelForCausalLM for --kind generator, AutoModel (the
+ * bare encoder, its token states) for --kind embedding, from_pretrained
  * with local_files_only, trust_remote_code off and safetensors only, and
  * HF_HUB_OFFLINE=1 set by itself). An executor that cannot load the format
  * (parity-torch anything but TorchScript; an interpreter without torch 2
  * or transformers) answers FAIL(stage load, unsupported) saying what is
- * needed. --kind is contract.model.kind (classifier or generator).
+ * needed. --kind is contract.model.kind (classifier, generator or
+ * embedding).
  *
  * Model handling, the same in both: the model is loaded on the CPU, then
  * moved to the device, then .to(dtype), eval(). Every forward (RUN,
@@ -62,10 +65,29 @@
  * Transformers output is one: its field NAME) or, NAME an integer, the
  * element NAME of a returned tuple; without --output (and with --output
  * logits, which a tuple reads as its first element), the "logits" entry of
- * a dict or the first element of a tuple. A dict without the entry fails
+ * a dict or the first element of a tuple; for an embedding pooled mean or
+ * cls, the "last_hidden_state" entry of a dict (a Transformers encoder's
+ * token states) or the first element of a tuple. A dict without the entry fails
  * naming the keys it has ("model returned a dict with keys scores, hidden:
  * name one in contract.model.output"); a tuple index out of range naming
  * the tuple's length (FAIL(stage forward, exception)).
+ *
+ * Embedding (--kind embedding, contract.model.kind, revision 6): the
+ * output chosen as above is made the example's vector, in float32 on the
+ * output as the model gave it (whatever --dtype), by --pooling
+ * (contract.model.pooling): mean, the token states [B, T, D] times the
+ * attention mask sent (all ones when none was sent), summed over T and
+ * divided by max(the mask's sum, 1e-9) (sentence-transformers' mean
+ * pooling); cls, each row's token 0; none (the default), the output
+ * itself. Then --normalize (contract.model.normalize) divides each row by
+ * max(its L2 norm, 1e-12) (torch.nn.functional.normalize). OUTPUT is that
+ * [B, D] float32 vector, its dtype field the model's output's (bfloat16 on
+ * a bfloat16 model: what the pooling read), and forward_ms includes the
+ * pooling. Pooling mean or cls on an output that is not 3-D (or whose
+ * [B, T] is not the attention mask's) is FAIL(stage forward, exception)
+ * saying so; none on an output that is not 2-D sends it as it is, and
+ * parity judges its shape against [1, contract.model.dim] (bad-shape).
+ * A batch (parity bench, batch:N) pools each row with its own mask.
  *
  * Timing. Every figure an executor reports is read after the device is
  * synchronized: before the clock starts (so that the inputs' upload, still
@@ -197,8 +219,14 @@
  *          i64 head (the width of a classifier's head: config.num_labels,
  *          else the rows of a 2-D parameter named *classifier.weight,
  *          *classifier.out_proj.weight or *score.weight; -1 when not known,
- *          and for a generator)
- *          (revision 5: DESCRIBE, DESCRIBED and --output are new)
+ *          and for a generator),
+ *          i64 hidden (the model's hidden width, what an embedding's
+ *          vector is as wide as when it pools token states: a Transformers
+ *          model's config.hidden_size, else the columns of a 2-D parameter
+ *          named *word_embeddings.weight; -1 when neither is there)
+ *          (revision 5: DESCRIBE, DESCRIBED and --output are new;
+ *          revision 6: DESCRIBED's hidden, --kind embedding, --pooling and
+ *          --normalize)
  * FAIL   : u32 stage (enum px_stage), u32 kind (enum px_fail_kind, decided
  *          by the executor, which knows its backend's wording: unsupported
  *          for a NotImplementedError, the dispatcher's "Could not run
@@ -281,7 +309,7 @@ enum px_frame_type {
 #define PX_CTL_MAX (64u << 10)  /* a control packet, header included */
 #define PX_CTL_MAX_FDS 3
 
-#define PX_PROTO_VERSION 5u
+#define PX_PROTO_VERSION 6u
 
 enum px_stage {
     PX_STAGE_DEVICE = 1,  /* device string or dtype not usable here */

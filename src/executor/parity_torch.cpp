@@ -49,6 +49,8 @@ struct Options {
     std::string format = "torchscript", kind = "classifier";
     std::vector<std::string> optional_inputs;
     std::string output;  // --output: a dict's key, or a tuple's index
+    std::string pooling = "none";  // --pooling (an embedding's): none, mean, cls
+    bool normalize = false;        // --normalize (an embedding's)
     int threads = 1;
 };
 
@@ -363,6 +365,12 @@ std::string device_name(const c10::Device &dev)
 
 // --output (proto.h, Model handling): "" when not given.
 std::string output_name;
+// A dict's entry when --output is not given: "logits", an embedding pooled
+// mean or cls "last_hidden_state".
+std::string default_key = "logits";
+// An embedding's (proto.h, Embedding): --kind embedding, --pooling, --normalize.
+bool embedding = false, normalize_vec = false;
+std::string pooling = "none";
 
 bool is_index(const std::string &s)
 {
@@ -380,7 +388,7 @@ torch::Tensor output_tensor(const c10::IValue &v)
     if (v.isTensor())
         return v.toTensor();
     if (v.isGenericDict()) {
-        std::string key = name.empty() ? "logits" : name, keys;
+        std::string key = name.empty() ? default_key : name, keys;
         for (const auto &kv : v.toGenericDict()) {
             std::string k = kv.key().isString() ? kv.key().toStringRef() : kv.key().tagKind();
             if (k == key && kv.value().isTensor())
@@ -408,7 +416,7 @@ torch::Tensor output_tensor(const c10::IValue &v)
                                                 " is " + (i >= 0 && i < n ? "not a tensor" : "out of range") + ": " +
                                                 range};
         }
-        if ((name.empty() || name == "logits") && n > 0 && el[0].isTensor())
+        if ((name.empty() || name == "logits" || name == default_key) && n > 0 && el[0].isTensor())
             return el[0].toTensor();
         throw Failure{PX_STAGE_FORWARD, "model returned a tuple of " + std::to_string(n) +
                                             (name.empty() ? "" : ", not a dict") + ": " + range};
@@ -422,7 +430,8 @@ bool ends_with(const std::string &s, const std::string &end)
 }
 
 // DESCRIBED (proto.h): the forward's argument names and return type from its
-// schema; the largest position and the head's width from parameter names.
+// schema; the largest position, the head's width and the hidden width from
+// parameter names.
 void describe(torch::jit::script::Module &m, const std::string &kind)
 {
     const auto &schema = m.get_method("forward").function().getSchema();
@@ -437,7 +446,7 @@ void describe(torch::jit::script::Module &m, const std::string &kind)
     for (const auto &r : schema.returns())
         returns += (returns.empty() ? "" : ", ") + r.type()->str();
     buf_put_str(&b, returns.c_str());
-    int64_t positions = -1, head = -1;
+    int64_t positions = -1, head = -1, hidden = -1;
     for (const auto &p : m.named_parameters(true)) {
         if (p.value.dim() != 2)
             continue;
@@ -447,9 +456,12 @@ void describe(torch::jit::script::Module &m, const std::string &kind)
             (ends_with(p.name, "classifier.out_proj.weight") || ends_with(p.name, "classifier.weight") ||
              ends_with(p.name, "score.weight")))
             head = p.value.size(0);
+        if (hidden < 0 && ends_with(p.name, "word_embeddings.weight"))
+            hidden = p.value.size(1);
     }
     buf_put_i64(&b, positions);
     buf_put_i64(&b, head);
+    buf_put_i64(&b, hidden);
     send(b);
     buf_free(&b);
 }
@@ -527,6 +539,53 @@ Named read_inputs(const c10::Device &dev, px_buf &in)
     return inputs;
 }
 
+std::string shape_text(const torch::Tensor &t)
+{
+    std::string s = "[";
+    for (int64_t i = 0; i < t.dim(); i++)
+        s += (i ? "," : "") + std::to_string(t.size(i));
+    return s + "]";
+}
+
+// An embedding's vectors [B, D] from the output out (proto.h, Embedding), in
+// float32 on the output as the model gave it: mean, the token states
+// [B, T, D] summed over the attention mask sent (all ones when none was) and
+// divided by max(the mask's sum, 1e-9) (sentence-transformers' mean
+// pooling); cls, token 0's state; none, the output itself, which must be
+// [B, D] (another shape is sent as it is: parity says bad-shape).
+// --normalize then divides each row by max(its L2 norm, 1e-12)
+// (torch.nn.functional.normalize). parity_torch.py's pool_embedding, op for op.
+torch::Tensor pool_embedding(const torch::Tensor &out, const Named &in)
+{
+    torch::Tensor x = out.to(torch::kFloat32);
+    if (pooling == "none") {
+        if (x.dim() != 2)
+            return x;
+    } else {
+        torch::Tensor mask;
+        for (size_t i = 0; i < in.names.size(); i++)
+            if (in.names[i] == "attention_mask" && in.values[i].isTensor())
+                mask = in.values[i].toTensor();
+        if (x.dim() != 3 || (mask.defined() && (mask.dim() != 2 || mask.size(0) != x.size(0) ||
+                                                mask.size(1) != x.size(1))))
+            throw Failure{PX_STAGE_FORWARD, "pooling " + pooling + " needs the model's token states [B, T, D], but the "
+                                            "model gave " + shape_text(out) + ": name them in contract.model.output, "
+                                            "or pooling: none for a model that gives the vector"};
+        if (pooling == "cls") {
+            x = x.select(1, 0);
+        } else {
+            if (!mask.defined())
+                mask = torch::ones({x.size(0), x.size(1)},
+                                   torch::TensorOptions().dtype(torch::kLong).device(x.device()));
+            torch::Tensor m = mask.unsqueeze(-1).expand(x.sizes()).to(torch::kFloat32);
+            x = torch::sum(x * m, 1) / torch::clamp(m.sum(1), 1e-9);
+        }
+    }
+    if (normalize_vec)
+        x = x / x.norm(2, {1}, true).clamp_min(1e-12);
+    return x;
+}
+
 void run_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
 {
     Named inputs = read_inputs(dev, in);
@@ -537,6 +596,8 @@ void run_one(torch::jit::script::Module &m, const c10::Device &dev, px_buf &in)
         GradOff guard(dev);
         out = output_tensor(call_forward(m, inputs));
         std::string dt = dtype_name(out.scalar_type());
+        if (embedding)
+            out = pool_embedding(out, inputs);
         out = out.detach().to(torch::kCPU).to(torch::kFloat64).contiguous();
         g_sync();
         double ms = ms_since(t0);
@@ -806,6 +867,10 @@ int parse_args(int argc, char **argv, Options &o)
             std::printf("parity-torch (libtorch %s)\n", TORCH_VERSION);
             std::exit(0);
         }
+        if (a == "--normalize") {
+            o.normalize = true;
+            continue;
+        }
         if (i + 1 >= argc)
             return -1;
         std::string v = argv[++i];
@@ -819,9 +884,14 @@ int parse_args(int argc, char **argv, Options &o)
         else if (a == "--kind") o.kind = v;
         else if (a == "--optional-input") o.optional_inputs.push_back(v);
         else if (a == "--output") o.output = v;
+        else if (a == "--pooling") o.pooling = v;
         else if (a == "--threads") o.threads = std::atoi(v.c_str());
         else return -1;
     }
+    if (o.kind != "classifier" && o.kind != "generator" && o.kind != "embedding")
+        return -1;
+    if (o.pooling != "none" && o.pooling != "mean" && o.pooling != "cls")
+        return -1;
     return o.model.empty() ? -1 : 0;
 }
 
@@ -879,7 +949,8 @@ int executor_main(int argc, char **argv)
 {
     Options o;
     if (parse_args(argc, argv, o)) {
-        std::fprintf(stderr, "usage: parity-torch --model PATH [--format torchscript] [--kind classifier|generator] "
+        std::fprintf(stderr, "usage: parity-torch --model PATH [--format torchscript] "
+                             "[--kind classifier|generator|embedding [--pooling mean|cls|none] [--normalize]] "
                              "[--optional-input NAME]... [--output NAME] [--device D] [--dtype T] "
                              "[--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium] "
                              "[--backend-lib PATH]\n"
@@ -912,6 +983,11 @@ int executor_main(int argc, char **argv)
     });
     optional_inputs = o.optional_inputs;
     output_name = o.output;
+    embedding = o.kind == "embedding";
+    pooling = o.pooling;
+    normalize_vec = o.normalize;
+    if (embedding && pooling != "none")
+        default_key = "last_hidden_state";
     ok = ok && guarded(PX_STAGE_LOAD, [&] {
         if (o.format != "torchscript")
             throw Failure{PX_STAGE_LOAD,

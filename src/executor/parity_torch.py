@@ -12,8 +12,8 @@ bit). Standard library and torch only (and transformers, imported only for
 a Transformers model directory).
 
     PYTHON parity_torch.py --model PATH [--format torchscript|export|transformers]
-        [--kind classifier|generator] [--optional-input NAME]... [--output NAME]
-        [--device D] [--dtype T]
+        [--kind classifier|generator|embedding [--pooling mean|cls|none] [--normalize]]
+        [--optional-input NAME]... [--output NAME] [--device D] [--dtype T]
         [--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium]
         [--backend-lib PATH] [--backend-module NAME]...
         [--compile-backend NAME [--compile-mode MODE] [--compile-dynamic true|false]]
@@ -25,7 +25,9 @@ local files and safetensors only, never remote code). Inputs go to the
 forward by name where its signature names them; an --optional-input the
 forward does not take is left out. --output names the output: the key of a
 returned dict (a Transformers output's field), or the index into a returned
-tuple when NAME is an integer (output_tensor).
+tuple when NAME is an integer (output_tensor). An embedding (--kind
+embedding) is pooled from that output (--pooling, in float32) and, with
+--normalize, divided by its L2 norm (pool_embedding): OUTPUT is its vector.
 
 --backend-module NAME is imported before the device is opened (repeatable);
 --compile-backend wraps the loaded model in torch.compile (torch 2; see
@@ -54,7 +56,7 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.a
 # include/parity/proto.h's and generate.h's constants (PX_NAME there), copied
 # because this script stands alone; tests/proto_consts.py (make check)
 # proves every one equal and fails on one missing.
-PROTO_VERSION = 5
+PROTO_VERSION = 6
 FRAME_READY = 0x59444552
 FRAME_RUN = 0x204E5552
 FRAME_OUTPUT = 0x2054554F
@@ -82,9 +84,11 @@ PRECISIONS = {"highest": "ieee", "high": "tf32", "medium": "bf16"}
 # Where a forward runs in inference_mode; elsewhere no_grad (Executor.grad_off).
 INFERENCE_MODE_DEVICES = ("cpu", "cuda")
 FORMATS = ("torchscript", "export", "transformers")
-KINDS = ("classifier", "generator")
+KINDS = ("classifier", "generator", "embedding")
+POOLINGS = ("none", "mean", "cls")
 USAGE = ("usage: parity_torch.py --model PATH [--format torchscript|export|transformers] "
-         "[--kind classifier|generator] [--optional-input NAME]... [--output NAME] [--device D] [--dtype T] [--threads N] "
+         "[--kind classifier|generator|embedding [--pooling mean|cls|none] [--normalize]] "
+         "[--optional-input NAME]... [--output NAME] [--device D] [--dtype T] [--threads N] "
          "[--tf32 on|off] [--matmul-precision highest|high|medium] [--backend-lib PATH] "
          "[--backend-module NAME]... [--compile-backend NAME [--compile-mode MODE] "
          "[--compile-dynamic true|false]]")
@@ -330,11 +334,11 @@ class Channel:
 def parse_args(argv):
     opts = {"model": None, "device": "cpu", "dtype": "float32", "threads": 1, "tf32": "",
             "matmul_precision": "", "backend_lib": "", "backend_modules": [], "format": "torchscript",
-            "kind": "classifier", "optional_inputs": [], "output": "",
+            "kind": "classifier", "optional_inputs": [], "output": "", "pooling": "none", "normalize": False,
             "compile_backend": "", "compile_mode": "default", "compile_dynamic": ""}
     names = {"--model": "model", "--device": "device", "--dtype": "dtype", "--threads": "threads",
              "--tf32": "tf32", "--matmul-precision": "matmul_precision", "--backend-lib": "backend_lib",
-             "--format": "format", "--kind": "kind", "--output": "output",
+             "--format": "format", "--kind": "kind", "--output": "output", "--pooling": "pooling",
              "--compile-backend": "compile_backend", "--compile-mode": "compile_mode",
              "--compile-dynamic": "compile_dynamic"}
     i = 0
@@ -343,6 +347,10 @@ def parse_args(argv):
         if a == "--version":
             print("parity_torch.py (Python %s)" % platform.python_version())
             sys.exit(0)
+        if a == "--normalize":
+            opts["normalize"] = True
+            i += 1
+            continue
         if i + 1 >= len(argv):
             return None
         v = argv[i + 1]
@@ -361,7 +369,7 @@ def parse_args(argv):
         return None
     if opts["compile_dynamic"] not in ("", "true", "false"):
         return None
-    if opts["format"] not in FORMATS or opts["kind"] not in KINDS:
+    if opts["format"] not in FORMATS or opts["kind"] not in KINDS or opts["pooling"] not in POOLINGS:
         return None
     return opts if opts["model"] else None
 
@@ -474,7 +482,8 @@ def torch_major_minor(torch):
 
 def load_model(torch, path, fmt, kind, device, dtype):
     """The model at path, of format fmt ("torchscript", "export",
-    "transformers") and kind ("classifier", "generator"), loaded on the CPU,
+    "transformers") and kind ("classifier", "generator", "embedding": a
+    Transformers directory's AutoModel, its token states), loaded on the CPU,
     moved to device, converted to dtype, in eval mode: a callable whose
     forward takes input_ids, attention_mask (and token_type_ids where it
     does) by name and returns logits (a tensor, a tuple whose first element
@@ -525,8 +534,8 @@ def load_model(torch, path, fmt, kind, device, dtype):
         # crash report.
         getattr(getattr(getattr(transformers, "utils", None), "logging", None), "disable_progress_bar",
                 lambda: None)()
-        auto = transformers.AutoModelForCausalLM if kind == "generator" else \
-            transformers.AutoModelForSequenceClassification
+        auto = {"generator": transformers.AutoModelForCausalLM, "embedding": transformers.AutoModel}.get(
+            kind, transformers.AutoModelForSequenceClassification)
         # Loaded as float32 (then converted like any model), whatever dtype
         # the config names; transformers 5 calls the argument dtype.
         major = int(str(getattr(transformers, "__version__", "4")).split(".")[0] or 4)
@@ -588,18 +597,21 @@ def forward_returns(model):
 # embedding's rows, the classifier head's width.
 POSITION_SUFFIX = "position_embeddings.weight"
 HEAD_SUFFIXES = ("classifier.out_proj.weight", "classifier.weight", "score.weight")
+WORD_EMBEDDINGS_SUFFIX = "word_embeddings.weight"
 # Transformers model types whose positions start after the padding index
 # (RoBERTa's: max_position_embeddings 514 for 512 tokens).
 PADDED_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "data2vec-text", "xlm-roberta-xl")
 
 
 def describe_model(model, fmt, kind):
-    """(positions, head): the largest number of positions the model takes
-    and its classifier head's width, each -1 when it cannot be read: from
-    a Transformers model's config where it has one, else from the
-    parameters' names (the rows of *position_embeddings.weight; those of a
-    head *classifier.weight, *classifier.out_proj.weight, *score.weight)."""
-    positions = head = -1
+    """(positions, head, hidden): the largest number of positions the model
+    takes, its classifier head's width and its hidden width, each -1 when
+    it cannot be read: from a Transformers model's config where it has one
+    (hidden_size), else from the parameters' names (the rows of
+    *position_embeddings.weight; those of a head *classifier.weight,
+    *classifier.out_proj.weight, *score.weight; the columns of
+    *word_embeddings.weight)."""
+    positions = head = hidden = -1
     config = getattr(model, "config", None) if fmt == "transformers" else None
     if config is not None:
         n = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
@@ -611,6 +623,9 @@ def describe_model(model, fmt, kind):
         labels = getattr(config, "num_labels", None)
         if kind == "classifier" and isinstance(labels, int) and labels > 0:
             head = labels
+        width = getattr(config, "hidden_size", None)
+        if isinstance(width, int) and width > 0:
+            hidden = width
     try:
         params = list(model.named_parameters())
     except Exception:
@@ -620,7 +635,9 @@ def describe_model(model, fmt, kind):
             positions = int(p.shape[0])
         if head < 0 and kind == "classifier" and any(name.endswith(s) for s in HEAD_SUFFIXES) and p.dim() == 2:
             head = int(p.shape[0])
-    return positions, head
+        if hidden < 0 and name.endswith(WORD_EMBEDDINGS_SUFFIX) and p.dim() == 2:
+            hidden = int(p.shape[1])
+    return positions, head, hidden
 
 
 def is_index(name):
@@ -857,6 +874,7 @@ class Executor:
         self.returns = forward_returns(self.model)
         self.described = describe_model(self.model, o["format"], o["kind"])
         self.optional = set(o["optional_inputs"])
+        self.default_key = "last_hidden_state" if o["kind"] == "embedding" and o["pooling"] != "none" else "logits"
 
     def forward(self, model, named):
         """model's output for the named inputs [(name, tensor)], bound by name."""
@@ -950,13 +968,14 @@ class Executor:
     def output_tensor(self, v):
         """The output of the forward's value v (proto.h, Model handling): v
         itself when a tensor; else --output's entry of a dict (a
-        Transformers output is one), "logits" when not given; the
-        --output'th element of a tuple (a name: the first)."""
+        Transformers output is one), "logits" when not given (an embedding
+        pooled mean or cls: "last_hidden_state"); the --output'th element of
+        a tuple (a name: the first)."""
         torch, name = self.torch, self.o["output"]
         if isinstance(v, torch.Tensor):
             return v
         if isinstance(v, dict):  # a Transformers ModelOutput is an OrderedDict
-            key = name or "logits"
+            key = name or self.default_key
             if isinstance(v.get(key), torch.Tensor):
                 return v[key]
             keys = ", ".join(str(k) for k in v.keys()) or "none"
@@ -973,15 +992,46 @@ class Executor:
                 raise Failure(STAGE_FORWARD, "model returned a tuple of %d, and output %s is %s: name an index "
                               "0..%d in contract.model.output" % (len(v), name, "not a tensor" if 0 <= i < len(v)
                                                                    else "out of range", len(v) - 1))
-            if name in ("", "logits") and v and isinstance(v[0], torch.Tensor):
+            if name in ("", "logits", self.default_key) and v and isinstance(v[0], torch.Tensor):
                 return v[0]
             raise Failure(STAGE_FORWARD, "model returned a tuple of %d%s: name an index 0..%d in "
                           "contract.model.output" % (len(v), ", not a dict" if name else "", len(v) - 1))
         raise Failure(STAGE_FORWARD, "model returned %s, not a tensor, a tuple or a dict" % type(v).__name__)
 
+    def pool_embedding(self, out, inputs):
+        """An embedding's vectors [B, D] from the output (proto.h, Embedding),
+        in float32 on the output as the model gave it: mean, the token
+        states [B, T, D] summed over the attention mask sent (all ones when
+        none was) and divided by max(the mask's sum, 1e-9) (sentence-
+        transformers' mean pooling); cls, token 0's state; none, the output
+        itself, which must be [B, D]. --normalize then divides each row by
+        max(its L2 norm, 1e-12) (torch.nn.functional.normalize)."""
+        torch, pooling = self.torch, self.o["pooling"]
+        x = out.to(torch.float32)
+        shape = "[%s]" % ",".join(str(d) for d in out.shape)
+        if pooling == "none":
+            if x.dim() != 2:
+                return x  # parity judges the shape: bad-shape, the shape it had
+        else:
+            mask = dict(inputs).get("attention_mask")
+            if x.dim() != 3 or (mask is not None and tuple(mask.shape) != tuple(x.shape[:2])):
+                raise Failure(STAGE_FORWARD, "pooling %s needs the model's token states [B, T, D], but the model "
+                              "gave %s: name them in contract.model.output, or pooling: none for a model that "
+                              "gives the vector" % (pooling, shape))
+            if pooling == "cls":
+                x = x[:, 0]
+            else:
+                m = (mask if mask is not None else torch.ones(x.shape[:2], dtype=torch.int64, device=x.device))
+                m = m.unsqueeze(-1).expand(x.size()).to(torch.float32)
+                x = torch.sum(x * m, 1) / torch.clamp(m.sum(1), min=1e-9)
+        if self.o["normalize"]:
+            x = x / x.norm(p=2, dim=1, keepdim=True).clamp_min(1e-12)
+        return x
+
     def describe(self, chan, payload):
         """DESCRIBED (proto.h): the forward's argument names, its declared
-        return type, the largest position, the head's width."""
+        return type, the largest position, the head's width, the hidden
+        width."""
         f = Frame()
         names = self.names
         f.u32(0 if names is None else 1)
@@ -991,6 +1041,7 @@ class Executor:
         f.str(self.returns)
         f.i64(self.described[0])
         f.i64(self.described[1])
+        f.i64(self.described[2])
         chan.send(FRAME_DESCRIBED, f)
 
     def read_inputs(self, r, payload):
@@ -1021,6 +1072,8 @@ class Executor:
         with self.grad_off():
             out = self.output_tensor(self.forward(self.model, inputs))
             dtype = str(out.dtype).replace("torch.", "")
+            if self.o["kind"] == "embedding":
+                out = self.pool_embedding(out, inputs)
             host = out.detach().to("cpu").to(torch.float64).contiguous()
         self.synchronize()
         ms = (time.perf_counter() - t0) * 1000.0

@@ -54,15 +54,17 @@ static double quantile_sorted(const double *v, size_t n, double q)
 }
 
 /* Keeps, per example, the benchmark's output farthest from the run's: a
- * changed label first, then the largest max |difference|. */
-static void keep_farthest(px_bench *b, double *score, size_t k, const double *row, const px_example_result *ran)
+ * changed label first (a classifier's; an embedding's vector decides none),
+ * then the largest max |difference|. */
+static void keep_farthest(px_bench *b, double *score, size_t k, const double *row, const px_example_result *ran,
+                          int labelled)
 {
     double d = 0;
     for (size_t i = 0; i < b->n_out && i < ran->n_values; i++) {
         double x = fabs(row[i] - ran->values[i]);
         d = x > d || x != x ? x : d;
     }
-    if (results_argmax(row, b->n_out) != ran->label)
+    if (labelled && results_argmax(row, b->n_out) != ran->label)
         d = INFINITY;
     if (b->out[k] && !(d > score[k]))
         return;
@@ -138,7 +140,8 @@ static void bench_figures(px_bench *b, samples *sm)
 
 /* One forward of the stack xs (n examples) into x, its round trip in *rt
  * (ms): -1 with the words in b->stopped when it gave no [n, labels] output
- * (bench_failed). */
+ * (an embedding's: [n, dim], each row pooled with its own mask by the
+ * executor) (bench_failed). */
 static int forward_stack(px_runner *r, child *c, px_bench *b, const px_prepared *const *xs, size_t n, int64_t pad,
                          double timeout, px_example_result *x, double *rt)
 {
@@ -180,7 +183,8 @@ static void bench_endpoint(px_runner *r, px_env_result *er, px_bench *b, const s
     size_t *which = calloc(n, sizeof *which);
     double *score = calloc(r->res->n_examples, sizeof *score);
     b->out = calloc(r->res->n_examples, sizeof *b->out);
-    b->n_out = e->n_labels;
+    int embedding = r->f->kind == PX_MODEL_EMBEDDING;
+    b->n_out = embedding ? (size_t)r->f->dim : e->n_labels;
     b->examples = n_ok;
     samples sm = {0};
     double timed_s = 0, started = 0;
@@ -216,7 +220,7 @@ static void bench_endpoint(px_runner *r, px_env_result *er, px_bench *b, const s
             if (forward_stack(r, c, b, xs, n, pad, timeout, &x, &rt))
                 goto out;
             for (size_t j = 0; j < n; j++)
-                keep_farthest(b, score, which[j], x.values + j * e->n_labels, &er->ex[which[j]]);
+                keep_farthest(b, score, which[j], x.values + j * b->n_out, &er->ex[which[j]], !embedding);
             /* A new shape, or a forward the backend says compiled (a lazy
              * device may recompile a shape it saw): timed apart. */
             if (first || x.compiled == PX_COMPILED_YES) {
@@ -294,6 +298,10 @@ static void bench_train(px_runner *r, px_env_result *er, px_bench *b, const size
     size_t n = 0, steps = (size_t)b->train_steps;
     if (!xs || !targets) {
         b->stopped = strdup("out of memory");
+        goto out;
+    }
+    if (r->f->kind == PX_MODEL_EMBEDDING) {
+        b->stopped = strdup("an embedding has no labels to train on (train-step:N trains a classifier)");
         goto out;
     }
     n = train_set(r, er, ok, n_ok, xs, targets);

@@ -128,7 +128,7 @@ static const char *compile_backend(const px_runner *r, const px_env *e)
 static const char **executor_argv(px_runner *r, const px_env *e, char *threads, size_t size)
 {
     snprintf(threads, size, "%d", e->threads);
-    const char **argv = calloc(32 + 2 * r->opts.n_backend_modules, sizeof *argv);
+    const char **argv = calloc(40 + 2 * r->opts.n_backend_modules, sizeof *argv);
     if (!argv)
         return NULL;
     const char *prog = e->python ? r->opts.python : r->opts.executor;
@@ -138,12 +138,20 @@ static const char **executor_argv(px_runner *r, const px_env *e, char *threads, 
         argv[a++] = r->opts.script;
     argv[a++] = "--model", argv[a++] = e->model_path;
     argv[a++] = "--format", argv[a++] = fixture_format_name(e->model_format);
-    argv[a++] = "--kind", argv[a++] = r->f->kind == PX_MODEL_GENERATOR ? "generator" : "classifier";
+    argv[a++] = "--kind", argv[a++] = r->f->kind == PX_MODEL_GENERATOR   ? "generator"
+                                      : r->f->kind == PX_MODEL_EMBEDDING ? "embedding"
+                                                                         : "classifier";
+    /* An embedding's pooling and normalize (proto.h, Embedding). */
+    if (r->f->kind == PX_MODEL_EMBEDDING) {
+        argv[a++] = "--pooling", argv[a++] = fixture_pooling_name(r->f->pooling);
+        if (r->f->normalize)
+            argv[a++] = "--normalize";
+    }
     if (r->f->inputs_auto)
         argv[a++] = "--optional-input", argv[a++] = "token_type_ids";
     /* contract.model.output: the dict key or tuple index the logits are
      * (proto.h, Model handling); a classifier's only. */
-    if (r->f->output && r->f->output[0] && r->f->kind == PX_MODEL_CLASSIFIER)
+    if (r->f->output && r->f->output[0] && r->f->kind != PX_MODEL_GENERATOR)
         argv[a++] = "--output", argv[a++] = r->f->output;
     argv[a++] = "--device", argv[a++] = e->device;
     argv[a++] = "--dtype", argv[a++] = e->dtype;

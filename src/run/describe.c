@@ -122,6 +122,7 @@ static int decode_described(px_buf *b, px_describe *d)
     d->returns = buf_get_str(b);
     d->max_positions = (long)buf_get_i64(b);
     d->head = (long)buf_get_i64(b);
+    d->hidden = (long)buf_get_i64(b);
     return b->bad ? -1 : 0;
 }
 
@@ -180,6 +181,12 @@ out:
 int describe_model(const char *path, enum px_model_format fmt, int python, const px_runner_opts *where,
                    double timeout_s, px_describe *d, px_error *err)
 {
+    return describe_model_kind(path, fmt, PX_MODEL_CLASSIFIER, python, where, timeout_s, d, err);
+}
+
+int describe_model_kind(const char *path, enum px_model_format fmt, enum px_model_kind kind, int python,
+                        const px_runner_opts *where, double timeout_s, px_describe *d, px_error *err)
+{
     memset(d, 0, sizeof *d);
     px_runner_opts located = {0};
     if (!where) {
@@ -194,7 +201,8 @@ int describe_model(const char *path, enum px_model_format fmt, int python, const
         argv[a++] = where->script;
     argv[a++] = "--model", argv[a++] = path;
     argv[a++] = "--format", argv[a++] = fixture_format_name(fmt);
-    argv[a++] = "--kind", argv[a++] = "classifier";
+    argv[a++] = "--kind",
+    argv[a++] = kind == PX_MODEL_GENERATOR ? "generator" : kind == PX_MODEL_EMBEDDING ? "embedding" : "classifier";
     argv[a++] = "--device", argv[a++] = "cpu";
     argv[a++] = "--dtype", argv[a++] = "float32";
     argv[a++] = "--threads", argv[a++] = "1";

@@ -59,6 +59,8 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
             wire_set_detail(x, "protocol: malformed OUTPUT frame");
         } else if (r->f->kind == PX_MODEL_GENERATOR) {
             wire_judge_generator_shape(x, in->enc.n, tokenizer_vocab_size(prep->tok));
+        } else if (r->f->kind == PX_MODEL_EMBEDDING) {
+            wire_judge_embedding_shape(x, r->f->dim);
         } else {
             wire_judge_shape(x, e->n_labels);
         }
@@ -152,7 +154,8 @@ static void go_down(px_runner *r, px_env_result *er, int stage, char *msg, size_
 }
 
 /* The probe ([CLS] [SEP]) gives the first-forward time and, before any
- * example, whether the model's output width matches the contract's labels. */
+ * example, whether the model's output width matches the contract's labels
+ * (an embedding's: contract.model.dim). */
 static int run_probe(px_runner *r, px_env_result *er)
 {
     px_example_result x = {.label = -1, .forward_ms = -1};
@@ -176,7 +179,14 @@ static int run_probe(px_runner *r, px_env_result *er)
                      "'%s')",
                      x.detail ? x.detail : "?", e->name);
         rc = -1;
-    } else if (x.status == PX_ST_BAD_SHAPE && x.ndim == 2 && x.shape[0] == 1 && x.shape[1] > 0 && !e->own_model) {
+    } else if (r->f->kind == PX_MODEL_EMBEDDING && (x.status == PX_ST_BAD_SHAPE || x.status == PX_ST_EMPTY) &&
+               !e->own_model) {
+        px_error_set(&fatal, PX_ERR_MISMATCH, r->f->path, r->f->model_loc.line, r->f->model_loc.col,
+                     "contract.model.dim is %d but the model's vector does not fit: %s (probe forward in '%s')",
+                     r->f->dim, x.detail ? x.detail : "?", e->name);
+        rc = -1;
+    } else if (r->f->kind == PX_MODEL_CLASSIFIER && x.status == PX_ST_BAD_SHAPE && x.ndim == 2 && x.shape[0] == 1 &&
+               x.shape[1] > 0 && !e->own_model) {
         px_error_set(&fatal, PX_ERR_MISMATCH, r->f->path, e->labels_loc.line, e->labels_loc.col,
                      "%s lists %zu labels but the model gives %lld outputs (probe forward in '%s')",
                      e->own_labels ? "the environment" : "contract", e->n_labels, (long long)x.shape[1],

@@ -114,6 +114,26 @@ void wire_judge_shape(px_example_result *x, size_t n_labels)
     wire_set_detail(x, d);
 }
 
+void wire_judge_embedding_shape(px_example_result *x, int dim)
+{
+    char d[200];
+    x->label = -1; /* a vector decides no label */
+    if (x->n_values == 0) {
+        x->status = PX_ST_EMPTY;
+        snprintf(d, sizeof d, "output has no elements");
+    } else if (x->ndim != 2 || x->shape[0] != 1 || x->shape[1] != (int64_t)dim) {
+        int o = snprintf(d, sizeof d, "output shape [");
+        for (int i = 0; i < x->ndim && o < (int)sizeof d - 80; i++)
+            o += snprintf(d + o, sizeof d - (size_t)o, "%s%lld", i ? "," : "", (long long)x->shape[i]);
+        snprintf(d + o, sizeof d - (size_t)o, "], contract says [1,%d] (contract.model.dim)", dim);
+        x->status = PX_ST_BAD_SHAPE;
+    } else {
+        x->status = PX_ST_OK;
+        return;
+    }
+    wire_set_detail(x, d);
+}
+
 void wire_judge_generator_shape(px_example_result *x, size_t T, size_t V)
 {
     /* A model's vocabulary may be wider than its tokenizer's (Qwen and Gemma

@@ -31,6 +31,9 @@ int wire_decode_output(px_buf *p, px_example_result *x);
 /* A classifier's output must be [1, n_labels]: x's status (ok with its
  * label, empty, bad-shape with the words) from its shape. */
 void wire_judge_shape(px_example_result *x, size_t n_labels);
+/* An embedding's vector must be [1, dim] (contract.model.dim): x's status
+ * (ok, empty, bad-shape with the words naming dim); its label stays -1. */
+void wire_judge_embedding_shape(px_example_result *x, int dim);
 /* A generator's forward (the probe): [1, T, V], V the vocabulary's size. */
 void wire_judge_generator_shape(px_example_result *x, size_t T, size_t V);
 
