@@ -590,3 +590,41 @@ Test(embed, parity_run_runs_an_embedding, .timeout = 120)
     tl_free(&r);
     free(fx), free(out);
 }
+
+/* The real model end to end through the binary: `parity run` shows, for a
+ * query, the document its search puts first (the outdoor film for a movie
+ * search) and "vector" for a document; the results file it writes is then
+ * judged by `parity check --no-run` as a search: the query finds what it
+ * expects, and the file's vectors are an embedding's (format 6). */
+Test(embed, a_real_search_runs_and_is_judged_from_its_results_file, .timeout = 300)
+{
+    char py[600];
+    snprintf(py, sizeof py, "%s/" VENV_PY, here());
+    cr_assert(access(py, X_OK) == 0, "%s: make deps builds the venv", py);
+    char *fx = minilm_fixture("mean", 1, "  reference: {device: cpu, threads: 1, executor: python}\n");
+    char *text = tl_slurp(fx);
+    size_t n = strlen(text) + 400;
+    char *more = malloc(n);
+    snprintf(more, n,
+             "%s  - id: movie\n    role: query\n    kind: short\n    text: where can I watch a film outside\n"
+             "    expect: {top: [d1], k: 2, order: exact}\n",
+             text);
+    tl_write(fx, more);
+    char *out = tmp_path("search-results.yaml");
+    cmd_result r = tl_run((const char *[]){"parity", "run", fx, "-o", out, "--python", py, NULL});
+    cr_expect_eq(r.status, 0, "status %d: %s%s", r.status, r.out, r.err);
+    const char *row = strstr(r.out, "\nmovie ");
+    cr_expect(row && strstr(row, " d1 0."), "the movie query's cell names the film document first:\n%s", r.out);
+    const char *doc = strstr(r.out, "\nd0 ");
+    cr_expect(doc && strstr(doc, " vector "), "a document's cell:\n%s", r.out);
+    cr_expect(strstr(r.out, "max|Δ| vs reference") && !strstr(r.out, "Δlogit"), "%s", r.out);
+    tl_free(&r);
+    char *results = tl_slurp(out);
+    cr_expect(results && strstr(results, "parity_results: 6") && strstr(results, "kind: embedding"), "format 6");
+    free(results);
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", out, "--no-run", NULL});
+    cr_expect_eq(r.status, 0, "status %d: %s%s", r.status, r.out, r.err);
+    cr_expect(strstr(r.out, "movie") && strstr(r.out, "pass: top 2: d1 0."), "%s", r.out);
+    tl_free(&r);
+    free(text), free(more), free(out), free(fx);
+}

@@ -158,7 +158,7 @@ Test(judge_embed, drift_with_the_ranking_held_says_so)
     cr_expect_null(v->embed->moved);
     cr_expect(v->embed->cosine < 0.999 && v->embed->cosine > 0.99, "cosine %g", v->embed->cosine);
     cr_expect(strstr(v->detail, "cosine 0.99225"), "%s", v->detail);
-    cr_expect(strstr(v->detail, "< 0.999 (the search must see the same direction)"), "%s", v->detail);
+    cr_expect(strstr(v->detail, "cosine 0.992253 to the reference's vector < 0.999;"), "%s", v->detail);
     cr_expect(strstr(v->detail, "but its top 2 held"), "%s", v->detail);
     cr_expect(!strstr(v->detail, "logit"), "%s", v->detail);
     cr_expect_eq(v->div, PX_DIV_VALUES);
@@ -185,6 +185,21 @@ Test(judge_embed, order_set_holds_where_exact_would_not)
     cr_expect_eq(v->embed->held, 1);
     cr_expect_eq(v->outcome, PX_OC_PASS_TOL, "%s: %s", outcome_name(v->outcome), v->detail);
     cr_expect_eq(v->attr, PX_ATTR_NONE);
+    /* Held as a set, in another order: said, not failed. */
+    cr_expect(v->embed->moved && !strcmp(v->embed->moved, "rank 1 and 2 swap: go-night, chess-club"), "%s",
+              v->embed->moved ? v->embed->moved : "(none)");
+    cr_expect(strstr(v->detail, "top 2 held as a set (rank 1 and 2 swap: go-night, chess-club)"), "%s", v->detail);
+    char **lines;
+    int tw;
+    size_t n = story_search_lines(p.f, p.res, &p.j, &lines, &tw);
+    int said = 0;
+    for (size_t i = 0; i < n; i++) {
+        said |= !strncmp(lines[i], "tpu: ", 5) && strstr(lines[i], "held as a set in another order (q-set: rank 1 "
+                                                                  "and 2 swap: go-night, chess-club)");
+        free(lines[i]);
+    }
+    free(lines);
+    cr_expect(said, "the story's line for tpu says the reordering within q-set's window");
     judged_free(&p);
 }
 

@@ -144,7 +144,10 @@ typedef struct px_embed_verdict {
     char *moved;         /* what moved against the reference's first k, in
                             words ("rank 2 and 3 swap: go-night, chess-club";
                             "lantern-walk enters at rank 3, film-night
-                            leaves"); NULL when nothing did or not compared */
+                            leaves"); held under order: set, the order
+                            that changed within the first k ("rank 4 and 5
+                            swap: ..."); NULL when nothing did or not
+                            compared */
     char *rank_note;     /* why there is no ranking; NULL when there is */
 } px_embed_verdict;
 

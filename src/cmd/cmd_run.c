@@ -15,6 +15,7 @@
 #include "cmd_check.h"
 #include "parity/bench.h"
 #include "parity/cli.h"
+#include "parity/compare.h"
 #include "parity/evidence.h"
 #include "parity/fixture.h"
 #include "parity/history.h"
@@ -120,9 +121,42 @@ static int parse_args(const char *command, int argc, char **argv, run_args *a)
 }
 
 /* What a table cell says: the label, or the outcome when there is none. */
-static void cell_text(char *const *labels, const px_example_result *x, char *buf, size_t size)
+/* An embedding's query: the document its search puts first in the same
+ * environment (what the search returns, at a glance; the judge ranks them
+ * all). "" when a document has no vector there. */
+static void first_document(const px_fixture *f, const px_env_result *e, const px_example_result *x, char *buf,
+                           size_t size)
 {
-    if (x->status == PX_ST_OK && x->gen) {
+    double best = -2;
+    long at = -1;
+    for (size_t d = 0; d < f->n_examples; d++) {
+        if (f->examples[d].role != PX_ROLE_DOCUMENT)
+            continue;
+        const px_example_result *y = &e->ex[d];
+        if (y->status != PX_ST_OK || y->n_values != x->n_values) {
+            snprintf(buf, size, "(no vector for %s)", f->examples[d].id);
+            return;
+        }
+        double c = compare_cosine(x->values, y->values, x->n_values);
+        if (c > best)
+            best = c, at = (long)d;
+    }
+    if (at >= 0)
+        snprintf(buf, size, "%s %.3f", f->examples[at].id, best);
+    else
+        snprintf(buf, size, "ok");
+}
+
+static void cell_text(const px_fixture *f, const px_env_result *e, size_t k, char *buf, size_t size)
+{
+    char *const *labels = f->envs[e->env_index].labels;
+    const px_example_result *x = &e->ex[k];
+    if (x->status == PX_ST_OK && f->kind == PX_MODEL_EMBEDDING) {
+        if (f->examples[k].role == PX_ROLE_QUERY)
+            first_document(f, e, x, buf, size);
+        else
+            snprintf(buf, size, "vector");
+    } else if (x->status == PX_ST_OK && x->gen) {
         /* A generator's text, on one line. */
         size_t o = 0;
         buf[o++] = '"';
@@ -218,7 +252,7 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
         for (size_t k = 0; k < f->n_examples; k++) {
             if (!shard_holds(r->shard, f->examples[k].id))
                 continue;
-            cell_text(f->envs[r->envs[i].env_index].labels, &r->envs[i].ex[k], cell, sizeof cell);
+            cell_text(f, &r->envs[i], k, cell, sizeof cell);
             cw[i] = (int)strlen(cell) > cw[i] ? (int)strlen(cell) : cw[i];
         }
         cw[i] = cw[i] > 40 ? 40 : cw[i];
@@ -232,7 +266,10 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
     size_t n_cand = 0;
     for (size_t i = 0; r->reference >= 0 && i < ne; i++)
         n_cand += (int)i != r->reference;
-    fprintf(o, "  %s vs %s", f->kind == PX_MODEL_GENERATOR ? "first other token" : "max|Δlogit|",
+    fprintf(o, "  %s vs %s",
+            f->kind == PX_MODEL_GENERATOR   ? "first other token"
+            : f->kind == PX_MODEL_EMBEDDING ? "max|Δ|"
+                                            : "max|Δlogit|",
             r->reference >= 0 ? r->envs[r->reference].name : "(no reference)");
     if (f->kind != PX_MODEL_GENERATOR && n_cand > 1) {
         const char *sep = ": ";
@@ -248,7 +285,7 @@ static void print_table(FILE *o, const px_fixture *f, const px_results *r)
             continue;
         fprintf(o, "%-*s  %-*s", idw, f->examples[k].id, kw, f->examples[k].kind);
         for (size_t i = 0; i < ne; i++) {
-            cell_text(f->envs[r->envs[i].env_index].labels, &r->envs[i].ex[k], cell, sizeof cell);
+            cell_text(f, &r->envs[i], k, cell, sizeof cell);
             fprintf(o, "  %-*.*s", cw[i], cw[i], cell);
         }
         if (f->kind == PX_MODEL_GENERATOR) {

@@ -865,8 +865,7 @@ static int embed_numbers(const jctx *j, size_t k, const px_example_result *x, co
         return elem_ok && cos_ok;
     char *cw = NULL, *nw = NULL;
     if (sim)
-        cw = strf("cosine %.6g to the reference's vector %s %.6g%s%s%s", em->cosine, cos_ok ? "≥" : "<",
-                  sim->min_cosine, sim->why ? " (" : "", sim->why ? sim->why : "", sim->why ? ")" : "");
+        cw = strf("cosine %.6g to the reference's vector %s %.6g", em->cosine, cos_ok ? "≥" : "<", sim->min_cosine);
     else
         cw = strf("cosine %.6g to the reference's vector", em->cosine);
     if (strcmp(v->stat, "cosine") && !v->cmp.identical)
@@ -956,6 +955,10 @@ static int judge_embed(const jctx *j, size_t e, size_t k, px_verdict *v)
                     em->moved = moved_words(f, rdoc, em->doc, kk, rt->exact);
                 if (!held && !em->moved)
                     em->moved = strf("its top %zu differ from the reference's", kk);
+                /* Held as a set, in another order: not a change of the
+                 * task, but worth saying (held stays 1). */
+                if (held && !rt->exact)
+                    em->moved = moved_words(f, rdoc, em->doc, kk, 1);
             }
             free(rdoc), free(rscore), free(rnote);
         }
@@ -970,14 +973,18 @@ static int judge_embed(const jctx *j, size_t e, size_t k, px_verdict *v)
                          nwords ? nwords : "");
     } else if (!num_ok) {
         v->outcome = PX_OC_NUMERIC_DRIFT;
-        v->detail = rt && held == 1 ? strf("%s, but its top %d held", nwords ? nwords : "", rt->k)
+        v->detail = rt && held == 1 && em->moved
+                        ? strf("%s, but its top %d held as a set (%s)", nwords ? nwords : "", rt->k, em->moved)
+                    : rt && held == 1 ? strf("%s, but its top %d held", nwords ? nwords : "", rt->k)
                                     : strf("%s", nwords ? nwords : "");
     } else if (!ref || !v->has_cmp || v->cmp.identical) {
         v->outcome = PX_OC_PASS;
         v->detail = rt ? strf("top %d: %s", rt->k, top ? top : "") : strf("norm %.6g", em->norm);
     } else {
         v->outcome = PX_OC_PASS_TOL;
-        v->detail = rt && held == 1 ? strf("top %d held; %s", rt->k, nwords ? nwords : "")
+        v->detail = rt && held == 1 && em->moved
+                        ? strf("top %d held as a set (%s); %s", rt->k, em->moved, nwords ? nwords : "")
+                    : rt && held == 1 ? strf("top %d held; %s", rt->k, nwords ? nwords : "")
                     : rt            ? strf("top %d: %s; %s", rt->k, top ? top : "", nwords ? nwords : "")
                                     : strf("%s", nwords ? nwords : "");
     }

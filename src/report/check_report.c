@@ -144,6 +144,8 @@ static char *search_words(const px_fixture *f, const px_results *r, const px_jud
     const px_embed_verdict *em = j->envs[e].ex[k].embed;
     if (!em || f->examples[k].role != PX_ROLE_QUERY || !em->k || !em->n_ranked)
         return NULL; /* no ranking: its verdict says why */
+    if (r->reference >= 0 && (size_t)r->reference == e)
+        return NULL; /* the reference's verdict says its first k */
     const px_embed_verdict *rm = NULL;
     if (r->reference >= 0 && (size_t)r->reference != e && j->envs[r->reference].ex)
         rm = j->envs[r->reference].ex[k].embed;
@@ -200,7 +202,7 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
             /* An embedding's query: its search, always (what it returns is
              * the task). */
             char *search = search_words(f, r, j, e, k);
-            show |= search != NULL;
+            show |= search != NULL || (v->embed && v->embed->n_ranked); /* the reference's: its detail */
             if (!show)
                 free(search);
             if (!show && (fit == PX_FIT_NONE || fit == PX_FIT_HERE))

@@ -854,14 +854,19 @@ size_t story_search_lines(const px_fixture *f, const px_results *r, const px_jud
             const px_env_verdict *ev = &j->envs[e];
             if ((pass == 0) != ((int)e == tw) || ev->is_reference || !ev->selected || ev->absent || ev->down || !ev->ex)
                 continue;
-            size_t queries = 0, compared = 0, changed = 0, prec = 0, dev = 0;
-            char which[1024] = "";
+            size_t queries = 0, compared = 0, changed = 0, prec = 0, dev = 0, reordered = 0;
+            char which[1024] = "", order[512] = "";
             for (size_t k = 0; k < r->n_examples; k++) {
                 const px_verdict *v = &ev->ex[k];
                 if (!v->embed || !v->embed->k)
                     continue;
                 queries++;
                 compared += v->embed->held >= 0;
+                if (v->embed->held == 1 && v->embed->moved) { /* held as a set, in another order */
+                    reordered++;
+                    snprintf(order + strlen(order), sizeof order - strlen(order), "%s%s: %s", order[0] ? "; " : "",
+                             f->examples[k].id, v->embed->moved);
+                }
                 if (v->embed->held != 0)
                     continue;
                 changed++;
@@ -896,6 +901,11 @@ size_t story_search_lines(const px_fixture *f, const px_results *r, const px_jud
                             "(device)%s (%s)",
                             er->name, changed, compared, win, nc, prec, dev,
                             changed > prec + dev ? ", the others' cause unknown" : "", which);
+            if (line && reordered) {
+                char *more = strf("%s; %zu held as a set in another order (%s)", line, reordered, order);
+                free(line);
+                line = more;
+            }
             if (!line)
                 continue;
             if ((int)e == tw)
