@@ -565,3 +565,35 @@ Test(lint, an_embeddings_search_fixture_is_checked_against_its_model_and_queries
         NULL};
     expect_lint(SEARCH, 1, want);
 }
+
+/* An embedding's TorchScript model, described by its executor (DESCRIBE's
+ * hidden width): a dim that is not the width its states are pooled from
+ * is found before any run; with pooling none the model's own vector may be
+ * of another width, and nothing is said of it. */
+Test(lint, an_embeddings_dim_is_checked_against_the_described_width, .timeout = 120)
+{
+    char cwd[PATH_MAX], fx[PATH_MAX + 40];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    char *dir = tl_tmpdir();
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", dir);
+    for (int none = 0; none < 2; none++) {
+        char *text = malloc(3 * PATH_MAX);
+        snprintf(text, 3 * PATH_MAX,
+                 "parity: 1\ncontract:\n  task: t\n"
+                 "  model: {path: %s/tests/models/embed/encoder.pt, kind: embedding, dim: 16, pooling: %s}\n"
+                 "  input:\n    tokenizer: {kind: wordpiece, vocab: %s/fixtures/campus-club/vocab.txt}\n"
+                 "environments:\n  reference: {device: cpu}\nexamples:\n"
+                 "  - {id: a, role: document, text: chess club}\n",
+                 cwd, none ? "none" : "mean", cwd);
+        tl_write(fx, text);
+        cmd_result r = tl_run((const char *[]){"parity", "lint", fx, NULL});
+        const char *said = strstr(r.out, "contract.model.dim 16, but the model's hidden states are 32 wide");
+        if (none)
+            cr_expect_null(said, "pooling none: %s", r.out);
+        else
+            cr_expect(said && strstr(said, "set dim: 32"), "%s", r.out);
+        tl_free(&r);
+        free(text);
+    }
+    free(dir);
+}

@@ -41,8 +41,10 @@ extern const char *const px_init_texts[5];
  * it, as lint never guesses. */
 typedef struct px_lint_model {
     long head, max_positions;
+    long hidden; /* an embedding's: the hidden width, -1 not known */
 } px_lint_model;
-typedef int (*px_lint_describe_fn)(void *ctx, const char *path, enum px_model_format fmt, px_lint_model *m);
+typedef int (*px_lint_describe_fn)(void *ctx, const char *path, enum px_model_format fmt, enum px_model_kind kind,
+                                   px_lint_model *m);
 
 /* Lint the fixture at path. 0 with *out filled (n may be 0); -1 with *err
  * (code PX_EXIT_USAGE) only when the file cannot be read, is not YAML, or

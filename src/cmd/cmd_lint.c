@@ -25,15 +25,17 @@ static int on_arg(void *ctx, const px_option *o, const char *v)
  * asked DESCRIBE (describe.h); an export needs the Python one. Any failure
  * (no executor here, a model this torch cannot load) leaves the model
  * undescribed: run says those, lint does not guess. Its stderr is quiet. */
-static int describe_for_lint(void *ctx, const char *path, enum px_model_format fmt, px_lint_model *m)
+static int describe_for_lint(void *ctx, const char *path, enum px_model_format fmt, enum px_model_kind kind,
+                             px_lint_model *m)
 {
     (void)ctx;
     px_describe d = {0};
     px_error err = {0};
-    if (describe_model(path, fmt, fmt != PX_FORMAT_TORCHSCRIPT, NULL, 60, &d, &err))
+    if (describe_model_kind(path, fmt, kind, fmt != PX_FORMAT_TORCHSCRIPT, NULL, 60, &d, &err))
         return -1;
     m->head = d.head;
     m->max_positions = d.max_positions;
+    m->hidden = d.hidden;
     describe_free(&d);
     return 0;
 }

@@ -640,10 +640,12 @@ static long config_long(const char *dir, const char *key)
 }
 
 /* An embedding's width and a model's positions, from its config.json (a
- * Transformers directory) or its executor's DESCRIBE. */
+ * Transformers directory) or its executor's DESCRIBE. The width only where
+ * the vector is pooled from the hidden states (mean, cls): a model that
+ * returns its own vector (pooling none) may project it to another. */
 static void check_shape_fits(lctx *c, const px_fixture *f, long width, long positions)
 {
-    if (f->kind == PX_MODEL_EMBEDDING && width > 0 && width != f->dim)
+    if (f->kind == PX_MODEL_EMBEDDING && f->pooling != PX_POOL_NONE && width > 0 && width != f->dim)
         add(c, c->dim_at,
             "contract.model.dim %d, but the model's hidden states are %ld wide: every output would be bad-shape; "
             "set dim: %ld",
@@ -683,16 +685,16 @@ static void check_model_files(lctx *c, const px_fixture *f, const char *what, co
     if (fmt == PX_FORMAT_TRANSFORMERS && !access(path, R_OK))
         check_shape_fits(c, f, config_long(path, "hidden_size"), config_long(path, "max_position_embeddings"));
     /* A model file there, described where an executor here can load it */
-    px_lint_model m = {-1, -1};
+    px_lint_model m = {-1, -1, -1};
     if (fmt == PX_FORMAT_TRANSFORMERS || !c->describe || access(path, R_OK) ||
-        c->describe(c->describe_ctx, path, fmt, &m))
+        c->describe(c->describe_ctx, path, fmt, f->kind, &m))
         return;
     if (f->kind == PX_MODEL_CLASSIFIER && n_labels && m.head > 0 && (size_t)m.head != n_labels)
         add(c, labels_at,
             "%zu labels for a model whose classifier head gives %ld outputs: run would refuse it; list one label "
             "per output, in the model's order",
             n_labels, m.head);
-    check_shape_fits(c, f, -1, m.max_positions);
+    check_shape_fits(c, f, m.hidden, m.max_positions);
 }
 
 /* The tokenizer as run loads it, and every example through it (cleaning,
