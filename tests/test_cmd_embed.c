@@ -628,3 +628,22 @@ Test(embed, a_real_search_runs_and_is_judged_from_its_results_file, .timeout = 3
     tl_free(&r);
     free(text), free(more), free(out), free(fx);
 }
+
+/* parity bench's file for an embedding reads back: its outputs are vectors
+ * (contract.model.dim values each, not one per label), and check judges
+ * them as it judges a run's, never as a label "decided ?". */
+Test(embed, a_bench_file_of_an_embedding_reads_back_and_is_judged, .timeout = 120)
+{
+    char *fx = write_fixture(encoder_spec(), 32, "mean", 1, NULL, "  reference: {device: cpu, threads: 1}\n");
+    char *out = tmp_path("bench.yaml");
+    cmd_result r = tl_run((const char *[]){"parity", "bench", fx, "--endpoint", "batch:2", "--warmup", "1", "--iters",
+                                           "1", "-o", out, NULL});
+    cr_expect_eq(r.status, 0, "status %d: %s%s", r.status, r.out, r.err);
+    cr_expect(!strstr(r.out, "decides"), "a vector decides no label: %s", r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", out, "--no-run", NULL});
+    cr_expect_eq(r.status, 0, "status %d: %s%s", r.status, r.out, r.err);
+    cr_expect(strstr(r.out, "performance: measured: batch:2"), "%s", r.out);
+    tl_free(&r);
+    free(out), free(fx);
+}

@@ -46,7 +46,7 @@ static int batch_changed(const px_fixture *f, const px_env_result *e, size_t k, 
 {
     const px_example *ex = &f->examples[k];
     const px_tolerance *t = ex->tol.present ? &ex->tol : &f->logits_tol;
-    int label = results_argmax(out, n);
+    int label = f->kind == PX_MODEL_EMBEDDING ? -1 : results_argmax(out, n); /* a vector decides no label */
     if (label != ran->label) {
         const char *now = label >= 0 && (size_t)label < e->n_labels ? e->labels[label] : "?",
                    *was = results_label(e, ran);
@@ -94,7 +94,7 @@ static int judge_one(const px_fixture *f, const px_results *r, const px_judgemen
         if (!b->out[k] || x->status != PX_ST_OK || x->n_values != b->n_out || same_values(b->out[k], x->values, b->n_out))
             continue;
         ex[k].values = b->out[k];
-        ex[k].label = results_argmax(b->out[k], b->n_out);
+        ex[k].label = f->kind == PX_MODEL_EMBEDDING ? -1 : results_argmax(b->out[k], b->n_out);
         changed = 1;
     }
     envs[env].ex = ex;

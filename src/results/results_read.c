@@ -928,12 +928,16 @@ static int load_bench_outputs(ctx *c, yaml_node_t *n, px_bench *b, const px_env_
             return fail_at(c, k, "%s: example '%s' is listed twice", what, scalar(k));
         if (want(c, v, YAML_SEQUENCE_NODE, what))
             return -1;
-        if (seq_len(v) != e->n_labels)
-            return fail_at(c, v, "%s: '%s' has %zu values, the environment has %zu labels", what, scalar(k),
-                           seq_len(v), e->n_labels);
-        if (!(b->out[at] = malloc((e->n_labels ? e->n_labels : 1) * sizeof *b->out[at])))
+        /* One value per label (a classifier's), per element (an embedding's). */
+        int emb = c->f->kind == PX_MODEL_EMBEDDING;
+        size_t width = emb ? (size_t)c->f->dim : e->n_labels;
+        if (seq_len(v) != width)
+            return fail_at(c, v, emb ? "%s: '%s' has %zu values, the contract's vectors %zu (contract.model.dim)"
+                                     : "%s: '%s' has %zu values, the environment has %zu labels",
+                           what, scalar(k), seq_len(v), width);
+        if (!(b->out[at] = malloc((width ? width : 1) * sizeof *b->out[at])))
             return px_error_oom(c->err, c->path);
-        for (size_t i = 0; i < e->n_labels; i++)
+        for (size_t i = 0; i < width; i++)
             if (read_double(c, seq_at(c, v, i), what, &b->out[at][i]))
                 return -1;
     }
@@ -1013,7 +1017,7 @@ static int load_bench(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_
         yaml_node_t *r = seq_at(c, n, i);
         px_bench *b = &e->bench[i];
         e->n_bench = i + 1;
-        b->n_out = e->n_labels;
+        b->n_out = c->f->kind == PX_MODEL_EMBEDDING ? (size_t)c->f->dim : e->n_labels;
         if (!(b->out = calloc(c->r->n_examples ? c->r->n_examples : 1, sizeof *b->out)))
             return px_error_oom(c->err, c->path);
         char *endpoint = NULL;
