@@ -597,3 +597,12 @@ Test(lint, an_embeddings_dim_is_checked_against_the_described_width, .timeout = 
     }
     free(dir);
 }
+
+/* The third demo (make demo-search) is a finished fixture: the real model's
+ * every file and its tokenizer pinned and found, dim and max_tokens fit the
+ * model, every why written, every kind among its queries, its ambiguous
+ * query decided. */
+Test(lint, the_search_demo_has_no_findings)
+{
+    expect_lint("fixtures/campus-search/fixture.yaml", 0, (const char *[]){NULL});
+}
