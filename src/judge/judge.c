@@ -677,6 +677,24 @@ static char *no_vector_words(const jctx *j, size_t e, size_t d)
     return s;
 }
 
+/* A document and its cosine to the query: best first, a NaN last, ties
+ * by fixture order. */
+struct ranked {
+    long doc;
+    double cos;
+};
+
+static int ranked_cmp(const void *pa, const void *pb)
+{
+    const struct ranked *a = pa, *b = pb;
+    int na = isnan(a->cos), nb = isnan(b->cos);
+    if (na != nb)
+        return na - nb;
+    if (!na && a->cos != b->cos)
+        return a->cos > b->cos ? -1 : 1;
+    return (a->doc > b->doc) - (a->doc < b->doc);
+}
+
 /* A query's search in environment e: the fixture's documents by cosine
  * to its vector there, best first, ties by fixture order (a NaN cosine
  * last). 0 with the ranking; 1 with *note when there is none (the query
@@ -702,19 +720,19 @@ static int embed_rank(const jctx *j, size_t e, size_t k, long **doc, double **sc
         return -1;
     }
     size_t m = 0;
-    for (size_t d = 0; d < j->r->n_examples && m < f->n_documents; d++) {
-        if (f->examples[d].role != PX_ROLE_DOCUMENT)
-            continue;
-        double c = compare_cosine(er->ex[k].values, er->ex[d].values, (size_t)f->dim);
-        /* Insertion, stable: a later document goes after its equals. */
-        size_t at = m;
-        while (at > 0 && (isnan(sc[at - 1]) ? !isnan(c) : !isnan(c) && c > sc[at - 1]))
-            at--;
-        memmove(ds + at + 1, ds + at, (m - at) * sizeof *ds);
-        memmove(sc + at + 1, sc + at, (m - at) * sizeof *sc);
-        ds[at] = (long)d, sc[at] = c;
-        m++;
+    struct ranked *rk = malloc((f->n_documents ? f->n_documents : 1) * sizeof *rk);
+    if (!rk) {
+        free(ds), free(sc);
+        return -1;
     }
+    for (size_t d = 0; d < j->r->n_examples && m < f->n_documents; d++)
+        if (f->examples[d].role == PX_ROLE_DOCUMENT)
+            rk[m++] = (struct ranked){(long)d, compare_cosine(er->ex[k].values, er->ex[d].values, (size_t)f->dim)};
+    /* Sorted, not inserted: a corpus of thousands is ranked in n log n. */
+    qsort(rk, m, sizeof *rk, ranked_cmp);
+    for (size_t i = 0; i < m; i++)
+        ds[i] = rk[i].doc, sc[i] = rk[i].cos;
+    free(rk);
     *doc = ds, *score = sc, *n = m;
     return 0;
 }
