@@ -1839,6 +1839,20 @@ char *judgement_not_compared_words(const px_judgement *j, size_t e)
     return ev->not_compared ? strf("not compared: no reference (%s)", ev->not_compared) : NULL;
 }
 
+/* Why the twin cannot tell example k's cause: it is unusable, or has no
+ * `what` (output, search) for the example. */
+static char *unknown_words(const px_judgement *j, size_t k, const char *what)
+{
+    if (j->twin_unusable)
+        return strf("unknown: %s", j->twin_unusable);
+    if (j->twin >= 0) {
+        const px_verdict *tv = &j->envs[j->twin].ex[k];
+        return strf("unknown: the twin has no %s for it (%s%s%s)", what, outcome_name(tv->outcome),
+                    tv->detail ? ": " : "", tv->detail ? tv->detail : "");
+    }
+    return strf("unknown");
+}
+
 /* An embedding query's changed search, in words: "precision (rank 2 and
  * 3 swap: go-night, chess-club in the bfloat16 twin as well)". */
 static char *embed_cause_words(const px_judgement *j, size_t e, size_t k)
@@ -1854,16 +1868,9 @@ static char *embed_cause_words(const px_judgement *j, size_t e, size_t k)
                     dt);
     case PX_ATTR_DEVICE: return strf("device (the twin keeps the reference's top %d)", v->embed->k);
     case PX_ATTR_UNKNOWN:
-        if (j->twin_unusable)
-            return strf("unknown: %s", j->twin_unusable);
-        if (tem && tem->held == 0)
+        if (!j->twin_unusable && tem && tem->held == 0)
             return strf("unknown: the twin's top %d change another way (%s)", tem->k, tem->moved ? tem->moved : "");
-        if (j->twin >= 0) {
-            const px_verdict *tv = &j->envs[j->twin].ex[k];
-            return strf("unknown: the twin has no search for it (%s%s%s)", outcome_name(tv->outcome),
-                        tv->detail ? ": " : "", tv->detail ? tv->detail : "");
-        }
-        return strf("unknown");
+        return unknown_words(j, k, "search");
     default: return NULL;
     }
 }
@@ -1886,15 +1893,7 @@ char *judgement_cause_words(const px_judgement *j, size_t e, size_t k)
         return strf("device (the twin %s)", drift ? "stays within the tolerance"
                                            : gen ? "generates another path"
                                                  : "keeps the reference's decision");
-    case PX_ATTR_UNKNOWN:
-        if (j->twin_unusable)
-            return strf("unknown: %s", j->twin_unusable);
-        if (j->twin >= 0) {
-            const px_verdict *tv = &j->envs[j->twin].ex[k];
-            return strf("unknown: the twin has no output for it (%s%s%s)", outcome_name(tv->outcome),
-                       tv->detail ? ": " : "", tv->detail ? tv->detail : "");
-        }
-        return strf("unknown");
+    case PX_ATTR_UNKNOWN: return unknown_words(j, k, "output");
     default: return NULL;
     }
 }
