@@ -551,6 +551,8 @@ Test(formats, init_writes_a_transformers_directory_pinned_file_by_file, .timeout
     cr_assert_not_null(f, "%s", err.msg);
     cr_expect_eq(f->model_format, PX_FORMAT_TRANSFORMERS);
     cr_expect_eq(f->n_model_files, 3);
+    /* Its positions, from DESCRIBE or (no executor here loads it) its config.json. */
+    cr_expect_eq(f->max_tokens, 128, "max_tokens %zu", f->max_tokens);
     px_fixture *g = fixture_load(FORMATS, &err);
     cr_assert_not_null(g, "%s", err.msg);
     cr_expect_str_eq(f->model_sha256, g->model_sha256, "the same directory, the same pins");

@@ -27,6 +27,12 @@ void modeldir_digest(const px_model_file *v, size_t n, char out[PX_SHA256_HEX]);
  * every regular file but dot files and *.md (documentation). */
 int modeldir_readable(const char *name);
 
+/* A positive whole number of the directory's config.json (e.g.
+ * max_position_embeddings, hidden_size); 0 when it is absent, not one, or
+ * the file cannot be read. Read without the model's code: lint and init use
+ * it where no executor here can load the model. */
+long modeldir_config_long(const char *dir, const char *key);
+
 /* The directory dir against its pins: every pinned file hashes to its pin,
  * and no file loading could read is left unpinned. 0 with out the digest
  * of what is there (the pins' digest when all match), or -1 with err

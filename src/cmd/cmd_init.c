@@ -650,11 +650,17 @@ static int describe(const init_args *a, px_describe *d, px_error *err)
             return -1;
         }
         px_error_format(&e, said, sizeof said);
-        fprintf(stderr, "parity init: warning: %s; contract.model.inputs and max_tokens are left at their defaults: "
-                        "check them\n", said);
+        fprintf(stderr, "parity init: warning: %s; contract.model.inputs %s left at %s: check %s\n", said,
+                dir ? "is" : "and max_tokens are", dir ? "its default (max_tokens is config.json's positions)"
+                                                       : "their defaults",
+                dir ? "it" : "them");
         *err = (px_error){0};
         memset(d, 0, sizeof *d);
         d->max_positions = d->head = -1;
+        /* A directory's config.json still says its positions. */
+        long positions = dir ? modeldir_config_long(a->model, "max_position_embeddings") : 0;
+        if (positions > 0)
+            d->max_positions = positions;
         return 0;
     }
     /* The labels name the head's outputs, one each. */

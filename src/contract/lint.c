@@ -627,18 +627,6 @@ static size_t config_labels(const char *dir)
     return n;
 }
 
-/* A whole number of a Transformers directory's config.json; 0 when absent. */
-static long config_long(const char *dir, const char *key)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/config.json", dir);
-    json_t *cfg = json_load_file(path, 0, NULL);
-    json_t *v = json_object_get(cfg, key);
-    long n = json_is_integer(v) && json_integer_value(v) > 0 ? (long)json_integer_value(v) : 0;
-    json_decref(cfg);
-    return n;
-}
-
 /* An embedding's width and a model's positions, from its config.json (a
  * Transformers directory) or its executor's DESCRIBE. The width only where
  * the vector is pooled from the hidden states (mean, cls): a model that
@@ -683,7 +671,8 @@ static void check_model_files(lctx *c, const px_fixture *f, const char *what, co
                 n_labels, outputs);
     }
     if (fmt == PX_FORMAT_TRANSFORMERS && !access(path, R_OK))
-        check_shape_fits(c, f, config_long(path, "hidden_size"), config_long(path, "max_position_embeddings"));
+        check_shape_fits(c, f, modeldir_config_long(path, "hidden_size"),
+                         modeldir_config_long(path, "max_position_embeddings"));
     /* A model file there, described where an executor here can load it */
     px_lint_model m = {-1, -1, -1};
     if (fmt == PX_FORMAT_TRANSFORMERS || !c->describe || access(path, R_OK) ||

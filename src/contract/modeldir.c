@@ -4,6 +4,7 @@
 #include "parity/strf.h"
 
 #include <dirent.h>
+#include <jansson.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,4 +182,15 @@ int modeldir_check(const char *fixture, int line, int col, const char *dir, cons
                    char out[PX_SHA256_HEX], px_error *err)
 {
     return modeldir_check_each(fixture, line, col, dir, v, n, out, NULL, NULL, err);
+}
+
+long modeldir_config_long(const char *dir, const char *key)
+{
+    char *path = strf("%s/config.json", dir);
+    json_t *cfg = path ? json_load_file(path, 0, NULL) : NULL;
+    free(path);
+    json_t *v = json_object_get(cfg, key);
+    long n = json_is_integer(v) && json_integer_value(v) > 0 ? (long)json_integer_value(v) : 0;
+    json_decref(cfg);
+    return n;
 }
