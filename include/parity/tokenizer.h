@@ -101,7 +101,9 @@ typedef struct px_tok_limits {
 /* Fill *out (zeroed when the tokenizer is not a tokenizer.json or sets
  * neither); 1 when the file sets truncation or padding, else 0. */
 int tokenizer_file_limits(const px_tokenizer *tok, px_tok_limits *out);
-/* The same in words for lint, into buf (n bytes, NUL-terminated), e.g.
+/* The same in words, into buf (n bytes, NUL-terminated; no command shows it
+ * yet: lint does not, since max_tokens, not the file, is the contract's
+ * limit), e.g.
  * "tokenizer.json truncates at 128 tokens and pads to 128: parity applies
  * neither; a text over max_tokens is rejected"; "" and 0 when it sets
  * neither, else the length written (cut to n - 1). */
