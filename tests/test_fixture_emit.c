@@ -213,8 +213,15 @@ static void filtered(const char *what, const px_fixture *f)
     cr_assert_eq(g->n_envs, n_keep, "%s: %zu environments kept", what, g->n_envs);
     for (size_t i = 0; i < n_keep; i++)
         same_env(what, &f->envs[keep[i]], &g->envs[i]);
-    cr_assert_eq(g->n_examples, 1, "%s: %zu examples kept", what, g->n_examples);
+    /* An embedding's documents stay with any subset: its queries search them. */
+    size_t docs = 0;
+    for (size_t i = 0; i < f->n_examples; i++)
+        docs += (int)i != ex && f->examples[i].role == PX_ROLE_DOCUMENT;
+    cr_assert_eq(g->n_examples, 1 + docs, "%s: %zu examples kept", what, g->n_examples);
     same_example(what, f, (size_t)ex, g, 0, 1);
+    for (size_t i = 1; i < g->n_examples; i++)
+        cr_expect_eq(g->examples[i].role, PX_ROLE_DOCUMENT, "%s: %s kept beside the one asked for", what,
+                     g->examples[i].id);
     fixture_free(g);
     free(text);
 }
