@@ -1100,6 +1100,6 @@ void story_free(px_story *s)
     strs_free(&s->performance), strs_free(&s->searches);
     strs_free(&s->pending), strs_free(&s->warnings);
     free(s->task), free(s->verdict), free(s->fixture), free(s->fixture_sha256), free(s->generated);
-    free(s->ambiguous_rule), free(s->generate);
+    free(s->ambiguous_rule), free(s->generate), free(s->embedding);
     free(s);
 }
