@@ -428,13 +428,15 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	  fixture-*|splice-*|results-*|theme-*|tokenizer-*|hfjson-*|history-*|genreply-*) ;; \
 	  *) echo "$$f: name it HARNESS-description (fixture, splice, results, theme, tokenizer, hfjson, history, genreply)"; exit 1;; \
 	  esac; done
-	@for f in fixtures/*/*.yaml tests/data/*.yaml tests/data/*/fixture.yaml tests/golden/yamledit/*.yaml; do \
+	@for f in fixtures/*/*.yaml tests/data/*.yaml tests/data/*/fixture.yaml tests/data/embed/search.yaml \
+	  tests/golden/yamledit/*.yaml; do \
 	  [ -f "$$f" ] || continue; n=$$(echo $$f | tr / _); \
 	  [ ! -d $(FUZZ_DIR)/seed-fixture ] || cp $$f $(FUZZ_DIR)/seed-fixture/$$n; \
 	  id=$$(grep -m1 -o 'id: [A-Za-z0-9_-]*' $$f | cut -c5-); \
 	  [ ! -d $(FUZZ_DIR)/seed-splice ] || { echo "$$id"; cat $$f; } > $(FUZZ_DIR)/seed-splice/$$n; done
 	@s=$(FUZZ_DIR)/seed; put() { [ ! -d $$s-$$1 ] || cp $$2 $$s-$$1/$$(echo $$2 | tr / _); }; \
-	  for f in tests/data/campus-results.yaml tests/data/results-minimal.yaml tests/fuzz/seed-results-*; do put results $$f; done; \
+	  for f in tests/data/campus-results.yaml tests/data/results-minimal.yaml tests/data/embed/search-results.yaml \
+	    tests/fuzz/seed-results-*; do put results $$f; done; \
 	  for f in themes/*.theme tests/data/theme-*.theme; do put theme $$f; done; \
 	  for f in tests/fuzz/seed-tokenizer-* fixtures/campus-club/fixture.yaml; do put tokenizer $$f; done; \
 	  for f in tests/data/campus-tokenizer.json; do put hfjson $$f; done; \

@@ -2,8 +2,9 @@
  * machines, must turn any bytes into results matched to the fixture or a
  * located usage error, never a crash, leak or hang. The fixture is
  * fixtures/campus-club/fixture.yaml, or for a file that says generated:
- * (a generator's results) tests/data/gen/fixture.yaml (run from the
- * repository root). */
+ * (a generator's results) tests/data/gen/fixture.yaml, or for one that says
+ * kind: embedding tests/data/embed/search.yaml (run from the repository
+ * root). */
 #define _GNU_SOURCE /* memmem */
 #include <stddef.h>
 #include <stdint.h>
@@ -13,7 +14,7 @@
 
 #include "parity/results.h"
 
-static px_fixture *fixture, *classifier, *generator;
+static px_fixture *fixture, *classifier, *generator, *embedding;
 
 static px_fixture *load(const char *path)
 {
@@ -33,6 +34,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc, (void)argv;
     classifier = load("fixtures/campus-club/fixture.yaml");
     generator = load("tests/data/gen/fixture.yaml");
+    embedding = load("tests/data/embed/search.yaml");
     return 0;
 }
 
@@ -64,7 +66,9 @@ static void check(const px_results *r)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     px_error err = {0};
-    fixture = memmem(data, size, "generated:", 10) ? generator : classifier;
+    fixture = memmem(data, size, "generated:", 10)           ? generator
+              : memmem(data, size, "kind: embedding", 15) ? embedding
+                                                          : classifier;
     px_results *r = results_parse("fuzz-results.yaml", (const char *)data, size, fixture, &err);
     if (r)
         check(r);
