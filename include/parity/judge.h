@@ -151,6 +151,11 @@ typedef struct px_embed_verdict {
     char *rank_note;     /* why there is no ranking; NULL when there is */
 } px_embed_verdict;
 
+/* Where document doc (an example index) stands in a search, 0 first, among
+ * its first `within` ranks (SIZE_MAX: all of them); -1 when not there or
+ * em is NULL. */
+long embed_rank_of(const px_embed_verdict *em, long doc, size_t within);
+
 typedef struct px_verdict {
     /* (Ordered to leave no padding.) */
     px_outcome outcome;

@@ -198,6 +198,9 @@ char *story_env_identity(const px_fixture *f, const px_env_result *er);
  * the reference's vector"; "no ranking: document x has no vector here
  * (...)" when it has none. */
 char *story_search_words(const px_fixture *f, const px_embed_verdict *em, const px_embed_verdict *ref);
+/* The reference environment's embedding verdict for example k, to set
+ * beside environment e's; NULL when e is the reference, or there is none. */
+const px_embed_verdict *story_reference_embed(const px_results *r, const px_judgement *j, size_t e, size_t k);
 
 /* What each environment does to an embedding's searches, one line each
  * (malloc'd, *out malloc'd; 0 lines for another kind or without a

@@ -737,6 +737,14 @@ static int embed_rank(const jctx *j, size_t e, size_t k, long **doc, double **sc
     return 0;
 }
 
+long embed_rank_of(const px_embed_verdict *em, long doc, size_t within)
+{
+    for (size_t i = 0; em && i < em->n_ranked && i < within; i++)
+        if (em->doc[i] == doc)
+            return (long)i;
+    return -1;
+}
+
 /* The window a query's search is judged in. */
 static size_t embed_k(const px_example *ex, size_t n_ranked)
 {

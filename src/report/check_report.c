@@ -146,10 +146,7 @@ static char *search_words(const px_fixture *f, const px_results *r, const px_jud
         return NULL; /* no ranking: its verdict says why */
     if (r->reference >= 0 && (size_t)r->reference == e)
         return NULL; /* the reference's verdict says its first k */
-    const px_embed_verdict *rm = NULL;
-    if (r->reference >= 0 && (size_t)r->reference != e && j->envs[r->reference].ex)
-        rm = j->envs[r->reference].ex[k].embed;
-    return story_search_words(f, em, rm);
+    return story_search_words(f, em, story_reference_embed(r, j, e, k));
 }
 
 void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since)
@@ -329,9 +326,7 @@ static void json_embedding(FILE *o, const px_fixture *f, const px_results *r, co
         fputs("null},", o);
         return;
     }
-    const px_embed_verdict *rm = NULL;
-    if (r->reference >= 0 && (size_t)r->reference != e && j->envs[r->reference].ex)
-        rm = j->envs[r->reference].ex[k].embed;
+    const px_embed_verdict *rm = story_reference_embed(r, j, e, k);
     fputc('{', o);
     json_key(o, "k"), fprintf(o, "%d,", em->k);
     json_key(o, "order"), emit_json_string(o, ex->expect.retrieval && ex->expect.retrieval->exact ? "exact" : "set");

@@ -301,14 +301,6 @@ static const px_embed_verdict *search_of(const px_story *s, const px_judgement *
     return j->envs[e].ex[k].embed;
 }
 
-static long rank_in(const px_embed_verdict *em, long doc, size_t win)
-{
-    for (size_t i = 0; em && i < em->n_ranked && i < win; i++)
-        if (em->doc[i] == doc)
-            return (long)i;
-    return -1;
-}
-
 static size_t search_window(const px_story *s, const px_judgement *j, size_t k)
 {
     size_t win = 0;
@@ -337,7 +329,7 @@ static const char *moved_class(const px_story *s, const px_embed_verdict *ref, c
 {
     if ((int)e == s->reference || !ref || !ref->n_ranked)
         return "";
-    if (rank_in(ref, em->doc[i], win) == (long)i)
+    if (embed_rank_of(ref, em->doc[i], win) == (long)i)
         return "";
     return em->held == 1 ? " reordered" : " moved";
 }
@@ -381,7 +373,7 @@ static void bump_chart(FILE *o, const px_story *s, const px_judgement *j, size_t
     for (size_t e = 0; e + 1 < n; e++) {
         const px_embed_verdict *a = search_of(s, j, e, k), *b = search_of(s, j, e + 1, k);
         for (size_t i = 0; a && b && i < a->n_ranked && i < win; i++) {
-            long to = rank_in(b, a->doc[i], win);
+            long to = embed_rank_of(b, a->doc[i], win);
             if (to < 0)
                 continue;
             const char *cls = moved_class(s, ref, b, e + 1, (size_t)to, win);
@@ -401,7 +393,7 @@ static void bump_chart(FILE *o, const px_story *s, const px_judgement *j, size_t
         }
         for (size_t i = 0; i < em->n_ranked && i < win; i++) {
             const char *cls = moved_class(s, ref, em, e, i, win), *id = s->examples[em->doc[i]].id;
-            long was = rank_in(ref, em->doc[i], win);
+            long was = embed_rank_of(ref, em->doc[i], win);
             int y = top + (int)i * rowh;
             fputs("<g><title>", o);
             h(o, id);
@@ -421,7 +413,7 @@ static void bump_chart(FILE *o, const px_story *s, const px_judgement *j, size_t
         /* what left this column's first k */
         char left[256] = "";
         for (size_t i = 0; (int)e != s->reference && ref && i < ref->n_ranked && i < win; i++)
-            if (rank_in(em, ref->doc[i], win) < 0 && strlen(left) < sizeof left - 64)
+            if (embed_rank_of(em, ref->doc[i], win) < 0 && strlen(left) < sizeof left - 64)
                 snprintf(left + strlen(left), sizeof left - strlen(left), "%s%s", *left ? ", " : "left: ",
                          s->examples[ref->doc[i]].id);
         if (*left) {

@@ -6,6 +6,7 @@
 #include "parity/report_md.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,14 +187,6 @@ static const px_embed_verdict *md_search(const px_story *s, const px_judgement *
     return j->envs[e].ex[k].embed;
 }
 
-static long md_rank(const px_embed_verdict *em, long doc)
-{
-    for (size_t i = 0; em && i < em->n_ranked; i++)
-        if (em->doc[i] == doc)
-            return (long)i;
-    return -1;
-}
-
 /* A query's first k per environment, rank by environment: each document
  * with its cosine to the query and, in a candidate, its rank in the
  * reference where that differs ("↑3"; "new": not in the reference's first
@@ -229,7 +222,7 @@ static void md_searches(FILE *o, const px_story *s, const px_judgement *j, size_
             else if (i < em->n_ranked) {
                 md_cell(o, s->examples[em->doc[i]].id);
                 fprintf(o, " %.4f", em->score[i]);
-                long was = (int)e == s->reference ? (long)i : md_rank(ref, em->doc[i]);
+                long was = (int)e == s->reference ? (long)i : embed_rank_of(ref, em->doc[i], SIZE_MAX);
                 if (!ref || !ref->n_ranked || was == (long)i)
                     ;
                 else if (was < 0 || was >= (long)win)
@@ -248,7 +241,7 @@ static void md_searches(FILE *o, const px_story *s, const px_judgement *j, size_
             continue;
         int left = 0;
         for (size_t i = 0; i < win && i < ref->n_ranked; i++) {
-            long now = md_rank(em, ref->doc[i]);
+            long now = embed_rank_of(em, ref->doc[i], SIZE_MAX);
             if (now >= 0 && now < (long)win)
                 continue;
             fputs(left++ ? ", " : "- Left the first k in ", o);

@@ -457,10 +457,7 @@ static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
         free(cause);
     }
     if (v->embed && b->f->examples[k].role == PX_ROLE_QUERY && v->embed->k) {
-        const px_embed_verdict *rm = NULL;
-        if (b->r->reference >= 0 && (size_t)b->r->reference != e && b->j->envs[b->r->reference].ex)
-            rm = b->j->envs[b->r->reference].ex[k].embed;
-        char *sw = story_search_words(b->f, v->embed, rm);
+        char *sw = story_search_words(b->f, v->embed, story_reference_embed(b->r, b->j, e, k));
         b->oom |= !sw;
         c->search = red(b, sw);
         free(sw);
@@ -800,6 +797,13 @@ static void first_k_into(const px_fixture *f, const px_embed_verdict *em, char *
     for (size_t i = 0; i < n && o < size; i++)
         o += (size_t)snprintf(buf + o, size - o, "%s%s %.4g", i ? ", " : "", f->examples[em->doc[i]].id,
                               em->score[i]);
+}
+
+const px_embed_verdict *story_reference_embed(const px_results *r, const px_judgement *j, size_t e, size_t k)
+{
+    if (r->reference < 0 || (size_t)r->reference == e || !j->envs[r->reference].ex)
+        return NULL;
+    return j->envs[r->reference].ex[k].embed;
 }
 
 char *story_search_words(const px_fixture *f, const px_embed_verdict *em, const px_embed_verdict *ref)

@@ -72,7 +72,6 @@ static const char *kind_name(enum px_model_kind k)
     return k == PX_MODEL_EMBEDDING ? "an embedding" : k == PX_MODEL_GENERATOR ? "a generator" : "a classifier";
 }
 
-
 static size_t seq_len(const yaml_node_t *n)
 {
     return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);

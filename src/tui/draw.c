@@ -630,15 +630,6 @@ static const px_embed_verdict *embed_of(const tui *t, int e, size_t k)
     return t->judged && e >= 0 ? t->j.envs[e].ex[k].embed : NULL;
 }
 
-/* Where document doc stands in a search (0 first), -1 when not ranked. */
-static long rank_of(const px_embed_verdict *em, long doc)
-{
-    for (size_t i = 0; em && i < em->n_ranked; i++)
-        if (em->doc[i] == doc)
-            return (long)i;
-    return -1;
-}
-
 /* The environments an embedding's pane shows, in their order: the
  * reference, the candidate shown, the twin (which tells precision from
  * the device); each once. Returns how many. */
@@ -771,7 +762,7 @@ static int draw_query(tui *t, size_t k, int y, int x, int w, int end, int dry)
                 tui_put(t, y, cx, iw, beyond ? PX_EL_DIM : PX_EL_NORMAL, t->f->examples[em->doc[i]].id);
                 cosine_words(em->score[i], 4, cell, sizeof cell);
                 tui_put(t, y, cx + iw + 1, 7, PX_EL_DIM, cell);
-                long was = e == t->res->reference ? (long)i : rank_of(ref, em->doc[i]);
+                long was = e == t->res->reference ? (long)i : embed_rank_of(ref, em->doc[i], SIZE_MAX);
                 if (was == (long)i || !ref || !ref->n_ranked)
                     continue;
                 int entered = (long)i < win && (was < 0 || was >= win);
@@ -836,7 +827,7 @@ static int draw_document(tui *t, size_t k, int y, int x, int w, int end, int dry
         const px_embed_verdict *em = embed_of(t, t->res->reference, q);
         if (t->f->examples[q].role != PX_ROLE_QUERY || !em)
             continue;
-        long r = rank_of(em, (long)k);
+        long r = embed_rank_of(em, (long)k, SIZE_MAX);
         if (r >= 0 && r < em->k && strlen(in) < sizeof in - 80)
             snprintf(in + strlen(in), sizeof in - strlen(in), "%s%s (%ld)", nq++ ? ", " : "",
                      t->f->examples[q].id, r + 1);
