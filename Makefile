@@ -439,7 +439,7 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	    tests/fuzz/seed-results-*; do put results $$f; done; \
 	  for f in themes/*.theme tests/data/theme-*.theme; do put theme $$f; done; \
 	  for f in tests/fuzz/seed-tokenizer-* fixtures/campus-club/fixture.yaml; do put tokenizer $$f; done; \
-	  for f in tests/data/campus-tokenizer.json; do put hfjson $$f; done; \
+	  for f in tests/data/campus-tokenizer.json tests/fuzz/seed-hfjson-*; do put hfjson $$f; done; \
 	  for f in tests/data/campus-history.yaml tests/fuzz/seed-history-*; do put history $$f; done; \
 	  for f in tests/fuzz/seed-genreply-*; do put genreply $$f; done; \
 	  [ ! -d $$s-tokenizer ] || cut -f2 fixtures/campus-club/corpus.tsv | split -l 4 - $$s-tokenizer/corpus-
