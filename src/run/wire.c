@@ -94,44 +94,38 @@ int wire_decode_output(px_buf *p, px_example_result *x)
     return p->bad ? -1 : 0;
 }
 
-void wire_judge_shape(px_example_result *x, size_t n_labels)
+/* x's output against [1, width] (status ok, empty, or bad-shape with the
+ * words, `whose` naming where the width comes from): 1 when it fits. */
+static int fits_row(px_example_result *x, size_t width, const char *whose)
 {
-    char d[160];
+    char d[200];
     if (x->n_values == 0) {
         x->status = PX_ST_EMPTY;
         snprintf(d, sizeof d, "output has no elements");
-    } else if (x->ndim != 2 || x->shape[0] != 1 || x->shape[1] != (int64_t)n_labels) {
+    } else if (x->ndim != 2 || x->shape[0] != 1 || x->shape[1] != (int64_t)width) {
         int o = snprintf(d, sizeof d, "output shape [");
-        for (int i = 0; i < x->ndim && o < (int)sizeof d - 40; i++)
+        for (int i = 0; i < x->ndim && o < (int)sizeof d - 80; i++)
             o += snprintf(d + o, sizeof d - (size_t)o, "%s%lld", i ? "," : "", (long long)x->shape[i]);
-        snprintf(d + o, sizeof d - (size_t)o, "], contract says [1,%zu]", n_labels);
+        snprintf(d + o, sizeof d - (size_t)o, "], contract says [1,%zu]%s", width, whose);
         x->status = PX_ST_BAD_SHAPE;
     } else {
         x->status = PX_ST_OK;
-        x->label = results_argmax(x->values, n_labels);
-        return;
+        return 1;
     }
     wire_set_detail(x, d);
+    return 0;
+}
+
+void wire_judge_shape(px_example_result *x, size_t n_labels)
+{
+    if (fits_row(x, n_labels, ""))
+        x->label = results_argmax(x->values, n_labels);
 }
 
 void wire_judge_embedding_shape(px_example_result *x, int dim)
 {
-    char d[200];
     x->label = -1; /* a vector decides no label */
-    if (x->n_values == 0) {
-        x->status = PX_ST_EMPTY;
-        snprintf(d, sizeof d, "output has no elements");
-    } else if (x->ndim != 2 || x->shape[0] != 1 || x->shape[1] != (int64_t)dim) {
-        int o = snprintf(d, sizeof d, "output shape [");
-        for (int i = 0; i < x->ndim && o < (int)sizeof d - 80; i++)
-            o += snprintf(d + o, sizeof d - (size_t)o, "%s%lld", i ? "," : "", (long long)x->shape[i]);
-        snprintf(d + o, sizeof d - (size_t)o, "], contract says [1,%d] (contract.model.dim)", dim);
-        x->status = PX_ST_BAD_SHAPE;
-    } else {
-        x->status = PX_ST_OK;
-        return;
-    }
-    wire_set_detail(x, d);
+    fits_row(x, (size_t)dim, " (contract.model.dim)");
 }
 
 void wire_judge_generator_shape(px_example_result *x, size_t T, size_t V)
