@@ -55,27 +55,13 @@ static const char *here(void)
     return cwd;
 }
 
-static char *tmp_dir;
-
-static void remove_tmp(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmp_dir);
-    free(tmp_dir);
-}
-
 /* A path in this test's own directory under /tmp (removed at exit). */
 static char *tmp_path(const char *name)
 {
     static int n;
-    if (!tmp_dir) {
-        tmp_dir = tl_tmpdir();
-        atexit(remove_tmp);
-    }
-    char *p = malloc(strlen(tmp_dir) + strlen(name) + 32);
-    sprintf(p, "%s/%d-%s", tmp_dir, n++, name);
+    const char *dir = tl_test_dir();
+    char *p = malloc(strlen(dir) + strlen(name) + 32);
+    sprintf(p, "%s/%d-%s", dir, n++, name);
     return p;
 }
 

@@ -69,27 +69,12 @@ static const char *demo_python(int slot)
 
 /* A path in this test's own directory under /tmp (removed when the test
  * ends); a name given twice gets a second file. Static: no caller frees. */
-static char *tmp_dir;
-
-static void remove_tmp(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmp_dir);
-    free(tmp_dir);
-}
-
 static char *tmp_file(const char *name)
 {
     static char paths[16][256];
     static int n;
-    if (!tmp_dir) {
-        tmp_dir = tl_tmpdir();
-        atexit(remove_tmp);
-    }
     cr_assert_lt(n, 16, "test bug: too many temporary files");
-    snprintf(paths[n], sizeof paths[n], "%s/%d-%s", tmp_dir, n, name);
+    snprintf(paths[n], sizeof paths[n], "%s/%d-%s", tl_test_dir(), n, name);
     return paths[n++];
 }
 

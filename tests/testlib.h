@@ -55,6 +55,28 @@ static inline char *tl_tmpdir(void)
     return d;
 }
 
+/* This test process's own directory under /tmp, made on first use and
+ * removed (with everything in it) when the process exits. */
+static char *tl_test_dir_path;
+
+static inline void tl_test_dir_remove(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tl_test_dir_path);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tl_test_dir_path);
+    free(tl_test_dir_path);
+}
+
+static inline const char *tl_test_dir(void)
+{
+    if (!tl_test_dir_path) {
+        tl_test_dir_path = tl_tmpdir();
+        atexit(tl_test_dir_remove);
+    }
+    return tl_test_dir_path;
+}
+
 static inline const char *tl_parity(void)
 {
     static char abs[4096];
