@@ -17,15 +17,9 @@
 #include "parity/prepare.h"
 #include "parity/proto.h"
 #include "parity/shard.h"
+#include "parity/version.h"
 
-/* The results format this program writes, and the oldest it reads. An
- * embedding's results are format 6 (kind: embedding, each vector whole as
- * output:, no label); a generator's are format 5 (generated:); a
- * classifier's are still written as 4, which every reader since has read. */
-#define PX_RESULTS_VERSION 6
-#define PX_RESULTS_GENERATOR 5
-#define PX_RESULTS_CLASSIFIER 4
-#define PX_RESULTS_OLDEST 1
+/* The results formats (PX_RESULTS_*): include/parity/version.h. */
 
 /* What happened to one example in one environment, before any judgement
  * against the contract. Never collapsed into one "failed". */

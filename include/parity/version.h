@@ -1,4 +1,13 @@
 #ifndef PARITY_VERSION_H
 #define PARITY_VERSION_H
 #define PX_VERSION "0.1.0"
+
+/* The results format this program writes, and the oldest it reads. An
+ * embedding's results are format 6 (kind: embedding, each vector whole as
+ * output:, no label); a generator's are format 5 (generated:); a
+ * classifier's are still written as 4, which every reader since has read. */
+#define PX_RESULTS_VERSION 6
+#define PX_RESULTS_GENERATOR 5
+#define PX_RESULTS_CLASSIFIER 4
+#define PX_RESULTS_OLDEST 1
 #endif

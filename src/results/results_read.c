@@ -10,6 +10,7 @@
  * them, the tables the writer writes them by. */
 #define _POSIX_C_SOURCE 200809L
 #include "parity/ydoc.h"
+#include "parity/kind.h"
 #include "parity/results.h"
 #include "parity/results_schema.h"
 #include "parity/utf8.h"
@@ -69,7 +70,20 @@ static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.s
 /* "a classifier", "a generator", "an embedding": a contract's model, in words. */
 static const char *kind_name(enum px_model_kind k)
 {
-    return k == PX_MODEL_EMBEDDING ? "an embedding" : k == PX_MODEL_GENERATOR ? "a generator" : "a classifier";
+    size_t n;
+    const px_kind *all = kind_all(&n);
+    return (size_t)k < n ? all[k].article : "a classifier";
+}
+
+/* An ok outcome's output meets its kind's shape rule (kind.h): the rule a
+ * run's outputs meet on the wire, so a file is held to what a run is. */
+static int output_fits(const px_fixture *f, const px_env_result *e, const px_example_result *x)
+{
+    char *why = NULL;
+    px_shape_want w = {e->n_labels, 0, 0};
+    px_shape_fit fit = kind_of(f)->shape_fits(f, &w, x->ndim, x->shape, x->n_values, &why);
+    free(why);
+    return fit == PX_SHAPE_FITS;
 }
 
 static size_t seq_len(const yaml_node_t *n)
@@ -713,7 +727,7 @@ static int load_label(ctx *c, yaml_node_t *ex, const px_env_result *e, px_exampl
             return fail_at(c, n, "%s: an embedding's example has no label (its output is its vector)", what);
         if (!x->dtype)
             return fail_at(c, ex, "%s: outcome ok needs its output (the vector)", what);
-        if (x->ndim != 2 || x->shape[0] != 1 || x->shape[1] != (int64_t)c->f->dim)
+        if (!output_fits(c->f, e, x))
             return fail_at(c, get(c, get(c, ex, "output"), "shape"),
                            "%s: outcome ok, but the output is not [1, %d] (contract.model.dim): an inconsistent file "
                            "(that outcome is bad-shape or empty)",
@@ -724,7 +738,7 @@ static int load_label(ctx *c, yaml_node_t *ex, const px_env_result *e, px_exampl
         return fail_at(c, n ? n : ex, "%s: outcome ok needs a label", what);
     if (!x->dtype)
         return fail_at(c, ex, "%s: outcome ok needs its output, so that its label can be checked", what);
-    if (x->ndim != 2 || x->shape[0] != 1 || x->shape[1] != (int64_t)e->n_labels)
+    if (!output_fits(c->f, e, x))
         return fail_at(c, get(c, get(c, ex, "output"), "shape"),
                        "%s: outcome ok, but the output is not [1, %zu] for the %zu recorded labels: an inconsistent "
                        "file (that outcome is bad-shape or empty)",

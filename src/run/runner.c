@@ -57,12 +57,9 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
         if (wire_decode_output(&p, x)) {
             x->status = PX_ST_EXCEPTION;
             wire_set_detail(x, "protocol: malformed OUTPUT frame");
-        } else if (r->f->kind == PX_MODEL_GENERATOR) {
-            wire_judge_generator_shape(x, in->enc.n, tokenizer_vocab_size(prep->tok));
-        } else if (r->f->kind == PX_MODEL_EMBEDDING) {
-            wire_judge_embedding_shape(x, r->f->dim);
         } else {
-            wire_judge_shape(x, e->n_labels);
+            px_shape_want want = {e->n_labels, in->enc.n, tokenizer_vocab_size(prep->tok)};
+            wire_judge_output(r->f, x, &want);
         }
     } else if (w == W_FRAME && type == PX_FRAME_FAIL) {
         buf_get_u32(&p);

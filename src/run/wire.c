@@ -5,6 +5,8 @@
  * no process: it writes to a file descriptor and reads a frame's payload. */
 #include "wire.h"
 
+#include "parity/kind.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,56 +96,24 @@ int wire_decode_output(px_buf *p, px_example_result *x)
     return p->bad ? -1 : 0;
 }
 
-/* x's output against [1, width] (status ok, empty, or bad-shape with the
- * words, `whose` naming where the width comes from): 1 when it fits. */
-static int fits_row(px_example_result *x, size_t width, const char *whose)
+/* x's status from its output's shape, by its kind's rule (kind.h): ok, or
+ * empty or bad-shape with the rule's words; 1 when it fits. */
+static int fits(const px_fixture *f, px_example_result *x, const px_shape_want *w)
 {
-    char d[200];
-    if (x->n_values == 0) {
-        x->status = PX_ST_EMPTY;
-        snprintf(d, sizeof d, "output has no elements");
-    } else if (x->ndim != 2 || x->shape[0] != 1 || x->shape[1] != (int64_t)width) {
-        int o = snprintf(d, sizeof d, "output shape [");
-        for (int i = 0; i < x->ndim && o < (int)sizeof d - 80; i++)
-            o += snprintf(d + o, sizeof d - (size_t)o, "%s%lld", i ? "," : "", (long long)x->shape[i]);
-        snprintf(d + o, sizeof d - (size_t)o, "], contract says [1,%zu]%s", width, whose);
-        x->status = PX_ST_BAD_SHAPE;
-    } else {
-        x->status = PX_ST_OK;
-        return 1;
-    }
-    wire_set_detail(x, d);
-    return 0;
+    char *why = NULL;
+    px_shape_fit fit = kind_of(f)->shape_fits(f, w, x->ndim, x->shape, x->n_values, &why);
+    x->status = fit == PX_SHAPE_FITS ? PX_ST_OK : fit == PX_SHAPE_EMPTY ? PX_ST_EMPTY : PX_ST_BAD_SHAPE;
+    if (fit != PX_SHAPE_FITS)
+        wire_set_detail(x, why ? why : "output shape unreadable (out of memory)");
+    free(why);
+    return fit == PX_SHAPE_FITS;
 }
 
-void wire_judge_shape(px_example_result *x, size_t n_labels)
+void wire_judge_output(const px_fixture *f, px_example_result *x, const px_shape_want *w)
 {
-    if (fits_row(x, n_labels, ""))
-        x->label = results_argmax(x->values, n_labels);
-}
-
-void wire_judge_embedding_shape(px_example_result *x, int dim)
-{
-    x->label = -1; /* a vector decides no label */
-    fits_row(x, (size_t)dim, " (contract.model.dim)");
-}
-
-void wire_judge_generator_shape(px_example_result *x, size_t T, size_t V)
-{
-    /* A model's vocabulary may be wider than its tokenizer's (Qwen and Gemma
-     * pad their embeddings): ids past the tokenizer decode to nothing, as in
-     * the library. Narrower cannot be the tokenizer's model. */
-    if (x->ndim == 3 && x->shape[0] == 1 && x->shape[1] == (int64_t)T && x->shape[2] >= (int64_t)V) {
-        x->status = PX_ST_OK;
-        return;
-    }
-    char d[160];
-    int at = snprintf(d, sizeof d, "output shape [");
-    for (int i = 0; i < x->ndim && at < (int)sizeof d - 60; i++)
-        at += snprintf(d + at, sizeof d - (size_t)at, "%s%lld", i ? "," : "", (long long)x->shape[i]);
-    snprintf(d + at, sizeof d - (size_t)at, "], a generator gives [1,%zu,V] with V at least the tokenizer's %zu", T, V);
-    x->status = x->n_values ? PX_ST_BAD_SHAPE : PX_ST_EMPTY;
-    wire_set_detail(x, d);
+    x->label = -1;
+    if (fits(f, x, w) && kind_of(f)->decides_label)
+        x->label = results_argmax(x->values, w->labels);
 }
 
 px_gen_settings wire_gen_settings(const px_fixture *f, const px_prep *prep)

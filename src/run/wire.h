@@ -9,6 +9,7 @@
 
 #include "parity/fixture.h"
 #include "parity/generate.h"
+#include "parity/kind.h"
 #include "parity/prepare.h"
 #include "parity/proto.h"
 #include "parity/results.h"
@@ -28,14 +29,10 @@ int wire_send_run(const px_fixture *f, int fd, const px_prepared *x);
 /* An OUTPUT frame's payload into x (dtype, shape, values, forward time,
  * whether it compiled); -1 when malformed. */
 int wire_decode_output(px_buf *p, px_example_result *x);
-/* A classifier's output must be [1, n_labels]: x's status (ok with its
- * label, empty, bad-shape with the words) from its shape. */
-void wire_judge_shape(px_example_result *x, size_t n_labels);
-/* An embedding's vector must be [1, dim] (contract.model.dim): x's status
- * (ok, empty, bad-shape with the words naming dim); its label stays -1. */
-void wire_judge_embedding_shape(px_example_result *x, int dim);
-/* A generator's forward (the probe): [1, T, V], V the vocabulary's size. */
-void wire_judge_generator_shape(px_example_result *x, size_t T, size_t V);
+/* x's status from its output's shape (ok, empty, or bad-shape with the
+ * words), by the kind's one shape rule (kind.h, also the results reader's);
+ * a kind that decides a label gets x->label, the argmax; else -1. */
+void wire_judge_output(const px_fixture *f, px_example_result *x, const px_shape_want *w);
 
 /* The contract's output settings as the protocol sends them. */
 px_gen_settings wire_gen_settings(const px_fixture *f, const px_prep *prep);

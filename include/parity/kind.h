@@ -1,0 +1,75 @@
+/* A kind of model (contract.model.kind): classifier, generator, embedding.
+ * parity grows along this axis, so a kind is a module behind one interface
+ * (redis keeps a data type per file, tig a view per struct view_ops), and
+ * the rest of the program asks the interface, never which kind it holds.
+ *
+ * The interface has one part per layer, each a table indexed by the kind,
+ * since a lower layer cannot call up into a higher one:
+ *
+ *   contract  px_kind (this header, src/contract/kind.c): its name, the
+ *             results format its files are written in, the words a table
+ *             and the contract use for its output, and the shape rule an
+ *             output must meet (used by the wire and the results reader
+ *             alike, so a file from another host is held to what a run is)
+ *   judge     px_judge_kind (judge_kind.h): judge an example, find its
+ *             earliest divergence, attribute a cause; one file a kind,
+ *             src/judge/judge_<kind>.c
+ *   report    px_report_kind (report_kind.h): its cells in run's table,
+ *             check's lines and JSON, the reports; src/report/rk_<kind>.c
+ *   tui       its pane in the review screen, src/tui/pane_<kind>.c
+ *
+ * The places a new kind touches (and no others; `make check`'s kind gate,
+ * tests/kind_gate.sh, fails when code elsewhere names PX_MODEL_*):
+ *
+ *   1. enum px_model_kind (fixture.h) and its row in kind.c;
+ *   2. the fixture loader and emitter (src/contract/fixture.c,
+ *      fixture_emit.c): its contract keys and example keys;
+ *   3. the results reader and writer (src/results/): its output's keys;
+ *   4. the executors (src/executor/): what --kind NAME runs;
+ *   5. src/judge/judge_<kind>.c and its row in judge_kind.c;
+ *   6. src/report/rk_<kind>.c and its row in report_kind.c;
+ *   7. src/tui/pane_<kind>.c and its row in the pane table;
+ *   8. its man page sections (parity-fixture(5), parity-results(5)).
+ */
+#ifndef PARITY_KIND_H
+#define PARITY_KIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parity/fixture.h"
+
+/* What an output's shape is held to: an example's, in one environment. */
+typedef struct px_shape_want {
+    size_t labels;  /* the environment's label count (a classifier) */
+    size_t tokens;  /* the prompt's length (a generator's probe) */
+    size_t vocab;   /* the tokenizer's vocabulary (a generator's probe) */
+} px_shape_want;
+
+typedef enum px_shape_fit { PX_SHAPE_FITS, PX_SHAPE_EMPTY, PX_SHAPE_BAD } px_shape_fit;
+
+typedef struct px_kind {
+    enum px_model_kind id;
+    const char *name;       /* contract.model.kind's word; the executors' --kind */
+    const char *article;    /* "a classifier": the kind in a sentence */
+    int results_format;     /* parity_results: N its files are written in */
+    const char *diff_title; /* run's last column: "max|Δlogit|" */
+    const char *values;     /* the per-element tolerance's key and its
+                               values' name: "logits", "vectors" */
+    int decides_label;      /* its output's argmax is a label */
+    int generates;          /* its examples run GENERATE, not RUN */
+    /* The shape rule: does an output of ndim dimensions `shape` holding
+     * n_values values fit what f and w ask? On a miss, *why (malloc'd)
+     * says what it is and what the contract says. */
+    px_shape_fit (*shape_fits)(const px_fixture *f, const px_shape_want *w, int ndim, const int64_t *shape,
+                               size_t n_values, char **why);
+} px_kind;
+
+/* The fixture's kind's interface (never NULL). */
+const px_kind *kind_of(const px_fixture *f);
+/* The kind named `name` (contract.model.kind), NULL when none is. */
+const px_kind *kind_named(const char *name);
+/* Every kind, in enum order, for tables and docs: n at *n. */
+const px_kind *kind_all(size_t *n);
+
+#endif
