@@ -423,21 +423,31 @@ int runner_rerun(px_runner *r, int all, size_t example)
     return ok ? 0 : -1;
 }
 
-/* Whether the executor environment e needs is there: -1 with the words
- * (what is missing, how to choose another) in *err when not. */
+/* The executor environment e needs is missing: -1 with the words (what is
+ * missing, how to choose another) in *err. */
 static int executor_missing(const px_runner_opts *o, const px_env *e, px_error *err)
 {
-    if (e->python && (!o->script || access(o->script, R_OK)))
-        return px_error_set(err, PX_ERR_ENV, o->script ? o->script : "parity_torch.py", 0, 0,
+    const char *path;
+    int why = runner_executor_absent(o, e, &path);
+    if (!why)
+        return 0;
+    if (e->python)
+        return px_error_set(err, PX_ERR_ENV, path ? path : "parity_torch.py", 0, 0,
                             "cannot read the Python executor, which environment '%s' needs: %s "
                             "(build it with make, or install parity)",
-                            e->name, o->script ? strerror(errno) : "not found");
-    if (!e->python && (!o->executor || access(o->executor, X_OK)))
-        return px_error_set(err, PX_ERR_ENV, o->executor ? o->executor : "parity-torch", 0, 0,
-                            "cannot run the executor, which environment '%s' needs: %s (build it with make, "
-                            "or pass --executor)",
-                            e->name, o->executor ? strerror(errno) : "not found");
-    return 0;
+                            e->name, path ? strerror(why) : "not found");
+    return px_error_set(err, PX_ERR_ENV, path ? path : "parity-torch", 0, 0,
+                        "cannot run the executor, which environment '%s' needs: %s (build it with make, "
+                        "or pass --executor)",
+                        e->name, path ? strerror(why) : "not found");
+}
+
+int runner_executor_absent(const px_runner_opts *o, const px_env *e, const char **path)
+{
+    *path = e->python ? o->script : o->executor;
+    if (!*path)
+        return ENOENT;
+    return access(*path, e->python ? R_OK : X_OK) ? (errno ? errno : ENOENT) : 0;
 }
 
 /* One environment's run: start-up, probe, examples, benchmark. */
