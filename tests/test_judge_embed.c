@@ -422,7 +422,7 @@ Test(judge_embed, story_says_what_the_twin_does_to_the_searches)
     judged p;
     judge_file(&p, SEARCH, SEARCH_RESULTS);
     px_error err = {0};
-    px_story *s = story_build(p.f, p.res, &p.j, &err);
+    px_story *s = story_build(p.f, p.res, &p.j, NULL, NULL, &err);
     cr_assert_not_null(s, "%s", err.msg);
     cr_expect(strstr(s->verdict, "1 of 5 queries' top k change in the bfloat16 twin cpu-bf16: precision"), "%s",
               s->verdict);

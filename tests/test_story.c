@@ -121,7 +121,7 @@ Test(story, environments_are_named_by_dtype_threads_executor_and_note)
     cr_assert_not_null(r, "%s", err.msg);
     px_judgement j;
     cr_assert_eq(judge_results(f, r, &j, &err), 0, "%s", err.msg);
-    px_story *s = story_build(f, r, &j, &err);
+    px_story *s = story_build(f, r, &j, NULL, NULL, &err);
     cr_assert_not_null(s, "%s", err.msg);
     cr_assert_eq(s->n_envs, 3);
     const px_story_env *ref = &s->envs[0], *half = &s->envs[1], *half2 = &s->envs[2];

@@ -63,6 +63,15 @@ typedef struct px_kind {
      * says what it is and what the contract says. */
     px_shape_fit (*shape_fits)(const px_fixture *f, const px_shape_want *w, int ndim, const int64_t *shape,
                                size_t n_values, char **why);
+    /* Its output is one pooled vector of contract.model.dim values (the
+     * executors' --pooling and --normalize): an embedding. */
+    int pools;
+    /* The probe's output with the contract's own model did not fit (fit:
+     * PX_SHAPE_BAD or PX_SHAPE_EMPTY; detail: the wire's words, NULL when
+     * none): 1 with *err set when that is the contract's error (the run
+     * stops), 0 when it is the environment's outcome. */
+    int (*probe_misfit)(const px_fixture *f, const px_env *e, px_shape_fit fit, int ndim, const int64_t *shape,
+                        const char *detail, px_error *err);
 } px_kind;
 
 /* The fixture's kind's interface (never NULL). */

@@ -33,6 +33,12 @@ typedef struct px_runner px_runner;
  * runner_check. */
 void runner_locate(px_runner_opts *o, const char *executor, const char *python);
 void runner_locate_free(px_runner_opts *o);
+/* Whether the executor environment e needs is here (parity-torch runs,
+ * parity_torch.py reads): 0, else the errno that says why (ENOENT when
+ * none was located), *path the file looked for (NULL: none located). The
+ * one test of it: the session leaves such an environment not evaluated,
+ * the runner takes it down. */
+int runner_executor_absent(const px_runner_opts *o, const px_env *e, const char **path);
 /* Before starting, what concerns the whole command: backend modules are
  * only given when some environment that runs here has executor: python
  * (-1 with *err, PX_EXIT_USAGE, when not); each --compile-backend ENV=NAME

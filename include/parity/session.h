@@ -10,7 +10,9 @@
  *   session_start   run what runs here, in the background (the runner);
  *                   one environment down is one environment down
  *   session_wait    until the run is over
- *   session_judge   judge (judge.h): never against what is not there
+ *   session_judge   judge (judge.h) and time (bench.h): never against what
+ *                   is not there; and each environment against its last
+ *                   good configuration (history.h), read by session_open
  *   session_exit    the exit status the judgement calls for
  *
  * The rules of where a result comes from live in evidence.c; the rules of
@@ -39,8 +41,20 @@ typedef enum px_session_kind {
     PX_SESSION_RUN,
 } px_session_kind;
 
+/* The last good configurations (history.h, the file beside the fixture):
+ * whether the session reads them, and what an unreadable one does. */
+typedef enum px_session_history {
+    PX_HISTORY_NONE,    /* run, bench: not read */
+    PX_HISTORY_REFUSE,  /* check: read before anything else, refused like
+                           any other file (session_open fails) */
+    PX_HISTORY_NOTE,    /* review, report, export, repro: one that cannot be
+                           read is kept as a note (px_check.history_err),
+                           the judging goes on without it */
+} px_session_history;
+
 typedef struct px_session_opts {
     px_session_kind kind;
+    px_session_history history;
     const char *const *results; /* --results, in the order given */
     size_t n_results;
     const char *const *envs;    /* -e, in the order given; none: all */
@@ -65,10 +79,24 @@ typedef struct px_check {
     px_runner *run;             /* NULL: nothing runs (yet) */
     char *skip;                 /* run --shard: the other shards' examples */
     px_session_kind kind;
+    px_history history;         /* the last good configurations (empty: none) */
+    int history_read;           /* 1: history is the file's (a missing file
+                                   reads as empty) */
+    px_error history_err;       /* PX_HISTORY_NOTE: why it could not be read
+                                   (code 0: it was, or it was not asked) */
 } px_check;
 
-/* Everything up to running: NULL-free on success, *err (PX_EXIT_USAGE for
- * a bad -e, an unreadable or contradictory results file, an unpinned
+/* What a check session's results come to, in one call (session_judge). */
+typedef struct px_verdicts {
+    px_judgement j;             /* judge_results, then bench_judge (bench.h) */
+    px_since *since;            /* each environment against its last good
+                                   configuration, parallel to res->envs; it
+                                   borrows from the session's history. NULL
+                                   when the session read none */
+} px_verdicts;
+
+/* Everything up to running: NULL-free on success, *err (the history that
+ * cannot be read, with PX_HISTORY_REFUSE; PX_EXIT_USAGE for a bad -e, an unreadable or contradictory results file, an unpinned
  * model; PX_EXIT_ENV for what cannot run at all) otherwise, with s left
  * closed. */
 int session_open(px_check *s, const px_fixture *f, const px_session_opts *o, px_error *err);
@@ -82,8 +110,11 @@ int session_wait(px_check *s, px_error *err);
 /* Run the examples again (the review screen's r/R): in the live
  * executors when they serve, else in a new run. */
 int session_rerun(px_check *s, int all, size_t example, px_error *err);
-/* judge_results and bench_judge (bench.h) on the session's results. */
-int session_judge(const px_check *s, px_judgement *j, px_error *err);
+/* The judgement, the benchmark verdicts and the last good comparison of
+ * the session's results (v filled); -1 with *err (v then holds nothing)
+ * when judging fails or memory runs out. */
+int session_judge(const px_check *s, px_verdicts *v, px_error *err);
+void verdicts_free(px_verdicts *v);
 void session_close(px_check *s);
 
 /* check's exit status: since_good, only regressions fail (1); an

@@ -20,6 +20,7 @@
 
 #include "parity/error.h"
 #include "parity/fixture.h"
+#include "parity/history.h"
 #include "parity/journal.h"
 #include "parity/judge.h"
 #include "parity/results.h"
@@ -171,10 +172,13 @@ typedef struct px_story {
 
 /* The story of f judged from r as j, with the decisions waiting in f's
  * journal (journal.h; an unreadable journal reads as none) and each
- * environment against its last good configuration (history.h; an
- * unreadable history is a warning of the story). NULL with *err when out
- * of memory or a `redact:` pattern fails. */
-px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, px_error *err);
+ * environment against its last good configuration as the check session
+ * compared it (session.h: since, NULL when none was read; history_err,
+ * when its code is set, why the history could not be read: a warning of
+ * the story). NULL with *err when out of memory or a `redact:` pattern
+ * fails. */
+px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since,
+                      const px_error *history_err, px_error *err);
 void story_free(px_story *s);
 
 /* An environment's threads: what its results record, else (run here) what

@@ -13,8 +13,21 @@
 #include "parity/bench.h"
 #include "parity/cli.h"
 #include "parity/judge.h"
+#include "parity/kind.h"
 #include "parity/results.h"
 #include "parity/textcell.h"
+
+/* --endpoint, as given: 1 single, N batch:N, -N train-step:N. */
+typedef struct bench_endpoints {
+    int batches[5];
+    int n;
+} bench_endpoints;
+
+/* --warmup: given, 0 included, or not. */
+typedef struct bench_warmup {
+    long n;
+    int given;
+} bench_warmup;
 
 /* "%.3g ms", or "not measured" for a figure that is not (-1). */
 static const char *ms(double v, char *buf, size_t size)
@@ -166,12 +179,16 @@ static void print_endpoint(FILE *o, const px_bench *b, const px_bench_verdict *v
 
 /* 1 when every endpoint of every environment gave comparable figures of a
  * path that meets the contract, without a batching finding. */
-static int bench_finish(const run_args *a, const px_fixture *f, const px_results *res)
+static int bench_finish(const void *opts, px_check *s)
 {
+    const check_args *a = opts;
+    const px_fixture *f = s->f;
+    const px_results *res = s->res;
     px_error err = {0};
-    px_judgement j;
-    if (judge_results(f, res, &j, &err) || bench_judge(f, res, &j, &err))
+    px_verdicts v;
+    if (session_judge(s, &v, &err))
         return cli_error(&err);
+    const px_judgement *j = &v.j;
     /* With the results on stdout, the figures go to stderr. */
     FILE *o = a->output && !strcmp(a->output, "-") ? stderr : stdout;
     fprintf(o, "%s: parity bench, %zu examples, %zu environment%s\n", f->path, f->n_examples, res->n_envs,
@@ -189,7 +206,7 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
     int rc = PX_EXIT_OK;
     for (size_t i = 0; i < res->n_envs; i++) {
         const px_env_result *e = &res->envs[i];
-        const px_env_verdict *ev = &j.envs[i];
+        const px_env_verdict *ev = &j->envs[i];
         char a1[32], a2[32];
         fprintf(o, "\n%s  %s %s%s%s%s\n", e->name, results_env_device(f, e), results_env_dtype(f, e),
                f->envs[e->env_index].role ? " (" : "", f->envs[e->env_index].role ? f->envs[e->env_index].role : "",
@@ -245,10 +262,100 @@ static int bench_finish(const run_args *a, const px_fixture *f, const px_results
             printf_wrapped(o, "performance", "%s: %s", rung_state_name(ev->rung[PX_RUNG_PERF]),
                            ev->rung_detail[PX_RUNG_PERF] ? ev->rung_detail[PX_RUNG_PERF] : "");
     }
-    judgement_free(&j);
+    verdicts_free(&v);
     fprintf(o, "\n");
     rc = px_exit_worse(rc, check_write_results(a, f, res));
     return check_cut_short_exit(res, rc);
 }
 
-int cmd_bench(int argc, char **argv) { return check_command("bench", argc, argv, bench_finish); }
+/* bench's own options. */
+typedef struct bench_opts {
+    check_args a;
+    bench_endpoints endpoints; /* --endpoint, repeatable; none: single */
+    bench_warmup warmup;       /* --warmup; not given: 2 */
+    long iters;                /* --iters; 0: as many as --min-time allows */
+    double min_time_s;         /* --min-time; 0: 1s */
+} bench_opts;
+
+static int opt_endpoint(const px_command *c, const char *v, void *field)
+{
+    bench_endpoints *e = field;
+    char *end = NULL;
+    long n = !strncmp(v, "batch:", 6) && v[6] >= '0' && v[6] <= '9' ? strtol(v + 6, &end, 10) : 0;
+    int train = !strncmp(v, "train-step:", 11);
+    if (train)
+        n = v[11] >= '0' && v[11] <= '9' ? strtol(v + 11, &end, 10) : 0;
+    if (strcmp(v, "single") && !(end && !*end && n >= (train ? 1 : 2) && n <= (train ? 10000 : 4096)))
+        return cli_usage_error(c,
+                               "--endpoint must be single, batch:N with N from 2 to 4096 or train-step:N with "
+                               "N from 1 to 10000, not '%s'",
+                               v);
+    e->batches[e->n++] = !strcmp(v, "single") ? 1 : train ? -(int)n : (int)n;
+    return 0;
+}
+
+static int opt_warmup(const px_command *c, const char *v, void *field)
+{
+    bench_warmup *w = field;
+    if (strcmp(v, "0") && cli_count(v, 100000L, &w->n))
+        return cli_usage_error(c, "--warmup must be a whole number from 0 to 100000, not '%s'", v);
+    if (!strcmp(v, "0"))
+        w->n = 0;
+    w->given = 1;
+    return 0;
+}
+
+static int opt_iters(const px_command *c, const char *v, void *field)
+{
+    if (cli_count(v, 1000000L, field))
+        return cli_usage_error(c, "--iters must be a whole number from 1 to 1000000, not '%s'", v);
+    return 0;
+}
+
+static int opt_min_time(const px_command *c, const char *v, void *field)
+{
+    if (cli_duration(v, field))
+        return cli_usage_error(c, "--min-time must be a duration above 0 such as 2s or 500ms, not '%s'", v);
+    return 0;
+}
+
+/* What bench cannot measure, refused before anything runs; the
+ * endpoints and their passes for the runner. */
+static int bench_prepare(void *opts, const px_fixture *f, px_session_opts *o)
+{
+    bench_opts *b = opts;
+    const bench_endpoints *e = &b->endpoints;
+    if (kind_of(f)->generates)
+        return cli_usage_error(b->a.command,
+                               "%s is a generator's contract: parity bench measures a classifier's forwards and "
+                               "training steps, and has no generation endpoint yet (parity run times each "
+                               "generation: forward_ms)",
+                               f->path);
+    for (int i = 0; i < e->n; i++)
+        if (e->batches[i] < 0 && !f->train.present)
+            return cli_usage_error(b->a.command,
+                                   "--endpoint train-step:%d needs the training step in %s: add contract.train: "
+                                   "{lr: 0.05, atol: A, rtol: R, why: \"...\"}",
+                                   -e->batches[i], f->path);
+    static const int single = 1;
+    o->runner.bench_batches = e->n ? e->batches : &single;
+    o->runner.n_bench = e->n ? (size_t)e->n : 1;
+    o->runner.bench_warmup = b->warmup.given ? (int)b->warmup.n : 2;
+    o->runner.bench_passes = b->iters > 0 ? (int)b->iters : 0;
+    o->runner.bench_min_time_s = b->min_time_s > 0 ? b->min_time_s : 1.0;
+    return 0;
+}
+
+static const opt_bind bench_own[] = {
+    {PX_OPT_ENDPOINT, offsetof(bench_opts, endpoints), opt_endpoint},
+    {PX_OPT_WARMUP, offsetof(bench_opts, warmup), opt_warmup},
+    {PX_OPT_ITERS, offsetof(bench_opts, iters), opt_iters},
+    {PX_OPT_MIN_TIME, offsetof(bench_opts, min_time_s), opt_min_time},
+    {PX_OPT_COUNT, 0, NULL},
+};
+
+/* bench runs the fixture's environments, as run does. */
+static const check_cmd bench_cmd = {"bench", sizeof(bench_opts), bench_own, 0, PX_SESSION_RUN, PX_HISTORY_NONE,
+                                    "running it", NULL, bench_prepare, bench_finish};
+
+int cmd_bench(int argc, char **argv) { return check_command(&bench_cmd, argc, argv); }

@@ -67,13 +67,48 @@ static px_shape_fit generator_shape(const px_fixture *f, const px_shape_want *w,
     return n_values ? PX_SHAPE_BAD : PX_SHAPE_EMPTY;
 }
 
+/* A classifier's output of [1, N] with N other than its labels: the
+ * labels the contract (or the environment) lists are wrong for the model. */
+static int classifier_misfit(const px_fixture *f, const px_env *e, px_shape_fit fit, int ndim, const int64_t *shape,
+                             const char *detail, px_error *err)
+{
+    (void)f, (void)detail;
+    if (fit != PX_SHAPE_BAD || ndim != 2 || shape[0] != 1 || shape[1] <= 0)
+        return 0;
+    px_error_set(err, PX_ERR_MISMATCH, f->path, e->labels_loc.line, e->labels_loc.col,
+                 "%s lists %zu labels but the model gives %lld outputs (probe forward in '%s')",
+                 e->own_labels ? "the environment" : "contract", e->n_labels, (long long)shape[1], e->name);
+    return 1;
+}
+
+static int generator_misfit(const px_fixture *f, const px_env *e, px_shape_fit fit, int ndim, const int64_t *shape,
+                            const char *detail, px_error *err)
+{
+    (void)fit, (void)ndim, (void)shape;
+    px_error_set(err, PX_ERR_MISMATCH, f->path, f->model_loc.line, f->model_loc.col,
+                 "contract.model.kind is generator, but the model's output does not fit: %s (probe forward in "
+                 "'%s')",
+                 detail ? detail : "?", e->name);
+    return 1;
+}
+
+static int embedding_misfit(const px_fixture *f, const px_env *e, px_shape_fit fit, int ndim, const int64_t *shape,
+                            const char *detail, px_error *err)
+{
+    (void)fit, (void)ndim, (void)shape;
+    px_error_set(err, PX_ERR_MISMATCH, f->path, f->model_loc.line, f->model_loc.col,
+                 "contract.model.dim is %d but the model's vector does not fit: %s (probe forward in '%s')", f->dim,
+                 detail ? detail : "?", e->name);
+    return 1;
+}
+
 static const px_kind kinds[] = {
     [PX_MODEL_CLASSIFIER] = {PX_MODEL_CLASSIFIER, "classifier", "a classifier", PX_RESULTS_CLASSIFIER, "max|Δlogit|",
-                             "logits", 1, 0, classifier_shape},
+                             "logits", 1, 0, classifier_shape, 0, classifier_misfit},
     [PX_MODEL_GENERATOR] = {PX_MODEL_GENERATOR, "generator", "a generator", PX_RESULTS_GENERATOR,
-                            "first other token", "logits", 0, 1, generator_shape},
+                            "first other token", "logits", 0, 1, generator_shape, 0, generator_misfit},
     [PX_MODEL_EMBEDDING] = {PX_MODEL_EMBEDDING, "embedding", "an embedding", PX_RESULTS_VERSION, "max|Δ|", "vectors",
-                            0, 0, embedding_shape},
+                            0, 0, embedding_shape, 1, embedding_misfit},
 };
 
 const px_kind *kind_of(const px_fixture *f)

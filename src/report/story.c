@@ -974,7 +974,8 @@ static char *verdict_words(bctx *b, size_t sel, size_t met, size_t down, size_t 
                partial ? " in full (no reference to compare with, or examples without results)" : "");
 }
 
-px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, px_error *err)
+px_story *story_build(const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since,
+                      const px_error *history_err, px_error *err)
 {
     /* The decisions waiting in the fixture's journal; an unreadable one
      * reads as none (the fixture stands; the review screen says why). */
@@ -984,21 +985,11 @@ px_story *story_build(const px_fixture *f, const px_results *r, const px_judgeme
     px_error ignored = {0};
     if (journal_read(path, &jn, &ignored))
         memset(&jn, 0, sizeof jn);
-    /* The last good configurations check keeps beside the fixture. */
-    px_history h = {0};
-    history_path(f->path, path, sizeof path);
-    px_error herr = {0};
-    int hbad = history_load(path, &h, &herr);
-    px_since *since = hbad ? NULL : calloc(r->n_envs ? r->n_envs : 1, sizeof *since);
-    if (since && history_since(&h, r, j, since, err)) {
-        free(since), history_free(&h), journal_free(&jn);
-        return NULL;
-    }
     px_story *s = story_tell(f, r, j, &jn, since, err);
-    if (s && hbad) {
+    if (s && history_err && history_err->code) {
         bctx b = {f, r, j, fixture_redactor(f, &ignored), s, 0, NULL};
         char m[2048];
-        px_error_format(&herr, m, sizeof m);
+        px_error_format(history_err, m, sizeof m);
         char *rm = b.rd ? red(&b, m) : NULL;
         if (rm)
             push(&b, &s->warnings, fmt(&b, "the last good configurations are not shown: %s", rm));
@@ -1006,8 +997,6 @@ px_story *story_build(const px_fixture *f, const px_results *r, const px_judgeme
         s->redacted += b.rd ? redact_count(b.rd) : 0;
         redact_free(b.rd);
     }
-    free(since);
-    history_free(&h);
     journal_free(&jn);
     return s;
 }

@@ -5,6 +5,7 @@
 #include "bench_run.h"
 
 #include "child.h"
+#include "parity/kind.h"
 #include "parity/tokenizer.h"
 #include "wire.h"
 
@@ -183,8 +184,8 @@ static void bench_endpoint(px_runner *r, px_env_result *er, px_bench *b, const s
     size_t *which = calloc(n, sizeof *which);
     double *score = calloc(r->res->n_examples, sizeof *score);
     b->out = calloc(r->res->n_examples, sizeof *b->out);
-    int embedding = r->f->kind == PX_MODEL_EMBEDDING;
-    b->n_out = embedding ? (size_t)r->f->dim : e->n_labels;
+    const px_kind *kind = kind_of(r->f);
+    b->n_out = kind->pools ? (size_t)r->f->dim : e->n_labels;
     b->examples = n_ok;
     samples sm = {0};
     double timed_s = 0, started = 0;
@@ -220,7 +221,7 @@ static void bench_endpoint(px_runner *r, px_env_result *er, px_bench *b, const s
             if (forward_stack(r, c, b, xs, n, pad, timeout, &x, &rt))
                 goto out;
             for (size_t j = 0; j < n; j++)
-                keep_farthest(b, score, which[j], x.values + j * b->n_out, &er->ex[which[j]], !embedding);
+                keep_farthest(b, score, which[j], x.values + j * b->n_out, &er->ex[which[j]], kind->decides_label);
             /* A new shape, or a forward the backend says compiled (a lazy
              * device may recompile a shape it saw): timed apart. */
             if (first || x.compiled == PX_COMPILED_YES) {
@@ -300,7 +301,7 @@ static void bench_train(px_runner *r, px_env_result *er, px_bench *b, const size
         b->stopped = strdup("out of memory");
         goto out;
     }
-    if (r->f->kind == PX_MODEL_EMBEDDING) {
+    if (!kind_of(r->f)->decides_label) { /* a generator's bench is refused before */
         b->stopped = strdup("an embedding has no labels to train on (train-step:N trains a classifier)");
         goto out;
     }

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE /* pipe2, sigabbrev_np */
 #include "child.h"
 
+#include "parity/kind.h"
+#include "parity/sbuf.h"
 #include "parity/version.h"
 #include "wire.h"
 
@@ -138,11 +140,10 @@ static const char **executor_argv(px_runner *r, const px_env *e, char *threads, 
         argv[a++] = r->opts.script;
     argv[a++] = "--model", argv[a++] = e->model_path;
     argv[a++] = "--format", argv[a++] = fixture_format_name(e->model_format);
-    argv[a++] = "--kind", argv[a++] = r->f->kind == PX_MODEL_GENERATOR   ? "generator"
-                                      : r->f->kind == PX_MODEL_EMBEDDING ? "embedding"
-                                                                         : "classifier";
+    const px_kind *kind = kind_of(r->f);
+    argv[a++] = "--kind", argv[a++] = kind->name;
     /* An embedding's pooling and normalize (proto.h, Embedding). */
-    if (r->f->kind == PX_MODEL_EMBEDDING) {
+    if (kind->pools) {
         argv[a++] = "--pooling", argv[a++] = fixture_pooling_name(r->f->pooling);
         if (r->f->normalize)
             argv[a++] = "--normalize";
@@ -151,7 +152,7 @@ static const char **executor_argv(px_runner *r, const px_env *e, char *threads, 
         argv[a++] = "--optional-input", argv[a++] = "token_type_ids";
     /* contract.model.output: the dict key or tuple index the logits are
      * (proto.h, Model handling); a classifier's only. */
-    if (r->f->output && r->f->output[0] && r->f->kind != PX_MODEL_GENERATOR)
+    if (r->f->output && r->f->output[0] && !kind->generates)
         argv[a++] = "--output", argv[a++] = r->f->output;
     argv[a++] = "--device", argv[a++] = e->device;
     argv[a++] = "--dtype", argv[a++] = e->dtype;
@@ -503,23 +504,24 @@ static void fill_manifest(px_runner *r, px_env_result *er, px_buf *p)
  * of opening the device), the words returned (malloc'd). */
 static char *startup_failed(px_runner *r, child *c, enum wait_result w, double timeout, int *stage)
 {
-    char how[64], text[1200];
+    char how[64];
+    px_sbuf text = PX_SBUF_INIT; /* the child's last line: any length */
     child_reap(r, c, w == W_TIMEOUT ? 0 : 5, w == W_TIMEOUT, how, sizeof how);
     char *line = child_tail_line(c);
     *stage = c->importing[0] ? PX_STAGE_DEVICE : PX_STAGE_LOAD;
     if (w == W_TIMEOUT && c->importing[0])
-        snprintf(text, sizeof text, "importing backend module %s did not finish within startup_timeout %g s",
-                 c->importing, timeout);
+        sbuf_addf(&text, "importing backend module %s did not finish within startup_timeout %g s", c->importing,
+                  timeout);
     else if (w == W_TIMEOUT)
-        snprintf(text, sizeof text, "no answer within %g s of start-up (startup_timeout)", timeout);
+        sbuf_addf(&text, "no answer within %g s of start-up (startup_timeout)", timeout);
     else if (c->importing[0])
-        snprintf(text, sizeof text, "executor ended while importing backend module %s (%s)%s%s", c->importing, how,
-                 line && *line ? ": " : "", line ? line : "");
+        sbuf_addf(&text, "executor ended while importing backend module %s (%s)%s%s", c->importing, how,
+                  line && *line ? ": " : "", line ? line : "");
     else
-        snprintf(text, sizeof text, "executor ended during start-up (%s)%s%s", how, line && *line ? ": " : "",
-                 line ? line : "");
+        sbuf_addf(&text, "executor ended during start-up (%s)%s%s", how, line && *line ? ": " : "",
+                  line ? line : "");
     free(line);
-    return strdup(text);
+    return sbuf_take(&text);
 }
 
 /* Start (or restart) the environment's child and wait for READY. Returns 0

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "parity/kind.h"
 #include "parity/proto.h"
 #include "parity/runner.h"
 
@@ -181,7 +182,7 @@ out:
 int describe_model(const char *path, enum px_model_format fmt, int python, const px_runner_opts *where,
                    double timeout_s, px_describe *d, px_error *err)
 {
-    return describe_model_kind(path, fmt, PX_MODEL_CLASSIFIER, python, where, timeout_s, d, err);
+    return describe_model_kind(path, fmt, kind_named("classifier")->id, python, where, timeout_s, d, err);
 }
 
 int describe_model_kind(const char *path, enum px_model_format fmt, enum px_model_kind kind, int python,
@@ -201,8 +202,9 @@ int describe_model_kind(const char *path, enum px_model_format fmt, enum px_mode
         argv[a++] = where->script;
     argv[a++] = "--model", argv[a++] = path;
     argv[a++] = "--format", argv[a++] = fixture_format_name(fmt);
-    argv[a++] = "--kind",
-    argv[a++] = kind == PX_MODEL_GENERATOR ? "generator" : kind == PX_MODEL_EMBEDDING ? "embedding" : "classifier";
+    size_t n_kinds;
+    const px_kind *kinds = kind_all(&n_kinds);
+    argv[a++] = "--kind", argv[a++] = kinds[(size_t)kind < n_kinds ? (size_t)kind : 0].name;
     argv[a++] = "--device", argv[a++] = "cpu";
     argv[a++] = "--dtype", argv[a++] = "float32";
     argv[a++] = "--threads", argv[a++] = "1";

@@ -5,6 +5,8 @@
  * share (run_state.c) and the frames on the wire (wire.c). */
 #define _GNU_SOURCE /* pipe2 */
 #include "parity/runner.h"
+#include "parity/kind.h"
+#include "parity/sbuf.h"
 #include "parity/self.h"
 #include "parity/tokenizer.h"
 
@@ -169,31 +171,17 @@ static int run_probe(px_runner *r, px_env_result *er)
     /* With the contract's own model, a width that does not fit the labels is
      * a contract error; an overriding model's is that environment's outcome. */
     px_error fatal = {0};
-    if (r->f->kind == PX_MODEL_GENERATOR && (x.status == PX_ST_BAD_SHAPE || x.status == PX_ST_EMPTY) &&
-        !e->own_model) {
-        px_error_set(&fatal, PX_ERR_MISMATCH, r->f->path, r->f->model_loc.line, r->f->model_loc.col,
-                     "contract.model.kind is generator, but the model's output does not fit: %s (probe forward in "
-                     "'%s')",
-                     x.detail ? x.detail : "?", e->name);
-        rc = -1;
-    } else if (r->f->kind == PX_MODEL_EMBEDDING && (x.status == PX_ST_BAD_SHAPE || x.status == PX_ST_EMPTY) &&
-               !e->own_model) {
-        px_error_set(&fatal, PX_ERR_MISMATCH, r->f->path, r->f->model_loc.line, r->f->model_loc.col,
-                     "contract.model.dim is %d but the model's vector does not fit: %s (probe forward in '%s')",
-                     r->f->dim, x.detail ? x.detail : "?", e->name);
-        rc = -1;
-    } else if (r->f->kind == PX_MODEL_CLASSIFIER && x.status == PX_ST_BAD_SHAPE && x.ndim == 2 && x.shape[0] == 1 &&
-               x.shape[1] > 0 && !e->own_model) {
-        px_error_set(&fatal, PX_ERR_MISMATCH, r->f->path, e->labels_loc.line, e->labels_loc.col,
-                     "%s lists %zu labels but the model gives %lld outputs (probe forward in '%s')",
-                     e->own_labels ? "the environment" : "contract", e->n_labels, (long long)x.shape[1],
-                     e->name);
+    px_shape_fit fit = x.status == PX_ST_BAD_SHAPE ? PX_SHAPE_BAD
+                       : x.status == PX_ST_EMPTY   ? PX_SHAPE_EMPTY
+                                                   : PX_SHAPE_FITS;
+    if (fit != PX_SHAPE_FITS && !e->own_model &&
+        kind_of(r->f)->probe_misfit(r->f, e, fit, x.ndim, x.shape, x.detail, &fatal)) {
         rc = -1;
     } else if (gone) {
-        char msg[400];
-        snprintf(msg, sizeof msg, "the probe input ([CLS] [SEP]) ended the executor: %s %s",
-                 status_name(x.status), x.detail ? x.detail : "");
-        go_down(r, er, PX_STAGE_FORWARD, strdup(msg), 0);
+        px_sbuf msg = PX_SBUF_INIT; /* the detail is the executor's: any length */
+        sbuf_addf(&msg, "the probe input ([CLS] [SEP]) ended the executor: %s %s", status_name(x.status),
+                  x.detail ? x.detail : "");
+        go_down(r, er, PX_STAGE_FORWARD, sbuf_take(&msg), 0);
         rc = 1;
     }
     if (fatal.code) {
@@ -255,7 +243,7 @@ static void run_examples(px_runner *r, px_env_result *er)
                 }
             }
             state_set_progress(r, (int)(er - r->res->envs), (int)i);
-            run_in_child(r, er, in, &x, r->f->kind == PX_MODEL_GENERATOR);
+            run_in_child(r, er, in, &x, kind_of(r->f)->generates);
         }
         pthread_mutex_lock(&r->mu);
         example_result_clear(&er->ex[i]);
@@ -423,21 +411,31 @@ int runner_rerun(px_runner *r, int all, size_t example)
     return ok ? 0 : -1;
 }
 
-/* Whether the executor environment e needs is there: -1 with the words
- * (what is missing, how to choose another) in *err when not. */
+/* The executor environment e needs is missing: -1 with the words (what is
+ * missing, how to choose another) in *err. */
 static int executor_missing(const px_runner_opts *o, const px_env *e, px_error *err)
 {
-    if (e->python && (!o->script || access(o->script, R_OK)))
-        return px_error_set(err, PX_ERR_ENV, o->script ? o->script : "parity_torch.py", 0, 0,
+    const char *path;
+    int why = runner_executor_absent(o, e, &path);
+    if (!why)
+        return 0;
+    if (e->python)
+        return px_error_set(err, PX_ERR_ENV, path ? path : "parity_torch.py", 0, 0,
                             "cannot read the Python executor, which environment '%s' needs: %s "
                             "(build it with make, or install parity)",
-                            e->name, o->script ? strerror(errno) : "not found");
-    if (!e->python && (!o->executor || access(o->executor, X_OK)))
-        return px_error_set(err, PX_ERR_ENV, o->executor ? o->executor : "parity-torch", 0, 0,
-                            "cannot run the executor, which environment '%s' needs: %s (build it with make, "
-                            "or pass --executor)",
-                            e->name, o->executor ? strerror(errno) : "not found");
-    return 0;
+                            e->name, path ? strerror(why) : "not found");
+    return px_error_set(err, PX_ERR_ENV, path ? path : "parity-torch", 0, 0,
+                        "cannot run the executor, which environment '%s' needs: %s (build it with make, "
+                        "or pass --executor)",
+                        e->name, path ? strerror(why) : "not found");
+}
+
+int runner_executor_absent(const px_runner_opts *o, const px_env *e, const char **path)
+{
+    *path = e->python ? o->script : o->executor;
+    if (!*path)
+        return ENOENT;
+    return access(*path, e->python ? R_OK : X_OK) ? (errno ? errno : ENOENT) : 0;
 }
 
 /* One environment's run: start-up, probe, examples, benchmark. */

@@ -8,6 +8,7 @@
 
 #include "parity/bench.h"
 #include "parity/evidence.h"
+#include "parity/sbuf.h"
 
 /* run and bench: the environments to run, as indices into the fixture, in
  * the order -e names them (all runnable ones when none is named). */
@@ -63,18 +64,20 @@ static int open_run(px_check *s, const px_fixture *f, const px_session_opts *o, 
 /* What an environment that is to run here needs and this machine lacks:
  * NULL when it has it. An environment whose executor is not here is not
  * evaluated, with these words, instead of stopping the others. */
-static const char *missing_executor(const px_runner_opts *ro, const px_env *e, char *buf, size_t size)
+static char *missing_executor(const px_runner_opts *ro, const px_env *e)
 {
-    const char *path = e->python ? ro->script : ro->executor;
-    if (path && access(path, e->python ? R_OK : X_OK) == 0)
+    const char *path;
+    int why = runner_executor_absent(ro, e, &path);
+    if (!why)
         return NULL;
-    snprintf(buf, size,
-             e->python ? "not run here: cannot read the Python executor %s (%s); build it with make, or give this "
-                         "environment's results with --results"
-                       : "not run here: cannot run the libtorch executor %s (%s); build it with make, pass "
-                         "--executor, or give this environment's results with --results",
-             path ? path : "(none)", path ? strerror(errno) : "not found");
-    return buf;
+    px_sbuf b = PX_SBUF_INIT;
+    sbuf_addf(&b,
+              e->python ? "not run here: cannot read the Python executor %s (%s); build it with make, or give this "
+                          "environment's results with --results"
+                        : "not run here: cannot run the libtorch executor %s (%s); build it with make, pass "
+                          "--executor, or give this environment's results with --results",
+              path ? path : "(none)", path ? strerror(why) : "not found");
+    return sbuf_take(&b);
 }
 
 static int open_judge(px_check *s, const px_fixture *f, const px_session_opts *o, px_error *err)
@@ -90,28 +93,45 @@ static int open_judge(px_check *s, const px_fixture *f, const px_session_opts *o
      * with its model. */
     for (size_t i = 0; i < s->res->n_envs; i++) {
         px_env_result *e = &s->res->envs[i];
-        char why[1400];
-        const char *miss = e->selected && e->origin == PX_ORIGIN_RUN
-                               ? missing_executor(&s->ropts, &f->envs[e->env_index], why, sizeof why)
-                               : NULL;
+        char *miss = e->selected && e->origin == PX_ORIGIN_RUN ? missing_executor(&s->ropts, &f->envs[e->env_index])
+                                                                 : NULL;
         if (miss) {
             free(e->source);
-            e->source = strdup(miss);
+            e->source = miss;
             e->origin = PX_ORIGIN_NONE;
         }
     }
     return evidence_inputs(f, s->res, s->inputs, err);
 }
 
+/* The last good configurations, before anything else is read: check
+ * refuses one it cannot read as it refuses any other file. */
+static int open_history(px_check *s, const px_fixture *f, px_session_history how, px_error *err)
+{
+    if (how == PX_HISTORY_NONE)
+        return 0;
+    char path[4096];
+    history_path(f->path, path, sizeof path);
+    px_error *to = how == PX_HISTORY_REFUSE ? err : &s->history_err;
+    if (history_load(path, &s->history, to))
+        return how == PX_HISTORY_REFUSE ? -1 : 0;
+    s->history_read = 1;
+    return 0;
+}
+
 int session_open(px_check *s, const px_fixture *f, const px_session_opts *o, px_error *err)
 {
     memset(s, 0, sizeof *s);
     s->f = f, s->kind = o->kind;
-    if (!f->model_sha256)
+    if (open_history(s, f, o->history, err))
+        return -1;
+    if (!f->model_sha256) {
+        history_free(&s->history);
         return px_error_set(err, PX_ERR_MISMATCH, f->path, f->model_loc.line, f->model_loc.col,
                             "contract.model has no %s: pin the model revision before %s",
                             f->model_format == PX_FORMAT_TRANSFORMERS ? "files: (each file's sha256)" : "sha256",
                             o->doing ? o->doing : "judging anything against it");
+    }
     s->ropts = o->runner;
     runner_locate(&s->ropts, o->executor, o->python);
     int rc = o->kind == PX_SESSION_RUN ? open_run(s, f, o, err) : open_judge(s, f, o, err);
@@ -156,9 +176,28 @@ int session_rerun(px_check *s, int all, size_t example, px_error *err)
     return s->run ? 0 : -1;
 }
 
-int session_judge(const px_check *s, px_judgement *j, px_error *err)
+int session_judge(const px_check *s, px_verdicts *v, px_error *err)
 {
-    return judge_results(s->f, s->res, j, err) || bench_judge(s->f, s->res, j, err) ? -1 : 0;
+    memset(v, 0, sizeof *v);
+    if (judge_results(s->f, s->res, &v->j, err) || bench_judge(s->f, s->res, &v->j, err))
+        return -1;
+    if (!s->history_read)
+        return 0;
+    v->since = calloc(s->res->n_envs ? s->res->n_envs : 1, sizeof *v->since);
+    if (!v->since || history_since(&s->history, s->res, &v->j, v->since, err)) {
+        if (!v->since)
+            px_error_oom(err, NULL);
+        verdicts_free(v);
+        return -1;
+    }
+    return 0;
+}
+
+void verdicts_free(px_verdicts *v)
+{
+    free(v->since);
+    judgement_free(&v->j);
+    memset(v, 0, sizeof *v);
 }
 
 void session_close(px_check *s)
@@ -176,6 +215,7 @@ void session_close(px_check *s)
     results_free(s->res);
     runner_locate_free(&s->ropts);
     free(s->skip);
+    history_free(&s->history);
     memset(s, 0, sizeof *s);
 }
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parity/bench.h"
+#include "parity/session.h"
 
 void tui_rejudge(tui *t)
 {
@@ -24,12 +24,14 @@ void tui_rejudge(tui *t)
         runner_lock(t->run);
     if (t->judged)
         judgement_free(&t->j);
-    t->judged = judge_results(t->f, t->res, &t->j, &err) == 0 && bench_judge(t->f, t->res, &t->j, &err) == 0;
+    free(t->since), t->since = NULL;
+    px_verdicts v;
+    t->judged = session_judge(&t->cs, &v, &err) == 0;
+    if (t->judged)
+        t->j = v.j, t->since = v.since; /* the screen's now: freed as it judges again */
     t->rv.j = t->judged ? &t->j : NULL;
     if (!t->judged)
         snprintf(t->msg, sizeof t->msg, "%s", err.msg);
-    else if (t->since && history_since(&t->history, t->res, &t->j, t->since, &err))
-        free(t->since), t->since = NULL; /* out of memory: the ladder without it */
     review_refilter(&t->rv);
     if (t->run)
         runner_unlock(t->run);
@@ -69,21 +71,17 @@ static int start_runs(tui *t, px_error *err)
     return rc;
 }
 
-/* The last good configurations, shown on the ladder. The screen never
- * writes them (check does), and one that cannot be read is said on the
- * status line: the review goes on without it. */
+/* The last good configurations, shown on the ladder, the session read
+ * (PX_HISTORY_NOTE). The screen never writes them (check does), and one
+ * that cannot be read is said on the status line: the review goes on
+ * without it. */
 void tui_load_history(tui *t)
 {
-    px_error err = {0};
-    char path[4096], line[2048];
-    history_path(t->f->path, path, sizeof path);
-    if (history_load(path, &t->history, &err)) {
-        px_error_format(&err, line, sizeof line);
-        tui_say(t, "%s (last good configurations not shown)", line);
+    char line[2048];
+    if (!t->cs.history_err.code)
         return;
-    }
-    if (t->history.n)
-        t->since = calloc(t->res->n_envs ? t->res->n_envs : 1, sizeof *t->since);
+    px_error_format(&t->cs.history_err, line, sizeof line);
+    tui_say(t, "%s (last good configurations not shown)", line);
 }
 
 /* Take what the background read (it is done): the stand-in goes. */

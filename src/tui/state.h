@@ -56,8 +56,8 @@ typedef struct tui {
     px_session rv;
     px_judgement j;
     int judged;
-    px_history history;          /* the last good configurations (read only: check records them) */
-    px_since *since;             /* parallel to res->envs, from the last judgement; NULL: not compared */
+    px_since *since;             /* parallel to res->envs, from the last judgement (session_judge, against
+                                    cs.history); NULL: not compared */
     px_theme theme;
     char themes[16][64];
     size_t n_themes, theme_i;

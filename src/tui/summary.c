@@ -248,7 +248,7 @@ px_story *tui_story(tui *t, px_error *err)
         px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "still running: wait for the results");
         return NULL;
     }
-    return story_build(t->f, t->res, &t->j, err);
+    return story_build(t->f, t->res, &t->j, t->since, &t->cs.history_err, err);
 }
 
 void tui_draw_summary(tui *t)

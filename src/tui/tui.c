@@ -298,7 +298,8 @@ static px_session_opts session_opts(tui *t, const px_tui_opts *o)
 {
     px_session_opts so = {.kind = PX_SESSION_JUDGE, .results = o->results, .n_results = (size_t)o->n_results,
                           .envs = o->envs, .n_envs = (size_t)o->n_envs, .no_run = o->no_run,
-                          .executor = o->executor, .python = o->python, .doing = "reviewing against it"};
+                          .executor = o->executor, .python = o->python, .doing = "reviewing against it",
+                          .history = PX_HISTORY_NOTE};
     so.runner = (px_runner_opts){.backend_lib = o->backend_lib, .backend_modules = o->modules,
                                  .n_backend_modules = (size_t)o->n_modules, .notify_fd = t->wake_w,
                                  .compile_backends = o->compile_backends,
@@ -366,7 +367,6 @@ int tui_main(const px_tui_opts *o)
             rc = fail_line(&fatal); /* the whole run had to stop: said once more, below the screen */
     }
     free(t.since);
-    history_free(&t.history);
     if (t.judged)
         judgement_free(&t.j);
     if (t.res)
