@@ -11,6 +11,7 @@
 #include "parity/textcell.h"
 #include "paint.h"
 #include "pager.h"
+#include "pane.h"
 #include "verdict.h"
 
 /* Environment e's part of example k from row y: where it ran, its
@@ -21,8 +22,7 @@ static int draw_env(tui *t, size_t e, size_t k, int y, int w)
     const px_example_result *r = &er->ex[k];
     int y0 = y;
     y++;
-    tui_putf(t, y++, 0, w, (int)e == t->res->reference ? PX_EL_REFERENCE : PX_EL_CANDIDATE, "%s (%s %s)", er->name,
-             results_env_device(t->f, er), results_env_dtype(t->f, er));
+    pane_side_head(t, (int)e, y++, 0, w);
     char *v = tui_verdict_line(t, (int)e, k);
     if (v) {
         y += tui_put_wrapped(t, y, 2, w - 2, TUI_PAD_ROWS - y, tui_outcome_el(t->j.envs[e].ex[k].outcome), v);
