@@ -28,7 +28,9 @@
  *   4. the executors (src/executor/): what --kind NAME runs;
  *   5. src/judge/judge_<kind>.c and its row in judge_kind.c;
  *   6. src/report/rk_<kind>.c and its row in report_kind.c;
- *   7. src/tui/pane_<kind>.c and its row in the pane table;
+ *   7. its pane in the review screen: a struct tui_pane (src/tui/pane.h)
+ *      in its own file (src/tui/pane_classifier.c, pane_generator.c,
+ *      pane_embed.c) and its row in the table in src/tui/pane.c;
  *   8. its man page sections (parity-fixture(5), parity-results(5)).
  */
 #ifndef PARITY_KIND_H

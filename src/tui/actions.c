@@ -15,9 +15,9 @@
 #include "parity/report_md.h"
 #include "parity/story.h"
 #include "actions.h"
-#include "draw.h"
 #include "paint.h"
 #include "summary.h"
+#include "view_list.h"
 
 static unsigned move_by(tui *t, long delta)
 {
@@ -83,7 +83,7 @@ static unsigned act_whole(tui *t)
     if (review_current(&t->rv) < 0)
         return PX_RE_NONE;
     t->mode = M_WHOLE;
-    t->whole_top = 0;
+    t->whole.top = 0;
     return PX_RE_ALL;
 }
 
@@ -270,7 +270,7 @@ static unsigned act_list(tui *t)
 static unsigned act_summary(tui *t)
 {
     t->mode = M_SUMMARY;
-    t->summary_top = 0;
+    t->summary.top = 0;
     return PX_RE_ALL;
 }
 
@@ -302,7 +302,7 @@ static unsigned act_export(tui *t)
 static unsigned act_help(tui *t)
 {
     t->mode = M_HELP;
-    t->help_top = 0;
+    t->help.top = 0;
     return PX_RE_ALL;
 }
 

@@ -1,4 +1,5 @@
-/* The review screen's drawing (draw.c). */
+/* The review screen's drawing (draw.c): a frame, the screens the mode
+ * and the reaction ask for. */
 #ifndef PARITY_TUI_DRAW_H
 #define PARITY_TUI_DRAW_H
 
@@ -6,7 +7,5 @@
 
 /* Draw what the reaction bits ask for (nothing for PX_RE_NONE). */
 void tui_draw(tui *t, unsigned what);
-/* The rows above the list: the header and a blank. */
-int tui_top_rows(const tui *t);
 
 #endif

@@ -1,6 +1,7 @@
 /* The review screen's state, shared by its files, and what they answer the
  * loop. The screen's files, each with a header of its name, in the one
- * direction they call (no file calls one above it):
+ * direction they call (no file calls one above it; the loop calls
+ * drawing, drawing never calls back into the loop):
  *
  *   tui.c      the session: start-up and tear-down, the loop, the modes
  *              and what each does with a key, the search and note editor;
@@ -10,9 +11,24 @@
  *              each, and demo mode's one check before any of them
  *   load.c     where the results come from: read in the background, and
  *              judged again when the runner wakes the screen
- *   draw.c     drawing: the header, the list, the example, the status
- *              line, the help
- *   summary.c  the summary screen (the story the reports tell)
+ *   draw.c     drawing: which screens a frame draws, for the mode
+ *   the screens, one file each (tig's one file a view):
+ *     view_list.c    the header (the environments, their ladders) and the
+ *                    list of examples
+ *     view_detail.c  the example under the cursor: its text, its kind's
+ *                    pane, the difference, the decision; it scrolls (J, K)
+ *     view_status.c  the status line, and the editor on it
+ *     view_help.c    the keys and the legend of the badges (?, b)
+ *     view_whole.c   the example whole (v)
+ *     summary.c      the summary (the story the reports tell)
+ *   pager.c    the one scrolled screen the help, the whole example and the
+ *              summary are: its top row, the keys that scroll it, its head
+ *   pane.c     the example's pane for the fixture's kind of model (the one
+ *              table here that names the kinds), and the parts the kinds
+ *              share; one file a kind: pane_classifier.c, pane_generator.c,
+ *              pane_embed.c
+ *   verdict.c  an environment's verdict on an example as the screens show
+ *              it: its badge, its element, its line, what a wait says
  *   paint.c    the theme onto curses, and untrusted text into cells
  *   state.c    this state, and what the status line says */
 #ifndef PARITY_TUI_STATE_H
@@ -47,6 +63,12 @@ enum px_reaction {
 };
 #define PX_RE_CURSOR (PX_RE_LIST | PX_RE_DETAIL | PX_RE_STATUS) /* another example, or its mark */
 
+/* A scrolled screen's place (pager.h): the row at its top, and its rows
+ * when last drawn. */
+typedef struct tui_pager {
+    size_t top, rows;
+} tui_pager;
+
 typedef struct tui {
     const px_fixture *f;
     px_check cs;                 /* the check session (session.h): where each
@@ -78,13 +100,12 @@ typedef struct tui {
     const char *const *results_files; /* --results as given, for an export */
     size_t n_results_files;
     struct px_redactor *rd;      /* what the status line says is redacted */
-    size_t summary_top, summary_rows; /* the summary's scroll, and its length when last drawn */
-    size_t help_top;             /* the help screen's scroll */
+    tui_pager summary, help;     /* the summary's scroll, the help screen's */
     int help_badges;             /* the help screen opens at its legend of the badges (b) */
     long detail_k;               /* the example the pane's scroll is for (another: from the top) */
     int detail_top;              /* the example's pane scrolled this many rows (J, K) */
     int detail_more;             /* rows of it below the pane when last drawn */
-    size_t whole_top, whole_rows; /* the whole view's scroll (v), and its length when last drawn */
+    tui_pager whole;             /* the whole view's scroll (v) */
     void *canvas;                /* the curses WINDOW the drawing goes to (NULL: the screen) */
     struct tui_load *load;       /* the results files being read in the background
                                     (NULL: read); res is a stand-in till then */

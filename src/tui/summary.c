@@ -12,10 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parity/sbuf.h"
 #include "parity/story.h"
 #include "parity/textcell.h"
 #include "summary.h"
+#include "pager.h"
 #include "paint.h"
+#include "pane.h"
 
 typedef struct para {
     char *text;
@@ -55,52 +58,24 @@ static void tell_last_good(paras *p, const px_story_env *v)
 {
     if (!v->last_good)
         return;
-    char list[2048] = "";
+    px_sbuf list = PX_SBUF_INIT;
     for (size_t i = 0; i < v->changed.n; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "; " : ": ", v->changed.v[i]);
-    add(p, v->regressed ? PX_EL_FAIL : v->changed.n ? PX_EL_CHANGED : PX_EL_DIM, 4, "%s%s", v->last_good, list);
+        sbuf_addf(&list, "%s%s", i ? "; " : ": ", v->changed.v[i]);
+    add(p, v->regressed ? PX_EL_FAIL : v->changed.n ? PX_EL_CHANGED : PX_EL_DIM, 4, "%s%s", v->last_good,
+        sbuf_str(&list));
+    sbuf_free(&list);
 }
 
-/* An embedding's searches in environment e, from the verdicts: in the
- * reference, how many queries find what they expect; in a candidate, how
- * many queries' first k hold against the reference's and which changed.
- * Nothing for another kind of model. */
-static void tell_searches(paras *p, const tui *t, size_t e)
+/* What the kind's pane says of environment e here (an embedding's
+ * searches); nothing for most kinds. */
+static void tell_kind(paras *p, const tui *t, size_t e)
 {
-    if (t->f->kind != PX_MODEL_EMBEDDING || !t->judged || e >= t->j.n_envs || !t->j.envs[e].selected)
-        return;
-    const px_env_verdict *ev = &t->j.envs[e];
-    char names[512] = "";
-    size_t queries = 0, good = 0, held = 0, changed = 0, other = 0;
-    for (size_t k = 0; k < t->f->n_examples; k++) {
-        const px_embed_verdict *em = ev->ex[k].embed;
-        if (t->f->examples[k].role != PX_ROLE_QUERY || !em)
-            continue;
-        queries++;
-        int bad = ev->is_reference ? ev->ex[k].outcome == PX_OC_WRONG_RANKING : em->held == 0;
-        good += ev->is_reference && em->n_ranked && !bad;
-        held += !ev->is_reference && em->held == 1;
-        changed += bad;
-        other += ev->is_reference ? !em->n_ranked : em->held < 0;
-        if (bad && strlen(names) < sizeof names - 64)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", changed > 1 ? ", " : " (",
-                     t->f->examples[k].id);
-    }
-    if (!queries)
-        return;
-    if (names[0])
-        strcat(names, ")");
-    char rest[96] = "";
-    if (other)
-        snprintf(rest, sizeof rest, "; %zu not compared (no ranking here%s)", other,
-                 ev->is_reference ? "" : " or in the reference");
-    if (ev->is_reference)
-        add(p, changed ? PX_EL_FAIL : PX_EL_DIM, 4, "searches: %zu of %zu queries find what they expect; %zu miss%s%s",
-            good, queries, changed, names, rest);
-    else
-        add(p, changed ? PX_EL_FAIL : PX_EL_DIM, 4,
-            "first k against the reference's: %zu of %zu queries held, %zu changed%s%s", held, queries, changed, names,
-            rest);
+    const tui_pane *pane = tui_pane_of(t);
+    int el = PX_EL_DIM;
+    char *s = pane->summary ? pane->summary(t, e, &el) : NULL;
+    if (s)
+        add(p, el, 4, "%s", s);
+    free(s);
 }
 
 /* An environment for what it is: where it ran, its state, its ladder,
@@ -119,18 +94,19 @@ static void tell_env(paras *p, const px_story *s, size_t e, const tui *t)
         add(p, PX_EL_DIM, 4, "%s", v->settings);
     add(p, state_el(v), 4, "%s %s%s%s", !v->selected || !v->evaluated ? "–" : v->met ? "✓" : "✗", v->state,
         *v->counts ? ": " : "", v->counts);
-    tell_searches(p, t, e);
+    tell_kind(p, t, e);
     /* as the header writes it: + passed, X failed, - not reached or
      * not measured */
-    char ladder[512] = "";
     static const char *const mark[] = {"+", "X", "-", "-"};
     static const char *const rung[PX_RUNG_COUNT] = {"device", "model", "input", "forward", "contract", "perf"};
-    for (int r = 0; v->selected && r < PX_RUNG_COUNT; r++)
-        snprintf(ladder + strlen(ladder), sizeof ladder - strlen(ladder), "%s%s%s", r ? " " : "", mark[v->rung[r]],
-                 rung[r]);
-    if (ladder[0])
+    if (v->selected) {
+        char ladder[128] = ""; /* six rungs' words, bounded */
+        for (int r = 0; r < PX_RUNG_COUNT; r++)
+            snprintf(ladder + strlen(ladder), sizeof ladder - strlen(ladder), "%s%s%s", r ? " " : "",
+                     mark[v->rung[r]], rung[r]);
         add(p, PX_EL_DIM, 4, "ladder: %s%s", ladder,
             v->rung[PX_RUNG_PERF] == PX_RS_NOT_MEASURED ? " (performance not measured)" : "");
+    }
     for (int r = 0; r < PX_RUNG_COUNT; r++)
         if (v->rung_detail[r])
             add(p, PX_EL_FAIL, 4, "%s failed: %s", rung_name((px_rung)r), v->rung_detail[r]);
@@ -268,35 +244,26 @@ void tui_draw_summary(tui *t)
             p.v[i].text = safe;
         }
     }
-    size_t n = 0;
-    int cols = COLS - 2, body = LINES - 3;
+    size_t n = 0, body = pager_body();
+    int cols = COLS - 2;
     row *rows = lay_out(&p, cols - 2, &n);
-    size_t last_top = n > (size_t)body ? n - (size_t)body : 0;
-    if (t->summary_top > last_top)
-        t->summary_top = last_top;
-    t->summary_rows = n;
-    char key[16], up[16], down[16];
-    char head[256];
-    snprintf(head, sizeof head, " parity: what this fixture shows  (%s/%s scroll, %s: the examples)",
-             key_first(PX_ACT_DOWN, down, sizeof down), key_first(PX_ACT_UP, up, sizeof up),
-             t->demo ? "Space" : key_first(PX_ACT_DETAILS, key, sizeof key));
-    attrset(A_NORMAL);
-    tui_put(t, 0, 0, COLS, PX_EL_HEADER, head);
-    for (int y = 0; y < body && t->summary_top + (size_t)y < n; y++) {
-        const row *r = &rows[t->summary_top + (size_t)y];
+    pager_fit(&t->summary, n);
+    char key[16], up[16], down[16], *head = NULL;
+    if (asprintf(&head, " parity: what this fixture shows  (%s/%s scroll, %s: the examples)",
+                 key_first(PX_ACT_DOWN, down, sizeof down), key_first(PX_ACT_UP, up, sizeof up),
+                 t->demo ? "Space" : key_first(PX_ACT_DETAILS, key, sizeof key)) < 0)
+        head = NULL;
+    pager_head(t, &t->summary, head);
+    free(head);
+    for (size_t y = 0; y < body && t->summary.top + y < n; y++) {
+        const row *r = &rows[t->summary.top + y];
         char *line = strndup(r->s, r->len);
         /* the spaces a break leaves at a line's end are not drawn */
         size_t l = line ? strlen(line) : 0;
         while (l && line[l - 1] == ' ')
             line[--l] = '\0';
-        tui_put(t, y + 2, 1 + r->indent, cols - r->indent, r->el, line ? line : "");
+        tui_put(t, (int)y + 2, 1 + r->indent, cols - r->indent, r->el, line ? line : "");
         free(line);
-    }
-    if (n > (size_t)body) {
-        char more[96];
-        snprintf(more, sizeof more, " %zu-%zu of %zu ", t->summary_top + 1,
-                 t->summary_top + (size_t)body < n ? t->summary_top + (size_t)body : n, n);
-        tui_put(t, 1, COLS - (int)strlen(more) - 1, (int)strlen(more), PX_EL_DIM, more);
     }
     free(rows);
     for (size_t i = 0; i < p.n; i++)

@@ -27,6 +27,7 @@
 #include "actions.h"
 #include "draw.h"
 #include "load.h"
+#include "pager.h"
 #include "paint.h"
 #include "script.h"
 #include "state.h"
@@ -87,22 +88,29 @@ static unsigned edit_key(tui *t, key_ev k)
     return r == PX_LE_DONE ? PX_RE_CURSOR : PX_RE_STATUS;
 }
 
-/* The summary scrolls with the moving keys; q quits, ? helps, any other
- * key goes on to the examples. */
+/* The summary scrolls with the moving keys (pager.h); q quits, ? helps,
+ * any other key goes on to the examples. */
 static unsigned summary_key(tui *t, px_action a)
 {
-    size_t page = LINES > 6 ? (size_t)LINES - 4 : 1;
-    switch (a) {
-    case PX_ACT_DOWN: case PX_ACT_SCROLL_DOWN: t->summary_top++; break;
-    case PX_ACT_UP: case PX_ACT_SCROLL_UP: t->summary_top -= t->summary_top > 0; break;
-    case PX_ACT_PAGE_DOWN: t->summary_top += page; break;
-    case PX_ACT_PAGE_UP: t->summary_top = t->summary_top > page ? t->summary_top - page : 0; break;
-    case PX_ACT_FIRST: t->summary_top = 0; break;
-    case PX_ACT_LAST: t->summary_top = t->summary_rows; break; /* drawing keeps the last page full */
-    case PX_ACT_QUIT: return PX_RE_QUIT;
-    case PX_ACT_HELP: t->mode = M_HELP; break;
-    default: t->mode = M_LIST;
-    }
+    if (pager_key(&t->summary, a))
+        return PX_RE_ALL;
+    if (a == PX_ACT_QUIT)
+        return PX_RE_QUIT;
+    t->mode = a == PX_ACT_HELP ? M_HELP : M_LIST;
+    return PX_RE_ALL;
+}
+
+/* The help and the whole example scroll with the moving keys (pager.h;
+ * the help when the screen is short); b goes to the legend; any other key
+ * returns. */
+static unsigned pager_mode_key(tui *t, px_action a)
+{
+    if (pager_key(t->mode == M_HELP ? &t->help : &t->whole, a))
+        return PX_RE_ALL;
+    if (a == PX_ACT_BADGES)
+        t->mode = M_HELP, t->help_badges = 1;
+    else
+        t->mode = M_LIST;
     return PX_RE_ALL;
 }
 
@@ -134,31 +142,9 @@ static unsigned handle(tui *t, key_ev k)
     case M_SEARCH: case M_NOTE: case M_REPORT: case M_EXPORT:
         r |= edit_key(t, k);
         break;
-    case M_HELP: case M_WHOLE: {
-        /* they scroll, with the keys every pane scrolls with (the help
-         * when the screen is short); b goes to the legend; any other key
-         * returns */
-        px_action a = action_of(k);
-        size_t *top = t->mode == M_HELP ? &t->help_top : &t->whole_top, page = LINES > 6 ? (size_t)LINES - 4 : 1;
-        if (a == PX_ACT_DOWN || a == PX_ACT_SCROLL_DOWN)
-            ++*top;
-        else if (a == PX_ACT_UP || a == PX_ACT_SCROLL_UP)
-            *top -= *top > 0;
-        else if (a == PX_ACT_PAGE_DOWN)
-            *top += page;
-        else if (a == PX_ACT_PAGE_UP)
-            *top = *top > page ? *top - page : 0;
-        else if (a == PX_ACT_LAST)
-            *top = (size_t)-1; /* drawing keeps the last page full */
-        else if (a == PX_ACT_FIRST)
-            *top = 0;
-        else if (a == PX_ACT_BADGES)
-            t->mode = M_HELP, t->help_badges = 1;
-        else
-            t->mode = M_LIST;
-        r |= PX_RE_ALL;
+    case M_HELP: case M_WHOLE:
+        r |= pager_mode_key(t, action_of(k));
         break;
-    }
     case M_SUMMARY:
         r |= summary_key(t, action_of(k));
         break;
