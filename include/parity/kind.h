@@ -63,6 +63,10 @@ typedef struct px_kind {
      * says what it is and what the contract says. */
     px_shape_fit (*shape_fits)(const px_fixture *f, const px_shape_want *w, int ndim, const int64_t *shape,
                                size_t n_values, char **why);
+    int searches;           /* its examples are queries and the documents
+                               they search (role:), its kinds the queries' */
+    int pools;              /* its output is a vector contract.model.dim
+                               wide, pooled (contract.model.pooling) */
 } px_kind;
 
 /* The fixture's kind's interface (never NULL). */

@@ -69,11 +69,11 @@ static px_shape_fit generator_shape(const px_fixture *f, const px_shape_want *w,
 
 static const px_kind kinds[] = {
     [PX_MODEL_CLASSIFIER] = {PX_MODEL_CLASSIFIER, "classifier", "a classifier", PX_RESULTS_CLASSIFIER, "max|Δlogit|",
-                             "logits", 1, 0, classifier_shape},
+                             "logits", 1, 0, classifier_shape, 0, 0},
     [PX_MODEL_GENERATOR] = {PX_MODEL_GENERATOR, "generator", "a generator", PX_RESULTS_GENERATOR,
-                            "first other token", "logits", 0, 1, generator_shape},
+                            "first other token", "logits", 0, 1, generator_shape, 0, 0},
     [PX_MODEL_EMBEDDING] = {PX_MODEL_EMBEDDING, "embedding", "an embedding", PX_RESULTS_VERSION, "max|Δ|", "vectors",
-                            0, 0, embedding_shape},
+                            0, 0, embedding_shape, 1, 1},
 };
 
 const px_kind *kind_of(const px_fixture *f)
