@@ -15,7 +15,10 @@
 #include "parity/redact.h"
 #include "parity/results.h"
 #include "parity/sbuf.h"
-#include "parity/story.h"
+
+/* story.h's (which includes this one's users, not this header). */
+struct px_story;
+struct px_story_cell;
 
 /* What the story is built from and into (story.c), for a kind's parts:
  * out of memory is remembered in oom, checked once at the end. */
@@ -24,7 +27,7 @@ typedef struct px_story_ctx {
     const px_results *r;
     const px_judgement *j;
     px_redactor *rd;
-    px_story *s;
+    struct px_story *s;
     int oom;
     const char *twin_search; /* the twin's line of s->searches, NULL: none */
 } px_story_ctx;
@@ -56,7 +59,7 @@ typedef struct px_report_kind {
     /* ---- the story (story.c) ---- */
     /* A cell's kind-specific parts (the generated text, a query's search),
      * before its difference is put in words. */
-    void (*story_cell)(px_story_ctx *b, size_t e, size_t k, px_story_cell *c);
+    void (*story_cell)(px_story_ctx *b, size_t e, size_t k, struct px_story_cell *c);
     /* A compared output's difference from the reference in words (v->has_cmp). */
     char *(*story_diff)(px_story_ctx *b, const px_verdict *v);
     /* An expectation that is not a label's (the switch in story.c has

@@ -22,13 +22,6 @@ const px_report_kind *report_kind_of(const px_fixture *f)
     return k < sizeof rows / sizeof *rows && rows[k] ? rows[k] : &rk_classifier;
 }
 
-size_t story_search_lines(const px_fixture *f, const px_results *r, const px_judgement *j, char ***out, int *twin_at)
-{
-    const px_report_kind *rk = report_kind_of(f);
-    *out = NULL, *twin_at = -1;
-    return rk->search_lines ? rk->search_lines(f, r, j, out, twin_at) : 0;
-}
-
 char *rk_fmt(px_story_ctx *b, const char *f, ...)
 {
     char *s = NULL;

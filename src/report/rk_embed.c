@@ -10,6 +10,7 @@
 
 #include "parity/compare.h"
 #include "parity/emit.h"
+#include "parity/story.h"
 #include "parity/strf.h"
 
 /* ---- run's table ---- */

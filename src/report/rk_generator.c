@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "parity/emit.h"
+#include "parity/story.h"
 
 /* ---- run's table ---- */
 

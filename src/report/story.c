@@ -561,6 +561,13 @@ static void build_pending(bctx *b, const px_journal *jn)
     }
 }
 
+size_t story_search_lines(const px_fixture *f, const px_results *r, const px_judgement *j, char ***out, int *twin_at)
+{
+    const px_report_kind *rk = report_kind_of(f);
+    *out = NULL, *twin_at = -1;
+    return rk->search_lines ? rk->search_lines(f, r, j, out, twin_at) : 0;
+}
+
 static void build_searches(bctx *b)
 {
     char **lines;
