@@ -14,8 +14,9 @@
  *   judge     px_judge_kind (judge_kind.h): judge an example, find its
  *             earliest divergence, attribute a cause; one file a kind,
  *             src/judge/judge_<kind>.c
- *   report    px_report_kind (report_kind.h): its cells in run's table,
- *             check's lines and JSON, the reports; src/report/rk_<kind>.c
+ *   report    px_report_kind (report_kind.h): its cells in run's table
+ *             (run_table.c), check's lines and JSON, the story the reports
+ *             tell; src/report/rk_classifier.c, rk_generator.c, rk_embed.c
  *   tui       its pane in the review screen, src/tui/pane_<kind>.c
  *
  * The places a new kind touches (and no others; `make check`'s kind gate,
@@ -27,7 +28,10 @@
  *   3. the results reader and writer (src/results/): its output's keys;
  *   4. the executors (src/executor/): what --kind NAME runs;
  *   5. src/judge/judge_<kind>.c and its row in judge_kind.c;
- *   6. src/report/rk_<kind>.c and its row in report_kind.c;
+ *   6. src/report/rk_<kind>.c (as rk_classifier.c, rk_generator.c,
+ *      rk_embed.c: run's cell and last column, the story's cell, expectation,
+ *      tolerance and output words, check's line and JSON keys) and its row
+ *      in report_kind.c's table;
  *   7. src/tui/pane_<kind>.c and its row in the pane table;
  *   8. its man page sections (parity-fixture(5), parity-results(5)).
  */

@@ -17,6 +17,7 @@
 #include "parity/kind.h"
 #include "parity/report_kind.h"
 #include "parity/redact.h"
+#include "parity/sbuf.h"
 #include "parity/strf.h"
 #include "parity/version.h"
 
@@ -161,22 +162,21 @@ static void build_env(bctx *b, size_t e, px_story_env *se)
                                                : "");
     se->host = dup(b, m->host ? m->host : "");
     se->date = dup(b, m->started_at);
-    char set[256] = "";
+    px_sbuf set = PX_SBUF_INIT;
     if (m->tf32)
-        snprintf(set, sizeof set, "tf32 %s", m->tf32);
+        sbuf_addf(&set, "tf32 %s", m->tf32);
     if (m->matmul_precision)
-        snprintf(set + strlen(set), sizeof set - strlen(set), "%smatmul precision %s", set[0] ? ", " : "",
-                 m->matmul_precision);
+        sbuf_addf(&set, "%smatmul precision %s", set.len ? ", " : "", m->matmul_precision);
     if (m->ignored)
-        snprintf(set + strlen(set), sizeof set - strlen(set), "%s(ignored by the backend: %s)", set[0] ? " " : "",
-                 m->ignored);
+        sbuf_addf(&set, "%s(ignored by the backend: %s)", set.len ? " " : "", m->ignored);
     /* A compiled path (compile:), named by a results file's manifest too:
      * redacted as any other of its words. */
     if (m->compile_backend)
-        snprintf(set + strlen(set), sizeof set - strlen(set), "%storch.compile %s, mode %s, dynamic %s",
-                 set[0] ? "; " : "", m->compile_backend, m->compile_mode ? m->compile_mode : "?",
-                 m->compile_dynamic ? m->compile_dynamic : "?");
-    se->settings = m->compile_backend ? red(b, set) : dup(b, set);
+        sbuf_addf(&set, "%storch.compile %s, mode %s, dynamic %s", set.len ? "; " : "", m->compile_backend,
+                  m->compile_mode ? m->compile_mode : "?", m->compile_dynamic ? m->compile_dynamic : "?");
+    b->oom |= sbuf_failed(&set);
+    se->settings = m->compile_backend ? red(b, sbuf_str(&set)) : dup(b, sbuf_str(&set));
+    sbuf_free(&set);
     se->selected = ev->selected;
     se->is_reference = ev->is_reference;
     /* Judged only in part (no reference to compare with, examples without
@@ -587,7 +587,7 @@ static char *verdict_words(bctx *b, size_t sel, size_t met, size_t down, size_t 
 static char *verdict_line(bctx *b)
 {
     size_t sel = 0, met = 0, down = 0, partial = 0;
-    char failing[512] = "";
+    px_sbuf failing = PX_SBUF_INIT;
     for (size_t e = 0; e < b->s->n_envs; e++) {
         const px_story_env *se = &b->s->envs[e];
         if (!se->selected)
@@ -598,12 +598,13 @@ static char *verdict_line(bctx *b)
         else if (se->met)
             met++;
         else
-            snprintf(failing + strlen(failing), sizeof failing - strlen(failing), "%s%s", failing[0] ? ", " : "",
-                     se->name);
+            sbuf_addf(&failing, "%s%s", failing.len ? ", " : "", se->name);
     }
-    b->s->met = b->j->all_met && !down ? 1 : failing[0] ? 0 : -1;
+    b->s->met = b->j->all_met && !down ? 1 : failing.len ? 0 : -1;
     /* An embedding's: what the twin does to the searches, after. */
-    char *line = verdict_words(b, sel, met, down, partial, failing);
+    b->oom |= sbuf_failed(&failing);
+    char *line = verdict_words(b, sel, met, down, partial, sbuf_str(&failing));
+    sbuf_free(&failing);
     if (!line || !b->twin_search)
         return line;
     char *both = fmt(b, "%s %s.", line, b->twin_search);
