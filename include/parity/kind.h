@@ -14,8 +14,9 @@
  *   judge     px_judge_kind (judge_kind.h): judge an example, find its
  *             earliest divergence, attribute a cause; one file a kind,
  *             src/judge/judge_<kind>.c
- *   report    px_report_kind (report_kind.h): its cells in run's table,
- *             check's lines and JSON, the reports; src/report/rk_<kind>.c
+ *   report    px_report_kind (report_kind.h): its cells in run's table
+ *             (run_table.c), check's lines and JSON, the story the reports
+ *             tell; src/report/rk_classifier.c, rk_generator.c, rk_embed.c
  *   tui       its pane in the review screen, src/tui/pane_<kind>.c
  *
  * The places a new kind touches (and no others; `make check`'s kind gate,
@@ -27,7 +28,10 @@
  *   3. the results reader and writer (src/results/): its output's keys;
  *   4. the executors (src/executor/): what --kind NAME runs;
  *   5. src/judge/judge_<kind>.c and its row in judge_kind.c;
- *   6. src/report/rk_<kind>.c and its row in report_kind.c;
+ *   6. src/report/rk_<kind>.c (as rk_classifier.c, rk_generator.c,
+ *      rk_embed.c: run's cell and last column, the story's cell, expectation,
+ *      tolerance and output words, check's line and JSON keys) and its row
+ *      in report_kind.c's table;
  *   7. its pane in the review screen: a struct tui_pane (src/tui/pane.h)
  *      in its own file (src/tui/pane_classifier.c, pane_generator.c,
  *      pane_embed.c) and its row in the table in src/tui/pane.c;
@@ -65,8 +69,10 @@ typedef struct px_kind {
      * says what it is and what the contract says. */
     px_shape_fit (*shape_fits)(const px_fixture *f, const px_shape_want *w, int ndim, const int64_t *shape,
                                size_t n_values, char **why);
+    int searches;           /* its examples are queries and the documents
+                               they search (role:), its kinds the queries' */
     /* Its output is one pooled vector of contract.model.dim values (the
-     * executors' --pooling and --normalize): an embedding. */
+     * executors' --pooling and --normalize, contract.model.pooling). */
     int pools;
     /* The probe's output with the contract's own model did not fit (fit:
      * PX_SHAPE_BAD or PX_SHAPE_EMPTY; detail: the wire's words, NULL when

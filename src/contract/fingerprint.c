@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* open_memstream */
 #include "parity/fingerprint.h"
+#include "parity/kind.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,11 +61,11 @@ static void write_model(FILE *o, const px_fixture *f, size_t k)
         put_str(o, f->inputs[i]);
     put_str(o, f->output);
     /* Only for a generator: a classifier's keeps its old bytes. */
-    if (f->kind == PX_MODEL_GENERATOR)
-        put_str(o, "generator");
+    if (kind_of(f)->generates)
+        put_str(o, kind_of(f)->name);
     /* An embedding's vector: its width and the pooling that makes it. */
-    if (f->kind == PX_MODEL_EMBEDDING)
-        put_str(o, "embedding"), put_num(o, f->dim), put_str(o, fixture_pooling_name(f->pooling)),
+    if (kind_of(f)->pools)
+        put_str(o, kind_of(f)->name), put_num(o, f->dim), put_str(o, fixture_pooling_name(f->pooling)),
             put_num(o, f->normalize);
     /* A format change is a model change (the sha256 of a directory is its
      * pins' digest); TorchScript keeps its old bytes. */
@@ -150,7 +151,7 @@ static void write_example(FILE *o, const px_fixture *f, size_t k)
     }
     /* An embedding's: its role, its own cosine floor and what its search
      * must return (only for an embedding: older fingerprints stay). */
-    if (f->kind == PX_MODEL_EMBEDDING) {
+    if (kind_of(f)->searches) {
         put_num(o, x->role), put_num(o, x->similar.present), put_num(o, x->similar.min_cosine);
         const px_retrieval *r = e->retrieval;
         put_num(o, r ? (double)r->n_top : -1);

@@ -19,6 +19,7 @@
 #include "parity/decision.h"
 #include "parity/clean.h"
 #include "parity/fixture.h"
+#include "parity/kind.h"
 #include "parity/prepare.h"
 #include "parity/strmap.h"
 #include "parity/tokenizer.h"
@@ -372,7 +373,7 @@ static void check_tolerances(lctx *c, const px_fixture *f)
 {
     static const char ask[] = "write down why the tolerance is this wide";
     static const char ask_cos[] = "write down why the vectors may be this far apart";
-    const char *tk = f->kind == PX_MODEL_EMBEDDING ? "vectors" : "logits";
+    const char *tk = kind_of(f)->values;
     yaml_node_t *cmp = get(c, get(c, c->root, "contract"), "compare");
     char what[256];
     snprintf(what, sizeof what, "contract.compare.%s", tk);
@@ -447,7 +448,7 @@ static void check_kinds(lctx *c, const px_fixture *f)
         return; /* the loader already refused it */
     /* An embedding's kinds are its queries': a document is what is searched,
      * not a case of the task. */
-    int emb = f->kind == PX_MODEL_EMBEDDING;
+    int emb = kind_of(f)->searches;
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
         int seen = 0;
         for (size_t i = 0; i < f->n_examples; i++)
@@ -469,7 +470,7 @@ static void check_kinds(lctx *c, const px_fixture *f)
  * tie as a failure). */
 static void check_search(lctx *c, const px_fixture *f)
 {
-    if (f->kind != PX_MODEL_EMBEDDING)
+    if (!kind_of(f)->searches)
         return;
     size_t queries = 0;
     for (size_t i = 0; i < f->n_examples; i++) {
@@ -633,7 +634,7 @@ static size_t config_labels(const char *dir)
  * returns its own vector (pooling none) may project it to another. */
 static void check_shape_fits(lctx *c, const px_fixture *f, long width, long positions)
 {
-    if (f->kind == PX_MODEL_EMBEDDING && f->pooling != PX_POOL_NONE && width > 0 && width != f->dim)
+    if (kind_of(f)->pools && f->pooling != PX_POOL_NONE && width > 0 && width != f->dim)
         add(c, c->dim_at,
             "contract.model.dim %d, but the model's hidden states are %ld wide: every output would be bad-shape; "
             "set dim: %ld",
@@ -662,7 +663,7 @@ static void check_model_files(lctx *c, const px_fixture *f, const char *what, co
             err.reason != PX_ERR_MISMATCH) /* a mismatch was reported already */
             add(c, path_at, "%s", err.msg);
     }
-    if (fmt == PX_FORMAT_TRANSFORMERS && f->kind == PX_MODEL_CLASSIFIER && n_labels) {
+    if (fmt == PX_FORMAT_TRANSFORMERS && kind_of(f)->decides_label && n_labels) {
         size_t outputs = config_labels(path);
         if (outputs && outputs != n_labels)
             add(c, labels_at,
@@ -678,7 +679,7 @@ static void check_model_files(lctx *c, const px_fixture *f, const char *what, co
     if (fmt == PX_FORMAT_TRANSFORMERS || !c->describe || access(path, R_OK) ||
         c->describe(c->describe_ctx, path, fmt, f->kind, &m))
         return;
-    if (f->kind == PX_MODEL_CLASSIFIER && n_labels && m.head > 0 && (size_t)m.head != n_labels)
+    if (kind_of(f)->decides_label && n_labels && m.head > 0 && (size_t)m.head != n_labels)
         add(c, labels_at,
             "%zu labels for a model whose classifier head gives %ld outputs: run would refuse it; list one label "
             "per output, in the model's order",

@@ -20,6 +20,7 @@
 #include "parity/redact.h"
 #include "parity/report_html.h"
 #include "parity/report_md.h"
+#include "parity/strf.h"
 #include "parity/ydoc.h"
 
 extern char **environ;
@@ -320,15 +321,18 @@ static int run_tar(bundle *b, const char *tmp_archive)
     free(b->dir);
     b->dir = top;
     const char *epoch = getenv("SOURCE_DATE_EPOCH");
-    char mtime[64];
-    snprintf(mtime, sizeof mtime, "--mtime=@%s", epoch && *epoch ? epoch : "0");
+    char *mtime = strf("--mtime=@%s", epoch && *epoch ? epoch : "0");
+    if (!mtime) {
+        free(parent);
+        return px_error_oom(b->err, tmp_archive);
+    }
     char *argv[] = {"tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", mtime, "-I", "gzip -n",
                     "-C", parent, "-cf", (char *)tmp_archive, b->name, NULL};
     pid_t pid;
     int st = -1, rc = posix_spawnp(&pid, "tar", NULL, NULL, argv, environ);
     if (!rc)
         waitpid(pid, &st, 0);
-    free(parent);
+    free(parent), free(mtime);
     if (rc || !WIFEXITED(st) || WEXITSTATUS(st)) {
         unlink(tmp_archive);
         return px_error_set(b->err, PX_ERR_WRITE, tmp_archive, 0, 0, "tar could not write the archive%s",
@@ -885,10 +889,10 @@ static void run_command(FILE *o, const repro_env *r)
      * line (--compile-backend): said again, by the name recorded. */
     const char *cb = r->er->m.compile_backend;
     if (r->env->compile.present && cb && strcmp(cb, r->env->compile.backend)) {
-        char w[512];
-        snprintf(w, sizeof w, "%s=%s", r->env->name, cb);
+        char *w = strf("%s=%s", r->env->name, cb);
         fprintf(o, " --compile-backend ");
-        put_word(o, w);
+        put_word(o, w ? w : "?");
+        free(w);
     }
     fprintf(o, " -o %s\n\n", r->again);
 }

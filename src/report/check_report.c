@@ -6,6 +6,7 @@
 
 #include "parity/decision.h"
 #include "parity/emit.h"
+#include "parity/report_kind.h"
 #include "parity/story.h"
 
 /* The environment's role as the fixture gives it; one without a role: key
@@ -132,25 +133,9 @@ static const char *origin_name(px_origin o)
     return o == PX_ORIGIN_RUN ? "run" : o == PX_ORIGIN_FILE ? "file" : "none";
 }
 
-/* An embedding query's search, in words (malloc'd): its first k here
- * beside the reference's, what moved, its vector's cosine to the
- * reference's: "top 3: go-night 0.87, film-night 0.59, chess-club 0.58;
- * reference: go-night 0.87, chess-club 0.59, film-night 0.57; changed:
- * rank 2 and 3 swap: film-night, chess-club; cosine 0.99978 to the
- * reference's vector". NULL when the example is not a query, was not
- * judged as one, or has no ranking (its verdict says why). */
-static char *search_words(const px_fixture *f, const px_results *r, const px_judgement *j, size_t e, size_t k)
-{
-    const px_embed_verdict *em = j->envs[e].ex[k].embed;
-    if (!em || f->examples[k].role != PX_ROLE_QUERY || !em->k || !em->n_ranked)
-        return NULL; /* no ranking: its verdict says why */
-    if (r->reference >= 0 && (size_t)r->reference == e)
-        return NULL; /* the reference's verdict says its first k */
-    return story_search_words(f, em, story_reference_embed(r, j, e, k));
-}
-
 void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since)
 {
+    const px_report_kind *rk = report_kind_of(f);
     fprintf(o, "%s: %zu examples, %zu environments, reference %s\n", f->path, r->n_examples, r->n_envs,
             r->reference >= 0 ? r->envs[r->reference].name : "(none)");
     for (size_t i = 0; i < r->n_warnings; i++)
@@ -196,10 +181,11 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
              * something else is never carried over silently. */
             int show = !outcome_met(v->outcome) || v->div == PX_DIV_DECISION || v->div == PX_DIV_CLEAN ||
                        v->div == PX_DIV_TOKENS;
-            /* An embedding's query: its search, always (what it returns is
-             * the task). */
-            char *search = search_words(f, r, j, e, k);
-            show |= search != NULL || (v->embed && v->embed->n_ranked); /* the reference's: its detail */
+            /* More the kind has to say (an embedding query's search, always:
+             * what it returns is the task). */
+            int always = 0;
+            char *search = rk->check_words ? rk->check_words(f, r, j, e, k, &always) : NULL;
+            show |= always;
             if (!show)
                 free(search);
             if (!show && (fit == PX_FIT_NONE || fit == PX_FIT_HERE))
@@ -249,19 +235,8 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
     fprintf(o, "\n%s\n", j->all_met ? "contract met in every selected environment" : "contract NOT met");
 }
 
-static void json_key(FILE *o, const char *k)
-{
-    emit_json_string(o, k);
-    fputc(':', o);
-}
-
-static void json_str_or_null(FILE *o, const char *s)
-{
-    if (s)
-        emit_json_string(o, s);
-    else
-        fputs("null", o);
-}
+#define json_key rk_json_key
+#define json_str_or_null rk_json_str_or_null
 
 /* The reviewer's decision, and whether it applies to this environment's
  * results as they are (decision_fit). */
@@ -280,73 +255,6 @@ static void json_review(FILE *o, const px_fixture *f, const px_results *r, size_
     json_key(o, "applies");
     emit_json_string(o, fit_name(decision_fit(rv->decision, rv->env, rv->results, er, &er->ex[k], f->examples[k].id)));
     fputc('}', o);
-}
-
-static void json_double_or_null(FILE *o, double v)
-{
-    if (isfinite(v))
-        emit_json_double(o, v);
-    else
-        fputs("null", o);
-}
-
-/* The first k of a search: [{id, cosine}, ...]. */
-static void json_first_k(FILE *o, const px_fixture *f, const px_embed_verdict *em)
-{
-    size_t n = (size_t)em->k < em->n_ranked ? (size_t)em->k : em->n_ranked;
-    fputc('[', o);
-    for (size_t i = 0; i < n; i++) {
-        fputs(i ? ",{" : "{", o);
-        json_key(o, "id"), emit_json_string(o, f->examples[em->doc[i]].id), fputc(',', o);
-        json_key(o, "cosine"), json_double_or_null(o, em->score[i]), fputc('}', o);
-    }
-    fputc(']', o);
-}
-
-/* An embedding's: "embedding": {role, norm, cosine, min_cosine, search},
- * search null for a document, else {k, order, top, reference_top, held,
- * moved, note}. */
-static void json_embedding(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e,
-                           size_t k, const px_verdict *v)
-{
-    const px_embed_verdict *em = v->embed;
-    const px_example *ex = &f->examples[k];
-    json_key(o, "embedding");
-    if (!em) {
-        fputs("null,", o);
-        return;
-    }
-    fputc('{', o);
-    json_key(o, "role"), emit_json_string(o, ex->role == PX_ROLE_QUERY ? "query" : "document"), fputc(',', o);
-    json_key(o, "norm"), json_double_or_null(o, em->norm), fputc(',', o);
-    json_key(o, "cosine"), json_double_or_null(o, em->cosine), fputc(',', o);
-    json_key(o, "min_cosine"), json_double_or_null(o, em->min_cosine), fputc(',', o);
-    json_key(o, "search");
-    if (ex->role != PX_ROLE_QUERY || !em->k) {
-        fputs("null},", o);
-        return;
-    }
-    const px_embed_verdict *rm = story_reference_embed(r, j, e, k);
-    fputc('{', o);
-    json_key(o, "k"), fprintf(o, "%d,", em->k);
-    json_key(o, "order"), emit_json_string(o, ex->expect.retrieval && ex->expect.retrieval->exact ? "exact" : "set");
-    fputc(',', o);
-    json_key(o, "top");
-    if (em->n_ranked)
-        json_first_k(o, f, em);
-    else
-        fputs("null", o);
-    fputc(',', o);
-    json_key(o, "reference_top");
-    if (rm && rm->n_ranked)
-        json_first_k(o, f, rm);
-    else
-        fputs("null", o);
-    fputc(',', o);
-    json_key(o, "held"), fputs(em->held < 0 ? "null," : em->held ? "true," : "false,", o);
-    json_key(o, "moved"), json_str_or_null(o, em->moved), fputc(',', o);
-    json_key(o, "note"), json_str_or_null(o, em->rank_note);
-    fputs("}},", o);
 }
 
 static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e, size_t k,
@@ -368,28 +276,9 @@ static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, cons
                  x->status != PX_ST_NOT_EVALUATED;
     json_key(o, "error"), json_str_or_null(o, failed ? x->detail : NULL), fputc(',', o);
     json_key(o, "label"), json_str_or_null(o, results_label(&r->envs[e], x)), fputc(',', o);
-    if (f->kind == PX_MODEL_GENERATOR) {
-        /* A generator's: what it generated, and where it parts from the
-         * reference (null: it does not, or nothing was generated). */
-        json_key(o, "generated");
-        if (x->gen) {
-            fputc('{', o);
-            json_key(o, "text"), json_str_or_null(o, x->gen->text), fputc(',', o);
-            json_key(o, "end"), emit_json_string(o, generated_end_name(x->gen->end)), fputc(',', o);
-            json_key(o, "tokens"), fprintf(o, "%zu,", x->gen->n);
-            json_key(o, "diverged_at");
-            if (v->div == PX_DIV_GENERATED && v->text)
-                fprintf(o, "%ld", v->text->diverged_at);
-            else
-                fputs("null", o);
-            fputc('}', o);
-        } else {
-            fputs("null", o);
-        }
-        fputc(',', o);
-    }
-    if (f->kind == PX_MODEL_EMBEDDING)
-        json_embedding(o, f, r, j, e, k, v);
+    const px_report_kind *rk = report_kind_of(f);
+    if (rk->check_json_example)
+        rk->check_json_example(o, f, r, j, e, k, v);
     json_key(o, "compare");
     if (v->has_cmp) {
         fputc('{', o);
@@ -543,7 +432,7 @@ void check_report_json(FILE *o, const px_fixture *f, const px_results *r, const 
         emit_json_string(o, j->findings[i]);
     }
     fputs("],", o);
-    if (f->kind == PX_MODEL_EMBEDDING) {
+    if (report_kind_of(f)->search_lines) {
         /* An embedding's: what each environment does to the searches. */
         char **lines;
         int tw;

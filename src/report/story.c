@@ -14,51 +14,19 @@
 
 #include "parity/decision.h"
 #include "parity/history.h"
+#include "parity/kind.h"
+#include "parity/report_kind.h"
 #include "parity/redact.h"
+#include "parity/sbuf.h"
 #include "parity/strf.h"
 #include "parity/version.h"
 
-typedef struct bctx {
-    const px_fixture *f;
-    const px_results *r;
-    const px_judgement *j;
-    px_redactor *rd;
-    px_story *s;
-    int oom;
-    const char *twin_search; /* the twin's line of s->searches, NULL: none */
-} bctx;
-
-static char *fmt(bctx *b, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static char *fmt(bctx *b, const char *f, ...)
-{
-    char *s = NULL;
-    va_list ap;
-    va_start(ap, f);
-    if (vasprintf(&s, f, ap) < 0) {
-        s = NULL;
-        b->oom = 1;
-    }
-    va_end(ap);
-    return s;
-}
-
-static char *dup(bctx *b, const char *s)
-{
-    char *d = strdup(s ? s : "");
-    b->oom |= !d;
-    return d;
-}
-
-/* Text that came from a run, a file or a person: redacted, and counted
- * with what a run here had already redacted. */
-static char *red(bctx *b, const char *s)
-{
-    if (!s)
-        return NULL;
-    char *t = redact_text(b->rd, s);
-    b->oom |= !t;
-    return t;
-}
+/* The story's inputs and what it is built into (report_kind.h: a kind's
+ * parts are built with it too). */
+typedef px_story_ctx bctx;
+#define fmt rk_fmt
+#define dup rk_dup
+#define red rk_red
 
 static size_t markers(const char *s)
 {
@@ -194,22 +162,21 @@ static void build_env(bctx *b, size_t e, px_story_env *se)
                                                : "");
     se->host = dup(b, m->host ? m->host : "");
     se->date = dup(b, m->started_at);
-    char set[256] = "";
+    px_sbuf set = PX_SBUF_INIT;
     if (m->tf32)
-        snprintf(set, sizeof set, "tf32 %s", m->tf32);
+        sbuf_addf(&set, "tf32 %s", m->tf32);
     if (m->matmul_precision)
-        snprintf(set + strlen(set), sizeof set - strlen(set), "%smatmul precision %s", set[0] ? ", " : "",
-                 m->matmul_precision);
+        sbuf_addf(&set, "%smatmul precision %s", set.len ? ", " : "", m->matmul_precision);
     if (m->ignored)
-        snprintf(set + strlen(set), sizeof set - strlen(set), "%s(ignored by the backend: %s)", set[0] ? " " : "",
-                 m->ignored);
+        sbuf_addf(&set, "%s(ignored by the backend: %s)", set.len ? " " : "", m->ignored);
     /* A compiled path (compile:), named by a results file's manifest too:
      * redacted as any other of its words. */
     if (m->compile_backend)
-        snprintf(set + strlen(set), sizeof set - strlen(set), "%storch.compile %s, mode %s, dynamic %s",
-                 set[0] ? "; " : "", m->compile_backend, m->compile_mode ? m->compile_mode : "?",
-                 m->compile_dynamic ? m->compile_dynamic : "?");
-    se->settings = m->compile_backend ? red(b, set) : dup(b, set);
+        sbuf_addf(&set, "%storch.compile %s, mode %s, dynamic %s", set.len ? "; " : "", m->compile_backend,
+                  m->compile_mode ? m->compile_mode : "?", m->compile_dynamic ? m->compile_dynamic : "?");
+    b->oom |= sbuf_failed(&set);
+    se->settings = m->compile_backend ? red(b, sbuf_str(&set)) : dup(b, sbuf_str(&set));
+    sbuf_free(&set);
     se->selected = ev->selected;
     se->is_reference = ev->is_reference;
     /* Judged only in part (no reference to compare with, examples without
@@ -273,133 +240,6 @@ static double *softmax(const double *v, size_t n)
     return p;
 }
 
-/* ---- a generator's text and its marks ---- */
-
-static int continuation(unsigned char ch) { return (ch & 0xC0) == 0x80; }
-
-/* The byte offset of the n-th code point of t (len when past it). */
-static size_t char_offset(const char *t, size_t len, long n)
-{
-    size_t o = 0;
-    for (long i = 0; i < n && o < len; i++)
-        for (o++; o < len && continuation((unsigned char)t[o]); o++)
-            ;
-    return o;
-}
-
-size_t story_spans(const char *text, const long *matches, size_t n_matches, long bad_at, long bad_end,
-                   long diverged_at, px_span out[PX_MAX_SPANS])
-{
-    size_t len = strlen(text);
-    enum { MAX = PX_MAX_MATCH_SPANS + 2 };
-    /* In order of who wins: a later one over an earlier one (the matches,
-     * then the divergence, then the violation). */
-    long sp[MAX][2];
-    px_span_kind kind[MAX];
-    size_t ns = 0;
-    for (size_t i = 0; i < n_matches && i < PX_MAX_MATCH_SPANS; i++, ns++)
-        sp[ns][0] = matches[2 * i], sp[ns][1] = matches[2 * i + 1], kind[ns] = PX_SPAN_MATCH;
-    sp[ns][0] = sp[ns][1] = -1, kind[ns] = PX_SPAN_DIVERGED;
-    if (diverged_at >= 0 && diverged_at < LONG_MAX) {
-        sp[ns][0] = (long)char_offset(text, len, diverged_at);
-        sp[ns][1] = (long)char_offset(text, len, diverged_at + 1);
-    }
-    ns++;
-    sp[ns][0] = bad_at, sp[ns][1] = bad_end, kind[ns++] = PX_SPAN_BAD;
-    size_t cut[2 * MAX + 2] = {0, len}, n = 2;
-    int ok[MAX];
-    for (size_t i = 0; i < ns; i++) {
-        long a = sp[i][0], z = sp[i][1];
-        ok[i] = a >= 0 && a < z && (size_t)z <= len && !continuation((unsigned char)text[a]) &&
-                ((size_t)z == len || !continuation((unsigned char)text[z]));
-        if (ok[i])
-            cut[n++] = (size_t)a, cut[n++] = (size_t)z;
-    }
-    for (size_t i = 1; i < n; i++) /* insertion sort: a few dozen at most */
-        for (size_t j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
-            size_t t = cut[j];
-            cut[j] = cut[j - 1], cut[j - 1] = t;
-        }
-    size_t m = 0;
-    for (size_t i = 0; i + 1 < n; i++) {
-        if (cut[i] == cut[i + 1])
-            continue;
-        px_span_kind k = PX_SPAN_PLAIN;
-        for (size_t s = 0; s < ns; s++)
-            if (ok[s] && (size_t)sp[s][0] <= cut[i] && cut[i + 1] <= (size_t)sp[s][1])
-                k = kind[s];
-        if (m && out[m - 1].kind == k)
-            out[m - 1].end = cut[i + 1];
-        else
-            out[m++] = (px_span){cut[i], cut[i + 1], k};
-    }
-    if (!m)
-        out[m++] = (px_span){0, len, PX_SPAN_PLAIN};
-    return m;
-}
-
-/* A token as the contract writes it, quoted, its control characters
- * escaped. */
-static void token_quoted(const char *t, char *buf, size_t size)
-{
-    size_t o = 0;
-    buf[0] = '\0';
-    o += (size_t)snprintf(buf, size, "'");
-    for (; *t && o + 8 < size; t++) {
-        unsigned char ch = (unsigned char)*t;
-        o += (size_t)(ch == '\n'   ? snprintf(buf + o, size - o, "\\n")
-                      : ch == '\t' ? snprintf(buf + o, size - o, "\\t")
-                      : ch == '\'' ? snprintf(buf + o, size - o, "\\'")
-                      : ch < 0x20 || ch == 0x7F ? snprintf(buf + o, size - o, "\\x%02x", ch)
-                                                : snprintf(buf + o, size - o, "%c", ch));
-    }
-    snprintf(buf + o, size - o, "'");
-}
-
-void story_generate_words(const px_generate *g, char *buf, size_t size)
-{
-    if (!size)
-        return;
-    if (g->decoding == PX_DECODE_SAMPLE)
-        snprintf(buf, size, "sample (temperature %g, top_k %d%s, seed %llu), at most %d new tokens", g->temperature,
-                 g->top_k, g->top_k ? "" : ": the whole vocabulary", g->seed, g->max_new_tokens);
-    else
-        snprintf(buf, size, "greedy, at most %d new tokens", g->max_new_tokens);
-    size_t o = strlen(buf);
-    o += (size_t)snprintf(buf + o, o < size ? size - o : 0, "%s", g->n_stop ? ", stops at " : ", no stop token");
-    for (size_t i = 0; i < g->n_stop && o < size; i++) {
-        char q[96];
-        token_quoted(g->stop[i], q, sizeof q);
-        o += (size_t)snprintf(buf + o, size - o, "%s%s", i == 0 ? "" : i + 1 == g->n_stop ? " or " : ", ", q);
-    }
-}
-
-/* The generated text, its end and its marks (the divergence on a
- * candidate's: the reference parts from no one). */
-static void build_generated(bctx *b, size_t e, const px_verdict *v, const px_generated *g, px_story_cell *c)
-{
-    const char *t = g->text ? g->text : "";
-    c->generated = red(b, t);
-    c->gen_end = generated_end_name(g->end);
-    c->gen_tokens = g->n;
-    const px_text_verdict *tv = v->text;
-    c->gen_diverged = v->div == PX_DIV_GENERATED && tv ? tv->diverged_at : -1;
-    /* Against the reference, in words, as a tolerance is for a classifier. */
-    if ((int)e != b->r->reference) {
-        c->diff_words = c->gen_diverged >= 0 ? fmt(b, "diverged at token %ld", c->gen_diverged)
-                                             : fmt(b, "the same tokens");
-    }
-    if (!c->generated)
-        return;
-    if (strcmp(c->generated, t)) {
-        c->spans[0] = (px_span){0, strlen(c->generated), PX_SPAN_PLAIN};
-        c->n_spans = 1;
-        return;
-    }
-    c->n_spans = story_spans(t, tv ? tv->matches : NULL, tv ? tv->n_matches : 0, tv ? tv->bad_at : -1,
-                             tv ? tv->bad_end : -1, (int)e == b->r->reference ? -1 : c->gen_diverged, c->spans);
-}
-
 static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
 {
     const px_env_verdict *ev = &b->j->envs[e];
@@ -421,27 +261,14 @@ static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
         c->n_probs = c->probs ? x->n_values : 0;
     }
     c->detail = red(b, v->detail);
-    if (x->gen)
-        build_generated(b, e, v, x->gen, c);
+    const px_report_kind *rk = report_kind_of(b->f);
+    if (rk->story_cell)
+        rk->story_cell(b, e, k, c);
     if (v->has_cmp) {
         c->has_diff = 1;
         c->diff = v->cmp.value;
         c->limit = v->cmp.threshold;
-        if (v->embed && !strcmp(v->stat, "cosine"))
-            c->diff_words = fmt(b, "cosine %.6g to the reference's vector%s", v->embed->cosine,
-                                v->cmp.identical ? " (identical)" : "");
-        else
-            c->diff_words = fmt(b, "%s |Δ%s| %.4g %s %.4g allowed%s", v->stat, v->embed ? "" : "logit", v->cmp.value,
-                                v->cmp.identical ? "(identical), within"
-                                : v->cmp.pass    ? "within"
-                                                 : "over",
-                                v->cmp.threshold, v->has_oracle ? " (judged against the oracle instead)" : "");
-        if (v->embed && strcmp(v->stat, "cosine") && isfinite(v->embed->cosine)) {
-            char *w = fmt(b, "%s; cosine %.6g to the reference's vector", c->diff_words ? c->diff_words : "",
-                          v->embed->cosine);
-            free(c->diff_words);
-            c->diff_words = w;
-        }
+        c->diff_words = rk->story_diff(b, v);
     }
     if (v->div != PX_DIV_NONE) {
         char *d = red(b, v->div_detail);
@@ -456,86 +283,42 @@ static void build_cell(bctx *b, size_t e, size_t k, px_story_cell *c)
         c->cause = red(b, cause);
         free(cause);
     }
-    if (v->embed && b->f->examples[k].role == PX_ROLE_QUERY && v->embed->k) {
-        char *sw = story_search_words(b->f, v->embed, story_reference_embed(b->r, b->j, e, k));
-        b->oom |= !sw;
-        c->search = red(b, sw);
-        free(sw);
-    }
-}
-
-/* A generator's expectation: "text matching /Friday/ and /19:00/, not
- * matching /[$£]\s*\d/, at most 60 characters, not empty, the same as the
- * reference's (exact)". */
-static void text_expect_words(const px_text_expect *t, char *buf, size_t size)
-{
-    size_t o = 0;
-    buf[0] = '\0';
-#define ADD(...) (o += (size_t)snprintf(buf + o, o < size ? size - o : 0, __VA_ARGS__), o = o < size ? o : size - 1)
-    for (size_t i = 0; t && i < t->n_must_match; i++)
-        ADD("%s/%s/", i == 0 ? "text matching " : i + 1 == t->n_must_match ? " and " : ", ", t->must_match[i].text);
-    for (size_t i = 0; t && i < t->n_must_not_match; i++)
-        ADD("%s/%s/", i == 0 ? (o ? ", not matching " : "text not matching ") : i + 1 == t->n_must_not_match ? " nor " : ", ",
-            t->must_not_match[i].text);
-    if (t && t->max_chars)
-        ADD("%sat most %d characters", o ? ", " : "", t->max_chars);
-    if (t && t->non_empty)
-        ADD("%snot empty", o ? ", " : "");
-    if (t && t->same == PX_SAME_EXACT)
-        ADD("%sthe same tokens as the reference's", o ? ", " : "");
-    else if (t && t->same == PX_SAME_PREFIX)
-        ADD("%sthe reference's first %d tokens", o ? ", " : "", t->same_n);
-    else if (t && t->same == PX_SAME_EDITS)
-        ADD("%sat most %d token edits from the reference's", o ? ", " : "", t->same_n);
-#undef ADD
-    if (!o)
-        snprintf(buf, size, "(nothing stated)");
 }
 
 static char *expect_words(bctx *b, const px_expect *x)
 {
-    char buf[1024] = "";
+    px_sbuf w = PX_SBUF_INIT;
     char *const *l = b->f->labels;
+    const px_report_kind *rk = report_kind_of(b->f);
     switch (x->kind) {
     case PX_EXPECT_LABEL:
-        snprintf(buf, sizeof buf, "%s", l[x->label]);
+        sbuf_add(&w, l[x->label]);
         break;
     case PX_EXPECT_ANY_OF:
-        snprintf(buf, sizeof buf, "any of ");
+        sbuf_add(&w, "any of ");
         for (size_t i = 0; i < x->n_any_of; i++)
-            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? ", " : "", l[x->any_of[i]]);
+            sbuf_addf(&w, "%s%s", i ? ", " : "", l[x->any_of[i]]);
         break;
     case PX_EXPECT_REJECTED:
-        snprintf(buf, sizeof buf, "rejected%s%s%s", x->reason.text ? " (reason matching " : "",
-                 x->reason.text ? x->reason.text : "", x->reason.text ? ")" : "");
+        sbuf_addf(&w, "rejected%s%s%s", x->reason.text ? " (reason matching " : "", x->reason.text ? x->reason.text : "",
+                  x->reason.text ? ")" : "");
         break;
-    case PX_EXPECT_TEXT:
-        text_expect_words(x->text, buf, sizeof buf);
-        break;
-    case PX_EXPECT_RETRIEVAL: {
-        const px_retrieval *rt = x->retrieval;
-        size_t o = (size_t)snprintf(buf, sizeof buf, "%s in the top %d:", rt->exact ? "in this order" : "each",
-                                    rt->k);
-        for (size_t i = 0; i < rt->n_top && o < sizeof buf; i++)
-            o += (size_t)snprintf(buf + o, sizeof buf - o, "%s %s", i ? "," : "", rt->top[i]);
-        break;
-    }
-    case PX_EXPECT_NONE:
-        if (b->f->kind == PX_MODEL_EMBEDDING) {
-            snprintf(buf, sizeof buf, "a document the queries search");
-            break;
-        }
-        /* fall through */
-    default:
-        snprintf(buf, sizeof buf, "(nothing stated)");
+    default: /* the kind's own: a generator's text, a search's documents */
+        if (rk->story_expect)
+            rk->story_expect(b->f, x, &w);
+        else
+            sbuf_add(&w, "(nothing stated)");
     }
     if (x->top_k)
-        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", in the top %d", x->top_k);
+        sbuf_addf(&w, ", in the top %d", x->top_k);
     if (x->must_match.text)
-        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", label matching /%s/", x->must_match.text);
+        sbuf_addf(&w, ", label matching /%s/", x->must_match.text);
     if (x->must_not_match.text)
-        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", label not matching /%s/", x->must_not_match.text);
-    return dup(b, buf);
+        sbuf_addf(&w, ", label not matching /%s/", x->must_not_match.text);
+    b->oom |= sbuf_failed(&w);
+    char *t = dup(b, sbuf_str(&w));
+    sbuf_free(&w);
+    return t;
 }
 
 static void build_example(bctx *b, size_t k, px_story_example *se)
@@ -591,16 +374,15 @@ static void build_contract(bctx *b)
         push(b, &s->rules, fmt(b, "'%s' → '%s': %s", r->pattern, r->replace, r->why ? r->why : "(no why written)"));
     }
     const px_tolerance *t = &f->logits_tol;
-    const char *what = f->kind == PX_MODEL_EMBEDDING ? "vectors" : "logits";
+    const char *what = kind_of(f)->values;
+    const px_report_kind *rk = report_kind_of(f);
+    const char *instead = rk->story_no_tolerance ? rk->story_no_tolerance(f) : NULL;
     if (t->present)
         push(b, &s->tolerances, fmt(b, "%s, every example: %s |Δ| within max(atol %g, rtol %g × |reference|): %s", what,
                                     t->stat ? t->stat : "elementwise", t->atol, t->rtol,
                                     t->why ? t->why : "(no why written)"));
-    else if (f->kind == PX_MODEL_GENERATOR)
-        push(b, &s->tolerances, dup(b, "generated text: each example's expectation says what may differ from the "
-                                       "reference (no tolerance on logits)"));
-    else if (f->kind == PX_MODEL_EMBEDDING && f->similar.present)
-        push(b, &s->tolerances, dup(b, "vectors: no per-element tolerance stated: the cosine below decides"));
+    else if (instead)
+        push(b, &s->tolerances, dup(b, instead));
     else
         push(b, &s->tolerances, fmt(b, "%s: none stated, so any difference from the reference counts", what));
     if (f->similar.present)
@@ -619,17 +401,8 @@ static void build_contract(bctx *b)
     }
     s->ambiguous_rule = dup(b, "an ambiguous example counts once a reviewer decided it (accept, defect or "
                                "unsupported); needs-rule and flag leave it open");
-    if (f->kind == PX_MODEL_GENERATOR) {
-        char words[1024];
-        story_generate_words(&f->gen, words, sizeof words);
-        s->generate = dup(b, words);
-    }
-    if (f->kind == PX_MODEL_EMBEDDING)
-        s->embedding = fmt(b, "a vector [1, %d]%s%s; each query ranks the %zu documents by cosine", f->dim,
-                           f->pooling == PX_POOL_MEAN  ? ": mean pooling of the token states over the attention mask"
-                           : f->pooling == PX_POOL_CLS ? ": the first token's state"
-                                                       : " (the model's own)",
-                           f->normalize ? ", normalised" : "", f->n_documents);
+    if (rk->story_contract)
+        rk->story_contract(b);
 }
 
 static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous"};
@@ -788,136 +561,11 @@ static void build_pending(bctx *b, const px_journal *jn)
     }
 }
 
-/* ---- an embedding's searches ---- */
-
-static void first_k_into(const px_fixture *f, const px_embed_verdict *em, char *buf, size_t size)
-{
-    size_t o = 0, n = (size_t)em->k < em->n_ranked ? (size_t)em->k : em->n_ranked;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && o < size; i++)
-        o += (size_t)snprintf(buf + o, size - o, "%s%s %.4g", i ? ", " : "", f->examples[em->doc[i]].id,
-                              em->score[i]);
-}
-
-const px_embed_verdict *story_reference_embed(const px_results *r, const px_judgement *j, size_t e, size_t k)
-{
-    if (r->reference < 0 || (size_t)r->reference == e || !j->envs[r->reference].ex)
-        return NULL;
-    return j->envs[r->reference].ex[k].embed;
-}
-
-char *story_search_words(const px_fixture *f, const px_embed_verdict *em, const px_embed_verdict *ref)
-{
-    if (!em->n_ranked)
-        return strf("no ranking: %s", em->rank_note ? em->rank_note : "no search");
-    char here[1024], there[1024] = "", moved[1200] = "", cos[128] = "";
-    first_k_into(f, em, here, sizeof here);
-    if (ref && ref != em && ref->n_ranked)
-        first_k_into(f, ref, there, sizeof there);
-    if (em->held == 0)
-        snprintf(moved, sizeof moved, " | changed: %s", em->moved ? em->moved : "its first k differ");
-    else if (em->held == 1)
-        snprintf(moved, sizeof moved, " | held");
-    if (isfinite(em->cosine))
-        snprintf(cos, sizeof cos, " | cosine %.6g to the reference's vector", em->cosine);
-    return strf("top %d %s%s%s%s%s", em->k, here, there[0] ? " | reference " : "", there, moved, cos);
-}
-
-/* "top 3", or "top k" when the queries' windows differ. */
-static void window_words(const px_fixture *f, char *buf, size_t size)
-{
-    int k = -1;
-    for (size_t i = 0; i < f->n_examples; i++) {
-        const px_expect *x = &f->examples[i].expect;
-        if (x->kind != PX_EXPECT_RETRIEVAL)
-            continue;
-        k = k < 0 || k == x->retrieval->k ? x->retrieval->k : 0;
-    }
-    if (k > 0)
-        snprintf(buf, size, "top %d", k);
-    else
-        snprintf(buf, size, "top k");
-}
-
-/* What each environment does to the queries' searches (the twin first):
- * how many of the compared queries' first k change, which, and why. */
 size_t story_search_lines(const px_fixture *f, const px_results *r, const px_judgement *j, char ***out, int *twin_at)
 {
+    const px_report_kind *rk = report_kind_of(f);
     *out = NULL, *twin_at = -1;
-    if (f->kind != PX_MODEL_EMBEDDING || r->reference < 0)
-        return 0;
-    char win[32];
-    window_words(f, win, sizeof win);
-    int tw = j->twin;
-    size_t n = 0;
-    char **lines = calloc(r->n_envs ? r->n_envs : 1, sizeof *lines);
-    if (!lines)
-        return 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t e = 0; e < r->n_envs; e++) {
-            const px_env_verdict *ev = &j->envs[e];
-            if ((pass == 0) != ((int)e == tw) || ev->is_reference || !ev->selected || ev->absent || ev->down || !ev->ex)
-                continue;
-            size_t queries = 0, compared = 0, changed = 0, prec = 0, dev = 0, reordered = 0;
-            char which[1024] = "", order[512] = "";
-            for (size_t k = 0; k < r->n_examples; k++) {
-                const px_verdict *v = &ev->ex[k];
-                if (!v->embed || !v->embed->k)
-                    continue;
-                queries++;
-                compared += v->embed->held >= 0;
-                if (v->embed->held == 1 && v->embed->moved) { /* held as a set, in another order */
-                    reordered++;
-                    snprintf(order + strlen(order), sizeof order - strlen(order), "%s%s: %s", order[0] ? "; " : "",
-                             f->examples[k].id, v->embed->moved);
-                }
-                if (v->embed->held != 0)
-                    continue;
-                changed++;
-                prec += v->attr == PX_ATTR_PRECISION, dev += v->attr == PX_ATTR_DEVICE;
-                snprintf(which + strlen(which), sizeof which - strlen(which), "%s%s: %s", which[0] ? "; " : "",
-                         f->examples[k].id, v->embed->moved ? v->embed->moved : "changed");
-            }
-            if (!queries)
-                continue;
-            const px_env_result *er = &r->envs[e];
-            if (!compared) {
-                char *line = strf("%s: no query's search is compared (%zu without a ranking here or in the "
-                                  "reference)", er->name, queries);
-                if (line)
-                    lines[n++] = line;
-                continue;
-            }
-            const char *dt = results_env_dtype(f, er);
-            char nc[64] = "";
-            if (compared < queries)
-                snprintf(nc, sizeof nc, " (%zu not compared)", queries - compared);
-            char *line;
-            if ((int)e == tw)
-                line = changed ? strf("%zu of %zu queries' %s change in the %s twin %s%s: precision (%s)", changed,
-                                      compared, win, dt, er->name, nc, which)
-                               : strf("No query's %s changes in the %s twin %s%s: the searches hold in %s", win, dt,
-                                      er->name, nc, dt);
-            else if (!changed)
-                line = strf("%s: no query's %s changes%s", er->name, win, nc);
-            else
-                line = strf("%s: %zu of %zu queries' %s change%s: %zu as in the twin (precision), %zu only here "
-                            "(device)%s (%s)",
-                            er->name, changed, compared, win, nc, prec, dev,
-                            changed > prec + dev ? ", the others' cause unknown" : "", which);
-            if (line && reordered) {
-                char *more = strf("%s; %zu held as a set in another order (%s)", line, reordered, order);
-                free(line);
-                line = more;
-            }
-            if (!line)
-                continue;
-            if ((int)e == tw)
-                *twin_at = (int)n;
-            lines[n++] = line;
-        }
-    *out = lines;
-    return n;
+    return rk->search_lines ? rk->search_lines(f, r, j, out, twin_at) : 0;
 }
 
 static void build_searches(bctx *b)
@@ -939,7 +587,7 @@ static char *verdict_words(bctx *b, size_t sel, size_t met, size_t down, size_t 
 static char *verdict_line(bctx *b)
 {
     size_t sel = 0, met = 0, down = 0, partial = 0;
-    char failing[512] = "";
+    px_sbuf failing = PX_SBUF_INIT;
     for (size_t e = 0; e < b->s->n_envs; e++) {
         const px_story_env *se = &b->s->envs[e];
         if (!se->selected)
@@ -950,12 +598,13 @@ static char *verdict_line(bctx *b)
         else if (se->met)
             met++;
         else
-            snprintf(failing + strlen(failing), sizeof failing - strlen(failing), "%s%s", failing[0] ? ", " : "",
-                     se->name);
+            sbuf_addf(&failing, "%s%s", failing.len ? ", " : "", se->name);
     }
-    b->s->met = b->j->all_met && !down ? 1 : failing[0] ? 0 : -1;
+    b->s->met = b->j->all_met && !down ? 1 : failing.len ? 0 : -1;
     /* An embedding's: what the twin does to the searches, after. */
-    char *line = verdict_words(b, sel, met, down, partial, failing);
+    b->oom |= sbuf_failed(&failing);
+    char *line = verdict_words(b, sel, met, down, partial, sbuf_str(&failing));
+    sbuf_free(&failing);
     if (!line || !b->twin_search)
         return line;
     char *both = fmt(b, "%s %s.", line, b->twin_search);
