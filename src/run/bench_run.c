@@ -5,6 +5,7 @@
 #include "bench_run.h"
 
 #include "child.h"
+#include "parity/strf.h"
 #include "parity/kind.h"
 #include "parity/tokenizer.h"
 #include "wire.h"
@@ -117,11 +118,10 @@ static int bench_restart(px_runner *r, px_env_result *er, child *c, px_bench *b)
     er->restarts++;
     if (!child_start(r, er, 1, &stage, &msg))
         return 0;
-    char text[1400];
-    snprintf(text, sizeof text, "the executor could not start again: %.1200s", msg ? msg : state_stop_words(r));
+    char *text = strf("the executor could not start again: %s", msg ? msg : state_stop_words(r));
     free(msg);
     free(b->stopped);
-    b->stopped = strdup(text);
+    b->stopped = text;
     return -1;
 }
 

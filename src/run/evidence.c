@@ -1,4 +1,5 @@
 #define _GNU_SOURCE /* strdup, asprintf */
+#include "parity/strf.h"
 #include "parity/evidence.h"
 
 #include <errno.h>
@@ -152,11 +153,11 @@ static int gather_files(const px_fixture *f, const px_sources *s, px_results *al
         px_results *loaded = load_file(s->results[i], f, all, -1, inputs, err);
         if (!loaded)
             return -1;
-        char where[1200];
-        snprintf(where, sizeof where, "%.1000s (--results)", s->results[i]);
-        int rc = 0;
+        char *where = strf("%s (--results)", s->results[i]);
+        int rc = where ? 0 : px_error_oom(err, s->results[i]);
         for (size_t e = 0; !rc && e < loaded->n_envs; e++)
             rc = adopt(f, all, places, loaded, e, where, err);
+        free(where);
         take_warnings(all, loaded, s->results[i]);
         results_free(loaded);
         if (rc)
@@ -184,14 +185,14 @@ static int gather_imports(const px_fixture *f, px_results *all, place *places, p
         px_results *loaded = load_file(fe->results, f, all, (int)i, inputs, err);
         if (!loaded)
             return -1;
-        char where[1200];
-        snprintf(where, sizeof where, "%.1000s (the fixture's results: for '%.100s')", fe->results, fe->name);
-        int rc = 0, found = 0;
+        char *where = strf("%s (the fixture's results: for '%s')", fe->results, fe->name);
+        int rc = where ? 0 : px_error_oom(err, fe->results), found = 0;
         for (size_t k = 0; !rc && k < loaded->n_envs; k++)
             if ((size_t)loaded->envs[k].env_index == i) {
                 found = 1;
                 rc = adopt(f, all, places, loaded, k, where, err);
             }
+        free(where);
         if (!found && !places[i].what)
             set_none(e, "%s holds no environment '%s'", fe->results, fe->name);
         take_warnings(all, loaded, fe->results);

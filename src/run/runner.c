@@ -4,6 +4,7 @@
  * (bench_run.c), the executors' processes (child.c), the state they all
  * share (run_state.c) and the frames on the wire (wire.c). */
 #define _GNU_SOURCE /* pipe2 */
+#include "parity/strf.h"
 #include "parity/runner.h"
 #include "parity/kind.h"
 #include "parity/sbuf.h"
@@ -140,16 +141,16 @@ static void cut_short(px_runner *r, px_env_result *er, size_t from, const char *
 
 static void go_down(px_runner *r, px_env_result *er, int stage, char *msg, size_t from)
 {
-    char why[1400];
     msg = state_scrub(r, msg);
     pthread_mutex_lock(&r->mu);
     er->state = PX_ENV_DOWN;
     er->down_stage = stage;
     free(er->down_msg);
     er->down_msg = msg ? msg : strdup("unknown");
-    snprintf(why, sizeof why, "environment down: %s: %s", proto_stage_name(stage), er->down_msg);
+    char *why = strf("environment down: %s: %s", proto_stage_name(stage), er->down_msg);
     pthread_mutex_unlock(&r->mu);
-    mark_rest(r, er, from, why);
+    mark_rest(r, er, from, why ? why : "environment down");
+    free(why);
 }
 
 /* The probe ([CLS] [SEP]) gives the first-forward time and, before any
