@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parity/strf.h"
 #include "parity/compare.h"
+#include "parity/judge_kind.h"
+#include "parity/strf.h"
 
 static int same_values(const double *a, const double *b, size_t n)
 {
@@ -46,7 +47,7 @@ static int batch_changed(const px_fixture *f, const px_env_result *e, size_t k, 
 {
     const px_example *ex = &f->examples[k];
     const px_tolerance *t = ex->tol.present ? &ex->tol : &f->logits_tol;
-    int label = f->kind == PX_MODEL_EMBEDDING ? -1 : results_argmax(out, n); /* a vector decides no label */
+    int label = judge_kind_of(f)->bench_label(out, n); /* a vector decides no label */
     if (label != ran->label) {
         const char *now = label >= 0 && (size_t)label < e->n_labels ? e->labels[label] : "?",
                    *was = results_label(e, ran);
@@ -94,7 +95,7 @@ static int judge_one(const px_fixture *f, const px_results *r, const px_judgemen
         if (!b->out[k] || x->status != PX_ST_OK || x->n_values != b->n_out || same_values(b->out[k], x->values, b->n_out))
             continue;
         ex[k].values = b->out[k];
-        ex[k].label = f->kind == PX_MODEL_EMBEDDING ? -1 : results_argmax(b->out[k], b->n_out);
+        ex[k].label = judge_kind_of(f)->bench_label(b->out[k], b->n_out);
         changed = 1;
     }
     envs[env].ex = ex;
