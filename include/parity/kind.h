@@ -12,8 +12,10 @@
  *             output must meet (used by the wire and the results reader
  *             alike, so a file from another host is held to what a run is)
  *   judge     px_judge_kind (judge_kind.h): judge an example, find its
- *             earliest divergence, attribute a cause; one file a kind,
- *             src/judge/judge_<kind>.c
+ *             earliest divergence, attribute a cause, its verdict's own
+ *             part, the cause and ladder words, a benchmark's label; one
+ *             file a kind, src/judge/judge_<kind>.c (judge_embed.c for
+ *             the embedding), its row in src/judge/judge_kind.c
  *   report    px_report_kind (report_kind.h): its cells in run's table,
  *             check's lines and JSON, the reports; src/report/rk_<kind>.c
  *   tui       its pane in the review screen, src/tui/pane_<kind>.c
@@ -26,7 +28,9 @@
  *      fixture_emit.c): its contract keys and example keys;
  *   3. the results reader and writer (src/results/): its output's keys;
  *   4. the executors (src/executor/): what --kind NAME runs;
- *   5. src/judge/judge_<kind>.c and its row in judge_kind.c;
+ *   5. src/judge/judge_<kind>.c and its row in judge_kind.c's table; a
+ *      verdict part of its own (as px_text_verdict) also its type in
+ *      verdict.h's px_verdict and its test in judge_kind_of_verdict;
  *   6. src/report/rk_<kind>.c and its row in report_kind.c;
  *   7. src/tui/pane_<kind>.c and its row in the pane table;
  *   8. its man page sections (parity-fixture(5), parity-results(5)).
