@@ -36,6 +36,9 @@ OWNERS = {
                              # each stage in its own hf_*.c; hf_util.c has its
                              # buffers
     "hf_read_int": "hf_read",  # the reader's own, shared by hf_read*.c
+    "judge_int": "judge",    # the judge's own (its context, the stages its
+                             # files give each other), shared by src/judge/'s
+                             # files: a module of its own in the part judge
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

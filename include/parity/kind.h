@@ -12,12 +12,15 @@
  *             output must meet (used by the wire and the results reader
  *             alike, so a file from another host is held to what a run is)
  *   judge     px_judge_kind (judge_kind.h): judge an example, find its
- *             earliest divergence, attribute a cause; one file a kind,
- *             src/judge/judge_<kind>.c
+ *             earliest divergence, attribute a cause, its verdict's own
+ *             part, the cause and ladder words, a benchmark's label; one
+ *             file a kind, src/judge/judge_<kind>.c (judge_embed.c for
+ *             the embedding), its row in src/judge/judge_kind.c
  *   report    px_report_kind (report_kind.h): its cells in run's table
  *             (run_table.c), check's lines and JSON, the story the reports
  *             tell; src/report/rk_classifier.c, rk_generator.c, rk_embed.c
- *   tui       its pane in the review screen, src/tui/pane_<kind>.c
+ *   tui       tui_pane (src/tui/pane.h): its pane in the review screen,
+ *             src/tui/pane_<kind>.c, its row in src/tui/pane.c
  *
  * The places a new kind touches (and no others; `make check`'s kind gate,
  * tests/kind_gate.sh, fails when code elsewhere names PX_MODEL_*):
@@ -27,7 +30,9 @@
  *      fixture_emit.c): its contract keys and example keys;
  *   3. the results reader and writer (src/results/): its output's keys;
  *   4. the executors (src/executor/): what --kind NAME runs;
- *   5. src/judge/judge_<kind>.c and its row in judge_kind.c;
+ *   5. src/judge/judge_<kind>.c and its row in judge_kind.c's table; a
+ *      verdict part of its own (as px_text_verdict) also its type in
+ *      verdict.h's px_verdict and its test in judge_kind_of_verdict;
  *   6. src/report/rk_<kind>.c (as rk_classifier.c, rk_generator.c,
  *      rk_embed.c: run's cell and last column, the story's cell, expectation,
  *      tolerance and output words, check's line and JSON keys) and its row

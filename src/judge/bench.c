@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parity/strf.h"
 #include "parity/compare.h"
+#include "parity/judge_kind.h"
+#include "parity/strf.h"
 
 static int same_values(const double *a, const double *b, size_t n)
 {
@@ -40,17 +41,18 @@ static char *close_list(FILE *o, char **text, size_t n)
 
 /* Whether the stacked output of example k differs from the run's own beyond
  * the tolerance that example is judged with (or, with none, decides another
- * label). Fills words. */
+ * label). Sets *words (malloc'd; labels and statistics' names have no
+ * bound). */
 static int batch_changed(const px_fixture *f, const px_env_result *e, size_t k, const double *out,
-                         const px_example_result *ran, size_t n, char *words, size_t size)
+                         const px_example_result *ran, size_t n, char **words)
 {
     const px_example *ex = &f->examples[k];
     const px_tolerance *t = ex->tol.present ? &ex->tol : &f->logits_tol;
-    int label = f->kind == PX_MODEL_EMBEDDING ? -1 : results_argmax(out, n); /* a vector decides no label */
+    int label = judge_kind_of(f)->bench_label(out, n); /* a vector decides no label */
     if (label != ran->label) {
         const char *now = label >= 0 && (size_t)label < e->n_labels ? e->labels[label] : "?",
                    *was = results_label(e, ran);
-        snprintf(words, size, "decides %s, not %s", now, was ? was : "?");
+        *words = strf("decides %s, not %s", now, was ? was : "?");
         return 1;
     }
     if (!t->present)
@@ -62,8 +64,7 @@ static int batch_changed(const px_fixture *f, const px_env_result *e, size_t k, 
         return 0;
     if (cmp.pass)
         return 0;
-    snprintf(words, size, "%s |difference| %.3g over %.3g", t->stat ? t->stat : "elementwise", cmp.value,
-             cmp.threshold);
+    *words = strf("%s |difference| %.3g over %.3g", t->stat ? t->stat : "elementwise", cmp.value, cmp.threshold);
     return 1;
 }
 
@@ -94,7 +95,7 @@ static int judge_one(const px_fixture *f, const px_results *r, const px_judgemen
         if (!b->out[k] || x->status != PX_ST_OK || x->n_values != b->n_out || same_values(b->out[k], x->values, b->n_out))
             continue;
         ex[k].values = b->out[k];
-        ex[k].label = f->kind == PX_MODEL_EMBEDDING ? -1 : results_argmax(b->out[k], b->n_out);
+        ex[k].label = judge_kind_of(f)->bench_label(b->out[k], b->n_out);
         changed = 1;
     }
     envs[env].ex = ex;
@@ -121,15 +122,16 @@ static int judge_one(const px_fixture *f, const px_results *r, const px_judgemen
         if (changed) {
             const px_verdict *was = &j->envs[env].ex[k], *now = &jb.envs[env].ex[k];
             if (outcome_met(was->outcome) != outcome_met(now->outcome)) {
-                char words[200];
-                snprintf(words, sizeof words, "%s, not %s as in the run", outcome_name(now->outcome),
-                         outcome_name(was->outcome));
-                name_one(ob, &nb, f->examples[k].id, words);
+                char *words = strf("%s, not %s as in the run", outcome_name(now->outcome),
+                                   outcome_name(was->outcome));
+                name_one(ob, &nb, f->examples[k].id, words ? words : "");
+                free(words);
             }
         }
-        char words[160];
-        if (b->batch > 1 && batch_changed(f, er, k, b->out[k], x, b->n_out, words, sizeof words))
-            name_one(oc, &nbat, f->examples[k].id, words);
+        char *words = NULL;
+        if (b->batch > 1 && batch_changed(f, er, k, b->out[k], x, b->n_out, &words))
+            name_one(oc, &nbat, f->examples[k].id, words ? words : "");
+        free(words);
     }
     out->broken = close_list(ob, &broken, nb);
     out->batching = close_list(oc, &batching, nbat);

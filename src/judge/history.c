@@ -30,6 +30,7 @@
 #include "parity/atomic.h"
 #include "parity/emit.h"
 #include "parity/hash.h"
+#include "parity/strf.h"
 #include "parity/strmap.h"
 #include "parity/ydoc.h"
 
@@ -93,10 +94,12 @@ int history_config_of(const px_manifest *m, px_config *out)
         [PX_CF_VOCAB] = m->vocab_sha256,
         [PX_CF_PARITY] = m->parity_version,
     };
-    char threads[24], compile[200];
+    char threads[24], *compile = NULL;
     if (m->compile_backend) {
-        snprintf(compile, sizeof compile, "%s, mode %s, dynamic %s", m->compile_backend,
-                 m->compile_mode ? m->compile_mode : "?", m->compile_dynamic ? m->compile_dynamic : "?");
+        /* The backend's and mode's names have no bound. */
+        compile = strf("%s, mode %s, dynamic %s", m->compile_backend, m->compile_mode ? m->compile_mode : "?",
+                       m->compile_dynamic ? m->compile_dynamic : "?");
+        oom |= !compile;
         from[PX_CF_COMPILE] = compile;
     }
     if (m->threads >= 0) {
@@ -105,6 +108,7 @@ int history_config_of(const px_manifest *m, px_config *out)
     }
     for (int i = 0; i < PX_CF_COUNT; i++)
         out->v[i] = dup_or_null(from[i], &oom);
+    free(compile);
     oom |= envrec_copy(&out->env, &m->env) != 0;
     if (!oom && m->env.recorded)
         oom |= !(out->v[PX_CF_ENV] = envrec_text(&m->env));

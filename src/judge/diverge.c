@@ -1,0 +1,171 @@
+/* The earliest stage where an environment parts from the reference, or
+ * from what the contract says, in the order they are compared: the model
+ * revision, the label map, the cleaned text, the token ids, the output's
+ * shape, then the kind's own stages (judge_kind.h: its values, its
+ * decision, its generated tokens, its ranking). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge_int.h"
+#include "parity/strf.h"
+
+/* The first difference between two label maps, in words; NULL when equal.
+ * `here` and `there` name the two sides. */
+char *diverge_labels(char *const *a, size_t na, char *const *b, size_t nb, const char *here, const char *there)
+{
+    size_t n = na < nb ? na : nb;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(a[i], b[i]))
+            return strf("logit %zu means %s %s, %s %s", i, a[i], here, b[i], there);
+    if (na != nb)
+        return strf("%zu labels %s, %zu %s", na, here, nb, there);
+    return NULL;
+}
+
+static char *text_differs(const char *a, const char *b, const char *here, const char *there)
+{
+    if (!strcmp(a, b))
+        return NULL;
+    size_t i = 0;
+    while (a[i] == b[i])
+        i++;
+    return strf("byte %zu: \"%.12s\" %s, \"%.12s\" %s", i, a + i, here, b + i, there);
+}
+
+static char *ids_differ(const px_example_result *x, const int64_t *ids, char *const *tokens, size_t n,
+                        const char *here, const char *there)
+{
+    size_t m = x->n_ids < n ? x->n_ids : n;
+    for (size_t i = 0; i < m; i++)
+        if (x->ids[i] != ids[i])
+            return strf("token %zu: %lld ('%s') %s, %lld ('%s') %s", i, (long long)x->ids[i],
+                       x->tokens ? x->tokens[i] : "?", here, (long long)ids[i], tokens ? tokens[i] : "?", there);
+    if (x->n_ids != n)
+        return strf("%zu tokens %s, %zu %s", x->n_ids, here, n, there);
+    return NULL;
+}
+
+/* Did the environment process example k's input as the contract says
+ * (cleaned text, rejection, token ids)? NULL when it did or when there is
+ * nothing to compare; else the difference, with *stage set. */
+char *diverge_input(const jctx *j, size_t e, size_t k, px_div *stage)
+{
+    const px_env_result *er = &j->r->envs[e];
+    const px_example_result *x = &er->ex[k];
+    if (!er->expect || x->status == PX_ST_NOT_EVALUATED || x->status == PX_ST_PENDING)
+        return NULL;
+    const px_prepared *p = &er->expect[k];
+    char *d;
+    *stage = PX_DIV_CLEAN;
+    if (!x->clean_text)
+        return strf("no input recorded (clean_text, token_ids): what went in cannot be checked");
+    if ((d = text_differs(x->clean_text, p->clean_text, "recorded", "by the contract's cleaning rules")))
+        return d;
+    *stage = PX_DIV_TOKENS;
+    if (p->rejected && x->status != PX_ST_REJECTED)
+        return strf("the contract rejects this input (%s) but it was run (%s)", p->reason, status_name(x->status));
+    if (!p->rejected && x->status == PX_ST_REJECTED)
+        return strf("rejected (%s), but the contract's input processing accepts it", x->detail ? x->detail : "");
+    if ((d = ids_differ(x, p->enc.ids, p->enc.pieces, p->enc.n, "recorded", "from the contract's vocabulary")))
+        return d;
+    return NULL;
+}
+
+
+static px_div diverge_inputs(const jctx *j, size_t e, size_t k, char **detail, int *vs_contract)
+{
+    const px_fixture *f = j->f;
+    const px_env_result *b = &j->r->envs[e], *a = j->ref >= 0 && (int)e != j->ref ? &j->r->envs[j->ref] : NULL;
+    if (a && !judge_recorded(&a->ex[k]))
+        a = NULL; /* the reference has not run it (yet): nothing to compare with */
+    const px_example_result *xa = a ? &a->ex[k] : NULL, *xb = &b->ex[k];
+    *vs_contract = 0;
+    /* The same model in another format has other bytes by nature: its
+     * outputs, compared below, say whether it diverges. */
+    enum px_model_format fb = f->envs[b->env_index].model_format;
+    if (a && fb == f->envs[a->env_index].model_format && strcmp(a->m.model_sha256, b->m.model_sha256)) {
+        *detail = strf("model sha256 %.12s… vs %.12s…", a->m.model_sha256, b->m.model_sha256);
+        return PX_DIV_MODEL;
+    }
+    *vs_contract = 1;
+    if (f->model_sha256 && fb == f->model_format && strcmp(b->m.model_sha256, f->model_sha256)) {
+        *detail = strf("model sha256 %.12s… recorded, %.12s… pinned by the contract",
+                      b->m.model_sha256[0] ? b->m.model_sha256 : "(none)", f->model_sha256);
+        return PX_DIV_MODEL;
+    }
+    *vs_contract = 0;
+    if (a && (*detail = diverge_labels(a->labels, a->n_labels, b->labels, b->n_labels, "in the reference", "here")))
+        return PX_DIV_LABELS;
+    *vs_contract = 1;
+    if ((*detail = diverge_labels(b->labels, b->n_labels, f->labels, f->n_labels, "here", "in the contract")))
+        return PX_DIV_LABELS;
+    *vs_contract = 0;
+    if (xa && xa->clean_text && xb->clean_text &&
+        (*detail = text_differs(xa->clean_text, xb->clean_text, "in the reference", "here")))
+        return PX_DIV_CLEAN;
+    px_div stage = PX_DIV_NONE;
+    char *d = diverge_input(j, e, k, &stage);
+    if (d && stage == PX_DIV_CLEAN) {
+        *detail = d, *vs_contract = 1;
+        return stage;
+    }
+    if (xa && xa->clean_text && xb->clean_text) {
+        char *t = ids_differ(xb, xa->ids, xa->tokens, xa->n_ids, "here", "in the reference");
+        if (t) {
+            free(d);
+            *detail = t;
+            return PX_DIV_TOKENS;
+        }
+    }
+    if (d) {
+        *detail = d, *vs_contract = 1;
+        return stage;
+    }
+    /* Same ids from another vocabulary: this example does not show it; the
+     * ladder's input rung does. */
+    *vs_contract = 0;
+    return PX_DIV_NONE;
+}
+
+px_div diverge(const jctx *j, size_t e, size_t k, px_verdict *v, char **detail, int *vs_contract)
+{
+    if (!judge_recorded(&j->r->envs[e].ex[k]))
+        return PX_DIV_NONE;
+    px_div d = diverge_inputs(j, e, k, detail, vs_contract);
+    if (d != PX_DIV_NONE || j->ref < 0 || (int)e == j->ref || !judge_recorded(&j->r->envs[j->ref].ex[k]))
+        return d;
+    const px_example_result *xa = &j->r->envs[j->ref].ex[k], *xb = &j->r->envs[e].ex[k];
+    if (xa->status == PX_ST_REJECTED && xb->status == PX_ST_REJECTED)
+        return PX_DIV_NONE;
+    if (judge_failed_alike(xa, xb))
+        return PX_DIV_NONE; /* it fails as the reference does: its verdict says so */
+    int same_shape = xa->dtype && xb->dtype && xa->ndim == xb->ndim;
+    for (int i = 0; same_shape && i < xa->ndim; i++)
+        same_shape = xa->shape[i] == xb->shape[i];
+    if (!same_shape) {
+        char *sa = judge_shape_words(xa), *sb = judge_shape_words(xb);
+        *detail = strf("%s vs %s", sa, sb);
+        free(sa), free(sb);
+        return PX_DIV_SHAPE;
+    }
+    return j->kind->diverge(j, e, k, v, detail);
+}
+
+/* The values stage, for a kind whose output is numbers (each a `noun`):
+ * beyond the tolerance, told at the element that decided. */
+px_div diverge_values(const jctx *j, size_t e, size_t k, const px_verdict *v, const char *noun, char **detail)
+{
+    if (!v->has_cmp || v->cmp.pass || v->has_oracle)
+        return PX_DIV_NONE;
+    const px_example_result *xa = &j->r->envs[j->ref].ex[k], *xb = &j->r->envs[e].ex[k];
+    size_t w = v->cmp.worst;
+    double d = strcmp(v->stat, "elementwise") ? v->cmp.value : fabs(xb->values[w] - xa->values[w]);
+    if (isinf(v->cmp.value))
+        *detail = strf("%s %zu: %.6g vs %.6g (no tolerance covers a NaN or an infinity on one side)", noun, w,
+                       xa->values[w], xb->values[w]);
+    else
+        *detail = strf("%s %zu: %.6g vs %.6g (%s |Δ| %.3g > %.3g)", noun, w, xa->values[w], xb->values[w], v->stat,
+                       d, v->cmp.threshold);
+    return PX_DIV_VALUES;
+}

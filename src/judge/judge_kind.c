@@ -1,0 +1,21 @@
+/* The judge's kinds of model, one row each (judge_kind.h): the table the
+ * engine asks, indexed by the contract's kind. */
+#include "parity/judge_kind.h"
+
+static const px_judge_kind *const kinds[] = {
+    [PX_MODEL_CLASSIFIER] = &judge_classifier,
+    [PX_MODEL_GENERATOR] = &judge_generator,
+    [PX_MODEL_EMBEDDING] = &judge_embedding,
+};
+
+const px_judge_kind *judge_kind_of(const px_fixture *f)
+{
+    size_t n = sizeof kinds / sizeof *kinds;
+    return (size_t)f->kind < n && kinds[f->kind] ? kinds[f->kind] : &judge_classifier;
+}
+
+const px_judge_kind *judge_kind_of_verdict(const px_verdict *v)
+{
+    /* Each kind but the classifier has a part of its own. */
+    return v->text ? &judge_generator : v->embed ? &judge_embedding : &judge_classifier;
+}
