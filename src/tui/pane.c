@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "paint.h"
-#include "verdict.h"
+#include "badge.h"
 
 static const tui_pane *const panes[] = {
     [PX_MODEL_CLASSIFIER] = &tui_pane_classifier,

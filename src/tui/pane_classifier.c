@@ -8,7 +8,7 @@
 
 #include "paint.h"
 #include "pane.h"
-#include "verdict.h"
+#include "badge.h"
 
 /* How many label rows a side shows: three, or with details every logit. */
 static int side_labels(const tui *t, int e, size_t k)

@@ -15,7 +15,7 @@
 #include "parity/sbuf.h"
 #include "paint.h"
 #include "pane.h"
-#include "verdict.h"
+#include "badge.h"
 
 static const px_embed_verdict *embed_of(const tui *t, int e, size_t k)
 {

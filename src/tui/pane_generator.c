@@ -13,7 +13,7 @@
 #include "parity/textcell.h"
 #include "paint.h"
 #include "pane.h"
-#include "verdict.h"
+#include "badge.h"
 
 /* Rows a generated text may take: all of it with three labels' room or
  * details, three with one, one when compact. */

@@ -27,7 +27,7 @@
  *              table here that names the kinds), and the parts the kinds
  *              share; one file a kind: pane_classifier.c, pane_generator.c,
  *              pane_embed.c
- *   verdict.c  an environment's verdict on an example as the screens show
+ *   badge.c    an environment's verdict on an example as the screens show
  *              it: its badge, its element, its line, what a wait says
  *   paint.c    the theme onto curses, and untrusted text into cells
  *   state.c    this state, and what the status line says */

@@ -12,7 +12,7 @@
 #include "parity/decision.h"
 #include "parity/sbuf.h"
 #include "paint.h"
-#include "verdict.h"
+#include "badge.h"
 
 /* Beside the ladder, where there is room: the environment against its last
  * good configuration ("last good: same", "last good differs: dtype,

@@ -12,7 +12,7 @@
 #include "paint.h"
 #include "pager.h"
 #include "pane.h"
-#include "verdict.h"
+#include "badge.h"
 
 /* Environment e's part of example k from row y: where it ran, its
  * verdict, what it said in full. Returns the rows used. */

@@ -1,9 +1,9 @@
 /* An environment's verdict on an example as the review screen shows it
- * (verdict.c): its badge and element, its line, what a side says while it
+ * (badge.c): its badge and element, its line, what a side says while it
  * waits for a result. Shared by the list, the kinds' panes and the whole
  * view. */
-#ifndef PARITY_TUI_VERDICT_H
-#define PARITY_TUI_VERDICT_H
+#ifndef PARITY_TUI_BADGE_H
+#define PARITY_TUI_BADGE_H
 
 #include "parity/sbuf.h"
 #include "state.h"

@@ -3,7 +3,7 @@
  * colours. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #define _GNU_SOURCE
-#include "verdict.h"
+#include "badge.h"
 
 #include <curses.h>
 #include <stdio.h>
