@@ -62,9 +62,6 @@ typedef struct px_judge_kind {
 
 /* The fixture's kind's part (never NULL). */
 const px_judge_kind *judge_kind_of(const px_fixture *f);
-/* The kind a verdict was judged as, told by its kind's part (a judgement
- * does not hold its fixture). */
-const px_judge_kind *judge_kind_of_verdict(const px_verdict *v);
 
 /* The rows, one a kind (src/judge/judge_<kind>.c). */
 extern const px_judge_kind judge_classifier;

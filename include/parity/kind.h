@@ -32,7 +32,7 @@
  *   4. the executors (src/executor/): what --kind NAME runs;
  *   5. src/judge/judge_<kind>.c and its row in judge_kind.c's table; a
  *      verdict part of its own (as px_text_verdict) also its type in
- *      verdict.h's px_verdict and its test in judge_kind_of_verdict;
+ *      verdict.h's px_verdict;
  *   6. src/report/rk_<kind>.c (as rk_classifier.c, rk_generator.c,
  *      rk_embed.c: run's cell and last column, the story's cell, expectation,
  *      tolerance and output words, check's line and JSON keys) and its row

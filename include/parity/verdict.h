@@ -233,6 +233,8 @@ typedef struct px_judgement {
     char *twin_unusable;  /* why the twin cannot tell precision from the
                              device ("the twin cpu-bf16 did not pass 'forward
                              ran': ..."); NULL when it can or there is none */
+    const struct px_judge_kind *kind; /* the kind it was judged as
+                                         (judge_kind.h); NULL: nothing judged */
 } px_judgement;
 
 #endif

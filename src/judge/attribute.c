@@ -107,6 +107,6 @@ char *attribute_words(const px_judgement *j, size_t e, size_t k, const px_judge_
 
 char *judgement_cause_words(const px_judgement *j, size_t e, size_t k)
 {
-    const px_judge_kind *kind = judge_kind_of_verdict(&j->envs[e].ex[k]);
+    const px_judge_kind *kind = j->kind ? j->kind : &judge_classifier;
     return kind->cause_words ? kind->cause_words(j, e, k) : attribute_words(j, e, k, kind);
 }

@@ -238,6 +238,7 @@ int judge_results(const px_fixture *f, const px_results *r, px_judgement *out, p
     jctx j = {f, r, r->reference, find_role(f, r, "twin", 1), find_role(f, r, "oracle", 0), err, NULL, NULL, out,
               judge_kind_of(f)};
     out->twin = j.twin;
+    out->kind = j.kind;
     if (j.twin >= 0 && !(out->twin_dtype = strf("%s", results_env_dtype(f, &r->envs[j.twin])))) {
         free(out->envs);
         memset(out, 0, sizeof *out);
@@ -304,9 +305,8 @@ void judgement_free(px_judgement *j)
         for (size_t k = 0; ev->ex && k < j->n_examples; k++) {
             free(ev->ex[k].detail);
             free(ev->ex[k].div_detail);
-            const px_judge_kind *kind = judge_kind_of_verdict(&ev->ex[k]);
-            if (kind->verdict_free)
-                kind->verdict_free(&ev->ex[k]);
+            if (j->kind && j->kind->verdict_free)
+                j->kind->verdict_free(&ev->ex[k]);
         }
         free(ev->ex);
         for (int r = 0; r < PX_RUNG_COUNT; r++)

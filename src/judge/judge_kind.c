@@ -13,9 +13,3 @@ const px_judge_kind *judge_kind_of(const px_fixture *f)
     size_t n = sizeof kinds / sizeof *kinds;
     return (size_t)f->kind < n && kinds[f->kind] ? kinds[f->kind] : &judge_classifier;
 }
-
-const px_judge_kind *judge_kind_of_verdict(const px_verdict *v)
-{
-    /* Each kind but the classifier has a part of its own. */
-    return v->text ? &judge_generator : v->embed ? &judge_embedding : &judge_classifier;
-}
