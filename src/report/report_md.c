@@ -8,7 +8,6 @@
  * (report_kind.h). */
 #include "parity/report_md.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
