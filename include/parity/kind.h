@@ -18,7 +18,8 @@
  *             the embedding), its row in src/judge/judge_kind.c
  *   report    px_report_kind (report_kind.h): its cells in run's table
  *             (run_table.c), check's lines and JSON, the story the reports
- *             tell; src/report/rk_classifier.c, rk_generator.c, rk_embed.c
+ *             tell and their cells and sections (report_md.c, report_html.c);
+ *             src/report/rk_classifier.c, rk_generator.c, rk_embed.c
  *   tui       tui_pane (src/tui/pane.h): its pane in the review screen,
  *             src/tui/pane_<kind>.c, its row in src/tui/pane.c
  *
@@ -35,8 +36,11 @@
  *      verdict.h's px_verdict;
  *   6. src/report/rk_<kind>.c (as rk_classifier.c, rk_generator.c,
  *      rk_embed.c: run's cell and last column, the story's cell, expectation,
- *      tolerance and output words, check's line and JSON keys) and its row
- *      in report_kind.c's table;
+ *      tolerance and output words, check's line and JSON keys, and the
+ *      reports' parts: an example's cell and its column's title in the
+ *      Markdown and HTML reports, the contract's output item, what follows
+ *      an example's table (an embedding's searches table and bump chart),
+ *      the CSS for what it draws) and its row in report_kind.c's table;
  *   7. its pane in the review screen: a struct tui_pane (src/tui/pane.h)
  *      in its own file (src/tui/pane_classifier.c, pane_generator.c,
  *      pane_embed.c) and its row in the table in src/tui/pane.c;

@@ -1,6 +1,7 @@
 /* The report layer's part of a kind's interface (kind.h): what each kind
- * of model adds to run's table, check's text and JSON and the story the
- * reports and the summary screen tell. One file a kind,
+ * of model adds to run's table, check's text and JSON, the story the
+ * reports and the summary screen tell, and the reports' cells and
+ * sections (Markdown and HTML). One file a kind,
  * src/report/rk_<kind>.c, and one row each in report_kind.c's table; the
  * rest of src/report asks the row, never which kind it holds.
  *
@@ -83,10 +84,34 @@ typedef struct px_report_kind {
     /* The kind's keys in an example's JSON object, each with its comma. */
     void (*check_json_example)(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e,
                                size_t k, const px_verdict *v);
+
+    /* ---- the reports (report_md.c, report_html.c) ----
+     * Each text escaped as its report's (report_fmt.h); j is the judgement
+     * the story was told from, NULL when the report was not given it. */
+    /* The title of the example table's column the cell fills: "Label". */
+    const char *cell_title;
+    /* The contract's item for the model's output, between the report's
+     * bullet and the item's end: "Labels, in the model's output order:
+     * ...". */
+    void (*md_output)(FILE *o, const struct px_story *s);
+    void (*html_output)(FILE *o, const struct px_story *s);
+    /* An example's cell in an environment that has results (c->present):
+     * its label and probability, its generated text, its search. */
+    void (*md_cell)(FILE *o, const struct px_story *s, const struct px_story_cell *c);
+    void (*html_cell)(FILE *o, const struct px_story *s, const struct px_story_cell *c);
+    /* What follows example k's table: an embedding's searches, as a table
+     * or a bump chart. */
+    void (*md_example_extra)(FILE *o, const struct px_story *s, const px_judgement *j, size_t k);
+    void (*html_example_extra)(FILE *o, const struct px_story *s, const px_judgement *j, size_t k);
+    /* The CSS the HTML report adds for what the kind draws ("" or NULL:
+     * none). */
+    const char *(*html_css)(const struct px_story *s, const px_judgement *j);
 } px_report_kind;
 
-/* The fixture's kind's report parts (never NULL). */
+/* The fixture's kind's report parts (never NULL); by the kind itself, for
+ * a story (px_story's model_kind). */
 const px_report_kind *report_kind_of(const px_fixture *f);
+const px_report_kind *report_kind_for(enum px_model_kind kind);
 
 /* The rows, one file a kind (rk_<kind>.c). */
 extern const px_report_kind rk_classifier, rk_generator, rk_embedding;
@@ -98,5 +123,10 @@ extern const px_report_kind rk_classifier, rk_generator, rk_embedding;
 void rk_label_cell(px_sbuf *b, const px_fixture *f, const px_env_result *e, size_t k);
 void rk_max_diffs(FILE *o, const px_fixture *f, const px_results *r, size_t k, size_t n_cand);
 char *rk_tolerance_words(px_story_ctx *b, const px_verdict *v, const char *of);
+/* The reports' label cell (the classifier's, and what a generator's HTML
+ * shows without a text): the decided label and its probability, "film
+ * (94.8%)"; "—" without a label. */
+void rk_md_label(FILE *o, const struct px_story *s, const struct px_story_cell *c);
+void rk_html_label(FILE *o, const struct px_story *s, const struct px_story_cell *c);
 
 #endif

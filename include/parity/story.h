@@ -133,6 +133,8 @@ typedef struct px_story_example {
 } px_story_example;
 
 typedef struct px_story {
+    enum px_model_kind model_kind; /* the fixture's: its reports' parts
+                                      (report_kind_for) */
     char *task;
     char *verdict;     /* one line */
     int met;           /* 1: met everywhere selected; 0: not met somewhere;

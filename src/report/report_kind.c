@@ -16,11 +16,13 @@ static const px_report_kind *const rows[] = {
     [PX_MODEL_EMBEDDING] = &rk_embedding,
 };
 
-const px_report_kind *report_kind_of(const px_fixture *f)
+const px_report_kind *report_kind_for(enum px_model_kind kind)
 {
-    size_t k = (size_t)f->kind;
+    size_t k = (size_t)kind;
     return k < sizeof rows / sizeof *rows && rows[k] ? rows[k] : &rk_classifier;
 }
+
+const px_report_kind *report_kind_of(const px_fixture *f) { return report_kind_for(f->kind); }
 
 char *rk_fmt(px_story_ctx *b, const char *f, ...)
 {

@@ -2,38 +2,19 @@
  * reads well as plain text and on a forge: headings, lists and tables, no
  * HTML. Every text from a fixture, a run or a person is shown as text:
  * control and bidi characters as visible escapes (the review screen's
- * textcell_sanitize), Markdown's own characters backslash-escaped. */
+ * textcell_sanitize), Markdown's own characters backslash-escaped
+ * (report_fmt.h). What differs by the kind of model (the output in the
+ * contract, an example's cell, an embedding's searches) is the kind's
+ * (report_kind.h). */
 #include "parity/report_md.h"
 
-#include <ctype.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_fmt.h"
+#include "parity/report_kind.h"
 #include "parity/textcell.h"
-
-/* s as Markdown text: sanitized, then every character Markdown or a
- * forge's HTML would act on escaped; in a table cell (cell = 1), | too. */
-static void md_put(FILE *o, const char *s, int cell)
-{
-    if (!s)
-        return;
-    char *v = textcell_sanitize(s, strlen(s));
-    const char *t = v ? v : "?";
-    for (const char *p = t; *p; p++) {
-        /* _ and * inside a word emphasize nothing: left as they are */
-        int inword = (*p == '_' || *p == '*') && p > t && isalnum((unsigned char)p[-1]) &&
-                     isalnum((unsigned char)p[1]);
-        if ((strchr("\\`*_[]<>&~", *p) && !inword) || (cell && *p == '|'))
-            fputc('\\', o);
-        fputc(*p, o);
-    }
-    free(v);
-}
-
-static void md_text(FILE *o, const char *s) { md_put(o, s, 0); }
-static void md_cell(FILE *o, const char *s) { md_put(o, s, 1); }
 
 static void md_line_item(FILE *o, const char *s)
 {
@@ -80,20 +61,20 @@ static void md_envs(FILE *o, const px_story *s)
           o);
     for (size_t e = 0; e < s->n_envs; e++) {
         const px_story_env *se = &s->envs[e];
-        fputs("| ", o), md_cell(o, se->name);
-        fputs(" | ", o), md_cell(o, se->what);
-        fputs(" | ", o), md_cell(o, se->device);
+        fputs("| ", o), md_cell_text(o, se->name);
+        fputs(" | ", o), md_cell_text(o, se->what);
+        fputs(" | ", o), md_cell_text(o, se->device);
         if (*se->device_name)
-            fputs(" (", o), md_cell(o, se->device_name), fputs(")", o);
-        fputs(" | ", o), md_cell(o, se->dtype);
-        fputs(" | ", o), md_cell(o, or_dash(se->threads));
-        fputs(" | ", o), md_cell(o, or_dash(se->executor));
-        fputs(", torch ", o), md_cell(o, or_dash(se->torch));
+            fputs(" (", o), md_cell_text(o, se->device_name), fputs(")", o);
+        fputs(" | ", o), md_cell_text(o, se->dtype);
+        fputs(" | ", o), md_cell_text(o, or_dash(se->threads));
+        fputs(" | ", o), md_cell_text(o, or_dash(se->executor));
+        fputs(", torch ", o), md_cell_text(o, or_dash(se->torch));
         if (*se->backends)
-            fputs(", ", o), md_cell(o, se->backends);
-        fputs(" | ", o), md_cell(o, or_dash(se->host));
-        fputs(", ", o), md_cell(o, or_dash(se->date));
-        fputs(" | ", o), md_cell(o, se->state);
+            fputs(", ", o), md_cell_text(o, se->backends);
+        fputs(" | ", o), md_cell_text(o, or_dash(se->host));
+        fputs(", ", o), md_cell_text(o, or_dash(se->date));
+        fputs(" | ", o), md_cell_text(o, se->state);
         fputs(" |\n", o);
     }
     fputc('\n', o);
@@ -131,16 +112,10 @@ static void md_contract(FILE *o, const px_story *s)
 {
     fputs("## The contract in brief\n\n", o);
     fputs("- Task: ", o), md_text(o, s->task), fputc('\n', o);
-    if (s->generate) /* a generator: its output settings where a classifier has its labels */
-        fputs("- Output settings: ", o), md_text(o, s->generate);
-    else if (s->embedding)
-        fputs("- Output: ", o), md_text(o, s->embedding);
-    else {
-        fputs("- Labels, in the model's output order: ", o);
-        for (size_t i = 0; i < s->n_labels; i++)
-            fputs(i ? ", " : "", o), md_text(o, s->labels[i]);
-    }
-    fputs("\n- Pinned:\n", o);
+    const px_report_kind *rk = report_kind_for(s->model_kind);
+    if (rk->md_output) /* a classifier's labels, a generator's output settings */
+        fputs("- ", o), rk->md_output(o, s), fputc('\n', o);
+    fputs("- Pinned:\n", o);
     for (size_t i = 0; i < s->pins.n; i++)
         fputs("  ", o), md_line_item(o, s->pins.v[i]);
     fputs("- Cleaning rules, in order:", o);
@@ -153,110 +128,10 @@ static void md_contract(FILE *o, const px_story *s)
     fputs("- Ambiguous examples: ", o), md_text(o, s->ambiguous_rule), fputs("\n\n", o);
 }
 
-/* "film 94.8%" for the label, or the outcome when there is none; a
- * generator's text and how it ended. */
-static void md_label_cell(FILE *o, const px_story *s, const px_story_cell *c)
-{
-    if (s->generate) {
-        if (!c->generated) {
-            fputs("—", o);
-            return;
-        }
-        md_cell(o, *c->generated ? c->generated : "(empty)");
-        fprintf(o, " (end %s, %zu tokens)", c->gen_end, c->gen_tokens);
-        return;
-    }
-    if (s->embedding || !c->label) {
-        md_cell(o, s->embedding && c->search ? c->search : "—");
-        return;
-    }
-    md_cell(o, c->label);
-    for (size_t i = 0; c->probs && i < c->n_probs && i < s->n_labels; i++)
-        if (!strcmp(s->labels[i], c->label))
-            fprintf(o, " (%.1f%%)", 100 * c->probs[i]);
-}
-
-
-/* ---- an embedding's searches (from the judgement, when given) ---- */
-
-/* Environment e's search for example k; NULL when it has none. */
-static const px_embed_verdict *md_search(const px_story *s, const px_judgement *j, size_t e, size_t k)
-{
-    if (!j || e >= j->n_envs || k >= j->n_examples || k >= s->n_examples || !s->examples[k].cells[e].present)
-        return NULL;
-    return j->envs[e].ex[k].embed;
-}
-
-/* A query's first k per environment, rank by environment: each document
- * with its cosine to the query and, in a candidate, its rank in the
- * reference where that differs ("↑3"; "new": not in the reference's first
- * k); then what left each candidate's first k. Nothing for an example
- * that is no query, or without a judgement. */
-static void md_searches(FILE *o, const px_story *s, const px_judgement *j, size_t k)
-{
-    size_t win = 0;
-    for (size_t e = 0; e < s->n_envs; e++) {
-        const px_embed_verdict *em = md_search(s, j, e, k);
-        if (em && em->k > 0 && (size_t)em->k > win)
-            win = (size_t)em->k;
-    }
-    if (!win)
-        return;
-    const px_embed_verdict *ref = s->reference >= 0 ? md_search(s, j, (size_t)s->reference, k) : NULL;
-    fprintf(o, "First %zu by cosine to the query (↑/↓ N: at rank N in the reference; new: not in the reference's "
-               "first %zu):\n\n| Rank |",
-            win, win);
-    for (size_t e = 0; e < s->n_envs; e++)
-        fputs(" ", o), md_cell(o, s->envs[e].name), fputs(" |", o);
-    fputs("\n|---|", o);
-    for (size_t e = 0; e < s->n_envs; e++)
-        fputs("---|", o);
-    fputc('\n', o);
-    for (size_t i = 0; i < win; i++) {
-        fprintf(o, "| %zu |", i + 1);
-        for (size_t e = 0; e < s->n_envs; e++) {
-            const px_embed_verdict *em = md_search(s, j, e, k);
-            fputs(" ", o);
-            if (!em || !em->n_ranked)
-                fputs(i ? "" : "no ranking", o);
-            else if (i < em->n_ranked) {
-                md_cell(o, s->examples[em->doc[i]].id);
-                fprintf(o, " %.4f", em->score[i]);
-                long was = (int)e == s->reference ? (long)i : embed_rank_of(ref, em->doc[i], SIZE_MAX);
-                if (!ref || !ref->n_ranked || was == (long)i)
-                    ;
-                else if (was < 0 || was >= (long)win)
-                    fputs(" **new**", o);
-                else
-                    fprintf(o, " **%s%ld**", was > (long)i ? "↑" : "↓", was + 1);
-            }
-            fputs(" |", o);
-        }
-        fputc('\n', o);
-    }
-    fputc('\n', o);
-    for (size_t e = 0; ref && ref->n_ranked && e < s->n_envs; e++) {
-        const px_embed_verdict *em = md_search(s, j, e, k);
-        if ((int)e == s->reference || !em || !em->n_ranked)
-            continue;
-        int left = 0;
-        for (size_t i = 0; i < win && i < ref->n_ranked; i++) {
-            long now = embed_rank_of(em, ref->doc[i], SIZE_MAX);
-            if (now >= 0 && now < (long)win)
-                continue;
-            fputs(left++ ? ", " : "- Left the first k in ", o);
-            if (left == 1)
-                md_text(o, s->envs[e].name), fputs(": ", o);
-            md_text(o, s->examples[ref->doc[i]].id);
-        }
-        if (left)
-            fputc('\n', o);
-    }
-}
-
 static void md_example(FILE *o, const px_story *s, const px_judgement *j, size_t k)
 {
     const px_story_example *x = &s->examples[k];
+    const px_report_kind *rk = report_kind_for(s->model_kind);
     fprintf(o, "### %zu. ", k + 1);
     md_text(o, x->id);
     fputs(" (", o), md_text(o, x->kind), fputs(")\n\n", o);
@@ -264,25 +139,31 @@ static void md_example(FILE *o, const px_story *s, const px_judgement *j, size_t
     fputs("\n- Why this example: ", o), md_text(o, x->why ? x->why : "(not written)");
     fputs("\n- Expected: ", o), md_text(o, x->expect);
     fprintf(o, "\n\n| Environment | Outcome | %s | Difference from the reference |\n|---|---|---|---|\n",
-            s->generate ? "Generated text" : s->embedding ? "Search" : "Label");
+            rk->cell_title);
     for (size_t e = 0; e < s->n_envs; e++) {
         const px_story_cell *c = &x->cells[e];
-        fputs("| ", o), md_cell(o, s->envs[e].name), fputs(" | ", o);
+        fputs("| ", o), md_cell_text(o, s->envs[e].name), fputs(" | ", o);
         if (!c->present) {
             fputs(s->envs[e].selected ? "no results | — | — |\n" : "not selected | — | — |\n", o);
             continue;
         }
-        md_cell(o, outcome_name(c->outcome));
+        md_cell_text(o, outcome_name(c->outcome));
         fputs(c->met            ? " (meets the contract)"
               : c->not_compared ? " (task checks hold; not compared: no reference)"
                                 : " (does NOT meet it)",
               o);
-        fputs(" | ", o), md_label_cell(o, s, c), fputs(" | ", o);
-        md_cell(o, c->diff_words ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
+        fputs(" | ", o);
+        if (rk->md_cell)
+            rk->md_cell(o, s, c);
+        else
+            fputs("—", o);
+        fputs(" | ", o);
+        md_cell_text(o, c->diff_words ? c->diff_words : (int)e == s->reference ? "(the reference)" : "—");
         fputs(" |\n", o);
     }
     fputc('\n', o);
-    md_searches(o, s, j, k);
+    if (rk->md_example_extra)
+        rk->md_example_extra(o, s, j, k);
     for (size_t e = 0; e < s->n_envs; e++) {
         const px_story_cell *c = &x->cells[e];
         if (!c->present)
@@ -326,7 +207,7 @@ static void md_ladders(FILE *o, const px_story *s)
         fputs("---|", o);
     fputc('\n', o);
     for (size_t e = 0; e < s->n_envs; e++) {
-        fputs("| ", o), md_cell(o, s->envs[e].name), fputs(" |", o);
+        fputs("| ", o), md_cell_text(o, s->envs[e].name), fputs(" |", o);
         for (int r = 0; r < PX_RUNG_COUNT; r++) {
             static const char *const w[] = {"passed", "FAILED", "not reached", "not measured"};
             fprintf(o, " %s |", s->envs[e].selected ? w[s->envs[e].rung[r]] : "not selected");

@@ -1,13 +1,17 @@
 /* An embedding's report parts (report_kind.h): a query's first document
  * in run's table; its search beside the reference's, what each
  * environment does to the searches, its vectors' difference and its
- * expectation in words; its search in check's text and JSON. */
+ * expectation in words; its search in check's text and JSON; each query's
+ * first k per environment in the reports, a table in Markdown and a bump
+ * chart in HTML. */
 #include "parity/report_kind.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_fmt.h"
 #include "parity/compare.h"
 #include "parity/emit.h"
 #include "parity/story.h"
@@ -332,6 +336,262 @@ static void json_embedding(FILE *o, const px_fixture *f, const px_results *r, co
     fputs("}},", o);
 }
 
+/* ---- the reports ---- */
+
+static void md_output(FILE *o, const px_story *s) { fputs("Output: ", o), md_text(o, s->embedding); }
+
+static void html_output(FILE *o, const px_story *s) { fputs("Output: ", o), html_text(o, s->embedding); }
+
+/* A query's search in words (story_search_words); "—" for a document. */
+static void md_search_cell(FILE *o, const px_story *s, const px_story_cell *c)
+{
+    (void)s;
+    md_cell_text(o, c->search ? c->search : "—");
+}
+
+static void html_search_cell(FILE *o, const px_story *s, const px_story_cell *c)
+{
+    (void)s;
+    if (c->search)
+        html_text(o, c->search);
+    else
+        fputs("—", o);
+}
+
+/* Environment e's search for example k, from the judgement the story was
+ * told from; NULL when it has none. */
+static const px_embed_verdict *search_of(const px_story *s, const px_judgement *j, size_t e, size_t k)
+{
+    if (!j || e >= j->n_envs || k >= j->n_examples || k >= s->n_examples || !s->examples[k].cells[e].present)
+        return NULL;
+    return j->envs[e].ex[k].embed;
+}
+
+/* The widest first k of example k's searches; 0 when it is no query, or
+ * without a judgement. */
+static size_t search_window(const px_story *s, const px_judgement *j, size_t k)
+{
+    size_t win = 0;
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_embed_verdict *em = search_of(s, j, e, k);
+        if (em && em->k > 0 && (size_t)em->k > win)
+            win = (size_t)em->k;
+    }
+    return win;
+}
+
+/* ---- the reports: a query's searches as a Markdown table ---- */
+
+/* What left each candidate's first k against the reference's. */
+static void md_left(FILE *o, const px_story *s, const px_judgement *j, size_t k, const px_embed_verdict *ref,
+                    size_t win)
+{
+    for (size_t e = 0; ref && ref->n_ranked && e < s->n_envs; e++) {
+        const px_embed_verdict *em = search_of(s, j, e, k);
+        if ((int)e == s->reference || !em || !em->n_ranked)
+            continue;
+        int left = 0;
+        for (size_t i = 0; i < win && i < ref->n_ranked; i++) {
+            long now = embed_rank_of(em, ref->doc[i], SIZE_MAX);
+            if (now >= 0 && now < (long)win)
+                continue;
+            fputs(left++ ? ", " : "- Left the first k in ", o);
+            if (left == 1)
+                md_text(o, s->envs[e].name), fputs(": ", o);
+            md_text(o, s->examples[ref->doc[i]].id);
+        }
+        if (left)
+            fputc('\n', o);
+    }
+}
+
+/* A query's first k per environment, rank by environment: each document
+ * with its cosine to the query and, in a candidate, its rank in the
+ * reference where that differs ("↑3"; "new": not in the reference's first
+ * k); then what left each candidate's first k. Nothing for an example
+ * that is no query, or without a judgement. */
+static void md_searches(FILE *o, const px_story *s, const px_judgement *j, size_t k)
+{
+    size_t win = search_window(s, j, k);
+    if (!win)
+        return;
+    const px_embed_verdict *ref = s->reference >= 0 ? search_of(s, j, (size_t)s->reference, k) : NULL;
+    fprintf(o, "First %zu by cosine to the query (↑/↓ N: at rank N in the reference; new: not in the reference's "
+               "first %zu):\n\n| Rank |",
+            win, win);
+    for (size_t e = 0; e < s->n_envs; e++)
+        fputs(" ", o), md_cell_text(o, s->envs[e].name), fputs(" |", o);
+    fputs("\n|---|", o);
+    for (size_t e = 0; e < s->n_envs; e++)
+        fputs("---|", o);
+    fputc('\n', o);
+    for (size_t i = 0; i < win; i++) {
+        fprintf(o, "| %zu |", i + 1);
+        for (size_t e = 0; e < s->n_envs; e++) {
+            const px_embed_verdict *em = search_of(s, j, e, k);
+            fputs(" ", o);
+            if (!em || !em->n_ranked)
+                fputs(i ? "" : "no ranking", o);
+            else if (i < em->n_ranked) {
+                md_cell_text(o, s->examples[em->doc[i]].id);
+                fprintf(o, " %.4f", em->score[i]);
+                long was = (int)e == s->reference ? (long)i : embed_rank_of(ref, em->doc[i], SIZE_MAX);
+                if (!ref || !ref->n_ranked || was == (long)i)
+                    ;
+                else if (was < 0 || was >= (long)win)
+                    fputs(" **new**", o);
+                else
+                    fprintf(o, " **%s%ld**", was > (long)i ? "↑" : "↓", was + 1);
+            }
+            fputs(" |", o);
+        }
+        fputc('\n', o);
+    }
+    fputc('\n', o);
+    md_left(o, s, j, k, ref, win);
+}
+
+/* ---- the reports: a query's searches as a bump chart ---- */
+
+/* The bump chart's: drawn only where a query has a search. */
+static const char *html_css(const px_story *s, const px_judgement *j)
+{
+    for (size_t k = 0; k < s->n_examples; k++)
+        if (search_window(s, j, k))
+            return "svg .doc{fill:var(--card);stroke:var(--line)}svg .doc.moved{stroke:var(--bad);stroke-width:2}"
+                   "svg .doc.reordered{stroke:var(--warn);stroke-width:2}"
+                   "svg .bump{stroke:var(--muted);stroke-width:1.5;fill:none}svg .bump.moved{stroke:var(--bad);"
+                   "stroke-width:2.5}svg .bump.reordered{stroke:var(--warn);stroke-width:2.5}svg .left{fill:var(--bad)}";
+    return NULL;
+}
+
+/* How a document at rank i of environment e's search stands against the
+ * reference's first win: "" the same rank (or e is the reference),
+ * "moved" at another rank or new to the first win where the first win
+ * changed, "reordered" at another rank where they held (order: set). */
+static const char *moved_class(const px_story *s, const px_embed_verdict *ref, const px_embed_verdict *em, size_t e,
+                               size_t i, size_t win)
+{
+    if ((int)e == s->reference || !ref || !ref->n_ranked)
+        return "";
+    if (embed_rank_of(ref, em->doc[i], win) == (long)i)
+        return "";
+    return em->held == 1 ? " reordered" : " moved";
+}
+
+/* The chart's title: the documents at another rank than in the
+ * reference, each once. */
+static void bump_title(FILE *o, const px_story *s, const px_judgement *j, size_t k, const px_embed_verdict *ref,
+                       size_t win)
+{
+    px_sbuf moved = PX_SBUF_INIT;
+    for (size_t e = 0; e < s->n_envs; e++) {
+        const px_embed_verdict *em = search_of(s, j, e, k);
+        for (size_t i = 0; em && i < em->n_ranked && i < win; i++)
+            if (*moved_class(s, ref, em, e, i, win) && !strstr(sbuf_str(&moved), s->examples[em->doc[i]].id))
+                sbuf_addf(&moved, "%s%s", moved.len ? ", " : "", s->examples[em->doc[i]].id);
+    }
+    fputs("<title>", o);
+    html_text(o, s->examples[k].id);
+    fprintf(o, ": the first %zu documents by cosine in each environment", win);
+    if (moved.len)
+        fputs("; at another rank than in the reference: ", o), html_text(o, sbuf_str(&moved));
+    else
+        fputs("; every environment ranks them as the reference does", o);
+    fputs("</title>", o);
+    sbuf_free(&moved);
+}
+
+enum { COLW = 170, BOXW = 130, ROWH = 26, TOP = 22 };
+
+/* The lines joining the same document across neighbouring columns, drawn
+ * first, under the boxes. */
+static void bump_lines(FILE *o, const px_story *s, const px_judgement *j, size_t k, const px_embed_verdict *ref,
+                       size_t win)
+{
+    for (size_t e = 0; e + 1 < s->n_envs; e++) {
+        const px_embed_verdict *a = search_of(s, j, e, k), *b = search_of(s, j, e + 1, k);
+        for (size_t i = 0; a && b && i < a->n_ranked && i < win; i++) {
+            long to = embed_rank_of(b, a->doc[i], win);
+            if (to < 0)
+                continue;
+            const char *cls = moved_class(s, ref, b, e + 1, (size_t)to, win);
+            fprintf(o, "<line class=\"bump%s\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", cls, (int)e * COLW + BOXW,
+                    TOP + (int)i * ROWH + 10, (int)(e + 1) * COLW, TOP + (int)to * ROWH + 10);
+        }
+    }
+}
+
+/* Environment e's column: its name, its first win as labelled boxes, and
+ * "left:" what left them against the reference's. */
+static void bump_column(FILE *o, const px_story *s, const px_judgement *j, size_t k, const px_embed_verdict *ref,
+                        size_t win, size_t e)
+{
+    const px_embed_verdict *em = search_of(s, j, e, k);
+    int x = (int)e * COLW;
+    fprintf(o, "<text x=\"%d\" y=\"12\" font-weight=\"bold\">", x);
+    html_text(o, s->envs[e].name);
+    fputs("</text>", o);
+    if (!em || !em->n_ranked) {
+        fprintf(o, "<text x=\"%d\" y=\"%d\">no ranking</text>", x, TOP + 14);
+        return;
+    }
+    for (size_t i = 0; i < em->n_ranked && i < win; i++) {
+        const char *cls = moved_class(s, ref, em, e, i, win), *id = s->examples[em->doc[i]].id;
+        long was = embed_rank_of(ref, em->doc[i], win);
+        int y = TOP + (int)i * ROWH;
+        fputs("<g><title>", o);
+        html_text(o, id);
+        fprintf(o, ": rank %zu in ", i + 1);
+        html_text(o, s->envs[e].name);
+        fprintf(o, ", cosine %.4f", em->score[i]);
+        if (*cls && was >= 0)
+            fprintf(o, "; rank %ld in the reference", was + 1);
+        else if (*cls)
+            fprintf(o, "; not in the reference's first %zu", win);
+        fprintf(o, "</title><rect class=\"doc%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"20\" rx=\"3\"/>"
+                   "<text x=\"%d\" y=\"%d\">%zu. ",
+                cls, x, y, BOXW, x + 4, y + 14, i + 1);
+        html_text(o, id);
+        fprintf(o, " %.3f%s</text></g>", em->score[i],
+                *cls ? (was >= 0 ? (was > (long)i ? " ↑" : " ↓") : " new") : "");
+    }
+    px_sbuf left = PX_SBUF_INIT;
+    for (size_t i = 0; (int)e != s->reference && ref && i < ref->n_ranked && i < win; i++)
+        if (embed_rank_of(em, ref->doc[i], win) < 0)
+            sbuf_addf(&left, "%s%s", left.len ? ", " : "left: ", s->examples[ref->doc[i]].id);
+    if (left.len) {
+        fprintf(o, "<text class=\"left\" x=\"%d\" y=\"%d\">", x, TOP + (int)win * ROWH + 12);
+        html_text(o, sbuf_str(&left));
+        fputs("</text>", o);
+    }
+    sbuf_free(&left);
+}
+
+/* A query's first k per environment as a bump chart: one column per
+ * environment, one row per rank, each document a labelled box with its
+ * cosine to the query, a line joining the same document across
+ * neighbouring columns; what moved against the reference drawn in the
+ * bad colour (the warning's where the first k held as a set), and said in
+ * words too: the box's title, and "left:" under a column for what left
+ * its first k. */
+static void bump_chart(FILE *o, const px_story *s, const px_judgement *j, size_t k)
+{
+    size_t win = search_window(s, j, k);
+    if (!win)
+        return;
+    const px_embed_verdict *ref = s->reference >= 0 ? search_of(s, j, (size_t)s->reference, k) : NULL;
+    int height = TOP + (int)(ROWH * win) + 22, width = COLW * (int)s->n_envs;
+    fprintf(o, "<figure class=\"chart\" style=\"margin:.3rem 0\"><svg class=\"bump-chart\" role=\"img\" width=\"%d\" "
+               "height=\"%d\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">",
+            width, height, width, height);
+    bump_title(o, s, j, k, ref, win);
+    bump_lines(o, s, j, k, ref, win);
+    for (size_t e = 0; e < s->n_envs; e++)
+        bump_column(o, s, j, k, ref, win, e);
+    fputs("</svg></figure>\n", o);
+}
+
 const px_report_kind rk_embedding = {
     .run_cell = first_document,
     .run_diff = rk_max_diffs,
@@ -344,4 +604,12 @@ const px_report_kind rk_embedding = {
     .search_lines = search_lines,
     .check_words = check_search,
     .check_json_example = json_embedding,
+    .cell_title = "Search",
+    .md_output = md_output,
+    .html_output = html_output,
+    .md_cell = md_search_cell,
+    .html_cell = html_search_cell,
+    .md_example_extra = md_searches,
+    .html_example_extra = bump_chart,
+    .html_css = html_css,
 };

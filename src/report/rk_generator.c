@@ -1,11 +1,14 @@
 /* A generator's report parts (report_kind.h): its text in run's table and
  * where it parts from the reference's, its text and marks in the story,
- * its expectation and output settings in words, its text in check's JSON. */
+ * its expectation and output settings in words, its text in check's JSON,
+ * its text and marks in the reports. */
 #include "parity/report_kind.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "report_fmt.h"
 #include "parity/emit.h"
 #include "parity/story.h"
 
@@ -263,6 +266,74 @@ static void json_generated(FILE *o, const px_fixture *f, const px_results *r, co
     fputc(',', o);
 }
 
+/* ---- the reports ---- */
+
+static void md_settings(FILE *o, const px_story *s)
+{
+    fputs("Output settings: ", o), md_text(o, s->generate);
+}
+
+static void html_settings(FILE *o, const px_story *s)
+{
+    fputs("Output settings: ", o), html_text(o, s->generate);
+}
+
+/* Its text and how it ended; "—" when nothing was generated. */
+static void md_generated(FILE *o, const px_story *s, const px_story_cell *c)
+{
+    (void)s;
+    if (!c->generated) {
+        fputs("—", o);
+        return;
+    }
+    md_cell_text(o, *c->generated ? c->generated : "(empty)");
+    fprintf(o, " (end %s, %zu tokens)", c->gen_end, c->gen_tokens);
+}
+
+/* Its text, its pieces marked: <mark class="match"> what a must_match
+ * pattern matched, "bad" a must_not_match violation, "diverged" the first
+ * token that parts from the reference's; and how it ended. The label's
+ * cell when nothing was generated. */
+static void html_generated(FILE *o, const px_story *s, const px_story_cell *c)
+{
+    static const char *const open[] = {
+        [PX_SPAN_PLAIN] = "",
+        [PX_SPAN_MATCH] = "<mark class=\"match\" title=\"what must_match matched\">",
+        [PX_SPAN_BAD] = "<mark class=\"bad\" title=\"what must_not_match matched: the violation\">",
+        [PX_SPAN_DIVERGED] = "<mark class=\"diverged\" title=\"the first token that parts from the reference's\">"};
+    if (!c->generated) {
+        rk_html_label(o, s, c);
+        return;
+    }
+    if (!*c->generated) {
+        fputs("<span class=\"muted\">(empty)</span>", o);
+    } else {
+        fputs("<span class=\"generated\">", o);
+        size_t len = strlen(c->generated);
+        for (size_t i = 0; i < c->n_spans; i++) {
+            const px_span *p = &c->spans[i];
+            if (p->end > len || p->at >= p->end)
+                continue;
+            char *piece = strndup(c->generated + p->at, p->end - p->at);
+            html_tag(o, open[p->kind], piece ? piece : "?", p->kind == PX_SPAN_PLAIN ? "" : "</mark>");
+            free(piece);
+        }
+        fputs("</span>", o);
+    }
+    fprintf(o, " <span class=\"muted\">(end %s, %zu tokens)</span>", c->gen_end, c->gen_tokens);
+}
+
+/* The marks in a generated text, each with its own outline or underline
+ * as well as its colour, and a title that says what it is. */
+static const char *html_css(const px_story *s, const px_judgement *j)
+{
+    (void)s, (void)j;
+    return ".generated{white-space:pre-wrap;overflow-wrap:anywhere}"
+           "mark{color:inherit;border-radius:2px}mark.match{background:rgba(26,127,55,.22)}"
+           "mark.bad{background:rgba(207,34,46,.25);text-decoration:underline wavy var(--bad)}"
+           "mark.diverged{background:rgba(154,103,0,.25);outline:1px solid var(--warn)}";
+}
+
 const px_report_kind rk_generator = {
     .run_cell = text_cell,
     .run_diff = first_other_token,
@@ -273,4 +344,10 @@ const px_report_kind rk_generator = {
     .story_no_tolerance = no_tolerance,
     .story_contract = story_contract,
     .check_json_example = json_generated,
+    .cell_title = "Generated text",
+    .md_output = md_settings,
+    .html_output = html_settings,
+    .md_cell = md_generated,
+    .html_cell = html_generated,
+    .html_css = html_css,
 };

@@ -661,6 +661,7 @@ static px_story *story_tell(const px_fixture *f, const px_results *r, const px_j
         return NULL;
     }
     px_story *s = b.s;
+    s->model_kind = f->kind;
     s->task = dup(&b, f->task);
     s->fixture = red(&b, f->path);
     s->fixture_sha256 = dup(&b, f->sha256);
