@@ -266,10 +266,17 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libparity.a $(wildcard tests/*.h tests/benc
 # serial order.
 CHECK_JOBS ?= 2
 CHECK_LOGS := $(BUILD)/check-logs
-# One suite a line: its name, a tab, its command.
-CHECK_SUITES = $(foreach t,$(TEST_BINS),$(notdir $(t))\t$(t) --jobs 1\n) \
+# One suite a line: its name, a tab, its command. Without a last run's
+# times (a fresh clone) the list's order is the order they start in: the
+# longest here first (CHECK_LONG; host_workflow builds parity from a copy
+# of the sources), then the torch 2.13 pass, then the rest.
+CHECK_LONG := host_workflow test_cmd_embed test_cmd_python test_runner test_cmd_testdev test_hf_agree \
+              test_cmd_init test_cmd_generate test_cmd_check test_cmd_formats test_cmd_report
+CHECK_LONG_BINS := $(foreach n,$(CHECK_LONG),$(filter $(BUILD)/tests/$(n),$(TEST_BINS)))
+check_bin = $(foreach t,$(1),$(notdir $(t))\t$(t) --jobs 1\n)
+CHECK_FIRST = host_workflow\ttests/host_workflow.sh $(PARITY) $(EXECUTOR)\n $(call check_bin,$(CHECK_LONG_BINS))
+CHECK_REST = $(call check_bin,$(filter-out $(CHECK_LONG_BINS),$(TEST_BINS))) \
   tmux_smoke\ttests/tmux_smoke.sh $(PARITY) $(EXECUTOR)\n \
-  host_workflow\ttests/host_workflow.sh $(PARITY) $(EXECUTOR)\n \
   install\ttests/install.sh\n \
   completion\ttests/completion.sh $(PARITY)\n \
   tables\tnode tests/tokenizer/gen_tables.js --check > $(CHECK_LOGS)/tables-check.log || { tail -20 $(CHECK_LOGS)/tables-check.log; exit 1; }\n \
@@ -290,7 +297,7 @@ CHECK_ENV = PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(EXECUTOR)) 
 check: layers all $(TEST_BINS) lint-man $(if $(CHECK_TORCH2),torch2 $(TORCH2_SUITES:%=$(BUILD)/tests/%))
 	@if ldd $(PARITY) | grep -q torch; then echo "parity must not link libtorch"; exit 1; fi
 	@mkdir -p $(CHECK_LOGS)
-	@printf '$(CHECK_SUITES) $(if $(CHECK_TORCH2),$(call TORCH2_LINES,PARITY_REPEAT_PASS=1))' | sed 's/^ //' | \
+	@printf '$(CHECK_FIRST) $(if $(CHECK_TORCH2),$(call TORCH2_LINES,PARITY_REPEAT_PASS=1)) $(CHECK_REST)' | sed 's/^ //' | \
 	  env $(CHECK_ENV) tests/run_suites.sh $(CHECK_JOBS) $(CHECK_LOGS)
 	@echo "make check: all test binaries passed"
 

@@ -27,16 +27,14 @@ awk -F'\t' -v times="$logdir/times" '
 : > "$logdir/failed"
 # One suite: its log, then its output printed under the lock.
 run_one() {
-    local name=$1 cmd=$2 log="$logdir/$1.log" start end rc
-    start=$(date +%s.%N)
-    bash -c "$cmd" > "$log" 2>&1 < /dev/null
-    rc=$?
-    end=$(date +%s.%N)
-    local secs
-    secs=$(echo "$end - $start" | bc)
+    local name=$1 cmd=$2 log="$logdir/$1.log" rc secs cpu TIMEFORMAT='%R %U %S'
+    # bash's time: wall, and the CPU of the suite and all it waited for.
+    read -r secs cpu < <({ time { bash -c "$cmd" > "$log" 2>&1 < /dev/null; echo $? > "$log.rc"; }; } 2>&1 |
+                          awk '{printf "%s %.1f\n", $1, $2 + $3}')
+    rc=$(cat "$log.rc"); rm -f "$log.rc"
     {
         flock 9
-        echo "== $name ($(printf '%.1f' "$secs") s)"
+        echo "== $name ($(printf '%.1f' "$secs") s, CPU $cpu s)"
         cat "$log"
         [ $rc -eq 0 ] || { echo "== $name FAILED (exit $rc)"; echo "$name" >> "$logdir/failed"; }
         printf '%s %.0f\n' "$name" "$secs" >> "$logdir/.times.new"
