@@ -256,28 +256,55 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libparity.a $(wildcard tests/*.h tests/benc
 
 # Each test binary runs from the repo root; PARITY_BIN/PARITY_TORCH point
 # the end-to-end tests at what was just built.
-check: layers all $(TEST_BINS) lint-man
+# The suites run CHECK_JOBS at a time (tests/run_suites.sh: each one's
+# output printed whole when it ends, the failed ones named at the end, the
+# longest of the last run started first; logs and times in CHECK_LOGS): a
+# suite spends much of its time waiting on an executor's start-up, so two
+# at a time on CI's two cores take about half the time of one at a time.
+# Every suite's tests still run one at a time (--jobs 1): their timeouts
+# and the Ctrl-C tests' clocks are meant for that. CHECK_JOBS=1 is the old
+# serial order.
+CHECK_JOBS ?= 2
+CHECK_LOGS := $(BUILD)/check-logs
+# One suite a line: its name, a tab, its command. Without a last run's
+# times (a fresh clone) the list's order is the order they start in: the
+# longest here first (CHECK_LONG; host_workflow builds parity from a copy
+# of the sources), then the torch 2.13 pass, then the rest.
+CHECK_LONG := host_workflow test_cmd_embed test_cmd_python test_runner test_cmd_testdev test_hf_agree \
+              test_cmd_init test_cmd_generate test_cmd_check test_cmd_formats test_cmd_report
+CHECK_LONG_BINS := $(foreach n,$(CHECK_LONG),$(filter $(BUILD)/tests/$(n),$(TEST_BINS)))
+check_bin = $(foreach t,$(1),$(notdir $(t))\t$(t) --jobs 1\n)
+CHECK_FIRST = host_workflow\ttests/host_workflow.sh $(PARITY) $(EXECUTOR)\n $(call check_bin,$(CHECK_LONG_BINS))
+CHECK_REST = $(call check_bin,$(filter-out $(CHECK_LONG_BINS),$(TEST_BINS))) \
+  tmux_smoke\ttests/tmux_smoke.sh $(PARITY) $(EXECUTOR)\n \
+  install\ttests/install.sh\n \
+  completion\ttests/completion.sh $(PARITY)\n \
+  tables\tnode tests/tokenizer/gen_tables.js --check > $(CHECK_LOGS)/tables-check.log || { tail -20 $(CHECK_LOGS)/tables-check.log; exit 1; }\n \
+  proto_consts\tpython3 tests/proto_consts.py --self-test\n
+# The executors' suites on torch 2.13 (the expectations that differ by torch
+# version ask the interpreter's torch: tests/testlib.h, tl_torch_version),
+# in the same pool as the rest. Not under SANITIZE: the sanitized parity
+# speaks to the same executors as the plain one, and CI has two cores.
+TORCH2_ENV = PARITY_TORCH=$(abspath $(TORCH2_BUILD))/parity-torch \
+  PARITY_TESTDEV=$(abspath $(TORCH2_BUILD))/libparity_testdev.so PARITY_PYTHON=$(abspath $(VENV))/bin/python
+# In make check, PARITY_REPEAT_PASS: a test whose executors the test names
+# itself (tests/testlib.h, TL_ONCE_PER_CHECK) ran in the first pass as it
+# would here, and is skipped; check-torch2 alone runs it.
+TORCH2_LINES = $(foreach t,$(TORCH2_SUITES),torch$(TORCH2_VERSION):$(t)\tenv $(TORCH2_ENV) $(1) $(BUILD)/tests/$(t) --jobs 1\n)
+CHECK_TORCH2 := $(if $(SANITIZE)$(LIBTORCH),,yes)
+CHECK_ENV = PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(EXECUTOR)) PARITY_TESTDEV=$(abspath $(TESTDEV))
+
+check: layers all $(TEST_BINS) lint-man $(if $(CHECK_TORCH2),torch2 $(TORCH2_SUITES:%=$(BUILD)/tests/%))
 	@if ldd $(PARITY) | grep -q torch; then echo "parity must not link libtorch"; exit 1; fi
-	@set -e; export PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(EXECUTOR)) \
-	  PARITY_TESTDEV=$(abspath $(TESTDEV)); \
-	for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs 1; done
-	tests/tmux_smoke.sh $(PARITY) $(EXECUTOR)
-	tests/host_workflow.sh $(PARITY) $(EXECUTOR)
-	tests/install.sh
-	tests/completion.sh $(PARITY)
-	node tests/tokenizer/gen_tables.js --check > build/tables-check.log || { tail -20 build/tables-check.log; exit 1; }
-	python3 tests/proto_consts.py --self-test
-	@$(if $(SANITIZE)$(LIBTORCH),,$(MAKE) --no-print-directory check-torch2)
+	@mkdir -p $(CHECK_LOGS)
+	@printf '$(CHECK_FIRST) $(if $(CHECK_TORCH2),$(call TORCH2_LINES,PARITY_REPEAT_PASS=1)) $(CHECK_REST)' | sed 's/^ //' | \
+	  env $(CHECK_ENV) tests/run_suites.sh $(CHECK_JOBS) $(CHECK_LOGS)
 	@echo "make check: all test binaries passed"
 
-# The executors' suites on torch 2.13 (the expectations that differ by torch
-# version ask the interpreter's torch: tests/testlib.h, tl_torch_version).
-# Not under SANITIZE: the sanitized parity speaks to the same executors as
-# the plain one, and CI has two cores.
+# The torch 2.13 suites alone.
 check-torch2: torch2 parity $(TORCH2_SUITES:%=$(BUILD)/tests/%)
-	@set -e; export PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(TORCH2_BUILD))/parity-torch \
-	  PARITY_TESTDEV=$(abspath $(TORCH2_BUILD))/libparity_testdev.so PARITY_PYTHON=$(abspath $(VENV))/bin/python; \
-	for t in $(TORCH2_SUITES); do echo "== torch $(TORCH2_VERSION): $$t"; $(BUILD)/tests/$$t --jobs 1; done
+	@mkdir -p $(CHECK_LOGS)
+	@printf '$(call TORCH2_LINES)' | sed 's/^ //' | env $(CHECK_ENV) tests/run_suites.sh $(CHECK_JOBS) $(CHECK_LOGS)
 
 # The include graph: no include runs back up a layer, no circle
 # (tests/layers.py); first, so that a new circle fails at once.

@@ -319,6 +319,7 @@ static void expect_equal(const run_t *h, const char *env, const double *ref, int
  * stays close. One run, both environments. */
 Test(embed, minilm_python_matches_transformers_and_its_bfloat16_twin_is_close, .timeout = 300)
 {
+    TL_ONCE_PER_CHECK();
     char py[600];
     snprintf(py, sizeof py, "%s/" VENV_PY, here());
     cr_assert(access(py, X_OK) == 0, "%s: make deps builds the venv", py);
@@ -584,6 +585,7 @@ Test(embed, parity_run_runs_an_embedding, .timeout = 120)
  * expects, and the file's vectors are an embedding's (format 6). */
 Test(embed, a_real_search_runs_and_is_judged_from_its_results_file, .timeout = 300)
 {
+    TL_ONCE_PER_CHECK();
     char py[600];
     snprintf(py, sizeof py, "%s/" VENV_PY, here());
     cr_assert(access(py, X_OK) == 0, "%s: make deps builds the venv", py);

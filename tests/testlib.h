@@ -195,6 +195,19 @@ static inline void tl_unlink_fixture(const char *path)
     unlink(hist);
 }
 
+/* A test whose every executor the test names itself (the venv's Python
+ * by its path; no libtorch environment, no test device, nothing taken from
+ * $PARITY_TORCH, $PARITY_TESTDEV, $PARITY_PYTHON or the torch under test)
+ * runs exactly the same in make check's torch 2.13 pass as in its first:
+ * that pass (PARITY_REPEAT_PASS set) skips it, saying so. A macro, so that
+ * a file without Criterion can include this one. */
+#define TL_ONCE_PER_CHECK()                                                                                    \
+    do {                                                                                                       \
+        if (getenv("PARITY_REPEAT_PASS"))                                                                      \
+            cr_skip_test("its executors do not change with the torch under test: make check's first pass "    \
+                         "ran it");                                                                            \
+    } while (0)
+
 /* Number of lines in s (a trailing newline does not start a new line). */
 static inline int tl_lines(const char *s)
 {
