@@ -837,7 +837,7 @@ Test(fixture, an_embedding_reads_its_documents_queries_and_search)
     cr_expect_eq(f->examples[0].expect.kind, PX_EXPECT_NONE);
     const px_example *q = &f->examples[2];
     cr_expect_eq(q->role, PX_ROLE_QUERY);
-    cr_expect(q->similar.present && q->similar.min_cosine == 0.95);
+    cr_expect(q->similar && q->similar->present && q->similar->min_cosine == 0.95);
     cr_assert_eq(q->expect.kind, PX_EXPECT_RETRIEVAL);
     const px_retrieval *r = q->expect.retrieval;
     cr_expect_eq(r->n_top, 2);

@@ -63,6 +63,11 @@ static void same_strs(const char *what, char *const *a, size_t na, char *const *
 
 static void same_tolerance_whys(const char *what, const px_tolerance *a, const px_tolerance *b)
 {
+    /* An example's own tolerance (NULL: the contract's) is in both or
+     * neither. */
+    cr_expect_eq(!a, !b, "%s: an example's own tolerance in one only", what);
+    if (!a || !b)
+        return;
     SAME_NUM(what, present, a, b);
     SAME_STR(what, why, a, b);
 }
@@ -158,7 +163,7 @@ static void same_example(const char *what, const px_fixture *a, size_t ia, const
     cr_expect(x->text_len == y->text_len && !memcmp(x->text, y->text, x->text_len), "%s: '%s' text bytes", what,
               x->id);
     SAME_STR(what, why, x, y);
-    same_tolerance_whys(what, &x->tol, &y->tol);
+    same_tolerance_whys(what, x->tol, y->tol);
     if (with_review)
         same_review(what, &x->review, &y->review);
 }

@@ -138,7 +138,8 @@ static void write_example(FILE *o, const px_fixture *f, size_t k)
         put_str(o, f->labels[e->any_of[i]]);
     put_num(o, e->top_k);
     put_str(o, e->reason.text), put_str(o, e->must_match.text), put_str(o, e->must_not_match.text);
-    put_tolerance(o, &x->tol);
+    static const px_tolerance none;
+    put_tolerance(o, x->tol ? x->tol : &none);
     const px_text_expect *t = e->text;
     if (t) { /* a generator's: after the rest, which it leaves empty */
         put_num(o, (double)t->n_must_match);
@@ -152,7 +153,8 @@ static void write_example(FILE *o, const px_fixture *f, size_t k)
     /* An embedding's: its role, its own cosine floor and what its search
      * must return (only for an embedding: older fingerprints stay). */
     if (kind_of(f)->searches) {
-        put_num(o, x->role), put_num(o, x->similar.present), put_num(o, x->similar.min_cosine);
+        put_num(o, x->role), put_num(o, x->similar ? x->similar->present : 0),
+            put_num(o, x->similar ? x->similar->min_cosine : 0);
         const px_retrieval *r = e->retrieval;
         put_num(o, r ? (double)r->n_top : -1);
         for (size_t i = 0; r && i < r->n_top; i++)

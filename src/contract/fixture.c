@@ -1351,7 +1351,11 @@ static int load_embedding_example(ctx *c, yaml_node_t *n, px_example *x)
         return fail_at(c, get(c, n, "expect"),
                        "a document has no expect: the queries name the documents they must find (expect.top)%s%s",
                        NULL, NULL);
-    return sim ? load_similar(c, sim, "example similar_to_reference", &x->similar) : 0;
+    if (!sim)
+        return 0;
+    if (!(x->similar = calloc(1, sizeof *x->similar)))
+        return px_error_oom(c->err, c->f->path);
+    return load_similar(c, sim, "example similar_to_reference", x->similar);
 }
 
 static int load_example(ctx *c, yaml_node_t *n, px_example *x)
@@ -1391,8 +1395,11 @@ static int load_example(ctx *c, yaml_node_t *n, px_example *x)
         char what[64];
         snprintf(what, sizeof what, "example compare.%s", tk);
         yaml_node_t *t = NULL;
-        if (want(c, cmp, YAML_MAPPING_NODE, "example compare") || check_keys(c, cmp, "example compare", ckeys) ||
-            ((t = get(c, cmp, tk)) && load_tolerance(c, t, what, &x->tol)))
+        if (want(c, cmp, YAML_MAPPING_NODE, "example compare") || check_keys(c, cmp, "example compare", ckeys))
+            return -1;
+        if ((t = get(c, cmp, tk)) && !(x->tol = calloc(1, sizeof *x->tol)))
+            return px_error_oom(c->err, c->f->path);
+        if (t && load_tolerance(c, t, what, x->tol))
             return -1;
     }
     yaml_node_t *r = get(c, n, "review");
@@ -1702,9 +1709,10 @@ static void example_free(px_example *x)
     free(x->text);
     free(x->why);
     expect_free(&x->expect);
-    free(x->tol.stat);
-    free(x->tol.why);
-    free(x->similar.why);
+    if (x->tol)
+        free(x->tol->stat), free(x->tol->why), free(x->tol);
+    if (x->similar)
+        free(x->similar->why), free(x->similar);
     review_clear(&x->review);
 }
 

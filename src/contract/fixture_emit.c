@@ -353,14 +353,14 @@ static void put_example(FILE *o, const px_fixture *f, const px_example *x, int k
     kv_str(o, 4, "text", x->text ? x->text : "");
     if (x->role != PX_ROLE_NONE)
         kv_str(o, 4, "role", x->role == PX_ROLE_DOCUMENT ? "document" : "query");
-    if (x->similar.present)
-        put_similar(o, 4, &x->similar);
+    if (x->similar && x->similar->present)
+        put_similar(o, 4, x->similar);
     if (x->role != PX_ROLE_DOCUMENT)
         put_expect(o, f, &x->expect);
     kv_str(o, 4, "why", x->why);
-    if (x->tol.present) {
+    if (x->tol && x->tol->present) {
         fputs("    compare:\n", o);
-        put_tolerance(o, 6, &x->tol, f->kind == PX_MODEL_EMBEDDING);
+        put_tolerance(o, 6, x->tol, f->kind == PX_MODEL_EMBEDDING);
     }
     if (keep_review)
         put_review(o, &x->review);

@@ -386,11 +386,11 @@ static void check_tolerances(lctx *c, const px_fixture *f)
         const px_example *x = &f->examples[i];
         snprintf(what, sizeof what, "example '%s' compare.%s", x->id, tk);
         cmp = get(c, seq_item(c, ex, i), "compare");
-        if (x->tol.present)
-            check_why(c, x->tol.why, key_loc(c, cmp, tk, x->tol.loc), what, ask);
+        if (x->tol && x->tol->present)
+            check_why(c, x->tol->why, key_loc(c, cmp, tk, x->tol->loc), what, ask);
         snprintf(what, sizeof what, "example '%s' similar_to_reference", x->id);
-        if (x->similar.present)
-            check_why(c, x->similar.why, x->similar.loc, what, ask_cos);
+        if (x->similar && x->similar->present)
+            check_why(c, x->similar->why, x->similar->loc, what, ask_cos);
     }
 }
 

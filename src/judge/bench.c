@@ -13,6 +13,7 @@
 #include "parity/compare.h"
 #include "parity/judge_kind.h"
 #include "parity/strf.h"
+#include "judge_int.h"
 
 static int same_values(const double *a, const double *b, size_t n)
 {
@@ -47,7 +48,7 @@ static int batch_changed(const px_fixture *f, const px_env_result *e, size_t k, 
                          const px_example_result *ran, size_t n, char **words)
 {
     const px_example *ex = &f->examples[k];
-    const px_tolerance *t = ex->tol.present ? &ex->tol : &f->logits_tol;
+    const px_tolerance *t = numbers_tolerance(f, ex);
     int label = judge_kind_of(f)->bench_label(out, n); /* a vector decides no label */
     if (label != ran->label) {
         const char *now = label >= 0 && (size_t)label < e->n_labels ? e->labels[label] : "?",

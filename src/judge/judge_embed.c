@@ -219,7 +219,7 @@ static char *first_k_words(const px_fixture *f, const px_embed_verdict *em)
 
 static const px_similar *similar_for(const px_fixture *f, const px_example *ex)
 {
-    return ex->similar.present ? &ex->similar : f->similar.present ? &f->similar : NULL;
+    return ex->similar && ex->similar->present ? ex->similar : f->similar.present ? &f->similar : NULL;
 }
 
 /* An embedding's vector x against the reference's ref: the per-element

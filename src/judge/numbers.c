@@ -11,7 +11,7 @@
 /* The example's own tolerance, else the contract's. */
 const px_tolerance *numbers_tolerance(const px_fixture *f, const px_example *ex)
 {
-    return ex->tol.present ? &ex->tol : &f->logits_tol;
+    return ex->tol && ex->tol->present ? ex->tol : &f->logits_tol;
 }
 
 /* Compare with the reference's numbers; sets v->cmp and returns 1 when

@@ -389,13 +389,13 @@ static void build_contract(bctx *b)
         push(b, &s->tolerances, fmt(b, "vectors, every example: cosine to the reference's at least %g: %s",
                                     f->similar.min_cosine, f->similar.why ? f->similar.why : "(no why written)"));
     for (size_t k = 0; k < f->n_examples; k++) {
-        const px_tolerance *x = &f->examples[k].tol;
-        if (x->present)
+        const px_tolerance *x = f->examples[k].tol;
+        if (x && x->present)
             push(b, &s->tolerances, fmt(b, "%s, example %s: %s |Δ| within max(atol %g, rtol %g × |reference|): %s",
                                         what, f->examples[k].id, x->stat ? x->stat : "elementwise", x->atol, x->rtol,
                                         x->why ? x->why : "(no why written)"));
-        const px_similar *sim = &f->examples[k].similar;
-        if (sim->present)
+        const px_similar *sim = f->examples[k].similar;
+        if (sim && sim->present)
             push(b, &s->tolerances, fmt(b, "vectors, example %s: cosine to the reference's at least %g: %s",
                                         f->examples[k].id, sim->min_cosine, sim->why ? sim->why : "(no why written)"));
     }

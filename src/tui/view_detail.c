@@ -54,7 +54,7 @@ static void detail_judged(tui *t, size_t k, detail *d)
 {
     int cand = d->cand;
     const px_verdict *v = t->judged && cand >= 0 ? &t->j.envs[cand].ex[k] : NULL;
-    const px_tolerance *tol = d->ex->tol.present ? &d->ex->tol : &t->f->logits_tol;
+    const px_tolerance *tol = d->ex->tol && d->ex->tol->present ? d->ex->tol : &t->f->logits_tol;
     char *why = v ? judgement_cause_words(&t->j, (size_t)cand, k) : NULL;
     if (why)
         d->cause = words("cause: %s", why);
@@ -229,11 +229,22 @@ void view_detail(tui *t, int top, int rows, int x, int w)
     }
     if (k != t->detail_k)
         t->detail_k = k, t->detail_top = 0; /* another example: from its top */
-    WINDOW *pad = rows > 1 && w > 0 ? newpad(TUI_PAD_ROWS, w) : NULL;
+    /* A pad of the pane's own rows first, as most examples fit: one of
+     * TUI_PAD_ROWS is 1.3 MiB of cells at 50 columns, the review's largest
+     * allocation after the results. One that needs more is drawn again
+     * into a pad of the rows it needs (detail_body counts them whatever
+     * the pad's height). */
+    WINDOW *pad = rows > 1 && w > 0 ? newpad(rows, w) : NULL;
     if (!pad)
         return;
     t->canvas = pad;
     int used = detail_body(t, (size_t)k, rows, w);
+    if (used > rows) {
+        delwin(pad);
+        if (!(t->canvas = pad = newpad(used, w)))
+            return;
+        detail_body(t, (size_t)k, rows, w);
+    }
     t->canvas = NULL;
     int view = used > rows ? rows - 1 : rows, last = used > rows ? used - view : 0;
     t->detail_top = t->detail_top > last ? last : t->detail_top < 0 ? 0 : t->detail_top;
