@@ -139,7 +139,7 @@ TORCH2_SUITES += test_cmd_kvcache
 TORCH2_SUITES += test_cmd_llmtok
 TORCH2_SUITES += test_cmd_embed
 
-.PHONY: bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
+.PHONY: kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -294,7 +294,7 @@ TORCH2_LINES = $(foreach t,$(TORCH2_SUITES),torch$(TORCH2_VERSION):$(t)\tenv $(T
 CHECK_TORCH2 := $(if $(SANITIZE)$(LIBTORCH),,yes)
 CHECK_ENV = PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(EXECUTOR)) PARITY_TESTDEV=$(abspath $(TESTDEV))
 
-check: layers all $(TEST_BINS) lint-man $(if $(CHECK_TORCH2),torch2 $(TORCH2_SUITES:%=$(BUILD)/tests/%))
+check: layers kind-gate all $(TEST_BINS) lint-man $(if $(CHECK_TORCH2),torch2 $(TORCH2_SUITES:%=$(BUILD)/tests/%))
 	@if ldd $(PARITY) | grep -q torch; then echo "parity must not link libtorch"; exit 1; fi
 	@mkdir -p $(CHECK_LOGS)
 	@printf '$(CHECK_FIRST) $(if $(CHECK_TORCH2),$(call TORCH2_LINES,PARITY_REPEAT_PASS=1)) $(CHECK_REST)' | sed 's/^ //' | \
@@ -305,6 +305,12 @@ check: layers all $(TEST_BINS) lint-man $(if $(CHECK_TORCH2),torch2 $(TORCH2_SUI
 check-torch2: torch2 parity $(TORCH2_SUITES:%=$(BUILD)/tests/%)
 	@mkdir -p $(CHECK_LOGS)
 	@printf '$(call TORCH2_LINES)' | sed 's/^ //' | env $(CHECK_ENV) tests/run_suites.sh $(CHECK_JOBS) $(CHECK_LOGS)
+
+# The kind gate: outside the kind modules (kind.h lists them), the fixture
+# loader and emitter and src/results/, no code names PX_MODEL_*
+# (tests/kind_gate.sh, issue 37).
+kind-gate:
+	tests/kind_gate.sh --self-test
 
 # The include graph: no include runs back up a layer, no circle
 # (tests/layers.py); first, so that a new circle fails at once.
