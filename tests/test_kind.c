@@ -1,0 +1,60 @@
+/* The kinds of model (src/contract/kind.c): one row each, found by name,
+ * and the one shape rule the wire and the results reader both apply. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/kind.h"
+
+Test(kind, every_kind_has_its_row_and_is_found_by_its_name)
+{
+    size_t n;
+    const px_kind *all = kind_all(&n);
+    cr_assert_eq(n, 3u);
+    for (size_t k = 0; k < n; k++) {
+        cr_expect_eq((size_t)all[k].id, k, "row %zu holds kind %d", k, all[k].id);
+        cr_expect_eq(kind_named(all[k].name), &all[k], "%s", all[k].name);
+        cr_expect_not_null(all[k].shape_fits, "%s", all[k].name);
+        cr_expect_not_null(all[k].probe_misfit, "%s", all[k].name);
+        cr_expect(all[k].article && strstr(all[k].article, all[k].name), "%s", all[k].name);
+    }
+    cr_expect_null(kind_named("image"));
+    cr_expect_null(kind_named(NULL));
+    px_fixture f = {.kind = PX_MODEL_EMBEDDING};
+    cr_expect_str_eq(kind_of(&f)->name, "embedding");
+}
+
+static px_shape_fit fits(enum px_model_kind kind, int dim, const px_shape_want *w, int ndim, const int64_t *shape,
+                         size_t n_values, char **why)
+{
+    px_fixture f = {.kind = kind, .dim = dim};
+    *why = NULL;
+    return kind_of(&f)->shape_fits(&f, w, ndim, shape, n_values, why);
+}
+
+Test(kind, the_shape_rule_says_what_the_output_is_and_what_the_contract_says)
+{
+    char *why;
+    px_shape_want w = {.labels = 5, .tokens = 4, .vocab = 100};
+    const int64_t row5[] = {1, 5}, row3[] = {1, 3}, seq[] = {1, 4, 128}, narrow[] = {1, 4, 99};
+    cr_expect_eq(fits(PX_MODEL_CLASSIFIER, 0, &w, 2, row5, 5, &why), PX_SHAPE_FITS);
+    cr_expect_null(why);
+    cr_expect_eq(fits(PX_MODEL_CLASSIFIER, 0, &w, 2, row3, 3, &why), PX_SHAPE_BAD);
+    cr_expect_str_eq(why, "output shape [1,3], contract says [1,5]");
+    free(why);
+    cr_expect_eq(fits(PX_MODEL_CLASSIFIER, 0, &w, 2, row5, 0, &why), PX_SHAPE_EMPTY);
+    cr_expect_str_eq(why, "output has no elements");
+    free(why);
+    /* An embedding's width is contract.model.dim, never the labels. */
+    cr_expect_eq(fits(PX_MODEL_EMBEDDING, 3, &w, 2, row3, 3, &why), PX_SHAPE_FITS);
+    cr_expect_eq(fits(PX_MODEL_EMBEDDING, 384, &w, 2, row5, 5, &why), PX_SHAPE_BAD);
+    cr_expect_str_eq(why, "output shape [1,5], contract says [1,384] (contract.model.dim)");
+    free(why);
+    /* A generator's vocabulary may be wider than the tokenizer's, not narrower. */
+    cr_expect_eq(fits(PX_MODEL_GENERATOR, 0, &w, 3, seq, 4 * 128, &why), PX_SHAPE_FITS);
+    cr_expect_eq(fits(PX_MODEL_GENERATOR, 0, &w, 3, narrow, 4 * 99, &why), PX_SHAPE_BAD);
+    cr_expect_str_eq(why, "output shape [1,4,99], a generator gives [1,4,V] with V at least the tokenizer's 100");
+    free(why);
+    cr_expect_eq(fits(PX_MODEL_GENERATOR, 0, &w, 2, row5, 0, &why), PX_SHAPE_EMPTY);
+    free(why);
+}
