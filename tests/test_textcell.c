@@ -197,6 +197,25 @@ Test(fit, combining_marks_stay_with_their_base)
     expect_fit("ab", 1, ELLIPSIS);
 }
 
+/* An excerpt for a message: controls shown, never sent; cut between
+ * clusters by columns, never inside a UTF-8 sequence. */
+Test(fit, excerpt_is_safe_and_cut_by_columns)
+{
+    char *e = textcell_excerpt("a\tb\nc", 5, 10);
+    cr_expect_str_eq(e, "a\xe2\x86\x92" "b\xe2\x86\xb5" "c");
+    free(e);
+    e = textcell_excerpt(NIHONGO "xyz", strlen(NIHONGO "xyz"), 5);
+    cr_expect_str_eq(e, "\xe6\x97\xa5\xe6\x9c\xac" ELLIPSIS);
+    free(e);
+    /* a length that ends inside a character: its bytes become U+FFFD */
+    e = textcell_excerpt(NIHONGO, 4, 10);
+    cr_expect_str_eq(e, "\xe6\x97\xa5\xef\xbf\xbd");
+    free(e);
+    e = textcell_excerpt("\x1b[31mred", 8, 4);
+    cr_expect_str_eq(e, "\xe2\x90\x9b[3" ELLIPSIS);
+    free(e);
+}
+
 Test(fit, small_output_buffer)
 {
     char out[8];

@@ -33,4 +33,9 @@ int hf_utf8_valid(const char *s, size_t n);
  * the next token instead of showing U+FFFD. */
 size_t hf_utf8_incomplete_tail(const char *s, size_t n);
 
+/* The byte a ByteLevel character stands for (the GPT-2 byte-to-unicode
+ * table reversed: 'Ġ' U+0120 is 0x20), or -1 when cp is not in the table:
+ * how a token that holds part of a character is shown as its bytes. */
+int hf_bytelevel_byte(uint32_t cp);
+
 #endif

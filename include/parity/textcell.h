@@ -50,6 +50,12 @@ size_t textcell_grapheme_end(const char *s, size_t len, size_t at, int *cols);
  * there are 3 bytes for it. Returns the bytes written, without the NUL. */
 size_t textcell_fit(const char *s, int cols, char *out, size_t out_size);
 
+/* A one-line excerpt of s[0..len) for a message or a table cell, malloc'd:
+ * sanitized as textcell_sanitize does (a tab shows as "→", a newline as
+ * "↵", an invalid byte as U+FFFD), then cut as textcell_fit does to cols
+ * columns between clusters, with "…" when cut. NULL when out of memory. */
+char *textcell_excerpt(const char *s, size_t len, int cols);
+
 /* Word-wrap s to cols columns. Writes the byte offset where each line
  * starts into starts[0..max_lines) (starts may be NULL when max_lines is 0)
  * and returns the number of lines, which may exceed max_lines; -1 if

@@ -179,6 +179,20 @@ size_t textcell_fit(const char *s, int cols, char *out, size_t out_size)
     return cut;
 }
 
+char *textcell_excerpt(const char *s, size_t len, int cols)
+{
+    char *safe = textcell_sanitize(s, len);
+    if (!safe)
+        return NULL;
+    /* the fit is never longer than the text and its "…" */
+    size_t size = strlen(safe) + ELLIPSIS_LEN + 1;
+    char *out = malloc(size);
+    if (out)
+        textcell_fit(safe, cols, out, size);
+    free(safe);
+    return out;
+}
+
 /* A cluster where a line may break: one breaking space character. */
 static int is_break_space(const char *s, size_t n)
 {

@@ -9,6 +9,7 @@
 
 #include "judge_int.h"
 #include "parity/strf.h"
+#include "parity/textcell.h"
 
 /* The first difference between two label maps, in words; NULL when equal.
  * `here` and `there` name the two sides. */
@@ -23,6 +24,11 @@ char *diverge_labels(char *const *a, size_t na, char *const *b, size_t nb, const
     return NULL;
 }
 
+enum { EXCERPT_COLS = 12, TOKEN_COLS = 24 }; /* the most columns a detail quotes */
+
+/* Where two texts first differ, each side quoted from the character
+ * there: cut between characters by columns, its controls shown
+ * (textcell_excerpt), never a byte of a character cut in two. */
 static char *text_differs(const char *a, const char *b, const char *here, const char *there)
 {
     if (!strcmp(a, b))
@@ -30,7 +36,19 @@ static char *text_differs(const char *a, const char *b, const char *here, const 
     size_t i = 0;
     while (a[i] == b[i])
         i++;
-    return strf("byte %zu: \"%.12s\" %s, \"%.12s\" %s", i, a + i, here, b + i, there);
+    while (i > 0 && ((unsigned char)a[i] & 0xC0) == 0x80) /* the character both share the start of */
+        i--;
+    char *qa = textcell_excerpt(a + i, strlen(a + i), EXCERPT_COLS);
+    char *qb = textcell_excerpt(b + i, strlen(b + i), EXCERPT_COLS);
+    char *d = strf("byte %zu: \"%s\" %s, \"%s\" %s", i, qa ? qa : "?", here, qb ? qb : "?", there);
+    free(qa), free(qb);
+    return d;
+}
+
+/* A vocabulary entry as a detail quotes it (its controls shown). */
+static char *token_shown(char *const *tokens, size_t i)
+{
+    return tokens && tokens[i] ? textcell_excerpt(tokens[i], strlen(tokens[i]), TOKEN_COLS) : strf("?");
 }
 
 static char *ids_differ(const px_example_result *x, const int64_t *ids, char *const *tokens, size_t n,
@@ -38,9 +56,13 @@ static char *ids_differ(const px_example_result *x, const int64_t *ids, char *co
 {
     size_t m = x->n_ids < n ? x->n_ids : n;
     for (size_t i = 0; i < m; i++)
-        if (x->ids[i] != ids[i])
-            return strf("token %zu: %lld ('%s') %s, %lld ('%s') %s", i, (long long)x->ids[i],
-                       x->tokens ? x->tokens[i] : "?", here, (long long)ids[i], tokens ? tokens[i] : "?", there);
+        if (x->ids[i] != ids[i]) {
+            char *ta = token_shown(x->tokens, i), *tb = token_shown(tokens, i);
+            char *d = strf("token %zu: %lld ('%s') %s, %lld ('%s') %s", i, (long long)x->ids[i], ta ? ta : "?",
+                           here, (long long)ids[i], tb ? tb : "?", there);
+            free(ta), free(tb);
+            return d;
+        }
     if (x->n_ids != n)
         return strf("%zu tokens %s, %zu %s", x->n_ids, here, n, there);
     return NULL;

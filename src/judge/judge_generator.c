@@ -4,6 +4,7 @@
  * same_as_reference); it parts from the reference at the first token it
  * chooses otherwise ("diverged at token N", with the margin); the twin
  * tells whether another path is precision's doing or the device's. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,19 @@
 #include "judge_int.h"
 #include "parity/prepare.h"
 #include "parity/results.h"
+#include "parity/hf_decode.h"
+#include "parity/sbuf.h"
 #include "parity/strf.h"
+#include "parity/textcell.h"
 #include "parity/utf8.h"
+
+#include <utf8proc.h>
+
+static char *token_words(const px_tokenizer *tok, int64_t id);
+
+/* The most columns of a text a one-line detail quotes: an excerpt is cut
+ * between characters and shows its controls (textcell_excerpt). */
+enum { EXCERPT_COLS = 40 };
 
 /* Code points, as max_chars counts them (the text is valid UTF-8: parity
  * decoded it). */
@@ -147,11 +159,12 @@ static int generation_broken(const px_fixture *f, const px_env_result *er, const
             return 0;
         }
         free(text);
-        const char *last = er->tok ? tokenizer_token(er->tok, g->ids[g->n - 1]) : NULL;
+        char *last = token_words(er->tok, g->ids[g->n - 1]);
         v->outcome = PX_OC_CONSTRAINT_VIOLATED;
-        v->detail = strf("it ended on token %lld ('%s'), which is not one of contract.generate.stop and completes "
-                         "no stop string",
-                         (long long)g->ids[g->n - 1], last ? last : "?");
+        v->detail = strf("it ended on token %s, which is not one of contract.generate.stop and completes no stop "
+                         "string",
+                         last ? last : "?");
+        free(last);
         return 1;
     }
     return 0;
@@ -171,8 +184,11 @@ static int text_constraints(const jctx *j, size_t e, size_t k, const px_text_exp
         int m = pattern_span(f, &t->must_match[i], text, &at, &end, j->err);
         if (m < 0)
             return -1;
-        if (!m)
-            *why = strf("must_match '%s' does not match", t->must_match[i].text);
+        if (!m) {
+            char *pat = textcell_excerpt(t->must_match[i].text, strlen(t->must_match[i].text), INT_MAX);
+            *why = strf("must_match '%s' does not match", pat ? pat : "?");
+            free(pat);
+        }
         else if (v->text && v->text->n_matches < PX_MAX_MATCH_SPANS) {
             px_text_verdict *tv = v->text;
             long *grown = realloc(tv->matches, (tv->n_matches + 1) * 2 * sizeof *grown);
@@ -188,8 +204,10 @@ static int text_constraints(const jctx *j, size_t e, size_t k, const px_text_exp
         if (m < 0)
             return -1;
         if (m) {
-            *why = strf("must_not_match '%s' matches \"%.*s\" at byte %ld", t->must_not_match[i].text,
-                       (int)(end - at > 40 ? 40 : end - at), text + at, at);
+            char *pat = textcell_excerpt(t->must_not_match[i].text, strlen(t->must_not_match[i].text), INT_MAX);
+            char *seen = textcell_excerpt(text + at, (size_t)(end - at), EXCERPT_COLS);
+            *why = strf("must_not_match '%s' matches \"%s\" at byte %ld", pat ? pat : "?", seen ? seen : "?", at);
+            free(pat), free(seen);
             if (v->text)
                 v->text->bad_at = at, v->text->bad_end = end;
         }
@@ -240,14 +258,19 @@ static int generator_judge(const jctx *j, size_t e, size_t k, px_verdict *v)
     }
     if (g->text && strcmp(text, g->text)) {
         v->outcome = PX_OC_CONSTRAINT_VIOLATED;
-        v->detail = strf("the recorded text is not what its ids decode to (\"%.40s\" recorded, \"%.40s\" decoded)",
-                        g->text, text);
+        char *was = textcell_excerpt(g->text, strlen(g->text), EXCERPT_COLS);
+        char *is = textcell_excerpt(text, strlen(text), EXCERPT_COLS);
+        v->detail = strf("the recorded text is not what its ids decode to (\"%s\" recorded, \"%s\" decoded)",
+                         was ? was : "?", is ? is : "?");
+        free(was), free(is);
         free(text);
         return 0;
     }
     if (ex->expect.kind == PX_EXPECT_REJECTED) {
         v->outcome = PX_OC_NOT_REJECTED;
-        v->detail = strf("generated \"%.60s\"; the contract says reject", text);
+        char *said = textcell_excerpt(text, strlen(text), EXCERPT_COLS + 20);
+        v->detail = strf("generated \"%s\"; the contract says reject", said ? said : "?");
+        free(said);
         free(text);
         return 0;
     }
@@ -273,20 +296,87 @@ static int generator_judge(const jctx *j, size_t e, size_t k, px_verdict *v)
     return 0;
 }
 
-/* Token id as its text ('\n' and the like escaped), for a one-line detail. */
-static void token_words(const px_tokenizer *tok, int64_t id, char *buf, size_t size)
+/* The bytes a token stands for, malloc'd (*len of them), when decoding it
+ * alone loses some (a token that holds part of a character decodes to
+ * U+FFFD): a byte-fallback "<0xEC>" is that byte, a ByteLevel entry each
+ * character's byte. NULL when the decoded text is the token's whole. */
+static char *token_bytes(const char *entry, const char *decoded, size_t *len)
 {
-    const char *t = tok ? tokenizer_token(tok, id) : NULL;
-    if (!t) {
-        snprintf(buf, size, "#%lld", (long long)id);
-        return;
+    static const char fffd[] = "\xef\xbf\xbd";
+    unsigned hex;
+    char tail;
+    if (!strstr(decoded, fffd) || strstr(entry, fffd))
+        return NULL;
+    size_t n = strlen(entry);
+    char *out = malloc(n + 1);
+    if (!out)
+        return NULL;
+    if (n == 6 && sscanf(entry, "<0x%2X%c", &hex, &tail) == 2 && tail == '>') {
+        out[0] = (char)hex, *len = 1;
+        return out;
     }
-    size_t o = 0;
-    o += (size_t)snprintf(buf, size, "'");
-    for (; *t && o + 6 < size; t++)
-        o += (size_t)(*t == '\n' ? snprintf(buf + o, size - o, "\\n") : *t == '\'' ? snprintf(buf + o, size - o, "\\'")
-                                                                      : snprintf(buf + o, size - o, "%c", *t));
-    snprintf(buf + o, size - o, "'");
+    *len = 0;
+    for (size_t i = 0; i < n;) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)entry + i, (utf8proc_ssize_t)(n - i), &cp);
+        int b = k > 0 ? hf_bytelevel_byte((uint32_t)cp) : -1;
+        if (b < 0) {
+            free(out);
+            return NULL;
+        }
+        out[(*len)++] = (char)b, i += (size_t)k;
+    }
+    return out;
+}
+
+/* s[0..n) quoted for a one-line detail: its characters as the terminal
+ * shows them (textcell_sanitize: a newline "↵", a tab "→"), a quote
+ * escaped, a byte that is no character (part of one) as "<0xEC>". */
+static void quote_bytes(px_sbuf *b, const char *s, size_t n)
+{
+    sbuf_addc(b, '\'');
+    for (size_t i = 0; i < n;) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(n - i), &cp);
+        if (k <= 0) {
+            sbuf_addf(b, "<0x%02X>", (unsigned char)s[i++]);
+            continue;
+        }
+        char *shown = cp == '\'' ? NULL : textcell_sanitize(s + i, (size_t)k);
+        sbuf_add(b, cp == '\'' ? "\\'" : shown ? shown : "?");
+        free(shown);
+        i += (size_t)k;
+    }
+    sbuf_addc(b, '\'');
+}
+
+enum { TOKEN_COLS = 32 }; /* the most of a token's text a detail shows */
+
+/* A token as a person reads it, malloc'd: its decoded text (never the
+ * vocabulary's byte-level entry: ' 순', not 'ĠìĪľ'), quoted, and its id:
+ * "' 순' (id 12345)"; part of a character as its bytes: "'<0xEC>' (id 10)". */
+static char *token_words(const px_tokenizer *tok, int64_t id)
+{
+    const char *entry = tok ? tokenizer_token(tok, id) : NULL;
+    if (!entry)
+        return strf("id %lld", (long long)id);
+    px_error err = {0};
+    size_t len = 0, raw_len = 0;
+    char *text = tokenizer_decode_len(tok, &id, 1, 0, &len, &err);
+    char *raw = text ? token_bytes(entry, text, &raw_len) : NULL;
+    px_sbuf b = PX_SBUF_INIT;
+    if (raw)
+        quote_bytes(&b, raw, raw_len);
+    else if (text)
+        quote_bytes(&b, text, len);
+    else
+        quote_bytes(&b, entry, strlen(entry));
+    free(raw), free(text);
+    char *quoted = sbuf_take(&b);
+    char *cut = quoted ? textcell_excerpt(quoted, strlen(quoted), TOKEN_COLS) : NULL;
+    char *w = cut ? strf("%s (id %lld)", cut, (long long)id) : NULL;
+    free(quoted), free(cut);
+    return w;
 }
 
 /* A step's logit of an id from its top list; 0 when the id is not in it
@@ -308,22 +398,26 @@ static double top_logit(const px_generated *g, size_t step, int64_t id, int *in,
 static char *diverged_words(const jctx *j, size_t e, const px_generated *a, const px_generated *b, long at)
 {
     const px_tokenizer *tok = j->r->envs[e].tok;
-    char ta[48] = "(ended)", tb[48] = "(ended)";
-    if ((size_t)at < a->n)
-        token_words(tok, a->ids[at], ta, sizeof ta);
-    if ((size_t)at < b->n)
-        token_words(tok, b->ids[at], tb, sizeof tb);
-    if ((size_t)at >= a->n || (size_t)at >= b->n)
-        return strf("diverged at token %ld: %s here, %s in the reference", at, tb, ta);
+    char *ta = (size_t)at < a->n ? token_words(tok, a->ids[at]) : strf("(ended)");
+    char *tb = (size_t)at < b->n ? token_words(tok, b->ids[at]) : strf("(ended)");
+    char *w;
+    if (!ta || !tb || (size_t)at >= a->n || (size_t)at >= b->n) {
+        w = strf("diverged at token %ld: %s here, %s in the reference", at, tb ? tb : "?", ta ? ta : "?");
+        free(ta), free(tb);
+        return w;
+    }
     int in;
     double floor, mine = top_logit(b, (size_t)at, b->ids[at], &in, &floor);
     double theirs = top_logit(b, (size_t)at, a->ids[at], &in, &floor);
     if (!in)
-        return strf("diverged at token %ld: %s here, %s in the reference; margin here > %.4g (the reference's token "
-                   "is not among this step's %d largest)",
-                   at, tb, ta, mine - floor, b->r);
-    return strf("diverged at token %ld: %s here, %s in the reference; margin here %.4g (logits %.6g vs %.6g)", at, tb,
-               ta, mine - theirs, mine, theirs);
+        w = strf("diverged at token %ld: %s here, %s in the reference; margin here > %.4g (the reference's token "
+                 "is not among this step's %d largest)",
+                 at, tb, ta, mine - floor, b->r);
+    else
+        w = strf("diverged at token %ld: %s here, %s in the reference; margin here %.4g (logits %.6g vs %.6g)", at,
+                 tb, ta, mine - theirs, mine, theirs);
+    free(ta), free(tb);
+    return w;
 }
 
 /* Its own part of the verdict: where it diverged, the spans its

@@ -6,8 +6,36 @@
 
 #include "parity/decision.h"
 #include "parity/emit.h"
+#include "parity/proto.h"
 #include "parity/report_kind.h"
 #include "parity/story.h"
+#include "parity/textcell.h"
+
+enum { ID_COLS = 20 }; /* the example id's column in the text */
+
+/* s[0..len) as a terminal shows it: its controls marked, never sent (a
+ * tab "→", an escape "␛": textcell_sanitize, as the review screen does). */
+static void put_text_len(FILE *o, const char *s, size_t len)
+{
+    char *safe = textcell_sanitize(s, len);
+    fputs(safe ? safe : "?", o);
+    free(safe);
+}
+
+static void put_text(FILE *o, const char *s)
+{
+    put_text_len(o, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* "  " and s padded to cols display columns, then a space: the start of
+ * an example's line (a wide id is never cut, and CJK keeps the column). */
+static void put_id(FILE *o, const char *s)
+{
+    char *safe = textcell_sanitize(s, strlen(s));
+    int w = safe ? textcell_width(safe) : 1;
+    fprintf(o, "  %s%*s ", safe ? safe : "?", w < ID_COLS ? ID_COLS - w : 0, "");
+    free(safe);
+}
 
 /* The environment's role as the fixture gives it; one without a role: key
  * that is the fixture's reference (an environment named reference) is the
@@ -41,16 +69,21 @@ static void text_ladder(FILE *o, const px_env_verdict *ev)
 }
 
 /* Text that may hold more than one line (a rejection's reason from a
- * results file), with every line after the first under the first. */
+ * results file), with every line after the first under the first, each
+ * as a terminal shows it. */
 static void text_indented(FILE *o, const char *s)
 {
     size_t end = strlen(s);
     while (end && (s[end - 1] == '\n' || s[end - 1] == '\r'))
         end--;
-    for (size_t i = 0; i < end; i++) {
-        fputc(s[i], o);
-        if (s[i] == '\n')
-            fprintf(o, "  %-20s   ", "");
+    for (size_t i = 0; i <= end;) {
+        const char *nl = memchr(s + i, '\n', end - i);
+        size_t line = nl ? (size_t)(nl - s) : end;
+        put_text_len(o, s + i, line - i);
+        if (!nl)
+            break;
+        fprintf(o, "\n  %-*s   ", ID_COLS, "");
+        i = line + 1;
     }
     fputc('\n', o);
 }
@@ -128,6 +161,26 @@ static void env_identity_lines(FILE *o, const px_fixture *f, const px_env_result
         fprintf(o, "  note: %s\n", note);
 }
 
+/* A down environment's reason, once, with how many of its examples it
+ * left unjudged; each of them then says only "X down". Returns that
+ * count (0: not down, or every example judged). */
+static size_t text_down(FILE *o, const px_env_result *er, const px_env_verdict *ev, size_t n_examples)
+{
+    size_t n = 0;
+    for (size_t k = 0; ev->down && k < n_examples; k++)
+        n += ev->ex[k].outcome == PX_OC_NOT_EVALUATED;
+    if (!n)
+        return 0;
+    fputs("  ", o), put_text(o, er->name);
+    fprintf(o, " down (%zu example%s not evaluated): ", n, n == 1 ? "" : "s");
+    if (er->down_msg)
+        fprintf(o, "%s: ", proto_stage_name(er->down_stage)), put_text(o, er->down_msg);
+    else
+        fputs("no reason recorded", o);
+    fputc('\n', o);
+    return n;
+}
+
 static const char *origin_name(px_origin o)
 {
     return o == PX_ORIGIN_RUN ? "run" : o == PX_ORIGIN_FILE ? "file" : "none";
@@ -139,7 +192,7 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
     fprintf(o, "%s: %zu examples, %zu environments, reference %s\n", f->path, r->n_examples, r->n_envs,
             r->reference >= 0 ? r->envs[r->reference].name : "(none)");
     for (size_t i = 0; i < r->n_warnings; i++)
-        fprintf(o, "warning: %s\n", r->warnings[i]);
+        fputs("warning: ", o), text_indented(o, r->warnings[i]);
     for (size_t e = 0; e < r->n_envs; e++) {
         const px_env_result *er = &r->envs[e];
         const px_env_verdict *ev = &j->envs[e];
@@ -170,6 +223,7 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
         text_ladder(o, ev);
         text_since(o, er, ev, since ? &since[e] : NULL);
         text_counts(o, ev);
+        size_t n_down = text_down(o, er, ev, r->n_examples);
         for (size_t k = 0; k < r->n_examples; k++) {
             const px_verdict *v = &ev->ex[k];
             const px_review *rv = &f->examples[k].review;
@@ -190,22 +244,30 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
                 free(search);
             if (!show && (fit == PX_FIT_NONE || fit == PX_FIT_HERE))
                 continue;
-            fprintf(o, "  %-20s %s: ", f->examples[k].id, outcome_name(v->outcome));
-            text_indented(o, v->detail ? v->detail : "");
+            put_id(o, f->examples[k].id);
+            fprintf(o, "%s: ", outcome_name(v->outcome));
+            if (n_down && v->outcome == PX_OC_NOT_EVALUATED) {
+                /* why is said once, above */
+                put_text(o, er->name), fputs(" down\n", o);
+            } else
+                text_indented(o, v->detail ? v->detail : "");
             if (search)
-                fprintf(o, "  %-20s search: %s\n", "", search);
+                fprintf(o, "  %-*s search: ", ID_COLS, ""), put_text(o, search), fputc('\n', o);
             free(search);
             if (fit != PX_FIT_NONE) {
                 char *w = decision_words(fit, rv->decision, rv->env, er->name);
-                fprintf(o, "  %-20s review: %s (by %s)\n", "", w ? w : "", rv->by ? rv->by : "?");
+                fprintf(o, "  %-*s review: ", ID_COLS, ""), put_text(o, w);
+                fputs(" (by ", o), put_text(o, rv->by ? rv->by : "?"), fputs(")\n", o);
                 free(w);
             }
-            if (v->div != PX_DIV_NONE)
-                fprintf(o, "  %-20s parts from the %s at %s: %s\n", "", v->div_contract ? "contract" : "reference",
-                        div_name(v->div), v->div_detail ? v->div_detail : "");
+            if (v->div != PX_DIV_NONE) {
+                fprintf(o, "  %-*s parts from the %s at %s: ", ID_COLS, "", v->div_contract ? "contract" : "reference",
+                        div_name(v->div));
+                put_text(o, v->div_detail), fputc('\n', o);
+            }
             char *cause = judgement_cause_words(j, e, k);
             if (cause)
-                fprintf(o, "  %-20s cause: %s\n", "", cause);
+                fprintf(o, "  %-*s cause: ", ID_COLS, ""), put_text(o, cause), fputc('\n', o);
             free(cause);
         }
     }
@@ -223,7 +285,7 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
     if (j->n_findings)
         fprintf(o, "\nfindings:\n");
     for (size_t i = 0; i < j->n_findings; i++)
-        fprintf(o, "  - %s\n", j->findings[i]);
+        fputs("  - ", o), put_text(o, j->findings[i]), fputc('\n', o);
     const char *sep = "\nregressions since the last good configuration: ";
     for (size_t e = 0; since && e < r->n_envs; e++)
         if (since[e].regressed) {
@@ -483,6 +545,21 @@ static void tap_since(FILE *o, const px_env_result *er, const px_since *s)
     history_config_clear(&now);
 }
 
+enum { TAP_REASON_COLS = 200 };
+
+/* A reason on a TAP line: one line, no '#' (which would start a
+ * directive), its controls shown, cut between characters. */
+static void tap_reason(FILE *o, const char *detail)
+{
+    char *flat = strdup(detail);
+    for (char *c = flat; c && *c; c++)
+        if (*c == '\n' || *c == '#')
+            *c = ' ';
+    char *cut = flat ? textcell_excerpt(flat, strlen(flat), TAP_REASON_COLS) : NULL;
+    fputs(cut ? cut : "?", o);
+    free(flat), free(cut);
+}
+
 void check_report_tap(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, const px_since *since)
 {
     size_t selected = 0;
@@ -518,8 +595,7 @@ void check_report_tap(FILE *o, const px_fixture *f, const px_results *r, const p
             if (!outcome_met(v->outcome) && v->detail) {
                 /* A directive-free one-line reason: '#' would start one. */
                 fputs(" - ", o);
-                for (const char *c = v->detail; *c && c - v->detail < 200; c++)
-                    fputc(*c == '\n' || *c == '#' ? ' ' : *c, o);
+                tap_reason(o, v->detail);
             }
             fputc('\n', o);
         }

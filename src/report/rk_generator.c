@@ -11,10 +11,12 @@
 #include "report_fmt.h"
 #include "parity/emit.h"
 #include "parity/story.h"
+#include "parity/textcell.h"
 
 /* ---- run's table ---- */
 
-/* Its text, quoted, on one line. */
+/* Its text, quoted; the table shows it on one line (its newlines and
+ * tabs as marks: run_table's put_cell). */
 static void text_cell(px_sbuf *b, const px_fixture *f, const px_env_result *e, size_t k)
 {
     const px_example_result *x = &e->ex[k];
@@ -22,31 +24,40 @@ static void text_cell(px_sbuf *b, const px_fixture *f, const px_env_result *e, s
         rk_label_cell(b, f, e, k);
         return;
     }
-    sbuf_addc(b, '"');
-    for (const char *t = x->gen->text ? x->gen->text : ""; *t; t++)
-        if (*t == '\n')
-            sbuf_add(b, "\\n");
-        else
-            sbuf_addc(b, *t);
-    sbuf_addc(b, '"');
+    sbuf_addf(b, "\"%s\"", x->gen->text ? x->gen->text : "");
 }
 
-/* Where the first candidate's tokens part from the reference's. */
+/* The first step where b's tokens part from a's; -1 when they do not. */
+static long parts_at(const px_generated *a, const px_generated *b)
+{
+    for (size_t t = 0; t < a->n || t < b->n; t++)
+        if (t >= a->n || t >= b->n || a->ids[t] != b->ids[t])
+            return (long)t;
+    return -1;
+}
+
+/* Where each candidate's tokens part from the reference's: "token 3";
+ * with several candidates, each that parts named ("tpu token 3, cpu-bf16
+ * token 5"), since the column's title names none. "-" when none parts. */
 static void first_other_token(FILE *o, const px_fixture *f, const px_results *r, size_t k, size_t n_cand)
 {
-    (void)f, (void)n_cand;
-    long at = -1;
+    (void)f;
     const px_example_result *a = r->reference >= 0 ? &r->envs[r->reference].ex[k] : NULL;
-    for (size_t i = 0; a && a->gen && at < 0 && i < r->n_envs; i++) {
+    const char *sep = "  ";
+    for (size_t i = 0; a && a->gen && i < r->n_envs; i++) {
         const px_generated *b = r->envs[i].ex[k].gen;
-        for (size_t t = 0; (int)i != r->reference && b && at < 0 && (t < a->gen->n || t < b->n); t++)
-            if (t >= a->gen->n || t >= b->n || a->gen->ids[t] != b->ids[t])
-                at = (long)t;
+        long at = (int)i != r->reference && b ? parts_at(a->gen, b) : -1;
+        if (at < 0)
+            continue;
+        fputs(sep, o), sep = ", ";
+        if (n_cand > 1) {
+            char *name = textcell_sanitize(r->envs[i].name, strlen(r->envs[i].name));
+            fprintf(o, "%s ", name ? name : "?");
+            free(name);
+        }
+        fprintf(o, "token %ld", at);
     }
-    if (at >= 0)
-        fprintf(o, "  token %ld\n", at);
-    else
-        fprintf(o, "  -\n");
+    fputs(*sep == ',' ? "\n" : "  -\n", o);
 }
 
 /* ---- its text and its marks ---- */
@@ -241,8 +252,9 @@ static void story_contract(px_story_ctx *b)
     sbuf_free(&w);
 }
 
-/* What it generated, and where it parts from the reference (null: it does
- * not, or nothing was generated). */
+/* What it generated: its text, how it ended, its ids (an array of
+ * integers, the stop token's included) and their count, and where it
+ * parts from the reference (null: it does not, or nothing was generated). */
 static void json_generated(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e,
                            size_t k, const px_verdict *v)
 {
@@ -254,6 +266,11 @@ static void json_generated(FILE *o, const px_fixture *f, const px_results *r, co
         rk_json_key(o, "text"), rk_json_str_or_null(o, x->gen->text), fputc(',', o);
         rk_json_key(o, "end"), emit_json_string(o, generated_end_name(x->gen->end)), fputc(',', o);
         rk_json_key(o, "tokens"), fprintf(o, "%zu,", x->gen->n);
+        /* the ids it chose, the stop token's included: tokens of them */
+        rk_json_key(o, "ids"), fputc('[', o);
+        for (size_t t = 0; t < x->gen->n; t++)
+            fprintf(o, "%s%lld", t ? "," : "", (long long)x->gen->ids[t]);
+        fputs("],", o);
         rk_json_key(o, "diverged_at");
         if (v->div == PX_DIV_GENERATED && v->text)
             fprintf(o, "%ld", v->text->diverged_at);

@@ -1,6 +1,7 @@
 /* run's table: see include/parity/run_table.h. */
 #include "parity/run_table.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,29 +28,27 @@ static void cell_text(px_sbuf *b, const px_fixture *f, const px_env_result *e, s
         sbuf_add(b, status_name(x->status));
 }
 
-/* s in cols columns: cut between characters (grapheme clusters) when
- * `cut`, then padded with spaces. */
+/* s in cols columns, as a terminal shows it: its controls shown, never
+ * sent (a tab as "→", a newline as "↵": textcell_sanitize, as the review
+ * screen does), cut between characters (grapheme clusters) with "…" when
+ * `cut`, then padded with spaces to the display column. */
 static void put_cell(FILE *o, const char *s, int cols, int cut)
 {
-    size_t len = strlen(s), at = len;
-    int used = textcell_width(s);
-    if (cut && used > cols) {
-        at = 0, used = 0;
-        for (int w; at < len; at = textcell_grapheme_end(s, len, at, NULL)) {
-            textcell_grapheme_end(s, len, at, &w);
-            if (used + w > cols)
-                break;
-            used += w;
-        }
-    }
-    fwrite(s, 1, at, o);
+    char *safe = textcell_excerpt(s, strlen(s), cut ? cols : INT_MAX);
+    const char *t = safe ? safe : "?";
+    int used = textcell_width(t);
+    fputs(t, o);
     if (used < cols)
         fprintf(o, "%*s", cols - used, "");
+    free(safe);
 }
 
+/* The wider of w and s's columns as put_cell shows it. */
 static int widest(int w, const char *s)
 {
-    int n = textcell_width(s);
+    char *safe = textcell_sanitize(s, strlen(s));
+    int n = safe ? textcell_width(safe) : 1;
+    free(safe);
     return n > w ? n : w;
 }
 

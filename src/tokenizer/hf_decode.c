@@ -219,6 +219,8 @@ static int bytelevel_byte(uint32_t cp)
     return k <= 32 ? (int)k : k <= 66 ? (int)(0x7F + k - 33) : 0xAD;
 }
 
+int hf_bytelevel_byte(uint32_t cp) { return bytelevel_byte(cp); }
+
 /* Every token's characters back to bytes (a token with any character
  * outside the table is kept as its own UTF-8 bytes, as the library's
  * try_fold falls back), all into one string, then from_utf8_lossy. */
