@@ -210,6 +210,23 @@ Test(check, exit_codes, .timeout = 600)
     tl_free(&r);
 }
 
+/* A down environment says why once, with its count of unjudged examples,
+ * not on every example (issue 38: 23 identical lines for a 23-example
+ * fixture); each example says only that it is down. */
+Test(check, a_down_environment_says_why_once, .timeout = 600)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "check", PLANTED, "-q", "-e", "reference", "-e", "no-device",
+                                           NULL});
+    cr_assert_eq(r.status, 3, "%s", r.err);
+    size_t why = 0;
+    for (const char *p = r.out; (p = strstr(p, "Invalid device string")); p++)
+        why++;
+    cr_expect_eq(why, 1, "the reason %zu times in:\n%s", why, r.out);
+    cr_expect(strstr(r.out, "\n  no-device down at device (8 examples not evaluated)"), "%s", r.out);
+    cr_expect(strstr(r.out, "\n  film-night           not-evaluated: no-device down\n"), "%s", r.out);
+    tl_free(&r);
+}
+
 /* JSON is read back by a real parser (Python's json), and its documented
  * shape is checked key by key. */
 Test(check, json_shape_and_tap_plan, .timeout = 600)

@@ -162,8 +162,9 @@ static void env_identity_lines(FILE *o, const px_fixture *f, const px_env_result
 }
 
 /* A down environment's reason, once, with how many of its examples it
- * left unjudged; each of them then says only "X down". Returns that
- * count (0: not down, or every example judged). */
+ * left unjudged; each of them then says only "X down". When a rung of
+ * the ladder failed, its line above has said why: not said again.
+ * Returns that count (0: not down, or every example judged). */
 static size_t text_down(FILE *o, const px_env_result *er, const px_env_verdict *ev, size_t n_examples)
 {
     size_t n = 0;
@@ -171,12 +172,14 @@ static size_t text_down(FILE *o, const px_env_result *er, const px_env_verdict *
         n += ev->ex[k].outcome == PX_OC_NOT_EVALUATED;
     if (!n)
         return 0;
+    int said = 0;
+    for (int r = 0; r < PX_RUNG_COUNT; r++)
+        said |= ev->rung[r] == PX_RS_FAILED && ev->rung_detail[r] && er->down_msg &&
+                strstr(ev->rung_detail[r], er->down_msg);
     fputs("  ", o), put_text(o, er->name);
-    fprintf(o, " down (%zu example%s not evaluated): ", n, n == 1 ? "" : "s");
-    if (er->down_msg)
-        fprintf(o, "%s: ", proto_stage_name(er->down_stage)), put_text(o, er->down_msg);
-    else
-        fputs("no reason recorded", o);
+    fprintf(o, " down at %s (%zu example%s not evaluated)", proto_stage_name(er->down_stage), n, n == 1 ? "" : "s");
+    if (!said)
+        fputs(": ", o), put_text(o, er->down_msg ? er->down_msg : "no reason recorded");
     fputc('\n', o);
     return n;
 }
