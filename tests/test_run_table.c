@@ -1,6 +1,7 @@
 /* run's table (run_table.h), printed from results built here: every
  * environment has its column, however many (there was a cap at 64), and a
- * cell is cut to 40 columns between characters, never inside one. */
+ * cell is cut to 40 columns between characters, never inside one, with
+ * "…" when cut. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -102,7 +103,8 @@ Test(run_table, a_cell_is_cut_between_characters)
     px_example x[2];
     px_results r;
     build(&f, &fe, x, &r, 2);
-    /* 45 two-byte characters, one column each: cut at 40 of them. */
+    /* 45 two-byte characters, one column each: cut to 40 columns, 39 of
+     * them and "…" to say it is cut (issue 38). */
     char wide[91] = "";
     for (int i = 0; i < 45; i++)
         strcat(wide, "é");
@@ -110,9 +112,9 @@ Test(run_table, a_cell_is_cut_between_characters)
     fe.labels = mine, f.labels = mine;
     char *t = table_of(&f, &r);
     char want[128] = "ex-a  normal  ";
-    for (int i = 0; i < 40; i++)
+    for (int i = 0; i < 39; i++)
         strcat(want, "é");
-    strcat(want, "  ");
+    strcat(want, "…  ");
     cr_expect(strstr(t, want), "want %s in:\n%s", want, t);
     free(t);
     release(&r);
