@@ -392,12 +392,12 @@ Test(check, a_generators_results_are_judged_by_their_constraints, .timeout = 60)
              "[\"pass\",\"pass-within-tolerance\",\"constraint-violated\",\"rejected-as-expected\"], c;"
              "assert c[\"film-same\"][\"divergence\"][\"stage\"]==\"none\";"
              "t=c[\"talk-reworded\"][\"divergence\"];"
-             "assert t[\"stage\"]==\"generated tokens\" and t[\"detail\"]==\"diverged at token 4: \\x27 \\x27 here, "
-             "\\x27:\\x27 in the reference; margin here 0.25 (logits 6.5 vs 6.25)\", t;"
+             "assert t[\"stage\"]==\"generated tokens\" and t[\"detail\"]==\"diverged at token 4: \\x27 \\x27 (id 4) here, "
+             "\\x27:\\x27 (id 67) in the reference; margin here 0.25 (logits 6.5 vs 6.25)\", t;"
              "g=c[\"gig-price\"];"
              "assert g[\"detail\"]==\"must_not_match \\x27[$£]\\\\s*\\\\d\\x27 matches \\x22$5\\x22 at byte 31\", g[\"detail\"];"
              "assert g[\"divergence\"][\"stage\"]==\"generated tokens\";"
-             "assert g[\"divergence\"][\"detail\"].startswith(\"diverged at token 29: \\x27,\\x27 here, \\x27.\\x27 in the "
+             "assert g[\"divergence\"][\"detail\"].startswith(\"diverged at token 29: \\x27,\\x27 (id 68) here, \\x27.\\x27 (id 69) in the "
              "reference; margin here 0.25\"), g;"
              "' '%s'",
              path);
