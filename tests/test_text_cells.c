@@ -102,8 +102,8 @@ static void print_table(FILE *o, const void *arg)
     run_table_print(o, &w->f, &w->r);
 }
 
-/* The display column where the n-th run of two or more spaces after
- * byte `from` ends in line: where a column starts. -1 when none. */
+/* The display column where the (n+1)-th run of two or more spaces in
+ * line ends: where a column starts. -1 when none. */
 static int column_start(const char *line, int n)
 {
     const char *p = line;
@@ -333,8 +333,6 @@ Test(text_cells, a_divergence_names_decoded_tokens_with_their_ids_and_check_stay
         cr_expect_eq(c, col, "example %d's verdict at column %d, not %d, in:\n%s", k, c, col, t);
     }
     cr_expect_geq(col, 0, "no example listed in:\n%s", t);
-    if (getenv("SHOW"))
-        fputs(t, stderr);
     free(t);
     judgement_free(&j);
     for (int e = 0; e < N_ENVS; e++)
