@@ -34,6 +34,13 @@ typedef enum px_outcome {
     PX_OC_RANKING_CHANGED, /* an embedding's query in a candidate: its first k
                               differ from the reference's (in order, for
                               order exact), whatever its numbers */
+    PX_OC_KNOWN_DEFECT,   /* an example a reviewer decided `defect` (the
+                             model is wrong on it, known and kept) that
+                             fails here as it does in the reference: the
+                             reference itself, or a candidate that parts
+                             from it at no stage. Meets the contract; the
+                             detail keeps the outcome it stands for. A
+                             candidate that parts keeps its own outcome. */
     PX_OC_COUNT
 } px_outcome;
 

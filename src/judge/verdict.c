@@ -27,6 +27,8 @@ static const struct {
                              "the query's search misses a document its expectation names, or ranks them otherwise", 0},
     [PX_OC_RANKING_CHANGED] = {"ranking-changed",
                                "the query's first k documents differ from the reference's, whatever the numbers", 0},
+    [PX_OC_KNOWN_DEFECT] = {"known-defect",
+                            "a reviewer decided defect: the model's known error, given here as the reference gives it", 1},
 };
 
 const char *outcome_name(px_outcome o) { return o < PX_OC_COUNT ? outcomes[o].name : "?"; }
