@@ -49,6 +49,9 @@ const char *outcome_name(px_outcome o);
 const char *outcome_meaning(px_outcome o);
 /* 1 when the outcome meets the contract. */
 int outcome_met(px_outcome o);
+/* What parity(1)'s VERDICTS list says beyond the meaning (plain text), or
+ * NULL. */
+const char *outcome_more(px_outcome o);
 
 /* Stages of earliest divergence, in the order they are compared. */
 typedef enum px_div {
