@@ -85,7 +85,7 @@
     X("search", "k", "the window, expect.k")                                                                           \
     X("search", "order", "set or exact")                                                                              \
     X("search", "top", "its first k documents here, each {id, cosine}; null without a ranking")                     \
-    X("search", "reference_top", "the same in the reference")                                                        \
+    X("search", "reference_top", "the same in the reference, each {id, cosine}")                                     \
     X("search", "held", "true when its first k are the reference's, false when they changed, null when not "       \
                         "compared")                                                                                   \
     X("search", "moved", "what moved, in words, or null")                                                            \
