@@ -139,7 +139,7 @@ TORCH2_SUITES += test_cmd_kvcache
 TORCH2_SUITES += test_cmd_llmtok
 TORCH2_SUITES += test_cmd_embed
 
-.PHONY: kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man fuzz
+.PHONY: kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man man-tables man-tables-fix fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -294,7 +294,7 @@ TORCH2_LINES = $(foreach t,$(TORCH2_SUITES),torch$(TORCH2_VERSION):$(t)\tenv $(T
 CHECK_TORCH2 := $(if $(SANITIZE)$(LIBTORCH),,yes)
 CHECK_ENV = PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(EXECUTOR)) PARITY_TESTDEV=$(abspath $(TESTDEV))
 
-check: layers kind-gate all $(TEST_BINS) lint-man $(if $(CHECK_TORCH2),torch2 $(TORCH2_SUITES:%=$(BUILD)/tests/%))
+check: layers kind-gate all $(TEST_BINS) lint-man man-tables $(if $(CHECK_TORCH2),torch2 $(TORCH2_SUITES:%=$(BUILD)/tests/%))
 	@if ldd $(PARITY) | grep -q torch; then echo "parity must not link libtorch"; exit 1; fi
 	@mkdir -p $(CHECK_LOGS)
 	@printf '$(CHECK_FIRST) $(if $(CHECK_TORCH2),$(call TORCH2_LINES,PARITY_REPEAT_PASS=1)) $(CHECK_REST)' | sed 's/^ //' | \
@@ -320,6 +320,17 @@ layers:
 lint-man:
 	@command -v mandoc >/dev/null || { echo "mandoc missing: make deps"; exit 1; }
 	mandoc -Tlint -W warning man/*.[1-9]
+
+# The man pages' lists made from the code's tables (issue 38): parity(1)'s
+# VERDICTS and JSON keys between their .\" BEGIN/END markers must be what
+# tests/man_tables.c prints, and parity-results(5) must name every key of
+# the results schema; then a drifted copy must fail. `make man-tables-fix`
+# rewrites the marked sections.
+man-tables: $(BUILD)/tests/man_tables
+	tests/man_tables.sh $(BUILD)/tests/man_tables
+	@tests/man_tables.sh $(BUILD)/tests/man_tables --self-test
+man-tables-fix: $(BUILD)/tests/man_tables
+	tests/man_tables.sh $(BUILD)/tests/man_tables man --fix
 
 # The review screen on the demo (runs its environments as it opens); with
 # no terminal (CI, a pipe) it prints the run's table instead. With the

@@ -516,7 +516,8 @@ Test(check, a_run_keeps_the_whole_traceback_in_its_results, .timeout = 300)
 /* Every branch of the numeric verdict text says something true, on the
  * demo's real results (tests/data/campus-results.yaml) under other
  * tolerances in a copy of the demo: elementwise with an rtol, a logit's
- * bound is its own, so a pass never reads "|Δ| 0.00726 within 0.00327"
+ * bound is its own (atol + rtol|b|), so a pass never reads "|Δ| 0.00726
+ * within 0.00427"
  * (the largest difference against another logit's bound), and a failure
  * names the logit past its bound; a NaN in the reference is no |Δ| that an
  * atol could cover. */
@@ -535,11 +536,11 @@ Test(check, the_numeric_verdict_text_is_true_in_every_branch, .timeout = 120)
     cr_expect_eq(r.status, 1, "%s", r.err);
     cr_expect(strstr(r.out, "charity-run          pass-within-tolerance: volunteer; elementwise, every logit within "
                             "its tolerance (largest |Δ| 0.00726; nearest its bound: logit 2, |Δ| 0.00232 within "
-                            "0.00327)"),
+                            "0.00427)"),
               "%s", r.out);
     cr_expect(!strstr(r.out, "0.00726 within"), "%s", r.out);
-    cr_expect(strstr(r.out, "bouldering           numeric-drift: sports; elementwise |Δ| 0.0229 > 0.00283 at logit "
-                            "3, 2 of 5 logits beyond (smallest atol that passes: 0.0273)"),
+    cr_expect(strstr(r.out, "bouldering           numeric-drift: sports; elementwise |Δ| 0.0229 > 0.00383 at logit "
+                            "3, 2 of 5 logits beyond (smallest atol that passes: 0.0201)"),
               "%s", r.out);
     tl_free(&r);
     /* A NaN in the reference's film-night, finite in the twin's. */

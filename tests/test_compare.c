@@ -22,6 +22,10 @@ static px_cmp cmp(const double *c, const double *r, size_t n, px_stat stat, doub
     return out;
 }
 
+/* Small arrays for the statistics: d = {0.5, 0, 1, 0.25, 0}, |r| = 1..5. */
+static const double stat_r[] = {1, 2, 3, 4, 5};
+static const double stat_c[] = {1.5, 2, 2, 4.25, 5};
+
 /* Elementwise: one element, ref r, cand c. */
 static int passes1(double c, double r, double atol, double rtol)
 {
@@ -98,6 +102,26 @@ Test(compare, elementwise_rtol_dominated_boundary)
     cr_expect(passes1(8, 9.0078125, 0, 0.125));      /* tolerance 9.0078125 / 8 */
 }
 
+/* The allowances add (torch.testing.assert_close, numpy.isclose): a |Δ|
+ * between max(atol, rtol|ref|) and atol + rtol|ref| passes. Before issue
+ * 38 the rule was the max, and each of these failed. */
+Test(compare, atol_and_rtol_add)
+{
+    /* ref 8, atol 1/2, rtol 1/8: max 1, sum 1.5 */
+    cr_expect(passes1(9.25, 8, 0.5, 0.125));
+    cr_expect(passes1(9.5, 8, 0.5, 0.125));           /* exactly at the edge */
+    cr_expect(passes1(6.5, 8, 0.5, 0.125));
+    cr_expect_not(passes1(9.5078125, 8, 0.5, 0.125)); /* 2^-7 outside */
+    double r = 8, c = 9.25;
+    px_cmp o = cmp(&c, &r, 1, PX_STAT_ELEMENTWISE, 0, 0.5, 0.125);
+    cr_expect_eq(o.threshold, 1.5);
+    cr_expect_eq(o.smallest_atol, 0.25);
+    /* the statistics too: max |d| 1 against 0.25 + 0.125 * 5 */
+    o = cmp(stat_c, stat_r, 5, PX_STAT_MAX, 0, 0.5, 0.125);
+    cr_expect(o.pass);
+    cr_expect_eq(o.threshold, 1.125);
+}
+
 Test(compare, elementwise_fields)
 {
     double r[] = {1, 8, -4}, c[] = {1, 9.5, -4};
@@ -108,10 +132,10 @@ Test(compare, elementwise_fields)
     cr_expect_eq(o.value, 1.5);
     cr_expect_eq(o.worst, 1);
     cr_expect_eq(o.threshold, 1);
-    cr_expect_eq(o.smallest_atol, 1.5, "rtol covers 1 of the 1.5; atol must cover it all");
+    cr_expect_eq(o.smallest_atol, 0.5, "rtol covers 1 of the 1.5; atol covers the rest");
     cr_expect_eq(o.n_failing, 1);
-    cr_expect(cmp(c, r, 3, PX_STAT_ELEMENTWISE, 0, 1.5, 0.125).pass);
-    cr_expect_not(cmp(c, r, 3, PX_STAT_ELEMENTWISE, 0, 1.4921875, 0.125).pass);
+    cr_expect(cmp(c, r, 3, PX_STAT_ELEMENTWISE, 0, 0.5, 0.125).pass);
+    cr_expect_not(cmp(c, r, 3, PX_STAT_ELEMENTWISE, 0, 0.4921875, 0.125).pass);
 }
 
 Test(compare, elementwise_worst_is_largest_excess_not_largest_difference)
@@ -122,7 +146,7 @@ Test(compare, elementwise_worst_is_largest_excess_not_largest_difference)
     cr_expect_eq(o.value, 1);
     cr_expect_eq(o.worst, 1);
     cr_expect_eq(o.threshold, 0.125);
-    cr_expect_eq(o.smallest_atol, 0.5);
+    cr_expect_eq(o.smallest_atol, 0.375);
     cr_expect_eq(o.n_failing, 1);
     cr_expect_not(o.pass);
 }
@@ -138,19 +162,16 @@ Test(compare, elementwise_counts_failing_elements)
     cr_expect_eq(o.smallest_atol, 2);
 }
 
-/* Small arrays for the statistics: d = {0.5, 0, 1, 0.25, 0}, |r| = 1..5. */
-static const double stat_r[] = {1, 2, 3, 4, 5};
-static const double stat_c[] = {1.5, 2, 2, 4.25, 5};
 
 Test(compare, max_stat)
 {
-    px_cmp o = cmp(stat_c, stat_r, 5, PX_STAT_MAX, 0, 0.5, 0.125);
+    px_cmp o = cmp(stat_c, stat_r, 5, PX_STAT_MAX, 0, 0.25, 0.125);
     cr_expect_eq(o.value, 1);
-    cr_expect_eq(o.threshold, 0.625, "max(0.5, 0.125 * 5)");
+    cr_expect_eq(o.threshold, 0.875, "0.25 + 0.125 * 5");
     cr_expect_not(o.pass);
     cr_expect_eq(o.n_failing, 1);
     cr_expect_eq(o.worst, 2);
-    cr_expect_eq(o.smallest_atol, 1);
+    cr_expect_eq(o.smallest_atol, 0.375);
     o = cmp(stat_c, stat_r, 5, PX_STAT_MAX, 0, 1, 0.125);
     cr_expect(o.pass);
     cr_expect_eq(o.n_failing, 0);
@@ -172,7 +193,7 @@ Test(compare, mean_stat)
     cr_expect_float_eq(o.threshold, 0.3, EPS);
     cr_expect_not(o.pass);
     cr_expect_eq(o.n_failing, 1);
-    cr_expect_float_eq(o.smallest_atol, 0.35, EPS);
+    cr_expect_float_eq(o.smallest_atol, 0.05, EPS);
 }
 
 Test(compare, quantile_stat)
@@ -198,7 +219,7 @@ Test(compare, quantile_stat)
     px_cmp o = cmp(c, r, 5, PX_STAT_QUANTILE, 0.9, 0, 0.125);
     cr_expect_float_eq(o.threshold, 0.575, EPS);
     cr_expect_not(o.pass);
-    cr_expect_float_eq(o.smallest_atol, 0.8, EPS);
+    cr_expect_float_eq(o.smallest_atol, 0.225, EPS);
     /* sorting worked on copies */
     cr_expect_arr_eq(r, stat_r, sizeof r);
     cr_expect_arr_eq(c, stat_c, sizeof c);

@@ -8,10 +8,10 @@
 #include <stddef.h>
 
 typedef enum px_stat {
-    PX_STAT_ELEMENTWISE, /* every element within max(atol, rtol * |ref|) */
-    PX_STAT_MAX,         /* max |d| within max(atol, rtol * max |ref|) */
-    PX_STAT_MEAN,        /* mean |d| within max(atol, rtol * mean |ref|) */
-    PX_STAT_QUANTILE,    /* q-quantile of |d| within max(atol, rtol * that of |ref|) */
+    PX_STAT_ELEMENTWISE, /* every element within atol + rtol * |ref| */
+    PX_STAT_MAX,         /* max |d| within atol + rtol * max |ref| */
+    PX_STAT_MEAN,        /* mean |d| within atol + rtol * mean |ref| */
+    PX_STAT_QUANTILE,    /* q-quantile of |d| within atol + rtol * that of |ref| */
     PX_STAT_COUNT
 } px_stat;
 
@@ -25,7 +25,7 @@ typedef struct px_cmp {
     int identical;        /* 1 when every element is bit-equal (then pass) */
     double value;         /* the statistic of |cand - ref| (elementwise: max |d| over elements) */
     double threshold;     /* what value was compared with (elementwise: the worst element's
-                             max(atol, rtol * |ref|)) */
+                             atol + rtol * |ref|) */
     double smallest_atol; /* the smallest atol that would have passed, rtol unchanged */
     size_t worst;         /* elementwise: index of the largest |d| - rtol * |ref|;
                              otherwise: index of the largest |d| */
@@ -34,10 +34,10 @@ typedef struct px_cmp {
 
 /* Compare cand with ref (n doubles each), d = cand - ref.
  *
- * PX_STAT_ELEMENTWISE is the contract's rule: element i fails only when
- * |d_i| exceeds both atol and rtol * |ref_i| (so each of the two allowances
- * covers on its own; torch.testing adds them instead); pass when none fails.
- * The other statistics compare stat_i |d_i| with max(atol, rtol * stat_i |ref_i|);
+ * PX_STAT_ELEMENTWISE is the contract's rule: element i fails when
+ * |d_i| > atol + rtol * |ref_i| (the allowances add, as torch.testing's
+ * assert_close and numpy.isclose add them); pass when none fails.
+ * The other statistics compare stat_i |d_i| with atol + rtol * stat_i |ref_i|;
  * the quantile interpolates linearly between order statistics, as numpy's
  * default does.
  *
@@ -50,7 +50,7 @@ typedef struct px_cmp {
  * counts the mismatched ones too).
  *
  * smallest_atol is exact in the arithmetic used here: comparing again with
- * atol = smallest_atol passes (the max(0, excess) formula can miss by an ulp
+ * atol = smallest_atol passes (max(0, |d| - rtol|ref|) can miss by an ulp
  * after rounding, so it is nudged up until it does).
  *
  * Returns 0, or -1 when n == 0, q is outside [0, 1] (quantile only), atol or

@@ -130,6 +130,7 @@
     X(CONSTRAINT_VIOLATED, "CONSTR", "constraint-violated: the generated text breaks an expectation")                 \
     X(WRONG_RANKING, "RANK", "wrong-ranking: a query's search misses what its expectation names")                     \
     X(RANKING_CHANGED, "MOVED", "ranking-changed: a query's first k differ from the reference's")                     \
+    X(KNOWN_DEFECT, "defect", "known-defect: decided defect; the model's error, as the reference has it")             \
     X(NOT_EVALUATED, "n/e", "not-evaluated: environment down, without results, or stopped")                           \
     X(NONE, "-", "no result, and none coming (not selected, no results, down)")                                       \
     X(NONE, "…", "running or loading: its result is coming")                                                          \

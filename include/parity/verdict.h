@@ -34,6 +34,13 @@ typedef enum px_outcome {
     PX_OC_RANKING_CHANGED, /* an embedding's query in a candidate: its first k
                               differ from the reference's (in order, for
                               order exact), whatever its numbers */
+    PX_OC_KNOWN_DEFECT,   /* an example a reviewer decided `defect` (the
+                             model is wrong on it, known and kept) that
+                             fails here as it does in the reference: the
+                             reference itself, or a candidate that parts
+                             from it at no stage. Meets the contract; the
+                             detail keeps the outcome it stands for. A
+                             candidate that parts keeps its own outcome. */
     PX_OC_COUNT
 } px_outcome;
 
@@ -42,6 +49,9 @@ const char *outcome_name(px_outcome o);
 const char *outcome_meaning(px_outcome o);
 /* 1 when the outcome meets the contract. */
 int outcome_met(px_outcome o);
+/* What parity(1)'s VERDICTS list says beyond the meaning (plain text), or
+ * NULL. */
+const char *outcome_more(px_outcome o);
 
 /* Stages of earliest divergence, in the order they are compared. */
 typedef enum px_div {

@@ -41,11 +41,23 @@ static enum pair_kind pair_kind(double c, double r)
     return PAIR_MISMATCH;
 }
 
-/* One expression for the tolerance, as the contract states it: an element
- * fails only when |d| exceeds both atol and rtol * |r|. */
+/* One expression for the tolerance, as the contract states it and as
+ * torch.testing.assert_close and numpy.isclose read atol and rtol: the
+ * allowances add, |d| <= atol + rtol * |r|, r the reference's. */
 static double tolerance(double atol, double rtol, double r)
 {
-    return fmax(atol, rtol * fabs(r));
+    return atol + rtol * fabs(r);
+}
+
+/* The smallest atol a with d <= a + covered as this file computes it:
+ * d - covered, nudged up where rounding the sum back leaves it an ulp
+ * short (atol + rtol|r| is what tolerance() compares against). */
+static double atol_needed(double d, double covered)
+{
+    double a = d > covered ? d - covered : 0;
+    while (a + covered < d)
+        a = nextafter(a, INFINITY);
+    return a;
 }
 
 static void compare_elementwise(const double *c, const double *r, size_t n, double atol,
@@ -64,15 +76,21 @@ static void compare_elementwise(const double *c, const double *r, size_t n, doub
             out->worst = i;
             any = 1;
         }
-        /* Within max(atol, rtol|r|) exactly when atol covers every |d| that
-         * rtol alone does not. */
-        if (d > covered && d > need)
-            need = d;
+        /* Within atol + rtol|r| exactly when atol covers what rtol|r|
+         * leaves of |d|: the largest such rest is the smallest atol. */
+        if (d > covered && d - covered > need)
+            need = d - covered;
         if (d > tolerance(atol, rtol, r[i]))
             out->n_failing++;
     }
     out->pass = out->n_failing == 0;
     out->threshold = any ? tolerance(atol, rtol, r[out->worst]) : atol;
+    /* A second pass: the rest computed above can be an ulp short of
+     * passing once added back, and nudging it for one element never
+     * undoes another's (the sum is monotone in atol). */
+    for (size_t i = 0; need > 0 && i < n; i++)
+        if (pair_kind(c[i], r[i]) == PAIR_FINITE)
+            need = fmax(need, atol_needed(fabs(c[i] - r[i]), rtol * fabs(r[i])));
     out->smallest_atol = need;
 }
 
@@ -164,10 +182,10 @@ static int compare_stat(const double *c, const double *r, size_t n, px_stat stat
     if (summarize(c, r, n, stat, q, &sd, &sr, &out->worst) < 0)
         return -1;
     out->value = sd;
-    out->threshold = fmax(atol, rtol * sr);
+    out->threshold = atol + rtol * sr;
     out->pass = sd <= out->threshold;
     out->n_failing = !out->pass;
-    out->smallest_atol = sd > rtol * sr ? sd : 0;
+    out->smallest_atol = atol_needed(sd, rtol * sr);
     return 0;
 }
 

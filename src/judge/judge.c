@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "judge_int.h"
+#include "parity/decision.h"
 #include "parity/judge.h"
 #include "parity/sbuf.h"
 #include "parity/strf.h"
@@ -133,6 +134,37 @@ static int judge_example(const jctx *j, size_t e, size_t k, px_verdict *v)
     return j->kind->judge(j, e, k, v);
 }
 
+/* A reviewer's `defect`: the model is wrong on the example, and the
+ * fixture keeps it so. Where this environment answers it as the reference
+ * does (the reference itself; a candidate whose answer parts from the
+ * reference's at no stage), the error is the model's, not the move's: a
+ * known defect, which meets the contract. A candidate that parts from the
+ * reference keeps its own outcome: what the model gets wrong has changed.
+ * Only an answer is covered (it ran, or was rejected): what raised,
+ * crashed or timed out fails "forward ran" whatever was decided. */
+static int known_defect(const jctx *j, size_t e, size_t k, const px_verdict *v)
+{
+    const px_example_result *x = &j->r->envs[e].ex[k], *rx = judge_result_at(j, j->ref, k);
+    if (decision_kind(j->f->examples[k].review.decision) != PX_DEC_DEFECT || outcome_met(v->outcome) ||
+        v->outcome == PX_OC_NOT_EVALUATED || v->not_compared || !rx ||
+        (x->status != PX_ST_OK && x->status != PX_ST_REJECTED))
+        return 0;
+    return (int)e == j->ref || (v->div == PX_DIV_NONE && judge_recorded(rx));
+}
+
+/* v becomes a known defect; its detail keeps the outcome it stands for. */
+static int mark_known_defect(const jctx *j, size_t e, px_verdict *v)
+{
+    char *d = strf("%s%s: %s", outcome_name(v->outcome), (int)e == j->ref ? "" : ", as in the reference",
+                   v->detail ? v->detail : "");
+    if (!d)
+        return -1;
+    free(v->detail);
+    v->detail = d;
+    v->outcome = PX_OC_KNOWN_DEFECT;
+    return 0;
+}
+
 static int find_role(const px_fixture *f, const px_results *r, const char *role, int any)
 {
     for (size_t e = 0; e < r->n_envs; e++) {
@@ -188,6 +220,8 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
             if (!uncompared++)
                 first_uncompared = k;
         }
+        if (judged && !ev->down && known_defect(j, e, k, v) && mark_known_defect(j, e, v))
+            return px_error_oom(j->err, NULL);
         if (v->not_compared && v->outcome == PX_OC_PASS) {
             /* Its task checks hold; its numbers were not compared. */
             char *d = strf("%s; not compared: %s", v->detail ? v->detail : "",

@@ -2,9 +2,13 @@
  * divergence, cause and rung is called, and what an outcome means. */
 #include "parity/verdict.h"
 
+/* name, meaning (the reports' legend), met, and what parity(1)'s VERDICTS
+ * list adds to the meaning (NULL: nothing); that list is made from this
+ * table (tests/man_tables.c, `make man-tables`). */
 static const struct {
     const char *name, *meaning;
     int met;
+    const char *more;
 } outcomes[PX_OC_COUNT] = {
     [PX_OC_PASS] = {"pass", "the expected decision, with the reference's numbers exactly", 1},
     [PX_OC_PASS_TOL] = {"pass-within-tolerance", "the expected decision; numbers differ within the stated tolerance", 1},
@@ -12,26 +16,35 @@ static const struct {
     [PX_OC_NUMERIC_DRIFT] = {"numeric-drift", "the label is right, the numbers are outside the tolerance", 0},
     [PX_OC_BAD_SHAPE] = {"bad-shape", "the output shape is not the one the contract says", 0},
     [PX_OC_EMPTY] = {"empty", "the output has no elements", 0},
-    [PX_OC_NON_FINITE] = {"non-finite", "the output holds a NaN or an infinity", 0},
+    [PX_OC_NON_FINITE] = {"non-finite", "the output holds a NaN or an infinity", 0,
+        "never a pass, in the reference as in a candidate, even where the reference has the same NaN"},
     [PX_OC_EXCEPTION] = {"exception", "the forward raised an error", 0},
     [PX_OC_CRASH] = {"crash", "the executor process died", 0},
     [PX_OC_TIMEOUT] = {"timeout", "no answer within the environment's timeout", 0},
     [PX_OC_UNSUPPORTED] = {"unsupported", "the backend does not implement an operation or dtype", 0},
-    [PX_OC_REJECTED_OK] = {"rejected-as-expected", "the contract says reject, and it was", 1},
+    [PX_OC_REJECTED_OK] = {"rejected-as-expected", "the contract says reject, and it was", 1,
+        "and the reason matches expect.reason when one is given"},
     [PX_OC_NOT_REJECTED] = {"not-rejected", "the contract says reject, but a label came out", 0},
     [PX_OC_WRONGLY_REJECTED] = {"wrongly-rejected", "rejected, though the contract expects a label", 0},
     [PX_OC_NOT_EVALUATED] = {"not-evaluated", "not judged: environment down, without results, or stopped", 0},
     [PX_OC_CONSTRAINT_VIOLATED] = {"constraint-violated",
-                                   "the generated text breaks the example's expectation (which one is said)", 0},
+                                   "the generated text breaks the example's expectation (which one is said)", 0,
+        "the must_match pattern that does not match, the must_not_match pattern that does (and what it matched, where), max_chars, non_empty or same_as_reference; or the text is not what its ids decode to, or it stopped on a token that is not one of contract.generate.stop"},
     [PX_OC_WRONG_RANKING] = {"wrong-ranking",
-                             "the query's search misses a document its expectation names, or ranks them otherwise", 0},
+                             "the query's search misses a document its expectation names, or ranks them otherwise", 0,
+        "a document its expect.top names is not among its first k (or, order exact, not in that order); checked before ranking-changed, it wins when both apply"},
     [PX_OC_RANKING_CHANGED] = {"ranking-changed",
-                               "the query's first k documents differ from the reference's, whatever the numbers", 0},
+                               "the query's first k documents differ from the reference's, whatever the numbers", 0,
+        "a candidate's query only; a query that also misses its expect.top is wrong-ranking instead"},
+    [PX_OC_KNOWN_DEFECT] = {"known-defect",
+                            "a reviewer decided defect: the model's known error, given here as the reference gives it", 1,
+        "the example's review.decision is defect and this environment answers it as the reference does: the reference itself, or a candidate that parts from the reference at no stage. It meets the contract and is counted apart; its detail names the outcome it stands for (\"wrong-label, as in the reference: ...\"). A candidate that parts from the reference on it keeps its own outcome, and fails. Only an answer is covered: an example that raises, crashes or times out fails whatever was decided"},
 };
 
 const char *outcome_name(px_outcome o) { return o < PX_OC_COUNT ? outcomes[o].name : "?"; }
 const char *outcome_meaning(px_outcome o) { return o < PX_OC_COUNT ? outcomes[o].meaning : "?"; }
 int outcome_met(px_outcome o) { return o < PX_OC_COUNT && outcomes[o].met; }
+const char *outcome_more(px_outcome o) { return o < PX_OC_COUNT ? outcomes[o].more : NULL; }
 
 const char *div_name(px_div d)
 {

@@ -236,7 +236,7 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
             /* The model and the label map part from the reference for every
              * example alike: the ladder says it once. A decision made on
              * something else is never carried over silently. */
-            int show = !outcome_met(v->outcome) || v->div == PX_DIV_DECISION || v->div == PX_DIV_CLEAN ||
+            int show = !outcome_met(v->outcome) || v->outcome == PX_OC_KNOWN_DEFECT || v->div == PX_DIV_DECISION || v->div == PX_DIV_CLEAN ||
                        v->div == PX_DIV_TOKENS;
             /* More the kind has to say (an embedding query's search, always:
              * what it returns is the task). */

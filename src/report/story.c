@@ -378,7 +378,7 @@ static void build_contract(bctx *b)
     const px_report_kind *rk = report_kind_of(f);
     const char *instead = rk->story_no_tolerance ? rk->story_no_tolerance(f) : NULL;
     if (t->present)
-        push(b, &s->tolerances, fmt(b, "%s, every example: %s |Δ| within max(atol %g, rtol %g × |reference|): %s", what,
+        push(b, &s->tolerances, fmt(b, "%s, every example: %s |Δ| within atol %g + rtol %g × |reference|: %s", what,
                                     t->stat ? t->stat : "elementwise", t->atol, t->rtol,
                                     t->why ? t->why : "(no why written)"));
     else if (instead)
@@ -391,7 +391,7 @@ static void build_contract(bctx *b)
     for (size_t k = 0; k < f->n_examples; k++) {
         const px_tolerance *x = f->examples[k].tol;
         if (x && x->present)
-            push(b, &s->tolerances, fmt(b, "%s, example %s: %s |Δ| within max(atol %g, rtol %g × |reference|): %s",
+            push(b, &s->tolerances, fmt(b, "%s, example %s: %s |Δ| within atol %g + rtol %g × |reference|: %s",
                                         what, f->examples[k].id, x->stat ? x->stat : "elementwise", x->atol, x->rtol,
                                         x->why ? x->why : "(no why written)"));
         const px_similar *sim = f->examples[k].similar;
