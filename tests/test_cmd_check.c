@@ -3,6 +3,7 @@
  * of a real model through the executor; then `parity check`'s exit codes,
  * JSON shape and TAP plan through the built binary. */
 #include <criterion/criterion.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,14 @@ Test(check, every_outcome_rung_and_stage_from_planted_cases, .timeout = 600)
         }
     }
     cr_expect_neq(verdict(&p, "crash", "jazz")->outcome, PX_OC_CRASH, "the child was restarted after the crash");
+    /* A logit that parts is named by its label too (issue 38: "logit 1"
+     * alone made the reader count the labels). */
+    const px_verdict *tight = verdict(&p, "twin", "tight");
+    regex_t named;
+    cr_assert_eq(regcomp(&named, "^logit [0-9]+ \\((film|music|social|sports|volunteer|party)\\): ", REG_EXTENDED), 0);
+    cr_expect(tight->div_detail && regexec(&named, tight->div_detail, 0, NULL, 0) == 0, "%s",
+              tight->div_detail ? tight->div_detail : "(none)");
+    regfree(&named);
     /* Precision or device: the twin and a second bfloat16 run change the
      * near tie the same way; a planted model's changes are not attributed. */
     cr_expect_eq(verdict(&p, "twin", "near-tie")->attr, PX_ATTR_PRECISION);

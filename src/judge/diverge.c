@@ -176,18 +176,23 @@ px_div diverge(const jctx *j, size_t e, size_t k, px_verdict *v, char **detail, 
 
 /* The values stage, for a kind whose output is numbers (each a `noun`):
  * beyond the tolerance, told at the element that decided. */
-px_div diverge_values(const jctx *j, size_t e, size_t k, const px_verdict *v, const char *noun, char **detail)
+px_div diverge_values(const jctx *j, size_t e, size_t k, const px_verdict *v, const char *noun, char *const *names,
+                      size_t n_names, char **detail)
 {
     if (!v->has_cmp || v->cmp.pass || v->has_oracle)
         return PX_DIV_NONE;
     const px_example_result *xa = &j->r->envs[j->ref].ex[k], *xb = &j->r->envs[e].ex[k];
     size_t w = v->cmp.worst;
     double d = strcmp(v->stat, "elementwise") ? v->cmp.value : fabs(xb->values[w] - xa->values[w]);
+    /* A classifier's logit is named by its label too: "logit 1
+     * (positive)" says which answer moved, not only where. */
+    char *what = names && w < n_names ? strf("%s %zu (%s)", noun, w, names[w]) : strf("%s %zu", noun, w);
     if (isinf(v->cmp.value))
-        *detail = strf("%s %zu: %.6g vs %.6g (no tolerance covers a NaN or an infinity on one side)", noun, w,
-                       xa->values[w], xb->values[w]);
+        *detail = strf("%s: %.6g vs %.6g (no tolerance covers a NaN or an infinity on one side)", what, xa->values[w],
+                       xb->values[w]);
     else
-        *detail = strf("%s %zu: %.6g vs %.6g (%s |Δ| %.3g > %.3g)", noun, w, xa->values[w], xb->values[w], v->stat,
-                       d, v->cmp.threshold);
+        *detail = strf("%s: %.6g vs %.6g (%s |Δ| %.3g > %.3g)", what, xa->values[w], xb->values[w], v->stat, d,
+                       v->cmp.threshold);
+    free(what);
     return PX_DIV_VALUES;
 }

@@ -138,7 +138,7 @@ static int classifier_judge(const jctx *j, size_t e, size_t k, px_verdict *v)
 /* Its logits, then the label they decide. */
 static px_div classifier_diverge(const jctx *j, size_t e, size_t k, px_verdict *v, char **detail)
 {
-    if (diverge_values(j, e, k, v, "logit", detail) == PX_DIV_VALUES)
+    if (diverge_values(j, e, k, v, "logit", j->r->envs[j->ref].labels, j->r->envs[j->ref].n_labels, detail) == PX_DIV_VALUES)
         return PX_DIV_VALUES;
     const px_example_result *xa = &j->r->envs[j->ref].ex[k], *xb = &j->r->envs[e].ex[k];
     const char *la = label_of(j->r, (size_t)j->ref, xa->label), *lb = label_of(j->r, e, xb->label);

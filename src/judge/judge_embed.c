@@ -479,7 +479,7 @@ static void embed_verdict_free(px_verdict *v)
 /* Its vector's elements, then its direction, then its search. */
 static px_div embed_diverge(const jctx *j, size_t e, size_t k, px_verdict *v, char **detail)
 {
-    if (diverge_values(j, e, k, v, "element", detail) == PX_DIV_VALUES)
+    if (diverge_values(j, e, k, v, "element", NULL, 0, detail) == PX_DIV_VALUES)
         return PX_DIV_VALUES;
     const px_embed_verdict *em = v->embed;
     if (!em)

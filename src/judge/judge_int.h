@@ -56,7 +56,9 @@ char *numbers_words(const px_verdict *v, const px_example_result *x, const px_ex
 /* ---- diverge.c: the earliest stage an environment parts ---- */
 
 px_div diverge(const jctx *j, size_t e, size_t k, px_verdict *v, char **detail, int *vs_contract);
-px_div diverge_values(const jctx *j, size_t e, size_t k, const px_verdict *v, const char *noun, char **detail);
+/* names: what each value means (a classifier's labels), or NULL. */
+px_div diverge_values(const jctx *j, size_t e, size_t k, const px_verdict *v, const char *noun, char *const *names,
+                      size_t n_names, char **detail);
 char *diverge_labels(char *const *a, size_t na, char *const *b, size_t nb, const char *here, const char *there);
 char *diverge_input(const jctx *j, size_t e, size_t k, px_div *stage);
 
