@@ -147,7 +147,12 @@ c10::Device name_library_device(const Options &o, const c10::Error &unknown)
 {
     std::string why = unknown.what_without_backtrace(), kind = o.device.substr(0, o.device.find(':'));
     if (o.backend_lib.empty() || kind.empty())
-        throw Failure{PX_STAGE_DEVICE, "unknown device '" + o.device + "': " + why, PX_FAIL_UNSUPPORTED};
+        throw Failure{PX_STAGE_DEVICE,
+                      "unknown device '" + o.device +
+                          "': parity-torch opens a device libtorch does not know with --backend-lib PATH (a "
+                          "PrivateUse1 library); a backend's Python package (--backend-module, e.g. torch_tpu for "
+                          "tpu) needs executor: python; libtorch says: " + why,
+                      PX_FAIL_UNSUPPORTED};
 #if TORCH_VERSION_MAJOR >= 2
     if (c10::get_privateuse1_backend() != "privateuseone")
         throw Failure{PX_STAGE_DEVICE, "unknown device '" + o.device + "': " + why + " (the PrivateUse1 device is named '" +
