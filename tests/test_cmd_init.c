@@ -619,8 +619,8 @@ Test(init, an_interpreter_without_torch_is_told_how_to_choose_another, .timeout 
 
 /* A device torch does not know (`tpu`) asked for with no backend: the
  * message names what opens it, --backend-module with the package that
- * provides tpu (torch_tpu) on the Python executor, --backend-lib on
- * parity-torch, which takes no Python module. */
+ * provides tpu (torch_tpu) on the Python executor, or --backend-lib; the
+ * same words from parity-torch and the Python executor. */
 Test(init, an_unknown_device_names_what_opens_it, .timeout = 180)
 {
     char *dir, *fx = ticket_draft(TICKET "model.pt", 0, &dir), out[300];
@@ -631,8 +631,8 @@ Test(init, an_unknown_device_names_what_opens_it, .timeout = 180)
         "  tpu:\n    device: tpu\n    note: n\n",
     };
     static const char *const says[][2] = {
-        {"--backend-module torch_tpu (the package that provides 'tpu')", "--backend-lib PATH"},
-        {"parity-torch opens a device libtorch does not know with --backend-lib PATH", "executor: python"},
+        {"--backend-module torch_tpu (the package that provides 'tpu') on executor: python", "--backend-lib PATH"},
+        {"--backend-module torch_tpu (the package that provides 'tpu') on executor: python", "--backend-lib PATH"},
     };
     for (size_t i = 0; i < 2; i++) {
         size_t n = strlen(text) + strlen(envs[i]) + 1;

@@ -748,8 +748,9 @@ class Executor:
             elif not self.modules:
                 # Nothing was asked to open it: say what would (issue 38).
                 known = BACKEND_MODULES.get(kind)
-                asked = (": torch opens it only once its backend's Python package is imported: run with "
-                         "--backend-module %s%s, or --backend-lib PATH for a PrivateUse1 library; torch says" % (
+                # The same words as parity-torch's (name_library_device).
+                asked = (": torch opens it once its backend is loaded: --backend-module %s%s on executor: "
+                         "python, or --backend-lib PATH for a PrivateUse1 library; torch says" % (
                              known or "MODULE", " (the package that provides '%s')" % kind if known else ""))
             raise Failure(STAGE_DEVICE, "unknown device '%s'%s: %s" % (o["device"], asked, unknown),
                           FAIL_UNSUPPORTED)
