@@ -666,3 +666,54 @@ Test(formats, the_three_formats_run_on_device_tpu_eager_and_compiled, .timeout =
     fixture_free(f);
     unlink(out), rmdir(dir), free(dir);
 }
+
+/* Issue 38, item 11: the fixture's tokenizer: file is the model
+ * directory's own tokenizer.json; a repro carries the directory and held
+ * that file twice (bert/tokenizer.json and tokenizer.json). Now one copy,
+ * the repro's fixture names it, and the repro still judges as recorded. */
+Test(formats, a_repro_holds_the_model_directorys_tokenizer_once, .timeout = 300)
+{
+    if (!torch2())
+        cr_skip_test("the Transformers directory needs torch 2; %s has torch %s", PY, tl_torch_version());
+    char *dir = tl_tmpdir(), out[300], repro[400], file[500];
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    snprintf(repro, sizeof repro, "%s/repro", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "run", FORMATS, "-q", "--python", PY, "-e", "reference", "-e",
+                                           "torchscript", "-o", out, NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "repro", FORMATS, "film-night", "-e", "torchscript", "--results",
+                                out, "-o", repro, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tl_free(&r);
+    snprintf(file, sizeof file, "%s/bert/tokenizer.json", repro);
+    cr_expect_eq(access(file, R_OK), 0, "the repro lacks bert/tokenizer.json");
+    snprintf(file, sizeof file, "%s/tokenizer.json", repro);
+    cr_expect_neq(access(file, F_OK), 0, "the repro holds the tokenizer twice: bert/ and %s", file);
+    /* SHA256SUMS: no two files of the same bytes. */
+    snprintf(file, sizeof file, "%s/SHA256SUMS", repro);
+    char *sums = tl_slurp(file);
+    cr_assert_not_null(sums, "%s", file);
+    for (char *line = sums; *line;) {
+        char *end = strchr(line, '\n');
+        cr_expect(line[64] == ' ', "%s", line);
+        char sha[65];
+        memcpy(sha, line, 64), sha[64] = '\0';
+        char *again = strstr(end ? end : line, sha);
+        cr_expect_null(again, "two files of the same bytes in the repro:\n%s", sums);
+        line = end ? end + 1 : line + strlen(line);
+    }
+    free(sums);
+    snprintf(file, sizeof file, "%s/fixture.yaml", repro);
+    char *fx = tl_slurp(file);
+    cr_expect(fx && strstr(fx, "file: \"bert/tokenizer.json\""), "%s", fx);
+    free(fx);
+    r = tl_run_in(repro, (const char *[]){"parity", "check", "fixture.yaml", "--results", "reference.yaml", "--results",
+                                          "observed.yaml", NULL});
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    tl_free(&r);
+    char rm[500];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+    cr_expect_eq(system(rm), 0);
+    free(dir);
+}

@@ -3,6 +3,8 @@
  * examples' whys and expectations, the undecided ambiguous example); never over an existing fixture; bad input
  * is one line and nothing written. */
 #include <criterion/criterion.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -540,4 +542,110 @@ Test(init, a_new_users_model_goes_from_propose_to_a_met_contract_and_a_report, .
               "%s", report);
     tl_free(&r);
     free(report), free(text), free(a), free(b), free(c), free(fx), free(dir);
+}
+
+/* Issue 38, item 9: the max_tokens comment says which special tokens the
+ * tokenizer really adds (what it makes of an empty text), not "[CLS] and
+ * [SEP]" for a tokenizer that has neither; with the positions unknown too. */
+Test(init, the_max_tokens_comment_names_the_tokenizers_own_special_tokens, .timeout = 120)
+{
+    static const struct {
+        const char *tok, *says;
+    } cases[] = {
+        {"tests/data/bpe-bytelevel-small.json", "(the tokenizer adds no special tokens)"},
+        {TICKET "tokenizer.json", "[CLS] and [SEP] included"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int described = 0; described < 2; described++) {
+            char *dir = tl_tmpdir(), target[300], *fx = fixture_in(dir);
+            snprintf(target, sizeof target, "%s/new", dir);
+            cmd_result r = tl_run((const char *[]){"parity", "init", target, "--model", TICKET "model.pt",
+                                                   "--tokenizer", cases[i].tok, "--labels", TICKET_LABELS,
+                                                   described ? NULL : "--executor", "/nonexistent/parity-torch",
+                                                   NULL});
+            cr_assert_eq(r.status, 0, "%s", r.err);
+            tl_free(&r);
+            char *text = tl_slurp(fx), *line = text ? strstr(text, "    max_tokens: ") : NULL;
+            cr_assert_not_null(line, "%s", text);
+            char *end = strchr(line, '\n');
+            *end = '\0';
+            cr_expect(strstr(line, cases[i].says), "%s: %s", cases[i].tok, line);
+            cr_expect(described ? strstr(line, "128 positions") != NULL : strstr(line, "could not be read") != NULL,
+                      "%s", line);
+            if (i == 0)
+                cr_expect(!strstr(line, "[CLS]"), "%s", line);
+            free(text), free(fx), free(dir);
+        }
+}
+
+/* A tokenizer parity cannot read fails init before anything is made: a
+ * fixture with it could never run. */
+Test(init, an_unreadable_tokenizer_fails_before_anything_is_made)
+{
+    char *dir = tl_tmpdir(), target[300], tok[300];
+    snprintf(target, sizeof target, "%s/new", dir);
+    snprintf(tok, sizeof tok, "%s/tokenizer.json", dir);
+    tl_write(tok, "{\"model\": {\"type\": \"Unigram\"}}\n");
+    refused((const char *[]){"parity", "init", target, "--model", TICKET "model.pt", "--tokenizer", tok, "--labels",
+                             TICKET_LABELS, NULL},
+            tok);
+    cr_expect_neq(access(target, F_OK), 0, "%s is made", target);
+    free(dir);
+}
+
+/* An interpreter without torch: init names the one it tried and how to
+ * choose another (--python PATH, PARITY_PYTHON), as run does. */
+Test(init, an_interpreter_without_torch_is_told_how_to_choose_another, .timeout = 120)
+{
+    char *dir = tl_tmpdir(), target[300], shim[300], text[PATH_MAX + 64];
+    snprintf(target, sizeof target, "%s/new", dir);
+    snprintf(shim, sizeof shim, "%s/python-without-torch", dir);
+    snprintf(text, sizeof text, "#!/bin/sh\nexec %s -S \"$@\"\n", tl_python());
+    tl_write(shim, text);
+    chmod(shim, 0755);
+    for (int propose = 0; propose < 2; propose++) {
+        snprintf(target, sizeof target, "%s/new%d", dir, propose);
+        cmd_result r = tl_run((const char *[]){"parity", "init", target, "--model", "tests/models/gen_llama",
+                                               "--tokenizer", TICKET "tokenizer.json", "--labels", "a,b", "--python",
+                                               shim, propose ? "--propose" : NULL, NULL});
+        cr_expect_eq(r.status, propose ? 3 : 0, "%s", r.err);
+        cr_expect(strstr(r.err, "cannot import torch") && strstr(r.err, "--python PATH or PARITY_PYTHON"), "%s",
+                  r.err);
+        cr_expect_eq(tl_lines(r.err), 1, "%s", r.err);
+        tl_free(&r);
+    }
+    free(dir);
+}
+
+/* A device torch does not know (`tpu`) asked for with no backend: the
+ * message names what opens it, --backend-module with the package that
+ * provides tpu (torch_tpu) on the Python executor, or --backend-lib; the
+ * same words from parity-torch and the Python executor. */
+Test(init, an_unknown_device_names_what_opens_it, .timeout = 180)
+{
+    char *dir, *fx = ticket_draft(TICKET "model.pt", 0, &dir), out[300];
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    char *text = tl_slurp(fx);
+    static const char *const envs[] = {
+        "  tpu:\n    device: tpu\n    executor: python\n    note: n\n",
+        "  tpu:\n    device: tpu\n    note: n\n",
+    };
+    static const char *const says[][2] = {
+        {"--backend-module torch_tpu (the package that provides 'tpu') on executor: python", "--backend-lib PATH"},
+        {"--backend-module torch_tpu (the package that provides 'tpu') on executor: python", "--backend-lib PATH"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        size_t n = strlen(text) + strlen(envs[i]) + 1;
+        char *env = malloc(n), *at = strstr(text, "environments:\n") + strlen("environments:\n");
+        snprintf(env, n, "%.*s%s%s", (int)(at - text), text, envs[i], at);
+        tl_write(fx, env);
+        cmd_result r = tl_run((const char *[]){"parity", "run", fx, "-e", "tpu", "-q", "-o", out, "--python",
+                                               tl_python(), NULL});
+        cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
+        cr_expect(strstr(r.out, "unknown device 'tpu'") && strstr(r.out, says[i][0]) && strstr(r.out, says[i][1]),
+                  "%s", r.out);
+        tl_free(&r);
+        free(env);
+    }
+    free(text), free(fx), free(dir);
 }

@@ -763,6 +763,34 @@ Test(fixture, yaml_mistakes_in_plain_words_at_their_line)
     expect_error("{device: cpu}", "{device: cpu", 9, 14, "a '{' opened at 9:14 is not closed: close it with '}'");
 }
 
+/* A plain value that holds ": " (issue 38, item 8): said as what it is,
+ * at the second ": ", with the value quoted, not as a mis-indented key
+ * ("indented 4 spaces, its siblings 2": a list item's keys stand after
+ * its "- "); a mis-indented key still gets the indentation message. */
+Test(fixture, a_colon_inside_a_plain_value_says_quote_it)
+{
+    expect_error("    text: hello\n", "    text: Note: this is great\n", 12, 15,
+                 "the value of 'text' holds ': ', which YAML reads as a second key: quote the whole value, as "
+                 "text: \"Note: this is great\"");
+    /* After a sibling at the same indentation (libyaml's bare message before). */
+    expect_error("    expect: {label: a}\n", "    expect: {label: a}\n    why: Tip: it's fine  # c\n", 14, 13,
+                 "as why: \"Tip: it's fine\"");
+    /* A value with a double quote or a backslash: single quotes. */
+    expect_error("    text: hello\n", "    text: say \"hi\": now\n", 12, 19, "as text: 'say \"hi\": now'");
+    /* A long value is cut inside its quotes, on a character boundary. */
+    expect_error("    text: hello\n",
+                 "    text: Ünïcödé: " "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+                 12, 18, "as text: \"Ünïcödé: " "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…\"");
+    /* Text after a closing quote. */
+    expect_error("    text: hello\n", "    text: \"Note\" this\n", 12, 18,
+                 "text after the closing quote: a quoted value ends at its quote");
+    /* Mis-indentation is still said as such, against a list item's keys too. */
+    expect_error("    text: hello\n", "   text: Note: this\n", 12, 4, "this key is indented 3 spaces, its siblings 4");
+    expect_error("    text: hello\n", "     text: hello\n", 12, 6, "this key is indented 5 spaces, its siblings 4");
+    expect_error("    expect: {label: a}\n", "    expect: {label: a}\n      why: w\n", 14, 7,
+                 "this key is indented 6 spaces, its siblings 4");
+}
+
 /* The sibling a mis-indented key is measured against is found in one
  * backward pass: 400 000 blank lines between them are read once, not once
  * per line (a stall, which the timeout would end, before). */

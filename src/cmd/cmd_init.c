@@ -33,11 +33,15 @@
 #include "parity/modeldir.h"
 #include "parity/results.h"
 #include "parity/runner.h"
+#include "parity/sbuf.h"
+#include "parity/textcell.h"
+#include "parity/tokenizer.h"
 #include "parity/utf8.h"
 
 typedef struct init_args {
     const char *dir, *model, *vocab, *tokenizer, *labels, *texts, *executor, *python;
     int cased, propose;
+    char *specials; /* the special tokens the tokenizer adds, in words (specials_of) */
 } init_args;
 
 /* What the reference run proposes for one example (--propose). */
@@ -310,6 +314,55 @@ static int pins_read(const init_args *a, pins *p, px_error *err)
     return 0;
 }
 
+/* The special tokens the tokenizer adds to every text, read from what it
+ * makes of an empty one (its post-processor's template): "[CLS] and
+ * [SEP]" for BERT's, "<|begin_of_text|>" for Llama 3's, "" for one that
+ * adds none (Qwen's); malloc'd, each token as a terminal shows it (it goes
+ * into a comment: never a line break). NULL with *err when the tokenizer
+ * cannot be read: a fixture with it could never run, so init says so
+ * before anything is made. */
+static char *specials_of(const init_args *a, px_error *err)
+{
+    px_tokenizer *tok = a->vocab ? tokenizer_load(a->vocab, !a->cased, err) : tokenizer_load_hf(a->tokenizer, err);
+    px_encoding enc = {0};
+    if (!tok || tokenizer_encode(tok, "", 0, 0, 0, &enc, err)) {
+        tokenizer_free(tok);
+        return NULL;
+    }
+    px_sbuf b = PX_SBUF_INIT;
+    for (size_t i = 0; i < enc.n_real; i++) {
+        const char *piece = enc.pieces[i] ? enc.pieces[i] : "?";
+        char *shown = textcell_sanitize(piece, strlen(piece));
+        sbuf_addf(&b, "%s%s", !i ? "" : i + 1 == enc.n_real ? " and " : ", ", shown ? shown : "?");
+        free(shown);
+    }
+    encoding_free(&enc);
+    tokenizer_free(tok);
+    char *s = sbuf_take(&b);
+    if (!s)
+        px_error_oom(err, NULL);
+    return s;
+}
+
+/* The max_tokens line: the model's positions (or the default when they
+ * could not be read), and what of them the tokenizer's own tokens take. */
+static void write_max_tokens(FILE *f, const init_args *a, const px_describe *d)
+{
+    char specials[600];
+    if (a->specials && *a->specials)
+        snprintf(specials, sizeof specials, "%.500s included", a->specials);
+    else
+        snprintf(specials, sizeof specials, "the tokenizer adds no special tokens");
+    if (d->max_positions > 0)
+        fprintf(f, "    max_tokens: %ld   # the model's %ld positions%s%s%s; longer is rejected, never cut\n",
+                d->max_positions, d->max_positions, a->specials && *a->specials ? ", " : " (", specials,
+                a->specials && *a->specials ? "" : ")");
+    else
+        fprintf(f, "    max_tokens: 512   # the model's positions could not be read: set what it takes (%s); "
+                   "longer is rejected, never cut\n",
+                specials);
+}
+
 /* The contract's inputs: those of input_ids, attention_mask and
  * token_type_ids the forward takes, in its order (a flow list, or "" when
  * its names are not known or are its own: parity then sends input_ids and
@@ -366,15 +419,9 @@ static void write_contract(FILE *f, const init_args *a, const pins *p, const cha
         fprintf(f, "\n      sha256: \"%s\"\n", p->tok_sha);
     }
     /* The model's positions are what an input may hold, the tokenizer's
-     * [CLS] and [SEP] included (max_tokens counts them): a longer text is
+     * special tokens included (max_tokens counts them): a longer text is
      * rejected, never cut, and never reaches the model's position table. */
-    if (d->max_positions > 0)
-        fprintf(f, "    max_tokens: %ld   # the model's %ld positions, [CLS] and [SEP] included; longer is rejected, "
-                   "never cut\n",
-                d->max_positions, d->max_positions);
-    else
-        fprintf(f, "    max_tokens: 512   # the model's positions could not be read: set what it takes, [CLS] and "
-                   "[SEP] included; longer is rejected, never cut\n");
+    write_max_tokens(f, a, d);
     fprintf(f, "    empty: reject\n"
                "  labels: %s   # logits[i] means labels[i]\n"
                "  compare:\n"
@@ -707,9 +754,12 @@ int cmd_init(int argc, char **argv)
         px_error_set(&err, PX_ERR_NOT_FOUND, a.texts, 0, 0, "cannot open: %s", strerror(errno));
         return cli_error(&err);
     }
+    if (!(a.specials = specials_of(&a, &err)))
+        return cli_error(&err);
     int made = mkdir(a.dir, 0777) == 0;
     if (!made && errno != EEXIST) {
         px_error_set(&err, PX_ERR_WRITE, a.dir, 0, 0, "cannot make the directory: %s", strerror(errno));
+        free(a.specials);
         return cli_error(&err);
     }
     size_t n = strlen(a.dir) + sizeof "/fixture.yaml";
@@ -754,6 +804,6 @@ int cmd_init(int argc, char **argv)
     }
     if (rc && made)
         rmdir(a.dir);
-    free(path);
+    free(path), free(a.specials);
     return rc;
 }

@@ -146,8 +146,20 @@ std::string cuda_name(int index)
 c10::Device name_library_device(const Options &o, const c10::Error &unknown)
 {
     std::string why = unknown.what_without_backtrace(), kind = o.device.substr(0, o.device.find(':'));
-    if (o.backend_lib.empty() || kind.empty())
-        throw Failure{PX_STAGE_DEVICE, "unknown device '" + o.device + "': " + why, PX_FAIL_UNSUPPORTED};
+    if (o.backend_lib.empty() || kind.empty()) {
+        // What opens it, in the Python executor's words (BACKEND_MODULES):
+        // the same device gets the same message from either executor.
+        static const char *const known[][2] = {{"tpu", "torch_tpu"}, {"npu", "torch_npu"}, {"musa", "torch_musa"}};
+        std::string module = "MODULE";
+        for (const auto &k : known)
+            if (kind == k[0])
+                module = std::string(k[1]) + " (the package that provides '" + kind + "')";
+        throw Failure{PX_STAGE_DEVICE,
+                      "unknown device '" + o.device + "': torch opens it once its backend is loaded: --backend-module " +
+                          module + " on executor: python, or --backend-lib PATH for a PrivateUse1 library; torch says: " +
+                          why,
+                      PX_FAIL_UNSUPPORTED};
+    }
 #if TORCH_VERSION_MAJOR >= 2
     if (c10::get_privateuse1_backend() != "privateuseone")
         throw Failure{PX_STAGE_DEVICE, "unknown device '" + o.device + "': " + why + " (the PrivateUse1 device is named '" +

@@ -77,6 +77,10 @@ FRAME_MAX = 64 << 20
 MAX_DIMS = 8
 STAGE_DEVICE, STAGE_LOAD, STAGE_FORWARD = 1, 2, 3
 FAIL_EXCEPTION, FAIL_UNSUPPORTED, FAIL_NO_TORCH = 1, 2, 3
+# The Python package that gives torch a device it does not know, for the
+# devices whose package is known: named when such a device is asked for
+# with no --backend-module.
+BACKEND_MODULES = {"tpu": "torch_tpu", "npu": "torch_npu", "musa": "torch_musa"}
 COMPILED_UNKNOWN, COMPILED_NO, COMPILED_YES = 0, 1, 2
 DTYPES = ("float32", "bfloat16", "float16", "float64")
 # --matmul-precision's names, and the oneDNN fp32_precision each means on torch 2.9+.
@@ -523,12 +527,14 @@ def load_model(torch, path, fmt, kind, device, dtype):
         os.environ["TRANSFORMERS_OFFLINE"] = "1"
         if torch_major_minor(torch) < (2, 0):
             raise Failure(STAGE_LOAD, "format transformers needs torch 2 and the transformers package; "
-                          "%s is too old" % here, FAIL_UNSUPPORTED)
+                          "%s is too old: choose an interpreter that has them with --python PATH or "
+                          "PARITY_PYTHON" % here, FAIL_UNSUPPORTED)
         try:
             transformers = importlib.import_module("transformers")
         except Exception as e:
             raise Failure(STAGE_LOAD, "format transformers needs the transformers package (pip install "
-                          "transformers safetensors), which %s cannot import: %s: %s"
+                          "transformers safetensors), which %s cannot import: %s: %s; or choose an interpreter "
+                          "that has it with --python PATH or PARITY_PYTHON"
                           % (here, type(e).__name__, e), FAIL_UNSUPPORTED)
         # Its progress bars would fill the stderr tail parity keeps for a
         # crash report.
@@ -739,6 +745,13 @@ class Executor:
             if self.modules and name_of is not None:
                 asked = " (imported %s, which named no device '%s'; PrivateUse1 is still '%s')" % (
                     ", ".join(m[0] for m in self.modules), kind, name_of())
+            elif not self.modules:
+                # Nothing was asked to open it: say what would (issue 38).
+                known = BACKEND_MODULES.get(kind)
+                # The same words as parity-torch's (name_library_device).
+                asked = (": torch opens it once its backend is loaded: --backend-module %s%s on executor: "
+                         "python, or --backend-lib PATH for a PrivateUse1 library; torch says" % (
+                             known or "MODULE", " (the package that provides '%s')" % kind if known else ""))
             raise Failure(STAGE_DEVICE, "unknown device '%s'%s: %s" % (o["device"], asked, unknown),
                           FAIL_UNSUPPORTED)
         if rename is None or name_of is None:

@@ -195,6 +195,30 @@ static int copy_in(bundle *b, const char *from, const char *rel)
     return rc;
 }
 
+/* Copy from in at rel unless the bundle holds its bytes already (a
+ * fixture's tokenizer: file is most often its model directory's own
+ * tokenizer.json, carried with the directory): *got is the one copy's name
+ * (malloc'd), which the fixture in the bundle then names. Same bytes, one
+ * file, whatever the names. */
+static int copy_once(bundle *b, const char *from, const char *rel, char **got)
+{
+    size_t len;
+    char *data = slurp(b, from, &len), sha[PX_SHA256_HEX];
+    *got = NULL;
+    if (!data)
+        return -1;
+    hash_buffer(data, len, sha);
+    const char *held = NULL;
+    for (size_t i = 0; i < b->n && !held; i++)
+        if (!strcmp(b->files[i].sha, sha))
+            held = b->files[i].rel;
+    int rc = held ? 0 : put(b, rel, data, len);
+    free(data);
+    if (!rc && !(*got = strdup(held ? held : rel)))
+        rc = px_error_oom(b->err, rel);
+    return rc;
+}
+
 /* resolved (as the loader made it) relative to dir, when it lies inside
  * it; NULL when it is absolute elsewhere or climbs out with "..". */
 static const char *inside(const char *dir, const char *resolved)
@@ -1052,13 +1076,15 @@ static int repro_make_env(repro *r, int i)
         else if (!(r->nm.env_model[i] = carry_model(&r->b, env->model_path, rel, &own_carried)))
             rc = -1;
         free(rel);
+        rel = NULL;
         env->model_path = r->nm.env_model[i];
     }
     if (!rc && env->own_vocab) {
-        if (asprintf(&r->nm.env_vocab[i], "vocab-%s-%s", env->name, base(env->vocab_path)) < 0)
+        if (asprintf(&rel, "vocab-%s-%s", env->name, base(env->vocab_path)) < 0)
             rc = px_error_oom(r->err, r->out);
         else
-            rc = copy_in(&r->b, env->vocab_path, r->nm.env_vocab[i]);
+            rc = copy_once(&r->b, env->vocab_path, rel, &r->nm.env_vocab[i]);
+        free(rel);
         env->vocab_path = r->nm.env_vocab[i];
     }
     /* An imported environment runs again on its own host: the repro's
@@ -1206,8 +1232,8 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
     const char *mbase = base(f->model_path), *vbase = base(f->vocab_path);
     if (!(r.nm.model = carry_model(&r.b, f->model_path, mbase, &r.carried)))
         rc = -1;
-    if (!rc && (rc = copy_in(&r.b, f->vocab_path, vbase)) == 0 && !(r.nm.vocab = strdup(vbase)))
-        rc = px_error_oom(err, out);
+    if (!rc)
+        rc = copy_once(&r.b, f->vocab_path, vbase, &r.nm.vocab);
     for (int i = 0; !rc && i < 2; i++)
         rc = repro_make_env(&r, i);
     if (!rc)

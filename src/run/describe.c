@@ -92,18 +92,23 @@ static char *last_line(FILE *f)
 }
 
 /* A FAIL frame's words, their first non-empty line (a TorchScript load
- * error's says what; malloc'd), or NULL when malformed. */
+ * error's says what; malloc'd), or NULL when malformed. An interpreter
+ * without torch is told how to choose another, as run tells it (child.c). */
 static char *fail_text(px_buf *b)
 {
     buf_get_u32(b);
-    buf_get_u32(b);
+    uint32_t kind = buf_get_u32(b);
     char *m = buf_get_str(b);
     if (b->bad) {
         free(m);
         return NULL;
     }
     const char *s = m + strspn(m, " \t\r\n");
-    char *line = strndup(s, strcspn(s, "\r\n"));
+    size_t n = strcspn(s, "\r\n");
+    static const char hint[] = "; choose an interpreter that has torch with --python PATH or PARITY_PYTHON";
+    char *line = malloc(n + sizeof hint);
+    if (line)
+        snprintf(line, n + sizeof hint, "%.*s%s", (int)n, s, kind == PX_FAIL_NO_TORCH ? hint : "");
     free(m);
     return line;
 }

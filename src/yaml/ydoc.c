@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parity/sbuf.h"
 #include "parity/strmap.h"
+#include "parity/textcell.h"
 #include "parity/utf8.h"
 
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
@@ -224,10 +226,10 @@ static int prev_content(const char *data, const char *at, int n, const char **ou
     return 0;
 }
 
-/* Whether a line (from its indentation) holds a key and its colon: a
- * ": " or a ':' ending it, outside quotes; "- " items count as the key
- * after them. */
-static int has_key_colon(const char *s, size_t n)
+/* Where a line (from its indentation) has its key's colon: the first ": "
+ * or ':' ending it, outside quotes and before a comment; -1 when none.
+ * "- " items count as the key after them. */
+static long key_colon(const char *s, size_t n)
 {
     char q = 0;
     for (size_t i = 0; i < n; i++) {
@@ -236,12 +238,101 @@ static int has_key_colon(const char *s, size_t n)
         } else if (s[i] == '"' || s[i] == '\'') {
             q = s[i];
         } else if (s[i] == '#' && i && s[i - 1] == ' ') {
-            return 0;
+            return -1;
         } else if (s[i] == ':' && (i + 1 == n || s[i + 1] == ' ')) {
-            return 1;
+            return (long)i;
         }
     }
-    return 0;
+    return -1;
+}
+
+static int has_key_colon(const char *s, size_t n) { return key_colon(s, n) >= 0; }
+
+/* s[0..n) as a terminal may show it, at most cols columns ("…" when cut). */
+static void shown(const char *s, size_t n, int cols, char *out, size_t out_size)
+{
+    char *safe = textcell_sanitize(s, n);
+    if (!safe) {
+        snprintf(out, out_size, "%s", "");
+        return;
+    }
+    textcell_fit(safe, cols, out, out_size);
+    free(safe);
+}
+
+/* A plain value that holds ": " (`text: Note: this is great`): YAML takes
+ * the second ": " for a key of its own, and libyaml says "mapping values
+ * are not allowed" at it, which the indentation test would word as a
+ * mis-indented key. Said as what it is, at the second ": ", with the
+ * value quoted. 1 with *err set when it is one. */
+static int colon_in_value(const char *path, const char *s, size_t n, int line, int col, px_error *err)
+{
+    size_t at = 0; /* the problem's byte in the line: col counts characters */
+    for (int c = 1; at < n && c < col; at++)
+        c += at + 1 < n && ((unsigned char)s[at + 1] & 0xC0) != 0x80;
+    int in = indent_of(s, n);
+    if (in < 0 || at >= n || s[at] != ':')
+        return 0;
+    size_t k = (size_t)in;
+    if (n - k >= 2 && s[k] == '-' && s[k + 1] == ' ')
+        k += 2; /* a list item's key */
+    long kc = key_colon(s + k, at - k);
+    if (kc < 0)
+        return 0; /* the problem's colon is the line's first: a key, mis-indented or not */
+    size_t v = k + (size_t)kc + 1, e = n;
+    while (v < n && s[v] == ' ')
+        v++;
+    if (v < n && (s[v] == '"' || s[v] == '\'' || s[v] == '|' || s[v] == '>'))
+        return 0; /* quoted already: something else is wrong */
+    for (size_t i = at; i + 1 < n; i++)
+        if (s[i] == ' ' && s[i + 1] == '#') { /* a comment stays outside the quotes */
+            e = i;
+            break;
+        }
+    while (e > v && s[e - 1] == ' ')
+        e--;
+    /* Double quotes unless the value holds one, or a backslash, which
+     * double quotes would read as an escape; single quotes double their own. */
+    int dq = !memchr(s + v, '"', e - v) && !memchr(s + v, '\\', e - v);
+    px_sbuf q = PX_SBUF_INIT;
+    sbuf_addf(&q, "%c", dq ? '"' : '\'');
+    for (size_t i = v; i < e; i++)
+        sbuf_addf(&q, dq || s[i] != '\'' ? "%c" : "''", s[i]);
+    sbuf_addf(&q, "%c", dq ? '"' : '\'');
+    char *quoted = sbuf_take(&q), key[256], val[512] = "";
+    shown(s + k, (size_t)kc, 40, key, sizeof key);
+    if (quoted) { /* a long value cut inside its quotes, which stay */
+        size_t ql = strlen(quoted);
+        shown(quoted, ql - 1, 64, val, sizeof val - 1);
+        strncat(val, quoted + ql - 1, 1);
+    }
+    free(quoted);
+    px_error_set(err, PX_ERR_MALFORMED, path, line, col,
+                 "the value of '%s' holds ': ', which YAML reads as a second key: quote the whole value, as %s: %s",
+                 key, key, val);
+    return 1;
+}
+
+/* Text after a quoted value's closing quote (`text: "Note" this`): a
+ * quoted value ends at its quote, and libyaml says it "did not find
+ * expected key" at the text after it. 1 with *err set when it is that. */
+static int after_quote(const char *path, const char *s, size_t n, int line, int col, px_error *err)
+{
+    size_t at = 0;
+    for (int c = 1; at < n && c < col; at++)
+        c += at + 1 < n && ((unsigned char)s[at + 1] & 0xC0) != 0x80;
+    if (at >= n || s[at] == ' ' || s[at] == '#')
+        return 0;
+    size_t b = at;
+    while (b > 0 && s[b - 1] == ' ')
+        b--;
+    if (b == 0 || (s[b - 1] != '"' && s[b - 1] != '\''))
+        return 0;
+    px_error_set(err, PX_ERR_MALFORMED, path, line, col,
+                 "text after the closing quote: a quoted value ends at its quote; put the whole value inside the "
+                 "quotes (a %c inside %c...%c is written %s)",
+                 s[b - 1], s[b - 1], s[b - 1], s[b - 1] == '"' ? "\\\"" : "''");
+    return 1;
 }
 
 /* A syntax error libyaml words in its terms, said as what to do at the line
@@ -275,15 +366,23 @@ static int plain_words(const char *path, const yaml_parser_t *p, const char *dat
                             seq ? '[' : '{', cl, cc, seq ? ']' : '}', problem, line, (int)p->problem_mark.column + 1);
     }
     int mapping_values = !strcmp(problem, "mapping values are not allowed in this context");
-    int expected_key = !strcmp(problem, "did not find expected key") && strstr(context, "block mapping");
+    int expected_key = (!strcmp(problem, "did not find expected key") && strstr(context, "block mapping")) ||
+                       (!strcmp(problem, "did not find expected '-' indicator") && strstr(context, "block collection"));
     if (!mapping_values && !expected_key)
         return 0;
     const char *s = line_at(data, len, line, &n), *ps = NULL;
+    if (s && mapping_values && colon_in_value(path, s, n, line, (int)p->problem_mark.column + 1, err))
+        return 1;
+    if (s && expected_key && after_quote(path, s, n, line, (int)p->problem_mark.column + 1, err))
+        return 1;
     size_t pn = 0;
     int pl = s ? prev_content(data, s, line, &ps, &pn) : 0;
     if (!s || !pl)
         return 0;
     int in = indent_of(s, n), pin = indent_of(ps, pn);
+    if (pin >= 0 && pn >= (size_t)pin + 2 && ps[pin] == '-' && ps[pin + 1] == ' ' &&
+        has_key_colon(ps + pin + 2, pn - (size_t)pin - 2))
+        pin += 2; /* "- id: x": the item's keys stand where id does */
     if (mapping_values && !has_key_colon(ps + pin, pn - (size_t)pin) && pin == in)
         return px_error_set(err, PX_ERR_MALFORMED, path, pl, pin + 1,
                             "no ':' after the key on line %d: write it as 'key: value' (YAML read it and line %d as "
