@@ -25,6 +25,7 @@
 #define PY tl_python()
 #define SCRIPT "tests/models/bf16_load.py"
 #define VOCAB "tests/data/gen-llama/vocab.txt"
+#define ZEROS "0000000000000000000000000000000000000000000000000000000000000000"
 #define VOCAB_PIN "e991531f3562d8ea829924474ad963a2999fb61d21a717ea011bdde28060d666"
 
 static int has_transformers(void)
@@ -72,11 +73,22 @@ static const char *pin_of(const char *sums, const char *name)
     return h;
 }
 
-/* The model's directory (made once per test binary), the sums printed. */
+static char *dir, *made;
+
+static void remove_dir(void)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd))
+        fprintf(stderr, "%s failed\n", cmd);
+}
+
+/* The model's directory (made once per test, removed at its end), the
+ * sums printed. */
 static const char *model_dir(char **sums)
 {
-    static char *dir, *made;
     if (!dir) {
+        atexit(remove_dir);
         dir = tl_tmpdir();
         char cmd[8192];
         snprintf(cmd, sizeof cmd, "'%s' %s make '%s' && cp %s '%s/vocab.txt'", PY, SCRIPT, dir, VOCAB, dir);
@@ -254,4 +266,82 @@ Test(load, a_float32_export_program_in_a_bfloat16_environment_is_refused, .timeo
     cr_expect_null(strstr(r.out, "mismatch"), "%s", r.out);
     cr_expect_null(strstr(r.err, "mismatch"), "%s", r.err);
     tl_free(&r);
+}
+
+/* A TorchScript module in a bfloat16 environment, in both executors: one
+ * saved in bfloat16 runs as saved (its float32 buffer stays float32, as
+ * torch.jit.load gives it to its user), one saved in float32 is cast as its
+ * user casts one, .to(torch.bfloat16), buffers too; the manifest says
+ * which. tests/models/ts_buffer.py's modules answer their buffer, so the
+ * logits show it: float32 1.001 as saved, bfloat16 1.0 once cast. Before,
+ * every module was cast. Any torch: the module is saved by the
+ * interpreter under test, for the libtorch of the same pass. */
+Test(load, a_torchscript_module_saved_in_the_dtype_runs_as_saved, .timeout = 300)
+{
+    char *dir = tl_tmpdir(), cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' tests/models/ts_buffer.py '%s' && cp %s '%s/vocab.txt'", PY, dir, VOCAB, dir);
+    free(sh(cmd));
+    char text[8192], path[4200], out[4300];
+    snprintf(text, sizeof text,
+             "parity: 1\n"
+             "contract:\n"
+             "  task: Answer a float32 buffer (a test of loading TorchScript, not a task).\n"
+             "  model: {path: ts_f32.pt, sha256: \"%s\"}\n"
+             "  input:\n"
+             "    tokenizer: {kind: chars, vocab: vocab.txt, sha256: \"%s\"}\n"
+             "    max_tokens: 60\n"
+             "  labels: [x, y, z]\n"
+             "  compare:\n"
+             "    logits: {rtol: 0, atol: 0.1, stat: max, why: bfloat16 against float32}\n"
+             "    decision: exact\n"
+             "environments:\n"
+             "  reference: {executor: python, device: cpu, dtype: float32, threads: 1, role: reference}\n"
+             "  py-cast: {executor: python, device: cpu, dtype: bfloat16, threads: 1}\n"
+             "  cpp-cast: {executor: libtorch, device: cpu, dtype: bfloat16, threads: 1}\n"
+             "  py-saved: {executor: python, device: cpu, dtype: bfloat16, threads: 1,\n"
+             "             model: {path: ts_bf16.pt, sha256: \"%s\"}}\n"
+             "  cpp-saved: {executor: libtorch, device: cpu, dtype: bfloat16, threads: 1,\n"
+             "              model: {path: ts_bf16.pt, sha256: \"%s\"}}\n"
+             "examples:\n"
+             "  - {id: abc, text: abc, expect: {label: z}, why: any text}\n",
+             ZEROS, VOCAB_PIN, ZEROS, ZEROS);
+    snprintf(path, sizeof path, "%s/fixture.yaml", dir);
+    tl_write(path, text);
+    /* Pin both files as a user re-pins (each pin above a placeholder). */
+    cmd_result r = tl_run((const char *[]){"parity", "pin", path, NULL});
+    cr_assert_eq(r.status, 0, "parity pin: exit %d\n%s%s", r.status, r.out, r.err);
+    tl_free(&r);
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    r = tl_run((const char *[]){"parity", "run", path, "-q", "-o", out, "--python", PY, NULL});
+    cr_assert_eq(r.status, 0, "parity run: exit %d\n%s%s", r.status, r.out, r.err);
+    tl_free(&r);
+    px_error err = {0};
+    px_fixture *f = fixture_load(path, &err);
+    cr_assert_not_null(f, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    px_results *res = results_load(out, f, &err);
+    cr_assert_not_null(res, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    static const double saved[3] = {(double)1.001f, (double)2.002f, (double)3.003f}, cast[3] = {1, 2, 3};
+    static const struct {
+        const char *env, *load;
+        const double *want;
+    } cases[] = {
+        {"reference", "torch.jit.load()", saved},
+        {"py-cast", "torch.jit.load().to(torch.bfloat16)", cast},
+        {"cpp-cast", "torch.jit.load().to(torch.bfloat16)", cast},
+        {"py-saved", "torch.jit.load()", saved},
+        {"cpp-saved", "torch.jit.load()", saved},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const px_env_result *e = env_named(res, cases[c].env);
+        cr_expect_str_eq(e->m.load ? e->m.load : "(null)", cases[c].load, "%s", cases[c].env);
+        cr_assert_eq(e->ex[0].n_values, 3, "%s: %s", cases[c].env, e->ex[0].detail);
+        for (int i = 0; i < 3; i++)
+            cr_expect_eq(e->ex[0].values[i], cases[c].want[i], "%s logit %d: %.9g, not %.9g", cases[c].env, i,
+                         e->ex[0].values[i], cases[c].want[i]);
+    }
+    results_free(res);
+    fixture_free(f);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
 }

@@ -590,8 +590,9 @@ def export_dtype_check(ep, path, dtype):
     if not have or have == [want]:
         return
     raise Failure(STAGE_LOAD, "%s is a torch.export program exported in %s, and this environment's dtype is %s: "
-                  "an exported program runs only in the dtype it was exported in; export the model in %s "
-                  "(model.to(torch.%s) before torch.export.export) or give this environment dtype: %s"
+                  "an exported program runs only in the dtype it was exported in; export the model in %s (loaded "
+                  "as your users load it, e.g. from_pretrained(..., dtype=torch.%s), then torch.export.export) "
+                  "or give this environment dtype: %s"
                   % (os.path.basename(path), " and ".join(have), want, want, want, have[0]), FAIL_UNSUPPORTED)
 
 
