@@ -135,7 +135,15 @@
  *              the deprecated global ones, there),
  *          str ignored (which of those settings the backend does not read,
  *              and why; "" when none or not known),
- *          f64 load_ms
+ *          f64 load_ms,
+ *          str load (how the model was brought to dtype, as its user would
+ *              write it: "from_pretrained(dtype=torch.bfloat16)" for a
+ *              Transformers directory, "torch.jit.load().to(torch.bfloat16)"
+ *              for a TorchScript module cast, "torch.jit.load()" for one
+ *              saved in the dtype, "torch.export.load().module()" for an
+ *              export program, which runs in the dtype it was exported in;
+ *              parity-fixture(5) "Formats")
+ *          (revision 7: READY's load is new)
  * RUN    : u32 n_inputs, then per input: str name, u32 ndim, i64 dims[ndim],
  *          i64 values[product(dims)]            (int64 inputs only)
  * OUTPUT : str dtype, u32 ndim, i64 dims[ndim], u64 count, f64 values[count],
@@ -309,7 +317,7 @@ enum px_frame_type {
 #define PX_CTL_MAX (64u << 10)  /* a control packet, header included */
 #define PX_CTL_MAX_FDS 3
 
-#define PX_PROTO_VERSION 6u
+#define PX_PROTO_VERSION 7u
 
 enum px_stage {
     PX_STAGE_DEVICE = 1,  /* device string or dtype not usable here */

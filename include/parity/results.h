@@ -56,6 +56,12 @@ typedef struct px_manifest {
      * --compile-backend's when given), mode and dynamic ("true", "false",
      * "auto": torch's default); NULL when it ran eager. */
     char *compile_backend, *compile_mode, *compile_dynamic;
+    /* How the executor brought the model to dtype, as its user would write
+     * it (READY's load, proto.h): "from_pretrained(dtype=torch.bfloat16)",
+     * "torch.jit.load().to(torch.bfloat16)", "torch.jit.load()",
+     * "torch.export.load().module()"; NULL in a file written before parity
+     * recorded it. */
+    char *load;
     int threads;
     /* The environment variables that change numerics or compilation, as
      * they were set when its executor started (envrec.h; `env:`); not

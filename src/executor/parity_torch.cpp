@@ -907,8 +907,35 @@ int parse_args(int argc, char **argv, Options &o)
     return o.model.empty() ? -1 : 0;
 }
 
+// The module in dtype as its user has it (READY's load, in the Python
+// executor's words for the same thing, so that environments compare): as
+// saved when every floating-point parameter is in dtype already (a buffer
+// kept in float32 beside bfloat16 weights, as RoPE's inv_freq is, stays so),
+// else cast as torch.jit.load(...).to(dtype) casts: floating-point
+// parameters and buffers only, as Python's Module.to(dtype) does (libtorch's
+// converts integer buffers too: a traced BERT's position_ids would become
+// floats).
+std::string to_dtype(torch::jit::script::Module &module, c10::ScalarType dtype)
+{
+    bool saved_so = false, other = false;
+    for (const auto &p : module.parameters())
+        if (p.is_floating_point())
+            (p.scalar_type() == dtype ? saved_so : other) = true;
+    if (saved_so && !other)
+        return "torch.jit.load()";
+    torch::NoGradGuard no_grad;
+    for (const auto &p : module.parameters())
+        if (p.is_floating_point())
+            p.set_data(p.to(dtype));
+    for (const auto &b : module.buffers())
+        if (b.is_floating_point())
+            b.set_data(b.to(dtype));
+    return "torch.jit.load().to(torch." + dtype_name(dtype) + ")";
+}
+
 // READY (proto.h): what was loaded, where, and how long it took.
-void send_ready(const Options &o, const c10::Device &dev, c10::ScalarType dtype, double load_ms)
+void send_ready(const Options &o, const c10::Device &dev, c10::ScalarType dtype, double load_ms,
+                const std::string &how)
 {
     px_buf b{};
     proto_begin(&b, PX_FRAME_READY);
@@ -925,6 +952,7 @@ void send_ready(const Options &o, const c10::Device &dev, c10::ScalarType dtype,
     buf_put_str(&b, matmul_precision_name(o, dev).c_str());
     buf_put_str(&b, ignored_settings(o, dev).c_str());
     buf_put_f64(&b, load_ms);
+    buf_put_str(&b, how.c_str());
     send(b);
     buf_free(&b);
 }
@@ -980,6 +1008,7 @@ int executor_main(int argc, char **argv)
     c10::Device dev(c10::DeviceType::CPU);
     c10::ScalarType dtype = torch::kFloat32;
     double load_ms = 0;
+    std::string how;
     bool ok = guarded(PX_STAGE_DEVICE, [&] {
         if (!o.backend_lib.empty() && !dlopen(o.backend_lib.c_str(), RTLD_NOW | RTLD_GLOBAL))
             throw Failure{PX_STAGE_DEVICE, std::string("backend library: ") + dlerror(), PX_FAIL_UNSUPPORTED};
@@ -1010,24 +1039,13 @@ int executor_main(int argc, char **argv)
         // the only way for a device whose storage cannot be unpickled into.
         module = torch::jit::load(o.model, torch::kCPU);
         module.to(dev);
-        // Floating-point parameters and buffers only, as Python's
-        // Module.to(dtype) does: libtorch's converts integer buffers too (a
-        // traced BERT's position_ids would become floats).
-        {
-            torch::NoGradGuard no_grad;
-            for (const auto &p : module.parameters())
-                if (p.is_floating_point())
-                    p.set_data(p.to(dtype));
-            for (const auto &b : module.buffers())
-                if (b.is_floating_point())
-                    b.set_data(b.to(dtype));
-        }
+        how = to_dtype(module, dtype);
         module.eval();
         load_ms = ms_since(t0);
     });
     if (!ok)
         return 1;
-    send_ready(o, dev, dtype, load_ms);
+    send_ready(o, dev, dtype, load_ms, how);
     answer_frames(module, dev, o.kind);
     return 0;
 }

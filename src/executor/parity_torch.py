@@ -56,7 +56,7 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.a
 # include/parity/proto.h's and generate.h's constants (PX_NAME there), copied
 # because this script stands alone; tests/proto_consts.py (make check)
 # proves every one equal and fails on one missing.
-PROTO_VERSION = 6
+PROTO_VERSION = 7
 FRAME_READY = 0x59444552
 FRAME_RUN = 0x204E5552
 FRAME_OUTPUT = 0x2054554F
@@ -484,25 +484,49 @@ def torch_major_minor(torch):
         return (0, 0)
 
 
+def float_dtypes(tensors):
+    """The dtypes of the floating-point tensors among tensors, as names
+    ("float32"), sorted."""
+    return sorted({str(t.dtype).replace("torch.", "") for t in tensors if t.is_floating_point()})
+
+
 def load_model(torch, path, fmt, kind, device, dtype):
     """The model at path, of format fmt ("torchscript", "export",
     "transformers") and kind ("classifier", "generator", "embedding": a
-    Transformers directory's AutoModel, its token states), loaded on the CPU,
-    moved to device, converted to dtype, in eval mode: a callable whose
-    forward takes input_ids, attention_mask (and token_type_ids where it
-    does) by name and returns logits (a tensor, a tuple whose first element
-    they are, or a mapping with "logits", as a Transformers ModelOutput is).
-    A Transformers model comes back as itself (its forward also takes
-    past_key_values and use_cache). Raises Failure(STAGE_LOAD) with what is
-    needed when this interpreter cannot load the format."""
+    Transformers directory's AutoModel, its token states), loaded on the CPU
+    in dtype as its user loads it (below), moved to device, in eval mode,
+    and how it was loaded (READY's load, in the user's words): a callable
+    whose forward takes input_ids, attention_mask (and token_type_ids where
+    it does) by name and returns logits (a tensor, a tuple whose first
+    element they are, or a mapping with "logits", as a Transformers
+    ModelOutput is). A Transformers model comes back as itself (its forward
+    also takes past_key_values and use_cache). Raises Failure(STAGE_LOAD)
+    with what is needed when this interpreter cannot load the format, or
+    this dtype cannot be had from the file.
+
+    As users load (parity-fixture(5) "Formats"): a Transformers directory
+    with from_pretrained(dtype=...), which keeps the buffers a model computes
+    in float32 (RoPE's inv_freq) in float32; a TorchScript module as saved
+    when its parameters are in dtype already, else cast with .to(dtype), as
+    its user casts one (every floating parameter and buffer); an export
+    program as exported: it runs in the dtype it was exported in, and a cast
+    of its module fails every forward ("Tensor dtype mismatch"), so another
+    dtype is refused here."""
     here = "%s (torch %s)" % (sys.executable or "python", torch.__version__)
+    how = None
     if fmt == "torchscript":
         m = torch.jit.load(path, map_location="cpu")
+        if float_dtypes(m.parameters()) == [str(dtype).replace("torch.", "")]:
+            how = "torch.jit.load()"
+        else:
+            m = m.to(dtype)
+            how = "torch.jit.load().to(%s)" % dtype
     elif fmt == "export":
         if torch_major_minor(torch) < (2, 1) or not hasattr(getattr(torch, "export", None), "load"):
             raise Failure(STAGE_LOAD, "format export (a torch.export program) needs torch 2.1 or later "
                           "(torch.export.load); %s cannot load it" % here, FAIL_UNSUPPORTED)
         ep = torch.export.load(path)
+        export_dtype_check(ep, path, dtype)
         if device.type != "cpu":
             # An exported graph names the device it was exported on: its
             # input guards (_guards_fn), _assert_tensor_metadata and every
@@ -518,6 +542,7 @@ def load_model(torch, path, fmt, kind, device, dtype):
                               FAIL_UNSUPPORTED)
             ep = move_to_device_pass(ep, device)
         m = ep.module()
+        how = "torch.export.load().module()"
     elif fmt == "transformers":
         # Nothing is fetched: the directory is all there is (parity pinned
         # every file of it), and its code is transformers' own, never the
@@ -542,19 +567,39 @@ def load_model(torch, path, fmt, kind, device, dtype):
                 lambda: None)()
         auto = {"generator": transformers.AutoModelForCausalLM, "embedding": transformers.AutoModel}.get(
             kind, transformers.AutoModelForSequenceClassification)
-        # Loaded as float32 (then converted like any model), whatever dtype
-        # the config names; transformers 5 calls the argument dtype.
+        # Loaded in the environment's dtype, whatever dtype the config
+        # names, as a user loads it: not cast afterwards, which would also
+        # round the buffers transformers keeps in float32 (RoPE's inv_freq)
+        # and give other logits than the user's model (issue 38).
+        # transformers 5 calls the argument dtype, 4 torch_dtype.
         major = int(str(getattr(transformers, "__version__", "4")).split(".")[0] or 4)
-        as_f32 = {"dtype" if major >= 5 else "torch_dtype": torch.float32}
+        word = "dtype" if major >= 5 else "torch_dtype"
         m = auto.from_pretrained(path, local_files_only=True, trust_remote_code=False, use_safetensors=True,
-                                 **as_f32)
+                                 **{word: dtype})
+        how = "from_pretrained(%s=%s)" % (word, dtype)
     else:
         raise Failure(STAGE_LOAD, "unknown model format '%s' (%s)" % (fmt, ", ".join(FORMATS)))
     m = m.to(device)
-    m = m.to(dtype)
     if fmt != "export":
         m.eval()  # an exported program is traced in eval mode already and refuses eval()
-    return m
+    return m, how
+
+
+def export_dtype_check(ep, path, dtype):
+    """Refuses (Failure at load) an export program whose floating-point
+    parameters are not all in dtype: its graph asserts the dtypes it was
+    exported with, so a cast module fails every forward with "Tensor dtype
+    mismatch". A program without floating parameters passes (its forwards
+    tell)."""
+    params = [ep.state_dict[n] for n in getattr(ep.graph_signature, "parameters", ()) if n in ep.state_dict]
+    have, want = float_dtypes(params), str(dtype).replace("torch.", "")
+    if not have or have == [want]:
+        return
+    raise Failure(STAGE_LOAD, "%s is a torch.export program exported in %s, and this environment's dtype is %s: "
+                  "an exported program runs only in the dtype it was exported in; export the model in %s (loaded "
+                  "as your users load it, e.g. from_pretrained(..., dtype=torch.%s), then torch.export.export) "
+                  "or give this environment dtype: %s"
+                  % (os.path.basename(path), " and ".join(have), want, want, want, have[0]), FAIL_UNSUPPORTED)
 
 
 def forward_names(model):
@@ -882,7 +927,8 @@ class Executor:
 
     def load(self):
         o = self.o
-        self.model = load_model(self.torch, o["model"], o["format"], o["kind"], self.device, self.dtype)
+        self.model, self.how_loaded = load_model(self.torch, o["model"], o["format"], o["kind"], self.device,
+                                                 self.dtype)
         self.names = forward_names(self.model)
         self.returns = forward_returns(self.model)
         self.described = describe_model(self.model, o["format"], o["kind"])
@@ -965,6 +1011,7 @@ class Executor:
         f.str(self.precision_in_force())
         f.str(self.ignored())
         f.f64(load_ms)
+        f.str(self.how_loaded)
         chan.send(FRAME_READY, f)
 
     def compile_count(self):

@@ -94,7 +94,7 @@ static const struct {
     size_t off;
 } config_fields[] = {
     S(parity_version), S(executor), S(runtime), S(libtorch_version), S(backend_modules), S(backend_versions),
-    S(device), S(device_name), S(dtype), S(tf32), S(matmul_precision), S(ignored),
+    S(device), S(device_name), S(dtype), S(load), S(tf32), S(matmul_precision), S(ignored),
     S(compile_backend), S(compile_mode), S(compile_dynamic),
 };
 #undef S

@@ -78,6 +78,8 @@ static const px_rfield manifest[] = {
     STR("device", 1, 0, px_env_result, m.device),
     STR("device_name", 1, 0, px_env_result, m.device_name),
     STR("dtype", 1, 0, px_env_result, m.dtype),
+    /* Added within format 6 (issue 38): absent is not recorded. */
+    STR("load", 6, PX_RF_OMIT_NULL, px_env_result, m.load),
     STR("tf32", 3, 0, px_env_result, m.tf32),
     STR("matmul_precision", 3, 0, px_env_result, m.matmul_precision),
     STR("ignored", 3, 0, px_env_result, m.ignored),

@@ -163,7 +163,7 @@ void env_result_clear(px_env_result *e, size_t n_examples)
     free(m->parity_version), free(m->libtorch_version), free(m->device);
     free(m->device_name), free(m->dtype), free(m->host);
     free(m->executor), free(m->runtime), free(m->backend_modules), free(m->backend_versions);
-    free(m->tf32), free(m->matmul_precision), free(m->ignored);
+    free(m->tf32), free(m->matmul_precision), free(m->ignored), free(m->load);
     free(m->compile_backend), free(m->compile_mode), free(m->compile_dynamic);
     envrec_clear(&m->env);
     memset(e, 0, sizeof *e);

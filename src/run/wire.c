@@ -207,6 +207,7 @@ void wire_decode_ready(px_buf *p, px_manifest *m)
     m->matmul_precision = get_opt_str(p);
     m->ignored = get_opt_str(p);
     m->load_ms = buf_get_f64(p);
+    m->load = get_opt_str(p);
 }
 
 int wire_send_train(const px_fixture *f, int fd, uint32_t steps, double lr, const px_prepared *const *xs, size_t n,
