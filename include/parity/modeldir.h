@@ -33,14 +33,23 @@ int modeldir_readable(const char *name);
  * it where no executor here can load the model. */
 long modeldir_config_long(const char *dir, const char *key);
 
+/* Where a fixture names a model directory: its path: (where a directory
+ * that is not there, or not readable, is said) and its files: (where a
+ * file no pin names is said); the lines and columns are 1-based. */
+typedef struct modeldir_at {
+    const char *fixture;
+    int path_line, path_col;
+    int files_line, files_col;
+} modeldir_at;
+
 /* The directory dir against its pins: every pinned file hashes to its pin,
  * and no file loading could read is left unpinned. 0 with out the digest
  * of what is there (the pins' digest when all match), or -1 with err
- * naming the file: PX_ERR_MISMATCH at the pin's place in fixture (a wrong
- * pin), or at (line, col) (the fixture's files: key) for an unpinned
- * file; PX_ERR_MALFORMED when the directory or a pinned file cannot be
- * read. */
-int modeldir_check(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
+ * naming the file: PX_ERR_MISMATCH at the pin's place in the fixture (a
+ * wrong pin), or at files: for an unpinned file; PX_ERR_MALFORMED at
+ * path: when the directory cannot be read (moved, renamed, not a
+ * directory), at the pin when a pinned file cannot be. */
+int modeldir_check(const modeldir_at *at, const char *dir, const px_model_file *v, size_t n,
                    char out[PX_SHA256_HEX], px_error *err);
 
 /* The same, every problem said: each wrong pin, unreadable pinned file and
@@ -48,7 +57,7 @@ int modeldir_check(const char *fixture, int line, int col, const char *dir, cons
  * when there was any (err then holds the last). A directory that cannot be
  * read, or out of memory, is -1 with *err, not reported. lint uses it. */
 typedef void (*modeldir_report)(void *ctx, const px_error *err);
-int modeldir_check_each(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
+int modeldir_check_each(const modeldir_at *at, const char *dir, const px_model_file *v, size_t n,
                         char out[PX_SHA256_HEX], modeldir_report report, void *ctx, px_error *err);
 
 #endif

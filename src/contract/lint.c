@@ -658,8 +658,8 @@ static void check_model_files(lctx *c, const px_fixture *f, const char *what, co
     } else if (sha) {
         char digest[PX_SHA256_HEX];
         px_error err = {0};
-        if (modeldir_check_each(f->path, sha_loc.line, sha_loc.col, path, files, n_files, digest, report_dir, c,
-                                &err) &&
+        modeldir_at at = {f->path, path_at.line, path_at.col, sha_loc.line, sha_loc.col};
+        if (modeldir_check_each(&at, path, files, n_files, digest, report_dir, c, &err) &&
             err.reason != PX_ERR_MISMATCH) /* a mismatch was reported already */
             add(c, path_at, "%s", err.msg);
     }

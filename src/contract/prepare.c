@@ -33,8 +33,9 @@ static int check_model(const px_fixture *f, const px_env *e, char out[PX_SHA256_
         out[0] = '\0';
         return 0;
     }
-    return modeldir_check(f->path, e->model_sha_loc.line, e->model_sha_loc.col, e->model_path, e->model_files,
-                          e->n_model_files, out, err);
+    modeldir_at at = {f->path, e->model_path_loc.line, e->model_path_loc.col, e->model_sha_loc.line,
+                      e->model_sha_loc.col};
+    return modeldir_check(&at, e->model_path, e->model_files, e->n_model_files, out, err);
 }
 
 static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int model, px_error *err)
