@@ -33,6 +33,16 @@ int modeldir_readable(const char *name);
  * it where no executor here can load the model. */
 long modeldir_config_long(const char *dir, const char *key);
 
+/* Whether a tokenizer of n_ids ids (0 .. n_ids - 1, added tokens included)
+ * fits the directory's config.json vocab_size, the rows of the model's
+ * embedding: 0 when it does, or when the config says no vocab_size (or
+ * cannot be read: the pins say why); else -1 with err (PX_ERR_MISMATCH at
+ * fixture:line:col) naming the tokenizer, its largest id and vocab_size.
+ * An id past the rows fails every forward that meets it ("index out of
+ * range in self"), so lint and run say it before any model starts. */
+int modeldir_vocab_check(const char *fixture, int line, int col, const char *dir, const char *tokenizer,
+                         size_t n_ids, px_error *err);
+
 /* Where a fixture names a model directory: its path: (where a directory
  * that is not there, or not readable, is said) and its files: (where a
  * file no pin names is said); the lines and columns are 1-based. */

@@ -198,3 +198,16 @@ long modeldir_config_long(const char *dir, const char *key)
     json_decref(cfg);
     return n;
 }
+
+int modeldir_vocab_check(const char *fixture, int line, int col, const char *dir, const char *tokenizer,
+                         size_t n_ids, px_error *err)
+{
+    long rows = modeldir_config_long(dir, "vocab_size");
+    if (!rows || n_ids <= (size_t)rows)
+        return 0;
+    return px_error_set(err, PX_ERR_MISMATCH, fixture, line, col,
+                        "tokenizer %s gives ids up to %zu (added tokens included), but %s/config.json has "
+                        "vocab_size %ld: a forward that meets an id from %ld on fails with \"index out of range in "
+                        "self\": the tokenizer is not the one this model was saved with; use the model's own",
+                        tokenizer, n_ids - 1, dir, rows, rows);
+}

@@ -62,6 +62,15 @@ static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int 
         prep_close(p);
         return -1;
     }
+    /* A tokenizer whose ids pass the model's embedding fails every forward
+     * that meets one: refused before any model starts, as lint says it */
+    px_loc at = e->own_vocab && e->vocab_sha_loc.line ? e->vocab_sha_loc : f->tokenizer_loc;
+    if (model && e->model_format == PX_FORMAT_TRANSFORMERS &&
+        modeldir_vocab_check(f->path, at.line, at.col, e->model_path, e->vocab_path, tokenizer_vocab_size(p->tok),
+                             err)) {
+        prep_close(p);
+        return -1;
+    }
     /* A generator's stop tokens, each one token of this vocabulary. */
     const px_generate *g = &f->gen;
     if (g->n_stop && !(p->stop_ids = calloc(g->n_stop, sizeof *p->stop_ids))) {
