@@ -235,6 +235,30 @@ Test(formats, a_file_no_pin_names_is_refused, .timeout = 60)
     free(dir);
 }
 
+/* A model directory that moved (issue 38, item 9): run refuses it, and
+ * lint names it, at the model's path: value, the one thing to correct, not
+ * at a line inside files: (where run used to point). */
+Test(formats, a_moved_directory_is_said_at_path, .timeout = 60)
+{
+    const char *fx = variant(7, FORMATS, (const char *[]){"    path: bert\n", "    path: moved-bert\n", NULL});
+    char at[64];
+    snprintf(at, sizeof at, ":%d:11: model directory ", line_of(fx, "    path: moved-bert"));
+    cmd_result r = tl_run((const char *[]){"parity", "run", fx, "-q", "--python", PY, "-o", "/dev/null", NULL});
+    cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.err, at) && strstr(r.err, "moved-bert: No such file or directory: correct path:"), "%s",
+              r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", fx, "-q", "--python", PY, NULL});
+    cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.err, at), "%s", r.err);
+    tl_free(&r);
+    snprintf(at, sizeof at, ":%d:11: lint: model directory ", line_of(fx, "    path: moved-bert"));
+    r = tl_run((const char *[]){"parity", "lint", fx, NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.out, at), "%s", r.out);
+    tl_free(&r);
+}
+
 /* parity-torch loads TorchScript only: an environment that would run the
  * export program with executor libtorch is named by lint at its line, and
  * run refuses it before starting any executor. */

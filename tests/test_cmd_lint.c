@@ -410,6 +410,120 @@ Test(lint, a_model_directory_every_wrong_pin_and_its_label_count)
     remove_dir(dir);
 }
 
+/* A Transformers directory m/ of dir (a config.json of vocab_size, weights
+ * that are one line, and tests/data/bpe-bytelevel-small.json as its own
+ * tokenizer.json, ids 0..2462) with every file pinned, and a fixture whose
+ * tokenizer is the file tok of dir (pinned); its path into path. */
+static void tokenizer_beside_dir(const char *dir, long vocab_size, const char *tok, char *path, size_t size)
+{
+    char p[PATH_MAX], cmd[PATH_MAX * 2], pin[4][PX_SHA256_HEX];
+    static const char *const names[] = {"m/config.json", "m/model.safetensors", "m/tokenizer.json", NULL};
+    snprintf(p, sizeof p, "%s/m", dir);
+    cr_assert_eq(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/m/config.json", dir);
+    snprintf(cmd, sizeof cmd, "{\"num_labels\": 2, \"vocab_size\": %ld}\n", vocab_size);
+    tl_write(p, cmd);
+    snprintf(p, sizeof p, "%s/m/model.safetensors", dir);
+    tl_write(p, "w\n");
+    snprintf(cmd, sizeof cmd, "cp tests/data/bpe-bytelevel-small.json '%s/m/tokenizer.json'", dir);
+    cr_assert_eq(system(cmd), 0);
+    for (int i = 0; i < 4; i++) {
+        px_error err = {0};
+        snprintf(p, sizeof p, "%s/%s", dir, names[i] ? names[i] : tok);
+        cr_assert_eq(hash_file(p, pin[i], &err), 0, "%s", err.msg);
+    }
+    char fx[4096];
+    snprintf(fx, sizeof fx,
+             "parity: 1\n"
+             "contract:\n"
+             "  task: t\n"
+             "  model:\n"
+             "    path: m\n"
+             "    format: transformers\n"
+             "    files:\n"
+             "      config.json: \"%s\"\n"
+             "      model.safetensors: \"%s\"\n"
+             "      tokenizer.json: \"%s\"\n"
+             "  input:\n"
+             "    tokenizer:\n"
+             "      kind: huggingface\n"
+             "      file: %s\n"
+             "      sha256: \"%s\"\n"
+             "  labels: [a, b]\n"
+             "environments:\n"
+             "  reference: {device: cpu, executor: python}\n"
+             "examples:\n"
+             "  - {id: n, kind: normal, text: hello, expect: {label: a}, why: w}\n",
+             pin[0], pin[1], pin[2], tok, pin[3]);
+    snprintf(path, size, "%s/fixture.yaml", dir);
+    tl_write(path, fx);
+}
+
+/* Issue 38, item 3: a tokenizer: that is not the model directory's own
+ * tokenizer.json (both pinned) is said at its file:, naming both files and
+ * what to do; the same tokenizer saved again (other bytes, the same JSON
+ * document) is not. */
+Test(lint, a_tokenizer_other_than_the_directorys_own_is_found)
+{
+    char *dir = tl_tmpdir(), path[PATH_MAX], cmd[PATH_MAX * 2], want[PATH_MAX * 6];
+    snprintf(cmd, sizeof cmd, "cp tests/data/bpe-fallback-small.json '%s/other.json'", dir);
+    cr_assert_eq(system(cmd), 0);
+    tokenizer_beside_dir(dir, 0, "other.json", path, sizeof path);
+    cmd_result r = tl_run((const char *[]){"parity", "lint", path, NULL});
+    cr_expect_eq(r.status, 1);
+    snprintf(want, sizeof want,
+             "%s:14:13: lint: the tokenizer %s/other.json is not the model directory's own tokenizer.json "
+             "(%s/m/tokenizer.json, pinned at line 10): it gives other ids than the model was saved with; point "
+             "file: at %s/m/tokenizer.json and re-pin (parity pin %s)\n",
+             path, dir, dir, dir, path);
+    cr_expect(strstr(r.out, want), "missing:\n  %s\nin:\n%s", want, r.out);
+    tl_free(&r);
+    /* The directory's tokenizer.json again, with other spacing */
+    snprintf(cmd, sizeof cmd, "(printf '\\n  '; cat '%s/m/tokenizer.json') > '%s/again.json'", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/m'", dir);
+    cr_assert_eq(system(cmd), 0);
+    tokenizer_beside_dir(dir, 0, "again.json", path, sizeof path);
+    r = tl_run((const char *[]){"parity", "lint", path, NULL});
+    cr_expect(!strstr(r.out, "not the model directory's own"), "the same tokenizer, other bytes:\n%s", r.out);
+    tl_free(&r);
+    remove_dir(dir);
+}
+
+/* Issue 38, item 3: a tokenizer whose ids pass the config's vocab_size
+ * (the rows of the embedding) is one line of lint at its file: (the
+ * tokenizer, its largest id with the added tokens, vocab_size), and run
+ * refuses it the same before any model starts (exit 2), where every
+ * forward used to fail with "index out of range in self". */
+Test(lint, a_tokenizer_past_the_configs_vocab_size_is_found_and_refused, .timeout = 60)
+{
+    char *dir = tl_tmpdir(), path[PATH_MAX], want[PATH_MAX * 4];
+    tokenizer_beside_dir(dir, 2000, "m/tokenizer.json", path, sizeof path);
+    cmd_result r = tl_run((const char *[]){"parity", "lint", path, NULL});
+    cr_expect_eq(r.status, 1);
+    snprintf(want, sizeof want,
+             "%s:14:13: lint: tokenizer %s/m/tokenizer.json gives ids up to 2462 (added tokens included), but "
+             "%s/m/config.json has vocab_size 2000: a forward that meets an id from 2000 on fails with \"index out of "
+             "range in self\": the tokenizer is not the one this model was saved with; use the model's own\n",
+             path, dir, dir);
+    cr_expect(strstr(r.out, want), "missing:\n  %s\nin:\n%s", want, r.out);
+    cr_expect(!strstr(r.out, "not the model directory's own"), "its own tokenizer.json:\n%s", r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "run", path, "-q", "-o", "/dev/null", NULL});
+    cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.err, "gives ids up to 2462 (added tokens included)") && strstr(r.err, "vocab_size 2000"),
+              "%s", r.err);
+    tl_free(&r);
+    remove_dir(dir);
+    /* 2463 rows hold every id: nothing said */
+    dir = tl_tmpdir();
+    tokenizer_beside_dir(dir, 2463, "m/tokenizer.json", path, sizeof path);
+    r = tl_run((const char *[]){"parity", "lint", path, NULL});
+    cr_expect(!strstr(r.out, "vocab_size"), "%s", r.out);
+    tl_free(&r);
+    remove_dir(dir);
+}
+
 /* Three label typos, each found at its place with the valid labels; the
  * one whose likely typo is in contract.labels (close to a listed label no
  * example uses) is said at the list's entry. */

@@ -166,6 +166,8 @@ typedef struct px_env {
     size_t n_labels;
     int own_model, own_vocab, own_labels;
     px_loc model_sha_loc, vocab_sha_loc, labels_loc;
+    px_loc model_path_loc;   /* its model's path: value (the contract's
+                                unless it overrides the model) */
     px_loc model_format_loc; /* where its format was said (the contract's
                                 format key, or its own); 0 when not written */
     px_loc executor_loc;     /* its executor key; 0 when not written */
@@ -261,6 +263,7 @@ typedef struct px_fixture {
     char *model_path;   /* resolved */
     char *model_sha256; /* NULL when not pinned */
     px_loc model_sha_loc, model_loc;
+    px_loc model_path_loc; /* contract.model.path's value */
     enum px_model_format model_format; /* contract.model.format */
     px_model_file *model_files; /* transformers: files: name -> sha256 */
     size_t n_model_files;

@@ -4,7 +4,9 @@
  * without a written why, a missing example kind (normal, short, long,
  * reject, ambiguous), an ambiguous example without a decided review,
  * duplicate example ids, an unpinned model or vocabulary, a Transformers
- * directory against its pinned files (a wrong pin, an unpinned file), an
+ * directory against its pinned files (a wrong pin, an unpinned file), a
+ * tokenizer that is not the directory's own or whose ids pass its
+ * config.json's vocab_size, an
  * export or Transformers model with executor libtorch, an empty or
  * repeated label, a pattern that does not compile, and whatever the strict
  * loader rejects. */

@@ -33,14 +33,33 @@ int modeldir_readable(const char *name);
  * it where no executor here can load the model. */
 long modeldir_config_long(const char *dir, const char *key);
 
+/* Whether a tokenizer of n_ids ids (0 .. n_ids - 1, added tokens included)
+ * fits the directory's config.json vocab_size, the rows of the model's
+ * embedding: 0 when it does, or when the config says no vocab_size (or
+ * cannot be read: the pins say why); else -1 with err (PX_ERR_MISMATCH at
+ * fixture:line:col) naming the tokenizer, its largest id and vocab_size.
+ * An id past the rows fails every forward that meets it ("index out of
+ * range in self"), so lint and run say it before any model starts. */
+int modeldir_vocab_check(const char *fixture, int line, int col, const char *dir, const char *tokenizer,
+                         size_t n_ids, px_error *err);
+
+/* Where a fixture names a model directory: its path: (where a directory
+ * that is not there, or not readable, is said) and its files: (where a
+ * file no pin names is said); the lines and columns are 1-based. */
+typedef struct modeldir_at {
+    const char *fixture;
+    int path_line, path_col;
+    int files_line, files_col;
+} modeldir_at;
+
 /* The directory dir against its pins: every pinned file hashes to its pin,
  * and no file loading could read is left unpinned. 0 with out the digest
  * of what is there (the pins' digest when all match), or -1 with err
- * naming the file: PX_ERR_MISMATCH at the pin's place in fixture (a wrong
- * pin), or at (line, col) (the fixture's files: key) for an unpinned
- * file; PX_ERR_MALFORMED when the directory or a pinned file cannot be
- * read. */
-int modeldir_check(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
+ * naming the file: PX_ERR_MISMATCH at the pin's place in the fixture (a
+ * wrong pin), or at files: for an unpinned file; PX_ERR_MALFORMED at
+ * path: when the directory cannot be read (moved, renamed, not a
+ * directory), at the pin when a pinned file cannot be. */
+int modeldir_check(const modeldir_at *at, const char *dir, const px_model_file *v, size_t n,
                    char out[PX_SHA256_HEX], px_error *err);
 
 /* The same, every problem said: each wrong pin, unreadable pinned file and
@@ -48,7 +67,7 @@ int modeldir_check(const char *fixture, int line, int col, const char *dir, cons
  * when there was any (err then holds the last). A directory that cannot be
  * read, or out of memory, is -1 with *err, not reported. lint uses it. */
 typedef void (*modeldir_report)(void *ctx, const px_error *err);
-int modeldir_check_each(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
+int modeldir_check_each(const modeldir_at *at, const char *dir, const px_model_file *v, size_t n,
                         char out[PX_SHA256_HEX], modeldir_report report, void *ctx, px_error *err);
 
 #endif

@@ -391,6 +391,7 @@ static int load_model(ctx *c, yaml_node_t *contract)
     if (get_str(c, m, "path", "contract.model", 1, &path))
         return -1;
     f->model_path = resolve(f->dir, path);
+    f->model_path_loc = loc_of(get(c, m, "path"));
     free(path);
     if (load_model_pins(c, m, "contract.model", &f->model_format, &f->model_format_loc, &f->model_sha256,
                         &f->model_sha_loc, &f->model_files, &f->n_model_files))
@@ -837,6 +838,8 @@ static int load_file_override(ctx *c, yaml_node_t *v, const char *key, const cha
     *path = resolve(c->f->dir, rel);
     free(rel);
     *own = 1;
+    if (e)
+        e->model_path_loc = loc_of(get(c, n, "path"));
     if (!e && c->f->tokenizer_hf && hf_file_check(c, get(c, n, "path"), *path))
         return -1;
     if (!e)
@@ -861,6 +864,7 @@ static int load_env_overrides(ctx *c, yaml_node_t *v, px_env *e, const char *wha
     e->model_path = strdup(f->model_path);
     e->model_sha256 = f->model_sha256 ? strdup(f->model_sha256) : NULL;
     e->model_sha_loc = f->model_sha_loc;
+    e->model_path_loc = f->model_path_loc;
     e->model_format = f->model_format;
     e->model_format_loc = f->model_format_loc;
     e->model_files = copy_model_files(f->model_files, f->n_model_files);

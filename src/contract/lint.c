@@ -21,6 +21,7 @@
 #include "parity/fixture.h"
 #include "parity/kind.h"
 #include "parity/prepare.h"
+#include "parity/strf.h"
 #include "parity/strmap.h"
 #include "parity/tokenizer.h"
 #include "parity/ydoc.h"
@@ -658,8 +659,8 @@ static void check_model_files(lctx *c, const px_fixture *f, const char *what, co
     } else if (sha) {
         char digest[PX_SHA256_HEX];
         px_error err = {0};
-        if (modeldir_check_each(f->path, sha_loc.line, sha_loc.col, path, files, n_files, digest, report_dir, c,
-                                &err) &&
+        modeldir_at at = {f->path, path_at.line, path_at.col, sha_loc.line, sha_loc.col};
+        if (modeldir_check_each(&at, path, files, n_files, digest, report_dir, c, &err) &&
             err.reason != PX_ERR_MISMATCH) /* a mismatch was reported already */
             add(c, path_at, "%s", err.msg);
     }
@@ -687,20 +688,38 @@ static void check_model_files(lctx *c, const px_fixture *f, const char *what, co
     check_shape_fits(c, f, m.hidden, m.max_positions);
 }
 
-/* The tokenizer as run loads it, and every example through it (cleaning,
- * encoding): what run would refuse before starting a model. */
-static void check_tokenizer(lctx *c, const px_fixture *f, const char *path, px_loc at, int examples)
+static px_tokenizer *tokenizer_of(const px_fixture *f, const char *path, px_error *err)
+{
+    return f->tokenizer_hf      ? tokenizer_load_hf(path, err)
+           : f->tokenizer_chars ? tokenizer_load_chars(path, err)
+                                : tokenizer_load(path, f->lowercase, err);
+}
+
+/* The tokenizer's ids against the rows of the embedding of the
+ * Transformers directory it feeds (model_dir; NULL for a model file, whose
+ * config lint cannot read): run refuses the same before any model starts. */
+static void check_vocab_fits(lctx *c, const px_fixture *f, const px_tokenizer *tok, const char *path,
+                             const char *model_dir, px_loc at)
 {
     px_error err = {0};
-    px_tokenizer *tok = f->tokenizer_hf      ? tokenizer_load_hf(path, &err)
-                        : f->tokenizer_chars ? tokenizer_load_chars(path, &err)
-                                             : tokenizer_load(path, f->lowercase, &err);
+    if (model_dir && modeldir_vocab_check(f->path, at.line, at.col, model_dir, path, tokenizer_vocab_size(tok), &err))
+        add(c, at, "%s", err.msg);
+}
+
+/* The tokenizer as run loads it, and every example through it (cleaning,
+ * encoding): what run would refuse before starting a model. */
+static void check_tokenizer(lctx *c, const px_fixture *f, const char *path, px_loc at, int examples,
+                            const char *model_dir)
+{
+    px_error err = {0};
+    px_tokenizer *tok = tokenizer_of(f, path, &err);
     if (!tok) {
         char why[sizeof err.msg + 600];
         px_error_format(&err, why, sizeof why);
         add(c, at, "the tokenizer cannot be read: %.700s", why);
         return;
     }
+    check_vocab_fits(c, f, tok, path, model_dir, at);
     px_prep p = {.tok = tok, .cleaner = examples ? cleaner_new() : NULL};
     int ok = p.cleaner != NULL;
     for (size_t i = 0; ok && i < f->n_rules; i++) {
@@ -721,6 +740,84 @@ static void check_tokenizer(lctx *c, const px_fixture *f, const char *path, px_l
 
 static px_loc node_loc(yaml_node_t *n, px_loc fallback) { return n ? loc_of(n) : fallback; }
 
+static const char *transformers_dir(enum px_model_format fmt, const char *path)
+{
+    return fmt == PX_FORMAT_TRANSFORMERS ? path : NULL;
+}
+
+static const px_model_file *pin_named(const px_model_file *v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i].name, name))
+            return &v[i];
+    return NULL;
+}
+
+/* Whether the files a and b are one tokenizer: 1, 0, or -1 when one cannot
+ * be read (another finding says why). Not their bytes: a tokenizer.json
+ * saved again may order its keys, space and escape otherwise, so it is the
+ * same JSON document once parsed; a vocab.txt, the same token at each id. */
+static int same_tokenizer(const px_fixture *f, const char *a, const char *b)
+{
+    if (f->tokenizer_hf) {
+        json_t *x = json_load_file(a, 0, NULL), *y = x ? json_load_file(b, 0, NULL) : NULL;
+        int same = x && y ? json_equal(x, y) : -1;
+        json_decref(x), json_decref(y);
+        return same;
+    }
+    px_error err = {0};
+    px_tokenizer *x = tokenizer_of(f, a, &err), *y = x ? tokenizer_of(f, b, &err) : NULL;
+    int same = x && y ? tokenizer_vocab_size(x) == tokenizer_vocab_size(y) : -1;
+    for (size_t i = 0; same == 1 && i < tokenizer_vocab_size(x); i++) {
+        const char *s = tokenizer_token(x, (int64_t)i), *t = tokenizer_token(y, (int64_t)i);
+        same = s && t ? !strcmp(s, t) : s == t;
+    }
+    tokenizer_free(x), tokenizer_free(y);
+    return same;
+}
+
+/* The tokenizer against the one the Transformers directory it feeds was
+ * saved with (its pinned tokenizer.json, or vocab.txt for a wordpiece
+ * tokenizer): another one gives other ids, and every forward, proposal and
+ * verdict would be of inputs the model was never meant to see. Equal pins
+ * are the same file; else the contents are compared (same_tokenizer). */
+static void check_own_tokenizer(lctx *c, const px_fixture *f, const char *vocab, const char *vocab_sha,
+                                const char *model_dir, const px_model_file *files, size_t n_files, px_loc at)
+{
+    const char *name = f->tokenizer_hf ? "tokenizer.json" : "vocab.txt";
+    const px_model_file *own = model_dir && !f->tokenizer_chars ? pin_named(files, n_files, name) : NULL;
+    if (!own || (vocab_sha && !strcmp(vocab_sha, own->sha256)))
+        return;
+    char *theirs = strf("%s/%s", model_dir, name);
+    if (!theirs) {
+        c->oom = 1;
+        return;
+    }
+    if (same_tokenizer(f, vocab, theirs) == 0)
+        add(c, at,
+            "the tokenizer %s is not the model directory's own %s (%s, pinned at line %d): it gives other ids than "
+            "the model was saved with; point %s at %s and re-pin (parity pin %s)",
+            vocab, name, theirs, own->line, f->tokenizer_hf ? "file:" : "vocab:", theirs, f->path);
+    free(theirs);
+}
+
+/* An environment's own model directory against the tokenizer it is fed:
+ * the contract's, or its own (a tokenizer revision under test is meant to
+ * differ from the directory's file, but its ids must still fit). */
+static void check_env_tokenizer(lctx *c, const px_fixture *f, const px_env *e, px_loc model_at, px_loc vocab_at)
+{
+    const char *dir = e->own_model ? transformers_dir(e->model_format, e->model_path) : NULL;
+    if (!dir || access(e->vocab_path, R_OK))
+        return;
+    if (!e->own_vocab)
+        check_own_tokenizer(c, f, e->vocab_path, e->vocab_sha256, dir, e->model_files, e->n_model_files, model_at);
+    px_error err = {0};
+    px_tokenizer *tok = tokenizer_of(f, e->vocab_path, &err);
+    if (tok)
+        check_vocab_fits(c, f, tok, e->vocab_path, dir, e->own_vocab ? vocab_at : model_at);
+    tokenizer_free(tok);
+}
+
 static void check_files(lctx *c, const px_fixture *f)
 {
     yaml_node_t *contract = get(c, c->root, "contract"), *m = get(c, contract, "model");
@@ -734,8 +831,11 @@ static void check_files(lctx *c, const px_fixture *f)
     check_model_files(c, f, "model", f->model_path, f->model_format, f->model_sha256, f->model_sha_loc,
                       f->model_files, f->n_model_files, model_at, f->n_labels,
                       node_loc(get(c, contract, "labels"), f->labels_loc));
-    if (check_file(c, f, tok_what, f->vocab_path, f->vocab_sha256, tok_at, f->vocab_sha_loc))
-        check_tokenizer(c, f, f->vocab_path, tok_at, 1);
+    const char *dir = transformers_dir(f->model_format, f->model_path);
+    if (check_file(c, f, tok_what, f->vocab_path, f->vocab_sha256, tok_at, f->vocab_sha_loc)) {
+        check_tokenizer(c, f, f->vocab_path, tok_at, 1, dir);
+        check_own_tokenizer(c, f, f->vocab_path, f->vocab_sha256, dir, f->model_files, f->n_model_files, tok_at);
+    }
     yaml_node_t *envs = get(c, c->root, "environments");
     for (size_t i = 0; i < f->n_envs; i++) {
         const px_env *e = &f->envs[i];
@@ -749,7 +849,8 @@ static void check_files(lctx *c, const px_fixture *f)
                               e->own_model || e->own_labels ? e->n_labels : 0, e->labels_loc);
         px_loc at = node_loc(get(c, get(c, en, "vocab"), "path"), e->loc);
         if (e->own_vocab && check_file(c, f, tok_what, e->vocab_path, e->vocab_sha256, at, e->vocab_sha_loc))
-            check_tokenizer(c, f, e->vocab_path, at, 0);
+            check_tokenizer(c, f, e->vocab_path, at, 0, e->own_model ? NULL : dir);
+        check_env_tokenizer(c, f, e, node_loc(get(c, get(c, en, "model"), "path"), e->loc), at);
     }
 }
 

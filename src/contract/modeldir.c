@@ -77,13 +77,14 @@ static int pinned(const px_model_file **s, size_t n, const char *name)
  * order (so the errors are the same on every file system): without
  * report, -1 with the first; with it, each reported and 1 when any. 0 when
  * none; -1 with *err when the directory cannot be read. */
-static int unpinned(const char *fixture, int line, int col, const char *dir, const px_model_file **s, size_t n,
+static int unpinned(const modeldir_at *at, const char *dir, const px_model_file **s, size_t n,
                     modeldir_report report, void *ctx, px_error *err)
 {
+    const char *fixture = at->fixture;
     DIR *d = opendir(dir);
     if (!d)
-        return px_error_set(err, PX_ERR_MALFORMED, fixture, line, col, "model directory %s: %s", dir,
-                            strerror(errno));
+        return px_error_set(err, PX_ERR_MALFORMED, fixture, at->path_line, at->path_col, "model directory %s: %s",
+                            dir, strerror(errno));
     char **found = NULL;
     size_t n_found = 0;
     int rc = 0;
@@ -115,7 +116,7 @@ static int unpinned(const char *fixture, int line, int col, const char *dir, con
         qsort(found, n_found, sizeof *found, by_str);
     int reported = 0;
     for (size_t i = 0; !rc && i < n_found; i++) {
-        rc = px_error_set(err, PX_ERR_MISMATCH, fixture, line, col,
+        rc = px_error_set(err, PX_ERR_MISMATCH, fixture, at->files_line, at->files_col,
                           "model directory %s holds %s, which no pin in files: names: a file Transformers may read "
                           "is part of the model; pin it (parity pin %s) or remove it",
                           dir, found[i], fixture);
@@ -128,15 +129,18 @@ static int unpinned(const char *fixture, int line, int col, const char *dir, con
     return rc ? rc : reported;
 }
 
-int modeldir_check_each(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
+int modeldir_check_each(const modeldir_at *at, const char *dir, const px_model_file *v, size_t n,
                         char out[PX_SHA256_HEX], modeldir_report report, void *ctx, px_error *err)
 {
+    const char *fixture = at->fixture;
     struct stat st;
     int bad = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    /* Said at path:, the one thing to correct when the directory moved */
     if (bad)
-        return px_error_set(err, PX_ERR_MALFORMED, fixture, line, col,
-                            "model directory %s: %s (format transformers is a save_pretrained directory)", dir,
-                            strerror(bad));
+        return px_error_set(err, PX_ERR_MALFORMED, fixture, at->path_line, at->path_col,
+                            "model directory %s: %s: correct path: (relative to the fixture) to the "
+                            "save_pretrained directory format transformers loads",
+                            dir, strerror(bad));
     const px_model_file **s = sorted(v, n);
     char **hex = calloc(n ? n : 1, sizeof *hex);
     int rc = s && hex ? 0 : px_error_oom(err, fixture), found = 0;
@@ -163,7 +167,7 @@ int modeldir_check_each(const char *fixture, int line, int col, const char *dir,
         }
     }
     if (!rc) {
-        rc = unpinned(fixture, line, col, dir, s, n, report, ctx, err);
+        rc = unpinned(at, dir, s, n, report, ctx, err);
         found |= rc == 1;
         rc = rc == 1 ? 0 : rc;
     }
@@ -178,10 +182,10 @@ int modeldir_check_each(const char *fixture, int line, int col, const char *dir,
     return rc;
 }
 
-int modeldir_check(const char *fixture, int line, int col, const char *dir, const px_model_file *v, size_t n,
+int modeldir_check(const modeldir_at *at, const char *dir, const px_model_file *v, size_t n,
                    char out[PX_SHA256_HEX], px_error *err)
 {
-    return modeldir_check_each(fixture, line, col, dir, v, n, out, NULL, NULL, err);
+    return modeldir_check_each(at, dir, v, n, out, NULL, NULL, err);
 }
 
 long modeldir_config_long(const char *dir, const char *key)
@@ -193,4 +197,17 @@ long modeldir_config_long(const char *dir, const char *key)
     long n = json_is_integer(v) && json_integer_value(v) > 0 ? (long)json_integer_value(v) : 0;
     json_decref(cfg);
     return n;
+}
+
+int modeldir_vocab_check(const char *fixture, int line, int col, const char *dir, const char *tokenizer,
+                         size_t n_ids, px_error *err)
+{
+    long rows = modeldir_config_long(dir, "vocab_size");
+    if (!rows || n_ids <= (size_t)rows)
+        return 0;
+    return px_error_set(err, PX_ERR_MISMATCH, fixture, line, col,
+                        "tokenizer %s gives ids up to %zu (added tokens included), but %s/config.json has "
+                        "vocab_size %ld: a forward that meets an id from %ld on fails with \"index out of range in "
+                        "self\": the tokenizer is not the one this model was saved with; use the model's own",
+                        tokenizer, n_ids - 1, dir, rows, rows);
 }

@@ -33,8 +33,9 @@ static int check_model(const px_fixture *f, const px_env *e, char out[PX_SHA256_
         out[0] = '\0';
         return 0;
     }
-    return modeldir_check(f->path, e->model_sha_loc.line, e->model_sha_loc.col, e->model_path, e->model_files,
-                          e->n_model_files, out, err);
+    modeldir_at at = {f->path, e->model_path_loc.line, e->model_path_loc.col, e->model_sha_loc.line,
+                      e->model_sha_loc.col};
+    return modeldir_check(&at, e->model_path, e->model_files, e->n_model_files, out, err);
 }
 
 static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int model, px_error *err)
@@ -58,6 +59,15 @@ static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int 
              : f->tokenizer_chars ? tokenizer_load_chars(e->vocab_path, err)
                                   : tokenizer_load(e->vocab_path, f->lowercase, err);
     if (!p->tok) {
+        prep_close(p);
+        return -1;
+    }
+    /* A tokenizer whose ids pass the model's embedding fails every forward
+     * that meets one: refused before any model starts, as lint says it */
+    px_loc at = e->own_vocab && e->vocab_sha_loc.line ? e->vocab_sha_loc : f->tokenizer_loc;
+    if (model && e->model_format == PX_FORMAT_TRANSFORMERS &&
+        modeldir_vocab_check(f->path, at.line, at.col, e->model_path, e->vocab_path, tokenizer_vocab_size(p->tok),
+                             err)) {
         prep_close(p);
         return -1;
     }
