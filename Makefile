@@ -441,7 +441,11 @@ uninstall:
 # any crash, leak or timeout fails), then each harness FUZZ_SECONDS on a seed
 # corpus made from the fixtures, golden files, results files, themes,
 # tests/fuzz/seed-* and the regression inputs up to 16 KiB (larger ones would
-# only slow the run); logs go to build/fuzz/NAME.log. The harnesses run from
+# only slow the run); the tokenizer's seeds are the corpus a line a seed and
+# the fixture in 1 KiB pieces: every tokenizer pass costs time linear in the
+# input, and libFuzzer's length limit starts at the longest seed, so long
+# seeds made every input long (the same text, the same coverage at INITED,
+# twice the runs a second); logs go to build/fuzz/NAME.log. The harnesses run from
 # the repository root (they load fixtures/campus-club). FUZZ_HARNESSES=theme
 # runs only that one. CI runs a short smoke.
 FUZZ_SECONDS ?= 30
@@ -483,11 +487,12 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	  for f in tests/data/campus-results.yaml tests/data/results-minimal.yaml tests/data/embed/search-results.yaml \
 	    tests/fuzz/seed-results-*; do put results $$f; done; \
 	  for f in themes/*.theme tests/data/theme-*.theme; do put theme $$f; done; \
-	  for f in tests/fuzz/seed-tokenizer-* fixtures/campus-club/fixture.yaml; do put tokenizer $$f; done; \
+	  for f in tests/fuzz/seed-tokenizer-*; do put tokenizer $$f; done; \
 	  for f in tests/data/campus-tokenizer.json tests/fuzz/seed-hfjson-*; do put hfjson $$f; done; \
 	  for f in tests/data/campus-history.yaml tests/fuzz/seed-history-*; do put history $$f; done; \
 	  for f in tests/fuzz/seed-genreply-*; do put genreply $$f; done; \
-	  [ ! -d $$s-tokenizer ] || cut -f2 fixtures/campus-club/corpus.tsv | split -l 4 - $$s-tokenizer/corpus-
+	  [ ! -d $$s-tokenizer ] || { cut -f2 fixtures/campus-club/corpus.tsv | split -l 1 - $$s-tokenizer/corpus-; \
+	    split -C 1024 fixtures/campus-club/fixture.yaml $$s-tokenizer/fixture-; }
 	@: > $(FUZZ_DIR)/regressions.log; for h in $(FUZZ_HARNESSES); do \
 	  set -- tests/fuzz/regressions/$$h-*; [ -f "$$1" ] || continue; \
 	  find "$$@" -size -17k -exec cp {} $(FUZZ_DIR)/seed-$$h/ \; ; \

@@ -78,6 +78,8 @@ typedef struct hf_vocab {
     size_t n;
     uint32_t *slots;    /* open addressing: id + 1, 0 empty */
     size_t mask;        /* slot count - 1 (a power of two) */
+    size_t max_len;     /* the longest token's bytes (hf_vocab_put keeps it), so no longer
+                         * piece is looked up; 0: not known, every length is tried */
 } hf_vocab;
 
 /* -1 when absent. */

@@ -230,18 +230,20 @@ static int dec_bytelevel(const toks *in, toks *out, hf_buf *tmp, px_error *err)
     for (size_t i = 0; i < in->n; i++) {
         const unsigned char *s = (const unsigned char *)TOK(in, i);
         size_t len = in->len[i], start = tmp->n, k;
+        /* A token gives at most its length in bytes: room once, not a
+         * growth check a byte. */
+        if (buf_grow(tmp, len, err))
+            return -1;
         for (size_t j = 0; j < len; j += k) {
             int b = bytelevel_byte(utf8_cp(s + j, &k));
             if (b < 0) {
-                tmp->n = start;
-                if (buf_add(tmp, (const char *)s, len, err))
-                    return -1;
+                memcpy(tmp->p + start, s, len);
+                tmp->n = start + len;
                 break;
             }
-            char c = (char)b;
-            if (buf_add(tmp, &c, 1, err))
-                return -1;
+            tmp->p[tmp->n++] = (char)b;
         }
+        tmp->p[tmp->n] = '\0';
     }
     if (toks_push(out, "", 0, err))
         return -1;

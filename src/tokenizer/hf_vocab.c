@@ -82,6 +82,8 @@ int hf_vocab_put(hf_vocab *v, const char *s, size_t len, uint32_t id, int64_t *o
     dst[len] = 0;
     v->off[id] = (uint32_t)v->arena_len;
     v->len[id] = (uint32_t)len;
+    if (len > v->max_len)
+        v->max_len = len;
     v->arena_len += len + 1;
     v->slots[i] = id + 1;
     return 0;

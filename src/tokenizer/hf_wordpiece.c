@@ -67,8 +67,17 @@ int hf_wordpiece_tokenize(const hf_model *m, const hf_vocab *v, const char *s, s
         size_t pre = start ? m->prefix_len : 0;
         if (start)
             memcpy(buf + pre, s + start, len - start);
+        /* No piece is longer than the vocab's longest token: starting the
+         * search there keeps a long word's cost linear in its length (from
+         * its full length, a 100-character word cost a million bytes
+         * hashed). The ends skipped can never be found. */
         int64_t id = -1;
-        size_t end = len;
+        size_t room = !v->max_len ? SIZE_MAX : v->max_len > pre ? v->max_len - pre : 0, end = len;
+        if (len - start > room) {
+            end = start + room;
+            while (end > start && ((unsigned char)s[end] & 0xC0) == 0x80)
+                end--;
+        }
         for (; end > start; end = char_back(s, start, end))
             if ((id = hf_vocab_find(v, piece, pre + end - start)) >= 0)
                 break;
