@@ -503,8 +503,9 @@ Test(lint, a_tokenizer_past_the_configs_vocab_size_is_found_and_refused, .timeou
     cr_expect_eq(r.status, 1);
     snprintf(want, sizeof want,
              "%s:14:13: lint: tokenizer %s/m/tokenizer.json gives ids up to 2462 (added tokens included), but "
-             "%s/m/config.json has vocab_size 2000: a forward that meets an id from 2000 on fails with \"index out of "
-             "range in self\": the tokenizer is not the one this model was saved with; use the model's own\n",
+             "%s/m/config.json has vocab_size 2000: the model has no embedding row for ids 2000 to 2462, and a forward "
+             "that meets one fails with \"index out of range in self\": use the tokenizer the model was trained "
+             "with, or resize its embeddings to 2463 (resize_token_embeddings) and save it again\n",
              path, dir, dir);
     cr_expect(strstr(r.out, want), "missing:\n  %s\nin:\n%s", want, r.out);
     cr_expect(!strstr(r.out, "not the model directory's own"), "its own tokenizer.json:\n%s", r.out);

@@ -207,7 +207,8 @@ int modeldir_vocab_check(const char *fixture, int line, int col, const char *dir
         return 0;
     return px_error_set(err, PX_ERR_MISMATCH, fixture, line, col,
                         "tokenizer %s gives ids up to %zu (added tokens included), but %s/config.json has "
-                        "vocab_size %ld: a forward that meets an id from %ld on fails with \"index out of range in "
-                        "self\": the tokenizer is not the one this model was saved with; use the model's own",
-                        tokenizer, n_ids - 1, dir, rows, rows);
+                        "vocab_size %ld: the model has no embedding row for ids %ld to %zu, and a forward that meets "
+                        "one fails with \"index out of range in self\": use the tokenizer the model was trained "
+                        "with, or resize its embeddings to %zu (resize_token_embeddings) and save it again",
+                        tokenizer, n_ids - 1, dir, rows, rows, n_ids - 1, n_ids);
 }
