@@ -27,9 +27,9 @@ typedef struct judged {
     size_t k;      /* film-night */
 } judged;
 
-/* The demo fixture in a fresh directory with film-night expecting music,
+/* The demo fixture in a fresh directory with film-night expecting `label`,
  * decided `decision` (NULL: undecided), judged against results. */
-static void judge_with(judged *t, const char *decision, const char *results)
+static void judge_as(judged *t, const char *label, const char *decision, const char *results)
 {
     char cmd[1024], path[512];
     t->dir = tl_tmpdir();
@@ -47,7 +47,7 @@ static void judge_with(judged *t, const char *decision, const char *results)
                  decision);
         review = rv;
     }
-    cr_assert_geq(asprintf(&grown, "%.*s    expect: {label: music}\n%s%s", (int)(at - text), text, review,
+    cr_assert_geq(asprintf(&grown, "%.*s    expect: {label: %s}\n%s%s", (int)(at - text), text, label, review,
                            at + strlen("    expect: {label: film}\n")),
                   0);
     tl_write(path, grown);
@@ -67,6 +67,12 @@ static void judge_with(judged *t, const char *decision, const char *results)
     cr_assert(t->ref >= 0 && t->twin >= 0);
     for (t->k = 0; strcmp(t->f->examples[t->k].id, "film-night"); t->k++)
         ;
+}
+
+/* Expecting music: the model's answer, film, is its error. */
+static void judge_with(judged *t, const char *decision, const char *results)
+{
+    judge_as(t, "music", decision, results);
 }
 
 static void judged_free(judged *t)
@@ -154,4 +160,26 @@ Test(defect, a_candidate_that_parts_on_a_known_defect_is_not_met)
     snprintf(path, sizeof path, "rm -rf '%s'", dir);
     cr_expect_eq(system(path), 0);
     free(dir);
+}
+
+/* A defect the model no longer has (the reference now meets the
+ * expectation) is said once, as a finding with the command that clears
+ * it: a stale decision would otherwise hide the next real error there. */
+Test(defect, a_defect_the_reference_no_longer_has_is_a_finding)
+{
+    judged t;
+    judge_as(&t, "film", "defect", RESULTS);
+    cr_expect_eq(t.j.envs[t.ref].ex[t.k].outcome, PX_OC_PASS);
+    cr_expect(t.j.all_met);
+    int said = 0;
+    for (size_t i = 0; i < t.j.n_findings; i++)
+        said += strstr(t.j.findings[i], "film-night is decided a defect, but the reference now meets its expectation") &&
+                strstr(t.j.findings[i], "--decision clear");
+    cr_expect_eq(said, 1);
+    judged_free(&t);
+    /* A defect still there is no such finding. */
+    judge_with(&t, "defect", RESULTS);
+    for (size_t i = 0; i < t.j.n_findings; i++)
+        cr_expect_null(strstr(t.j.findings[i], "no longer"), "%s", t.j.findings[i]);
+    judged_free(&t);
 }

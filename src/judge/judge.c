@@ -234,6 +234,12 @@ static int judge_env(const jctx *j, size_t e, px_judgement *out)
         if (ev->is_reference && judged && !outcome_met(v->outcome) && v->outcome != PX_OC_NOT_EVALUATED)
             add_finding(out, strf("the reference itself disagrees with the expectation on %s: %s (%s)",
                                  j->f->examples[k].id, outcome_name(v->outcome), v->detail ? v->detail : ""));
+        /* A stale defect would hide the next real error on its example. */
+        if (ev->is_reference && judged && decision_kind(j->f->examples[k].review.decision) == PX_DEC_DEFECT &&
+            (v->outcome == PX_OC_PASS || v->outcome == PX_OC_REJECTED_OK))
+            add_finding(out, strf("%s is decided a defect, but the reference now meets its expectation: the defect "
+                                 "is gone; clear the decision (parity decide %s %s --decision clear)",
+                                 j->f->examples[k].id, j->f->path, j->f->examples[k].id));
     }
     if (uncompared && !ev->not_compared) {
         /* The reference is there, but not for every example (cut short,
