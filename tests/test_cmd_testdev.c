@@ -523,8 +523,8 @@ Test(testdev, a_repro_of_the_device_names_its_library, .timeout = 180)
     char *dir = tl_tmpdir(), res[300], out[300], path[340];
     snprintf(res, sizeof res, "%s/results.yaml", dir);
     snprintf(out, sizeof out, "%s/repro", dir);
-    const char *argv[20] = {"parity", "run", fixture(), "-q", "-e", "reference", "-e", "device", "-o", res};
-    int n = 10;
+    const char *argv[20] = {"parity", "run", fixture(), "-q", "-o", res};
+    int n = 6;
     device_args(argv, &n, fixture(), 1);
     cmd_result r = tl_run(argv);
     cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
@@ -540,7 +540,17 @@ Test(testdev, a_repro_of_the_device_names_its_library, .timeout = 180)
               readme);
     cr_expect(strstr(readme, "LIB is the PrivateUse1 backend library it loaded"), "%s", readme);
     cr_expect_null(strstr(readme, "Or both at once"), "%s", readme);
+    /* The twin is judged with the two (the cause needs it; issue 38's walk
+     * found "the twin is not selected (-e)" with no -e given) and left out
+     * of the bundle, which holds one environment beside the reference. */
+    cr_expect(strstr(readme, "- Cause in device: device"), "%s", readme);
+    cr_expect_null(strstr(readme, "not selected"), "%s", readme);
     free(readme);
+    snprintf(path, sizeof path, "%s/observed.yaml", out);
+    char *observed = tl_slurp(path);
+    cr_expect(observed && !strstr(observed, "\n  twin:\n") && !strstr(observed, "\n  \"twin\":\n"), "%s",
+              observed ? observed : "");
+    free(observed);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_expect_eq(system(cmd), 0);

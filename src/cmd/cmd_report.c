@@ -107,6 +107,15 @@ static int export_finish(const void *opts, px_check *s)
     return rc;
 }
 
+/* The fixture's twin (role twin), or -1. */
+static int twin_of(const px_fixture *f)
+{
+    for (size_t e = 0; e < f->n_envs; e++)
+        if (f->envs[e].role && !strcmp(f->envs[e].role, "twin"))
+            return (int)e;
+    return -1;
+}
+
 static int repro_finish(const void *opts, px_check *s)
 {
     const repro_opts *a = opts;
@@ -121,6 +130,13 @@ static int repro_finish(const void *opts, px_check *s)
     told t;
     if (tell(s, &t, &err))
         return cli_error(&err);
+    /* Judged with the twin; bundled without it (one environment beside
+     * the reference). */
+    int twin = twin_of(f);
+    if (twin >= 0 && (size_t)twin != (size_t)(e - f->envs) && twin != fixture_reference(f))
+        for (size_t i = 0; i < s->res->n_envs; i++)
+            if (!strcmp(s->res->envs[i].name, f->envs[twin].name))
+                s->res->envs[i].selected = 0;
     px_bundle_in in = {f, s->res, &t.v.j, t.s, a->a.results.v, (size_t)a->a.results.n};
     int rc = bundle_repro(&in, (size_t)k, (size_t)(e - f->envs), a->a.output, &err) ? cli_error(&err) : 0;
     if (!rc)
@@ -147,13 +163,17 @@ static int repro_parsed(const void *opts)
     return bundle_parsed(&a->a);
 }
 
-/* repro: that environment beside the reference. */
+/* repro: that environment beside the reference, and the twin judged with
+ * them (its cause is the repro's "precision or device") though the bundle
+ * holds the two alone. */
 static int repro_prepare(void *opts, const px_fixture *f, px_session_opts *o)
 {
     repro_opts *a = opts;
-    int ref = fixture_reference(f);
+    int ref = fixture_reference(f), twin = twin_of(f);
     if (ref >= 0 && strcmp(a->a.envs.v[0], f->envs[ref].name))
         a->a.envs.v[a->a.envs.n++] = f->envs[ref].name;
+    if (twin >= 0 && twin != ref && strcmp(a->a.envs.v[0], f->envs[twin].name))
+        a->a.envs.v[a->a.envs.n++] = f->envs[twin].name;
     o->n_envs = (size_t)a->a.envs.n;
     return 0;
 }
