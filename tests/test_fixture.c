@@ -900,3 +900,12 @@ Test(fixture, a_classifier_refuses_an_embeddings_keys)
     expect_error("{path: m.pt}", "{path: m.pt, dim: 4}", 4, 28, "for an embedding");
     expect_error("    expect: {label: a}\n", "    role: query\n    expect: {label: a}\n", 13, 11, "for an embedding");
 }
+
+/* `expect: reject` (a scalar) says the forms an expect takes, not only
+ * that it must be a mapping (found walking a Gemma classifier, issue 38). */
+Test(fixture, a_scalar_expect_says_the_forms_it_takes)
+{
+    expect_error("    expect: {label: a}\n", "    expect: reject\n", 13, 13,
+                 "expect must be a mapping, not a scalar: write it as {label: LABEL}, {any_of: [LABEL, ...]} or "
+                 "{rejected: true, reason: PATTERN}");
+}

@@ -61,6 +61,18 @@ static int want(ctx *c, const yaml_node_t *n, yaml_node_type_t t, const char *wh
 
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
+/* An expect that is not a mapping: say the forms it takes (`expect:
+ * reject` is the natural first guess, and "must be a mapping" alone does
+ * not say what to write). */
+static int want_expect(ctx *c, const yaml_node_t *n, const char *forms)
+{
+    if (n->type == YAML_MAPPING_NODE)
+        return 0;
+    return px_error_set(c->err, PX_ERR_MALFORMED, c->path, (int)n->start_mark.line + 1,
+                        (int)n->start_mark.column + 1, "expect must be a mapping, not %s: write it as %s",
+                        ydoc_type_name(n->type), forms);
+}
+
 static int check_keys(ctx *c, yaml_node_t *map, const char *what, const char *const *allowed)
 {
     return ydoc_check_keys(&c->doc, c->path, map, what, allowed, c->err);
@@ -1150,7 +1162,8 @@ static int load_text_expect(ctx *c, yaml_node_t *n, px_expect *x)
 {
     static const char *const keys[] = {"rejected", "reason", "must_match", "must_not_match", "max_chars",
                                        "non_empty", "same_as_reference", NULL};
-    if (want(c, n, YAML_MAPPING_NODE, "expect") || check_keys(c, n, "expect (a generator's)", keys) ||
+    if (want_expect(c, n, "{must_match: PATTERN}, {max_chars: N}, {same_as_reference: true} or {rejected: true}") ||
+        check_keys(c, n, "expect (a generator's)", keys) ||
         get_pattern(c, n, "reason", &x->reason))
         return -1;
     x->loc = loc_of(n);
@@ -1198,7 +1211,7 @@ static int load_text_expect(ctx *c, yaml_node_t *n, px_expect *x)
 static int load_retrieval_expect(ctx *c, yaml_node_t *n, px_expect *x)
 {
     static const char *const keys[] = {"top", "k", "order", "rejected", "reason", NULL};
-    if (want(c, n, YAML_MAPPING_NODE, "expect") || check_keys(c, n, "expect", keys) ||
+    if (want_expect(c, n, "{top: [DOCUMENT-ID, ...], k: N} or {rejected: true}") || check_keys(c, n, "expect", keys) ||
         get_pattern(c, n, "reason", &x->reason))
         return -1;
     x->loc = loc_of(n);
@@ -1269,7 +1282,8 @@ static int load_expect(ctx *c, yaml_node_t *n, px_expect *x)
         return load_retrieval_expect(c, n, x);
     static const char *const keys[] = {"label", "any_of", "rejected", "top_k", "reason", "must_match",
                                        "must_not_match", NULL};
-    if (want(c, n, YAML_MAPPING_NODE, "expect") || check_keys(c, n, "expect", keys) ||
+    if (want_expect(c, n, "{label: LABEL}, {any_of: [LABEL, ...]} or {rejected: true, reason: PATTERN}") ||
+        check_keys(c, n, "expect", keys) ||
         get_pattern(c, n, "reason", &x->reason) || get_pattern(c, n, "must_match", &x->must_match) ||
         get_pattern(c, n, "must_not_match", &x->must_not_match))
         return -1;
