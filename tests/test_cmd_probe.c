@@ -83,7 +83,7 @@ static void make_qwen(const char *dir, int num_labels)
              "import shutil, torch\n"
              "from transformers import Qwen2Config, Qwen2ForSequenceClassification\n"
              "torch.manual_seed(38)\n"
-             "c = Qwen2Config(vocab_size=2459, hidden_size=16, intermediate_size=32, num_hidden_layers=1,\n"
+             "c = Qwen2Config(vocab_size=2560, hidden_size=16, intermediate_size=32, num_hidden_layers=1,\n"
              "                num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=128,\n"
              "                num_labels=%d, pad_token_id=0)\n"
              "Qwen2ForSequenceClassification(c).eval().save_pretrained('model')\n"
@@ -224,6 +224,71 @@ Test(probe, a_probe_without_output_leaves_the_label_check_to_the_examples, .time
     cr_expect(strstr(r.err, "fixture.yaml:8:11: contract lists 2 labels but the model gives 3 outputs (in "
                             "'reference': the forward of example 'longer')"),
               "%s", r.err);
+    tl_free(&r);
+    remove_dir(dir);
+}
+
+/* A healthy generator on a tokenizer that adds no special tokens (a tiny
+ * Qwen2 causal LM, the byte-level BPE): its header says the first
+ * forward's time; before, the probe was the empty text, no token, and
+ * every such generator's header said "no forward gave an output" above
+ * its generations. */
+Test(probe, a_healthy_generator_without_special_tokens_has_its_first_forward, .timeout = 300)
+{
+    need_transformers();
+    char *dir = tl_tmpdir(), here[2048], tok[2200], prog[4096];
+    cr_assert_not_null(getcwd(here, sizeof here));
+    snprintf(tok, sizeof tok, "%s/%s", here, BYTELEVEL);
+    snprintf(prog, sizeof prog,
+             "import shutil, torch\n"
+             "from transformers import Qwen2Config, Qwen2ForCausalLM\n"
+             "torch.manual_seed(38)\n"
+             "c = Qwen2Config(vocab_size=2560, hidden_size=16, intermediate_size=32, num_hidden_layers=1,\n"
+             "                num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=128)\n"
+             "Qwen2ForCausalLM(c).eval().save_pretrained('model')\n"
+             "shutil.copy('%s', 'model/tokenizer.json')\n",
+             tok);
+    python_in(dir, prog);
+    static const char *const files[] = {"config.json", "generation_config.json", "model.safetensors",
+                                        "tokenizer.json"};
+    char sums[4][65], path[600];
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/model/%s", dir, files[i]);
+        sha256_of(path, sums[i]);
+    }
+    char fx[4096];
+    snprintf(fx, sizeof fx,
+             "parity: 1\n"
+             "contract:\n"
+             "  task: Continue a prompt (a test of the probe).\n"
+             "  model:\n"
+             "    format: transformers\n"
+             "    kind: generator\n"
+             "    path: model\n"
+             "    files:\n"
+             "      config.json: %s\n"
+             "      generation_config.json: %s\n"
+             "      model.safetensors: %s\n"
+             "      tokenizer.json: %s\n"
+             "  input:\n"
+             "    tokenizer: {kind: huggingface, file: model/tokenizer.json, sha256: %s}\n"
+             "    max_tokens: 64\n"
+             "  generate:\n"
+             "    decoding: greedy\n"
+             "    max_new_tokens: 4\n"
+             "environments:\n"
+             "  reference: {executor: python, device: cpu, dtype: float32, threads: 1}\n"
+             "examples:\n"
+             "  - {id: hello, text: \"Hello, world\", expect: {non_empty: true}, why: a plain prompt}\n",
+             sums[0], sums[1], sums[2], sums[3], sums[3]);
+    snprintf(path, sizeof path, "%s/fixture.yaml", dir);
+    tl_write(path, fx);
+    char out[700];
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    cmd_result r = tl_run((const char *[]){"parity", "run", path, "-q", "--python", PY, "-o", out, NULL});
+    cr_expect(r.status == 0 || r.status == 1, "exit %d\n%s%s", r.status, r.out, r.err);
+    cr_expect_null(strstr(r.out, "no forward gave an output"), "%s", r.out);
+    cr_expect(strstr(r.out, ", first forward "), "%s", r.out);
     tl_free(&r);
     remove_dir(dir);
 }
