@@ -20,6 +20,7 @@
 #include "parity/redact.h"
 #include "parity/report_html.h"
 #include "parity/report_md.h"
+#include "parity/runner.h"
 #include "parity/strf.h"
 #include "parity/ydoc.h"
 
@@ -881,7 +882,13 @@ static void run_command(FILE *o, const repro_env *r)
     int modules = r->env->python && r->er->m.backend_modules;
     if (r->env->python)
         fprintf(o, " --python PYTHON");
-    if (modules)
+    /* On a device torch opens itself, a module goes to the environment
+     * named (runner_module_for). */
+    if (modules && runner_device_builtin(dev)) {
+        fprintf(o, " --backend-module ");
+        put_word(o, r->env->name);
+        fprintf(o, "=MODULE");
+    } else if (modules)
         fprintf(o, " --backend-module MODULE");
     else if (dev && library_device(dev))
         fprintf(o, " --backend-lib LIB"); /* either executor loads one */

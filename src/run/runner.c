@@ -758,6 +758,45 @@ void runner_locate_free(px_runner_opts *o)
     o->executor = o->python = o->script = NULL;
 }
 
+int runner_device_builtin(const char *device) { return child_device_builtin(device); }
+
+/* Each --backend-module goes somewhere: ENV=NAME names an environment with
+ * executor: python; either form reaches one that runs here. */
+static int modules_check(const px_runner_opts *o, const px_fixture *f, const px_results *res, px_error *err)
+{
+    for (size_t m = 0; m < o->n_backend_modules; m++) {
+        const char *arg = o->backend_modules[m], *eq = strchr(arg, '='), *name;
+        if (eq) {
+            const px_env *e = NULL;
+            for (size_t k = 0; !e && k < f->n_envs; k++)
+                if (strlen(f->envs[k].name) == (size_t)(eq - arg) && !strncmp(f->envs[k].name, arg, (size_t)(eq - arg)))
+                    e = &f->envs[k];
+            if (!e || !e->python || !eq[1])
+                return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0,
+                                    "--backend-module %s: %s '%.*s'; ENV=NAME imports NAME into environment ENV, "
+                                    "which has executor: python",
+                                    arg, !eq[1] ? "no module after the environment" : e ? "no executor: python in environment" : "no environment",
+                                    (int)(eq - arg), arg);
+        }
+        int goes = 0;
+        for (size_t i = 0; i < res->n_envs && !goes; i++)
+            goes = runs_here(&res->envs[i]) &&
+                   child_module_for(o, &f->envs[res->envs[i].env_index], arg, &name);
+        if (!goes && eq)
+            return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0,
+                                "--backend-module %s: environment '%.*s' does not run here", arg, (int)(eq - arg),
+                                arg);
+        if (!goes)
+            return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0,
+                                "--backend-module %s: no environment that runs here imports it: a module goes to "
+                                "each environment with executor: python on a device torch does not open itself "
+                                "(not cpu, cuda, mps, xpu, hip or meta) or compiled with a --compile-backend; "
+                                "--backend-module ENV=%s imports it into ENV alone",
+                                arg, arg);
+    }
+    return 0;
+}
+
 int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results *res, px_error *err)
 {
     int python = 0;
@@ -796,6 +835,8 @@ int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results 
                 return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "--compile-backend: environment '%.*s' given twice",
                                     (int)nl, arg);
     }
+    if (modules_check(o, f, res, err))
+        return -1;
     /* A format the environment's executor cannot load is the fixture's
      * mistake: refused before anything starts. */
     for (size_t i = 0; i < res->n_envs; i++) {
