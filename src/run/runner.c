@@ -491,7 +491,9 @@ int runner_executor_absent(const px_runner_opts *o, const px_env *e, const char 
     return access(*path, e->python ? R_OK : X_OK) ? (errno ? errno : ENOENT) : 0;
 }
 
-/* One environment's run: start-up, probe, examples, benchmark. */
+/* One environment's run: start-up, probe, examples, benchmark. A probe
+ * that ends the executor takes the environment down (the smallest real
+ * input it is sent), naming the example. */
 static void run_env(px_runner *r, size_t e)
 {
     px_env_result *er = &r->res->envs[e];
