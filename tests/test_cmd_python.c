@@ -285,7 +285,8 @@ Test(python_executor, backend_module_that_hangs_times_out_at_start_up, .timeout 
     px_env_input in = {0};
     cr_assert_eq(env_input_open(&in, f, &f->envs[0], &err), 0, "%s", err.msg);
     px_results *res = results_new(f, &idx, 1);
-    const char *mods[] = {"parity_planted"};
+    /* Its device is cpu: the module goes to it by name (issue 38). */
+    const char *mods[] = {"reference=parity_planted"};
     px_runner_opts o = {.load_timeout_s = 3, .backend_modules = mods, .n_backend_modules = 1};
     runner_locate(&o, NULL, PY);
     free((char *)o.script);
