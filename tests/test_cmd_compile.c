@@ -298,7 +298,9 @@ Test(compile, each_new_shape_compiles_and_is_told_apart, .timeout = 300)
     cmd_result r = tl_run((const char *[]){"parity", "run", fx, "-e", "cpu-inductor", "-o", res, "--python",
                                            tl_python(), NULL});
     cr_assert_eq(r.status, 0, "run: exit %d\n%s\n%s", r.status, r.out, r.err);
-    cr_expect(strstr(r.out, "compile eager, mode default, dynamic false: the first forward compiled; 6 example "
+    /* The probe is the shortest example, bouldering (issue 38): its length
+     * compiled there, so its own forward is warm; the other five compile. */
+    cr_expect(strstr(r.out, "compile eager, mode default, dynamic false: the first forward compiled; 5 example "
                             "forwards compiled again"),
               "%s", r.out);
     px_fixture *f;
@@ -312,7 +314,10 @@ Test(compile, each_new_shape_compiles_and_is_told_apart, .timeout = 300)
             continue;
         }
         ok++;
-        cr_expect_eq(er->ex[k].compiled, PX_COMPILED_YES, "%s: a new length did not compile", f->examples[k].id);
+        if (!strcmp(f->examples[k].id, "bouldering"))
+            cr_expect_eq(er->ex[k].compiled, PX_COMPILED_NO, "the probe's length compiled again");
+        else
+            cr_expect_eq(er->ex[k].compiled, PX_COMPILED_YES, "%s: a new length did not compile", f->examples[k].id);
     }
     cr_expect_eq(ok, 6);
     char *text = tl_slurp(res);

@@ -214,7 +214,7 @@ Test(python_executor, backend_module_chatter_on_stdout_is_harmless, .timeout = 1
 {
     plant("print");
     const char *fx = demo_python(0);
-    char *py = run(fx, 0, (const char *[]){"--backend-module", "parity_planted", "-e", "reference", NULL});
+    char *py = run(fx, 0, (const char *[]){"--backend-module", "reference=parity_planted", "-e", "reference", NULL});
     px_fixture *f;
     px_results *r = load(py, fx, &f);
     const px_manifest *m = &env_of(r, "reference")->m;
@@ -230,7 +230,7 @@ static const px_env_result *down_with(const char *what, px_results **r, px_fixtu
 {
     plant(what);
     const char *fx = demo_python(0);
-    char *py = run(fx, 3, (const char *[]){"--backend-module", "parity_planted", "-e", "reference", NULL});
+    char *py = run(fx, 3, (const char *[]){"--backend-module", "reference=parity_planted", "-e", "reference", NULL});
     *r = load(py, fx, f);
     const px_env_result *e = env_of(*r, "reference");
     cr_assert_eq(e->state, PX_ENV_DOWN, "%s: not down", what);
@@ -264,7 +264,7 @@ Test(python_executor, backend_module_that_exits_fails_at_the_device_stage, .time
 Test(python_executor, missing_backend_module_fails_at_the_device_stage, .timeout = 120)
 {
     const char *fx = demo_python(0);
-    char *py = run(fx, 3, (const char *[]){"--backend-module", "parity_no_such_backend", "-e", "reference", NULL});
+    char *py = run(fx, 3, (const char *[]){"--backend-module", "reference=parity_no_such_backend", "-e", "reference", NULL});
     px_fixture *f;
     px_results *r = load(py, fx, &f);
     const px_env_result *e = env_of(r, "reference");
@@ -285,7 +285,8 @@ Test(python_executor, backend_module_that_hangs_times_out_at_start_up, .timeout 
     px_env_input in = {0};
     cr_assert_eq(env_input_open(&in, f, &f->envs[0], &err), 0, "%s", err.msg);
     px_results *res = results_new(f, &idx, 1);
-    const char *mods[] = {"parity_planted"};
+    /* Its device is cpu: the module goes to it by name (issue 38). */
+    const char *mods[] = {"reference=parity_planted"};
     px_runner_opts o = {.load_timeout_s = 3, .backend_modules = mods, .n_backend_modules = 1};
     runner_locate(&o, NULL, PY);
     free((char *)o.script);
@@ -486,7 +487,7 @@ Test(python_executor, backend_module_import_outlasting_startup_timeout_is_down_a
     const char *fx = variant(1, demo_with_python_env(0),
                              (const char *[]){"    executor: python\n", "    executor: python\n    startup_timeout: 10\n",
                                               NULL});
-    char *out = run_with_one_down(fx, (const char *[]){"--python", PY, "--backend-module", "parity_planted", NULL},
+    char *out = run_with_one_down(fx, (const char *[]){"--python", PY, "--backend-module", "tpu=parity_planted", NULL},
                                   "DOWN at device");
     expect_only_down(fx, out, (const char *[]){"tpu", NULL}, PX_STAGE_DEVICE,
                      (const char *[]){"importing backend module parity_planted did not finish within "

@@ -92,7 +92,7 @@ Test(redact_cmd, a_backend_module_echoing_its_environment_is_redacted, .timeout 
     setenv("PARITY_PLANTED_SECRET", "tpu-secret-0123456789abcdef", 1);
     cmd_result r =
         tl_run((const char *[]){"parity", "run", fx, "-q", "-o", out, "--python", tl_python(), "--backend-module",
-                                "parity_planted", NULL});
+                                "py=parity_planted", NULL});
     cr_expect_eq(r.status, 3, "the Python environment is down: %s", r.err);
     absent(r.err, "tpu-secret-0123456789abcdef");
     char *res = tl_slurp(out);

@@ -83,12 +83,14 @@ typedef struct px_kind {
     /* Its output is one pooled vector of contract.model.dim values (the
      * executors' --pooling and --normalize, contract.model.pooling). */
     int pools;
-    /* The probe's output with the contract's own model did not fit (fit:
+    /* An output with the contract's own model did not fit (fit:
      * PX_SHAPE_BAD or PX_SHAPE_EMPTY; detail: the wire's words, NULL when
-     * none): 1 with *err set when that is the contract's error (the run
-     * stops), 0 when it is the environment's outcome. */
+     * none; which: the forward, "the probe forward of example 'x', 3
+     * tokens"): the probe's, or an example's while none has fit (the runner).
+     * 1 with *err set when that is the contract's error (the run stops), 0
+     * when it is the environment's outcome. */
     int (*probe_misfit)(const px_fixture *f, const px_env *e, px_shape_fit fit, int ndim, const int64_t *shape,
-                        const char *detail, px_error *err);
+                        const char *detail, const char *which, px_error *err);
 } px_kind;
 
 /* The fixture's kind's interface (never NULL). */

@@ -43,8 +43,6 @@ int prep_gen_text(const px_fixture *f, const px_tokenizer *tok, const int64_t *i
 /* Process one text. Returns 0 (possibly rejected) or -1 with *err. */
 int prep_example(const px_prep *p, const px_fixture *f, const char *text, size_t len,
                  px_prepared *out, px_error *err);
-/* The probe input: [CLS] [SEP] (padded as the contract says). */
-int prep_probe(const px_prep *p, const px_fixture *f, px_prepared *out, px_error *err);
 void prepared_free(px_prepared *x);
 
 /* Everything one environment is sent: its prep, every example processed
@@ -52,7 +50,9 @@ void prepared_free(px_prepared *x);
 typedef struct px_env_input {
     px_prep prep;
     px_prepared *examples;
-    px_prepared probe;
+    px_prepared probe;  /* the probe forward's input (prepare.c): the shortest
+                           example run, else the empty text; enc.n 0: none */
+    char *probe_words;  /* what it is, for messages ("example 'x', 3 tokens") */
     const px_prepared *shared; /* evidence.c: another entry's examples (the
                                   same vocabulary), this one staying closed */
     const px_tokenizer *shared_tok; /* and that entry's vocabulary */

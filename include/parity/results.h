@@ -70,7 +70,7 @@ typedef struct px_manifest {
     char model_sha256[PX_SHA256_HEX], vocab_sha256[PX_SHA256_HEX];
     char started_at[32];      /* UTC, ISO 8601 */
     double load_ms;           /* first load; restarts are counted apart */
-    double first_forward_ms;  /* the probe forward ([CLS] [SEP]) */
+    double first_forward_ms;  /* the probe forward (the shortest example) */
 } px_manifest;
 
 /* One benchmark of one endpoint in one environment (parity bench): how

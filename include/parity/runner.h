@@ -39,9 +39,16 @@ void runner_locate_free(px_runner_opts *o);
  * one test of it: the session leaves such an environment not evaluated,
  * the runner takes it down. */
 int runner_executor_absent(const px_runner_opts *o, const px_env *e, const char **path);
-/* Before starting, what concerns the whole command: backend modules are
- * only given when some environment that runs here has executor: python
- * (-1 with *err, PX_EXIT_USAGE, when not); each --compile-backend ENV=NAME
+/* Whether a device (its type, before any ':') is one torch opens without
+ * a backend module: cpu, cuda, mps, xpu, hip, meta. Any other (tpu, xla,
+ * hpu, a PrivateUse1 name) is a backend's. */
+int runner_device_builtin(const char *device);
+/* Before starting, what concerns the whole command: a backend module must
+ * go to some environment that runs here (child.h, child_module_for: NAME to
+ * every Python environment on a device that is not builtin, or compiled
+ * with a --compile-backend; ENV=NAME to ENV alone), ENV=NAME naming an
+ * environment with executor: python) (-1 with *err, PX_EXIT_USAGE, when
+ * not); each --compile-backend ENV=NAME
  * names an environment with compile: (once). What concerns one environment
  * is not checked here: see runner_wait. */
 int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results *res, px_error *err);

@@ -27,7 +27,10 @@ const px_option cli_options[] = {
                                             "$PARITY_PYTHON, else python3 on PATH); never taken from a fixture",
                        NULL, 0},
     [PX_OPT_BACKEND_MODULE] = {0, "backend-module", "NAME", "import this Python module before the device is opened, "
-                                                           "e.g. torch_tpu or torch_xla (repeatable; executor: python)",
+                                                           "e.g. torch_tpu or torch_xla, in each executor: python "
+                                                           "environment on a device other than cpu, cuda, mps, xpu "
+                                                           "(or compiled with --compile-backend); ENV=NAME: in ENV "
+                                                           "alone (repeatable)",
                                NULL, CLI_REPEAT_MAX},
     [PX_OPT_COMPILE_BACKEND] = {0, "compile-backend", "ENV=NAME", "compile environment ENV (which has compile:) with "
                                                                   "the torch.compile backend NAME that a "

@@ -70,35 +70,34 @@ static px_shape_fit generator_shape(const px_fixture *f, const px_shape_want *w,
 /* A classifier's output of [1, N] with N other than its labels: the
  * labels the contract (or the environment) lists are wrong for the model. */
 static int classifier_misfit(const px_fixture *f, const px_env *e, px_shape_fit fit, int ndim, const int64_t *shape,
-                             const char *detail, px_error *err)
+                             const char *detail, const char *which, px_error *err)
 {
     (void)f, (void)detail;
     if (fit != PX_SHAPE_BAD || ndim != 2 || shape[0] != 1 || shape[1] <= 0)
         return 0;
     px_error_set(err, PX_ERR_MISMATCH, f->path, e->labels_loc.line, e->labels_loc.col,
-                 "%s lists %zu labels but the model gives %lld outputs (probe forward in '%s')",
-                 e->own_labels ? "the environment" : "contract", e->n_labels, (long long)shape[1], e->name);
+                 "%s lists %zu labels but the model gives %lld outputs (in '%s': %s)",
+                 e->own_labels ? "the environment" : "contract", e->n_labels, (long long)shape[1], e->name, which);
     return 1;
 }
 
 static int generator_misfit(const px_fixture *f, const px_env *e, px_shape_fit fit, int ndim, const int64_t *shape,
-                            const char *detail, px_error *err)
+                            const char *detail, const char *which, px_error *err)
 {
     (void)fit, (void)ndim, (void)shape;
     px_error_set(err, PX_ERR_MISMATCH, f->path, f->model_loc.line, f->model_loc.col,
-                 "contract.model.kind is generator, but the model's output does not fit: %s (probe forward in "
-                 "'%s')",
-                 detail ? detail : "?", e->name);
+                 "contract.model.kind is generator, but the model's output does not fit: %s (in '%s': %s)",
+                 detail ? detail : "?", e->name, which);
     return 1;
 }
 
 static int embedding_misfit(const px_fixture *f, const px_env *e, px_shape_fit fit, int ndim, const int64_t *shape,
-                            const char *detail, px_error *err)
+                            const char *detail, const char *which, px_error *err)
 {
     (void)fit, (void)ndim, (void)shape;
     px_error_set(err, PX_ERR_MISMATCH, f->path, f->model_loc.line, f->model_loc.col,
-                 "contract.model.dim is %d but the model's vector does not fit: %s (probe forward in '%s')", f->dim,
-                 detail ? detail : "?", e->name);
+                 "contract.model.dim is %d but the model's vector does not fit: %s (in '%s': %s)", f->dim,
+                 detail ? detail : "?", e->name, which);
     return 1;
 }
 

@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "parity/prepare.h"
+#include "parity/sbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,11 +161,42 @@ int prep_example(const px_prep *p, const px_fixture *f, const char *text, size_t
     return 0;
 }
 
-int prep_probe(const px_prep *p, const px_fixture *f, px_prepared *out, px_error *err)
+/* The probe is a real input: the shortest example that is run (fewest real
+ * tokens, at least one; the first of equals), so that a tokenizer that adds
+ * no special tokens (Qwen's, Llama 3's BPE without a template) still sends
+ * the model something, and the cheapest one. With none, the empty text if
+ * it encodes to a token ([CLS] [SEP]); else there is no probe (enc.n 0).
+ * *words say what was sent, for messages. */
+static int prep_probe(const px_prep *p, const px_fixture *f, const px_prepared *examples, px_prepared *out,
+                      char **words, px_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->clean_text = strdup("");
-    return tokenizer_encode(p->tok, "", 0, f->max_tokens, f->pad_to, &out->enc, err);
+    size_t best = f->n_examples;
+    for (size_t k = 0; k < f->n_examples; k++)
+        if (!examples[k].rejected && examples[k].enc.n_real > 0 &&
+            (best == f->n_examples || examples[k].enc.n_real < examples[best].enc.n_real))
+            best = k;
+    px_sbuf b = PX_SBUF_INIT;
+    if (best < f->n_examples) {
+        const px_example *x = &f->examples[best];
+        if (prep_example(p, f, x->text, x->text_len, out, err))
+            return -1;
+        sbuf_addf(&b, "example '%s', %zu token%s", x->id, out->enc.n_real, out->enc.n_real == 1 ? "" : "s");
+    } else {
+        out->clean_text = strdup("");
+        if (tokenizer_encode(p->tok, "", 0, f->max_tokens, f->pad_to, &out->enc, err))
+            return -1;
+        if (out->enc.n_real == 0)
+            out->enc.n = 0; /* nothing to send: no probe */
+        sbuf_add(&b, "the empty text (");
+        for (size_t k = 0; k < out->enc.n_real; k++)
+            sbuf_addf(&b, "%s%s", k ? " " : "", out->enc.pieces[k]);
+        sbuf_add(&b, out->enc.n_real ? ")" : "no tokens)");
+    }
+    *words = sbuf_take(&b);
+    if (!*words)
+        return px_error_oom(err, f->path);
+    return 0;
 }
 
 void prepared_free(px_prepared *x)
@@ -196,7 +228,7 @@ static int env_input_open_with(px_env_input *in, const px_fixture *f, const px_e
                                 "example '%s': %s", x->id, msg);
         }
     }
-    if (prep_probe(&in->prep, f, &in->probe, err)) {
+    if (prep_probe(&in->prep, f, in->examples, &in->probe, &in->probe_words, err)) {
         env_input_close(in, f->n_examples);
         return -1;
     }
@@ -219,6 +251,7 @@ void env_input_close(px_env_input *in, size_t n_examples)
         prepared_free(&in->examples[k]);
     free(in->examples);
     prepared_free(&in->probe);
+    free(in->probe_words);
     prep_close(&in->prep);
     memset(in, 0, sizeof *in);
 }

@@ -20,6 +20,7 @@
 #include "parity/redact.h"
 #include "parity/report_html.h"
 #include "parity/report_md.h"
+#include "parity/runner.h"
 #include "parity/strf.h"
 #include "parity/ydoc.h"
 
@@ -905,14 +906,22 @@ static void run_command(FILE *o, const repro_env *r)
     int modules = r->env->python && r->er->m.backend_modules;
     if (r->env->python)
         fprintf(o, " --python PYTHON");
-    if (modules)
-        fprintf(o, " --backend-module MODULE");
-    else if (dev && library_device(dev))
-        fprintf(o, " --backend-lib LIB"); /* either executor loads one */
     /* A compile backend the fixture does not name came from the command
      * line (--compile-backend): said again, by the name recorded. */
     const char *cb = r->er->m.compile_backend;
-    if (r->env->compile.present && cb && strcmp(cb, r->env->compile.backend)) {
+    int cb_again = r->env->compile.present && cb && strcmp(cb, r->env->compile.backend);
+    /* On a device torch opens itself, and not compiled with a backend the
+     * command line names, a module goes to the environment named (the
+     * runner's rule: runner_device_builtin). */
+    if (modules && runner_device_builtin(dev) && !cb_again) {
+        fprintf(o, " --backend-module ");
+        put_word(o, r->env->name);
+        fprintf(o, "=MODULE");
+    } else if (modules)
+        fprintf(o, " --backend-module MODULE");
+    else if (dev && library_device(dev))
+        fprintf(o, " --backend-lib LIB"); /* either executor loads one */
+    if (cb_again) {
         char *w = strf("%s=%s", r->env->name, cb);
         fprintf(o, " --compile-backend ");
         put_word(o, w ? w : "?");

@@ -87,6 +87,16 @@ static void print_compiled(FILE *o, const px_env_result *e, size_t n)
             e->m.compile_dynamic ? e->m.compile_dynamic : "?", n_comp, n_comp == 1 ? "" : "s", comp_ms, med);
 }
 
+/* Whether any of e's n examples gave an output (a forward's or a
+ * generation's, fitting or not). */
+static int some_output(const px_env_result *e, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (e->ex[k].status == PX_ST_OK || e->ex[k].status == PX_ST_BAD_SHAPE || e->ex[k].status == PX_ST_EMPTY)
+            return 1;
+    return 0;
+}
+
 static void print_envs(FILE *o, const px_fixture *f, const px_results *r)
 {
     for (size_t i = 0; i < r->n_envs; i++) {
@@ -98,8 +108,12 @@ static void print_envs(FILE *o, const px_fixture *f, const px_results *r)
         if (e->state == PX_ENV_DOWN)
             fprintf(o, "  DOWN at %s: %s\n", proto_stage_name(e->down_stage), e->down_msg);
         else {
-            /* -1: no forward gave an output, said in words, never "-1.0 ms" */
+            /* -1: no first-forward time, said in words, never "-1.0 ms";
+             * that no forward gave an output only when none did (a
+             * generator's probe may give none where its generations do). */
             char first[64] = "no forward gave an output";
+            if (some_output(e, r->n_examples))
+                snprintf(first, sizeof first, "no first-forward time (the probe gave no output)");
             if (e->m.first_forward_ms >= 0)
                 snprintf(first, sizeof first, "first forward %.1f ms", e->m.first_forward_ms);
             fprintf(o, "  torch %s (%s%s%s%s%s) on %s, load %.0f ms, %s%s\n",

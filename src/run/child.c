@@ -125,6 +125,39 @@ static const char *compile_backend(const px_runner *r, const px_env *e)
     return e->compile.backend;
 }
 
+int child_device_builtin(const char *device)
+{
+    static const char *const own[] = {"cpu", "cuda", "mps", "xpu", "hip", "meta", NULL};
+    size_t n = strcspn(device ? device : "", ":");
+    for (size_t k = 0; own[k]; k++)
+        if (strlen(own[k]) == n && !strncmp(device, own[k], n))
+            return 1;
+    return 0;
+}
+
+/* Whether --compile-backend names environment e. */
+static int compile_named(const px_runner_opts *o, const px_env *e)
+{
+    size_t n = strlen(e->name);
+    for (size_t i = 0; i < o->n_compile_backends; i++) {
+        const char *a = o->compile_backends[i], *eq = strrchr(a, '=');
+        if (eq && (size_t)(eq - a) == n && !strncmp(a, e->name, n))
+            return 1;
+    }
+    return 0;
+}
+
+int child_module_for(const px_runner_opts *o, const px_env *e, const char *arg, const char **name)
+{
+    const char *eq = strchr(arg, '=');
+    *name = eq ? eq + 1 : arg;
+    if (!e->python)
+        return 0;
+    if (eq)
+        return strlen(e->name) == (size_t)(eq - arg) && !strncmp(arg, e->name, (size_t)(eq - arg));
+    return !child_device_builtin(e->device) || (e->compile.present && compile_named(o, e));
+}
+
 /* Environment e's executor's command line (argv[0] its program), threads
  * the room for --threads' value: malloc'd, NULL when out of memory. */
 static const char **executor_argv(px_runner *r, const px_env *e, char *threads, size_t size)
@@ -163,8 +196,13 @@ static const char **executor_argv(px_runner *r, const px_env *e, char *threads, 
         argv[a++] = "--matmul-precision", argv[a++] = e->matmul_precision;
     if (r->opts.backend_lib)
         argv[a++] = "--backend-lib", argv[a++] = r->opts.backend_lib;
-    for (size_t m = 0; e->python && m < r->opts.n_backend_modules; m++)
-        argv[a++] = "--backend-module", argv[a++] = r->opts.backend_modules[m];
+    /* Only where it is needed (runner_module_for): a CPU reference beside a
+     * TPU environment imports no TPU package, nor records its version. */
+    for (size_t m = 0; m < r->opts.n_backend_modules; m++) {
+        const char *name;
+        if (child_module_for(&r->opts, e, r->opts.backend_modules[m], &name))
+            argv[a++] = "--backend-module", argv[a++] = name;
+    }
     /* The fixture lets only the Python executor compile (fixture.c). */
     if (e->compile.present) {
         argv[a++] = "--compile-backend", argv[a++] = compile_backend(r, e);

@@ -44,6 +44,17 @@ int child_spawn(px_runner *r, const px_env *e, child *c, px_error *err);
  * READY: 0 when up; -2 when the run stopped meanwhile; -1 otherwise, with
  * the stage (PX_STAGE_*) and the words (malloc'd) of why in *stage, *msg. */
 int child_start(px_runner *r, px_env_result *er, int spawn, int *stage, char **msg);
+/* Whether a device (its type, before any ':') is one torch opens without
+ * a backend module: cpu, cuda, mps, xpu, hip, meta. Any other (tpu, xla,
+ * hpu, a PrivateUse1 name) is a backend's. */
+int child_device_builtin(const char *device);
+/* Whether the --backend-module argument arg goes to environment e: NAME to
+ * every environment with executor: python whose device is not builtin, and
+ * to one whose torch.compile backend a --compile-backend names (a module
+ * registers it); ENV=NAME to ENV alone (python), whatever its device.
+ * *name: the module (NAME). A CPU reference beside a TPU environment
+ * imports nothing, and records nothing. */
+int child_module_for(const px_runner_opts *o, const px_env *e, const char *arg, const char **name);
 /* Whether the child has run an input of this sequence length; records it. */
 int child_shape_seen(child *c, size_t len);
 /* Waits for the child's next frame, at most timeout_s, and no longer than

@@ -153,13 +153,50 @@ static void go_down(px_runner *r, px_env_result *er, int stage, char *msg, size_
     free(why);
 }
 
-/* The probe ([CLS] [SEP]) gives the first-forward time and, before any
- * example, whether the model's output width matches the contract's labels
- * (an embedding's: contract.model.dim). */
-static int run_probe(px_runner *r, px_env_result *er)
+static int halted(px_runner *r) { return __atomic_load_n(&r->halt, __ATOMIC_SEQ_CST); }
+
+/* The first fatal error stops the run (every environment's); later ones
+ * (another environment's at the same time) are dropped. */
+static void halt_with(px_runner *r, px_error *fatal)
 {
+    pthread_mutex_lock(&r->mu);
+    if (!r->fatal.code)
+        r->fatal = *fatal;
+    __atomic_store_n(&r->halt, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* An output of er's that did not fit (x): with the contract's own model, a
+ * width that does not fit the labels (an embedding's: contract.model.dim)
+ * is a contract error that stops the run; an overriding model's is that
+ * environment's outcome. which: the forward's words. 1 when it stopped. */
+static int misfit_stops(px_runner *r, px_env_result *er, const px_example_result *x, const char *which)
+{
+    const px_env *e = &r->f->envs[er->env_index];
+    px_shape_fit fit = x->status == PX_ST_BAD_SHAPE ? PX_SHAPE_BAD
+                       : x->status == PX_ST_EMPTY   ? PX_SHAPE_EMPTY
+                                                    : PX_SHAPE_FITS;
+    px_error fatal = {0};
+    if (fit == PX_SHAPE_FITS || e->own_model ||
+        !kind_of(r->f)->probe_misfit(r->f, e, fit, x->ndim, x->shape, x->detail, which, &fatal))
+        return 0;
+    halt_with(r, &fatal);
+    return 1;
+}
+
+/* The probe, a forward of a real input (prepare.c: the shortest example
+ * run), gives the first-forward time and, before any example, whether the
+ * model's output fits the contract. It is not relied on alone: when it gave
+ * no output, the examples' outputs are held to the same rule until one
+ * fits (*fitted). 0: go on; 1: stopped or down; -1: the run stops. */
+static int run_probe(px_runner *r, px_env_result *er, int *fitted)
+{
+    const px_env_input *in = &r->inputs[er - r->res->envs];
+    *fitted = 0;
+    if (in->probe.enc.n == 0)
+        return 0; /* every example rejected, the empty text no token: nothing to send */
     px_example_result x = {.label = -1, .forward_ms = -1};
-    int gone = run_in_child(r, er, &r->inputs[er - r->res->envs].probe, &x, 0);
+    int gone = run_in_child(r, er, &in->probe, &x, 0);
     int rc = 0;
     if (gone && state_stop_of(r) != PX_STOP_NONE) {
         example_result_clear(&x);
@@ -168,40 +205,49 @@ static int run_probe(px_runner *r, px_env_result *er)
     }
     if (x.status == PX_ST_OK || x.status == PX_ST_BAD_SHAPE || x.status == PX_ST_EMPTY)
         er->m.first_forward_ms = x.forward_ms;
-    const px_env *e = &r->f->envs[er->env_index];
-    /* With the contract's own model, a width that does not fit the labels is
-     * a contract error; an overriding model's is that environment's outcome. */
-    px_error fatal = {0};
-    px_shape_fit fit = x.status == PX_ST_BAD_SHAPE ? PX_SHAPE_BAD
-                       : x.status == PX_ST_EMPTY   ? PX_SHAPE_EMPTY
-                                                   : PX_SHAPE_FITS;
-    if (fit != PX_SHAPE_FITS && !e->own_model &&
-        kind_of(r->f)->probe_misfit(r->f, e, fit, x.ndim, x.shape, x.detail, &fatal)) {
+    *fitted = x.status == PX_ST_OK;
+    px_sbuf which = PX_SBUF_INIT;
+    sbuf_addf(&which, "the probe forward of %s", in->probe_words ? in->probe_words : "?");
+    char *w = sbuf_take(&which);
+    if (misfit_stops(r, er, &x, w ? w : "the probe forward")) {
         rc = -1;
     } else if (gone) {
         px_sbuf msg = PX_SBUF_INIT; /* the detail is the executor's: any length */
-        sbuf_addf(&msg, "the probe input ([CLS] [SEP]) ended the executor: %s %s", status_name(x.status),
-                  x.detail ? x.detail : "");
+        sbuf_addf(&msg, "the probe input (%s) ended the executor: %s %s", in->probe_words ? in->probe_words : "?",
+                  status_name(x.status), x.detail ? x.detail : "");
         go_down(r, er, PX_STAGE_FORWARD, sbuf_take(&msg), 0);
         rc = 1;
     }
-    if (fatal.code) {
-        /* The first one stops the run (every environment's); later ones
-         * (another environment's probe at the same time) are dropped. */
-        pthread_mutex_lock(&r->mu);
-        if (!r->fatal.code)
-            r->fatal = fatal;
-        __atomic_store_n(&r->halt, 1, __ATOMIC_SEQ_CST);
-        pthread_mutex_unlock(&r->mu);
-    }
+    free(w);
     example_result_clear(&x);
     return rc;
 }
 
-static int halted(px_runner *r) { return __atomic_load_n(&r->halt, __ATOMIC_SEQ_CST); }
+/* After example x's forward: until an output of this environment fits,
+ * one that does not is held to the probe's rule (the probe may have given
+ * none); without a probe output, the first example forward that gave one
+ * is the first-forward time (a generator's example is a generation, not a
+ * forward: none). 1 when the run stops. */
+static int example_checked(px_runner *r, px_env_result *er, const px_example_result *x, const char *id, int *fitted)
+{
+    int output = x->status == PX_ST_OK || x->status == PX_ST_BAD_SHAPE || x->status == PX_ST_EMPTY;
+    if (output && er->m.first_forward_ms < 0 && !kind_of(r->f)->generates)
+        er->m.first_forward_ms = x->forward_ms;
+    if (*fitted)
+        return 0;
+    if (x->status == PX_ST_OK) {
+        *fitted = 1;
+        return 0;
+    }
+    char *which = strf("the forward of example '%s'", id);
+    int stop = misfit_stops(r, er, x, which ? which : "an example's forward");
+    free(which);
+    return stop;
+}
 
 
-static void run_examples(px_runner *r, px_env_result *er)
+
+static void run_examples(px_runner *r, px_env_result *er, int fitted)
 {
     child *c = &r->kids[er - r->res->envs];
     size_t n_run = 0;
@@ -245,6 +291,12 @@ static void run_examples(px_runner *r, px_env_result *er)
             }
             state_set_progress(r, (int)(er - r->res->envs), (int)i);
             run_in_child(r, er, in, &x, kind_of(r->f)->generates);
+        }
+        /* A contract error is the run's, not this example's: it stays
+         * pending and is said as the run stopped (runner_main). */
+        if (example_checked(r, er, &x, r->f->examples[i].id, &fitted)) {
+            example_result_clear(&x);
+            return;
         }
         pthread_mutex_lock(&r->mu);
         example_result_clear(&er->ex[i]);
@@ -363,7 +415,7 @@ static void rerun_env(px_runner *r, size_t e)
     px_env_result *er = &r->res->envs[e];
     /* An environment that could not start stays down: not retried. */
     if (er->state == PX_ENV_UP)
-        run_examples(r, er);
+        run_examples(r, er, 0);
 }
 
 /* keep_alive: idle until runner_rerun asks for examples again, which run in
@@ -439,7 +491,9 @@ int runner_executor_absent(const px_runner_opts *o, const px_env *e, const char 
     return access(*path, e->python ? R_OK : X_OK) ? (errno ? errno : ENOENT) : 0;
 }
 
-/* One environment's run: start-up, probe, examples, benchmark. */
+/* One environment's run: start-up, probe, examples, benchmark. A probe
+ * that ends the executor takes the environment down (the smallest real
+ * input it is sent), naming the example. */
 static void run_env(px_runner *r, size_t e)
 {
     px_env_result *er = &r->res->envs[e];
@@ -469,8 +523,9 @@ static void run_env(px_runner *r, size_t e)
     er->state = PX_ENV_UP;
     pthread_mutex_unlock(&r->mu);
     state_notify(r);
-    if (run_probe(r, er) == 0) {
-        run_examples(r, er);
+    int fitted;
+    if (run_probe(r, er, &fitted) == 0) {
+        run_examples(r, er, fitted);
         if (r->opts.n_bench && er->state == PX_ENV_UP)
             bench_run(r, er);
     }
@@ -705,6 +760,45 @@ void runner_locate_free(px_runner_opts *o)
     o->executor = o->python = o->script = NULL;
 }
 
+int runner_device_builtin(const char *device) { return child_device_builtin(device); }
+
+/* Each --backend-module goes somewhere: ENV=NAME names an environment with
+ * executor: python; either form reaches one that runs here. */
+static int modules_check(const px_runner_opts *o, const px_fixture *f, const px_results *res, px_error *err)
+{
+    for (size_t m = 0; m < o->n_backend_modules; m++) {
+        const char *arg = o->backend_modules[m], *eq = strchr(arg, '='), *name;
+        if (eq) {
+            const px_env *e = NULL;
+            for (size_t k = 0; !e && k < f->n_envs; k++)
+                if (strlen(f->envs[k].name) == (size_t)(eq - arg) && !strncmp(f->envs[k].name, arg, (size_t)(eq - arg)))
+                    e = &f->envs[k];
+            if (!e || !e->python || !eq[1])
+                return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0,
+                                    "--backend-module %s: %s '%.*s'; ENV=NAME imports NAME into environment ENV, "
+                                    "which has executor: python",
+                                    arg, !eq[1] ? "no module after the environment" : e ? "no executor: python in environment" : "no environment",
+                                    (int)(eq - arg), arg);
+        }
+        int goes = 0;
+        for (size_t i = 0; i < res->n_envs && !goes; i++)
+            goes = runs_here(&res->envs[i]) &&
+                   child_module_for(o, &f->envs[res->envs[i].env_index], arg, &name);
+        if (!goes && eq)
+            return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0,
+                                "--backend-module %s: environment '%.*s' does not run here", arg, (int)(eq - arg),
+                                arg);
+        if (!goes)
+            return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0,
+                                "--backend-module %s: no environment that runs here imports it: a module goes to "
+                                "each environment with executor: python on a device torch does not open itself "
+                                "(not cpu, cuda, mps, xpu, hip or meta) or compiled with a --compile-backend; "
+                                "--backend-module ENV=%s imports it into ENV alone",
+                                arg, arg);
+    }
+    return 0;
+}
+
 int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results *res, px_error *err)
 {
     int python = 0;
@@ -743,6 +837,8 @@ int runner_check(const px_runner_opts *o, const px_fixture *f, const px_results 
                 return px_error_set(err, PX_ERR_USAGE, NULL, 0, 0, "--compile-backend: environment '%.*s' given twice",
                                     (int)nl, arg);
     }
+    if (modules_check(o, f, res, err))
+        return -1;
     /* A format the environment's executor cannot load is the fixture's
      * mistake: refused before anything starts. */
     for (size_t i = 0; i < res->n_envs; i++) {
