@@ -29,6 +29,7 @@
  *
  * The first byte of an input picks which of these seven parts runs on the
  * rest (see LLVMFuzzerTestOneInput). */
+#define _GNU_SOURCE /* memmem */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +54,7 @@ static const char *const bpe_added[2][5] = {
 };
 
 static px_tokenizer *toks[2]; /* lowercase off, on */
+static int64_t specials[2][3]; /* toks[i]'s [CLS], [SEP], [PAD] ids: looked up once */
 static px_tokenizer *chars;
 static px_cleaner *cleaner;
 
@@ -76,9 +78,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         if (cleaner_add(cleaner, f->rules[i].pattern, f->rules[i].replace, &err))
             die(&err);
     fixture_free(f);
-    for (int lc = 0; lc < 2; lc++)
+    for (int lc = 0; lc < 2; lc++) {
         if (!(toks[lc] = tokenizer_load(VOCAB, lc, &err)))
             die(&err);
+        specials[lc][0] = tokenizer_id(toks[lc], "[CLS]"), specials[lc][1] = tokenizer_id(toks[lc], "[SEP]");
+        specials[lc][2] = tokenizer_id(toks[lc], "[PAD]");
+    }
     if (!(chars = tokenizer_load_chars(CHARS_VOCAB, &err)))
         die(&err);
     if (!(bpe[0] = tokenizer_load_hf(BPE_BYTELEVEL, &err)) || !(bpe[1] = tokenizer_load_hf(BPE_FALLBACK, &err)))
@@ -101,8 +106,7 @@ static px_encoding encode(const px_tokenizer *tok, const char *text, size_t len,
         return e;
     }
     size_t vocab = tokenizer_vocab_size(tok);
-    int64_t cls = tokenizer_id(tok, "[CLS]"), sep = tokenizer_id(tok, "[SEP]"),
-            pad = tokenizer_id(tok, "[PAD]");
+    int64_t cls = specials[tok == toks[1]][0], sep = specials[tok == toks[1]][1], pad = specials[tok == toks[1]][2];
     if (!valid || e.n_real < 2 || e.n != (e.n_real > pad_to ? e.n_real : pad_to) ||
         e.ids[0] != cls || e.ids[e.n_real - 1] != sep ||
         e.over_limit != (max_tokens && e.n_real > max_tokens))
@@ -195,13 +199,11 @@ static px_encoding bpe_encode(const px_tokenizer *tok, const char *text, size_t 
     return e;
 }
 
+/* memmem, not memcmp at every offset: libFuzzer hooks each memcmp, which
+ * cost the BPE parts a fifth of their time. */
 static int holds(const char *text, size_t len, const char *what)
 {
-    size_t n = strlen(what);
-    for (size_t i = 0; i + n <= len; i++)
-        if (!memcmp(text + i, what, n))
-            return 1;
-    return 0;
+    return memmem(text, len, what, strlen(what)) != NULL;
 }
 
 /* tokenizer_decode_len's text, checked: valid UTF-8, NUL-terminated; and
