@@ -14,6 +14,7 @@
 #include "parity/prepare.h"
 #include "parity/results.h"
 #include "parity/results_schema.h"
+#include "parity/ydoc.h"
 #include "testlib.h"
 
 #define DEMO "fixtures/campus-club/fixture.yaml"
@@ -447,6 +448,57 @@ Test(results_load, files_that_are_not_results_are_errors)
         {"        label: music\n", "        label: music\n---\nparity_results: 1\n", 11, 1, "a second YAML document"},
     };
     expect_errors(cases, sizeof cases / sizeof *cases);
+}
+
+static int keep_all(void *ctx, yaml_document_t *doc, int map, int key, size_t pos)
+{
+    (void)ctx, (void)doc, (void)map, (void)key, (void)pos;
+    return 0;
+}
+
+static int no_item(void *ctx, yaml_document_t *item, size_t pos, px_error *err)
+{
+    (void)ctx, (void)item, (void)pos, (void)err;
+    return -1;
+}
+
+/* A file that is not YAML, given in memory (results_parse, fixture_load):
+ * ydoc_load_stream says what is wrong at once, as ydoc_load would, instead
+ * of asking for the whole input to be read again (which doubled the cost of
+ * every such input); and what results_parse says is byte for byte what
+ * results_load says of the same bytes in a file. */
+Test(results_load, a_yaml_error_in_memory_is_said_once_and_as_a_file_says_it)
+{
+    static const char *const tails[] = {
+        "    bogus: [1, 2\n",          "    bogus: u\xffp\n",         "    bogus: a: b\n",
+        "    bogus: ]\n", "    bogus: \"open\n",       "\t- tab\n",
+        "    bogus: 'x' y\n",          "    bogus: {a: 1\n",
+    };
+    px_fixture *f = fixture(PLANTED);
+    char *dir = tl_tmpdir(), path[300];
+    snprintf(path, sizeof path, "%s/results.yaml", dir);
+    for (size_t i = 0; i <= sizeof tails / sizeof *tails; i++) {
+        char text[sizeof base + 64];
+        snprintf(text, sizeof text, "%s%s", i ? base : "", i ? tails[i - 1] : "");
+        tl_write(path, text);
+        px_error a = {0}, b = {0}, c = {0}, d = {0};
+        cr_expect_null(results_load(path, f, &a), "case %zu", i);
+        cr_expect_null(results_parse(path, text, strlen(text), f, &b), "case %zu", i);
+        char sa[1600], sb[1600], sc[1600], sd[1600];
+        px_error_format(&a, sa, sizeof sa), px_error_format(&b, sb, sizeof sb);
+        cr_expect_str_eq(sb, sa, "case %zu", i);
+        cr_expect(a.line > 0 && strstr(sa, path), "case %zu: %s", i, sa);
+        yaml_document_t doc;
+        ydoc_divert dv = {"environments/*/examples", keep_all, no_item, NULL};
+        cr_expect_eq(ydoc_load_stream(path, NULL, text, strlen(text), "results file", &doc, &dv, &c), -1,
+                     "case %zu: said at once, not YDOC_AGAIN", i);
+        cr_expect_eq(ydoc_load(path, text, strlen(text), "results file", &doc, &d), -1, "case %zu", i);
+        px_error_format(&c, sc, sizeof sc), px_error_format(&d, sd, sizeof sd);
+        cr_expect_str_eq(sc, sd, "case %zu", i);
+    }
+    fixture_free(f);
+    unlink(path), rmdir(dir);
+    free(dir);
 }
 
 Test(results_load, a_fixture_given_as_results_is_named_as_such)

@@ -65,7 +65,9 @@ typedef struct ydoc_divert {
 /* Returned by ydoc_load_stream when the input must be read whole with
  * ydoc_read and ydoc_load, which say exactly what is wrong with it: it is
  * not a YAML document (syntax, encoding, nesting, anchors, a second
- * document, none), or an anchor or alias appears in an item. */
+ * document, none), or an anchor or alias appears in an item. When data
+ * holds the whole input (fp NULL), a YAML syntax or encoding error and an
+ * empty input are said at once, as ydoc_load says them. */
 #define YDOC_AGAIN 1
 
 /* ydoc_load from fp, read in chunks (or from data when fp is NULL), items
