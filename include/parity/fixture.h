@@ -82,7 +82,48 @@ typedef struct px_generate {
     px_loc loc, stop_loc;
 } px_generate;
 
-enum px_model_kind { PX_MODEL_CLASSIFIER, PX_MODEL_GENERATOR, PX_MODEL_EMBEDDING };
+enum px_model_kind { PX_MODEL_CLASSIFIER, PX_MODEL_GENERATOR, PX_MODEL_EMBEDDING, PX_MODEL_IMAGE };
+
+/* An image's contract (kind image, contract.image; issue 39): what must
+ * survive the move of a Diffusers pipeline, fixed for every environment.
+ * The example's class (its `class:`, one of contract.labels: the
+ * pipeline's class ids in order) conditions it; the pipeline directory's
+ * pinned files fix the denoiser, the VAE and the scheduler's settings, and
+ * scheduler names the class its scheduler_config.json must hold. The
+ * initial noise is drawn once, on the CPU, in float32, from the example's
+ * seed (its own `seed:`, else seed) with torch.Generator("cpu"), and handed
+ * to the pipeline in every environment (noise: cpu, the only value: a
+ * contract that lets each device draw its own noise is refused), so that
+ * environments differ only by how they compute. The latent after every
+ * latent_every-th step (and the last) is recorded, at most
+ * PX_IMAGE_MAX_RECORDED of them. */
+typedef struct px_image_spec {
+    int present;
+    int height, width, channels;
+    int steps;               /* num_inference_steps */
+    double guidance_scale;   /* classifier-free guidance; 1: none */
+    unsigned long long seed;
+    char *scheduler;         /* the scheduler's class name, e.g. DDIMScheduler */
+    int latent_every;        /* default 1 */
+    px_loc loc, noise_loc, scheduler_loc;
+} px_image_spec;
+
+/* One of an image's checks against the reference (compare.image): a floor
+ * (psnr, ssim) or a ceiling (mean_abs, max_abs: of 255), with why. */
+typedef struct px_image_bound {
+    int present;
+    double limit;
+    char *why;               /* required when present */
+    px_loc loc;
+} px_image_bound;
+
+typedef struct px_image_checks {
+    px_image_bound psnr, ssim, mean_abs, max_abs;
+    /* compare.latents: |a - b| <= atol + rtol*|b| for every element of a
+     * recorded latent; the first recorded step beyond it is the earliest
+     * divergence (PX_DIV_LATENT). */
+    px_tolerance latents;
+} px_image_checks;
 
 /* An embedding's pooling (contract.model.pooling): none, the model returns
  * the vector [1, D] itself; mean, the mean of its token states [1, T, D]
@@ -125,8 +166,10 @@ typedef struct px_compile {
  * save_pretrained (the Python executor with transformers), pinned file by
  * file (px_model_file, include/parity/modeldir.h): its model_sha256 is the
  * digest of those pins. */
-enum px_model_format { PX_FORMAT_TORCHSCRIPT = 0, PX_FORMAT_EXPORT, PX_FORMAT_TRANSFORMERS };
-/* "torchscript", "export", "transformers". */
+enum px_model_format { PX_FORMAT_TORCHSCRIPT = 0, PX_FORMAT_EXPORT, PX_FORMAT_TRANSFORMERS, PX_FORMAT_DIFFUSERS };
+/* "torchscript", "export", "transformers", "diffusers" (a Diffusers
+ * pipeline directory of save_pretrained: model_index.json and a folder per
+ * component, pinned file by file as a Transformers directory is). */
 const char *fixture_format_name(enum px_model_format fmt);
 
 
@@ -248,6 +291,8 @@ typedef struct px_example {
     px_tolerance *tol;
     px_similar *similar;
     enum px_role role;  /* an embedding's: document or query (role:); none otherwise */
+    int has_seed;       /* an image's own `seed:` (else contract.image.seed) */
+    unsigned long long seed;
     char *why;
     px_review review;   /* the reviewer's record (include/parity/decision.h): owned */
     px_loc loc, text_loc;
@@ -285,6 +330,8 @@ typedef struct px_fixture {
     px_similar similar;
     size_t n_documents; /* examples of role document */
     px_generate gen;    /* contract.generate (a generator's) */
+    px_image_spec image; /* contract.image (an image's) */
+    px_image_checks image_cmp; /* compare.image and compare.latents */
     px_clean_rule *rules;
     size_t n_rules;
     px_redact_rule *redact; /* `redact:` (include/parity/redact.h) */

@@ -73,6 +73,7 @@ typedef struct px_kind {
                                values' name: "logits", "vectors" */
     int decides_label;      /* its output's argmax is a label */
     int generates;          /* its examples run GENERATE, not RUN */
+    int denoises;           /* its examples run DENOISE (an image pipeline) */
     /* The shape rule: does an output of ndim dimensions `shape` holding
      * n_values values fit what f and w ask? On a miss, *why (malloc'd)
      * says what it is and what the contract says. */

@@ -113,6 +113,8 @@
  *     child  -> TRAINED | FAIL(stage forward)              one per TRAIN
  *     parent -> GENERATE                                   a generator's example
  *     child  -> GENERATED | FAIL(stage forward)            one per GENERATE
+ *     parent -> DENOISE                                    an image's example
+ *     child  -> DENOISED | FAIL(stage forward)             one per DENOISE
  *     parent -> DESCRIBE                                   what the model takes
  *     child  -> DESCRIBED | FAIL(stage forward)            one per DESCRIBE
  *     parent closes stdin                                  child exits 0
@@ -211,6 +213,43 @@
  *          temperature not > 0, report_top, inputs other than input_ids and
  *          attention_mask [1, T]): FAIL(stage forward, "protocol: ...").
  *          (revision 4: GENERATE and GENERATED are new)
+ * DENOISE: (kind image, --format diffusers, the Python executor; revision 8)
+ *          u32 class_id (the example's class: its index in
+ *          contract.labels), u64 seed (as i64 bits), u32 steps
+ *          (num_inference_steps, 1 .. PX_IMAGE_MAX_STEPS), f64
+ *          guidance_scale (> 1: classifier-free guidance against the null
+ *          class, the denoiser's num_embeds_ada_norm / num_class_embeds - 1),
+ *          u32 height, u32 width (pixels), u32 latent_every (record the
+ *          latent after each k-th step and after the last; at least 1).
+ *          The executor loads the pipeline directory's components as
+ *          model_index.json lists them, each from_pretrained(dtype=...)
+ *          (the VAE too), the scheduler from its config. Per DENOISE: the
+ *          initial noise [1, C, height/f, width/f] (C the denoiser's
+ *          in_channels, f the VAE's scale factor) is drawn on the CPU in
+ *          float32 with torch.Generator("cpu").manual_seed(seed) and
+ *          torch.randn, then moved to the device and cast to dtype (never
+ *          drawn on the device); then the loop of diffusers' DiTPipeline:
+ *          set_timesteps(steps), per step the denoiser on the latents
+ *          (doubled, conditional and null class, under guidance), the
+ *          guided noise prediction (the learned-sigma half dropped),
+ *          scheduler.step; then vae.decode(latents / scaling_factor) and
+ *          (x / 2 + 0.5).clamp(0, 1), as output_type "np" gives it.
+ * DENOISED: str dtype (the latents' dtype as the pipeline ran),
+ *          u32 height, u32 width, u32 channels (of the decoded image),
+ *          f64 image[height * width * channels] (row-major, channels last;
+ *          a NaN stays a NaN),
+ *          str noise_sha256 (hex SHA-256 of the initial noise's float32
+ *          bytes, little-endian, C order: which noise it started from),
+ *          u32 latent_ndim, i64 latent_dims[latent_ndim] (the conditional
+ *          half's, [1, C, h, w]), u32 n_recorded, per recorded latent:
+ *          u32 step (0-based, ascending), f64 values[product(latent_dims)]
+ *          (float64 on the host), then u32 steps (that ran), f64 first_ms
+ *          (the first step, which holds any compilation), f64 total_ms (the
+ *          whole call, noise to image, with its copy to the host), u32
+ *          compiled (enum px_compiled).
+ *          Malformed DENOISE (steps, sizes, latent_every, a class_id the
+ *          denoiser has no embedding for): FAIL(stage forward,
+ *          "protocol: ...").
  * DESCRIBE: no payload. Asks what the loaded model takes and gives, without
  *          a forward (parity init, src/run/describe.c).
  * DESCRIBED: u32 args_known (1 when the forward's argument names could be
@@ -302,6 +341,8 @@ enum px_frame_type {
     PX_FRAME_TRAINED = 0x444E5254u, /* "TRND" */
     PX_FRAME_GENERATE = 0x524E4547u,  /* "GENR" */
     PX_FRAME_GENERATED = 0x444E4547u, /* "GEND" */
+    PX_FRAME_DENOISE = 0x534E4544u,   /* "DENS" */
+    PX_FRAME_DENOISED = 0x444E4544u,  /* "DEND" */
     PX_FRAME_DESCRIBE = 0x43534544u,  /* "DESC" */
     PX_FRAME_DESCRIBED = 0x44435344u, /* "DSCD" */
     /* The fork server's control channel (parity-torch --serve). */
@@ -316,6 +357,9 @@ enum px_frame_type {
 #define PX_GEN_MAX_TOP 16u    /* GENERATE's report_top */
 #define PX_CTL_MAX (64u << 10)  /* a control packet, header included */
 #define PX_CTL_MAX_FDS 3
+
+#define PX_IMAGE_MAX_STEPS 1000u /* DENOISE's steps */
+#define PX_IMAGE_MAX_SIDE 4096u  /* DENOISE's height and width */
 
 #define PX_PROTO_VERSION 7u
 

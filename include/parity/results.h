@@ -138,6 +138,26 @@ void generated_free(px_generated *g);
 /* "stop" | "length". */
 const char *generated_end_name(int end);
 
+/* What an image pipeline recorded for one example (protocol DENOISE,
+ * kind image) beside its image, which is the example's values: height x
+ * width x channels floats in [0, 1] (the pipeline's output before it is
+ * made 8-bit), shape [1, H, W, C]. The digest proves which noise it started
+ * from; the latents are the denoising path, compared step by step. */
+#define PX_IMAGE_MAX_RECORDED 256   /* latents recorded per example */
+#define PX_IMAGE_MAX_LATENT 65536   /* values in one latent */
+typedef struct px_image_out {
+    char noise_sha256[PX_SHA256_HEX]; /* of the initial noise, float32 bytes */
+    int64_t latent_shape[4];  /* [1, C, h, w] */
+    size_t latent_count;      /* values per recorded latent */
+    size_t n_steps;           /* latents recorded */
+    int *step;                /* each one's step, 0-based, ascending */
+    double *latents;          /* n_steps * latent_count */
+    int steps;                /* the steps that ran */
+    double first_ms;          /* the first step (any compilation) */
+} px_image_out;
+
+void image_out_free(px_image_out *g);
+
 typedef struct px_example_result {
     /* (Ordered to leave no padding: 10 000 examples in 4 environments hold
      * 40 000 of these.) */
@@ -154,6 +174,7 @@ typedef struct px_example_result {
                                  copied) */
     int64_t shape[PX_MAX_DIMS]; /* a generator's: its first step's output */
     px_generated *gen;        /* a generator's (NULL: nothing generated) */
+    px_image_out *img;        /* an image's (NULL: none made) */
     double *values;
     size_t n_values;
     double forward_ms;        /* -1 when not run */

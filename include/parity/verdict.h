@@ -41,6 +41,10 @@ typedef enum px_outcome {
                              from it at no stage. Meets the contract; the
                              detail keeps the outcome it stands for. A
                              candidate that parts keeps its own outcome. */
+    PX_OC_BLANK_IMAGE,    /* an image that is one colour (black, say):
+                             the pipeline made nothing */
+    PX_OC_IMAGE_CHANGED,  /* a candidate's image fails a compare.image
+                             check against the reference's: another picture */
     PX_OC_COUNT
 } px_outcome;
 
@@ -67,6 +71,8 @@ typedef enum px_div {
                            reference's (diverged-at-token N) */
     PX_DIV_RANKING,     /* an embedding query's: its first k documents part
                            from the reference's ("rank 2 and 3 swap") */
+    PX_DIV_LATENT,      /* an image's: a recorded latent parts beyond
+                           compare.latents (diverged at step N) */
     PX_DIV_COUNT
 } px_div;
 const char *div_name(px_div d);
@@ -148,6 +154,19 @@ typedef struct px_embed_verdict {
     char *rank_note;     /* why there is no ranking; NULL when there is */
 } px_embed_verdict;
 
+/* An image's verdict's own part (NULL for other kinds): its checks
+ * against the reference's image (NAN where not compared), and the path. */
+typedef struct px_image_verdict {
+    double psnr, ssim, mean_abs, max_abs; /* on the 8-bit images */
+    int blank;            /* every pixel the same */
+    long diverged_step;   /* PX_DIV_LATENT: the first recorded step beyond
+                             compare.latents; -1 none or not compared */
+    size_t n_curve;       /* the divergence curve: per recorded step */
+    int *curve_step;      /* its step */
+    double *curve;        /* max |a - b| of its latent against the reference's */
+    char *failed;         /* the checks that failed, in words; NULL none */
+} px_image_verdict;
+
 typedef struct px_verdict {
     /* (Ordered to leave no padding.) */
     px_outcome outcome;
@@ -174,6 +193,7 @@ typedef struct px_verdict {
     double oracle_ratio;
     px_text_verdict *text; /* a generator's (NULL: a classifier's) */
     px_embed_verdict *embed; /* an embedding's (NULL otherwise) */
+    px_image_verdict *image; /* an image's (NULL otherwise) */
 } px_verdict;
 
 /* What a benchmark's outputs say against the contract (parity bench;

@@ -199,7 +199,10 @@ static int get_sha(ctx *c, yaml_node_t *map, const char *what, char **out, px_lo
 
 const char *fixture_format_name(enum px_model_format fmt)
 {
-    return fmt == PX_FORMAT_EXPORT ? "export" : fmt == PX_FORMAT_TRANSFORMERS ? "transformers" : "torchscript";
+    return fmt == PX_FORMAT_EXPORT         ? "export"
+           : fmt == PX_FORMAT_TRANSFORMERS ? "transformers"
+           : fmt == PX_FORMAT_DIFFUSERS    ? "diffusers"
+                                           : "torchscript";
 }
 
 int fixture_env_format_refused(const px_env *e, char *msg, size_t size, px_loc *at)

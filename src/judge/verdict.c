@@ -39,6 +39,11 @@ static const struct {
     [PX_OC_KNOWN_DEFECT] = {"known-defect",
                             "a reviewer decided defect: the model's known error, given here as the reference gives it", 1,
         "the example's review.decision is defect and this environment answers it as the reference does: the reference itself, or a candidate that parts from the reference at no stage. It meets the contract and is counted apart; its detail names the outcome it stands for (\"wrong-label, as in the reference: ...\"). A candidate that parts from the reference on it keeps its own outcome, and fails. Only an answer is covered: an example that raises, crashes or times out fails whatever was decided"},
+    [PX_OC_BLANK_IMAGE] = {"blank-image", "the image is one colour (black, say): the pipeline made no picture", 0,
+        "an image's; checked before its comparison with the reference, in the reference as in a candidate"},
+    [PX_OC_IMAGE_CHANGED] = {"image-changed",
+                             "the image fails a compare.image check against the reference's: another picture", 0,
+        "a candidate's image only; the checks that failed are named (PSNR, SSIM, mean or max absolute pixel difference)"},
 };
 
 const char *outcome_name(px_outcome o) { return o < PX_OC_COUNT ? outcomes[o].name : "?"; }
@@ -51,7 +56,7 @@ const char *div_name(px_div d)
     static const char *const n[PX_DIV_COUNT] = {"none",          "model revision", "label map",
                                                 "cleaned text",  "token ids",      "output shape",
                                                 "output values", "decision",       "generated tokens",
-                                                "ranking"};
+                                                "ranking",       "latent"};
     return d < PX_DIV_COUNT ? n[d] : "?";
 }
 

@@ -96,6 +96,14 @@ void generated_free(px_generated *g)
     free(g);
 }
 
+void image_out_free(px_image_out *g)
+{
+    if (!g)
+        return;
+    free(g->step), free(g->latents);
+    free(g);
+}
+
 const char *generated_end_name(int end) { return end == 1 ? "stop" : end == 2 ? "length" : "?"; }
 
 void example_result_free_input(px_example_result *x)
@@ -117,6 +125,7 @@ void example_result_clear(px_example_result *x)
         example_result_free_input(x);
     results_dtype_free(x->dtype);
     generated_free(x->gen);
+    image_out_free(x->img);
     free(x->values);
     memset(x, 0, sizeof *x);
     x->label = -1;
