@@ -115,6 +115,8 @@ TESTDEV := $(TORCH_BUILD)/libparity_testdev.so
 # "Failed to initialize NumPy" at import. transformers (with its safetensors
 # and tokenizers) loads Transformers model directories in the Python
 # executor; torch is named again so that nothing it asks for can move it.
+# diffusers (and the Pillow it imports) loads and runs Diffusers pipeline
+# directories (contract.model.kind image) in the same executor.
 empty :=
 space := $(empty) $(empty)
 TORCH2_VERSION := 2.13.0
@@ -122,7 +124,10 @@ NUMPY_VERSION := 2.4.6
 TRANSFORMERS_VERSION := 5.23.0
 VENV := build/venv
 VENV_PYTHON ?= python3
-VENV_PKGS := torch==$(TORCH2_VERSION) numpy==$(NUMPY_VERSION) transformers==$(TRANSFORMERS_VERSION)
+DIFFUSERS_VERSION := 0.42.1
+PILLOW_VERSION := 13.0.0
+VENV_PKGS := torch==$(TORCH2_VERSION) numpy==$(NUMPY_VERSION) transformers==$(TRANSFORMERS_VERSION) \
+             diffusers==$(DIFFUSERS_VERSION) pillow==$(PILLOW_VERSION)
 VENV_STAMP := $(VENV)/.parity-$(subst ==,-,$(subst $(space),_,$(VENV_PKGS)))
 TORCH2_BUILD := build/torch2
 # `make` builds torch2 once the venv is there (not inside the sub-make, nor
@@ -524,7 +529,7 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 # only what is missing. python3-torch is Debian's PyTorch for Python (the
 # same libtorch): the Python executor's tests run it.
 DEBS_HOST := build-essential pkg-config libncurses-dev libyaml-dev libpcre2-dev libutf8proc-dev \
-             libjansson-dev
+             libjansson-dev libpng-dev
 DEBS := $(DEBS_HOST) libtorch-dev libcriterion-dev tmux clang libclang-rt-14-dev mandoc bc python3 \
         python3-torch python3-venv time chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
