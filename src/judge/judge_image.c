@@ -93,6 +93,22 @@ static char *blank_words(const px_image8 *m)
 }
 
 enum { CHECK_PSNR = 1, CHECK_SSIM = 2, CHECK_MEAN = 4, CHECK_MAX = 8 };
+static const char *const check_name[] = {"PSNR", "SSIM", "mean |Δ|", "max |Δ|"};
+
+/* A figure in words (buf), with the fewest digits from `digits` up
+ * (decimals when fixed, else significant) that keep it on its side of
+ * `mark` (a limit, or 1 for SSIM): never "SSIM 1" for 0.99998, nor
+ * "PSNR 30.0 dB < 30". */
+static const char *figure_str(char *buf, size_t size, double x, int fixed, int digits, double mark)
+{
+    for (int d = digits; d <= 17; d++) {
+        snprintf(buf, size, fixed ? "%.*f" : "%.*g", d, x);
+        double y = strtod(buf, NULL);
+        if ((y < mark) == (x < mark) && (y == mark) == (x == mark))
+            break;
+    }
+    return buf;
+}
 
 /* The compare.image checks the figures fail (CHECK_* bits), and in words
  * (*words malloc'd, "PSNR 21.3 dB < 30; SSIM 0.81 < 0.95"; NULL when none
@@ -101,17 +117,20 @@ static unsigned failed_checks(const px_image_checks *c, const px_image_verdict *
 {
     px_sbuf b = PX_SBUF_INIT;
     unsigned bits = 0;
+    char f[48];
     if (c->psnr.present && !(im->psnr >= c->psnr.limit)) {
         bits |= CHECK_PSNR;
-        sbuf_addf(&b, "PSNR %.1f dB < %g", im->psnr, c->psnr.limit);
+        sbuf_addf(&b, "PSNR %s dB < %g", figure_str(f, sizeof f, im->psnr, 1, 1, c->psnr.limit), c->psnr.limit);
     }
     if (c->ssim.present && !(im->ssim >= c->ssim.limit)) {
         bits |= CHECK_SSIM;
-        sbuf_addf(&b, "%sSSIM %.4g < %g", b.len ? "; " : "", im->ssim, c->ssim.limit);
+        sbuf_addf(&b, "%sSSIM %s < %g", b.len ? "; " : "", figure_str(f, sizeof f, im->ssim, 0, 4, c->ssim.limit),
+                  c->ssim.limit);
     }
     if (c->mean_abs.present && !(im->mean_abs <= c->mean_abs.limit)) {
         bits |= CHECK_MEAN;
-        sbuf_addf(&b, "%smean |Δ| %.3g > %g", b.len ? "; " : "", im->mean_abs, c->mean_abs.limit);
+        sbuf_addf(&b, "%smean |Δ| %s > %g", b.len ? "; " : "",
+                  figure_str(f, sizeof f, im->mean_abs, 0, 3, c->mean_abs.limit), c->mean_abs.limit);
     }
     if (c->max_abs.present && !(im->max_abs <= c->max_abs.limit)) {
         bits |= CHECK_MAX;
@@ -124,16 +143,32 @@ static unsigned failed_checks(const px_image_checks *c, const px_image_verdict *
     return bits;
 }
 
+/* The names of the checks a failed list ("PSNR 21.3 dB < 30; SSIM ...")
+ * holds: "PSNR, SSIM" (malloc'd). */
+static char *failed_names(const char *failed)
+{
+    px_sbuf b = PX_SBUF_INIT;
+    for (const char *p = failed; p && *p;) {
+        for (int i = 0; i < 4; i++)
+            if (!strncmp(p, check_name[i], strlen(check_name[i])))
+                sbuf_addf(&b, "%s%s", b.len ? ", " : "", check_name[i]);
+        const char *next = strstr(p, "; ");
+        p = next ? next + 2 : NULL;
+    }
+    return sbuf_take(&b);
+}
+
 /* Every figure: "PSNR 48.1 dB, SSIM 0.9991, mean |Δ| 0.0117, max |Δ| 1 (of
  * 255)". */
 static char *figure_words(const px_image_verdict *im)
 {
-    char psnr[32];
+    char psnr[48], ssim[48], mean[48];
     if (isinf(im->psnr))
         snprintf(psnr, sizeof psnr, "∞");
     else
         snprintf(psnr, sizeof psnr, "%.1f dB", im->psnr);
-    return strf("PSNR %s, SSIM %.4g, mean |Δ| %.3g, max |Δ| %.0f (of 255)", psnr, im->ssim, im->mean_abs,
+    return strf("PSNR %s, SSIM %s, mean |Δ| %s, max |Δ| %.0f (of 255)", psnr,
+                figure_str(ssim, sizeof ssim, im->ssim, 0, 4, 1), figure_str(mean, sizeof mean, im->mean_abs, 0, 3, 0),
                 im->max_abs);
 }
 
@@ -430,8 +465,13 @@ static char *image_cause(const px_judgement *j, size_t e, size_t k)
                        ? strf("precision (the %s twin parts at step %ld too)", dt, step)
                        : strf("precision (the %s twin parts at step %ld, before this at %ld)", dt,
                               tim->diverged_step, step);
-        return strf("precision (the %s twin's image fails %s too)", dt,
-                    tim && tim->failed ? tim->failed : "the same checks");
+        if (tim && tim->failed) {
+            char *names = failed_names(tim->failed);
+            char *s = strf("precision (the %s twin's image fails %s too)", dt, names ? names : "the same checks");
+            free(names);
+            return s;
+        }
+        return strf("precision (the %s twin's image fails the same checks)", dt);
     case PX_ATTR_DEVICE:
         if (step >= 0)
             return strf("device (the twin keeps to the reference's latents at step %ld, where this parts)", step);
