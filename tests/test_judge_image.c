@@ -530,3 +530,24 @@ Test(judge_image, no_reference_not_compared)
     EXPECT_OUTCOME(verdict(&p, TPU, EX_BLACK), PX_OC_BLANK_IMAGE);
     judged_free(&p);
 }
+
+/* A reviewer's defect: the model draws nothing for this class, known and
+ * kept. The reference's blank image and a candidate's that parts from it
+ * at no stage are known defects; the twin, which draws a picture there,
+ * parts (at the picture) and keeps its own outcome. */
+Test(judge_image, blank_decided_defect_is_known)
+{
+    judged p;
+    build(&p);
+    p.f->examples[EX_BLACK].review.decision = strdup("defect");
+    judge(&p);
+    const px_verdict *r = verdict(&p, REF, EX_BLACK), *v = verdict(&p, TPU, EX_BLACK),
+                     *tw = verdict(&p, TWIN, EX_BLACK);
+    EXPECT_OUTCOME(r, PX_OC_KNOWN_DEFECT);
+    cr_expect(!strncmp(r->detail, "blank-image: every pixel is rgb(0, 0, 0)", 40), "%s", r->detail);
+    EXPECT_OUTCOME(v, PX_OC_KNOWN_DEFECT);
+    cr_expect(!strncmp(v->detail, "blank-image, as in the reference: ", 34), "%s", v->detail);
+    EXPECT_OUTCOME(tw, PX_OC_IMAGE_CHANGED);
+    cr_expect_eq(tw->div, PX_DIV_VALUES, "%s: %s", div_name(tw->div), tw->div_detail);
+    judged_free(&p);
+}
