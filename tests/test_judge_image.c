@@ -423,7 +423,8 @@ Test(judge_image, other_noise_is_not_a_comparison_of_pictures)
               "%s", v->detail);
     cr_expect_eq(v->div, PX_DIV_LATENT);
     cr_expect_eq(v->image->diverged_step, -1);
-    cr_expect(strstr(v->div_detail, "started from other noise") && strstr(v->div_detail, "not a comparison of pictures"),
+    cr_expect(strstr(v->div_detail, "started from other noise") &&
+                  strstr(v->div_detail, "not a comparison of pictures"),
               "%s", v->div_detail);
     cr_expect_eq(v->image->n_curve, 0, "latents of other noise are not compared");
     cr_expect_eq(v->attr, PX_ATTR_NONE);

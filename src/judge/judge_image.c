@@ -483,8 +483,8 @@ static char *image_cause(const px_judgement *j, size_t e, size_t k)
         if (tv->div == PX_DIV_LATENT && tim->diverged_step < 0)
             return strf("unknown: the twin started from other noise than the reference");
         if (step >= 0 && tim->diverged_step > step)
-            return strf("unknown: the twin parts later, at step %ld, and records no latent at step %ld", tim->diverged_step,
-                        step);
+            return strf("unknown: the twin parts later, at step %ld, and records no latent at step %ld",
+                        tim->diverged_step, step);
         if (step >= 0 && tim->diverged_step < 0)
             return strf("unknown: the twin records no latent at step %ld to compare", step);
         return strf("unknown: the twin's image changes another way (%s)", tim->failed ? tim->failed : "");
