@@ -428,7 +428,8 @@ static void html_picture(FILE *o, const px_image8 *m, const char *caption, const
 enum { CW = 300, CH = 120, CL = 46, CB = 18 }; /* the curve's box, its left and bottom margins */
 
 /* The divergence curve: max |Δlatent| per recorded step, on a log scale
- * (a step with none drawn at the bottom: 0 has no logarithm), the first
+ * (a step with none drawn at the bottom, a decade under the smallest: 0
+ * has no logarithm), the first
  * step beyond compare.latents marked with a dashed line and its words. */
 static void html_curve(FILE *o, const char *env, const px_image_verdict *im)
 {
@@ -439,7 +440,9 @@ static void html_curve(FILE *o, const char *env, const px_image_verdict *im)
         if (isfinite(im->curve[i]) && im->curve[i] > 0)
             lo = im->curve[i] < lo ? im->curve[i] : lo, hi = im->curve[i] > hi ? im->curve[i] : hi;
     int first = im->curve_step[0], last = im->curve_step[im->n_curve - 1], span = last > first ? last - first : 1;
-    double l0 = hi > 0 ? floor(log10(lo)) : -6, l1 = hi > 0 ? ceil(log10(hi)) : 0;
+    /* A decade below the smallest difference: a step with none (0) lies
+     * under every one with some. */
+    double l0 = hi > 0 ? floor(log10(lo)) - 1 : -6, l1 = hi > 0 ? ceil(log10(hi)) : 0;
     if (l1 <= l0)
         l1 = l0 + 1;
     int pw = CW - CL - 8, ph = CH - CB - 16;
