@@ -445,6 +445,7 @@ static void html_curve(FILE *o, const char *env, const px_image_verdict *im)
     double l0 = hi > 0 ? floor(log10(lo)) - 1 : -6, l1 = hi > 0 ? ceil(log10(hi)) : 0;
     if (l1 <= l0)
         l1 = l0 + 1;
+    l0 += 0.0, l1 += 0.0; /* ceil(-0.5) is -0: "1e0", not "1e-0" */
     int pw = CW - CL - 8, ph = CH - CB - 16;
     fprintf(o, "<figure class=\"chart\"><svg class=\"curve-chart\" role=\"img\" width=\"%d\" height=\"%d\" "
                "viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\"><title>",
@@ -491,7 +492,7 @@ static void html_pictures(FILE *o, const px_story *s, const px_judgement *j, siz
         html_picture(o, ref, s->envs[s->reference].name, "the reference's picture");
         html_picture(o, c->image, s->envs[e].name, "the candidate's picture");
         if (have_heat)
-            html_picture(o, &heat, "|Δ|: black equal, red, yellow, white 255 apart", "their difference map");
+            html_picture(o, &heat, "|Δ|: black equal, white 255 apart", "their difference map");
         else
             fputs("<figure><figcaption>no difference map: the pictures' sizes differ</figcaption></figure>", o);
         const px_image_verdict *im = story_verdict(s, j, e, k);
