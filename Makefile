@@ -54,7 +54,7 @@ comma := ,
 BUILD := build$(if $(SANITIZE),/san-$(subst $(comma),-,$(SANITIZE)))
 TORCH_BUILD := build/torch$(if $(LIBTORCH),-$(subst /,_,$(LIBTORCH)))
 
-PKGS := yaml-0.1 libpcre2-8 libutf8proc ncursesw jansson
+PKGS := yaml-0.1 libpcre2-8 libutf8proc ncursesw jansson libpng
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)

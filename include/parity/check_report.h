@@ -75,6 +75,8 @@
     X("generated", "ids", "the token ids it chose, an array of integers (a stop token's included)")                 \
     X("generated", "diverged_at", "the token where it parts from the reference's, or null")                         \
     X("examples[]", "embedding", "an embedding's: {role, norm, cosine, min_cosine, search}")                         \
+    X("examples[]", "image", "an image's: {psnr, ssim, mean_abs, max_abs, blank, failed, diverged_step, curve, "       \
+                             "noise_sha256}, or null")                                                             \
     X("examples[]", "compare", "null, or {stat, value, threshold, pass, smallest_passing_atol, oracle_ratio}")       \
     X("examples[]", "divergence", "{stage, against, detail}; against: reference, contract, or null")                \
     X("examples[]", "cause", "precision, device, unknown, or null")                                                  \
@@ -93,7 +95,20 @@
     X("search", "held", "true when its first k are the reference's, false when they changed, null when not "       \
                         "compared")                                                                                   \
     X("search", "moved", "what moved, in words, or null")                                                            \
-    X("search", "note", "why it has no ranking, or null")
+    X("search", "note", "why it has no ranking, or null")                                                          \
+    X("image", "psnr", "its PSNR against the reference's picture in dB, \"inf\" when they are the same picture, "   \
+                       "null when not compared")                                                                 \
+    X("image", "ssim", "its SSIM against the reference's (on luma, 11x11 Gaussian window), or null")                \
+    X("image", "mean_abs", "the mean absolute pixel difference, of 255, or null")                                    \
+    X("image", "max_abs", "the largest absolute pixel difference, of 255, or null")                                  \
+    X("image", "blank", "true when every pixel is the same colour")                                                  \
+    X("image", "failed", "the compare.image checks it fails, in words, or null")                                     \
+    X("image", "diverged_step", "the first recorded step whose latent parts beyond compare.latents, or null")       \
+    X("image", "curve", "the largest |Δlatent| against the reference at each recorded step, each {step, "          \
+                        "max_abs_delta}")                                                                             \
+    X("image", "noise_sha256", "the sha256 of the initial noise it was handed (float32 bytes), or null")                 \
+    X("curve[]", "step", "the step, from 0")                                                                          \
+    X("curve[]", "max_abs_delta", "the largest absolute difference of its latent from the reference's, or null")
 
 /* since: each environment beside its last good configuration (history.h),
  * parallel to r->envs; NULL when not known. Text says what changed (and a

@@ -51,4 +51,13 @@ double imagecmp_ssim(const px_image8 *a, const px_image8 *b);
  * memory. */
 uint8_t *imagecmp_diff_map(const px_image8 *a, const px_image8 *b);
 
+/* A difference map's colour, the same in the HTML report, an export's
+ * PNGs and the review pane: d, a pixel's |a - b| of 255, as a "hot" ramp,
+ * black (0: equal) through red (28 apart) and yellow (113) to white
+ * (255 apart). The ramp runs on sqrt(d / 255) so that a difference of 1
+ * is already visibly dark red, not lost in black: t = round(765 *
+ * sqrt(d / 255)), R = min(t, 255), G = min(max(t - 255, 0), 255), B =
+ * max(t - 510, 0). */
+void imagecmp_heat(uint8_t d, uint8_t rgb[3]);
+
 #endif

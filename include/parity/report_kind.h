@@ -17,6 +17,10 @@
 #include "parity/results.h"
 #include "parity/sbuf.h"
 
+/* A file of an export or repro bundle (bundle.c), rel inside it: 0, or
+ * -1 with the bundle's error set. */
+typedef int (*px_bundle_put)(void *ctx, const char *rel, const void *data, size_t len);
+
 /* story.h's (which includes this one's users, not this header). */
 struct px_story;
 struct px_story_cell;
@@ -81,6 +85,8 @@ typedef struct px_report_kind {
      * it was judged. */
     char *(*check_words)(const px_fixture *f, const px_results *r, const px_judgement *j, size_t e, size_t k,
                          int *show);
+    /* The word before check_words' line ("search"). */
+    const char *check_words_label;
     /* The kind's keys in an example's JSON object, each with its comma. */
     void (*check_json_example)(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e,
                                size_t k, const px_verdict *v);
@@ -106,6 +112,20 @@ typedef struct px_report_kind {
     /* The CSS the HTML report adds for what the kind draws ("" or NULL:
      * none). */
     const char *(*html_css)(const struct px_story *s, const px_judgement *j);
+    /* Its HTML embeds images as data: URIs (an image's PNGs): the report's
+     * Content-Security-Policy allows img-src data: (nothing fetched still). */
+    int html_images;
+
+    /* ---- export and repro bundles (bundle.c) ---- */
+    /* Files of its own a bundle carries for example k (an image's PNGs,
+     * difference maps and divergence curves), each given to put; for the
+     * environments with want[e] set (NULL: every one). The files written
+     * (0: none), or -1 with *err (put's error is the bundle's: err then
+     * is left as put set it). */
+    int (*export_example)(const px_fixture *f, const px_results *r, const px_judgement *j, size_t k,
+                          const unsigned char *want, px_bundle_put put, void *ctx, px_error *err);
+    /* The bundle README's item for those files, after "- " (NULL: none). */
+    const char *export_readme;
 } px_report_kind;
 
 /* The fixture's kind's report parts (never NULL); by the kind itself, for
@@ -114,7 +134,7 @@ const px_report_kind *report_kind_of(const px_fixture *f);
 const px_report_kind *report_kind_for(enum px_model_kind kind);
 
 /* The rows, one file a kind (rk_<kind>.c). */
-extern const px_report_kind rk_classifier, rk_generator, rk_embedding;
+extern const px_report_kind rk_classifier, rk_generator, rk_embedding, rk_image;
 
 /* Shared by the rows: a label as the cell (the classifier's, and what a
  * generator's shows without a text); each candidate's max |Δ| from the

@@ -21,6 +21,7 @@
 #include "parity/error.h"
 #include "parity/fixture.h"
 #include "parity/history.h"
+#include "parity/imagecmp.h"
 #include "parity/journal.h"
 #include "parity/judge.h"
 #include "parity/results.h"
@@ -119,6 +120,10 @@ typedef struct px_story_cell {
      * moved, its vector's cosine to the reference's (story_search_words);
      * NULL for a document, or when not judged as a query. */
     char *search;
+    /* An image's: the picture it made, 8-bit (imagecmp.h), for the HTML
+     * report to show; NULL when none (another kind, no output, not
+     * finite). */
+    px_image8 *image;
 } px_story_cell;
 
 typedef struct px_story_example {
@@ -156,6 +161,8 @@ typedef struct px_story {
     char *embedding;   /* an embedding's output, in words ("a vector [1, 384]:
                           mean pooling over the attention mask, normalised;
                           14 documents searched"); NULL otherwise */
+    char *image;       /* an image's output settings, in words ("32x32 RGB,
+                          20 DDIMScheduler steps, ..."); NULL otherwise */
     px_story_example *examples;
     size_t n_examples;
     px_strs not_evaluated; /* what was not evaluated, one line each */

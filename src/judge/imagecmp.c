@@ -152,3 +152,11 @@ uint8_t *imagecmp_diff_map(const px_image8 *a, const px_image8 *b)
     }
     return d;
 }
+
+void imagecmp_heat(uint8_t d, uint8_t rgb[3])
+{
+    int t = (int)lround(765.0 * sqrt(d / 255.0));
+    rgb[0] = (uint8_t)(t < 255 ? t : 255);
+    rgb[1] = (uint8_t)(t < 255 ? 0 : t < 510 ? t - 255 : 255);
+    rgb[2] = (uint8_t)(t < 510 ? 0 : t - 510);
+}

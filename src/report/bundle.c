@@ -19,6 +19,7 @@
 #include "parity/modeldir.h"
 #include "parity/redact.h"
 #include "parity/report_html.h"
+#include "parity/report_kind.h"
 #include "parity/report_md.h"
 #include "parity/runner.h"
 #include "parity/strf.h"
@@ -44,6 +45,8 @@ typedef struct bundle {
     size_t n_held;
     unsigned char named[64]; /* bit per held file: the fixture names it in
                                 results: (so no --results gives it) */
+    int kind_files;  /* files of the kind's own (report_kind.h's
+                        export_example: an image's PNGs) */
 } bundle;
 
 /* A results file the bundle holds, for the README: rel and what it holds. */
@@ -129,6 +132,24 @@ static int put(bundle *b, const char *rel, const void *data, size_t len)
 }
 
 static int put_text(bundle *b, const char *rel, const char *text) { return put(b, rel, text, strlen(text)); }
+
+/* put for a kind's files (px_bundle_put). */
+static int put_for_kind(void *ctx, const char *rel, const void *data, size_t len) { return put(ctx, rel, data, len); }
+
+/* The kind's own files for example k (an image's pictures, difference
+ * maps and divergence curves), for the environments with want[e] set
+ * (NULL: every one). */
+static int put_kind_files(bundle *b, const px_bundle_in *in, size_t k, const unsigned char *want)
+{
+    const px_report_kind *rk = report_kind_of(in->f);
+    if (!rk->export_example)
+        return 0;
+    int n = rk->export_example(in->f, in->res, in->j, k, want, put_for_kind, b, b->err);
+    if (n < 0)
+        return -1;
+    b->kind_files += n;
+    return 0;
+}
 
 /* What FILE* writing produced, put at rel. */
 typedef void (*writer)(FILE *o, const void *arg);
@@ -636,6 +657,8 @@ static void export_readme(FILE *o, const bundle *b, const px_bundle_in *in, cons
         fprintf(o, "- No results file: no environment has results.\n");
     }
     fprintf(o, "- `manifests/`: what each environment ran on, one file each.\n");
+    if (b->kind_files && report_kind_of(f)->export_readme)
+        fprintf(o, "- %s\n", report_kind_of(f)->export_readme);
     if (journal)
         fprintf(o, "- `%s`: the decisions that were waiting to be written into the fixture.\n", journal);
     fprintf(o, "- `SHA256SUMS`: every file, as the bundle was made.\n\n");
@@ -771,6 +794,15 @@ int bundle_export(const px_bundle_in *in, const char *out, px_error *err)
     for (size_t e = 0; !rc && e < in->res->n_envs; e++)
         if (in->res->envs[e].origin != PX_ORIGIN_NONE && in->res->envs[e].selected)
             rc = put_manifest(&b, &in->res->envs[e], out);
+    /* The kind's own files: the environments judged, each example. */
+    unsigned char *want = rc ? NULL : calloc(in->res->n_envs + 1, 1);
+    if (!rc && !want)
+        rc = px_error_oom(err, out);
+    for (size_t e = 0; want && e < in->res->n_envs; e++)
+        want[e] = in->res->envs[e].origin != PX_ORIGIN_NONE && in->res->envs[e].selected;
+    for (size_t k = 0; !rc && k < in->res->n_examples; k++)
+        rc = put_kind_files(&b, in, k, want);
+    free(want);
     char journal[4200];
     const char *journal_rel = NULL;
     if (!rc)
@@ -1217,6 +1249,9 @@ static int repro_put_readme(repro *r, size_t e)
             re[i] = (repro_env){&r->envs[i], &r->in->res->envs[r->idx[i]], i ? "observed.yaml" : "reference.yaml",
                                 i ? "observed-again.yaml" : "reference-again.yaml"};
         repro_readme(ro, r->in, r->k, e, &r->nm, r->carried, re);
+        const px_report_kind *rk = report_kind_of(r->in->f);
+        if (r->b.kind_files && rk->export_readme)
+            fprintf(ro, "\nAlso here: %s\n", rk->export_readme);
         if (fclose(ro))
             rc = px_error_oom(r->err, r->out);
         char *rr = rc ? NULL : redact_text(r->b.rd, readme);
@@ -1255,6 +1290,15 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
         rc = repro_results(&r, i, &orig, &mine);
     for (int i = 0; !rc && i < 2; i++)
         rc = put_manifest(&r.b, &in->res->envs[r.idx[i]], out);
+    /* The kind's own files for the example, the two environments' only. */
+    unsigned char *want = rc ? NULL : calloc(in->res->n_envs + 1, 1);
+    if (!rc && !want)
+        rc = px_error_oom(err, out);
+    if (want) {
+        want[r.idx[0]] = want[r.idx[1]] = 1;
+        rc = put_kind_files(&r.b, in, k, want);
+        free(want);
+    }
     if (!rc)
         rc = repro_put_readme(&r, e);
     if (!rc)

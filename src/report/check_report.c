@@ -255,7 +255,8 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
             } else
                 text_indented(o, v->detail ? v->detail : "");
             if (search)
-                fprintf(o, "  %-*s search: ", ID_COLS, ""), put_text(o, search), fputc('\n', o);
+                fprintf(o, "  %-*s %s: ", ID_COLS, "", rk->check_words_label ? rk->check_words_label : "more"),
+                    put_text(o, search), fputc('\n', o);
             free(search);
             if (fit != PX_FIT_NONE) {
                 char *w = decision_words(fit, rv->decision, rv->env, er->name);

@@ -2,7 +2,8 @@
  * (light and dark by the reader's preference, and a print stylesheet),
  * inline SVG where people would rather look than read (each environment's
  * probabilities side by side; each difference against its tolerance with
- * the threshold drawn), no script, no font, image or anything else fetched
+ * the threshold drawn), an image's pictures as data: URIs (PNG), no
+ * script, no font, image or anything else fetched
  * (a Content-Security-Policy says so to the browser too). Every text is
  * escaped after the review screen's sanitizing, so HTML, script tags,
  * terminal escapes and bidi overrides in an example show as text. Meaning
@@ -330,12 +331,15 @@ void report_html(FILE *o, const px_story *s) { report_html_judged(o, s, NULL); }
 
 void report_html_judged(FILE *o, const px_story *s, const px_judgement *j)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-          o);
-    html_tag(o, "<title>parity report: ", s->task, "</title>\n");
     const px_report_kind *rk = report_kind_for(s->model_kind);
+    /* A kind that shows pictures embeds them (data: URIs): still nothing
+     * fetched. */
+    fprintf(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+               "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+               "'unsafe-inline'%s\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+            rk->html_images ? "; img-src data:" : "");
+    html_tag(o, "<title>parity report: ", s->task, "</title>\n");
     const char *kind_css = rk->html_css ? rk->html_css(s, j) : NULL;
     fprintf(o, "<style>%s%s</style>\n</head>\n<body>\n", css, kind_css ? kind_css : "");
     html_tag(o, "<h1>parity report: ", s->task, "</h1>\n");

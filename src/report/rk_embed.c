@@ -603,6 +603,7 @@ const px_report_kind rk_embedding = {
     .story_contract = story_contract,
     .search_lines = search_lines,
     .check_words = check_search,
+    .check_words_label = "search",
     .check_json_example = json_embedding,
     .cell_title = "Search",
     .md_output = md_output,

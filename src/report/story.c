@@ -731,6 +731,8 @@ void story_free(px_story *s)
             px_story_cell *c = &x->cells[e];
             free(c->label), free(c->probs), free(c->detail), free(c->diff_words), free(c->divergence), free(c->cause);
             free(c->generated), free(c->search);
+            if (c->image)
+                image8_free(c->image), free(c->image);
         }
         free(x->cells);
         char *v[] = {x->id, x->kind, x->why, x->text, x->expect, x->decision, x->note, x->by, x->at,
@@ -743,6 +745,6 @@ void story_free(px_story *s)
     strs_free(&s->performance), strs_free(&s->searches);
     strs_free(&s->pending), strs_free(&s->warnings);
     free(s->task), free(s->verdict), free(s->fixture), free(s->fixture_sha256), free(s->generated);
-    free(s->ambiguous_rule), free(s->generate), free(s->embedding);
+    free(s->ambiguous_rule), free(s->generate), free(s->embedding), free(s->image);
     free(s);
 }

@@ -1,0 +1,394 @@
+/* The image kind's report part (rk_image.c), on results and a judgement
+ * built in memory (the campus fixture made an image contract: its two
+ * environments, its eight examples, each a small picture): the HTML
+ * report shows, per candidate example, the reference's picture, the
+ * candidate's and their difference map as data: PNGs that decode to those
+ * very pixels, with the divergence curve's parting step marked; check's
+ * JSON and text hold the figures; run's table gives the PSNR; an export
+ * carries the PNGs (decoding to the pictures) and the curve as CSV. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/bundle.h"
+#include "parity/check_report.h"
+#include "parity/fixture.h"
+#include "parity/imagecmp.h"
+#include "parity/report_html.h"
+#include "parity/report_kind.h"
+#include "parity/report_md.h"
+#include "parity/results.h"
+#include "parity/story.h"
+#include "pngdecode.h"
+#include "testlib.h"
+
+enum { H = 6, W = 5, C = 3, STEPS = 4, PARTS = 2 };
+
+static px_fixture *f;
+static px_results *r;
+static px_judgement j;
+static px_story *story;
+
+/* Example k's picture: a pattern of its own; the candidate's first
+ * example has a block 40 apart. */
+static double *picture(size_t k, int changed)
+{
+    double *v = malloc(H * W * C * sizeof *v);
+    for (int i = 0; i < H * W * C; i++)
+        v[i] = (double)((i * 13 + (int)k * 29) % 200 + 20) / 255.0;
+    if (changed)
+        for (int y = 1; y < 4; y++)
+            for (int x = 2; x < 5; x++)
+                v[(y * W + x) * C + 1] += 40.0 / 255.0;
+    return v;
+}
+
+static void image_of(size_t e, size_t k, px_image8 *m)
+{
+    const px_example_result *x = &r->envs[e].ex[k];
+    cr_assert_eq(image8_from_unit(x->values, H, W, C, m, NULL), 0);
+}
+
+static const double curve[STEPS] = {0, 1e-4, 0.05, 0.3};
+
+static void setup(void)
+{
+    px_error err = {0};
+    f = fixture_load("fixtures/campus-club/fixture.yaml", &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    f->kind = PX_MODEL_IMAGE;
+    f->image = (px_image_spec){.present = 1, .height = H, .width = W, .channels = C, .steps = STEPS,
+                               .guidance_scale = 4, .seed = 42, .scheduler = strdup("DDIMScheduler"),
+                               .latent_every = 1};
+    f->image_cmp.psnr = (px_image_bound){1, 30, strdup("a person sees no difference above 30 dB"), {0}};
+    f->image_cmp.latents = (px_tolerance){.present = 1, .atol = 0.02, .rtol = 0.02, .why = strdup("bf16 steps")};
+    r = results_new(f, (const int[]){0, 1}, 2);
+    cr_assert_not_null(r);
+    cr_assert_eq(r->reference, 0);
+    for (size_t e = 0; e < 2; e++)
+        for (size_t k = 0; k < r->n_examples; k++) {
+            px_example_result *x = &r->envs[e].ex[k];
+            x->status = PX_ST_OK;
+            x->values = picture(k, e == 1 && k == 0);
+            x->n_values = H * W * C;
+            x->ndim = 4;
+            x->shape[0] = 1, x->shape[1] = H, x->shape[2] = W, x->shape[3] = C;
+            x->img = calloc(1, sizeof *x->img);
+            memset(x->img->noise_sha256, 'a', 64);
+        }
+    r->envs[0].state = r->envs[1].state = PX_ENV_UP;
+    /* The judgement, as the image judge gives it: the figures by
+     * imagecmp.h, the curve and the parting step on the first example. */
+    j = (px_judgement){.n_envs = 2, .n_examples = r->n_examples, .twin = -1};
+    j.envs = calloc(2, sizeof *j.envs);
+    for (size_t e = 0; e < 2; e++) {
+        px_env_verdict *ev = &j.envs[e];
+        ev->selected = 1, ev->is_reference = e == 0, ev->met = e == 0;
+        ev->ex = calloc(r->n_examples, sizeof *ev->ex);
+        for (size_t k = 0; k < r->n_examples; k++) {
+            px_verdict *v = &ev->ex[k];
+            v->outcome = PX_OC_PASS;
+            v->image = calloc(1, sizeof *v->image);
+            px_image_verdict *im = v->image;
+            im->psnr = im->ssim = im->mean_abs = im->max_abs = NAN;
+            im->diverged_step = -1;
+            if (e == 0)
+                continue;
+            px_image8 a, b;
+            px_image_figures fig;
+            image_of(1, k, &a), image_of(0, k, &b);
+            cr_assert_eq(imagecmp_figures(&a, &b, &fig), 0);
+            im->psnr = fig.psnr, im->ssim = fig.ssim, im->mean_abs = fig.mean_abs, im->max_abs = fig.max_abs;
+            image8_free(&a), image8_free(&b);
+            if (k == 0) {
+                v->outcome = PX_OC_IMAGE_CHANGED;
+                im->failed = strdup("psnr");
+                im->diverged_step = PARTS;
+                im->n_curve = STEPS;
+                im->curve = malloc(STEPS * sizeof *im->curve);
+                im->curve_step = malloc(STEPS * sizeof *im->curve_step);
+                for (int s = 0; s < STEPS; s++)
+                    im->curve[s] = curve[s], im->curve_step[s] = s;
+            }
+        }
+    }
+    story = story_build(f, r, &j, NULL, NULL, &err);
+    cr_assert_not_null(story, "%s", err.msg);
+}
+
+static void teardown(void)
+{
+    story_free(story);
+    for (size_t e = 0; e < j.n_envs; e++) {
+        for (size_t k = 0; k < j.n_examples; k++) {
+            px_image_verdict *im = j.envs[e].ex[k].image;
+            free(im->curve), free(im->curve_step), free(im->failed), free(im);
+        }
+        free(j.envs[e].ex);
+    }
+    free(j.envs);
+    results_free(r);
+    fixture_free(f);
+}
+
+static char *written(void (*w)(FILE *, const px_story *, const px_judgement *), const px_judgement *jj)
+{
+    static char *text; /* static: gcc takes the stream's &text for a dangling pointer otherwise */
+    static size_t len;
+    text = NULL;
+    FILE *o = open_memstream(&text, &len);
+    w(o, story, jj);
+    fclose(o);
+    return text;
+}
+
+static size_t count(const char *s, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* The n-th data: PNG from at, decoded. */
+static void nth_img(const char *at, int n, px_image8 *m)
+{
+    const char *p = at;
+    for (int i = 0; i <= n; i++) {
+        p = strstr(p, "<img src=\"data:image/png;base64,");
+        cr_assert_not_null(p, "image %d", n);
+        p += 10;
+    }
+    cr_assert_eq(tl_png_decode_uri(p, m), 0, "image %d decodes", n);
+}
+
+static void expect_same(const px_image8 *a, const px_image8 *b, const char *what)
+{
+    cr_assert_eq(a->h, b->h, "%s", what);
+    cr_assert_eq(a->w, b->w, "%s", what);
+    cr_assert_eq(a->c, b->c, "%s", what);
+    cr_expect_eq(memcmp(a->px, b->px, (size_t)a->h * a->w * a->c), 0, "%s: the same pixels", what);
+}
+
+/* The heat map of a against b, as the report must draw it. */
+static void heat_of(const px_image8 *a, const px_image8 *b, px_image8 *out)
+{
+    uint8_t *d = imagecmp_diff_map(a, b);
+    cr_assert_not_null(d);
+    *out = (px_image8){a->h, a->w, 3, malloc((size_t)a->h * a->w * 3)};
+    for (int i = 0; i < a->h * a->w; i++)
+        imagecmp_heat(d[i], out->px + 3 * i);
+    free(d);
+}
+
+TestSuite(rk_image, .init = setup, .fini = teardown);
+
+Test(rk_image, html_shows_reference_candidate_and_difference_map_per_example)
+{
+    char *html = written(report_html_judged, &j);
+    cr_expect_not_null(strstr(html, "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\""),
+                       "the CSP allows the embedded pictures, nothing fetched");
+    cr_expect_eq(count(html, "<img src=\"data:image/png;base64,"), 3 * r->n_examples,
+                 "three pictures per candidate example");
+    cr_expect_not_null(strstr(html, "image-rendering:pixelated"));
+    /* The first example: reference, candidate, difference map. */
+    const char *ex1 = strstr(html, "id=\"ex-1\"");
+    cr_assert_not_null(ex1);
+    px_image8 ref, cand, heat, got;
+    image_of(0, 0, &ref), image_of(1, 0, &cand);
+    heat_of(&cand, &ref, &heat);
+    nth_img(ex1, 0, &got), expect_same(&got, &ref, "the reference's"), image8_free(&got);
+    nth_img(ex1, 1, &got), expect_same(&got, &cand, "the candidate's"), image8_free(&got);
+    nth_img(ex1, 2, &got), expect_same(&got, &heat, "the difference map"), image8_free(&got);
+    /* The map is black where they are equal, not where they differ. */
+    cr_expect(heat.px[0] == 0 && heat.px[1] == 0 && heat.px[2] == 0);
+    size_t at = (size_t)(1 * W + 2) * 3;
+    cr_expect_gt(heat.px[at], 200, "40 apart is bright");
+    /* Scaled up by a whole factor (6x5 -> 21x: 128 / 6). */
+    cr_expect_not_null(strstr(ex1, "width=\"105\" height=\"126\""));
+    /* The figures beside them: the judge's PSNR. */
+    char psnr[32];
+    snprintf(psnr, sizeof psnr, "PSNR %.1f dB", j.envs[1].ex[0].image->psnr);
+    const char *ex2 = strstr(html, "id=\"ex-2\"");
+    cr_expect(strstr(ex1, psnr) && strstr(ex1, psnr) < ex2, "%s in example 1", psnr);
+    cr_expect_not_null(strstr(ex1, "fails psnr"));
+    /* Identical pictures read as such. */
+    cr_expect(strstr(ex2, "PSNR inf (identical)") != NULL);
+    image8_free(&ref), image8_free(&cand), image8_free(&heat);
+    free(html);
+}
+
+Test(rk_image, the_curve_marks_the_step_the_latents_part_at)
+{
+    char *html = written(report_html_judged, &j);
+    const char *ex1 = strstr(html, "id=\"ex-1\""), *ex2 = strstr(html, "id=\"ex-2\"");
+    const char *svg = strstr(ex1, "<svg class=\"curve-chart\"");
+    cr_assert(svg && svg < ex2, "example 1 has its curve");
+    cr_expect(strstr(svg, "parts at step 2") != NULL);
+    /* The marker's x is step 2's point of the polyline. */
+    const char *pts = strstr(svg, "points=\"");
+    cr_assert_not_null(pts);
+    double x[STEPS], y[STEPS];
+    cr_assert_eq(sscanf(pts + 8, "%lf,%lf %lf,%lf %lf,%lf %lf,%lf", &x[0], &y[0], &x[1], &y[1], &x[2], &y[2], &x[3],
+                        &y[3]),
+                 8);
+    double lx;
+    const char *line = strstr(svg, "<line class=\"part\" x1=\"");
+    cr_assert_not_null(line);
+    cr_assert_eq(sscanf(line + 23, "%lf", &lx), 1);
+    cr_expect_float_eq(lx, x[PARTS], 0.05);
+    /* Log scale: each larger difference drawn higher (smaller y), the
+     * step with none at the bottom. */
+    cr_expect_gt(y[0], y[1]);
+    cr_expect_gt(y[1], y[2]);
+    cr_expect_gt(y[2], y[3]);
+    /* An example that did not part has no curve. */
+    cr_expect_null(strstr(ex2, "<svg class=\"curve-chart\""));
+    free(html);
+}
+
+Test(rk_image, without_a_judgement_the_figures_are_computed_the_same)
+{
+    char *html = written(report_html_judged, NULL);
+    cr_expect_eq(count(html, "<img src=\"data:image/png;base64,"), 3 * r->n_examples);
+    char psnr[32];
+    snprintf(psnr, sizeof psnr, "PSNR %.1f dB", j.envs[1].ex[0].image->psnr);
+    cr_expect_not_null(strstr(html, psnr));
+    cr_expect_null(strstr(html, "curve-chart\""), "no curve without the judge's");
+    free(html);
+}
+
+Test(rk_image, markdown_gives_the_figures_and_the_curve_in_words)
+{
+    char *md = written(report_markdown_judged, &j);
+    cr_expect_not_null(strstr(md, "| Picture |"));
+    cr_expect_not_null(strstr(md, "6x5 RGB"));
+    cr_expect_not_null(strstr(md, "cpu-bf16: 0 0, 1 0.0001, **2 0.05** (parts), 3 0.3"), "%s", md);
+    cr_expect_not_null(strstr(md, "PSNR at least 30 dB against the reference's: a person sees"));
+    cr_expect_not_null(strstr(md, "a 6x5 RGB picture; 4 DDIMScheduler steps, guidance scale 4, seed 42"));
+    free(md);
+}
+
+Test(rk_image, check_json_and_text_hold_the_figures)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    check_report_json(o, f, r, &j, NULL, 1);
+    fclose(o);
+    json_error_t e;
+    json_t *doc = json_loads(text, 0, &e);
+    cr_assert_not_null(doc, "%s\n%s", e.text, text);
+    json_t *im = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(doc, "environments"), 1),
+                                                                "examples"),
+                                                0),
+                                 "image");
+    cr_assert(json_is_object(im));
+    const px_image_verdict *v = j.envs[1].ex[0].image;
+    cr_expect_float_eq(json_real_value(json_object_get(im, "psnr")), v->psnr, 1e-9);
+    cr_expect_float_eq(json_real_value(json_object_get(im, "ssim")), v->ssim, 1e-9);
+    cr_expect_float_eq(json_number_value(json_object_get(im, "max_abs")), 40, 1e-9);
+    cr_expect_eq(json_integer_value(json_object_get(im, "diverged_step")), PARTS);
+    cr_expect_str_eq(json_string_value(json_object_get(im, "failed")), "psnr");
+    json_t *cv = json_object_get(im, "curve");
+    cr_assert_eq(json_array_size(cv), STEPS);
+    cr_expect_float_eq(json_number_value(json_object_get(json_array_get(cv, 2), "max_abs_delta")), 0.05, 1e-12);
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(cv, 3), "step")), 3);
+    cr_expect_eq(strlen(json_string_value(json_object_get(im, "noise_sha256"))), 64);
+    json_t *same = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(doc, "environments"), 1),
+                                                                  "examples"),
+                                                  1),
+                                   "image");
+    cr_expect_str_eq(json_string_value(json_object_get(same, "psnr")), "inf", "identical pictures");
+    json_decref(doc);
+    free(text);
+    o = open_memstream(&text, &len);
+    check_report_text(o, f, r, &j, NULL);
+    fclose(o);
+    char want[128];
+    snprintf(want, sizeof want, "picture: PSNR %.1f dB, SSIM", v->psnr);
+    cr_expect_not_null(strstr(text, want), "%s", text);
+    cr_expect_not_null(strstr(text, "fails psnr; latents part from the reference's at step 2"));
+    free(text);
+}
+
+Test(rk_image, runs_table_gives_each_candidates_psnr)
+{
+    const px_report_kind *rk = report_kind_for(PX_MODEL_IMAGE);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    rk->run_diff(o, f, r, 0, 1);
+    rk->run_diff(o, f, r, 1, 1);
+    fclose(o);
+    char want[64];
+    snprintf(want, sizeof want, "  %.1f dB\n  =\n", j.envs[1].ex[0].image->psnr);
+    cr_expect_str_eq(text, want);
+    free(text);
+    px_sbuf b = PX_SBUF_INIT;
+    rk->run_cell(&b, f, &r->envs[1], 0);
+    cr_expect_str_eq(sbuf_str(&b), "6x5 RGB");
+    sbuf_free(&b);
+}
+
+static char *slurp_n(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    char *buf = malloc(1 << 16);
+    *n = fread(buf, 1, 1 << 16, fp);
+    fclose(fp);
+    return buf;
+}
+
+Test(rk_image, export_carries_the_pngs_and_the_curve)
+{
+    char *dir = tl_tmpdir(), out[4200], path[4400];
+    snprintf(out, sizeof out, "%s/bundle", dir);
+    px_bundle_in in = {f, r, &j, story, NULL, 0};
+    px_error err = {0};
+    cr_assert_eq(bundle_export(&in, out, &err), 0, "%s: %s", err.file, err.msg);
+    px_image8 ref, cand, heat, got;
+    image_of(0, 0, &ref), image_of(1, 0, &cand);
+    heat_of(&cand, &ref, &heat);
+    const struct {
+        const char *file;
+        const px_image8 *want;
+    } files[] = {{"reference.png", &ref}, {"cpu-bf16.png", &cand}, {"cpu-bf16-diff.png", &heat}};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/images/1-film-night/%s", out, files[i].file);
+        size_t n;
+        char *png = slurp_n(path, &n);
+        cr_assert_not_null(png, "%s", path);
+        cr_assert_eq(tl_png_decode(png, n, &got), 0, "%s", path);
+        expect_same(&got, files[i].want, files[i].file);
+        image8_free(&got), free(png);
+    }
+    snprintf(path, sizeof path, "%s/images/1-film-night/cpu-bf16-curve.csv", out);
+    char *csv = tl_slurp(path);
+    cr_assert_not_null(csv);
+    cr_expect_str_eq(csv, "step,max_abs_delta\n0,0\n1,0.0001\n2,0.05\n3,0.3\n");
+    free(csv);
+    /* Every example's pictures; a curve only where the judge drew one;
+     * the reference has no difference map of its own. */
+    snprintf(path, sizeof path, "%s/images/2-volleyball-tryouts/cpu-bf16-diff.png", out);
+    cr_expect_eq(access(path, R_OK), 0);
+    snprintf(path, sizeof path, "%s/images/2-volleyball-tryouts/cpu-bf16-curve.csv", out);
+    cr_expect_neq(access(path, R_OK), 0);
+    snprintf(path, sizeof path, "%s/images/1-film-night/reference-diff.png", out);
+    cr_expect_neq(access(path, R_OK), 0);
+    /* Listed in SHA256SUMS, named in the README. */
+    snprintf(path, sizeof path, "%s/SHA256SUMS", out);
+    char *sums = tl_slurp(path);
+    cr_expect_not_null(strstr(sums, "  images/1-film-night/cpu-bf16-diff.png\n"));
+    free(sums);
+    snprintf(path, sizeof path, "%s/README.md", out);
+    char *readme = tl_slurp(path);
+    cr_expect_not_null(strstr(readme, "`images/`"));
+    free(readme);
+    image8_free(&ref), image8_free(&cand), image8_free(&heat);
+}
