@@ -385,3 +385,36 @@ Test(pane_image, narrow_panes_stack_and_tiny_ones_say_so, .fini = scene_end)
     cr_expect_eq(tui_pane_image.rows(&sc->t, 0, 7), 1);
     cr_expect_str_eq(row_text(0, 0, 7), "pane t…");
 }
+
+Test(pane_image, judged_figures_failed_checks_and_the_latents_curve, .fini = scene_end)
+{
+    scene_start("xterm-256color", 1);
+    static px_verdict v[2];
+    static px_env_verdict ev[2];
+    int steps[6] = {0, 1, 2, 3, 4, 5};
+    double curve[6] = {0, 0.01, 0.02, 0.2, 0.4, 0.8};
+    px_image_verdict iv = {.psnr = 24.5, .ssim = 0.91, .mean_abs = 3.25, .max_abs = 120, .diverged_step = 3,
+                           .n_curve = 6, .curve_step = steps, .curve = curve, .failed = "psnr 24.50 < 30"};
+    v[0] = (px_verdict){.outcome = PX_OC_PASS, .detail = "the reference"};
+    v[1] = (px_verdict){.outcome = PX_OC_IMAGE_CHANGED, .detail = "psnr 24.50 below 30", .image = &iv};
+    ev[0].ex = &v[0], ev[1].ex = &v[1];
+    sc->t.j.envs = ev, sc->t.j.n_envs = 2;
+    sc->t.judged = 1;
+    int used = tui_pane_image.draw(&sc->t, 0, 0, 0, 90, 60);
+    cr_expect_eq(used, tui_pane_image.rows(&sc->t, 0, 90));
+    cr_expect_str_eq(row_text(6, 0, 90), "PSNR 24.50 dB  SSIM 0.9100  mean |Δ| 3.25  max |Δ| 120 (of 255)",
+                     "the judge's figures, not recomputed");
+    cr_expect_str_eq(row_text(7, 0, 90), "failed: psnr 24.50 < 30");
+    cr_expect_str_eq(row_text(8, 0, 90), "latent |Δ| by step ▁▁▁▃▅█ max 0.8; parts at step 3");
+    cr_expect_str_eq(row_text(9, 0, 90), "pass: the reference");
+    cr_expect_str_eq(row_text(10, 0, 90), "image-changed: psnr 24.50 below 30");
+    sc->t.j.envs = NULL, sc->t.judged = 0;
+}
+
+Test(pane_image, a_terminal_of_eight_colours_gets_shades, .fini = scene_end)
+{
+    scene_start("xterm", 1);
+    tui_pane_image.draw(&sc->t, 0, 0, 0, 90, 60);
+    cr_expect_str_eq(row_text(2, 0, 28), "  ░░░░");
+    cr_expect(strstr(row_text(5, 0, 90), "map: ' ' equal"), "%s", row_text(5, 0, 90));
+}
