@@ -19,6 +19,7 @@
 #include "parity/imagecmp.h"
 #include "parity/theme.h"
 #include "../src/tui/pane.h"
+#include "testlib.h"
 
 static px_image8 image(int h, int w, int c)
 {
@@ -417,4 +418,35 @@ Test(pane_image, a_terminal_of_eight_colours_gets_shades, .fini = scene_end)
     tui_pane_image.draw(&sc->t, 0, 0, 0, 90, 60);
     cr_expect_str_eq(row_text(2, 0, 28), "  ░░░░");
     cr_expect(strstr(row_text(5, 0, 90), "map: ' ' equal"), "%s", row_text(5, 0, 90));
+}
+
+/* A direct-colour terminal (xterm-direct's colours, compiled here with
+ * tic: Debian's ncurses-base does not ship it): the pair holds the RGB
+ * values themselves, black moved off the eight ANSI colours. */
+Test(pane_image, true_colour_pairs_hold_the_rgb_values, .fini = scene_end)
+{
+    char *dir = tl_tmpdir(), src[4096], cmd[8192];
+    snprintf(src, sizeof src, "%s/direct.src", dir);
+    FILE *o = fopen(src, "w");
+    cr_assert_not_null(o);
+    fputs("xterm-direct|direct colour for the test,\n\tuse=xterm-256color, colors#0x1000000, pairs#0x10000, RGB,\n"
+          "\tsetaf=\\E[38:2::%p1%{65536}%/%d:%p1%{256}%/%{255}%&%d:%p1%{255}%&%dm,\n"
+          "\tsetab=\\E[48:2::%p1%{65536}%/%d:%p1%{256}%/%{255}%&%d:%p1%{255}%&%dm,\n",
+          o);
+    fclose(o);
+    snprintf(cmd, sizeof cmd, "tic -x -o '%s' '%s' 2>/dev/null", dir, src);
+    if (system(cmd) != 0)
+        cr_skip_test("tic could not compile a direct-colour terminfo");
+    setenv("TERMINFO", dir, 1);
+    scene_start("xterm-direct", 1);
+    unsetenv("TERMINFO");
+    cr_assert_geq(COLORS, 0x1000000);
+    tui_pane_image.draw(&sc->t, 0, 0, 0, 90, 60);
+    int fg, bg;
+    cell_colours(2, 3, &fg, &bg);
+    cr_expect(fg == 0xff0000 && bg == 0xff0000, "%#x on %#x", fg, bg);
+    cell_colours(1, 30, &fg, &bg);
+    cr_expect(fg == 0x00ff00 && bg == 0x0000ff, "%#x on %#x", fg, bg);
+    cell_colours(1, 61, &fg, &bg); /* equal: black, as (1, 1, 1), not ANSI colour 0 */
+    cr_expect(fg == 0x010101 && bg == 0x010101, "%#x on %#x", fg, bg);
 }
