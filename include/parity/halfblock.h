@@ -70,9 +70,9 @@ int halfblock_image(const px_image8 *m, int cols, int rows, px_colours mode, px_
  * larger half as a mark. 0, or -1. */
 int halfblock_diff(const uint8_t *map, int h, int w, int cols, int rows, px_colours mode, px_hcell *out);
 
-/* A difference's colour: black when equal, through red and yellow to
- * white at 255 (the "hot" scale, linear), and any difference at least a
- * dark red, so that one shows against black. */
+/* A difference's colour: the HTML report's scale (imagecmp_heat: black
+ * when equal, through red and yellow to white at 255, on the square root
+ * of the difference, so that a difference of 1 is already a dark red). */
 px_rgb halfblock_heat(int d);
 
 /* The xterm 256-colour index nearest c: of the 6x6x6 cube (16-231) and

@@ -4,6 +4,8 @@
  * this makes. */
 #include "parity/halfblock.h"
 
+#include "parity/imagecmp.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,15 +144,13 @@ int halfblock_diff(const uint8_t *map, int h, int w, int cols, int rows, px_colo
     return 0;
 }
 
-/* The hot scale: red rises over the first third, green the second, blue
- * the last; a difference of 1 is still dark red (48), not black. The
- * report's map (imagecmp) should use the same scale: one place to unify. */
+/* The report's scale (imagecmp_heat), so that a difference map looks the
+ * same in the review pane and in the HTML report. */
 px_rgb halfblock_heat(int d)
 {
-    d = d < 0 ? 0 : d > 255 ? 255 : d;
-    int r = 3 * d, g = 3 * d - 255, b = 3 * d - 510;
-    r = d && r < 48 ? 48 : r;
-    return (px_rgb){(uint8_t)(r > 255 ? 255 : r), (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g), (uint8_t)(b < 0 ? 0 : b)};
+    uint8_t rgb[3];
+    imagecmp_heat((uint8_t)(d < 0 ? 0 : d > 255 ? 255 : d), rgb);
+    return (px_rgb){rgb[0], rgb[1], rgb[2]};
 }
 
 static const int cube[6] = {0, 95, 135, 175, 215, 255};
