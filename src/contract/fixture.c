@@ -1695,14 +1695,16 @@ static int load_image_example(ctx *c, yaml_node_t *n, px_example *x)
         return 0;
     }
     static const char *const other[] = {"text", "compare", "role", "similar_to_reference", NULL};
-    for (int i = 0; other[i]; i++)
+    if (get(c, n, "text"))
+        return fail_at(c, get(c, n, "text"), "an image's example takes class:, not text: (one of contract.labels)%s%s",
+                       "", "");
+    if (get(c, n, "compare"))
+        return fail_at(c, get(c, n, "compare"),
+                       "an image's example has no compare: of its own: its checks are contract.compare's%s%s", "", "");
+    for (int i = 2; other[i]; i++)
         if (get(c, n, other[i]))
-            return fail_at(c, get(c, n, other[i]),
-                           i == 0 ? "an image's example takes class:, not text: (one of contract.labels)%s%s"
-                           : i == 1
-                               ? "an image's example has no compare: of its own: its checks are contract.compare's%s%s"
-                               : "an image's example has no %s (that is an embedding's)%s",
-                           other[i], "");
+            return fail_at(c, get(c, n, other[i]), "an image's example has no %s (that is an embedding's)%s", other[i],
+                           "");
     yaml_node_t *cn = require(c, n, "class", "example (kind image: the class it draws, one of contract.labels)");
     if (!cn || get_str(c, n, "class", "example", 1, &x->text))
         return -1;
