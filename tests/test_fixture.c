@@ -11,6 +11,7 @@
 #include "testlib.h"
 
 #define DEMO "fixtures/campus-club/fixture.yaml"
+#define IMAGE "tests/data/image/shapes.yaml"
 
 static const char *MINIMAL =
     "parity: 1\n"
@@ -385,14 +386,34 @@ Test(fixture, every_key_is_in_the_man_page_and_only_those)
         {"order: exact}", "order: exact, zzz: 1}"},
         {"{min_cosine: 0.95, why: short}", "{min_cosine: 0.95, why: short, zzz: 1}"},
     };
-    const size_t first_gen = sizeof probes / sizeof *probes - 8, first_emb = first_gen + 2;
+    /* An image's (tests/data/image/shapes.yaml): its model, contract.image,
+     * compare, example and expect keys. */
+    static const char *const image_probes[][2] = {
+        {"    format: diffusers\n", "    format: diffusers\n    zzz: 1\n"},
+        {"    noise: cpu\n", "    noise: cpu\n    zzz: 1\n"},
+        {"{every: 5}", "{every: 5, zzz: 1}"},
+        {"    image:\n      psnr", "    zzz: 1\n    image:\n      psnr"},
+        {"      max_abs:", "      zzz: 1\n      max_abs:"},
+        {"{min: 30,", "{min: 30, zzz: 1,"},
+        {"{max: 2,", "{max: 2, zzz: 1,"},
+        {"{atol: 0.02,", "{atol: 0.02, zzz: 1,"},
+        {"    seed: 7\n", "    seed: 7\n    zzz: 1\n"},
+        {"{rejected: true}", "{rejected: true, zzz: 1}"},
+    };
+    const size_t n_plain = sizeof probes / sizeof *probes, n_image = sizeof image_probes / sizeof *image_probes;
+    const size_t first_gen = n_plain - 8, first_emb = first_gen + 2;
     char *man = man_keys_section();
+    char *image_text = tl_slurp(IMAGE);
+    cr_assert_not_null(image_text);
     char accepted[4096] = " ";
-    for (size_t i = 0; i < sizeof probes / sizeof *probes; i++) {
-        char *text = variant_of(i < first_gen ? MINIMAL : i < first_emb ? GEN_MINIMAL : EMB_MINIMAL, probes[i][0],
-                                probes[i][1]);
+    for (size_t i = 0; i < n_plain + n_image; i++) {
+        char *text = i >= n_plain ? variant_of(image_text, image_probes[i - n_plain][0], image_probes[i - n_plain][1])
+                                  : variant_of(i < first_gen ? MINIMAL : i < first_emb ? GEN_MINIMAL : EMB_MINIMAL,
+                                               probes[i][0], probes[i][1]);
         px_error err;
-        px_fixture *f = parse(text, &err);
+        memset(&err, 0, sizeof err);
+        px_fixture *f = i >= n_plain ? fixture_parse("tests/data/image/f.yaml", text, strlen(text), &err)
+                                     : parse(text, &err);
         cr_assert_null(f, "probe %zu loaded", i);
         char *list = strstr(err.msg, "expected one of: ");
         cr_assert_not_null(list, "probe %zu: %s", i, err.msg);
@@ -407,6 +428,7 @@ Test(fixture, every_key_is_in_the_man_page_and_only_those)
         }
         free(text);
     }
+    free(image_text);
     /* The reverse: what an .It line names as a key. */
     for (char *line = strstr(man, "\n.It Cm "); line; line = strstr(line + 1, "\n.It Cm ")) {
         char *eol = strchr(line + 1, '\n'), *p = line + strlen("\n.It Cm ");
@@ -913,8 +935,6 @@ Test(fixture, a_scalar_expect_says_the_forms_it_takes)
 }
 
 /* ---- an image's contract (kind image, issue 39) ---- */
-
-#define IMAGE "tests/data/image/shapes.yaml"
 
 /* The image fixture with `from` replaced by `to`, parsed as a file beside
  * it (so that its pipeline directory is found). */

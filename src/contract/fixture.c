@@ -758,7 +758,20 @@ static int load_image_compare(ctx *c, yaml_node_t *cmp)
                load_image_bound(c, im, "mean_abs", "max", 0, 255, &ic->mean_abs) ||
                load_image_bound(c, im, "max_abs", "max", 0, 255, &ic->max_abs)))
         return -1;
-    return lat ? load_tolerance(c, lat, "contract.compare.latents", &ic->latents) : 0;
+    if (!lat)
+        return 0;
+    /* The judge compares a latent element by element (|d| <= atol + rtol *
+     * |reference|): stat, q and oracle_factor would be read and never
+     * used, so they are refused; the why is required, as compare.image's. */
+    static const char *const lkeys[] = {"rtol", "atol", "why", NULL};
+    const char *w = "contract.compare.latents";
+    if (want(c, lat, YAML_MAPPING_NODE, w) || check_keys(c, lat, w, lkeys) ||
+        load_tolerance(c, lat, w, &ic->latents) || !require(c, lat, "why", w))
+        return -1;
+    for (const char *p = ic->latents.why; *p; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+            return 0;
+    return fail_at(c, get(c, lat, "why"), "%s.why is empty: say why a latent may part this far%s", w, "");
 }
 
 static int load_compare(ctx *c, yaml_node_t *contract)
