@@ -1077,6 +1077,15 @@ Test(fixture, an_image_contracts_checks_need_their_why)
     expect_image_error("      max_abs:", "      zzz: {max: 1, why: w}\n      max_abs:", 33, 7, "unknown key 'zzz'");
     expect_image_error("{max: 48,", "{max: 256,", 33, 22, "between 0 and 255");
     expect_image_error("{atol: 0.02,", "{atol: 0.02, zzz: 1,", 34, 27, "unknown key 'zzz'");
+    /* the judge compares a latent element by element: a statistic would be
+     * read and ignored, so it is refused; its why is required as the
+     * picture's checks' */
+    expect_image_error("{atol: 0.02,", "{atol: 0.02, stat: max,", 34, 27, "unknown key 'stat'");
+    expect_image_error("{atol: 0.02,", "{atol: 0.02, oracle_factor: 2,", 34, 27, "unknown key 'oracle_factor'");
+    expect_image_error(", why: \"bfloat16 keeps three digits\"}", "}", 34, 14, "missing required key 'why'");
+    expect_image_error("why: \"bfloat16 keeps three digits\"}", "why: \"\"}", 34, 44,
+                       "contract.compare.latents.why is empty");
+    expect_image_error("{atol: 0.02,", "{atol: -1,", 34, 21, "contract.compare.latents");
     expect_image_error("  compare:\n", "  compare:\n    logits: {atol: 1}\n", 29, 13,
                        "contract.compare.logits is not an image's");
 }
