@@ -1037,6 +1037,13 @@ Test(fixture, an_image_contracts_keys_are_checked_at_their_place)
     expect_image_error("steps: 20", "steps: 0", 22, 12, "between 1 and 1000");
     expect_image_error("guidance_scale: 4.5", "guidance_scale: 0.5", 23, 21, "between 1 and 1000");
     expect_image_error("seed: 42", "seed: -1", 24, 11, "contract.image.seed must be a whole number");
+    {
+        px_error err;
+        px_fixture *f = image_variant("    seed: 7\n", "    seed: 18446744073709551615\n", &err);
+        cr_assert_not_null(f, "any u64 seeds an image (DENOISE's u64): %s", err.msg);
+        cr_expect_eq(f->examples[0].seed, 18446744073709551615ULL);
+        fixture_free(f);
+    }
     expect_image_error("    latents: {every: 5}\n", "    latents: {every: 5, n: 2}\n", 27, 25, "unknown key 'n'");
     expect_image_error("    channels: 3\n", "", 20, 5, "missing required key 'channels'");
     expect_image_error("    scheduler: DDIMScheduler\n", "    scheduler: DDIMScheduler\n    zzz: 1\n", 27, 5,
@@ -1109,6 +1116,7 @@ Test(fixture, an_image_contract_takes_no_other_kinds_keys)
                        "an image's example takes class:, not text:");
     expect_image_error("    class: square\n", "", 44, 5, "missing required key 'class'");
     expect_image_error("    seed: 7\n", "    seed: x\n", 42, 11, "example seed must be a whole number");
+    expect_image_error("    seed: 7\n", "    seed: 18446744073709551616\n", 42, 11, "from 0 to 2^64-1");
     expect_image_error("expect: {rejected: true}", "expect: {label: circle}", 50, 14, "unknown key 'label'");
     expect_image_error("expect: {rejected: true}", "expect: {rejected: false}", 50, 24,
                        "an image's expect is rejected: true or absent");

@@ -868,17 +868,27 @@ static int generator_contract(ctx *c, yaml_node_t *contract, yaml_node_t *n)
     return 0;
 }
 
-/* A seed as written, all 63 bits: not through a double. */
-static int get_seed(ctx *c, yaml_node_t *sd, const char *what, unsigned long long *out)
+/* A seed as written, all its bits: not through a double. A generator's
+ * is at most 2^63-1; an image's (wide) any u64, as
+ * torch.Generator.manual_seed takes it (DENOISE's u64 seed). */
+static int get_seed_of(ctx *c, yaml_node_t *sd, const char *what, int wide, unsigned long long *out)
 {
     const char *t = sd->type == YAML_SCALAR_NODE ? scalar(sd) : "";
     char *end;
     errno = 0;
     unsigned long long seed = strtoull(t, &end, 10);
-    if (!*t || *t == '-' || *t == '+' || *end || errno || seed > 0x7fffffffffffffffULL)
-        return fail_at(c, sd, "%s must be a whole number from 0 to 2^63-1, not '%s'", what, t);
+    if (!*t || *t == '-' || *t == '+' || *end || errno || (!wide && seed > 0x7fffffffffffffffULL)) {
+        char w[160];
+        snprintf(w, sizeof w, "%s must be a whole number from 0 to %s", what, wide ? "2^64-1" : "2^63-1");
+        return fail_at(c, sd, "%s, not '%s'", w, t);
+    }
     *out = seed;
     return 0;
+}
+
+static int get_seed(ctx *c, yaml_node_t *sd, const char *what, unsigned long long *out)
+{
+    return get_seed_of(c, sd, what, 0, out);
 }
 
 /* temperature, top_k and seed: all three for sample, none for greedy. */
@@ -1066,7 +1076,7 @@ static int load_image(ctx *c, yaml_node_t *contract)
     if (get_num(c, n, "channels", what, 1, 4, 1, &ch) ||
         get_num(c, n, "steps", what, 1, PX_IMAGE_MAX_STEPS, 1, &steps) ||
         get_num(c, n, "guidance_scale", what, 1, 1000, 0, &im->guidance_scale) ||
-        get_seed(c, get(c, n, "seed"), "contract.image.seed", &im->seed) || load_noise(c, n) ||
+        get_seed_of(c, get(c, n, "seed"), "contract.image.seed", 1, &im->seed) || load_noise(c, n) ||
         get_str(c, n, "scheduler", what, 1, &im->scheduler))
         return -1;
     im->channels = (int)ch, im->steps = (int)steps;
@@ -1723,7 +1733,7 @@ static int load_image_example(ctx *c, yaml_node_t *n, px_example *x)
         return -1;
     x->text_len = strlen(x->text);
     x->text_loc = loc_of(cn);
-    if (sd && get_seed(c, sd, "example seed", &x->seed))
+    if (sd && get_seed_of(c, sd, "example seed", 1, &x->seed))
         return -1;
     x->has_seed = sd != NULL;
     yaml_node_t *e = get(c, n, "expect");
