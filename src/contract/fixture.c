@@ -2134,6 +2134,10 @@ void fixture_free(px_fixture *f)
     free(f->logits_tol.stat);
     free(f->logits_tol.why);
     free(f->similar.why);
+    free(f->image.scheduler);
+    px_image_checks *ic = &f->image_cmp;
+    free(ic->psnr.why), free(ic->ssim.why), free(ic->mean_abs.why), free(ic->max_abs.why);
+    free(ic->latents.stat), free(ic->latents.why);
     free(f->train.why);
     free(f->decision);
     for (size_t i = 0; i < f->n_envs; i++)
