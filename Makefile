@@ -494,7 +494,7 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	  *) echo "$$f: name it HARNESS-description (fixture, splice, results, theme, tokenizer, hfjson, history, genreply)"; exit 1;; \
 	  esac; done
 	@for f in fixtures/*/*.yaml tests/data/*.yaml tests/data/*/fixture.yaml tests/data/embed/search.yaml \
-	  tests/golden/yamledit/*.yaml; do \
+	  tests/golden/yamledit/*.yaml tests/fuzz/seed-fixture-*; do \
 	  [ -f "$$f" ] || continue; n=$$(echo $$f | tr / _); \
 	  [ ! -d $(FUZZ_DIR)/seed-fixture ] || cp $$f $(FUZZ_DIR)/seed-fixture/$$n; \
 	  id=$$(grep -m1 -o 'id: [A-Za-z0-9_-]*' $$f | cut -c5-); \

@@ -721,3 +721,43 @@ Test(lint, the_search_demo_has_no_findings)
 {
     expect_lint("fixtures/campus-search/fixture.yaml", 0, (const char *[]){NULL});
 }
+
+/* An image's contract: the committed one is clean; one whose pipeline holds
+ * a file no pin names (in a component's folder), with no compare.latents
+ * and no class to refuse, is told each, at its place. */
+Test(lint, an_image_contract)
+{
+    expect_lint("tests/data/image/shapes.yaml", 0, (const char *const[]){NULL});
+    char *dir = tl_tmpdir(), cmd[600], path[300];
+    snprintf(cmd, sizeof cmd, "cp -r tests/data/image/pipeline %s/pipeline && echo '{}' > %s/pipeline/vae/extra.json",
+             dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    char *text = tl_slurp("tests/data/image/shapes.yaml");
+    char *a = tl_replace_all(text, "    latents: {atol: 0.02, rtol: 0.02, why: \"bfloat16 keeps three digits\"}\n", "");
+    char *b = tl_replace_all(a, "    expect: {rejected: true}\n", "");
+    snprintf(path, sizeof path, "%s/f.yaml", dir);
+    FILE *o = fopen(path, "w");
+    cr_assert_not_null(o);
+    fputs(b, o);
+    fclose(o);
+    char l1[1400], l2[800], l3[800];
+    snprintf(l1, sizeof l1,
+             "%s:12:7: lint: model directory %s/pipeline holds vae/extra.json, which no pin in files: names: a file "
+             "from_pretrained may read is part of the model; pin it (parity pin %s) or remove it",
+             path, dir, path);
+    snprintf(l2, sizeof l2,
+             "%s:29:5: lint: contract.compare.latents is not set: the pictures are still checked, but no earliest "
+             "divergence by latent is found (which step two environments parted at); give it {atol, rtol, why}",
+             path);
+    snprintf(l3, sizeof l3,
+             "%s:37:1: lint: no example must be rejected (a class not in contract.labels, expect: {rejected: true}): "
+             "input processing's refusal is untested",
+             path);
+    cmd_result r = tl_run((const char *[]){"parity", "lint", path, NULL});
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    expect_lines(r.out, (const char *const[]){l1, l2, l3, NULL});
+    tl_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(a), free(b), free(text), free(dir);
+}

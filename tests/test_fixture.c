@@ -7,8 +7,11 @@
 
 #include "parity/fingerprint.h"
 #include "parity/fixture.h"
+#include "parity/results.h"
+#include "testlib.h"
 
 #define DEMO "fixtures/campus-club/fixture.yaml"
+#define IMAGE "tests/data/image/shapes.yaml"
 
 static const char *MINIMAL =
     "parity: 1\n"
@@ -383,14 +386,34 @@ Test(fixture, every_key_is_in_the_man_page_and_only_those)
         {"order: exact}", "order: exact, zzz: 1}"},
         {"{min_cosine: 0.95, why: short}", "{min_cosine: 0.95, why: short, zzz: 1}"},
     };
-    const size_t first_gen = sizeof probes / sizeof *probes - 8, first_emb = first_gen + 2;
+    /* An image's (tests/data/image/shapes.yaml): its model, contract.image,
+     * compare, example and expect keys. */
+    static const char *const image_probes[][2] = {
+        {"    format: diffusers\n", "    format: diffusers\n    zzz: 1\n"},
+        {"    noise: cpu\n", "    noise: cpu\n    zzz: 1\n"},
+        {"{every: 5}", "{every: 5, zzz: 1}"},
+        {"    image:\n      psnr", "    zzz: 1\n    image:\n      psnr"},
+        {"      max_abs:", "      zzz: 1\n      max_abs:"},
+        {"{min: 30,", "{min: 30, zzz: 1,"},
+        {"{max: 2,", "{max: 2, zzz: 1,"},
+        {"{atol: 0.02,", "{atol: 0.02, zzz: 1,"},
+        {"    seed: 7\n", "    seed: 7\n    zzz: 1\n"},
+        {"{rejected: true}", "{rejected: true, zzz: 1}"},
+    };
+    const size_t n_plain = sizeof probes / sizeof *probes, n_image = sizeof image_probes / sizeof *image_probes;
+    const size_t first_gen = n_plain - 8, first_emb = first_gen + 2;
     char *man = man_keys_section();
+    char *image_text = tl_slurp(IMAGE);
+    cr_assert_not_null(image_text);
     char accepted[4096] = " ";
-    for (size_t i = 0; i < sizeof probes / sizeof *probes; i++) {
-        char *text = variant_of(i < first_gen ? MINIMAL : i < first_emb ? GEN_MINIMAL : EMB_MINIMAL, probes[i][0],
-                                probes[i][1]);
+    for (size_t i = 0; i < n_plain + n_image; i++) {
+        char *text = i >= n_plain ? variant_of(image_text, image_probes[i - n_plain][0], image_probes[i - n_plain][1])
+                                  : variant_of(i < first_gen ? MINIMAL : i < first_emb ? GEN_MINIMAL : EMB_MINIMAL,
+                                               probes[i][0], probes[i][1]);
         px_error err;
-        px_fixture *f = parse(text, &err);
+        memset(&err, 0, sizeof err);
+        px_fixture *f = i >= n_plain ? fixture_parse("tests/data/image/f.yaml", text, strlen(text), &err)
+                                     : parse(text, &err);
         cr_assert_null(f, "probe %zu loaded", i);
         char *list = strstr(err.msg, "expected one of: ");
         cr_assert_not_null(list, "probe %zu: %s", i, err.msg);
@@ -405,6 +428,7 @@ Test(fixture, every_key_is_in_the_man_page_and_only_those)
         }
         free(text);
     }
+    free(image_text);
     /* The reverse: what an .It line names as a key. */
     for (char *line = strstr(man, "\n.It Cm "); line; line = strstr(line + 1, "\n.It Cm ")) {
         char *eol = strchr(line + 1, '\n'), *p = line + strlen("\n.It Cm ");
@@ -588,7 +612,7 @@ Test(fixture, a_generators_contract_loads_and_each_mistake_is_refused_at_its_pla
         const char *from, *to, *needle;
         int line, col;
     } bad[] = {
-        {"kind: generator}", "kind: translator}", "contract.model.kind must be classifier, generator or embedding", 4, 29},
+        {"kind: generator}", "kind: translator}", "contract.model.kind must be classifier, generator, embedding or image", 4, 29},
         {"  generate: {decoding: greedy, max_new_tokens: 8}\n", "", "a generator needs its output settings", 3, 3},
         {"decoding: greedy", "decoding: beam", "decoding must be greedy or sample, not 'beam'", 7, 24},
         {"decoding: greedy, max_new_tokens: 8", "decoding: greedy, max_new_tokens: 2000", "max_new_tokens must be", 7,
@@ -696,7 +720,7 @@ Test(fixture, model_formats_and_a_directory_pinned_file_by_file)
         const char *to, *needle;
         int line, col;
     } bad[] = {
-        {"{path: m.pt, format: onnx}", "contract.model.format must be torchscript, export or transformers, not 'onnx'",
+        {"{path: m.pt, format: onnx}", "contract.model.format must be torchscript, export, transformers or diffusers, not 'onnx'",
          4, 31},
         {"{format: transformers, path: d, sha256: \"" PIN_A "\"}", "pinned file by file (files: {NAME: SHA256, ...})",
          4, 50},
@@ -908,4 +932,209 @@ Test(fixture, a_scalar_expect_says_the_forms_it_takes)
     expect_error("    expect: {label: a}\n", "    expect: reject\n", 13, 13,
                  "expect must be a mapping, not a scalar: write it as {label: LABEL}, {any_of: [LABEL, ...]} or "
                  "{rejected: true, reason: PATTERN}");
+}
+
+/* ---- an image's contract (kind image, issue 39) ---- */
+
+/* The image fixture with `from` replaced by `to`, parsed as a file beside
+ * it (so that its pipeline directory is found). */
+static px_fixture *image_variant(const char *from, const char *to, px_error *err)
+{
+    char *text = tl_slurp(IMAGE);
+    cr_assert_not_null(text);
+    char *v = from ? variant_of(text, from, to) : strdup(text);
+    memset(err, 0, sizeof *err);
+    px_fixture *f = fixture_parse("tests/data/image/f.yaml", v, strlen(v), err);
+    free(v), free(text);
+    return f;
+}
+
+static void expect_image_error(const char *from, const char *to, int line, int col, const char *needle)
+{
+    px_error err;
+    px_fixture *f = image_variant(from, to, &err);
+    cr_assert_null(f, "expected an error for: %s", to);
+    cr_expect_eq(err.code, PX_EXIT_USAGE);
+    cr_expect_str_eq(err.file, "tests/data/image/f.yaml");
+    cr_expect_eq(err.line, line, "line %d, wanted %d (%s)", err.line, line, err.msg);
+    cr_expect_eq(err.col, col, "col %d, wanted %d (%s)", err.col, col, err.msg);
+    cr_expect(strstr(err.msg, needle) != NULL, "message '%s' lacks '%s'", err.msg, needle);
+    char line_buf[2048];
+    px_error_format(&err, line_buf, sizeof line_buf);
+    cr_expect(strchr(line_buf, '\n') == NULL, "error must be one line: %s", line_buf);
+}
+
+Test(fixture, an_image_contract_loads_with_every_field)
+{
+    px_error err;
+    px_fixture *f = image_variant(NULL, NULL, &err);
+    cr_assert_not_null(f, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    cr_expect_eq(f->kind, PX_MODEL_IMAGE);
+    cr_expect_eq(f->model_format, PX_FORMAT_DIFFUSERS);
+    cr_expect_eq(f->n_model_files, 6);
+    cr_expect_str_eq(f->model_files[1].name, "scheduler/scheduler_config.json");
+    cr_expect_not_null(f->model_sha256, "the pins' digest is the directory's sha256");
+    cr_expect_null(f->vocab_path, "an image's contract has no tokenizer");
+    cr_expect_eq(f->n_inputs, 0);
+    cr_expect_eq(f->n_labels, 3);
+    cr_expect_str_eq(f->labels[2], "triangle");
+    const px_image_spec *im = &f->image;
+    cr_expect(im->present);
+    cr_expect_eq(im->height, 32);
+    cr_expect_eq(im->width, 24);
+    cr_expect_eq(im->channels, 3);
+    cr_expect_eq(im->steps, 20);
+    cr_expect_eq(im->guidance_scale, 4.5);
+    cr_expect_eq(im->seed, 42);
+    cr_expect_str_eq(im->scheduler, "DDIMScheduler");
+    cr_expect_eq(im->latent_every, 5);
+    cr_expect_eq(im->loc.line, 20);
+    cr_expect_eq(im->noise_loc.line, 25);
+    cr_expect_eq(im->scheduler_loc.line, 26);
+    const px_image_checks *ic = &f->image_cmp;
+    cr_expect(ic->psnr.present && ic->psnr.limit == 30 && strstr(ic->psnr.why, "30 dB"));
+    cr_expect(ic->ssim.present && ic->ssim.limit == 0.95);
+    cr_expect(ic->mean_abs.present && ic->mean_abs.limit == 2);
+    cr_expect(ic->max_abs.present && ic->max_abs.limit == 48 && ic->max_abs.loc.line == 33);
+    cr_expect(ic->latents.present && ic->latents.atol == 0.02 && ic->latents.rtol == 0.02);
+    cr_expect_str_eq(ic->latents.why, "bfloat16 keeps three digits");
+    cr_assert_eq(f->n_examples, 3);
+    cr_expect_str_eq(f->examples[0].text, "circle", "the class is the example's text");
+    cr_expect_eq(f->examples[0].text_loc.line, 41);
+    cr_expect(f->examples[0].has_seed && f->examples[0].seed == 7);
+    cr_expect(!f->examples[1].has_seed);
+    cr_expect_eq(f->examples[1].expect.kind, PX_EXPECT_NONE);
+    cr_expect_str_eq(f->examples[2].text, "dragon", "a class not in the labels loads: prepare rejects it");
+    cr_expect_eq(f->examples[2].expect.kind, PX_EXPECT_REJECTED);
+    cr_expect_null(f->envs[0].vocab_path);
+    fixture_free(f);
+}
+
+Test(fixture, an_image_contract_refuses_a_device_drawing_its_own_noise)
+{
+    expect_image_error("    noise: cpu\n", "    noise: device\n", 25, 12,
+                       "noise: device is refused: each device would draw its own noise from the seed: two "
+                       "environments would run two different experiments; noise: cpu draws it once on the CPU and "
+                       "hands it to every environment");
+    expect_image_error("    noise: cpu\n", "    noise: gpu\n", 25, 12, "must be cpu");
+    expect_image_error("    noise: cpu\n", "", 20, 5, "missing required key 'noise'");
+}
+
+Test(fixture, an_image_contract_scheduler_must_be_the_pipelines)
+{
+    expect_image_error("scheduler: DDIMScheduler", "scheduler: EulerDiscreteScheduler", 26, 16,
+                       "contract.image.scheduler is EulerDiscreteScheduler, but the pipeline's "
+                       "scheduler/scheduler_config.json says _class_name DDIMScheduler");
+}
+
+Test(fixture, an_image_contracts_keys_are_checked_at_their_place)
+{
+    expect_image_error("size: [32, 24]", "size: [32]", 20, 11, "must be [height, width] in pixels, not 1 number");
+    expect_image_error("size: [32, 24]", "size: [32, 0]", 20, 16, "width must be a whole number from 1 to 4096");
+    expect_image_error("size: [32, 24]", "size: [4097, 24]", 20, 12, "height must be a whole number from 1 to 4096");
+    expect_image_error("channels: 3", "channels: 5", 21, 15, "between 1 and 4");
+    expect_image_error("steps: 20", "steps: 1001", 22, 12, "between 1 and 1000");
+    expect_image_error("steps: 20", "steps: 0", 22, 12, "between 1 and 1000");
+    expect_image_error("guidance_scale: 4.5", "guidance_scale: 0.5", 23, 21, "between 1 and 1000");
+    expect_image_error("seed: 42", "seed: -1", 24, 11, "contract.image.seed must be a whole number");
+    {
+        px_error err;
+        px_fixture *f = image_variant("    seed: 7\n", "    seed: 18446744073709551615\n", &err);
+        cr_assert_not_null(f, "any u64 seeds an image (DENOISE's u64): %s", err.msg);
+        cr_expect_eq(f->examples[0].seed, 18446744073709551615ULL);
+        fixture_free(f);
+    }
+    expect_image_error("    latents: {every: 5}\n", "    latents: {every: 5, n: 2}\n", 27, 25, "unknown key 'n'");
+    expect_image_error("    channels: 3\n", "", 20, 5, "missing required key 'channels'");
+    expect_image_error("    scheduler: DDIMScheduler\n", "    scheduler: DDIMScheduler\n    zzz: 1\n", 27, 5,
+                       "unknown key 'zzz'");
+    /* the latents it records are bounded: (steps / every + 1) at most 256 */
+    expect_image_error("steps: 20\n    guidance_scale: 4.5\n    seed: 42\n    noise: cpu\n    scheduler: "
+                       "DDIMScheduler\n    latents: {every: 5}",
+                       "steps: 1000\n    guidance_scale: 4.5\n    seed: 42\n    noise: cpu\n    scheduler: "
+                       "DDIMScheduler\n    latents: {every: 3}",
+                       27, 14, "1000 steps, every 3, record 334 latents; at most 256 are kept");
+    expect_image_error("{every: 5}", "{every: 1001}", 27, 22, "between 1 and 1000");
+    px_error err;
+    char steps[32];
+    snprintf(steps, sizeof steps, "steps: %d", PX_IMAGE_MAX_RECORDED - 1);
+    px_fixture *f = image_variant("    latents: {every: 5}\n", "    latents: {every: 1}\n", &err);
+    cr_assert_not_null(f, "%s", err.msg);
+    fixture_free(f);
+    char *text = tl_slurp(IMAGE), *a = variant_of(text, "{every: 5}", "{every: 1}"), *b = variant_of(a, "steps: 20", steps);
+    f = fixture_parse("tests/data/image/f.yaml", b, strlen(b), &err);
+    cr_expect_not_null(f, "%d latents are the bound (results.h): %s", PX_IMAGE_MAX_RECORDED, err.msg);
+    fixture_free(f);
+    free(b);
+    snprintf(steps, sizeof steps, "steps: %d", PX_IMAGE_MAX_RECORDED);
+    b = variant_of(a, "steps: 20", steps);
+    f = fixture_parse("tests/data/image/f.yaml", b, strlen(b), &err);
+    cr_expect_null(f, "one more than the results' bound");
+    fixture_free(f);
+    free(a), free(b), free(text);
+}
+
+Test(fixture, an_image_contracts_checks_need_their_why)
+{
+    expect_image_error("{min: 30, why: \"a reviewer cannot tell 30 dB apart at this size\"}", "{min: 30}", 30, 13,
+                       "missing required key 'why'");
+    expect_image_error("{max: 2, why: \"two of 255 on average is rounding\"}", "{max: 2, why: \" \"}", 32, 31,
+                       "contract.compare.image.mean_abs.why is empty");
+    expect_image_error("{min: 0.95,", "{max: 0.95,", 31, 14, "unknown key 'max'");
+    expect_image_error("      max_abs:", "      zzz: {max: 1, why: w}\n      max_abs:", 33, 7, "unknown key 'zzz'");
+    expect_image_error("{max: 48,", "{max: 256,", 33, 22, "between 0 and 255");
+    expect_image_error("{atol: 0.02,", "{atol: 0.02, zzz: 1,", 34, 27, "unknown key 'zzz'");
+    /* the judge compares a latent element by element: a statistic would be
+     * read and ignored, so it is refused; its why is required as the
+     * picture's checks' */
+    expect_image_error("{atol: 0.02,", "{atol: 0.02, stat: max,", 34, 27, "unknown key 'stat'");
+    expect_image_error("{atol: 0.02,", "{atol: 0.02, oracle_factor: 2,", 34, 27, "unknown key 'oracle_factor'");
+    expect_image_error(", why: \"bfloat16 keeps three digits\"}", "}", 34, 14, "missing required key 'why'");
+    expect_image_error("why: \"bfloat16 keeps three digits\"}", "why: \"\"}", 34, 44,
+                       "contract.compare.latents.why is empty");
+    expect_image_error("{atol: 0.02,", "{atol: -1,", 34, 21, "contract.compare.latents");
+    expect_image_error("  compare:\n", "  compare:\n    logits: {atol: 1}\n", 29, 13,
+                       "contract.compare.logits is not an image's");
+}
+
+Test(fixture, an_image_contract_takes_no_other_kinds_keys)
+{
+    expect_image_error("  labels: [circle", "  input: {tokenizer: {kind: chars, vocab: v}}\n  labels: [circle", 18, 10,
+                       "an image's contract has no contract.input");
+    expect_image_error("    kind: image\n", "    kind: image\n    inputs: [input_ids]\n", 9, 13,
+                       "contract.model.inputs is a forward's");
+    expect_image_error("    format: diffusers\n", "    format: transformers\n", 9, 13, "say format: diffusers");
+    expect_image_error("  labels: [circle, square, triangle]\n", "", 5, 3, "missing required key 'labels'");
+    expect_image_error("      model_index.json", "      model_index.jsonx", 12, 7, "pins no model_index.json");
+    expect_image_error("      scheduler/scheduler_config.json", "      scheduler/x.json", 12, 7,
+                       "pins no scheduler/scheduler_config.json");
+    expect_image_error("      vae/config.json", "      ../vae/config.json", 16, 7, "is not a file of the pipeline");
+    expect_image_error("      vae/config.json", "      vae/x/config.json", 16, 7, "is not a file of the pipeline");
+    expect_image_error("{device: cpu, dtype: float32", "{device: cpu, vocab: {path: v.txt}, dtype: float32", 36, 35,
+                       "environment 'reference'.vocab: an image's contract has no tokenizer");
+    expect_image_error("    class: circle\n", "    text: circle\n", 41, 11,
+                       "an image's example takes class:, not text:");
+    expect_image_error("    class: square\n", "", 44, 5, "missing required key 'class'");
+    expect_image_error("    seed: 7\n", "    seed: x\n", 42, 11, "example seed must be a whole number");
+    expect_image_error("    seed: 7\n", "    seed: 18446744073709551616\n", 42, 11, "from 0 to 2^64-1");
+    expect_image_error("expect: {rejected: true}", "expect: {label: circle}", 50, 14, "unknown key 'label'");
+    expect_image_error("expect: {rejected: true}", "expect: {rejected: false}", 50, 24,
+                       "an image's expect is rejected: true or absent");
+    expect_image_error("    seed: 7\n", "    seed: 7\n    compare: {logits: {atol: 1}}\n", 43, 14,
+                       "no compare: of its own");
+}
+
+Test(fixture, image_keys_on_other_kinds_are_refused)
+{
+    char *t = variant("  labels: [a, b]\n", "  labels: [a, b]\n  image: {size: [2, 2]}\n");
+    px_error err;
+    px_fixture *f = parse(t, &err);
+    cr_expect_null(f);
+    cr_expect(strstr(err.msg, "contract.image is for an image"), "%s", err.msg);
+    free(t);
+    expect_error("    text: hello\n", "    text: hello\n    class: a\n", 13, 12, "an example's class is for an image");
+    expect_error("    text: hello\n", "    text: hello\n    seed: 1\n", 13, 11, "an example's seed is for an image");
+    expect_error("  labels: [a, b]\n", "  labels: [a, b]\n  compare: {latents: {atol: 1, why: w}}\n", 8, 22,
+                 "contract.compare.latents is for an image");
+    expect_error("{path: m.pt}", "{path: m.pt, format: diffusers}", 4, 31, "say contract.model.kind: image");
 }

@@ -8,10 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "parity/fingerprint.h"
 #include "parity/fixture.h"
 #include "parity/fixture_emit.h"
+#include "parity/writeback.h"
+#include "testlib.h"
 
 #define DEMO "fixtures/campus-club/fixture.yaml"
 
@@ -480,4 +483,136 @@ Test(fixture_emit, hostile_text_round_trips)
     free(long_name);
     free(long_text);
     fixture_free(f);
+}
+
+/* ---- an image's contract (kind image, issue 39) ---- */
+
+#define IMAGE "tests/data/image/shapes.yaml"
+
+static void same_bound(const char *what, const px_image_bound *a, const px_image_bound *b)
+{
+    SAME_NUM(what, present, a, b);
+    SAME_NUM(what, limit, a, b);
+    SAME_STR(what, why, a, b);
+}
+
+/* Every field of contract.image, compare.image and compare.latents, and
+ * each example's class and seed: what the fingerprint covers is compared
+ * there too, this says which field moved (and the whys it leaves out). */
+static void same_image(const char *what, const px_fixture *a, const px_fixture *b)
+{
+    const px_image_spec *x = &a->image, *y = &b->image;
+    SAME_NUM(what, kind, a, b);
+    SAME_NUM(what, image.present, a, b);
+    SAME_NUM(what, height, x, y);
+    SAME_NUM(what, width, x, y);
+    SAME_NUM(what, channels, x, y);
+    SAME_NUM(what, steps, x, y);
+    SAME_NUM(what, guidance_scale, x, y);
+    SAME_NUM(what, seed, x, y);
+    SAME_STR(what, scheduler, x, y);
+    SAME_NUM(what, latent_every, x, y);
+    same_bound(what, &a->image_cmp.psnr, &b->image_cmp.psnr);
+    same_bound(what, &a->image_cmp.ssim, &b->image_cmp.ssim);
+    same_bound(what, &a->image_cmp.mean_abs, &b->image_cmp.mean_abs);
+    same_bound(what, &a->image_cmp.max_abs, &b->image_cmp.max_abs);
+    const px_tolerance *s = &a->image_cmp.latents, *t = &b->image_cmp.latents;
+    SAME_NUM(what, present, s, t);
+    SAME_NUM(what, atol, s, t);
+    SAME_NUM(what, rtol, s, t);
+    SAME_STR(what, why, s, t);
+    cr_assert_eq(a->n_examples, b->n_examples, "%s: examples", what);
+    for (size_t i = 0; i < a->n_examples; i++) {
+        SAME_STR(what, examples[i].text, a, b);
+        SAME_NUM(what, examples[i].has_seed, a, b);
+        SAME_NUM(what, examples[i].seed, a, b);
+        SAME_NUM(what, examples[i].expect.kind, a, b);
+    }
+}
+
+static px_fixture *load_image(const char *path)
+{
+    px_error err = {0};
+    px_fixture *f = fixture_load(path, &err);
+    cr_assert_not_null(f, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    return f;
+}
+
+Test(fixture_emit, an_image_contract_round_trips)
+{
+    px_fixture *f = load_image(IMAGE);
+    cr_assert_eq(f->kind, PX_MODEL_IMAGE);
+    round_trip("image", f);
+    filtered("image", f);
+    char *text = emit(f, NULL, NULL);
+    cr_assert_not_null(text);
+    px_fixture *g = reparse("image", text);
+    same_image("image", f, g);
+    fixture_free(g);
+    free(text);
+    /* each field away from the test fixture's value, a seed past 2^63 and a
+     * latents.every of its default, comes back as it went */
+    char *src = tl_slurp(IMAGE), *v = tl_replace_all(src, "seed: 42", "seed: 18446744073709551615");
+    char *w = tl_replace_all(v, "    latents: {every: 5}\n", "");
+    free(v);
+    v = tl_replace_all(w, "{min: 0.95, why:", "{min: -0.25, why:");
+    free(w);
+    px_error err = {0};
+    px_fixture *h = fixture_parse(IMAGE, v, strlen(v), &err);
+    cr_assert_not_null(h, "%d:%d: %s", err.line, err.col, err.msg);
+    cr_expect_eq(h->image.seed, 18446744073709551615ULL);
+    cr_expect_eq(h->image.latent_every, 1);
+    round_trip("image, another", h);
+    text = emit(h, NULL, NULL);
+    g = reparse("image, another", text);
+    same_image("image, another", h, g);
+    fixture_free(g), fixture_free(h);
+    free(text), free(v), free(src);
+    fixture_free(f);
+}
+
+/* A reviewer's decision on an image's example (parity decide, the review
+ * screen: writeback.h) writes its review and nothing else: the image's
+ * keys, its class and seed, read back as they were, and every byte
+ * outside the example's review is the same. */
+Test(fixture_emit, a_decision_on_an_image_keeps_its_contract)
+{
+    char *dir = tl_tmpdir(), fx[512], pipe[512], abs_pipe[4096];
+    snprintf(fx, sizeof fx, "%s/shapes.yaml", dir);
+    snprintf(pipe, sizeof pipe, "%s/pipeline", dir);
+    cr_assert_not_null(realpath("tests/data/image/pipeline", abs_pipe));
+    cr_assert_eq(symlink(abs_pipe, pipe), 0, "%s", strerror(errno));
+    char *before = tl_slurp(IMAGE);
+    tl_write(fx, before);
+    px_fixture *f = load_image(fx);
+    px_writeback s;
+    px_error err = {0};
+    cr_assert_eq(writeback_open(&s, fx, &err), 0, "%s", err.msg);
+    px_decision d = {.id = "square", .review = {.decision = "defect", .note = "the square came out round",
+                                                .by = "sam", .at = "2026-12-05T18:00:00Z"}};
+    size_t len = 0;
+    char *out = writeback_edit(&s, &d, 1, &len, &err);
+    cr_assert_not_null(out, "%s", err.msg);
+    cr_assert_eq(writeback_commit(&s, out, len, &err), 0, "%s", err.msg);
+    writeback_close(&s);
+    px_fixture *g = load_image(fx);
+    same_image("decided", f, g);
+    px_fingerprint fa, fb;
+    fingerprint_contract(f, &fa);
+    fingerprint_contract(g, &fb);
+    for (int p = 0; p < PX_PART_COUNT; p++)
+        cr_expect_str_eq(fa.part[p], fb.part[p], "contract part %s changed", fingerprint_part_name((px_part)p));
+    cr_expect_str_eq(g->examples[1].review.decision, "defect");
+    cr_expect_str_eq(g->examples[1].review.note, "the square came out round");
+    cr_expect_null(g->examples[0].review.decision);
+    char *after = tl_slurp(fx);
+    const char *sq = strstr(before, "    why: \"the contract's seed\"\n");
+    cr_assert_not_null(sq);
+    size_t keep = (size_t)(sq - before) + strlen("    why: \"the contract's seed\"\n");
+    cr_expect_eq(memcmp(before, after, keep), 0, "everything up to the decided example's last line is the same");
+    cr_expect_str_eq(after + strlen(after) - (strlen(before) - keep), before + keep, "and so is everything after");
+    fixture_free(g), fixture_free(f);
+    free(before), free(after);
+    unlink(fx), unlink(pipe), rmdir(dir);
+    free(dir);
 }

@@ -10,7 +10,7 @@ Test(kind, every_kind_has_its_row_and_is_found_by_its_name)
 {
     size_t n;
     const px_kind *all = kind_all(&n);
-    cr_assert_eq(n, 3u);
+    cr_assert_eq(n, 4u);
     for (size_t k = 0; k < n; k++) {
         cr_expect_eq((size_t)all[k].id, k, "row %zu holds kind %d", k, all[k].id);
         cr_expect_eq(kind_named(all[k].name), &all[k], "%s", all[k].name);
@@ -18,10 +18,40 @@ Test(kind, every_kind_has_its_row_and_is_found_by_its_name)
         cr_expect_not_null(all[k].probe_misfit, "%s", all[k].name);
         cr_expect(all[k].article && strstr(all[k].article, all[k].name), "%s", all[k].name);
     }
-    cr_expect_null(kind_named("image"));
+    cr_expect_null(kind_named("picture"));
     cr_expect_null(kind_named(NULL));
     px_fixture f = {.kind = PX_MODEL_EMBEDDING};
     cr_expect_str_eq(kind_of(&f)->name, "embedding");
+    /* the image kind (issue 39): its examples run DENOISE, its results are
+     * format 7 and say kind: image */
+    f.kind = PX_MODEL_IMAGE;
+    cr_expect_eq(kind_of(&f), kind_named("image"));
+    cr_expect(kind_of(&f)->denoises);
+    cr_expect_eq(kind_of(&f)->results_format, 7);
+    for (size_t k = 0; k < n; k++)
+        cr_expect(!all[k].denoises || all[k].id == PX_MODEL_IMAGE, "%s denoises", all[k].name);
+}
+
+/* An image's shape: [1, H, W, C] as contract.image says, channels last. */
+Test(kind, an_images_shape_is_the_contracts_size_and_channels)
+{
+    px_fixture f = {.kind = PX_MODEL_IMAGE, .image = {.present = 1, .height = 32, .width = 24, .channels = 3}};
+    px_shape_want w = {0};
+    const int64_t good[] = {1, 32, 24, 3}, swapped[] = {1, 24, 32, 3}, first[] = {1, 3, 32, 24}, flat[] = {32, 72};
+    char *why = NULL;
+    cr_expect_eq(kind_of(&f)->shape_fits(&f, &w, 4, good, 32 * 24 * 3, &why), PX_SHAPE_FITS);
+    cr_expect_null(why);
+    cr_expect_eq(kind_of(&f)->shape_fits(&f, &w, 4, swapped, 32 * 24 * 3, &why), PX_SHAPE_BAD);
+    cr_expect_str_eq(why, "output shape [1,24,32,3], contract says [1,32,24,3] (contract.image: size [32, 24], "
+                          "channels 3)");
+    free(why);
+    cr_expect_eq(kind_of(&f)->shape_fits(&f, &w, 4, first, 32 * 24 * 3, &why), PX_SHAPE_BAD, "channels first");
+    free(why);
+    cr_expect_eq(kind_of(&f)->shape_fits(&f, &w, 2, flat, 32 * 72, &why), PX_SHAPE_BAD);
+    free(why);
+    cr_expect_eq(kind_of(&f)->shape_fits(&f, &w, 4, good, 0, &why), PX_SHAPE_EMPTY);
+    cr_expect_str_eq(why, "the image has no pixels");
+    free(why);
 }
 
 static px_shape_fit fits(enum px_model_kind kind, int dim, const px_shape_want *w, int ndim, const int64_t *shape,

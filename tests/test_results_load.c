@@ -1535,3 +1535,35 @@ Test(results_load, latents_past_the_bound_are_refused_before_they_are_read)
     unlink(a), rmdir(dir), free(dir);
     fixture_free(f);
 }
+
+/* A file recorded under another image contract (contract.image's steps,
+ * compare.latents' tolerance) is warned about, part by part. */
+Test(results_load, an_image_recorded_under_another_contract_is_warned_about)
+{
+    px_fixture *f = fixture(IMAGE_FIXTURE);
+    px_results *r = image_results(f);
+    char *dir = tl_tmpdir(), a[300];
+    snprintf(a, sizeof a, "%s/image.yaml", dir);
+    write_ok(r, f, a);
+    char *text = tl_slurp(IMAGE_FIXTURE);
+    char *v = tl_replace_all(text, "    steps: 20\n", "    steps: 25\n");
+    char *w = tl_replace_all(v, "{atol: 0.02, rtol: 0.02,", "{atol: 0.05, rtol: 0.02,");
+    px_error err = {0};
+    px_fixture *g = fixture_parse(IMAGE_FIXTURE, w, strlen(w), &err);
+    cr_assert_not_null(g, "%s", err.msg);
+    px_results *back = load_ok(a, g);
+    int input = 0, compare = 0;
+    for (size_t i = 0; i < back->n_warnings; i++)
+        input |= strstr(back->warnings[i], "contract.image") != NULL,
+            compare |= strstr(back->warnings[i], "compare") != NULL;
+    cr_expect(input && compare, "%zu warnings: %s", back->n_warnings, back->n_warnings ? back->warnings[0] : "");
+    results_free(back);
+    fixture_free(g);
+    px_results *same = load_ok(a, f);
+    cr_expect_eq(same->n_warnings, 0, "%s", same->n_warnings ? same->warnings[0] : "");
+    results_free(same);
+    results_free(r);
+    unlink(a), rmdir(dir);
+    free(dir), free(text), free(v), free(w);
+    fixture_free(f);
+}

@@ -8,7 +8,6 @@
 #include "parity/strmap.h"
 #include "parity/utf8.h"
 #include "parity/proto.h"
-#include "parity/kind.h"
 
 #include <errno.h>
 #include <math.h>
@@ -444,9 +443,15 @@ static int load_model(ctx *c, yaml_node_t *contract)
     char *kind = NULL;
     if (get_str(c, m, "kind", "contract.model", 0, &kind))
         return -1;
-    const px_kind *k = kind ? kind_named(kind) : NULL;
-    int bad = kind && !k;
-    f->kind = k ? k->id : PX_MODEL_CLASSIFIER;
+    /* By name here, not kind_named(): kind.h includes fixture.h, and the
+     * loader is one of the places a new kind is named (kind.h's list). */
+    int bad = kind && strcmp(kind, "classifier") && strcmp(kind, "generator") && strcmp(kind, "embedding") &&
+              strcmp(kind, "image");
+    f->kind = !kind || bad                  ? PX_MODEL_CLASSIFIER
+              : !strcmp(kind, "generator") ? PX_MODEL_GENERATOR
+              : !strcmp(kind, "embedding") ? PX_MODEL_EMBEDDING
+              : !strcmp(kind, "image")     ? PX_MODEL_IMAGE
+                                           : PX_MODEL_CLASSIFIER;
     free(kind);
     if (bad)
         return fail_at(c, get(c, m, "kind"),
@@ -758,7 +763,20 @@ static int load_image_compare(ctx *c, yaml_node_t *cmp)
                load_image_bound(c, im, "mean_abs", "max", 0, 255, &ic->mean_abs) ||
                load_image_bound(c, im, "max_abs", "max", 0, 255, &ic->max_abs)))
         return -1;
-    return lat ? load_tolerance(c, lat, "contract.compare.latents", &ic->latents) : 0;
+    if (!lat)
+        return 0;
+    /* The judge compares a latent element by element (|d| <= atol + rtol *
+     * |reference|): stat, q and oracle_factor would be read and never
+     * used, so they are refused; the why is required, as compare.image's. */
+    static const char *const lkeys[] = {"rtol", "atol", "why", NULL};
+    const char *w = "contract.compare.latents";
+    if (want(c, lat, YAML_MAPPING_NODE, w) || check_keys(c, lat, w, lkeys) ||
+        load_tolerance(c, lat, w, &ic->latents) || !require(c, lat, "why", w))
+        return -1;
+    for (const char *p = ic->latents.why; *p; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+            return 0;
+    return fail_at(c, get(c, lat, "why"), "%s.why is empty: say why a latent may part this far%s", w, "");
 }
 
 static int load_compare(ctx *c, yaml_node_t *contract)
@@ -855,17 +873,27 @@ static int generator_contract(ctx *c, yaml_node_t *contract, yaml_node_t *n)
     return 0;
 }
 
-/* A seed as written, all 63 bits: not through a double. */
-static int get_seed(ctx *c, yaml_node_t *sd, const char *what, unsigned long long *out)
+/* A seed as written, all its bits: not through a double. A generator's
+ * is at most 2^63-1; an image's (wide) any u64, as
+ * torch.Generator.manual_seed takes it (DENOISE's u64 seed). */
+static int get_seed_of(ctx *c, yaml_node_t *sd, const char *what, int wide, unsigned long long *out)
 {
     const char *t = sd->type == YAML_SCALAR_NODE ? scalar(sd) : "";
     char *end;
     errno = 0;
     unsigned long long seed = strtoull(t, &end, 10);
-    if (!*t || *t == '-' || *t == '+' || *end || errno || seed > 0x7fffffffffffffffULL)
-        return fail_at(c, sd, "%s must be a whole number from 0 to 2^63-1, not '%s'", what, t);
+    if (!*t || *t == '-' || *t == '+' || *end || errno || (!wide && seed > 0x7fffffffffffffffULL)) {
+        char w[160];
+        snprintf(w, sizeof w, "%s must be a whole number from 0 to %s", what, wide ? "2^64-1" : "2^63-1");
+        return fail_at(c, sd, "%s, not '%s'", w, t);
+    }
     *out = seed;
     return 0;
+}
+
+static int get_seed(ctx *c, yaml_node_t *sd, const char *what, unsigned long long *out)
+{
+    return get_seed_of(c, sd, what, 0, out);
 }
 
 /* temperature, top_k and seed: all three for sample, none for greedy. */
@@ -1053,7 +1081,7 @@ static int load_image(ctx *c, yaml_node_t *contract)
     if (get_num(c, n, "channels", what, 1, 4, 1, &ch) ||
         get_num(c, n, "steps", what, 1, PX_IMAGE_MAX_STEPS, 1, &steps) ||
         get_num(c, n, "guidance_scale", what, 1, 1000, 0, &im->guidance_scale) ||
-        get_seed(c, get(c, n, "seed"), "contract.image.seed", &im->seed) || load_noise(c, n) ||
+        get_seed_of(c, get(c, n, "seed"), "contract.image.seed", 1, &im->seed) || load_noise(c, n) ||
         get_str(c, n, "scheduler", what, 1, &im->scheduler))
         return -1;
     im->channels = (int)ch, im->steps = (int)steps;
@@ -1695,20 +1723,22 @@ static int load_image_example(ctx *c, yaml_node_t *n, px_example *x)
         return 0;
     }
     static const char *const other[] = {"text", "compare", "role", "similar_to_reference", NULL};
-    for (int i = 0; other[i]; i++)
+    if (get(c, n, "text"))
+        return fail_at(c, get(c, n, "text"), "an image's example takes class:, not text: (one of contract.labels)%s%s",
+                       "", "");
+    if (get(c, n, "compare"))
+        return fail_at(c, get(c, n, "compare"),
+                       "an image's example has no compare: of its own: its checks are contract.compare's%s%s", "", "");
+    for (int i = 2; other[i]; i++)
         if (get(c, n, other[i]))
-            return fail_at(c, get(c, n, other[i]),
-                           i == 0 ? "an image's example takes class:, not text: (one of contract.labels)%s%s"
-                           : i == 1
-                               ? "an image's example has no compare: of its own: its checks are contract.compare's%s%s"
-                               : "an image's example has no %s (that is an embedding's)%s",
-                           other[i], "");
+            return fail_at(c, get(c, n, other[i]), "an image's example has no %s (that is an embedding's)%s", other[i],
+                           "");
     yaml_node_t *cn = require(c, n, "class", "example (kind image: the class it draws, one of contract.labels)");
     if (!cn || get_str(c, n, "class", "example", 1, &x->text))
         return -1;
     x->text_len = strlen(x->text);
     x->text_loc = loc_of(cn);
-    if (sd && get_seed(c, sd, "example seed", &x->seed))
+    if (sd && get_seed_of(c, sd, "example seed", 1, &x->seed))
         return -1;
     x->has_seed = sd != NULL;
     yaml_node_t *e = get(c, n, "expect");
@@ -2109,6 +2139,10 @@ void fixture_free(px_fixture *f)
     free(f->logits_tol.stat);
     free(f->logits_tol.why);
     free(f->similar.why);
+    free(f->image.scheduler);
+    px_image_checks *ic = &f->image_cmp;
+    free(ic->psnr.why), free(ic->ssim.why), free(ic->mean_abs.why), free(ic->max_abs.why);
+    free(ic->latents.stat), free(ic->latents.why);
     free(f->train.why);
     free(f->decision);
     for (size_t i = 0; i < f->n_envs; i++)

@@ -382,6 +382,13 @@ static void check_tolerances(lctx *c, const px_fixture *f)
         check_why(c, f->logits_tol.why, key_loc(c, cmp, tk, f->logits_tol.loc), what, ask);
     if (f->similar.present)
         check_why(c, f->similar.why, f->similar.loc, "contract.compare.similar_to_reference", ask_cos);
+    /* An image's checks load only with their why; without compare.latents
+     * its pictures are judged, but where two environments parted is not. */
+    if (kind_of(f)->denoises && !f->image_cmp.latents.present)
+        add(c, cmp ? loc_of(cmp) : key_loc(c, get(c, c->root, "contract"), "image", f->image.loc),
+            "contract.compare.latents is not set: the pictures are still checked, but no earliest divergence by "
+            "latent is found (which step two environments parted at); give it {atol, rtol, why}%s",
+            "");
     yaml_node_t *ex = get(c, c->root, "examples");
     for (size_t i = 0; i < f->n_examples; i++) {
         const px_example *x = &f->examples[i];
@@ -444,6 +451,21 @@ static void check_pattern(lctx *c, const px_pattern *p, const char *key)
 static void check_kinds(lctx *c, const px_fixture *f)
 {
     static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous"};
+    /* An image's input is a class: no text is short or long, and a class
+     * is not ambiguous; what it needs is a class drawn and one refused. */
+    if (kind_of(f)->denoises) {
+        yaml_node_t *at = key_node(c, c->root, "examples");
+        int drawn = 0, refused = 0;
+        for (size_t i = 0; i < f->n_examples; i++)
+            drawn |= f->examples[i].expect.kind != PX_EXPECT_REJECTED,
+                refused |= f->examples[i].expect.kind == PX_EXPECT_REJECTED;
+        if (at && !drawn)
+            add(c, loc_of(at), "no example draws a picture (every one expects rejected: true)%s", "");
+        if (at && !refused)
+            add(c, loc_of(at), "no example must be rejected (a class not in contract.labels, expect: {rejected: "
+                               "true}): input processing's refusal is untested%s", "");
+        return;
+    }
     yaml_node_t *key = key_node(c, c->root, "examples");
     if (!key)
         return; /* the loader already refused it */
@@ -567,18 +589,21 @@ static void check_pins(lctx *c, const px_fixture *f)
     yaml_node_t *contract = get(c, c->root, "contract");
     if (!f->model_sha256)
         add(c, key_loc(c, contract, "model", f->model_loc),
-            f->model_format == PX_FORMAT_TRANSFORMERS
+            f->model_format == PX_FORMAT_TRANSFORMERS || f->model_format == PX_FORMAT_DIFFUSERS
                 ? "contract.model has no files: pin each file of the model directory (sha256sum) the examples were "
                   "reviewed with"
                 : "contract.model has no sha256: pin the model revision the examples were reviewed with");
-    if (!f->vocab_sha256)
+    if (!f->vocab_sha256 && f->vocab_path) /* an image's contract has no tokenizer */
         add(c, key_loc(c, get(c, contract, "input"), "tokenizer", f->tokenizer_loc),
             "contract.input.tokenizer has no sha256: pin the vocabulary revision");
     for (size_t i = 0; i < f->n_envs; i++) {
         const px_env *e = &f->envs[i];
         if (e->own_model && !e->model_sha256)
             add(c, env_override_loc(c, e, i, "model"), "environment '%s'.model has no %s: pin the model revision",
-                e->name, e->model_format == PX_FORMAT_TRANSFORMERS ? "files: (each file's sha256)" : "sha256");
+                e->name,
+                e->model_format == PX_FORMAT_TRANSFORMERS || e->model_format == PX_FORMAT_DIFFUSERS
+                    ? "files: (each file's sha256)"
+                    : "sha256");
         if (e->own_vocab && !e->vocab_sha256)
             add(c, env_override_loc(c, e, i, "vocab"),
                 "environment '%s'.vocab has no sha256: pin the vocabulary revision", e->name);
@@ -654,7 +679,7 @@ static void check_model_files(lctx *c, const px_fixture *f, const char *what, co
                               enum px_model_format fmt, const char *sha, px_loc sha_loc, const px_model_file *files,
                               size_t n_files, px_loc path_at, size_t n_labels, px_loc labels_at)
 {
-    if (fmt != PX_FORMAT_TRANSFORMERS) {
+    if (fmt != PX_FORMAT_TRANSFORMERS && fmt != PX_FORMAT_DIFFUSERS) {
         check_file(c, f, what, path, sha, path_at, sha_loc);
     } else if (sha) {
         char digest[PX_SHA256_HEX];
@@ -677,7 +702,7 @@ static void check_model_files(lctx *c, const px_fixture *f, const char *what, co
                          modeldir_config_long(path, "max_position_embeddings"));
     /* A model file there, described where an executor here can load it */
     px_lint_model m = {-1, -1, -1};
-    if (fmt == PX_FORMAT_TRANSFORMERS || !c->describe || access(path, R_OK) ||
+    if (fmt == PX_FORMAT_TRANSFORMERS || fmt == PX_FORMAT_DIFFUSERS || !c->describe || access(path, R_OK) ||
         c->describe(c->describe_ctx, path, fmt, f->kind, &m))
         return;
     if (kind_of(f)->decides_label && n_labels && m.head > 0 && (size_t)m.head != n_labels)
@@ -807,7 +832,7 @@ static void check_own_tokenizer(lctx *c, const px_fixture *f, const char *vocab,
 static void check_env_tokenizer(lctx *c, const px_fixture *f, const px_env *e, px_loc model_at, px_loc vocab_at)
 {
     const char *dir = e->own_model ? transformers_dir(e->model_format, e->model_path) : NULL;
-    if (!dir || access(e->vocab_path, R_OK))
+    if (!dir || !e->vocab_path || access(e->vocab_path, R_OK))
         return;
     if (!e->own_vocab)
         check_own_tokenizer(c, f, e->vocab_path, e->vocab_sha256, dir, e->model_files, e->n_model_files, model_at);
@@ -832,7 +857,7 @@ static void check_files(lctx *c, const px_fixture *f)
                       f->model_files, f->n_model_files, model_at, f->n_labels,
                       node_loc(get(c, contract, "labels"), f->labels_loc));
     const char *dir = transformers_dir(f->model_format, f->model_path);
-    if (check_file(c, f, tok_what, f->vocab_path, f->vocab_sha256, tok_at, f->vocab_sha_loc)) {
+    if (f->vocab_path && check_file(c, f, tok_what, f->vocab_path, f->vocab_sha256, tok_at, f->vocab_sha_loc)) {
         check_tokenizer(c, f, f->vocab_path, tok_at, 1, dir);
         check_own_tokenizer(c, f, f->vocab_path, f->vocab_sha256, dir, f->model_files, f->n_model_files, tok_at);
     }

@@ -73,10 +73,69 @@ static int pinned(const px_model_file **s, size_t n, const char *name)
     return 0;
 }
 
+/* Whether a pin names a file in folder `sub` ("vae/config.json" for
+ * "vae"): a Diffusers pipeline's component folder, whose files are checked
+ * as the directory's own are. Linear in the pins, once per folder. */
+static int folder_pinned(const px_model_file **s, size_t n, const char *sub)
+{
+    size_t len = strlen(sub);
+    for (size_t i = 0; i < n; i++)
+        if (!strncmp(s[i]->name, sub, len) && s[i]->name[len] == '/')
+            return 1;
+    return 0;
+}
+
+/* The unpinned regular files of dir/prefix (prefix "" or "FOLDER/"),
+ * appended to *found as names relative to dir; a folder a pin names
+ * is walked too when prefix is "" (one level, as pins go). */
+static int scan_unpinned(const char *fixture, const char *dir, const char *prefix, const px_model_file **s, size_t n,
+                         char ***found, size_t *n_found, px_error *err)
+{
+    char *at = strf("%s/%s", dir, prefix);
+    DIR *d = at ? opendir(at) : NULL;
+    free(at);
+    if (!d)
+        return 0; /* a pinned folder that is not there: its pins say so */
+    int rc = 0;
+    struct dirent *e;
+    while (!rc && (e = readdir(d))) {
+        char *rel = strf("%s%s", prefix, e->d_name);
+        char *p = rel ? strf("%s/%s", dir, rel) : NULL;
+        struct stat st;
+        if (!rel || !p) {
+            free(rel), free(p);
+            rc = px_error_oom(err, fixture);
+            break;
+        }
+        int readable = modeldir_readable(e->d_name), ok = readable && stat(p, &st) == 0;
+        free(p);
+        if (ok && S_ISDIR(st.st_mode) && !*prefix && folder_pinned(s, n, e->d_name)) {
+            char *sub = strf("%s/", e->d_name);
+            rc = sub ? scan_unpinned(fixture, dir, sub, s, n, found, n_found, err) : px_error_oom(err, fixture);
+            free(sub), free(rel);
+            continue;
+        }
+        if (!ok || !S_ISREG(st.st_mode) || pinned(s, n, rel)) {
+            free(rel);
+            continue;
+        }
+        char **v = realloc(*found, (*n_found + 1) * sizeof *v);
+        if (!v) {
+            free(rel);
+            rc = px_error_oom(err, fixture);
+            break;
+        }
+        *found = v, v[(*n_found)++] = rel;
+    }
+    closedir(d);
+    return rc;
+}
+
 /* Every file in dir that loading could read and no pin names, in name
- * order (so the errors are the same on every file system): without
- * report, -1 with the first; with it, each reported and 1 when any. 0 when
- * none; -1 with *err when the directory cannot be read. */
+ * order (so the errors are the same on every file system), a pinned
+ * component folder's included: without report, -1 with the first; with
+ * it, each reported and 1 when any. 0 when none; -1 with *err when the
+ * directory cannot be read. */
 static int unpinned(const modeldir_at *at, const char *dir, const px_model_file **s, size_t n,
                     modeldir_report report, void *ctx, px_error *err)
 {
@@ -85,40 +144,17 @@ static int unpinned(const modeldir_at *at, const char *dir, const px_model_file 
     if (!d)
         return px_error_set(err, PX_ERR_MALFORMED, fixture, at->path_line, at->path_col, "model directory %s: %s",
                             dir, strerror(errno));
+    closedir(d);
     char **found = NULL;
     size_t n_found = 0;
-    int rc = 0;
-    struct dirent *e;
-    while (!rc && (e = readdir(d))) {
-        if (!modeldir_readable(e->d_name) || pinned(s, n, e->d_name))
-            continue;
-        char *p = strf("%s/%s", dir, e->d_name);
-        struct stat st;
-        if (!p) {
-            rc = px_error_oom(err, fixture);
-            break;
-        }
-        int regular = stat(p, &st) == 0 && S_ISREG(st.st_mode);
-        free(p);
-        if (!regular)
-            continue;
-        char **v = realloc(found, (n_found + 1) * sizeof *v);
-        if (!v || !(v[n_found] = strdup(e->d_name))) {
-            if (v)
-                found = v;
-            rc = px_error_oom(err, fixture);
-            break;
-        }
-        found = v, n_found++;
-    }
-    closedir(d);
+    int rc = scan_unpinned(fixture, dir, "", s, n, &found, &n_found, err);
     if (!rc && n_found)
         qsort(found, n_found, sizeof *found, by_str);
     int reported = 0;
     for (size_t i = 0; !rc && i < n_found; i++) {
         rc = px_error_set(err, PX_ERR_MISMATCH, fixture, at->files_line, at->files_col,
-                          "model directory %s holds %s, which no pin in files: names: a file Transformers may read "
-                          "is part of the model; pin it (parity pin %s) or remove it",
+                          "model directory %s holds %s, which no pin in files: names: a file from_pretrained may "
+                          "read is part of the model; pin it (parity pin %s) or remove it",
                           dir, found[i], fixture);
         if (report)
             report(ctx, err), rc = 0, reported = 1;

@@ -965,7 +965,8 @@ static int load_example_keys(ctx *c, yaml_node_t *n, px_env_result *e, px_exampl
     /* generated: after the tokens, whose count its shape is checked against */
     return load_outcome(c, n, x, what) || fields_read(c, n, what, &px_rs_example, x, "detail", "clean_text") ||
                    load_tokens(c, n, x, what) || load_generated(c, n, x, what) || load_output(c, n, x, what) ||
-                   load_image(c, n, x, what) || image_alone(c, n, x, what) || load_label(c, n, e, x, what) || fields_read(c, n, what, &px_rs_example, x, "forward_ms", "forward_ms") ||
+                   load_image(c, n, x, what) || image_alone(c, n, x, what) || load_label(c, n, e, x, what) ||
+                   fields_read(c, n, what, &px_rs_example, x, "forward_ms", "forward_ms") ||
                    get_compiled(c, n, what, &x->compiled)
                ? -1
                : 0;

@@ -3,8 +3,8 @@
  * located usage error, never a crash, leak or hang. The fixture is
  * fixtures/campus-club/fixture.yaml, or for a file that says generated:
  * (a generator's results) tests/data/gen/fixture.yaml, or for one that says
- * kind: embedding tests/data/embed/search.yaml (run from the repository
- * root). */
+ * kind: embedding tests/data/embed/search.yaml, for one that says kind: image
+ * tests/data/image/shapes.yaml (run from the repository root). */
 #define _GNU_SOURCE /* memmem */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +14,7 @@
 
 #include "parity/results.h"
 
-static px_fixture *fixture, *classifier, *generator, *embedding;
+static px_fixture *fixture, *classifier, *generator, *embedding, *image;
 
 static px_fixture *load(const char *path)
 {
@@ -35,6 +35,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     classifier = load("fixtures/campus-club/fixture.yaml");
     generator = load("tests/data/gen/fixture.yaml");
     embedding = load("tests/data/embed/search.yaml");
+    image = load("tests/data/image/shapes.yaml");
     return 0;
 }
 
@@ -68,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     px_error err = {0};
     fixture = memmem(data, size, "generated:", 10)           ? generator
               : memmem(data, size, "kind: embedding", 15) ? embedding
+              : memmem(data, size, "kind: image", 11)     ? image
                                                           : classifier;
     px_results *r = results_parse("fuzz-results.yaml", (const char *)data, size, fixture, &err);
     if (r)
