@@ -391,4 +391,5 @@ Test(rk_image, export_carries_the_pngs_and_the_curve)
     cr_expect_not_null(strstr(readme, "`images/`"));
     free(readme);
     image8_free(&ref), image8_free(&cand), image8_free(&heat);
+    free(dir);
 }
