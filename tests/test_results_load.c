@@ -318,7 +318,7 @@ Test(results_load, schema_errors_name_line_and_column)
     static const bad_case cases[] = {
         {"outcome: ok", "outcme: ok", 8, 9, "unknown key 'outcme' in an example in environment 'reference'"},
         {"        label: music\n", "        label: music\n        label: film\n", 11, 9, "duplicate key 'label'"},
-        {"parity_results: 1", "parity_results: 7", 1, 17, "results format 7 is newer than this parity reads (6)"},
+        {"parity_results: 1", "parity_results: 8", 1, 17, "results format 8 is newer than this parity reads (7)"},
         {"parity_results: 1", "parity_results: 1.5", 1, 17, "parity_results: 1.5 is not a results format version"},
         {"parity_results: 1", "parity_results: \"1\"", 1, 17, "is not a results format version"},
         {"parity_results: 1", "parity_results: 0", 1, 17, "is not a results format version"},
@@ -442,7 +442,7 @@ Test(results_load, files_that_are_not_results_are_errors)
     static const bad_case cases[] = {
         {NULL, "", 1, 1, "empty file: not a parity results file"},
         {NULL, "just some text\n", 1, 1, "a results file must be a mapping, not a scalar"},
-        {NULL, "environments: {}\n", 1, 1, "not a parity results file (no parity_results: 6)"},
+        {NULL, "environments: {}\n", 1, 1, "not a parity results file (no parity_results: 7)"},
         {"state: up", "state: [up", 5, 12, "a '[' opened at 5:12 is not closed"},
         {"state: up", "state: u\xffp", 5, 13, "byte 0xFF is not UTF-8"},
         {"        label: music\n", "        label: music\n---\nparity_results: 1\n", 11, 1, "a second YAML document"},
@@ -1333,4 +1333,205 @@ Test(results_load, schema_tables_are_well_formed)
                       rec->name, fld->key, fld->gate);
         }
     }
+}
+
+/* ---- an image's results (kind image, format 7) ---- */
+
+#define IMAGE_FIXTURE "tests/data/image/shapes.yaml"
+
+/* Results of the image fixture as a run makes them: red-circle drew a
+ * 32x24x3 picture (a NaN and an infinity among its values, which must
+ * survive the file) with 5 recorded latents of [1, 4, 2, 3]; dragon was
+ * rejected; square never ran. */
+static px_results *image_results(const px_fixture *f)
+{
+    int envs[] = {0};
+    px_results *r = results_new(f, envs, 1);
+    cr_assert_not_null(r);
+    px_env_result *e = &r->envs[0];
+    e->state = PX_ENV_UP;
+    e->m.dtype = strdup("float32"), e->m.device = strdup("cpu");
+    px_example_result *x = &e->ex[0];
+    x->status = PX_ST_OK;
+    x->dtype = results_dtype("float32");
+    x->ndim = 4;
+    x->shape[0] = 1, x->shape[1] = 32, x->shape[2] = 24, x->shape[3] = 3;
+    x->n_values = 32 * 24 * 3;
+    x->values = malloc(x->n_values * sizeof *x->values);
+    for (size_t i = 0; i < x->n_values; i++)
+        x->values[i] = (double)((i * 37) % 256) / 255.0 + 1e-9 * (double)i;
+    x->values[5] = NAN, x->values[6] = INFINITY;
+    x->forward_ms = 12.5;
+    px_image_out *im = x->img = calloc(1, sizeof *im);
+    memset(im->noise_sha256, 'a', 64);
+    im->latent_shape[0] = 1, im->latent_shape[1] = 4, im->latent_shape[2] = 2, im->latent_shape[3] = 3;
+    im->latent_count = 24, im->steps = 20, im->first_ms = 3.25, im->n_steps = 5;
+    im->step = malloc(5 * sizeof *im->step);
+    im->latents = malloc(5 * 24 * sizeof *im->latents);
+    for (int s = 0; s < 5; s++) {
+        im->step[s] = s == 4 ? 19 : 4 * s + 4;
+        for (int i = 0; i < 24; i++)
+            im->latents[s * 24 + i] = (s - 2) * 0.1 + i / 3.0;
+    }
+    px_example_result *d = &e->ex[2];
+    d->status = PX_ST_REJECTED;
+    d->detail = strdup("class 'dragon' is not in contract.labels (circle, square, triangle)");
+    return r;
+}
+
+Test(results_load, an_image_round_trips_exactly)
+{
+    px_fixture *f = fixture(IMAGE_FIXTURE);
+    px_results *r = image_results(f);
+    char *dir = tl_tmpdir(), a[300], b[300];
+    snprintf(a, sizeof a, "%s/image.yaml", dir);
+    snprintf(b, sizeof b, "%s/again.yaml", dir);
+    write_ok(r, f, a);
+    char *text = tl_slurp(a);
+    cr_expect(strstr(text, "\nparity_results: 7\nkind: image\n"), "%.200s", text);
+    cr_expect(strstr(text, "          shape: [1, 32, 24, 3]\n"));
+    cr_expect(strstr(text, "            - step: 19\n"));
+    px_results *back = load_ok(a, f);
+    const px_example_result *x = ex(back, f, "reference", "red-circle"), *w = &r->envs[0].ex[0];
+    cr_assert_eq(x->status, PX_ST_OK);
+    cr_assert_eq(x->n_values, w->n_values);
+    cr_expect(isnan(x->values[5]) && isinf(x->values[6]) && x->values[6] > 0, "non-finite values survive");
+    for (size_t i = 0; i < x->n_values; i++)
+        if (i != 5)
+            cr_assert_eq(x->values[i], w->values[i], "value %zu", i);
+    cr_assert_not_null(x->img);
+    cr_expect_str_eq(x->img->noise_sha256, w->img->noise_sha256);
+    cr_expect_eq(x->img->steps, 20);
+    cr_expect_eq(x->img->first_ms, 3.25);
+    cr_expect_eq(x->img->latent_count, 24);
+    cr_expect_eq(x->img->latent_shape[1], 4);
+    cr_assert_eq(x->img->n_steps, 5);
+    cr_expect_eq(x->img->step[4], 19);
+    for (size_t i = 0; i < 5 * 24; i++)
+        cr_assert_eq(x->img->latents[i], w->img->latents[i], "latent value %zu", i);
+    cr_expect_eq(ex(back, f, "reference", "dragon")->status, PX_ST_REJECTED);
+    cr_expect(ex(back, f, "reference", "square")->status != PX_ST_OK && !ex(back, f, "reference", "square")->img);
+    /* and the hash a reviewer's decision pins covers the latents */
+    char h1[PX_SHA256_HEX], h2[PX_SHA256_HEX];
+    results_example_sha256(&back->envs[0], x, "red-circle", h1);
+    ((px_example_result *)x)->img->latents[7] += 1e-6;
+    results_example_sha256(&back->envs[0], x, "red-circle", h2);
+    cr_expect_str_neq(h1, h2, "a latent's change changes the example's hash");
+    ((px_example_result *)x)->img->latents[7] -= 1e-6;
+    write_ok(back, f, b);
+    expect_same_file(a, b);
+    results_free(back);
+    results_free(r);
+    unlink(a), unlink(b), rmdir(dir);
+    free(dir), free(text);
+    fixture_free(f);
+}
+
+/* The written file, with `from` replaced by `to`, refused at line:col. */
+static void expect_image_error(const char *text, const char *from, const char *to, int line, int col,
+                               const char *needle)
+{
+    px_fixture *f = fixture(IMAGE_FIXTURE);
+    cr_assert(strstr(text, from), "test bug: '%s' not in the file", from);
+    char *bad = tl_replace_all(text, from, to);
+    px_error err = {0};
+    px_results *r = results_parse("r.yaml", bad, strlen(bad), f, &err);
+    cr_expect_null(r, "loaded with '%s'", to);
+    results_free(r);
+    cr_expect_eq(err.line, line, "line %d:%d, wanted %d (%s)", err.line, err.col, line, err.msg);
+    if (col)
+        cr_expect_eq(err.col, col, "col %d, wanted %d (%s)", err.col, col, err.msg);
+    cr_expect(strstr(err.msg, needle), "'%s' lacks '%s'", err.msg, needle);
+    free(bad);
+    fixture_free(f);
+}
+
+/* The line (1-based) of the first occurrence of s in text. */
+static int line_of(const char *text, const char *s)
+{
+    const char *at = strstr(text, s);
+    cr_assert(at, "'%s'", s);
+    int line = 1;
+    for (const char *p = text; p < at; p++)
+        line += *p == '\n';
+    return line;
+}
+
+Test(results_load, an_image_is_read_strictly)
+{
+    px_fixture *f = fixture(IMAGE_FIXTURE);
+    px_results *r = image_results(f);
+    char *dir = tl_tmpdir(), a[300];
+    snprintf(a, sizeof a, "%s/image.yaml", dir);
+    write_ok(r, f, a);
+    char *t = tl_slurp(a);
+    int img = line_of(t, "        image:\n") + 1, noise = line_of(t, "noise_sha256:"), steps = line_of(t, "          steps: 20"),
+        shape = line_of(t, "latent_shape:"), s19 = line_of(t, "- step: 19");
+    expect_image_error(t, "          steps: 20\n", "          steps: 20\n          zzz: 1\n", steps + 1, 11,
+                       "unknown key 'zzz'");
+    expect_image_error(t, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaag", noise, 25, "64 hex digits");
+    expect_image_error(t, "- step: 19", "- step: 8", s19, 21, "the steps must ascend");
+    expect_image_error(t, "- step: 19", "- step: 20", s19, 21, "between 0 and 19");
+    expect_image_error(t, "latent_shape: [1, 4, 2, 3]", "latent_shape: [1, 4, 2, 4]", line_of(t, "- step: 4") + 1, 23,
+                       "step 4 has 24 values; latent_shape holds 32");
+    expect_image_error(t, "latent_shape: [1, 4, 2, 3]", "latent_shape: [2, 4, 2, 3]", shape, 26, "between 1 and 1");
+    expect_image_error(t, "latent_shape: [1, 4, 2, 3]", "latent_shape: [1, 4096, 4096, 1]", shape, 25,
+                       "more than 65536 values");
+    expect_image_error(t, "          shape: [1, 32, 24, 3]", "          shape: [1, 24, 32, 3]",
+                       line_of(t, "shape: [1, 32"), 18, "not [1, 32, 24, 3] (contract.image)");
+    expect_image_error(t, "parity_results: 7\nkind: image", "parity_results: 6\nkind: image", 4, 7,
+                       "kind: image is written from format 7 on, this file says 6");
+    expect_image_error(t, "\nkind: image\n", "\n", 3, 17, "no kind: image");
+    expect_image_error(t, "kind: image", "kind: embedding", 4, 7, "an embedding's results (kind: embedding)");
+    expect_image_error(t, "kind: image", "kind: imagery", 4, 7, "not a kind a results file says");
+    /* an ok outcome needs its image: record; an image: needs its output */
+    int out = line_of(t, "        output:\n");
+    char *cut = strdup(t);
+    char *from = strstr(cut, "        image:\n"), *to = strstr(from, "        label:");
+    memmove(from, to, strlen(to) + 1);
+    expect_image_error(cut, "        label: null\n        forward_ms: 12.5", "        label: null\n        forward_ms: 12.5",
+                       line_of(t, "- id: \"red-circle\""), 9, "outcome ok needs its image: record");
+    free(cut);
+    cut = strdup(t);
+    from = strstr(cut, "        output:\n"), to = strstr(from, "        image:");
+    memmove(from, to, strlen(to) + 1);
+    expect_image_error(cut, "        image:\n", "        image:\n", out + 1, 11, "image without its output");
+    free(cut);
+    (void)img;
+    results_free(r);
+    unlink(a), rmdir(dir);
+    free(dir), free(t);
+    fixture_free(f);
+}
+
+Test(results_load, latents_past_the_bound_are_refused_before_they_are_read)
+{
+    px_fixture *f = fixture(IMAGE_FIXTURE);
+    px_results *r = image_results(f);
+    char *dir = tl_tmpdir(), a[300];
+    snprintf(a, sizeof a, "%s/image.yaml", dir);
+    write_ok(r, f, a);
+    char *t = tl_slurp(a);
+    /* 257 latents of no values each, after a shape of one value */
+    char *many = malloc(257 * 40 + 64), *p = many;
+    p += sprintf(p, "          latents:\n");
+    for (int s = 0; s < PX_IMAGE_MAX_RECORDED + 1; s++)
+        p += sprintf(p, "            - {step: %d, values: [0]}\n", s);
+    char *head = strdup(t), *at = strstr(head, "          latents:\n"), *end = strstr(at, "        label:");
+    size_t n = strlen(head) + strlen(many) + 1;
+    char *bad = malloc(n);
+    snprintf(bad, n, "%.*s%s%s", (int)(at - head), head, many, end);
+    char *bad2 = tl_replace_all(bad, "latent_shape: [1, 4, 2, 3]", "latent_shape: [1, 1, 1, 1]");
+    char *bad3 = tl_replace_all(bad2, "          steps: 20", "          steps: 1000");
+    px_error err = {0};
+    px_results *got = results_parse("r.yaml", bad3, strlen(bad3), f, &err);
+    cr_expect_null(got);
+    cr_expect(strstr(err.msg, "257 latents; at most 256"), "%s", err.msg);
+    cr_expect_eq(err.line, line_of(bad3, "          latents:\n") + 1, "%d: %s", err.line, err.msg);
+    results_free(got);
+    free(many), free(head), free(bad), free(bad2), free(bad3), free(t);
+    results_free(r);
+    unlink(a), rmdir(dir), free(dir);
+    fixture_free(f);
 }

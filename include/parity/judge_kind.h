@@ -67,5 +67,6 @@ const px_judge_kind *judge_kind_of(const px_fixture *f);
 extern const px_judge_kind judge_classifier;
 extern const px_judge_kind judge_generator;
 extern const px_judge_kind judge_embedding;
+extern const px_judge_kind judge_image;
 
 #endif

@@ -41,6 +41,7 @@ typedef enum px_rfbase {
     PX_RB_BENCH,     /* px_bench */
     PX_RB_GENERATED, /* px_generated */
     PX_RB_MERGED,    /* px_merged_from */
+    PX_RB_IMAGE,     /* px_image_out */
 } px_rfbase;
 
 typedef struct px_rfield {
@@ -72,6 +73,8 @@ extern const px_rrecord px_rs_bench;       /* an entry of its bench: */
 extern const px_rrecord px_rs_example;     /* an entry of its examples: */
 extern const px_rrecord px_rs_output;      /* an example's output: */
 extern const px_rrecord px_rs_generated;   /* an example's generated: */
+extern const px_rrecord px_rs_image;       /* an example's image: (kind image) */
+extern const px_rrecord px_rs_latent;      /* an entry of its latents: */
 
 /* Every record above, and how many. */
 extern const px_rrecord *const px_rs_all[];

@@ -160,7 +160,10 @@ typedef struct px_image_verdict {
     double psnr, ssim, mean_abs, max_abs; /* on the 8-bit images */
     int blank;            /* every pixel the same */
     long diverged_step;   /* PX_DIV_LATENT: the first recorded step beyond
-                             compare.latents; -1 none or not compared */
+                             compare.latents; -1 none or not compared. -1
+                             with div PX_DIV_LATENT: it started from other
+                             noise than the reference (the latent before
+                             step 0; another experiment, nothing compared) */
     size_t n_curve;       /* the divergence curve: per recorded step */
     int *curve_step;      /* its step */
     double *curve;        /* max |a - b| of its latent against the reference's */

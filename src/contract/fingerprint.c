@@ -15,7 +15,8 @@ const char *fingerprint_part_name(px_part p)
 const char *fingerprint_part_meaning(px_part p)
 {
     static const char *const n[PX_PART_COUNT] = {
-        "the model's pinned sha256, inputs or output", "a cleaning rule, the tokenizer, its pin or a limit",
+        "the model's pinned sha256, inputs or output",
+        "a cleaning rule, the tokenizer, its pin or a limit (an image's: contract.image)",
         "the label list", "a tolerance, the decision rule, the training step or the output settings", "an example's id, kind, text, expectation or tolerance"};
     return p < PX_PART_COUNT ? n[p] : "?";
 }
@@ -73,9 +74,24 @@ static void write_model(FILE *o, const px_fixture *f, size_t k)
         put_str(o, fixture_format_name(f->model_format));
 }
 
+/* An image's input: what its pipeline is called with (contract.image);
+ * noise is always cpu, the only value the loader takes. */
+static void write_image(FILE *o, const px_image_spec *im)
+{
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", im->seed);
+    put_str(o, "image"), put_num(o, im->height), put_num(o, im->width), put_num(o, im->channels);
+    put_num(o, im->steps), put_num(o, im->guidance_scale), put_str(o, seed), put_str(o, "noise:cpu");
+    put_str(o, im->scheduler), put_num(o, im->latent_every);
+}
+
 static void write_input(FILE *o, const px_fixture *f, size_t k)
 {
     (void)k;
+    if (f->image.present) { /* no text, no tokenizer */
+        write_image(o, &f->image);
+        return;
+    }
     put_num(o, (double)f->n_rules);
     for (size_t i = 0; i < f->n_rules; i++)
         put_str(o, f->rules[i].pattern), put_str(o, f->rules[i].replace);
@@ -120,6 +136,15 @@ static void write_compare(FILE *o, const px_fixture *f, size_t k)
     }
     if (f->similar.present)
         put_str(o, "similar_to_reference"), put_num(o, f->similar.min_cosine);
+    /* An image's checks (present only for an image: others keep their bytes). */
+    const px_image_checks *ic = &f->image_cmp;
+    const px_image_bound *b[] = {&ic->psnr, &ic->ssim, &ic->mean_abs, &ic->max_abs};
+    if (b[0]->present || b[1]->present || b[2]->present || b[3]->present || ic->latents.present) {
+        put_str(o, "image");
+        for (size_t i = 0; i < sizeof b / sizeof *b; i++)
+            put_num(o, b[i]->present), put_num(o, b[i]->present ? b[i]->limit : 0);
+        put_str(o, "latents"), put_tolerance(o, &ic->latents);
+    }
 }
 
 /* Labels by name, so that an example reads the same whatever the order of
@@ -152,6 +177,12 @@ static void write_example(FILE *o, const px_fixture *f, size_t k)
     }
     /* An embedding's: its role, its own cosine floor and what its search
      * must return (only for an embedding: older fingerprints stay). */
+    /* An image's own seed (its class is its text). */
+    if (kind_of(f)->denoises) {
+        char seed[32];
+        snprintf(seed, sizeof seed, "%llu", x->seed);
+        put_num(o, x->has_seed), put_str(o, x->has_seed ? seed : NULL);
+    }
     if (kind_of(f)->searches) {
         put_num(o, x->role), put_num(o, x->similar ? x->similar->present : 0),
             put_num(o, x->similar ? x->similar->min_cosine : 0);

@@ -7,6 +7,8 @@
 #include "parity/envrec.h"
 #include "parity/strmap.h"
 #include "parity/utf8.h"
+#include "parity/proto.h"
+#include "parity/kind.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,7 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <yaml.h>
+
+/* The latents an example records at most: PX_IMAGE_MAX_RECORDED
+ * (results.h, a layer above; tests/test_fixture.c holds them equal). */
+#define FIXTURE_IMAGE_MAX_RECORDED 256
 
 /* Loading walks libyaml's document tree; every accessor takes the node so an
  * error can point at it. libyaml marks are 0-based and count characters,
@@ -213,7 +220,10 @@ int fixture_env_format_refused(const px_env *e, char *msg, size_t size, px_loc *
     snprintf(msg, size,
              "environment '%s' would run %s (format: %s, line %d) with executor libtorch: parity-torch loads "
              "TorchScript only; use executor: python",
-             e->name, e->model_format == PX_FORMAT_EXPORT ? "a torch.export program" : "a Transformers model directory",
+             e->name,
+             e->model_format == PX_FORMAT_EXPORT      ? "a torch.export program"
+             : e->model_format == PX_FORMAT_DIFFUSERS ? "a Diffusers pipeline directory"
+                                                      : "a Transformers model directory",
              fixture_format_name(e->model_format), e->model_format_loc.line);
     return 1;
 }
@@ -225,11 +235,14 @@ static void free_model_files(px_model_file *v, size_t n)
     free(v);
 }
 
-static int pins_read(ctx *c, yaml_node_t *n, const char *w, px_model_file *out, size_t *count, px_strmap *seen);
+static int pins_read(ctx *c, yaml_node_t *n, const char *w, px_model_file *out, size_t *count, px_strmap *seen,
+                     int pipeline);
 
 /* files: {NAME: SHA256, ...}: a Transformers directory's pins, each a plain
- * file name, once, with 64 hex digits. */
-static int load_model_files(ctx *c, yaml_node_t *n, const char *what, px_model_file **out, size_t *count)
+ * file name, once, with 64 hex digits; a Diffusers pipeline's (pipeline)
+ * also name the files of its component folders, as "vae/config.json". */
+static int load_model_files(ctx *c, yaml_node_t *n, const char *what, px_model_file **out, size_t *count,
+                            int pipeline)
 {
     char w[200];
     snprintf(w, sizeof w, "%s.files", what);
@@ -245,23 +258,43 @@ static int load_model_files(ctx *c, yaml_node_t *n, const char *what, px_model_f
     px_strmap *seen = strmap_new(len);
     if (!seen)
         return px_error_oom(c->err, c->path);
-    int rc = pins_read(c, n, w, *out, count, seen);
+    int rc = pins_read(c, n, w, *out, count, seen, pipeline);
     strmap_free(seen);
     return rc;
 }
 
-static int pins_read(ctx *c, yaml_node_t *n, const char *w, px_model_file *out, size_t *count, px_strmap *seen)
+/* A pin's name in a Diffusers pipeline directory: a file of it, or of one
+ * of its component folders ("vae/config.json"): relative, one folder deep
+ * at most, no empty, "." or ".." part. */
+static int pipeline_name_ok(const char *name)
+{
+    const char *slash = strchr(name, '/');
+    if (!slash)
+        return 1;
+    size_t head = (size_t)(slash - name);
+    const char *tail = slash + 1;
+    return head && *tail && !strchr(tail, '/') && !(head == 1 && name[0] == '.') &&
+           !(head == 2 && !strncmp(name, "..", 2)) && strcmp(tail, ".") && strcmp(tail, "..");
+}
+
+static int pins_read(ctx *c, yaml_node_t *n, const char *w, px_model_file *out, size_t *count, px_strmap *seen,
+                     int pipeline)
 {
     size_t len = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-    int has_config = 0, has_weights = 0;
+    int has_config = 0, has_weights = 0, has_scheduler = 0;
     for (size_t i = 0; i < len; i++) {
         yaml_node_pair_t *p = &n->data.mapping.pairs.start[i];
         yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
         if (want(c, k, YAML_SCALAR_NODE, w) || want(c, v, YAML_SCALAR_NODE, w))
             return -1;
         const char *name = scalar(k), *hex = scalar(v);
-        if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
-            strlen(name) != k->data.scalar.length)
+        if (pipeline && (!*name || !strcmp(name, ".") || !strcmp(name, "..") || !pipeline_name_ok(name) ||
+                         strlen(name) != k->data.scalar.length))
+            return fail_at(c, k, "%s: '%s' is not a file of the pipeline directory (NAME or FOLDER/NAME: "
+                                 "from_pretrained reads the directory's files and its components' folders)",
+                           w, name);
+        if (!pipeline && (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
+                          strlen(name) != k->data.scalar.length))
             return fail_at(c, k, "%s: '%s' is not a file name in the model directory (no '/': from_pretrained reads "
                                  "the directory's own files)",
                            w, name);
@@ -278,9 +311,18 @@ static int pins_read(ctx *c, yaml_node_t *n, const char *w, px_model_file *out, 
         if (dup)
             return fail_at(c, k, "%s: '%s' is pinned twice", w, name);
         size_t nl = strlen(name);
-        has_config |= !strcmp(name, "config.json");
+        has_config |= !strcmp(name, pipeline ? "model_index.json" : "config.json");
+        has_scheduler |= !strcmp(name, "scheduler/scheduler_config.json");
         has_weights |= nl > 12 && !strcmp(name + nl - 12, ".safetensors");
     }
+    if (pipeline && !has_config)
+        return fail_at(c, n, "%s pins no model_index.json: a Diffusers pipeline directory is read from it (its "
+                             "components and their classes)%s",
+                       w, NULL);
+    if (pipeline && !has_scheduler)
+        return fail_at(c, n, "%s pins no scheduler/scheduler_config.json: the scheduler's settings are part of what "
+                             "the contract fixes (contract.image.scheduler is checked against it)%s",
+                       w, NULL);
     if (!has_config)
         return fail_at(c, n, "%s pins no config.json: from_pretrained reads it first%s", w, NULL);
     if (!has_weights)
@@ -295,7 +337,7 @@ static int pins_read(ctx *c, yaml_node_t *n, const char *w, px_model_file *out, 
 static int load_model_pins(ctx *c, yaml_node_t *m, const char *what, enum px_model_format *fmt, px_loc *fmt_loc,
                            char **sha, px_loc *sha_loc, px_model_file **files, size_t *n_files)
 {
-    static const char *const formats[] = {"torchscript", "export", "transformers", NULL};
+    static const char *const formats[] = {"torchscript", "export", "transformers", "diffusers", NULL};
     char *name = NULL;
     if (get_str(c, m, "format", what, 0, &name))
         return -1;
@@ -305,26 +347,38 @@ static int load_model_pins(ctx *c, yaml_node_t *m, const char *what, enum px_mod
     *fmt = !name                          ? PX_FORMAT_TORCHSCRIPT
            : !strcmp(name, "export")       ? PX_FORMAT_EXPORT
            : !strcmp(name, "transformers") ? PX_FORMAT_TRANSFORMERS
+           : !strcmp(name, "diffusers")    ? PX_FORMAT_DIFFUSERS
                                            : PX_FORMAT_TORCHSCRIPT;
     free(name);
     if (bad)
-        return fail_at(c, fn, "%s.format must be torchscript, export or transformers, not '%s'", what, scalar(fn));
+        return fail_at(c, fn, "%s.format must be torchscript, export, transformers or diffusers, not '%s'", what,
+                       scalar(fn));
+    /* A pipeline draws pictures; a model of another format gives tensors:
+     * the kind and the format go together both ways. */
+    int image = c->f->kind == PX_MODEL_IMAGE, pipeline = *fmt == PX_FORMAT_DIFFUSERS;
+    if (image != pipeline)
+        return fail_at(c, fn ? fn : m,
+                       image ? "%s: contract.model.kind image runs a Diffusers pipeline directory: say format: "
+                               "diffusers%s"
+                             : "%s.format diffusers is a Diffusers pipeline, which draws images: say contract.model.kind: "
+                               "image%s",
+                       what, "");
     yaml_node_t *fl = get(c, m, "files");
-    if (*fmt != PX_FORMAT_TRANSFORMERS) {
+    if (*fmt != PX_FORMAT_TRANSFORMERS && !pipeline) {
         if (fl)
-            return fail_at(c, fl, "%s.files is for format: transformers (a model directory); %s is pinned by "
-                                  "sha256",
+            return fail_at(c, fl, "%s.files is for format: transformers or diffusers (a model directory); %s is "
+                                  "pinned by sha256",
                            what, *fmt == PX_FORMAT_EXPORT ? "an exported program" : "a TorchScript file");
         return get_sha(c, m, what, sha, sha_loc);
     }
     yaml_node_t *sn = get(c, m, "sha256");
     if (sn)
-        return fail_at(c, sn, "%s: a Transformers directory is pinned file by file (files: {NAME: SHA256, ...}), not "
-                              "by one sha256%s",
-                       what, NULL);
+        return fail_at(c, sn, "%s: a %s directory is pinned file by file (files: {NAME: SHA256, ...}), not by one "
+                              "sha256",
+                       what, pipeline ? "Diffusers pipeline" : "Transformers");
     if (!fl)
         return 0; /* unpinned: lint says so, run refuses it */
-    if (load_model_files(c, fl, what, files, n_files))
+    if (load_model_files(c, fl, what, files, n_files, pipeline))
         return -1;
     *sha_loc = loc_of(fl);
     if (!(*sha = malloc(PX_SHA256_HEX)))
@@ -390,16 +444,22 @@ static int load_model(ctx *c, yaml_node_t *contract)
     char *kind = NULL;
     if (get_str(c, m, "kind", "contract.model", 0, &kind))
         return -1;
-    int bad = kind && strcmp(kind, "classifier") && strcmp(kind, "generator") && strcmp(kind, "embedding");
-    f->kind = !kind                           ? PX_MODEL_CLASSIFIER
-              : !strcmp(kind, "generator")    ? PX_MODEL_GENERATOR
-              : !strcmp(kind, "embedding")    ? PX_MODEL_EMBEDDING
-                                              : PX_MODEL_CLASSIFIER;
+    const px_kind *k = kind ? kind_named(kind) : NULL;
+    int bad = kind && !k;
+    f->kind = k ? k->id : PX_MODEL_CLASSIFIER;
     free(kind);
     if (bad)
         return fail_at(c, get(c, m, "kind"),
-                       "contract.model.kind must be classifier, generator or embedding, not '%s'%s",
+                       "contract.model.kind must be classifier, generator, embedding or image, not '%s'%s",
                        scalar(get(c, m, "kind")), "");
+    /* A pipeline's inputs are the DENOISE frame's, not a forward's. */
+    static const char *const tensor_keys[] = {"inputs", "output", NULL};
+    for (int i = 0; f->kind == PX_MODEL_IMAGE && tensor_keys[i]; i++)
+        if (get(c, m, tensor_keys[i]))
+            return fail_at(c, get(c, m, tensor_keys[i]),
+                           "contract.model.%s is a forward's; an image's pipeline is called with the example's class "
+                           "and contract.image's settings%s",
+                           tensor_keys[i], "");
     if (load_embedding(c, m))
         return -1;
     char *path = NULL;
@@ -423,7 +483,7 @@ static int load_model(ctx *c, yaml_node_t *contract)
                                f->inputs[i], NULL);
         if (f->n_inputs == 0)
             return fail_at(c, in, "contract.model.inputs is empty%s%s", NULL, NULL);
-    } else {
+    } else if (f->kind != PX_MODEL_IMAGE) {
         f->inputs = calloc(2, sizeof *f->inputs);
         f->inputs[0] = strdup("input_ids");
         f->inputs[1] = strdup("attention_mask");
@@ -505,6 +565,15 @@ static int load_input(ctx *c, yaml_node_t *contract)
     px_fixture *f = c->f;
     static const char *const keys[] = {"clean", "tokenizer", "max_tokens", "pad_to", "empty", NULL};
     static const char *const tkeys[] = {"kind", "vocab", "file", "sha256", "lowercase", NULL};
+    if (f->kind == PX_MODEL_IMAGE) {
+        /* Nothing is cleaned or tokenised: the class is looked up in
+         * contract.labels (a name not there is rejected, prepare.c). */
+        yaml_node_t *in = get(c, contract, "input");
+        return in ? fail_at(c, in, "an image's contract has no contract.input (no text, no tokenizer): its input is "
+                                   "the example's class, one of contract.labels%s%s",
+                            "", "")
+                  : 0;
+    }
     yaml_node_t *in = require(c, contract, "input", "contract");
     if (!in || want(c, in, YAML_MAPPING_NODE, "contract.input") || check_keys(c, in, "contract.input", keys))
         return -1;
@@ -590,7 +659,7 @@ static int load_labels_list(ctx *c, yaml_node_t *l, const char *what, char ***la
 static int load_labels(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
-    if (f->kind != PX_MODEL_CLASSIFIER) {
+    if (f->kind != PX_MODEL_CLASSIFIER && f->kind != PX_MODEL_IMAGE) {
         if (get(c, contract, "labels"))
             return fail_at(c, get(c, contract, "labels"), "%s has no labels (contract.model.kind: %s)",
                            f->kind == PX_MODEL_GENERATOR ? "a generator" : "an embedding",
@@ -598,7 +667,9 @@ static int load_labels(ctx *c, yaml_node_t *contract)
                                                          : "embedding): its output is a vector");
         return 0;
     }
-    yaml_node_t *l = require(c, contract, "labels", "contract");
+    yaml_node_t *l = require(c, contract, "labels",
+                             f->kind == PX_MODEL_IMAGE ? "contract (kind image: the pipeline's classes, in id order)"
+                                                       : "contract");
     if (!l)
         return -1;
     f->labels_loc = loc_of(l);
@@ -642,14 +713,75 @@ static int load_similar(ctx *c, yaml_node_t *n, const char *what, px_similar *ou
     return 0;
 }
 
+/* One of compare.image's checks: {min: X, why} (a floor) or {max: X, why}
+ * (a ceiling), within lo..hi. The why is required here, as
+ * contract.train's: a picture's yardstick without its reason is a number
+ * nobody can review (a logits tolerance's why came later and stays a lint
+ * finding for older fixtures; these keys are new). */
+static int load_image_bound(ctx *c, yaml_node_t *cmp, const char *key, const char *limit, double lo, double hi,
+                            px_image_bound *b)
+{
+    const char *const keys[] = {limit, "why", NULL};
+    yaml_node_t *n = get(c, cmp, key);
+    if (!n)
+        return 0;
+    char w[64];
+    snprintf(w, sizeof w, "contract.compare.image.%s", key);
+    b->present = 1;
+    b->loc = loc_of(n);
+    if (want(c, n, YAML_MAPPING_NODE, w) || check_keys(c, n, w, keys) || !require(c, n, limit, w) ||
+        get_num(c, n, limit, w, lo, hi, 0, &b->limit) || !require(c, n, "why", w) ||
+        get_str(c, n, "why", w, 1, &b->why))
+        return -1;
+    for (const char *p = b->why; *p; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+            return 0;
+    return fail_at(c, get(c, n, "why"), "%s.why is empty: say why the picture may part this far%s", w, "");
+}
+
+/* compare.image and compare.latents (an image's; fixture.h). */
+static int load_image_compare(ctx *c, yaml_node_t *cmp)
+{
+    static const char *const keys[] = {"psnr", "ssim", "mean_abs", "max_abs", NULL};
+    px_image_checks *ic = &c->f->image_cmp;
+    yaml_node_t *im = get(c, cmp, "image"), *lat = get(c, cmp, "latents");
+    if (c->f->kind != PX_MODEL_IMAGE) {
+        if (im || lat)
+            return fail_at(c, im ? im : lat, "contract.compare.%s is for an image (contract.model.kind: image)%s",
+                           im ? "image" : "latents", "");
+        return 0;
+    }
+    if (im && (want(c, im, YAML_MAPPING_NODE, "contract.compare.image") ||
+               check_keys(c, im, "contract.compare.image", keys) ||
+               load_image_bound(c, im, "psnr", "min", 0, 1000, &ic->psnr) ||
+               load_image_bound(c, im, "ssim", "min", -1, 1, &ic->ssim) ||
+               load_image_bound(c, im, "mean_abs", "max", 0, 255, &ic->mean_abs) ||
+               load_image_bound(c, im, "max_abs", "max", 0, 255, &ic->max_abs)))
+        return -1;
+    return lat ? load_tolerance(c, lat, "contract.compare.latents", &ic->latents) : 0;
+}
+
 static int load_compare(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
-    static const char *const keys[] = {"logits", "decision", "vectors", "similar_to_reference", NULL};
+    static const char *const keys[] = {"logits", "decision", "vectors", "similar_to_reference", "image", "latents",
+                                       NULL};
     yaml_node_t *cmp = get(c, contract, "compare");
     if (!cmp)
         return 0;
     if (want(c, cmp, YAML_MAPPING_NODE, "contract.compare") || check_keys(c, cmp, "contract.compare", keys))
+        return -1;
+    if (f->kind == PX_MODEL_IMAGE) {
+        static const char *const other[] = {"logits", "decision", "vectors", "similar_to_reference", NULL};
+        for (int i = 0; other[i]; i++)
+            if (get(c, cmp, other[i]))
+                return fail_at(c, get(c, cmp, other[i]),
+                               "contract.compare.%s is not an image's: its picture is compared by "
+                               "contract.compare.image and its denoising path by contract.compare.latents%s",
+                               other[i], "");
+        return load_image_compare(c, cmp);
+    }
+    if (load_image_compare(c, cmp))
         return -1;
     if (get_str(c, cmp, "decision", "contract.compare", 0, &f->decision))
         return -1;
@@ -723,6 +855,19 @@ static int generator_contract(ctx *c, yaml_node_t *contract, yaml_node_t *n)
     return 0;
 }
 
+/* A seed as written, all 63 bits: not through a double. */
+static int get_seed(ctx *c, yaml_node_t *sd, const char *what, unsigned long long *out)
+{
+    const char *t = sd->type == YAML_SCALAR_NODE ? scalar(sd) : "";
+    char *end;
+    errno = 0;
+    unsigned long long seed = strtoull(t, &end, 10);
+    if (!*t || *t == '-' || *t == '+' || *end || errno || seed > 0x7fffffffffffffffULL)
+        return fail_at(c, sd, "%s must be a whole number from 0 to 2^63-1, not '%s'", what, t);
+    *out = seed;
+    return 0;
+}
+
 /* temperature, top_k and seed: all three for sample, none for greedy. */
 static int load_sampling(ctx *c, yaml_node_t *n, px_generate *g)
 {
@@ -744,16 +889,7 @@ static int load_sampling(ctx *c, yaml_node_t *n, px_generate *g)
     if (get_num(c, n, "top_k", what, 0, 1 << 20, 1, &v))
         return -1;
     g->top_k = (int)v;
-    /* The seed as written, all 63 bits: not through a double. */
-    yaml_node_t *sd = get(c, n, "seed");
-    const char *t = sd->type == YAML_SCALAR_NODE ? scalar(sd) : "";
-    char *end;
-    errno = 0;
-    unsigned long long seed = strtoull(t, &end, 10);
-    if (!*t || *t == '-' || *t == '+' || *end || errno || seed > 0x7fffffffffffffffULL)
-        return fail_at(c, sd, "contract.generate.seed must be a whole number from 0 to 2^63-1, not '%s'%s", t, "");
-    g->seed = seed;
-    return 0;
+    return get_seed(c, get(c, n, "seed"), "contract.generate.seed", &g->seed);
 }
 
 /* stop: one string or a list of them, none empty: each a token the
@@ -817,17 +953,159 @@ static int load_generate(ctx *c, yaml_node_t *contract)
     return load_sampling(c, n, g) || load_stop(c, n, g) ? -1 : 0;
 }
 
+/* The pipeline directory's scheduler class: scheduler_config.json's
+ * "_class_name", read bounded (a config is a few hundred bytes; 1 MiB is
+ * not a config). 0 with buf "" when the file is not there or not readable
+ * (lint and run say so, at the pins), -1 when it is there but not a
+ * scheduler config. */
+static int scheduler_class(const char *dir, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/scheduler/scheduler_config.json", dir) >= sizeof path)
+        return 0;
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return 0;
+    enum { MOST = 1 << 20 };
+    char *text = malloc(MOST + 1);
+    size_t len = text ? fread(text, 1, MOST + 1, fp) : 0;
+    int err = ferror(fp);
+    fclose(fp);
+    if (!text || err)
+        return free(text), 0;
+    if (len > MOST)
+        return free(text), -1;
+    json_t *cfg = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+    free(text);
+    json_t *name = json_is_object(cfg) ? json_object_get(cfg, "_class_name") : NULL;
+    int rc = json_is_string(name) ? 0 : -1;
+    if (!rc)
+        snprintf(buf, size, "%s", json_string_value(name));
+    json_decref(cfg);
+    return rc;
+}
+
+/* noise: cpu, the only value (fixture.h). */
+static int load_noise(ctx *c, yaml_node_t *im)
+{
+    yaml_node_t *n = require(c, im, "noise", "contract.image (noise: cpu, the initial noise's one source)");
+    if (!n || want(c, n, YAML_SCALAR_NODE, "contract.image.noise"))
+        return -1;
+    c->f->image.noise_loc = loc_of(n);
+    if (!strcmp(scalar(n), "cpu"))
+        return 0;
+    if (!strcmp(scalar(n), "device"))
+        return fail_at(c, n,
+                       "contract.image.noise: device is refused: each device would draw its own noise from the seed: "
+                       "two environments would run two different experiments; noise: cpu draws it once on the CPU "
+                       "and hands it to every environment%s%s",
+                       "", "");
+    return fail_at(c, n, "contract.image.noise must be cpu (drawn once on the CPU from the seed and handed to every "
+                         "environment), not '%s'%s",
+                   scalar(n), "");
+}
+
+/* contract.image: {size: [h, w], channels, steps, guidance_scale, seed,
+ * noise, scheduler, latents: {every}} (fixture.h, px_image_spec). */
+static int load_image(ctx *c, yaml_node_t *contract)
+{
+    static const char *const keys[] = {"size",  "channels", "steps",     "guidance_scale",
+                                       "seed",  "noise",    "scheduler", "latents", NULL};
+    static const char *const what = "contract.image";
+    px_fixture *f = c->f;
+    px_image_spec *im = &f->image;
+    yaml_node_t *n = get(c, contract, "image");
+    if (f->kind != PX_MODEL_IMAGE)
+        return n ? fail_at(c, n, "contract.image is for an image (contract.model.kind: image)%s%s", "", "") : 0;
+    if (!(n = require(c, contract, "image", "contract (kind image: the pipeline's settings, contract.image)")) ||
+        want(c, n, YAML_MAPPING_NODE, what) || check_keys(c, n, what, keys))
+        return -1;
+    im->present = 1;
+    im->loc = loc_of(n);
+    for (int i = 0; i < 7; i++) /* all but latents */
+        if (!require(c, n, keys[i], what))
+            return -1;
+    yaml_node_t *sz = get(c, n, "size");
+    if (want(c, sz, YAML_SEQUENCE_NODE, "contract.image.size"))
+        return -1;
+    size_t len = (size_t)(sz->data.sequence.items.top - sz->data.sequence.items.start);
+    if (len != 2) {
+        char m[32];
+        snprintf(m, sizeof m, "%zu", len);
+        return fail_at(c, sz, "contract.image.size must be [height, width] in pixels, not %s number%s", m,
+                       len == 1 ? "" : "s");
+    }
+    for (size_t i = 0; i < 2; i++) {
+        yaml_node_t *it = node_at(c, sz->data.sequence.items.start[i]);
+        char *end;
+        errno = 0;
+        long v = it->type == YAML_SCALAR_NODE ? strtol(scalar(it), &end, 10) : -1;
+        if (it->type != YAML_SCALAR_NODE || end == scalar(it) || *end || errno || v < 1 ||
+            v > (long)PX_IMAGE_MAX_SIDE) {
+            char m[96];
+            snprintf(m, sizeof m, "a whole number from 1 to %u", PX_IMAGE_MAX_SIDE);
+            return fail_at(c, it, "contract.image.size's %s must be %s", i ? "width" : "height", m);
+        }
+        *(i ? &im->width : &im->height) = (int)v;
+    }
+    double ch = 0, steps = 0, every = 1;
+    if (get_num(c, n, "channels", what, 1, 4, 1, &ch) ||
+        get_num(c, n, "steps", what, 1, PX_IMAGE_MAX_STEPS, 1, &steps) ||
+        get_num(c, n, "guidance_scale", what, 1, 1000, 0, &im->guidance_scale) ||
+        get_seed(c, get(c, n, "seed"), "contract.image.seed", &im->seed) || load_noise(c, n) ||
+        get_str(c, n, "scheduler", what, 1, &im->scheduler))
+        return -1;
+    im->channels = (int)ch, im->steps = (int)steps;
+    yaml_node_t *lat = get(c, n, "latents");
+    static const char *const lkeys[] = {"every", NULL};
+    if (lat && (want(c, lat, YAML_MAPPING_NODE, "contract.image.latents") ||
+                check_keys(c, lat, "contract.image.latents", lkeys) ||
+                !require(c, lat, "every", "contract.image.latents") ||
+                get_num(c, lat, "every", "contract.image.latents", 1, PX_IMAGE_MAX_STEPS, 1, &every)))
+        return -1;
+    im->latent_every = (int)every;
+    /* after each every-th step, and after the last */
+    if (im->steps / im->latent_every + 1 > FIXTURE_IMAGE_MAX_RECORDED) {
+        char m[160];
+        snprintf(m, sizeof m, "%d steps, every %d, record %d latents; at most %d are kept: raise latents.every",
+                 im->steps, im->latent_every, im->steps / im->latent_every + 1, FIXTURE_IMAGE_MAX_RECORDED);
+        return fail_at(c, lat ? lat : get(c, n, "steps"), "contract.image.latents: %s%s", m, "");
+    }
+    yaml_node_t *sn = get(c, n, "scheduler");
+    im->scheduler_loc = loc_of(sn);
+    char found[256];
+    if (scheduler_class(f->model_path, found, sizeof found))
+        return fail_at(c, sn, "contract.image.scheduler: the pipeline's scheduler/scheduler_config.json is not a "
+                              "scheduler config (a JSON object with a \"_class_name\" string, at most 1 MiB)%s%s",
+                       "", "");
+    if (found[0] && strcmp(found, im->scheduler)) {
+        char m[600];
+        snprintf(m, sizeof m, "contract.image.scheduler is %.200s, but the pipeline's scheduler/scheduler_config.json "
+                              "says _class_name %.200s",
+                 im->scheduler, found);
+        return fail_at(c, sn, "%s: the contract fixes the scheduler; correct one of them%s", m, "");
+    }
+    return 0;
+}
+
 static int load_contract(ctx *c, yaml_node_t *root)
 {
-    static const char *const keys[] = {"task", "model", "input", "labels", "compare", "train", "generate", NULL};
+    static const char *const keys[] = {"task", "model", "input", "labels", "compare", "train", "generate", "image",
+                                       NULL};
     yaml_node_t *contract = require(c, root, "contract", "the fixture");
     if (!contract || want(c, contract, YAML_MAPPING_NODE, "contract") ||
         check_keys(c, contract, "contract", keys))
         return -1;
     if (get_str(c, contract, "task", "contract", 1, &c->f->task))
         return -1;
+    if (c->f->kind == PX_MODEL_IMAGE && get(c, contract, "train"))
+        return fail_at(c, get(c, contract, "train"),
+                       "contract.train is for a classifier (cross-entropy on labels), not an image's pipeline%s%s", "",
+                       "");
     return load_model(c, contract) || load_input(c, contract) || load_generate(c, contract) ||
-                   load_labels(c, contract) || load_compare(c, contract) || load_train(c, contract)
+                   load_labels(c, contract) || load_image(c, contract) || load_compare(c, contract) ||
+                   load_train(c, contract)
                ? -1
                : 0;
 }
@@ -884,12 +1162,14 @@ static int load_env_overrides(ctx *c, yaml_node_t *v, px_env *e, const char *wha
     e->model_format_loc = f->model_format_loc;
     e->model_files = copy_model_files(f->model_files, f->n_model_files);
     e->n_model_files = f->n_model_files;
-    e->vocab_path = strdup(f->vocab_path);
+    e->vocab_path = f->vocab_path ? strdup(f->vocab_path) : NULL;
     e->vocab_sha256 = f->vocab_sha256 ? strdup(f->vocab_sha256) : NULL;
     e->vocab_sha_loc = f->vocab_sha_loc;
     e->labels_loc = f->labels_loc;
     if (!e->model_files)
         return px_error_oom(c->err, c->path);
+    if (f->kind == PX_MODEL_IMAGE && get(c, v, "vocab"))
+        return fail_at(c, get(c, v, "vocab"), "%s.vocab: an image's contract has no tokenizer%s", what, "");
     if (load_file_override(c, v, "model", what, &e->model_path, &e->model_sha256, &e->model_sha_loc, &e->own_model,
                            e) ||
         load_file_override(c, v, "vocab", what, &e->vocab_path, &e->vocab_sha256, &e->vocab_sha_loc, &e->own_vocab,
@@ -1379,9 +1659,65 @@ static int load_embedding_example(ctx *c, yaml_node_t *n, px_example *x)
     return load_similar(c, sim, "example similar_to_reference", x->similar);
 }
 
+/* An image's expect: none (its checks are the contract's compare.image,
+ * against the reference), or {rejected: true, reason: PATTERN} for a class
+ * input processing must reject. */
+static int load_image_expect(ctx *c, yaml_node_t *n, px_expect *x)
+{
+    static const char *const keys[] = {"rejected", "reason", NULL};
+    if (want_expect(c, n, "{rejected: true} (an image's other checks are contract.compare.image)") ||
+        check_keys(c, n, "expect (an image's)", keys) || get_pattern(c, n, "reason", &x->reason))
+        return -1;
+    x->loc = loc_of(n);
+    int rejected = 0;
+    if (!require(c, n, "rejected", "expect (an image's)") || get_bool(c, n, "rejected", "expect", &rejected))
+        return -1;
+    if (!rejected)
+        return fail_at(c, get(c, n, "rejected"),
+                       "an image's expect is rejected: true or absent (its picture is checked against the reference's "
+                       "by contract.compare.image)%s%s",
+                       "", "");
+    x->kind = PX_EXPECT_REJECTED;
+    return 0;
+}
+
+/* An image's example: its class (kept as its text, so that every list that
+ * shows an example's input shows it), its own seed, and an expect only
+ * for a class that must be rejected. Refused on other kinds' examples, and
+ * theirs (text:) on an image's. */
+static int load_image_example(ctx *c, yaml_node_t *n, px_example *x)
+{
+    yaml_node_t *cl = get(c, n, "class"), *sd = get(c, n, "seed");
+    if (c->f->kind != PX_MODEL_IMAGE) {
+        if (cl || sd)
+            return fail_at(c, cl ? cl : sd, "an example's %s is for an image (contract.model.kind: image)%s",
+                           cl ? "class" : "seed", "");
+        return 0;
+    }
+    static const char *const other[] = {"text", "compare", "role", "similar_to_reference", NULL};
+    for (int i = 0; other[i]; i++)
+        if (get(c, n, other[i]))
+            return fail_at(c, get(c, n, other[i]),
+                           i == 0 ? "an image's example takes class:, not text: (one of contract.labels)%s%s"
+                           : i == 1
+                               ? "an image's example has no compare: of its own: its checks are contract.compare's%s%s"
+                               : "an image's example has no %s (that is an embedding's)%s",
+                           other[i], "");
+    yaml_node_t *cn = require(c, n, "class", "example (kind image: the class it draws, one of contract.labels)");
+    if (!cn || get_str(c, n, "class", "example", 1, &x->text))
+        return -1;
+    x->text_len = strlen(x->text);
+    x->text_loc = loc_of(cn);
+    if (sd && get_seed(c, sd, "example seed", &x->seed))
+        return -1;
+    x->has_seed = sd != NULL;
+    yaml_node_t *e = get(c, n, "expect");
+    return e ? load_image_expect(c, e, &x->expect) : 0;
+}
+
 static int load_example(ctx *c, yaml_node_t *n, px_example *x)
 {
-    static const char *const keys[] = {"id",     "kind",   "text",    "expect", "why", "review",
+    static const char *const keys[] = {"id",      "kind", "text",  "class", "seed", "expect", "why", "review",
                                        "compare", "role", "similar_to_reference", NULL};
     static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous", "edge", NULL};
     if (want(c, n, YAML_MAPPING_NODE, "an example") || check_keys(c, n, "an example", keys) ||
@@ -1397,6 +1733,12 @@ static int load_example(ctx *c, yaml_node_t *n, px_example *x)
         return fail_at(c, get(c, n, "kind"),
                        "example kind must be normal, short, long, reject, ambiguous or edge, not '%s'%s",
                        x->kind, NULL);
+    if (load_image_example(c, n, x))
+        return -1;
+    if (c->f->kind == PX_MODEL_IMAGE) {
+        yaml_node_t *r = get(c, n, "review");
+        return r ? load_review(c, r, &x->review) : 0;
+    }
     yaml_node_t *text = require(c, n, "text", "example");
     if (!text || get_str(c, n, "text", "example", 1, &x->text))
         return -1;

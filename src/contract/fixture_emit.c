@@ -11,6 +11,7 @@
 #include "parity/fixture_emit.h"
 #include "parity/decision.h"
 #include "parity/emit.h"
+#include "parity/kind.h"
 #include "parity/version.h"
 
 #include <errno.h>
@@ -62,9 +63,9 @@ static void kv_list(FILE *o, int ind, const char *k, char *const *v, size_t n)
 /* A logits tolerance: rtol, atol and stat always (what they are is the
  * point of writing one), q with stat quantile or when set, oracle_factor
  * when stated. */
-static void put_tolerance(FILE *o, int ind, const px_tolerance *t, int embedding)
+static void put_tolerance(FILE *o, int ind, const px_tolerance *t, const char *name)
 {
-    key(o, ind, embedding ? "vectors" : "logits");
+    key(o, ind, name);
     fputc('\n', o);
     ind += 2;
     kv_num(o, ind, "rtol", t->rtol);
@@ -102,7 +103,7 @@ static void put_model_pins(FILE *o, int ind, enum px_model_format fmt, const cha
 {
     if (fmt != PX_FORMAT_TORCHSCRIPT)
         kv_str(o, ind, "format", fixture_format_name(fmt));
-    if (fmt != PX_FORMAT_TRANSFORMERS) {
+    if (fmt != PX_FORMAT_TRANSFORMERS && fmt != PX_FORMAT_DIFFUSERS) {
         kv_str(o, ind, "sha256", sha);
         return;
     }
@@ -119,28 +120,51 @@ static void put_model_pins(FILE *o, int ind, enum px_model_format fmt, const cha
     }
 }
 
-static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
+/* One of compare.image's checks: {min|max: X, why}. */
+static void put_image_bound(FILE *o, const char *k, const char *limit, const px_image_bound *b)
 {
-    fputs("contract:\n", o);
-    kv_str(o, 2, "task", f->task ? f->task : "");
+    if (!b->present)
+        return;
+    key(o, 6, k);
+    fputc('\n', o);
+    kv_num(o, 8, limit, b->limit);
+    kv_str(o, 8, "why", b->why);
+}
 
-    fputs("  model:\n", o);
-    const char *model = opts->model_path ? opts->model_path : f->model_path;
-    kv_str(o, 4, "path", model ? model : "");
-    put_model_pins(o, 4, f->model_format, f->model_sha256, f->model_files, f->n_model_files);
-    /* Not written, not made explicit: inputs_auto reads the model's signature. */
-    if (f->n_inputs && !f->inputs_auto)
-        kv_list(o, 4, "inputs", f->inputs, f->n_inputs);
-    kv_str(o, 4, "output", f->output);
-    if (f->kind == PX_MODEL_GENERATOR)
-        kv_str(o, 4, "kind", "generator");
-    if (f->kind == PX_MODEL_EMBEDDING) {
-        kv_str(o, 4, "kind", "embedding");
-        fprintf(o, "    dim: %d\n", f->dim);
-        kv_str(o, 4, "pooling", fixture_pooling_name(f->pooling));
-        kv_bool(o, 4, "normalize", f->normalize);
+/* An image's contract.image, every key (what the pipeline is called with). */
+static void put_image(FILE *o, const px_image_spec *im)
+{
+    fprintf(o, "  image:\n    size: [%d, %d]\n    channels: %d\n    steps: %d\n", im->height, im->width,
+            im->channels, im->steps);
+    kv_num(o, 4, "guidance_scale", im->guidance_scale);
+    fprintf(o, "    seed: %llu\n    noise: cpu\n", im->seed);
+    kv_str(o, 4, "scheduler", im->scheduler ? im->scheduler : "");
+    fprintf(o, "    latents:\n      every: %d\n", im->latent_every);
+}
+
+static int image_compares(const px_image_checks *ic)
+{
+    return ic->psnr.present || ic->ssim.present || ic->mean_abs.present || ic->max_abs.present ||
+           ic->latents.present;
+}
+
+/* compare.image's checks and compare.latents (a tolerance, as logits'). */
+static void put_image_compare(FILE *o, const px_image_checks *ic)
+{
+    if (ic->psnr.present || ic->ssim.present || ic->mean_abs.present || ic->max_abs.present) {
+        fputs("    image:\n", o);
+        put_image_bound(o, "psnr", "min", &ic->psnr);
+        put_image_bound(o, "ssim", "min", &ic->ssim);
+        put_image_bound(o, "mean_abs", "max", &ic->mean_abs);
+        put_image_bound(o, "max_abs", "max", &ic->max_abs);
     }
+    if (ic->latents.present)
+        put_tolerance(o, 4, &ic->latents, "latents");
+}
 
+/* contract.input: the cleaning rules, the tokenizer and the limits. */
+static void put_input(FILE *o, const px_fixture *f, const px_emit_opts *opts)
+{
     fputs("  input:\n", o);
     if (f->n_rules) {
         fputs("    clean:\n", o);
@@ -165,9 +189,39 @@ static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
     if (f->pad_to)
         fprintf(o, "    pad_to: %zu\n", f->pad_to);
     kv_str(o, 4, "empty", f->empty_reject ? "reject" : "allow");
+}
 
-    if (f->kind == PX_MODEL_CLASSIFIER)
+static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
+{
+    fputs("contract:\n", o);
+    kv_str(o, 2, "task", f->task ? f->task : "");
+
+    fputs("  model:\n", o);
+    const char *model = opts->model_path ? opts->model_path : f->model_path;
+    kv_str(o, 4, "path", model ? model : "");
+    put_model_pins(o, 4, f->model_format, f->model_sha256, f->model_files, f->n_model_files);
+    /* Not written, not made explicit: inputs_auto reads the model's signature. */
+    if (f->n_inputs && !f->inputs_auto)
+        kv_list(o, 4, "inputs", f->inputs, f->n_inputs);
+    kv_str(o, 4, "output", f->output);
+    if (f->kind == PX_MODEL_GENERATOR)
+        kv_str(o, 4, "kind", "generator");
+    if (f->kind == PX_MODEL_EMBEDDING) {
+        kv_str(o, 4, "kind", "embedding");
+        fprintf(o, "    dim: %d\n", f->dim);
+        kv_str(o, 4, "pooling", fixture_pooling_name(f->pooling));
+        kv_bool(o, 4, "normalize", f->normalize);
+    }
+    if (f->image.present)
+        kv_str(o, 4, "kind", "image");
+    /* An image's contract has no input: (no text, no tokenizer). */
+    if (!f->image.present)
+        put_input(o, f, opts);
+    if (f->kind == PX_MODEL_CLASSIFIER || f->image.present)
         kv_list(o, 2, "labels", f->labels, f->n_labels);
+    if (f->image.present)
+        put_image(o, &f->image);
+
     const px_generate *g = &f->gen;
     if (g->present) {
         fputs("  generate:\n", o);
@@ -185,10 +239,11 @@ static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
 
     /* decision absent and decision: exact judge alike, but the compare
      * fingerprint tells them apart: written exactly when it was. */
-    if (f->logits_tol.present || f->decision || f->similar.present) {
+    if (f->logits_tol.present || f->decision || f->similar.present || image_compares(&f->image_cmp)) {
         fputs("  compare:\n", o);
+        put_image_compare(o, &f->image_cmp);
         if (f->logits_tol.present)
-            put_tolerance(o, 4, &f->logits_tol, f->kind == PX_MODEL_EMBEDDING);
+            put_tolerance(o, 4, &f->logits_tol, kind_of(f)->values);
         if (f->similar.present)
             put_similar(o, 4, &f->similar);
         kv_str(o, 4, "decision", f->decision);
@@ -350,17 +405,20 @@ static void put_example(FILE *o, const px_fixture *f, const px_example *x, int k
     emit_yaml_string(o, x->id ? x->id : "");
     fputc('\n', o);
     kv_str(o, 4, "kind", x->kind ? x->kind : "normal");
-    kv_str(o, 4, "text", x->text ? x->text : "");
+    /* An image's example draws a class (kept as its text), with its seed. */
+    kv_str(o, 4, f->image.present ? "class" : "text", x->text ? x->text : "");
+    if (x->has_seed)
+        fprintf(o, "    seed: %llu\n", x->seed);
     if (x->role != PX_ROLE_NONE)
         kv_str(o, 4, "role", x->role == PX_ROLE_DOCUMENT ? "document" : "query");
     if (x->similar && x->similar->present)
         put_similar(o, 4, x->similar);
-    if (x->role != PX_ROLE_DOCUMENT)
+    if (x->role != PX_ROLE_DOCUMENT && !(f->image.present && x->expect.kind == PX_EXPECT_NONE))
         put_expect(o, f, &x->expect);
     kv_str(o, 4, "why", x->why);
     if (x->tol && x->tol->present) {
         fputs("    compare:\n", o);
-        put_tolerance(o, 6, x->tol, f->kind == PX_MODEL_EMBEDDING);
+        put_tolerance(o, 6, x->tol, kind_of(f)->values);
     }
     if (keep_review)
         put_review(o, &x->review);

@@ -101,6 +101,46 @@ static int embedding_misfit(const px_fixture *f, const px_env *e, px_shape_fit f
     return 1;
 }
 
+/* An image: [1, H, W, C], contract.image's size and channels (the
+ * pipeline's output as output_type "np" gives it, channels last). */
+static px_shape_fit image_shape(const px_fixture *f, const px_shape_want *w, int ndim, const int64_t *shape,
+                                size_t n_values, char **why)
+{
+    (void)w;
+    const px_image_spec *im = &f->image;
+    px_sbuf b = PX_SBUF_INIT;
+    px_shape_fit fit;
+    if (n_values == 0) {
+        sbuf_add(&b, "the image has no pixels");
+        fit = PX_SHAPE_EMPTY;
+    } else if (ndim != 4 || shape[0] != 1 || shape[1] != im->height || shape[2] != im->width ||
+               shape[3] != im->channels) {
+        put_shape(&b, ndim, shape);
+        sbuf_addf(&b, ", contract says [1,%d,%d,%d] (contract.image: size [%d, %d], channels %d)", im->height,
+                  im->width, im->channels, im->height, im->width, im->channels);
+        fit = PX_SHAPE_BAD;
+    } else {
+        return PX_SHAPE_FITS;
+    }
+    *why = sbuf_take(&b);
+    return fit;
+}
+
+/* A pipeline whose image is not the contract's size with the contract's
+ * own pipeline: contract.image.size (or channels) is wrong for it, whatever
+ * the environment: the run stops there. */
+static int image_misfit(const px_fixture *f, const px_env *e, px_shape_fit fit, int ndim, const int64_t *shape,
+                        const char *detail, const char *which, px_error *err)
+{
+    (void)fit, (void)ndim, (void)shape;
+    px_loc at = f->image.loc.line ? f->image.loc : f->model_loc;
+    px_error_set(err, PX_ERR_MISMATCH, f->path, at.line, at.col,
+                 "contract.image.size is [%d, %d] with %d channels, but the pipeline's image does not fit: %s (in "
+                 "'%s': %s)",
+                 f->image.height, f->image.width, f->image.channels, detail ? detail : "?", e->name, which);
+    return 1;
+}
+
 static const px_kind kinds[] = {
     [PX_MODEL_CLASSIFIER] = {.id = PX_MODEL_CLASSIFIER,
                              .name = "classifier",
@@ -123,13 +163,22 @@ static const px_kind kinds[] = {
     [PX_MODEL_EMBEDDING] = {.id = PX_MODEL_EMBEDDING,
                             .name = "embedding",
                             .article = "an embedding",
-                            .results_format = PX_RESULTS_VERSION,
+                            .results_format = PX_RESULTS_EMBEDDING,
                             .diff_title = "max|Δ|",
                             .values = "vectors",
                             .shape_fits = embedding_shape,
                             .searches = 1,
                             .pools = 1,
                             .probe_misfit = embedding_misfit},
+    [PX_MODEL_IMAGE] = {.id = PX_MODEL_IMAGE,
+                        .name = "image",
+                        .article = "an image",
+                        .results_format = PX_RESULTS_IMAGE,
+                        .diff_title = "PSNR",
+                        .values = "pixels",
+                        .denoises = 1,
+                        .shape_fits = image_shape,
+                        .probe_misfit = image_misfit},
 };
 
 const px_kind *kind_of(const px_fixture *f)

@@ -3,8 +3,10 @@
  * ladder, then the twin's cause once every ladder is known. The concepts
  * are each a file of src/judge/: verdict.c (the words), pattern.c,
  * numbers.c, diverge.c, ladder.c, attribute.c, fit.c, and one file a kind
- * (judge_classifier.c, judge_generator.c, judge_embed.c; judge_kind.c their
- * table). */
+ * (judge_classifier.c, judge_generator.c, judge_embed.c, judge_image.c;
+ * judge_kind.c their table). A kind's own part of a verdict (v->text,
+ * v->embed, v->image) is made and freed by its row's verdict_init and
+ * verdict_free: the engine names none of them. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -60,11 +60,13 @@ static char *input_mismatch(const jctx *j, size_t e)
 {
     const px_env_result *er = &j->r->envs[e];
     const char *pin = vocab_pin(j, e);
-    if (!pin)
+    /* A contract without a vocabulary (an image's input is a class, not
+     * text) has none to check; its examples' inputs still are. */
+    if (!pin && j->f->vocab_path)
         return strf("no pinned vocabulary to check the recorded one against");
-    if (!er->m.vocab_sha256[0])
+    if (pin && !er->m.vocab_sha256[0])
         return strf("no vocabulary sha256 recorded: it cannot be checked against the pinned %.12s…", pin);
-    if (strcmp(er->m.vocab_sha256, pin))
+    if (pin && strcmp(er->m.vocab_sha256, pin))
         return strf("vocabulary %s is not the pinned %s (once the new vocabulary is reviewed, `parity pin %s` "
                     "pins it)",
                     er->m.vocab_sha256, pin, j->f->path);
@@ -136,7 +138,9 @@ static int setup_rungs(const jctx *j, size_t e, px_env_verdict *ev)
         set_rung(ev, PX_RUNG_INPUT, PX_RS_FAILED, bad);
         return 1;
     }
-    set_rung(ev, PX_RUNG_INPUT, PX_RS_PASSED, strf("vocab sha256 %.12s…", er->m.vocab_sha256));
+    set_rung(ev, PX_RUNG_INPUT, PX_RS_PASSED,
+             vocab_pin(j, e) ? strf("vocab sha256 %.12s…", er->m.vocab_sha256)
+                             : strf("no vocabulary: %zu labels (contract.labels)", j->f->n_labels));
     return 0;
 }
 

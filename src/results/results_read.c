@@ -665,6 +665,111 @@ static int load_generated(ctx *c, yaml_node_t *ex, px_example_result *x, const c
     return 0;
 }
 
+/* latent_shape: [1, C, h, w], each at least 1, at most
+ * PX_IMAGE_MAX_LATENT values in all. */
+static int load_latent_shape(ctx *c, yaml_node_t *n, px_image_out *im, const char *w)
+{
+    if (want(c, n, YAML_SEQUENCE_NODE, "image.latent_shape"))
+        return -1;
+    if (seq_len(n) != 4)
+        return fail_at(c, n, "%s.latent_shape must be [1, C, h, w], not %zu numbers", w, seq_len(n));
+    size_t count = 1;
+    for (size_t i = 0; i < 4; i++) {
+        long long d;
+        if (read_int(c, seq_at(c, n, i), "a dimension of image.latent_shape", 1, i ? PX_IMAGE_MAX_LATENT : 1,
+                     &d))
+            return -1;
+        im->latent_shape[i] = d;
+        count *= (size_t)d; /* each <= 65536 and the product checked at each step: no overflow */
+        if (count > PX_IMAGE_MAX_LATENT)
+            return fail_at(c, n, "%s.latent_shape holds more than %d values", w, PX_IMAGE_MAX_LATENT);
+    }
+    im->latent_count = count;
+    return 0;
+}
+
+/* latents: [{step, values}, ...]: at most PX_IMAGE_MAX_RECORDED, steps
+ * ascending and below the steps that ran, each latent_count values. The
+ * counts are checked before anything is allocated, so the memory is what
+ * the file's own values take. */
+static int load_latents(ctx *c, yaml_node_t *n, px_image_out *im, const char *w)
+{
+    if (want(c, n, YAML_SEQUENCE_NODE, "image.latents"))
+        return -1;
+    size_t len = seq_len(n);
+    if (len > PX_IMAGE_MAX_RECORDED)
+        return fail_at(c, n, "%s.latents has %zu latents; at most %d are recorded", w, len, PX_IMAGE_MAX_RECORDED);
+    char lw[440];
+    snprintf(lw, sizeof lw, "%.400s.latents", w);
+    long long last = -1;
+    for (size_t s = 0; s < len; s++) {
+        yaml_node_t *it = seq_at(c, n, s), *st, *vs;
+        long long step;
+        if (want(c, it, YAML_MAPPING_NODE, lw) || check_record(c, it, lw, &px_rs_latent) ||
+            !(st = require(c, it, "step", lw)) || !(vs = require(c, it, "values", lw)) ||
+            read_int(c, st, "a latent's step", 0, im->steps - 1, &step))
+            return -1;
+        if (step <= last)
+            return fail_at(c, st, "%s: step %lld after step %lld: the steps must ascend", lw, step, last);
+        last = step;
+        if (want(c, vs, YAML_SEQUENCE_NODE, "a latent's values"))
+            return -1;
+        if (seq_len(vs) != im->latent_count)
+            return fail_at(c, vs, "%s: step %lld has %zu values; latent_shape holds %zu", lw, step, seq_len(vs),
+                           im->latent_count);
+    }
+    im->step = malloc((len ? len : 1) * sizeof *im->step);
+    size_t cells = len * im->latent_count;
+    im->latents = malloc((cells ? cells : 1) * sizeof *im->latents);
+    if (!im->step || !im->latents)
+        return px_error_oom(c->err, c->path);
+    for (size_t s = 0; s < len; s++) {
+        yaml_node_t *it = seq_at(c, n, s), *vs = get(c, it, "values");
+        im->step[s] = atoi(scalar(get(c, it, "step")));
+        im->n_steps = s + 1;
+        for (size_t i = 0; i < im->latent_count; i++)
+            if (read_double(c, seq_at(c, vs, i), "a latent's value", &im->latents[s * im->latent_count + i]))
+                return -1;
+    }
+    return 0;
+}
+
+/* An image's example (format 7): image: {noise_sha256, latent_shape,
+ * steps, first_ms, latents}, beside the image itself (output:). */
+static int load_image(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
+{
+    const px_rrecord *rec = &px_rs_image;
+    yaml_node_t *g = get(c, ex, "image");
+    if (!g || is_null(g))
+        return 0;
+    char w[400];
+    snprintf(w, sizeof w, "%.300s.image", what);
+    int since = results_schema_since(&px_rs_example, "image");
+    if (c->version < since)
+        return fail_at(c, g, "image is written from format %d on, this file says %d", since, c->version);
+    if (!kind_of(c->f)->denoises)
+        return fail_at(c, g, "%s: image, but the contract's model is %s (contract.model.kind)", w,
+                       kind_name(c->f->kind));
+    if (want(c, g, YAML_MAPPING_NODE, w) || check_record(c, g, w, rec))
+        return -1;
+    for (size_t i = 0; i < rec->n; i++)
+        if ((rec->fields[i].flags & PX_RF_REQUIRED) && !require(c, g, rec->fields[i].key, w))
+            return -1;
+    px_image_out *im = x->img = calloc(1, sizeof *im);
+    if (!im)
+        return px_error_oom(c->err, c->path);
+    if (fields_read(c, g, w, rec, im, NULL, NULL))
+        return -1;
+    if (!hash_is_sha256(im->noise_sha256))
+        return fail_at(c, get(c, g, "noise_sha256"), "%s.noise_sha256 must be 64 hex digits (which noise it started "
+                                                     "from), not '%s'", w, im->noise_sha256);
+    if (im->steps > (int)PX_IMAGE_MAX_STEPS)
+        return fail_at(c, get(c, g, "steps"), "%s.steps must be at most %u, not %d", w, PX_IMAGE_MAX_STEPS, im->steps);
+    return load_latent_shape(c, get(c, g, "latent_shape"), im, w) || load_latents(c, get(c, g, "latents"), im, w)
+               ? -1
+               : 0;
+}
+
 static int load_output(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
 {
     yaml_node_t *o = get(c, ex, "output"), *shape, *values;
@@ -718,6 +823,23 @@ static int load_label(ctx *c, yaml_node_t *ex, const px_env_result *e, px_exampl
             return fail_at(c, n, "%s: a generator's example has no label (its output is generated:)", what);
         if (!x->gen)
             return fail_at(c, ex, "%s: outcome ok needs what was generated (generated:)", what);
+        return 0;
+    }
+    if (kind_of(c->f)->denoises) {
+        /* An image decides no label: its picture is its output, checked
+         * against contract.image's size and channels. */
+        if (x->label >= 0)
+            return fail_at(c, n, "%s: an image's example has no label (its output is its picture)", what);
+        if (!x->dtype)
+            return fail_at(c, ex, "%s: outcome ok needs its output (the image)", what);
+        if (!x->img)
+            return fail_at(c, ex, "%s: outcome ok needs its image: record (the noise it started from and its "
+                                  "latents)", what);
+        if (!output_fits(c->f, e, x))
+            return fail_at(c, get(c, get(c, ex, "output"), "shape"),
+                           "%s: outcome ok, but the output is not [1, %d, %d, %d] (contract.image): an inconsistent "
+                           "file (that outcome is bad-shape or empty)",
+                           what, c->f->image.height, c->f->image.width, c->f->image.channels);
         return 0;
     }
     if (c->f->kind == PX_MODEL_EMBEDDING) {
@@ -824,6 +946,15 @@ static int load_example(ctx *c, yaml_node_t *n, px_env_result *e, const char *en
     return 0;
 }
 
+/* An image's record goes with the image it made (output:). */
+static int image_alone(ctx *c, yaml_node_t *n, const px_example_result *x, const char *what)
+{
+    return x->img && !x->dtype ? fail_at(c, get(c, n, "image"), "%s: image without its output (the picture it "
+                                                                "records the path of): an inconsistent file",
+                                         what)
+                               : 0;
+}
+
 static int load_example_keys(ctx *c, yaml_node_t *n, px_env_result *e, px_example_result *x, const char *what)
 {
     char def[PX_SHA256_HEX];
@@ -834,7 +965,7 @@ static int load_example_keys(ctx *c, yaml_node_t *n, px_env_result *e, px_exampl
     /* generated: after the tokens, whose count its shape is checked against */
     return load_outcome(c, n, x, what) || fields_read(c, n, what, &px_rs_example, x, "detail", "clean_text") ||
                    load_tokens(c, n, x, what) || load_generated(c, n, x, what) || load_output(c, n, x, what) ||
-                   load_label(c, n, e, x, what) || fields_read(c, n, what, &px_rs_example, x, "forward_ms", "forward_ms") ||
+                   load_image(c, n, x, what) || image_alone(c, n, x, what) || load_label(c, n, e, x, what) || fields_read(c, n, what, &px_rs_example, x, "forward_ms", "forward_ms") ||
                    get_compiled(c, n, what, &x->compiled)
                ? -1
                : 0;
@@ -943,7 +1074,8 @@ static int load_bench_outputs(ctx *c, yaml_node_t *n, px_bench *b, const px_env_
             return -1;
         /* One value per label (a classifier's), per element (an embedding's). */
         int emb = c->f->kind == PX_MODEL_EMBEDDING;
-        size_t width = emb ? (size_t)c->f->dim : e->n_labels;
+        size_t width = b->n_out;
+        (void)e; /* its labels are b->n_out's */
         if (seq_len(v) != width)
             return fail_at(c, v, emb ? "%s: '%s' has %zu values, the contract's vectors %zu (contract.model.dim)"
                                      : "%s: '%s' has %zu values, the environment has %zu labels",
@@ -1030,7 +1162,10 @@ static int load_bench(ctx *c, yaml_node_t *v, px_env_result *e, const char *env_
         yaml_node_t *r = seq_at(c, n, i);
         px_bench *b = &e->bench[i];
         e->n_bench = i + 1;
-        b->n_out = c->f->kind == PX_MODEL_EMBEDDING ? (size_t)c->f->dim : e->n_labels;
+        b->n_out = c->f->kind == PX_MODEL_EMBEDDING ? (size_t)c->f->dim
+                   : kind_of(c->f)->denoises
+                       ? (size_t)c->f->image.height * (size_t)c->f->image.width * (size_t)c->f->image.channels
+                       : e->n_labels;
         if (!(b->out = calloc(c->r->n_examples ? c->r->n_examples : 1, sizeof *b->out)))
             return px_error_oom(c->err, c->path);
         char *endpoint = NULL;
@@ -1196,32 +1331,37 @@ static int check_fixture(ctx *c, yaml_node_t *root)
     return l ? check_str_list(c, l, "labels") : 0;
 }
 
-/* The file's model kind (kind: embedding, format 6 on; a file without it
- * is a classifier's or a generator's, as its outputs say) against the
- * contract's: results of another kind of task are refused whole, in one
- * line, before any example is read as what it is not. */
+/* The file's model kind (kind: embedding from format 6 on, kind: image
+ * from 7; a file without it is a classifier's or a generator's, as its
+ * outputs say) against the contract's: results of another kind of task are
+ * refused whole, in one line, before any example is read as what it is
+ * not. */
 static int check_kind(ctx *c, yaml_node_t *root)
 {
     yaml_node_t *k = get(c, root, "kind");
     int since = results_schema_since(&px_rs_top, "kind");
     if (k && c->version < since)
         return fail_at(c, k, "kind is written from format %d on, this file says %d", since, c->version);
-    if (k && (node_str(c, k, "kind", 1, NULL) || strcmp(scalar(k), "embedding")))
-        return k->type == YAML_SCALAR_NODE
-                   ? fail_at(c, k, "kind: '%s' is not a kind a results file says (embedding; a classifier's or a "
-                                   "generator's file has none)",
-                             scalar(k))
-                   : -1;
-    int embedding = k != NULL;
-    if (embedding && c->f->kind != PX_MODEL_EMBEDDING)
-        return fail_at(c, k, "an embedding's results (kind: embedding), but the contract's model is %s "
-                             "(contract.model.kind): results of another task",
-                       kind_name(c->f->kind));
-    if (!embedding && c->f->kind == PX_MODEL_EMBEDDING)
-        return fail_at(c, get(c, root, "parity_results"),
-                       "a classifier's or a generator's results (format %d, no kind: embedding), but the contract's "
-                       "model is an embedding (contract.model.kind): results of another task",
+    if (k && node_str(c, k, "kind", 1, NULL))
+        return -1;
+    const px_kind *fk = k ? kind_named(scalar(k)) : NULL, *want_k = kind_of(c->f);
+    if (k && (!fk || fk->results_format < PX_RESULTS_EMBEDDING))
+        return fail_at(c, k, "kind: '%s' is not a kind a results file says (embedding or image; a classifier's or a "
+                             "generator's file has none)",
+                       scalar(k));
+    if (fk && c->version < fk->results_format)
+        return fail_at(c, k, "kind: %s is written from format %d on, this file says %d", fk->name, fk->results_format,
                        c->version);
+    int says = want_k->results_format >= PX_RESULTS_EMBEDDING;
+    if (fk && fk != want_k)
+        return fail_at(c, k, "%s's results (kind: %s), but the contract's model is %s (contract.model.kind): results "
+                             "of another task",
+                       fk->article, fk->name, kind_name(c->f->kind));
+    if (!fk && says)
+        return fail_at(c, get(c, root, "parity_results"),
+                       "a classifier's or a generator's results (format %d, no kind: %s), but the contract's model is "
+                       "%s (contract.model.kind): results of another task",
+                       c->version, want_k->name, want_k->article);
     return 0;
 }
 

@@ -137,6 +137,7 @@ static const px_rfield example[] = {
     MS("forward_ms", 1, px_example_result, forward_ms, NULL),
     OWN("compiled", 3, 0),
     OWN("generated", 5, 0),
+    OWN("image", 7, 0),
 };
 const px_rrecord px_rs_example = RECORD("an example", PX_RB_EXAMPLE, example);
 
@@ -159,9 +160,29 @@ static const px_rfield generated[] = {
 };
 const px_rrecord px_rs_generated = RECORD("generated", PX_RB_GENERATED, generated);
 
+/* An image's denoising record beside its image (which is its output:):
+ * which noise it started from, the latent's shape, the steps that ran, the
+ * first step's time and the recorded latents. */
+static const px_rfield image[] = {
+    SHA("noise_sha256", 7, REQ, px_image_out, noise_sha256),
+    OWN("latent_shape", 7, REQ),
+    {"steps", PX_RF_INT, REQ, 7, offsetof(px_image_out, steps), 0, 1, NULL},
+    MS("first_ms", 7, px_image_out, first_ms, NULL),
+    OWN("latents", 7, REQ),
+};
+const px_rrecord px_rs_image = RECORD("image", PX_RB_IMAGE, image);
+
+/* One recorded latent: after which step (0-based), and its values. */
+static const px_rfield latent[] = {
+    OWN("step", 7, REQ),
+    OWN("values", 7, REQ),
+};
+const px_rrecord px_rs_latent = RECORD("a recorded latent", PX_RB_NONE, latent);
+
 const px_rrecord *const px_rs_all[] = {&px_rs_top,      &px_rs_merged_from, &px_rs_env,
                                        &px_rs_down,     &px_rs_manifest,    &px_rs_bench,
-                                       &px_rs_example,  &px_rs_output,      &px_rs_generated};
+                                       &px_rs_example,  &px_rs_output,      &px_rs_generated,
+                                       &px_rs_image,    &px_rs_latent};
 const size_t px_rs_count = sizeof px_rs_all / sizeof *px_rs_all;
 
 const px_rfield *results_schema_field(const px_rrecord *rec, const char *key)

@@ -11,6 +11,7 @@
 #include "parity/redact.h"
 #include "parity/results_schema.h"
 #include "parity/emit.h"
+#include "parity/kind.h"
 
 static const struct {
     const char *name, *meaning;
@@ -274,6 +275,18 @@ void results_example_sha256(const px_env_result *e, const px_example_result *x, 
         for (size_t i = 0; i < g->n * (size_t)g->r; i++)
             fprintf(o, "%lld:%a,", (long long)g->top_ids[i], g->top_logits[i]);
     }
+    /* An image's: which noise, and its denoising path (its image is values). */
+    const px_image_out *im = x->img;
+    if (im) {
+        fprintf(o, ";img:%s:%d:%zu:", im->noise_sha256, im->steps, im->n_steps);
+        for (int i = 0; i < 4; i++)
+            fprintf(o, "%lld,", (long long)im->latent_shape[i]);
+        for (size_t s = 0; s < im->n_steps; s++) {
+            fprintf(o, "@%d:", im->step[s]);
+            for (size_t i = 0; i < im->latent_count; i++)
+                fprintf(o, "%a,", im->latents[s * im->latent_count + i]);
+        }
+    }
     hasher_close(&h, out);
 }
 
@@ -390,6 +403,28 @@ static void write_labels(FILE *o, char *const *labels, size_t n)
     fputs("]\n", o);
 }
 
+/* An image's example (format 7): beside its image (output:), which noise
+ * it started from and the latents it passed through, each value as
+ * emit_yaml_double writes it (it reads back to the same double; a NaN is
+ * .nan). */
+static void write_image(FILE *o, const px_image_out *im)
+{
+    fprintf(o, "        image:\n");
+    fields_write(o, 10, &px_rs_image, im, "noise_sha256", "noise_sha256");
+    fprintf(o, "          latent_shape: [%lld, %lld, %lld, %lld]\n", (long long)im->latent_shape[0],
+            (long long)im->latent_shape[1], (long long)im->latent_shape[2], (long long)im->latent_shape[3]);
+    fields_write(o, 10, &px_rs_image, im, "steps", "first_ms");
+    fprintf(o, "          latents:%s\n", im->n_steps ? "" : " []");
+    for (size_t s = 0; s < im->n_steps; s++) {
+        fprintf(o, "            - step: %d\n              values: [", im->step[s]);
+        for (size_t k = 0; k < im->latent_count; k++) {
+            fputs(k ? ", " : "", o);
+            emit_yaml_double(o, im->latents[s * im->latent_count + k]);
+        }
+        fputs("]\n", o);
+    }
+}
+
 /* A generator's example: what the output was (dtype, the first step's
  * shape) and what it generated. */
 static void write_generated(FILE *o, const px_example_result *x)
@@ -451,6 +486,8 @@ static void write_example(FILE *o, const px_env_result *e, const px_example_resu
         }
         fprintf(o, "]\n");
     }
+    if (x->img)
+        write_image(o, x->img);
     key_str(o, 8, "label", results_label(e, x));
     fields_write(o, 8, &px_rs_example, x, "forward_ms", "forward_ms");
     if (x->compiled != PX_COMPILED_UNKNOWN)
@@ -546,13 +583,12 @@ static void write_head(FILE *o, const px_results *r, const px_fixture *f, px_red
             r->n_merged_from ? "merge" : "run` or `parity bench");
     if (r->shard.count)
         fprintf(o, "# Shard %s of a run: the other shards' examples are in other files (parity merge).\n", shard);
-    fprintf(o, "parity_results: %d\n", f->kind == PX_MODEL_EMBEDDING   ? PX_RESULTS_VERSION
-                                       : f->kind == PX_MODEL_GENERATOR ? PX_RESULTS_GENERATOR
-                                                                       : PX_RESULTS_CLASSIFIER);
-    /* An embedding's file says so: a classifier's fixture never reads its
-     * vectors as logits, nor an embedding's a classifier's logits. */
-    if (f->kind == PX_MODEL_EMBEDDING)
-        fprintf(o, "kind: embedding\n");
+    const px_kind *k = kind_of(f);
+    fprintf(o, "parity_results: %d\n", k->results_format);
+    /* An embedding's or an image's file says so: a classifier's fixture
+     * never reads its vectors or pixels as logits, nor the other way. */
+    if (k->results_format >= PX_RESULTS_EMBEDDING)
+        fprintf(o, "kind: %s\n", k->name);
     if (r->shard.count)
         fprintf(o, "shard: \"%s\"\n", shard);
     fprintf(o, "fixture:\n");
