@@ -410,3 +410,155 @@ Test(rk_image, export_carries_the_pngs_and_the_curve)
     image8_free(&ref), image8_free(&cand), image8_free(&heat);
     free(dir);
 }
+
+/* The judgement again, of the results as they now are. */
+static void rejudge(void)
+{
+    px_error err = {0};
+    story_free(story);
+    judgement_free(&j);
+    cr_assert_eq(judge_results(f, r, &j, &err), 0, "%s", err.msg);
+    story = story_build(f, r, &j, NULL, NULL, &err);
+    cr_assert_not_null(story, "%s", err.msg);
+}
+
+static char *check_output(int json)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    if (json)
+        check_report_json(o, f, r, &j, NULL, 1);
+    else
+        check_report_text(o, f, r, &j, NULL);
+    fclose(o);
+    return text;
+}
+
+/* The candidate's second example drawn from other noise: the judge's
+ * stage latent before step 0; told as another experiment, not as a
+ * failed check, in check's text and JSON and beside the pictures. */
+Test(rk_image, other_noise_is_another_experiment_not_a_failed_check)
+{
+    memcpy(r->envs[1].ex[EX_SQUARE].img->noise_sha256, "c0ffee", 6);
+    rejudge();
+    const px_verdict *v = &j.envs[1].ex[EX_SQUARE];
+    cr_assert_eq(v->div, PX_DIV_LATENT);
+    cr_assert_eq(v->image->diverged_step, -1);
+    char *text = check_output(0);
+    cr_expect_not_null(strstr(text, "started from other noise than the reference's: another experiment"), "%s", text);
+    cr_expect_null(strstr(text, "fails started"), "%s", text);
+    free(text);
+    text = check_output(1);
+    json_error_t e;
+    json_t *doc = json_loads(text, 0, &e);
+    cr_assert_not_null(doc, "%s", e.text);
+    json_t *envs = json_object_get(doc, "environments");
+    json_t *im = json_object_get(json_array_get(json_object_get(json_array_get(envs, 1), "examples"), 1), "image");
+    cr_expect(json_is_true(json_object_get(im, "other_noise")));
+    cr_expect(json_is_null(json_object_get(im, "diverged_step")));
+    cr_expect(json_is_null(json_object_get(im, "psnr")), "not compared");
+    im = json_object_get(json_array_get(json_object_get(json_array_get(envs, 1), "examples"), 0), "image");
+    cr_expect(json_is_false(json_object_get(im, "other_noise")));
+    json_decref(doc);
+    free(text);
+    char *html = written(report_html_judged, &j);
+    const char *ex2 = strstr(html, "id=\"ex-2\""), *ex3 = strstr(html, "id=\"ex-3\"");
+    cr_assert(ex2 && ex3);
+    const char *said = strstr(ex2, "started from other noise than the reference&#39;s");
+    cr_expect(said && said < ex3);
+    free(html);
+}
+
+/* The candidate's second example changed with every latent within
+ * compare.latents: the judge's stage values, told as parting in the
+ * picture (the decoder, or between the recorded steps). */
+Test(rk_image, a_picture_that_parts_with_its_latents_within)
+{
+    free(r->envs[1].ex[EX_SQUARE].values);
+    r->envs[1].ex[EX_SQUARE].values = picture(EX_SQUARE, 1);
+    rejudge();
+    const px_verdict *v = &j.envs[1].ex[EX_SQUARE];
+    cr_assert_eq(v->outcome, PX_OC_IMAGE_CHANGED);
+    cr_assert_eq(v->div, PX_DIV_VALUES);
+    char *text = check_output(0);
+    cr_expect_not_null(strstr(text, "latents within compare.latents at every recorded step: it parts in the picture"),
+                       "%s", text);
+    free(text);
+}
+
+/* Every data: PNG in html decodes; how many. */
+static int decodable_pngs(const char *html)
+{
+    int n = 0;
+    for (const char *p = html; (p = strstr(p, "<img src=\"data:image/png;base64,")); n++) {
+        px_image8 m;
+        p += 10;
+        cr_assert_eq(tl_png_decode_uri(p, &m), 0, "picture %d decodes", n);
+        cr_expect(m.h == H && m.w == W && m.c == 3, "picture %d is 32x24 RGB", n);
+        image8_free(&m);
+    }
+    return n;
+}
+
+/* The same results written to a file (results_write) and read back
+ * (results_load), judged and reported from the fixture file and that
+ * file alone, as `parity report --results` does after its input
+ * processing: the HTML holds the pictures as PNGs that decode, check's
+ * JSON the judge's figures, and an export the PNGs and the results file
+ * beside the fixture. */
+Test(rk_image, report_and_export_of_an_image_fixture_and_its_results_file)
+{
+    char *dir = tl_tmpdir(), res[4200], out[4200], path[4400];
+    snprintf(res, sizeof res, "%s/shapes-results.yaml", dir);
+    snprintf(out, sizeof out, "%s/bundle", dir);
+    px_error err = {0};
+    cr_assert_eq(results_write(r, f, res, &err), 0, "%s", err.msg);
+    px_results *back = results_load(res, f, &err);
+    cr_assert_not_null(back, "%s: %s", err.file, err.msg);
+    px_judgement jb;
+    cr_assert_eq(judge_results(f, back, &jb, &err), 0, "%s", err.msg);
+    cr_expect_eq(jb.envs[1].ex[0].outcome, PX_OC_IMAGE_CHANGED);
+    cr_expect_eq(jb.envs[1].ex[0].image->diverged_step, PARTS, "the latents read back part where they did");
+    px_story *sb = story_build(f, back, &jb, NULL, NULL, &err);
+    cr_assert_not_null(sb, "%s", err.msg);
+    char *html = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&html, &len);
+    report_html_judged(o, sb, &jb);
+    fclose(o);
+    cr_expect_eq(decodable_pngs(html), 3 * 2, "reference, candidate and difference map per candidate example");
+    cr_expect_not_null(strstr(html, "parts at step 14"));
+    free(html);
+
+    const char *files[] = {res}; /* as --results names it */
+    px_bundle_in in = {f, back, &jb, sb, files, 1};
+    cr_assert_eq(bundle_export(&in, out, &err), 0, "%s: %s", err.file, err.msg);
+    snprintf(path, sizeof path, "%s/images/1-red-circle/cpu-bf16-diff.png", out);
+    size_t n;
+    char *png = slurp_n(path, &n);
+    cr_assert_not_null(png, "%s", path);
+    px_image8 got, ref, cand, heat;
+    cr_assert_eq(tl_png_decode(png, n, &got), 0);
+    image_of(0, 0, &ref), image_of(1, 0, &cand);
+    heat_of(&cand, &ref, &heat);
+    expect_same(&got, &heat, "the exported difference map");
+    image8_free(&got), image8_free(&ref), image8_free(&cand), image8_free(&heat), free(png);
+    /* The bundle's fixture (the file as it is: it names no vocabulary) is
+     * the same image contract, and the results file beside it reads. */
+    snprintf(path, sizeof path, "%s/shapes.yaml", out);
+    px_fixture *again = fixture_load(path, &err);
+    cr_assert_not_null(again, "%s: %s", err.file, err.msg);
+    cr_expect_eq(again->image.height, H);
+    cr_expect_eq(again->image.latent_every, 5);
+    cr_expect_null(again->vocab_path);
+    snprintf(path, sizeof path, "%s/results/shapes-results.yaml", out);
+    px_results *inside = results_load(path, again, &err);
+    cr_expect_not_null(inside, "%s: %s", err.file, err.msg);
+    results_free(inside);
+    fixture_free(again);
+    story_free(sb);
+    judgement_free(&jb);
+    results_free(back);
+    free(dir);
+}
