@@ -15,6 +15,7 @@ static const tui_pane *const panes[] = {
     [PX_MODEL_CLASSIFIER] = &tui_pane_classifier,
     [PX_MODEL_GENERATOR] = &tui_pane_generator,
     [PX_MODEL_EMBEDDING] = &tui_pane_embed,
+    [PX_MODEL_IMAGE] = &tui_pane_image,
 };
 
 const tui_pane *tui_pane_of(const tui *t)

@@ -1,7 +1,8 @@
 /* The example's pane for the fixture's kind of model (pane.c): one ops
  * struct a kind (tig's struct view_ops), chosen by the kind in one table,
  * the one place in the review screen that names the kinds. One file a
- * kind: pane_classifier.c, pane_generator.c, pane_embed.c. The parts the
+ * kind: pane_classifier.c, pane_generator.c, pane_embed.c, pane_image.c
+ * (its pictures made cells by halfblock.c). The parts the
  * classifier's and the generator's panes share (their two sides, beside
  * each other or stacked) are here too. */
 #ifndef PARITY_TUI_PANE_H
@@ -28,7 +29,7 @@ typedef struct tui_pane {
 /* The pane of the fixture's kind (never NULL). */
 const tui_pane *tui_pane_of(const tui *t);
 
-extern const tui_pane tui_pane_classifier, tui_pane_generator, tui_pane_embed;
+extern const tui_pane tui_pane_classifier, tui_pane_generator, tui_pane_embed, tui_pane_image;
 
 /* The two sides fit beside each other when each has this many columns:
  * a label, a bar, a percentage and a logit ("volunteer #####  94.8% +3.714"). */
