@@ -102,6 +102,7 @@ Test(png, a_file_is_written_whole_and_replaces_the_old_one)
     cr_expect_eq(image_png_write(path, &m, &err), -1);
     cr_expect_eq(err.reason, PX_ERR_WRITE, "%s", err.msg);
     image8_free(&back), image8_free(&m);
+    free(dir);
 }
 
 Test(png, what_is_no_image_is_an_error_value)

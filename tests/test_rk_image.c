@@ -1,11 +1,14 @@
-/* The image kind's report part (rk_image.c), on results and a judgement
- * built in memory (the campus fixture made an image contract: its two
- * environments, its eight examples, each a small picture): the HTML
- * report shows, per candidate example, the reference's picture, the
- * candidate's and their difference map as data: PNGs that decode to those
- * very pixels, with the divergence curve's parting step marked; check's
- * JSON and text hold the figures; run's table gives the PSNR; an export
- * carries the PNGs (decoding to the pictures) and the curve as CSV. */
+/* The image kind's report part (rk_image.c), on the image contract of
+ * tests/data/image/shapes.yaml (two environments, two pictures and a
+ * class to reject), results made here in memory (each picture a pattern
+ * of its own, the latents recorded at four steps) and the judge's own
+ * judgement of them (judge_image.c): the HTML report shows, per candidate
+ * example, the reference's picture, the candidate's and their difference
+ * map as data: PNGs that decode to those very pixels, with the divergence
+ * curve's parting step marked; check's JSON and text hold the figures and
+ * the judge's words; run's table gives the PSNR; an export carries the
+ * PNGs (decoding to the pictures) and the curve as CSV. The same results
+ * written to a file make `parity report`, `check` and `export` of it. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
@@ -17,15 +20,26 @@
 #include "parity/check_report.h"
 #include "parity/fixture.h"
 #include "parity/imagecmp.h"
+#include "parity/judge.h"
 #include "parity/report_html.h"
 #include "parity/report_kind.h"
 #include "parity/report_md.h"
 #include "parity/results.h"
 #include "parity/story.h"
+#include "parity/strf.h"
 #include "pngdecode.h"
 #include "testlib.h"
 
-enum { H = 6, W = 5, C = 3, STEPS = 4, PARTS = 2 };
+#define FIXTURE "tests/data/image/shapes.yaml"
+/* contract.image: size [32, 24]; latents recorded every 5 steps of 20. */
+enum { H = 32, W = 24, C = 3, REC = 4, LAT = 16, PARTS = 14 };
+enum { EX_CIRCLE, EX_SQUARE, EX_DRAGON };
+static const int rec_step[REC] = {4, 9, 14, 19};
+/* The candidate's first example's latents, this far from the reference's
+ * (0.5) at each recorded step: compare.latents (0.02 + 0.02 x 0.5) holds
+ * the first two and not the third, step 14. */
+static const double curve[REC] = {0, 1e-4, 0.05, 0.3};
+#define NOISE "1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
 
 static px_fixture *f;
 static px_results *r;
@@ -33,16 +47,16 @@ static px_judgement j;
 static px_story *story;
 
 /* Example k's picture: a pattern of its own; the candidate's first
- * example has a block 40 apart. */
+ * example has a 16x16 block 60 apart in green (it fails every check). */
 static double *picture(size_t k, int changed)
 {
     double *v = malloc(H * W * C * sizeof *v);
     for (int i = 0; i < H * W * C; i++)
-        v[i] = (double)((i * 13 + (int)k * 29) % 200 + 20) / 255.0;
+        v[i] = (double)((i * 13 + (int)k * 29) % 150 + 20) / 255.0;
     if (changed)
-        for (int y = 1; y < 4; y++)
-            for (int x = 2; x < 5; x++)
-                v[(y * W + x) * C + 1] += 40.0 / 255.0;
+        for (int y = 4; y < 20; y++)
+            for (int x = 4; x < 20; x++)
+                v[(y * W + x) * C + 1] += 60.0 / 255.0;
     return v;
 }
 
@@ -52,69 +66,66 @@ static void image_of(size_t e, size_t k, px_image8 *m)
     cr_assert_eq(image8_from_unit(x->values, H, W, C, m, NULL), 0);
 }
 
-static const double curve[STEPS] = {0, 1e-4, 0.05, 0.3};
+/* Its noise's digest and its latent at each recorded step: 0.5, off by
+ * curve[] where `off` says so. */
+static px_image_out *latents(int off)
+{
+    px_image_out *g = calloc(1, sizeof *g);
+    memcpy(g->noise_sha256, NOISE, 64);
+    g->latent_shape[0] = 1, g->latent_shape[1] = 4, g->latent_shape[2] = 2, g->latent_shape[3] = 2;
+    g->latent_count = LAT, g->n_steps = REC, g->steps = 20, g->first_ms = 12.5;
+    g->step = malloc(REC * sizeof *g->step);
+    g->latents = malloc(REC * LAT * sizeof *g->latents);
+    for (int s = 0; s < REC; s++) {
+        g->step[s] = rec_step[s];
+        for (int i = 0; i < LAT; i++)
+            g->latents[s * LAT + i] = 0.5 + (off && i == 3 ? curve[s] : 0);
+    }
+    return g;
+}
+
+/* The results (environment 0 the reference, 1 the bfloat16 twin): the
+ * pictures, the latents, the class not in contract.labels rejected. */
+static void make_results(void)
+{
+    r = results_new(f, (const int[]){0, 1}, 2);
+    cr_assert_not_null(r);
+    cr_assert_eq(r->reference, 0);
+    cr_assert_eq(r->n_examples, 3);
+    cr_assert_not_null(f->model_sha256, "the pipeline's pins' digest");
+    for (size_t e = 0; e < 2; e++) {
+        px_env_result *er = &r->envs[e];
+        er->origin = PX_ORIGIN_RUN;
+        snprintf(er->m.model_sha256, sizeof er->m.model_sha256, "%s", f->model_sha256);
+        for (size_t k = 0; k < r->n_examples; k++) {
+            px_example_result *x = &er->ex[k];
+            x->forward_ms = 40;
+            if (k == EX_DRAGON) {
+                x->status = PX_ST_REJECTED;
+                x->detail = strdup("class dragon is not one of contract.labels (circle, square, triangle)");
+                continue;
+            }
+            x->status = PX_ST_OK;
+            x->values = picture(k, e == 1 && k == EX_CIRCLE);
+            x->n_values = H * W * C;
+            x->dtype = results_dtype("float32");
+            x->ndim = 4;
+            x->shape[0] = 1, x->shape[1] = H, x->shape[2] = W, x->shape[3] = C;
+            x->img = latents(e == 1 && k == EX_CIRCLE);
+        }
+        r->envs[e].state = PX_ENV_UP;
+    }
+}
 
 static void setup(void)
 {
     px_error err = {0};
-    f = fixture_load("fixtures/campus-club/fixture.yaml", &err);
+    f = fixture_load(FIXTURE, &err);
     cr_assert_not_null(f, "%s", err.msg);
-    f->kind = PX_MODEL_IMAGE;
-    f->image = (px_image_spec){.present = 1, .height = H, .width = W, .channels = C, .steps = STEPS,
-                               .guidance_scale = 4, .seed = 42, .scheduler = strdup("DDIMScheduler"),
-                               .latent_every = 1};
-    f->image_cmp.psnr = (px_image_bound){1, 30, strdup("a person sees no difference above 30 dB"), {0}};
-    f->image_cmp.latents = (px_tolerance){.present = 1, .atol = 0.02, .rtol = 0.02, .why = strdup("bf16 steps")};
-    r = results_new(f, (const int[]){0, 1}, 2);
-    cr_assert_not_null(r);
-    cr_assert_eq(r->reference, 0);
-    for (size_t e = 0; e < 2; e++)
-        for (size_t k = 0; k < r->n_examples; k++) {
-            px_example_result *x = &r->envs[e].ex[k];
-            x->status = PX_ST_OK;
-            x->values = picture(k, e == 1 && k == 0);
-            x->n_values = H * W * C;
-            x->ndim = 4;
-            x->shape[0] = 1, x->shape[1] = H, x->shape[2] = W, x->shape[3] = C;
-            x->img = calloc(1, sizeof *x->img);
-            memset(x->img->noise_sha256, 'a', 64);
-        }
-    r->envs[0].state = r->envs[1].state = PX_ENV_UP;
-    /* The judgement, as the image judge gives it: the figures by
-     * imagecmp.h, the curve and the parting step on the first example. */
-    j = (px_judgement){.n_envs = 2, .n_examples = r->n_examples, .twin = -1};
-    j.envs = calloc(2, sizeof *j.envs);
-    for (size_t e = 0; e < 2; e++) {
-        px_env_verdict *ev = &j.envs[e];
-        ev->selected = 1, ev->is_reference = e == 0, ev->met = e == 0;
-        ev->ex = calloc(r->n_examples, sizeof *ev->ex);
-        for (size_t k = 0; k < r->n_examples; k++) {
-            px_verdict *v = &ev->ex[k];
-            v->outcome = PX_OC_PASS;
-            v->image = calloc(1, sizeof *v->image);
-            px_image_verdict *im = v->image;
-            im->psnr = im->ssim = im->mean_abs = im->max_abs = NAN;
-            im->diverged_step = -1;
-            if (e == 0)
-                continue;
-            px_image8 a, b;
-            px_image_figures fig;
-            image_of(1, k, &a), image_of(0, k, &b);
-            cr_assert_eq(imagecmp_figures(&a, &b, &fig), 0);
-            im->psnr = fig.psnr, im->ssim = fig.ssim, im->mean_abs = fig.mean_abs, im->max_abs = fig.max_abs;
-            image8_free(&a), image8_free(&b);
-            if (k == 0) {
-                v->outcome = PX_OC_IMAGE_CHANGED;
-                im->failed = strdup("psnr");
-                im->diverged_step = PARTS;
-                im->n_curve = STEPS;
-                im->curve = malloc(STEPS * sizeof *im->curve);
-                im->curve_step = malloc(STEPS * sizeof *im->curve_step);
-                for (int s = 0; s < STEPS; s++)
-                    im->curve[s] = curve[s], im->curve_step[s] = s;
-            }
-        }
-    }
+    cr_assert_eq(f->image.height, H);
+    cr_assert_eq(f->image.width, W);
+    make_results();
+    cr_assert_eq(judge_results(f, r, &j, &err), 0, "%s", err.msg);
     story = story_build(f, r, &j, NULL, NULL, &err);
     cr_assert_not_null(story, "%s", err.msg);
 }
@@ -122,14 +133,7 @@ static void setup(void)
 static void teardown(void)
 {
     story_free(story);
-    for (size_t e = 0; e < j.n_envs; e++) {
-        for (size_t k = 0; k < j.n_examples; k++) {
-            px_image_verdict *im = j.envs[e].ex[k].image;
-            free(im->curve), free(im->curve_step), free(im->failed), free(im);
-        }
-        free(j.envs[e].ex);
-    }
-    free(j.envs);
+    judgement_free(&j);
     results_free(r);
     fixture_free(f);
 }
@@ -191,8 +195,8 @@ Test(rk_image, html_shows_reference_candidate_and_difference_map_per_example)
     char *html = written(report_html_judged, &j);
     cr_expect_not_null(strstr(html, "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\""),
                        "the CSP allows the embedded pictures, nothing fetched");
-    cr_expect_eq(count(html, "<img src=\"data:image/png;base64,"), 3 * r->n_examples,
-                 "three pictures per candidate example");
+    cr_expect_eq(count(html, "<img src=\"data:image/png;base64,"), 3 * 2,
+                 "three pictures per candidate example (the rejected one has none)");
     cr_expect_not_null(strstr(html, "image-rendering:pixelated"));
     /* The first example: reference, candidate, difference map. */
     const char *ex1 = strstr(html, "id=\"ex-1\"");
@@ -205,16 +209,18 @@ Test(rk_image, html_shows_reference_candidate_and_difference_map_per_example)
     nth_img(ex1, 2, &got), expect_same(&got, &heat, "the difference map"), image8_free(&got);
     /* The map is black where they are equal, not where they differ. */
     cr_expect(heat.px[0] == 0 && heat.px[1] == 0 && heat.px[2] == 0);
-    size_t at = (size_t)(1 * W + 2) * 3;
-    cr_expect_gt(heat.px[at], 200, "40 apart is bright");
-    /* Scaled up by a whole factor (6x5 -> 21x: 128 / 6). */
-    cr_expect_not_null(strstr(ex1, "width=\"105\" height=\"126\""));
+    size_t at = (size_t)(4 * W + 4) * 3;
+    cr_expect_gt(heat.px[at], 200, "60 apart is bright");
+    /* Scaled up by a whole factor (32x24 -> 4x: 128 / 32). */
+    cr_expect_not_null(strstr(ex1, "width=\"96\" height=\"128\""));
     /* The figures beside them: the judge's PSNR. */
     char psnr[32];
     snprintf(psnr, sizeof psnr, "PSNR %.1f dB", j.envs[1].ex[0].image->psnr);
     const char *ex2 = strstr(html, "id=\"ex-2\"");
     cr_expect(strstr(ex1, psnr) && strstr(ex1, psnr) < ex2, "%s in example 1", psnr);
-    cr_expect_not_null(strstr(ex1, "fails psnr"));
+    /* The judge's words for what fails, and where the latents part. */
+    cr_expect_not_null(strstr(ex1, "fails PSNR "));
+    cr_expect_not_null(strstr(ex1, "latents part from the reference&#39;s at step 14"), "%.400s", ex1);
     /* Identical pictures read as such. */
     cr_expect(strstr(ex2, "PSNR inf (identical)") != NULL);
     image8_free(&ref), image8_free(&cand), image8_free(&heat);
@@ -227,11 +233,11 @@ Test(rk_image, the_curve_marks_the_step_the_latents_part_at)
     const char *ex1 = strstr(html, "id=\"ex-1\""), *ex2 = strstr(html, "id=\"ex-2\"");
     const char *svg = strstr(ex1, "<svg class=\"curve-chart\"");
     cr_assert(svg && svg < ex2, "example 1 has its curve");
-    cr_expect(strstr(svg, "parts at step 2") != NULL);
+    cr_expect(strstr(svg, "parts at step 14") != NULL);
     /* The marker's x is step 2's point of the polyline. */
     const char *pts = strstr(svg, "points=\"");
     cr_assert_not_null(pts);
-    double x[STEPS], y[STEPS];
+    double x[REC], y[REC];
     cr_assert_eq(sscanf(pts + 8, "%lf,%lf %lf,%lf %lf,%lf %lf,%lf", &x[0], &y[0], &x[1], &y[1], &x[2], &y[2], &x[3],
                         &y[3]),
                  8);
@@ -239,21 +245,26 @@ Test(rk_image, the_curve_marks_the_step_the_latents_part_at)
     const char *line = strstr(svg, "<line class=\"part\" x1=\"");
     cr_assert_not_null(line);
     cr_assert_eq(sscanf(line + 23, "%lf", &lx), 1);
-    cr_expect_float_eq(lx, x[PARTS], 0.05);
+    cr_expect_float_eq(lx, x[2], 0.05, "step 14 is the third recorded");
     /* Log scale: each larger difference drawn higher (smaller y), the
      * step with none at the bottom. */
     cr_expect_gt(y[0], y[1]);
     cr_expect_gt(y[1], y[2]);
     cr_expect_gt(y[2], y[3]);
-    /* An example that did not part has no curve. */
-    cr_expect_null(strstr(ex2, "<svg class=\"curve-chart\""));
+    /* An example that did not part has its curve (the judge draws one
+     * wherever both recorded latents) and no marker. */
+    const char *ex3 = strstr(html, "id=\"ex-3\""), *svg2 = strstr(ex2, "<svg class=\"curve-chart\"");
+    cr_assert_not_null(ex3);
+    cr_expect(svg2 && svg2 < ex3, "example 2 has its curve");
+    const char *mark = strstr(ex2, "class=\"part\"");
+    cr_expect(!mark || mark > ex3, "and no parting marker");
     free(html);
 }
 
 Test(rk_image, without_a_judgement_the_figures_are_computed_the_same)
 {
     char *html = written(report_html_judged, NULL);
-    cr_expect_eq(count(html, "<img src=\"data:image/png;base64,"), 3 * r->n_examples);
+    cr_expect_eq(count(html, "<img src=\"data:image/png;base64,"), 3 * 2);
     char psnr[32];
     snprintf(psnr, sizeof psnr, "PSNR %.1f dB", j.envs[1].ex[0].image->psnr);
     cr_expect_not_null(strstr(html, psnr));
@@ -265,10 +276,10 @@ Test(rk_image, markdown_gives_the_figures_and_the_curve_in_words)
 {
     char *md = written(report_markdown_judged, &j);
     cr_expect_not_null(strstr(md, "| Picture |"));
-    cr_expect_not_null(strstr(md, "6x5 RGB"));
-    cr_expect_not_null(strstr(md, "cpu-bf16: 0 0, 1 0.0001, **2 0.05** (parts), 3 0.3"), "%s", md);
-    cr_expect_not_null(strstr(md, "PSNR at least 30 dB against the reference's: a person sees"));
-    cr_expect_not_null(strstr(md, "a 6x5 RGB picture; 4 DDIMScheduler steps, guidance scale 4, seed 42"));
+    cr_expect_not_null(strstr(md, "32x24 RGB"));
+    cr_expect_not_null(strstr(md, "cpu-bf16: 4 0, 9 0.0001, **14 0.05** (parts), 19 0.3"), "%s", md);
+    cr_expect_not_null(strstr(md, "PSNR at least 30 dB against the reference's: a reviewer cannot tell"));
+    cr_expect_not_null(strstr(md, "a 32x24 RGB picture; 20 DDIMScheduler steps, guidance scale 4.5, seed 42"));
     free(md);
 }
 
@@ -290,13 +301,15 @@ Test(rk_image, check_json_and_text_hold_the_figures)
     const px_image_verdict *v = j.envs[1].ex[0].image;
     cr_expect_float_eq(json_real_value(json_object_get(im, "psnr")), v->psnr, 1e-9);
     cr_expect_float_eq(json_real_value(json_object_get(im, "ssim")), v->ssim, 1e-9);
-    cr_expect_float_eq(json_number_value(json_object_get(im, "max_abs")), 40, 1e-9);
+    cr_expect_float_eq(json_number_value(json_object_get(im, "max_abs")), 60, 1e-9);
     cr_expect_eq(json_integer_value(json_object_get(im, "diverged_step")), PARTS);
-    cr_expect_str_eq(json_string_value(json_object_get(im, "failed")), "psnr");
+    cr_assert_not_null(v->failed);
+    cr_expect_str_eq(json_string_value(json_object_get(im, "failed")), v->failed);
+    cr_expect(json_is_false(json_object_get(im, "other_noise")));
     json_t *cv = json_object_get(im, "curve");
-    cr_assert_eq(json_array_size(cv), STEPS);
+    cr_assert_eq(json_array_size(cv), REC);
     cr_expect_float_eq(json_number_value(json_object_get(json_array_get(cv, 2), "max_abs_delta")), 0.05, 1e-12);
-    cr_expect_eq(json_integer_value(json_object_get(json_array_get(cv, 3), "step")), 3);
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(cv, 3), "step")), 19);
     cr_expect_eq(strlen(json_string_value(json_object_get(im, "noise_sha256"))), 64);
     json_t *same = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(doc, "environments"), 1),
                                                                   "examples"),
@@ -311,7 +324,9 @@ Test(rk_image, check_json_and_text_hold_the_figures)
     char want[128];
     snprintf(want, sizeof want, "picture: PSNR %.1f dB, SSIM", v->psnr);
     cr_expect_not_null(strstr(text, want), "%s", text);
-    cr_expect_not_null(strstr(text, "fails psnr; latents part from the reference's at step 2"));
+    char *fails = strf("fails %s; latents part from the reference's at step 14", v->failed);
+    cr_expect_not_null(strstr(text, fails), "%s", text);
+    free(fails);
     free(text);
 }
 
@@ -330,7 +345,7 @@ Test(rk_image, runs_table_gives_each_candidates_psnr)
     free(text);
     px_sbuf b = PX_SBUF_INIT;
     rk->run_cell(&b, f, &r->envs[1], 0);
-    cr_expect_str_eq(sbuf_str(&b), "6x5 RGB");
+    cr_expect_str_eq(sbuf_str(&b), "32x24 RGB");
     sbuf_free(&b);
 }
 
@@ -360,7 +375,7 @@ Test(rk_image, export_carries_the_pngs_and_the_curve)
         const px_image8 *want;
     } files[] = {{"reference.png", &ref}, {"cpu-bf16.png", &cand}, {"cpu-bf16-diff.png", &heat}};
     for (size_t i = 0; i < 3; i++) {
-        snprintf(path, sizeof path, "%s/images/1-film-night/%s", out, files[i].file);
+        snprintf(path, sizeof path, "%s/images/1-red-circle/%s", out, files[i].file);
         size_t n;
         char *png = slurp_n(path, &n);
         cr_assert_not_null(png, "%s", path);
@@ -368,27 +383,182 @@ Test(rk_image, export_carries_the_pngs_and_the_curve)
         expect_same(&got, files[i].want, files[i].file);
         image8_free(&got), free(png);
     }
-    snprintf(path, sizeof path, "%s/images/1-film-night/cpu-bf16-curve.csv", out);
+    snprintf(path, sizeof path, "%s/images/1-red-circle/cpu-bf16-curve.csv", out);
     char *csv = tl_slurp(path);
     cr_assert_not_null(csv);
-    cr_expect_str_eq(csv, "step,max_abs_delta\n0,0\n1,0.0001\n2,0.05\n3,0.3\n");
+    cr_expect_str_eq(csv, "step,max_abs_delta\n4,0\n9,0.0001\n14,0.05\n19,0.3\n");
     free(csv);
-    /* Every example's pictures; a curve only where the judge drew one;
-     * the reference has no difference map of its own. */
-    snprintf(path, sizeof path, "%s/images/2-volleyball-tryouts/cpu-bf16-diff.png", out);
+    /* Every example's pictures and curves; the reference has no
+     * difference map of its own; a rejected example, no picture. */
+    snprintf(path, sizeof path, "%s/images/2-square/cpu-bf16-diff.png", out);
     cr_expect_eq(access(path, R_OK), 0);
-    snprintf(path, sizeof path, "%s/images/2-volleyball-tryouts/cpu-bf16-curve.csv", out);
+    snprintf(path, sizeof path, "%s/images/2-square/cpu-bf16-curve.csv", out);
+    cr_expect_eq(access(path, R_OK), 0);
+    snprintf(path, sizeof path, "%s/images/1-red-circle/reference-diff.png", out);
     cr_expect_neq(access(path, R_OK), 0);
-    snprintf(path, sizeof path, "%s/images/1-film-night/reference-diff.png", out);
-    cr_expect_neq(access(path, R_OK), 0);
+    snprintf(path, sizeof path, "%s/images/3-dragon", out);
+    cr_expect_neq(access(path, F_OK), 0);
     /* Listed in SHA256SUMS, named in the README. */
     snprintf(path, sizeof path, "%s/SHA256SUMS", out);
     char *sums = tl_slurp(path);
-    cr_expect_not_null(strstr(sums, "  images/1-film-night/cpu-bf16-diff.png\n"));
+    cr_expect_not_null(strstr(sums, "  images/1-red-circle/cpu-bf16-diff.png\n"));
     free(sums);
     snprintf(path, sizeof path, "%s/README.md", out);
     char *readme = tl_slurp(path);
     cr_expect_not_null(strstr(readme, "`images/`"));
     free(readme);
     image8_free(&ref), image8_free(&cand), image8_free(&heat);
+    free(dir);
+}
+
+/* The judgement again, of the results as they now are. */
+static void rejudge(void)
+{
+    px_error err = {0};
+    story_free(story);
+    judgement_free(&j);
+    cr_assert_eq(judge_results(f, r, &j, &err), 0, "%s", err.msg);
+    story = story_build(f, r, &j, NULL, NULL, &err);
+    cr_assert_not_null(story, "%s", err.msg);
+}
+
+static char *check_output(int json)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    if (json)
+        check_report_json(o, f, r, &j, NULL, 1);
+    else
+        check_report_text(o, f, r, &j, NULL);
+    fclose(o);
+    return text;
+}
+
+/* The candidate's second example drawn from other noise: the judge's
+ * stage latent before step 0; told as another experiment, not as a
+ * failed check, in check's text and JSON and beside the pictures. */
+Test(rk_image, other_noise_is_another_experiment_not_a_failed_check)
+{
+    memcpy(r->envs[1].ex[EX_SQUARE].img->noise_sha256, "c0ffee", 6);
+    rejudge();
+    const px_verdict *v = &j.envs[1].ex[EX_SQUARE];
+    cr_assert_eq(v->div, PX_DIV_LATENT);
+    cr_assert_eq(v->image->diverged_step, -1);
+    char *text = check_output(0);
+    cr_expect_not_null(strstr(text, "started from other noise than the reference's: another experiment"), "%s", text);
+    cr_expect_null(strstr(text, "fails started"), "%s", text);
+    free(text);
+    text = check_output(1);
+    json_error_t e;
+    json_t *doc = json_loads(text, 0, &e);
+    cr_assert_not_null(doc, "%s", e.text);
+    json_t *envs = json_object_get(doc, "environments");
+    json_t *im = json_object_get(json_array_get(json_object_get(json_array_get(envs, 1), "examples"), 1), "image");
+    cr_expect(json_is_true(json_object_get(im, "other_noise")));
+    cr_expect(json_is_null(json_object_get(im, "diverged_step")));
+    cr_expect(json_is_null(json_object_get(im, "psnr")), "not compared");
+    im = json_object_get(json_array_get(json_object_get(json_array_get(envs, 1), "examples"), 0), "image");
+    cr_expect(json_is_false(json_object_get(im, "other_noise")));
+    json_decref(doc);
+    free(text);
+    char *html = written(report_html_judged, &j);
+    const char *ex2 = strstr(html, "id=\"ex-2\""), *ex3 = strstr(html, "id=\"ex-3\"");
+    cr_assert(ex2 && ex3);
+    const char *said = strstr(ex2, "started from other noise than the reference&#39;s");
+    cr_expect(said && said < ex3);
+    free(html);
+}
+
+/* The candidate's second example changed with every latent within
+ * compare.latents: the judge's stage values, told as parting in the
+ * picture (the decoder, or between the recorded steps). */
+Test(rk_image, a_picture_that_parts_with_its_latents_within)
+{
+    free(r->envs[1].ex[EX_SQUARE].values);
+    r->envs[1].ex[EX_SQUARE].values = picture(EX_SQUARE, 1);
+    rejudge();
+    const px_verdict *v = &j.envs[1].ex[EX_SQUARE];
+    cr_assert_eq(v->outcome, PX_OC_IMAGE_CHANGED);
+    cr_assert_eq(v->div, PX_DIV_VALUES);
+    char *text = check_output(0);
+    cr_expect_not_null(strstr(text, "latents within compare.latents at every recorded step: it parts in the picture"),
+                       "%s", text);
+    free(text);
+}
+
+/* Every data: PNG in html decodes; how many. */
+static int decodable_pngs(const char *html)
+{
+    int n = 0;
+    for (const char *p = html; (p = strstr(p, "<img src=\"data:image/png;base64,")); n++) {
+        px_image8 m;
+        p += 10;
+        cr_assert_eq(tl_png_decode_uri(p, &m), 0, "picture %d decodes", n);
+        cr_expect(m.h == H && m.w == W && m.c == 3, "picture %d is 32x24 RGB", n);
+        image8_free(&m);
+    }
+    return n;
+}
+
+/* The same results written to a file (results_write) and read back
+ * (results_load), judged and reported from the fixture file and that
+ * file alone, as `parity report --results` does after its input
+ * processing: the HTML holds the pictures as PNGs that decode, check's
+ * JSON the judge's figures, and an export the PNGs and the results file
+ * beside the fixture. */
+Test(rk_image, report_and_export_of_an_image_fixture_and_its_results_file)
+{
+    char *dir = tl_tmpdir(), res[4200], out[4200], path[4400];
+    snprintf(res, sizeof res, "%s/shapes-results.yaml", dir);
+    snprintf(out, sizeof out, "%s/bundle", dir);
+    px_error err = {0};
+    cr_assert_eq(results_write(r, f, res, &err), 0, "%s", err.msg);
+    px_results *back = results_load(res, f, &err);
+    cr_assert_not_null(back, "%s: %s", err.file, err.msg);
+    px_judgement jb;
+    cr_assert_eq(judge_results(f, back, &jb, &err), 0, "%s", err.msg);
+    cr_expect_eq(jb.envs[1].ex[0].outcome, PX_OC_IMAGE_CHANGED);
+    cr_expect_eq(jb.envs[1].ex[0].image->diverged_step, PARTS, "the latents read back part where they did");
+    px_story *sb = story_build(f, back, &jb, NULL, NULL, &err);
+    cr_assert_not_null(sb, "%s", err.msg);
+    char *html = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&html, &len);
+    report_html_judged(o, sb, &jb);
+    fclose(o);
+    cr_expect_eq(decodable_pngs(html), 3 * 2, "reference, candidate and difference map per candidate example");
+    cr_expect_not_null(strstr(html, "parts at step 14"));
+    free(html);
+
+    const char *files[] = {res}; /* as --results names it */
+    px_bundle_in in = {f, back, &jb, sb, files, 1};
+    cr_assert_eq(bundle_export(&in, out, &err), 0, "%s: %s", err.file, err.msg);
+    snprintf(path, sizeof path, "%s/images/1-red-circle/cpu-bf16-diff.png", out);
+    size_t n;
+    char *png = slurp_n(path, &n);
+    cr_assert_not_null(png, "%s", path);
+    px_image8 got, ref, cand, heat;
+    cr_assert_eq(tl_png_decode(png, n, &got), 0);
+    image_of(0, 0, &ref), image_of(1, 0, &cand);
+    heat_of(&cand, &ref, &heat);
+    expect_same(&got, &heat, "the exported difference map");
+    image8_free(&got), image8_free(&ref), image8_free(&cand), image8_free(&heat), free(png);
+    /* The bundle's fixture (the file as it is: it names no vocabulary) is
+     * the same image contract, and the results file beside it reads. */
+    snprintf(path, sizeof path, "%s/shapes.yaml", out);
+    px_fixture *again = fixture_load(path, &err);
+    cr_assert_not_null(again, "%s: %s", err.file, err.msg);
+    cr_expect_eq(again->image.height, H);
+    cr_expect_eq(again->image.latent_every, 5);
+    cr_expect_null(again->vocab_path);
+    snprintf(path, sizeof path, "%s/results/shapes-results.yaml", out);
+    px_results *inside = results_load(path, again, &err);
+    cr_expect_not_null(inside, "%s: %s", err.file, err.msg);
+    results_free(inside);
+    fixture_free(again);
+    story_free(sb);
+    judgement_free(&jb);
+    results_free(back);
+    free(dir);
 }

@@ -75,8 +75,8 @@
     X("generated", "ids", "the token ids it chose, an array of integers (a stop token's included)")                 \
     X("generated", "diverged_at", "the token where it parts from the reference's, or null")                         \
     X("examples[]", "embedding", "an embedding's: {role, norm, cosine, min_cosine, search}")                         \
-    X("examples[]", "image", "an image's: {psnr, ssim, mean_abs, max_abs, blank, failed, diverged_step, curve, "       \
-                             "noise_sha256}, or null")                                                             \
+    X("examples[]", "image", "an image's: {psnr, ssim, mean_abs, max_abs, blank, failed, diverged_step, "             \
+                             "other_noise, curve, noise_sha256}, or null")                                                             \
     X("examples[]", "compare", "null, or {stat, value, threshold, pass, smallest_passing_atol, oracle_ratio}")       \
     X("examples[]", "divergence", "{stage, against, detail}; against: reference, contract, or null")                \
     X("examples[]", "cause", "precision, device, unknown, or null")                                                  \
@@ -102,8 +102,11 @@
     X("image", "mean_abs", "the mean absolute pixel difference, of 255, or null")                                    \
     X("image", "max_abs", "the largest absolute pixel difference, of 255, or null")                                  \
     X("image", "blank", "true when every pixel is the same colour")                                                  \
-    X("image", "failed", "the compare.image checks it fails, in words, or null")                                     \
+    X("image", "failed", "the compare.image checks it fails, in words (\"started from other noise\" when it "      \
+                         "did), or null")                                                                            \
     X("image", "diverged_step", "the first recorded step whose latent parts beyond compare.latents, or null")       \
+    X("image", "other_noise", "true when it started from other noise than the reference's (another experiment, "  \
+                              "its picture not compared; divergence stage latent, diverged_step null)")          \
     X("image", "curve", "the largest |Δlatent| against the reference at each recorded step, each {step, "          \
                         "max_abs_delta}")                                                                             \
     X("image", "noise_sha256", "the sha256 of the initial noise it was handed (float32 bytes), or null")                 \

@@ -483,7 +483,7 @@ static int put_fixture_as_is(bundle *b, const px_fixture *f, const char *fixture
     free(red);
     if (rc)
         return -1;
-    if (copy_in(b, f->vocab_path, vocab_rel))
+    if (f->vocab_path && copy_in(b, f->vocab_path, vocab_rel))
         return -1;
     for (size_t i = 0; i < f->n_envs; i++)
         if (f->envs[i].own_vocab && copy_in(b, f->envs[i].vocab_path, inside(f->dir, f->envs[i].vocab_path)))
@@ -500,9 +500,10 @@ static int put_fixture_anew(bundle *b, const px_fixture *f, const char *fixture_
     px_env *envs = calloc(f->n_envs ? f->n_envs : 1, sizeof *envs);
     char **names = calloc(2 * f->n_envs + 1, sizeof *names);
     int rc = envs && names ? 0 : px_error_oom(b->err, f->path);
-    if (!rc && asprintf(&names[2 * f->n_envs], "files/%s", base(f->vocab_path)) < 0)
+    /* (An image's pipeline has no vocabulary.) */
+    if (!rc && f->vocab_path && asprintf(&names[2 * f->n_envs], "files/%s", base(f->vocab_path)) < 0)
         rc = px_error_oom(b->err, f->path);
-    if (!rc)
+    if (!rc && f->vocab_path)
         rc = copy_in(b, f->vocab_path, names[2 * f->n_envs]);
     for (size_t i = 0; !rc && i < f->n_envs; i++) {
         envs[i] = f->envs[i];
@@ -547,8 +548,9 @@ static int put_fixture_anew(bundle *b, const px_fixture *f, const char *fixture_
 static int put_fixture(bundle *b, const px_fixture *f, const char **fixture_rel)
 {
     *fixture_rel = base(f->path);
-    const char *vocab_rel = inside(f->dir, f->vocab_path);
-    int anew = !vocab_rel;
+    /* An image's pipeline reads no text: no vocabulary to place. */
+    const char *vocab_rel = f->vocab_path ? inside(f->dir, f->vocab_path) : NULL;
+    int anew = f->vocab_path && !vocab_rel;
     for (size_t i = 0; i < f->n_envs; i++)
         anew |= (f->envs[i].own_vocab && !inside(f->dir, f->envs[i].vocab_path)) ||
                 (f->envs[i].results && !inside(f->dir, f->envs[i].results));
@@ -829,8 +831,6 @@ typedef struct repro_names {
     char *model, *vocab, *env_model[2], *env_vocab[2];
 } repro_names;
 
-/* Copy a model when small enough; the name it has in the repro, or its
- * absolute path when too big to carry (the README says so). */
 /* A Transformers model directory: every file loading could read
  * (modeldir.h), at rel/NAME, when together they fit the limit; else
  * referred to where it is. */
@@ -883,13 +883,59 @@ static char *carry_model_dir(bundle *b, const char *path, const char *rel, int *
     return rc ? (free(out), NULL) : out;
 }
 
-static char *carry_model(bundle *b, const char *path, const char *rel, int *carried)
+/* A model directory pinned file by file (contract.model.files: a
+ * diffusers pipeline's are in subdirectories): exactly those files at
+ * rel/NAME, when together they are small enough; else its absolute path,
+ * as carry_model_dir does. */
+static char *carry_model_files(bundle *b, const char *path, const px_model_file *files, size_t n, const char *rel,
+                               int *carried)
+{
+    unsigned long long total = 0;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        char *p = NULL;
+        struct stat st;
+        if (asprintf(&p, "%s/%s", path, files[i].name) < 0)
+            rc = px_error_oom(b->err, path);
+        else if (stat(p, &st))
+            rc = px_error_set(b->err, PX_ERR_NOT_FOUND, p, 0, 0, "cannot read the model: %s", strerror(errno));
+        else
+            total += (unsigned long long)st.st_size;
+        free(p);
+    }
+    if (rc)
+        return NULL;
+    if (total > PX_REPRO_MODEL_MAX)
+        return realpath(path, NULL);
+    for (size_t i = 0; !rc && i < n; i++) {
+        char *from = NULL, *to = NULL;
+        if (asprintf(&from, "%s/%s", path, files[i].name) < 0 ||
+            asprintf(&to, "%s/%s", rel, files[i].name) < 0)
+            rc = px_error_oom(b->err, path);
+        else
+            rc = copy_in(b, from, to);
+        free(from), free(to);
+    }
+    char *out = rc ? NULL : strdup(rel);
+    if (out)
+        *carried = 1;
+    else if (!rc)
+        px_error_oom(b->err, rel);
+    return out;
+}
+
+/* Copy a model when small enough; the name it has in the repro, or its
+ * absolute path when too big to carry (the README says so). */
+static char *carry_model(bundle *b, const char *path, const px_model_file *files, size_t n_files, const char *rel,
+                         int *carried)
 {
     struct stat st;
     *carried = 0;
     if (stat(path, &st))
         return px_error_set(b->err, PX_ERR_NOT_FOUND, path, 0, 0, "cannot read the model: %s", strerror(errno)),
                NULL;
+    if (S_ISDIR(st.st_mode) && n_files)
+        return carry_model_files(b, path, files, n_files, rel, carried);
     if (S_ISDIR(st.st_mode))
         return carry_model_dir(b, path, rel, carried);
     if ((unsigned long long)st.st_size <= PX_REPRO_MODEL_MAX) {
@@ -1114,7 +1160,8 @@ static int repro_make_env(repro *r, int i)
     if (env->own_model) {
         if (asprintf(&rel, "models/%s-%s", env->name, base(env->model_path)) < 0)
             rc = px_error_oom(r->err, r->out);
-        else if (!(r->nm.env_model[i] = carry_model(&r->b, env->model_path, rel, &own_carried)))
+        else if (!(r->nm.env_model[i] = carry_model(&r->b, env->model_path, env->model_files, env->n_model_files, rel,
+                                                            &own_carried)))
             rc = -1;
         free(rel);
         rel = NULL;
@@ -1273,11 +1320,11 @@ int bundle_repro(const px_bundle_in *in, size_t k, size_t e, const char *out, px
         return -1;
     }
     int rc = 0;
-    const char *mbase = base(f->model_path), *vbase = base(f->vocab_path);
-    if (!(r.nm.model = carry_model(&r.b, f->model_path, mbase, &r.carried)))
+    const char *mbase = base(f->model_path);
+    if (!(r.nm.model = carry_model(&r.b, f->model_path, f->model_files, f->n_model_files, mbase, &r.carried)))
         rc = -1;
-    if (!rc)
-        rc = copy_once(&r.b, f->vocab_path, vbase, &r.nm.vocab);
+    if (!rc && f->vocab_path)
+        rc = copy_once(&r.b, f->vocab_path, base(f->vocab_path), &r.nm.vocab);
     for (int i = 0; !rc && i < 2; i++)
         rc = repro_make_env(&r, i);
     if (!rc)

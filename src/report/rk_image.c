@@ -88,18 +88,46 @@ static void figure_words(px_sbuf *b, double psnr, double ssim, double mean_abs, 
         sbuf_add(b, " of 255");
 }
 
-/* A verdict's part in words (figures, what failed, where the latents
- * part, blank), malloc'd; NULL when it says nothing or out of memory. */
-static char *verdict_words(const px_image_verdict *im)
+/* Started from other noise than the reference's (the judge's stage
+ * latent before step 0): another experiment, its picture not compared. */
+static int other_noise(const px_verdict *v)
 {
+    return v->image && v->div == PX_DIV_LATENT && v->image->diverged_step < 0;
+}
+
+/* Where its picture stands, after the figures: blank, started from other
+ * noise, the checks it fails (the judge's words), and where it parts from
+ * the reference's: at a recorded latent (stage latent), or in the
+ * picture with every recorded latent within compare.latents (stage
+ * values: the decoder, or a step between those recorded). */
+static void path_words(px_sbuf *b, const px_verdict *v)
+{
+    const px_image_verdict *im = v->image;
+    const char *sep = b->len ? "; " : "";
+    if (im->blank)
+        sbuf_addf(b, "%sblank: one colour", sep), sep = "; ";
+    if (other_noise(v)) {
+        sbuf_addf(b, "%sstarted from other noise than the reference's: another experiment, its picture not "
+                     "compared",
+                  sep);
+        return;
+    }
+    if (im->failed)
+        sbuf_addf(b, "%sfails %s", sep, im->failed), sep = "; ";
+    if (im->diverged_step >= 0)
+        sbuf_addf(b, "%slatents part from the reference's at step %ld", sep, im->diverged_step);
+    else if (v->div == PX_DIV_VALUES && im->n_curve)
+        sbuf_addf(b, "%slatents within compare.latents at every recorded step: it parts in the picture", sep);
+}
+
+/* A verdict's part in words (figures, then path_words), malloc'd; NULL
+ * when it says nothing or out of memory. */
+static char *verdict_words(const px_verdict *v)
+{
+    const px_image_verdict *im = v->image;
     px_sbuf b = PX_SBUF_INIT;
     figure_words(&b, im->psnr, im->ssim, im->mean_abs, im->max_abs);
-    if (im->blank)
-        sbuf_addf(&b, "%sblank: one colour", b.len ? "; " : "");
-    if (im->failed)
-        sbuf_addf(&b, "%sfails %s", b.len ? "; " : "", im->failed);
-    if (im->diverged_step >= 0)
-        sbuf_addf(&b, "%slatents part from the reference's at step %ld", b.len ? "; " : "", im->diverged_step);
+    path_words(&b, v);
     if (!b.len) {
         sbuf_free(&b);
         return NULL;
@@ -175,7 +203,7 @@ static void story_picture(px_story_ctx *b, size_t e, size_t k, px_story_cell *c)
     }
     const px_verdict *v = &b->j->envs[e].ex[k];
     if (v->image && !v->has_cmp && !v->not_compared && (int)e != b->r->reference) {
-        char *w = verdict_words(v->image);
+        char *w = verdict_words(v);
         if (w)
             c->diff_words = rk_dup(b, w);
         free(w);
@@ -186,7 +214,7 @@ static char *picture_diff_words(px_story_ctx *b, const px_verdict *v)
 {
     if (!v->image)
         return rk_tolerance_words(b, v, "pixel");
-    char *w = verdict_words(v->image);
+    char *w = verdict_words(v);
     char *t = rk_dup(b, w ? w : "compared");
     free(w);
     return t;
@@ -268,16 +296,15 @@ static char *check_picture(const px_fixture *f, const px_results *r, const px_ju
                            int *show)
 {
     (void)f;
-    const px_image_verdict *im = image_verdict(j, e, k);
-    if (!im || (r->reference >= 0 && (size_t)r->reference == e))
+    if (!image_verdict(j, e, k) || (r->reference >= 0 && (size_t)r->reference == e))
         return NULL;
-    char *w = verdict_words(im);
+    char *w = verdict_words(&j->envs[e].ex[k]);
     *show = w != NULL;
     return w;
 }
 
 /* "image": {psnr, ssim, mean_abs, max_abs, blank, failed, diverged_step,
- * curve: [{step, max_abs_delta}], noise_sha256}; null when it has no
+ * other_noise, curve: [{step, max_abs_delta}], noise_sha256}; null when it has no
  * verdict of its own. */
 static void json_picture(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e, size_t k,
                          const px_verdict *v)
@@ -309,6 +336,7 @@ static void json_picture(FILE *o, const px_fixture *f, const px_results *r, cons
         fprintf(o, "%ld,", im->diverged_step);
     else
         fputs("null,", o);
+    rk_json_key(o, "other_noise"), fputs(other_noise(v) ? "true," : "false,", o);
     rk_json_key(o, "curve"), fputc('[', o);
     for (size_t i = 0; im->curve && im->curve_step && i < im->n_curve; i++) {
         fputs(i ? ",{" : "{", o);
@@ -504,10 +532,14 @@ static void html_pictures(FILE *o, const px_story *s, const px_judgement *j, siz
             figure_words(&w, fig.psnr, fig.ssim, fig.mean_abs, fig.max_abs);
         html_tag(o, "<div class=\"figures\"><b>", s->envs[e].name, "</b> against the reference<br>");
         html_text(o, w.len ? sbuf_str(&w) : "not compared");
-        if (im && im->failed)
-            html_tag(o, "<br><span class=\"unmet\">fails ", im->failed, "</span>");
-        if (im && im->diverged_step >= 0)
-            fprintf(o, "<br>latents part at step %ld", im->diverged_step);
+        if (im) {
+            px_sbuf p = PX_SBUF_INIT;
+            path_words(&p, &j->envs[e].ex[k]);
+            if (p.len)
+                fprintf(o, "<br><span class=\"%s\">", im->failed || im->blank ? "unmet" : "path"),
+                    html_text(o, sbuf_str(&p)), fputs("</span>", o);
+            sbuf_free(&p);
+        }
         fputs("</div>", o);
         sbuf_free(&w);
         if (im)

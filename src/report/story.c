@@ -361,14 +361,21 @@ static void build_contract(bctx *b)
 {
     const px_fixture *f = b->f;
     px_story *s = b->s;
-    const char *mslash = strrchr(f->model_path, '/'), *vslash = strrchr(f->vocab_path, '/');
-    push(b, &s->pins, f->model_sha256 ? fmt(b, "model %s: sha256 %.12s…", mslash ? mslash + 1 : f->model_path,
-                                            f->model_sha256)
-                                      : fmt(b, "model %s: NOT pinned", mslash ? mslash + 1 : f->model_path));
-    push(b, &s->pins, f->vocab_sha256 ? fmt(b, "%s %s: sha256 %.12s…", f->tokenizer_hf ? "tokenizer" : "vocabulary",
-                                            vslash ? vslash + 1 : f->vocab_path, f->vocab_sha256)
-                                      : fmt(b, "%s %s: NOT pinned", f->tokenizer_hf ? "tokenizer" : "vocabulary",
-                                            vslash ? vslash + 1 : f->vocab_path));
+    const char *mslash = strrchr(f->model_path, '/'), *mname = mslash ? mslash + 1 : f->model_path;
+    /* A model directory (transformers, diffusers) is pinned file by file. */
+    if (f->model_sha256)
+        push(b, &s->pins, fmt(b, "model %s: sha256 %.12s…", mname, f->model_sha256));
+    else if (f->n_model_files)
+        push(b, &s->pins, fmt(b, "model %s/: %zu files, each pinned by sha256", mname, f->n_model_files));
+    else
+        push(b, &s->pins, fmt(b, "model %s: NOT pinned", mname));
+    /* An image's pipeline reads no text: it has no vocabulary. */
+    if (f->vocab_path) {
+        const char *vslash = strrchr(f->vocab_path, '/'), *vname = vslash ? vslash + 1 : f->vocab_path;
+        const char *what = f->tokenizer_hf ? "tokenizer" : "vocabulary";
+        push(b, &s->pins, f->vocab_sha256 ? fmt(b, "%s %s: sha256 %.12s…", what, vname, f->vocab_sha256)
+                                          : fmt(b, "%s %s: NOT pinned", what, vname));
+    }
     for (size_t i = 0; i < f->n_rules; i++) {
         const px_clean_rule *r = &f->rules[i];
         push(b, &s->rules, fmt(b, "'%s' → '%s': %s", r->pattern, r->replace, r->why ? r->why : "(no why written)"));
