@@ -143,6 +143,7 @@ TORCH2_SUITES += test_cmd_formats
 TORCH2_SUITES += test_cmd_kvcache
 TORCH2_SUITES += test_cmd_llmtok
 TORCH2_SUITES += test_cmd_embed
+TORCH2_SUITES += test_cmd_image
 TORCH2_SUITES += test_cmd_load test_cmd_probe test_cmd_modules
 
 .PHONY: kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man man-tables man-tables-fix fuzz
