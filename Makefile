@@ -143,6 +143,7 @@ TORCH2_SUITES += test_cmd_formats
 TORCH2_SUITES += test_cmd_kvcache
 TORCH2_SUITES += test_cmd_llmtok
 TORCH2_SUITES += test_cmd_embed
+TORCH2_SUITES += test_cmd_image
 TORCH2_SUITES += test_cmd_load test_cmd_probe test_cmd_modules
 
 .PHONY: kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man man-tables man-tables-fix fuzz
@@ -441,7 +442,7 @@ uninstall:
 # libFuzzer harnesses (clang): tests/fuzz/fuzz_NAME.c for the fixture
 # loader, the review splice, the results-file reader, the theme parser and
 # the tokenizer with the cleaning rules, the tokenizer.json reader, the history of last good
-# configurations, the executors' GENERATED replies and the choice of a token. `make fuzz` first runs each file in
+# configurations, the executors' GENERATED and DENOISED replies and the choice of a token. `make fuzz` first runs each file in
 # tests/fuzz/regressions/ through the harness its name starts with (NAME-*;
 # any crash, leak or timeout fails), then each harness FUZZ_SECONDS on a seed
 # corpus made from the fixtures, golden files, results files, themes,
@@ -455,7 +456,7 @@ uninstall:
 # runs only that one. CI runs a short smoke.
 FUZZ_SECONDS ?= 30
 FUZZ_MAX_LEN ?= 131072
-FUZZ_HARNESSES ?= fixture splice results theme tokenizer hfjson history genreply
+FUZZ_HARNESSES ?= fixture splice results theme tokenizer hfjson history genreply denoised
 FUZZ_DIR := build/fuzz
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude $(PKG_CFLAGS)
 FUZZ_FLAGS := $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined
@@ -490,8 +491,8 @@ fuzz_select = for f in $(1); do for p in $$(seq 0 $$(($(2) - 1))); do \
 fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	@for h in $(FUZZ_HARNESSES); do rm -rf $(FUZZ_DIR)/seed-$$h && mkdir -p $(FUZZ_DIR)/seed-$$h; done
 	@for f in tests/fuzz/regressions/*; do [ -f "$$f" ] || continue; case "$${f##*/}" in \
-	  fixture-*|splice-*|results-*|theme-*|tokenizer-*|hfjson-*|history-*|genreply-*) ;; \
-	  *) echo "$$f: name it HARNESS-description (fixture, splice, results, theme, tokenizer, hfjson, history, genreply)"; exit 1;; \
+	  fixture-*|splice-*|results-*|theme-*|tokenizer-*|hfjson-*|history-*|genreply-*|denoised-*) ;; \
+	  *) echo "$$f: name it HARNESS-description (fixture, splice, results, theme, tokenizer, hfjson, history, genreply, denoised)"; exit 1;; \
 	  esac; done
 	@for f in fixtures/*/*.yaml tests/data/*.yaml tests/data/*/fixture.yaml tests/data/embed/search.yaml \
 	  tests/golden/yamledit/*.yaml tests/fuzz/seed-fixture-*; do \
@@ -508,6 +509,7 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	  for f in tests/data/campus-tokenizer.json tests/fuzz/seed-hfjson-*; do put hfjson $$f; done; \
 	  for f in tests/data/campus-history.yaml tests/fuzz/seed-history-*; do put history $$f; done; \
 	  for f in tests/fuzz/seed-genreply-*; do put genreply $$f; done; \
+	  for f in tests/fuzz/seed-denoised-*; do put denoised $$f; done; \
 	  [ ! -d $$s-tokenizer ] || { cut -f2 fixtures/campus-club/corpus.tsv | split -l 1 - $$s-tokenizer/corpus-; \
 	    split -C 1024 fixtures/campus-club/fixture.yaml $$s-tokenizer/fixture-; \
 	    $(call fuzz_select,$$s-tokenizer/*,7); }

@@ -31,6 +31,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEADERS = ("include/parity/proto.h", "include/parity/generate.h")
 PY = "src/executor/parity_torch.py"
 CPP = "src/executor/parity_torch.cpp"
+# results.h's limits on what an example keeps, which the Python executor
+# also holds a DENOISE to (it refuses one whose DENOISED parity would
+# refuse): only these of that header are compared.
+RESULTS = "include/parity/results.h"
+RESULTS_PICKED = ("IMAGE_MAX_RECORDED", "IMAGE_MAX_LATENT")
 
 # C constants the Python executor has no use for, and why.
 C_ONLY = {
@@ -186,6 +191,13 @@ def check(files):
     findings, c = [], {}
     for h in HEADERS:
         c_constants(h, files[h], c, findings)
+    picked = {}
+    c_constants(RESULTS, files[RESULTS], picked, findings)
+    for key in RESULTS_PICKED:
+        if key in picked:
+            c[key] = picked[key]
+        else:
+            findings.append("%s: no PX_%s (tests/proto_consts.py's RESULTS_PICKED names it)" % (RESULTS, key))
     py = py_constants(PY, files[PY], findings)
     compared = 0
     for key, (value, where) in sorted(c.items(), key=by_place):
@@ -236,7 +248,7 @@ def check(files):
 
 def read_all():
     files = {}
-    for p in HEADERS + (PY, CPP):
+    for p in HEADERS + (PY, CPP, RESULTS):
         with open(os.path.join(ROOT, p), encoding="utf-8") as f:
             files[p] = f.read()
     return files
@@ -260,8 +272,8 @@ def self_test(files):
         ("a tuple entry changed in Python", sub(PY, "STAGE_DEVICE, STAGE_LOAD, STAGE_FORWARD = 1, 2, 3",
                                                 "STAGE_DEVICE, STAGE_LOAD, STAGE_FORWARD = 1, 3, 3"),
          "STAGE_LOAD"),
-        ("the revision raised in C", sub(HEADERS[0], "#define PX_PROTO_VERSION 7u",
-                                         "#define PX_PROTO_VERSION 8u"), "PROTO_VERSION"),
+        ("the revision raised in C", sub(HEADERS[0], "#define PX_PROTO_VERSION 8u",
+                                         "#define PX_PROTO_VERSION 9u"), "PROTO_VERSION"),
         ("a new #define in C", sub(HEADERS[0], "#define PX_MAX_DIMS 8",
                                    "#define PX_MAX_DIMS 8\n#define PX_NEW_LIMIT (1u << 4)"),
          "NEW_LIMIT"),
@@ -270,6 +282,8 @@ def self_test(files):
         ("an implicit enum value moved in C", sub(HEADERS[0], "PX_COMPILED_UNKNOWN = 0,",
                                                   "PX_COMPILED_UNKNOWN = 0, PX_COMPILED_MAYBE,"),
          "COMPILED_MAYBE"),
+        ("a results.h image limit changed", sub(RESULTS, "#define PX_IMAGE_MAX_LATENT 65536",
+                                                "#define PX_IMAGE_MAX_LATENT 65537"), "IMAGE_MAX_LATENT"),
         ("a generate.h enum changed", sub(HEADERS[1], "PX_GEN_END_LENGTH = 2", "PX_GEN_END_LENGTH = 7"),
          "GEN_END_LENGTH"),
         ("a Python-only constant", sub(PY, "MAX_DIMS = 8\n", "MAX_DIMS = 8\nMAX_DIM = 8\n"), "MAX_DIM "),

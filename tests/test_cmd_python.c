@@ -474,7 +474,7 @@ Test(python_executor, another_protocol_version_is_refused, .timeout = 120)
     char *out = run_with_one_down(fx, (const char *[]){"--python", PY, "--executor", fake, NULL}, "DOWN at load");
     unsetenv("PARITY_FORK_SERVER");
     expect_only_down(fx, out, (const char *[]){"reference", "cpu-bf16", NULL}, PX_STAGE_LOAD,
-                     (const char *[]){fake, "another protocol", "version 1", "this parity speaks 7", NULL});
+                     (const char *[]){fake, "another protocol", "version 1", "this parity speaks 8", NULL});
 }
 
 /* startup_timeout is the environment's own: a backend module whose import

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "parity/denoise.h"
 #include "parity/describe.h"
 #include "parity/proto.h"
 #include "parity/runner.h"
@@ -185,4 +186,186 @@ Test(proto, both_executors_describe_the_model, .timeout = 120)
     cr_expect_eq(describe_model("tests/models/ticket/texts.txt", PX_FORMAT_TORCHSCRIPT, 0, &where, 60, &d, &err), -1);
     cr_expect(strstr(err.msg, "cannot describe the model"), "%s", err.msg);
     runner_locate_free(&where);
+}
+
+/* DENOISE and DENOISED (revision 8, src/run/denoise.c). A DENOISED payload
+ * built field by field from a spec, so that each case changes one field. */
+typedef struct dn_spec {
+    uint32_t h, w, c;
+    const char *digest;
+    uint32_t latent_ndim;
+    int64_t latent[4];
+    uint32_t n_rec;
+    uint32_t rec[8];
+    uint32_t steps;
+    double first_ms, total_ms;
+    uint32_t compiled;
+    int extra; /* bytes after the fields */
+} dn_spec;
+
+static const char DIGEST[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+static dn_spec dn_good(void)
+{
+    return (dn_spec){.h = 3, .w = 2, .c = 3, .digest = DIGEST, .latent_ndim = 4, .latent = {1, 4, 2, 2},
+                     .n_rec = 3, .rec = {2, 5, 6}, .steps = 7, .first_ms = 1.5, .total_ms = 9.25,
+                     .compiled = PX_COMPILED_NO};
+}
+
+static void dn_put(px_buf *b, const dn_spec *s)
+{
+    buf_put_str(b, "float32");
+    buf_put_u32(b, s->h), buf_put_u32(b, s->w), buf_put_u32(b, s->c);
+    size_t n = (size_t)s->h * s->w * s->c;
+    for (size_t i = 0; i < n && n < 4096; i++)
+        buf_put_f64(b, (double)i / (double)n);
+    buf_put_str(b, s->digest);
+    buf_put_u32(b, s->latent_ndim);
+    int64_t count = 1;
+    for (uint32_t i = 0; i < s->latent_ndim && i < 4; i++)
+        buf_put_i64(b, s->latent[i]), count *= s->latent[i];
+    buf_put_u32(b, s->n_rec);
+    for (uint32_t k = 0; k < s->n_rec && k < 8; k++) {
+        buf_put_u32(b, s->rec[k]);
+        for (int64_t j = 0; j < count && count < 4096; j++)
+            buf_put_f64(b, (double)k * 100 + (double)j);
+    }
+    buf_put_u32(b, s->steps);
+    buf_put_f64(b, s->first_ms), buf_put_f64(b, s->total_ms);
+    buf_put_u32(b, s->compiled);
+    for (int i = 0; i < s->extra; i++)
+        buf_put(b, "x", 1);
+}
+
+/* Decodes s's payload (its first `len` bytes; SIZE_MAX: all) into a fresh
+ * result: 0 or -1, with the result left as it was on -1. */
+static int dn_decode(const dn_spec *s, size_t len, px_example_result *x, char *why)
+{
+    px_buf b = {0};
+    dn_put(&b, s);
+    if (len < b.len)
+        b.len = len;
+    *x = (px_example_result){.label = -1, .forward_ms = -1};
+    int rc = denoised_decode(&b, x, why, 200);
+    buf_free(&b);
+    return rc;
+}
+
+Test(denoise, a_good_denoised_frame_decodes_into_the_examples_result)
+{
+    dn_spec s = dn_good();
+    px_example_result x;
+    char why[200] = "";
+    cr_assert_eq(dn_decode(&s, SIZE_MAX, &x, why), 0, "%s", why);
+    cr_expect_str_eq(x.dtype, "float32");
+    cr_expect_eq(x.ndim, 4);
+    cr_expect(x.shape[0] == 1 && x.shape[1] == 3 && x.shape[2] == 2 && x.shape[3] == 3);
+    cr_assert_eq(x.n_values, 18);
+    cr_expect_eq(x.values[17], 17.0 / 18.0);
+    cr_expect_eq(x.forward_ms, 9.25, "forward_ms is the whole call's");
+    cr_expect_eq(x.compiled, PX_COMPILED_NO);
+    cr_assert_not_null(x.img);
+    cr_expect_str_eq(x.img->noise_sha256, DIGEST);
+    cr_expect_eq(x.img->latent_count, 16);
+    cr_expect(x.img->latent_shape[1] == 4 && x.img->latent_shape[3] == 2);
+    cr_assert_eq(x.img->n_steps, 3);
+    cr_expect(x.img->step[0] == 2 && x.img->step[1] == 5 && x.img->step[2] == 6);
+    cr_expect_eq(x.img->latents[2 * 16 + 15], 215.0);
+    cr_expect_eq(x.img->steps, 7);
+    cr_expect_eq(x.img->first_ms, 1.5);
+    example_result_clear(&x);
+}
+
+/* Each bound, broken alone, refuses the whole frame (nothing allocated is
+ * left in the result) and says what broke. */
+Test(denoise, every_bound_broken_alone_refuses_the_frame)
+{
+    dn_spec bad[32];
+    const char *said[32];
+    int n = 0;
+#define CASE(text, body)                                                                                             \
+    do {                                                                                                             \
+        dn_spec s = dn_good();                                                                                       \
+        body;                                                                                                        \
+        bad[n] = s, said[n++] = text;                                                                                \
+    } while (0)
+    CASE("image 0 x", s.h = 0);
+    CASE("image 4097 x", s.h = 4097);
+    CASE("x 4097 x", s.w = 4097);
+    CASE("x 5 (", s.c = 5);
+    CASE("x 0 (", s.c = 0);
+    CASE("image of 67108864 values", (s.h = 4096, s.w = 4096, s.c = 4)); /* 512 MiB said, a few bytes sent */
+    CASE("noise digest", s.digest = "0123");
+    CASE("noise digest", s.digest = "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef");
+    CASE("noise digest", s.digest = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdeg");
+    CASE("noise digest", s.digest = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0");
+    CASE("latent of 3 dimensions", s.latent_ndim = 3);
+    CASE("latent dimension 0 is 2", s.latent[0] = 2);
+    CASE("latent dimension 2 is 0", s.latent[2] = 0);
+    CASE("latent dimension 1 is -4", s.latent[1] = -4);
+    CASE("latent of more than 65536", (s.latent[2] = 256, s.latent[3] = 256, s.n_rec = 0));
+    CASE("0 recorded", (s.n_rec = 0));
+    CASE("257 recorded", (s.n_rec = 257));
+    CASE("recorded step 5 after 5", (s.rec[2] = 5));
+    CASE("recorded step 2 after 5", (s.rec[2] = 2));
+    CASE("recorded step 1000 after", (s.rec[2] = 1000, s.steps = 1001));
+    CASE("7 steps, the last recorded 5", (s.n_rec = 2));
+    CASE("8 steps, the last recorded 6", (s.steps = 8));
+    CASE("0 steps", (s.steps = 0));
+    CASE("timings", (s.first_ms = -1));
+    CASE("timings", (s.total_ms = NAN));
+    CASE("timings", (s.total_ms = INFINITY));
+    CASE("1 bytes after its fields", (s.extra = 1));
+#undef CASE
+    for (int i = 0; i < n; i++) {
+        px_example_result x;
+        char why[200] = "";
+        cr_expect_eq(dn_decode(&bad[i], SIZE_MAX, &x, why), -1, "case %d (%s) decoded", i, said[i]);
+        cr_expect(strstr(why, said[i]) != NULL, "case %d: '%s' does not say '%s'", i, why, said[i]);
+        cr_expect(x.values == NULL && x.img == NULL && x.dtype == NULL && x.n_values == 0,
+                  "case %d left something in the result", i);
+    }
+}
+
+/* Every prefix of a good frame (a child that died mid-write, a length that
+ * lied) is refused, never read past. */
+Test(denoise, every_truncation_of_a_good_frame_is_refused)
+{
+    dn_spec s = dn_good();
+    px_buf b = {0};
+    dn_put(&b, &s);
+    size_t full = b.len;
+    buf_free(&b);
+    for (size_t len = 0; len < full; len++) {
+        px_example_result x;
+        char why[200] = "";
+        cr_expect_eq(dn_decode(&s, len, &x, why), -1, "a frame cut at %zu of %zu bytes decoded", len, full);
+        cr_expect(x.values == NULL && x.img == NULL);
+    }
+}
+
+/* DENOISE carries its fields in proto.h's order; the seed as its i64 bits
+ * (a seed past 2^63 stays itself). */
+Test(denoise, the_request_is_encoded_as_the_protocol_says)
+{
+    px_denoise_req q = {.class_id = 3, .seed = (1ull << 63) + 5, .steps = 20, .guidance_scale = 4.5,
+                        .height = 32, .width = 24, .latent_every = 5};
+    px_buf b = {0};
+    denoise_request_encode(&b, &q);
+    uint32_t type;
+    size_t len;
+    cr_assert_eq(proto_frame_ready(b.data, b.len, &type, &len), 1);
+    cr_expect_eq(type, PX_FRAME_DENOISE);
+    cr_expect_eq(len, b.len);
+    b.pos = PX_FRAME_HEADER;
+    cr_expect_eq(buf_get_u32(&b), 3);
+    cr_expect_eq((uint64_t)buf_get_i64(&b), (1ull << 63) + 5);
+    cr_expect_eq(buf_get_u32(&b), 20);
+    cr_expect_eq(buf_get_f64(&b), 4.5);
+    cr_expect_eq(buf_get_u32(&b), 32);
+    cr_expect_eq(buf_get_u32(&b), 24);
+    cr_expect_eq(buf_get_u32(&b), 5);
+    cr_expect_eq(b.pos, b.len, "no field more");
+    cr_expect(!b.bad);
+    buf_free(&b);
 }

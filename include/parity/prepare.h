@@ -11,10 +11,13 @@
 #include "parity/tokenizer.h"
 
 typedef struct px_prepared {
-    char *clean_text;
-    px_encoding enc;
+    char *clean_text;   /* an image's: its class, as written */
+    px_encoding enc;    /* (an image's: none) */
     int rejected;
     char *reason;       /* why rejected, or why processing failed */
+    int64_t class_id;   /* an image's class: its index in the environment's
+                           labels; -1 for other kinds, or rejected */
+    unsigned long long seed; /* an image's: its own seed, else contract.image.seed */
 } px_prepared;
 
 typedef struct px_prep {
@@ -23,6 +26,11 @@ typedef struct px_prep {
     int64_t *stop_ids;  /* a generator's contract.generate.stop tokens, as ids
                            (the executor stops on them) */
     size_t n_stop;      /* (its other stops are strings: prep_gen_text) */
+    const char *const *labels; /* an image's: the classes (the environment's
+                                  labels, borrowed) its examples name */
+    size_t n_labels;
+    const char *env_labels; /* the environment whose own labels those are;
+                               NULL: contract.labels */
     char model_sha256[PX_SHA256_HEX], vocab_sha256[PX_SHA256_HEX];
 } px_prep;
 
@@ -40,7 +48,9 @@ void prep_close(px_prep *p);
 int prep_gen_text(const px_fixture *f, const px_tokenizer *tok, const int64_t *ids, size_t n, int end,
                   size_t *n_out, int *end_out, char **text, px_error *err);
 
-/* Process one text. Returns 0 (possibly rejected) or -1 with *err. */
+/* Process one text (an image's: its class, looked up in p's labels: not
+ * there is rejected, naming the class and the labels). Returns 0
+ * (possibly rejected) or -1 with *err. */
 int prep_example(const px_prep *p, const px_fixture *f, const char *text, size_t len,
                  px_prepared *out, px_error *err);
 void prepared_free(px_prepared *x);
@@ -51,7 +61,9 @@ typedef struct px_env_input {
     px_prep prep;
     px_prepared *examples;
     px_prepared probe;  /* the probe forward's input (prepare.c): the shortest
-                           example run, else the empty text; enc.n 0: none */
+                           example run, else the empty text; enc.n 0: none;
+                           an image's: the first example not rejected
+                           (env_input_has_probe) */
     char *probe_words;  /* what it is, for messages ("example 'x', 3 tokens") */
     const px_prepared *shared; /* evidence.c: another entry's examples (the
                                   same vocabulary), this one staying closed */
@@ -69,5 +81,7 @@ int env_input_open(px_env_input *in, const px_fixture *f, const px_env *e, px_er
  * compare with what a results file recorded. */
 int env_input_open_text(px_env_input *in, const px_fixture *f, const px_env *e, px_error *err);
 void env_input_close(px_env_input *in, size_t n_examples);
+/* Whether there is a probe to send (an input with tokens, an image's class). */
+int env_input_has_probe(const px_env_input *in);
 
 #endif

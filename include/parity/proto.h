@@ -35,11 +35,19 @@
  * classifier, AutoModelForCausalLM for --kind generator, AutoModel (the
  * bare encoder, its token states) for --kind embedding, from_pretrained
  * with local_files_only, trust_remote_code off and safetensors only, and
- * HF_HUB_OFFLINE=1 set by itself). An executor that cannot load the format
+ * HF_HUB_OFFLINE=1 set by itself) or diffusers (a Diffusers pipeline's
+ * save_pretrained directory, --kind image only: the Python executor with
+ * the diffusers package loads it with DiffusionPipeline.from_pretrained,
+ * local files and safetensors only, HF_HUB_OFFLINE=1; revision 8). An
+ * executor that cannot load the format
  * (parity-torch anything but TorchScript; an interpreter without torch 2
  * or transformers) answers FAIL(stage load, unsupported) saying what is
- * needed. --kind is contract.model.kind (classifier, generator or
- * embedding).
+ * needed; parity-torch answers a DENOISE FAIL(stage forward, unsupported)
+ * for the same reason. --kind is contract.model.kind (classifier,
+ * generator, embedding or image); --kind image goes with --format diffusers
+ * and --format diffusers with --kind image (else FAIL(stage load,
+ * unsupported)), and such an executor answers DENOISE, a RUN with
+ * FAIL(stage forward, "protocol: ...").
  *
  * Model handling, the same in both: the model is loaded on the CPU, then
  * moved to the device, then .to(dtype), eval(). Every forward (RUN,
@@ -248,8 +256,17 @@
  *          whole call, noise to image, with its copy to the host), u32
  *          compiled (enum px_compiled).
  *          Malformed DENOISE (steps, sizes, latent_every, a class_id the
- *          denoiser has no embedding for): FAIL(stage forward,
- *          "protocol: ...").
+ *          denoiser has no embedding for, a payload not of exactly these
+ *          fields, a DENOISED that would record more than
+ *          PX_IMAGE_MAX_RECORDED latents or PX_IMAGE_MAX_LATENT values a
+ *          latent (results.h) or not fit PX_FRAME_MAX): FAIL(stage
+ *          forward, "protocol: ..."). A DiT makes one size: height and
+ *          width must be its sample_size times the VAE's scale factor.
+ *          READY's load: "DiffusionPipeline.from_pretrained(dtype=
+ *          torch.bfloat16)" (torch_dtype= on a diffusers before dtype=).
+ *          compile: wraps the denoiser (the pipeline's transformer).
+ *          (revision 8: DENOISE, DENOISED, --kind image and --format
+ *          diffusers are new)
  * DESCRIBE: no payload. Asks what the loaded model takes and gives, without
  *          a forward (parity init, src/run/describe.c).
  * DESCRIBED: u32 args_known (1 when the forward's argument names could be
@@ -361,7 +378,7 @@ enum px_frame_type {
 #define PX_IMAGE_MAX_STEPS 1000u /* DENOISE's steps */
 #define PX_IMAGE_MAX_SIDE 4096u  /* DENOISE's height and width */
 
-#define PX_PROTO_VERSION 7u
+#define PX_PROTO_VERSION 8u
 
 enum px_stage {
     PX_STAGE_DEVICE = 1,  /* device string or dtype not usable here */

@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "parity/prepare.h"
+#include "parity/kind.h"
 #include "parity/sbuf.h"
+#include "parity/strf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +26,12 @@ static int check_pin(const char *what, const char *path, const char *pinned, px_
     return 0;
 }
 
-/* The model's pin: a file's sha256, or a Transformers directory's files
- * one by one (modeldir.h), its revision then the digest of what is there. */
+/* The model's pin: a file's sha256, or a Transformers (or Diffusers
+ * pipeline) directory's files one by one (modeldir.h), its revision then
+ * the digest of what is there. */
 static int check_model(const px_fixture *f, const px_env *e, char out[PX_SHA256_HEX], px_error *err)
 {
-    if (e->model_format != PX_FORMAT_TRANSFORMERS)
+    if (e->model_format != PX_FORMAT_TRANSFORMERS && e->model_format != PX_FORMAT_DIFFUSERS)
         return check_pin("model", e->model_path, e->model_sha256, e->model_sha_loc, f, out, err);
     if (!e->model_sha256) { /* no files: lint reports it; run refuses the contract's in main */
         out[0] = '\0';
@@ -39,9 +42,20 @@ static int check_model(const px_fixture *f, const px_env *e, char out[PX_SHA256_
     return modeldir_check(&at, e->model_path, e->model_files, e->n_model_files, out, err);
 }
 
+/* An image pipeline's input processing has no text: the example's class is
+ * looked up in the environment's labels (prep_class). No tokenizer. */
+static int prep_open_classes(px_prep *p, const px_fixture *f, const px_env *e, int model, px_error *err)
+{
+    p->labels = (const char *const *)e->labels, p->n_labels = e->n_labels;
+    p->env_labels = e->own_labels ? e->name : NULL;
+    return model ? check_model(f, e, p->model_sha256, err) : 0;
+}
+
 static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int model, px_error *err)
 {
     memset(p, 0, sizeof *p);
+    if (kind_of(f)->denoises)
+        return prep_open_classes(p, f, e, model, err);
     if ((model && check_model(f, e, p->model_sha256, err)) ||
         check_pin(f->tokenizer_hf ? "tokenizer" : "vocab", e->vocab_path, e->vocab_sha256, e->vocab_sha_loc, f,
                   p->vocab_sha256, err))
@@ -135,10 +149,48 @@ static int only_space(const char *s)
     return 1;
 }
 
+/* An image's example: its class (the example's text) found in the labels
+ * gives its class id; one that is not there is rejected, naming the class
+ * and the labels (the first few: a contract may have a thousand). */
+static int prep_class(const px_prep *p, const char *text, size_t len, px_prepared *out, px_error *err)
+{
+    out->clean_text = strndup(text ? text : "", len);
+    if (!out->clean_text)
+        return px_error_oom(err, NULL);
+    for (size_t i = 0; i < p->n_labels; i++)
+        if (strlen(p->labels[i]) == len && !memcmp(p->labels[i], text, len)) {
+            out->class_id = (int64_t)i;
+            return 0;
+        }
+    px_sbuf b = PX_SBUF_INIT;
+    sbuf_addf(&b, "no class '%s' in ", out->clean_text);
+    if (p->env_labels)
+        sbuf_addf(&b, "environment '%s''s labels (", p->env_labels);
+    else
+        sbuf_add(&b, "contract.labels (");
+    enum { SHOWN = 8 };
+    for (size_t i = 0; i < p->n_labels && i < SHOWN; i++)
+        sbuf_addf(&b, "%s%s", i ? ", " : "", p->labels[i]);
+    if (p->n_labels > SHOWN)
+        sbuf_addf(&b, ", ... %zu in all", p->n_labels);
+    sbuf_add(&b, ")");
+    out->rejected = 1;
+    if (!(out->reason = sbuf_take(&b)))
+        return px_error_oom(err, NULL);
+    return 0;
+}
+
 int prep_example(const px_prep *p, const px_fixture *f, const char *text, size_t len, px_prepared *out,
                  px_error *err)
 {
     memset(out, 0, sizeof *out);
+    out->class_id = -1;
+    if (kind_of(f)->denoises) {
+        int rc = prep_class(p, text, len, out, err);
+        if (rc)
+            prepared_free(out);
+        return rc;
+    }
     size_t clen = 0;
     out->clean_text = cleaner_apply(p->cleaner, text, len, &clen, err);
     if (!out->clean_text)
@@ -168,9 +220,35 @@ int prep_example(const px_prep *p, const px_fixture *f, const char *text, size_t
  * it encodes to a token ([CLS] [SEP]); else there is no probe (enc.n 0).
  * *words say what was sent, for messages. */
 static int prep_probe(const px_prep *p, const px_fixture *f, const px_prepared *examples, px_prepared *out,
-                      char **words, px_error *err)
+                      char **words, px_error *err);
+
+/* An image's probe: the first example not rejected, as it is run (its
+ * class and seed); none when every one is rejected. */
+static int prep_probe_image(const px_prep *p, const px_fixture *f, const px_prepared *examples, px_prepared *out,
+                            char **words, px_error *err)
 {
     memset(out, 0, sizeof *out);
+    out->class_id = -1;
+    size_t k = 0;
+    while (k < f->n_examples && examples[k].rejected)
+        k++;
+    if (k == f->n_examples)
+        return 0;
+    const px_example *x = &f->examples[k];
+    if (prep_example(p, f, x->text, x->text_len, out, err))
+        return -1;
+    out->seed = examples[k].seed;
+    *words = strf("example '%s', class '%s'", x->id, out->clean_text);
+    return *words ? 0 : px_error_oom(err, f->path);
+}
+
+static int prep_probe(const px_prep *p, const px_fixture *f, const px_prepared *examples, px_prepared *out,
+                      char **words, px_error *err)
+{
+    if (kind_of(f)->denoises)
+        return prep_probe_image(p, f, examples, out, words, err);
+    memset(out, 0, sizeof *out);
+    out->class_id = -1;
     size_t best = f->n_examples;
     for (size_t k = 0; k < f->n_examples; k++)
         if (!examples[k].rejected && examples[k].enc.n_real > 0 &&
@@ -227,6 +305,7 @@ static int env_input_open_with(px_env_input *in, const px_fixture *f, const px_e
             return px_error_set(err, why, f->path, x->text_loc.line, x->text_loc.col,
                                 "example '%s': %s", x->id, msg);
         }
+        in->examples[k].seed = x->has_seed ? x->seed : f->image.seed;
     }
     if (prep_probe(&in->prep, f, in->examples, &in->probe, &in->probe_words, err)) {
         env_input_close(in, f->n_examples);
@@ -244,6 +323,8 @@ int env_input_open_text(px_env_input *in, const px_fixture *f, const px_env *e, 
 {
     return env_input_open_with(in, f, e, 0, err);
 }
+
+int env_input_has_probe(const px_env_input *in) { return in->probe.enc.n > 0 || in->probe.class_id >= 0; }
 
 void env_input_close(px_env_input *in, size_t n_examples)
 {

@@ -900,7 +900,9 @@ int parse_args(int argc, char **argv, Options &o)
         else if (a == "--threads") o.threads = std::atoi(v.c_str());
         else return -1;
     }
-    if (o.kind != "classifier" && o.kind != "generator" && o.kind != "embedding")
+    // image is a kind parity-torch knows and cannot run: said at load, as
+    // a FAIL parity shows, not as a usage error.
+    if (o.kind != "classifier" && o.kind != "generator" && o.kind != "embedding" && o.kind != "image")
         return -1;
     if (o.pooling != "none" && o.pooling != "mean" && o.pooling != "cls")
         return -1;
@@ -975,6 +977,11 @@ void answer_frames(torch::jit::script::Module &module, const c10::Device &dev, c
             guarded(PX_STAGE_FORWARD, [&] { describe(module, kind); });
             continue;
         }
+        if (type == PX_FRAME_DENOISE) {
+            send_fail(PX_STAGE_FORWARD, PX_FAIL_UNSUPPORTED,
+                      "parity-torch runs TorchScript only: a Diffusers pipeline needs executor: python");
+            continue;
+        }
         if (type != PX_FRAME_RUN) {
             send_fail(PX_STAGE_FORWARD, PX_FAIL_EXCEPTION, "protocol: expected RUN");
             continue;
@@ -990,7 +997,7 @@ int executor_main(int argc, char **argv)
     Options o;
     if (parse_args(argc, argv, o)) {
         std::fprintf(stderr, "usage: parity-torch --model PATH [--format torchscript] "
-                             "[--kind classifier|generator|embedding [--pooling mean|cls|none] [--normalize]] "
+                             "[--kind classifier|generator|embedding|image [--pooling mean|cls|none] [--normalize]] "
                              "[--optional-input NAME]... [--output NAME] [--device D] [--dtype T] "
                              "[--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium] "
                              "[--backend-lib PATH]\n"
@@ -1033,6 +1040,11 @@ int executor_main(int argc, char **argv)
         if (o.format != "torchscript")
             throw Failure{PX_STAGE_LOAD,
                           "format " + o.format + ": parity-torch loads TorchScript only; use executor: python",
+                          PX_FAIL_UNSUPPORTED};
+        if (o.kind == "image")
+            throw Failure{PX_STAGE_LOAD,
+                          "kind image: parity-torch runs TorchScript only: a Diffusers pipeline needs executor: "
+                          "python",
                           PX_FAIL_UNSUPPORTED};
         auto t0 = Clock::now();
         // Loaded on the CPU, then moved: what the Python executor does too, and

@@ -11,8 +11,8 @@ field by field; its choice of a generated token is src/proto/generate.c's, bit f
 bit). Standard library and torch only (and transformers, imported only for
 a Transformers model directory).
 
-    PYTHON parity_torch.py --model PATH [--format torchscript|export|transformers]
-        [--kind classifier|generator|embedding [--pooling mean|cls|none] [--normalize]]
+    PYTHON parity_torch.py --model PATH [--format torchscript|export|transformers|diffusers]
+        [--kind classifier|generator|embedding|image [--pooling mean|cls|none] [--normalize]]
         [--optional-input NAME]... [--output NAME] [--device D] [--dtype T]
         [--threads N] [--tf32 on|off] [--matmul-precision highest|high|medium]
         [--backend-lib PATH] [--backend-module NAME]...
@@ -56,7 +56,7 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.a
 # include/parity/proto.h's and generate.h's constants (PX_NAME there), copied
 # because this script stands alone; tests/proto_consts.py (make check)
 # proves every one equal and fails on one missing.
-PROTO_VERSION = 7
+PROTO_VERSION = 8
 FRAME_READY = 0x59444552
 FRAME_RUN = 0x204E5552
 FRAME_OUTPUT = 0x2054554F
@@ -65,6 +65,8 @@ FRAME_TRAIN = 0x4E495254
 FRAME_TRAINED = 0x444E5254
 FRAME_GENERATE = 0x524E4547
 FRAME_GENERATED = 0x444E4547
+FRAME_DENOISE = 0x534E4544
+FRAME_DENOISED = 0x444E4544
 FRAME_DESCRIBE = 0x43534544
 FRAME_DESCRIBED = 0x44435344
 GEN_MAX_NEW = 1024
@@ -73,6 +75,12 @@ GEN_GREEDY, GEN_SAMPLE = 1, 2
 GEN_END_NONE, GEN_END_STOP, GEN_END_LENGTH = 0, 1, 2
 MASK64 = (1 << 64) - 1
 TRAIN_MAX_STEPS = 10000
+IMAGE_MAX_STEPS = 1000
+IMAGE_MAX_SIDE = 4096
+# results.h's: what parity keeps of one example's latents (proto_consts.py
+# checks these against it too).
+IMAGE_MAX_RECORDED = 256
+IMAGE_MAX_LATENT = 65536
 FRAME_MAX = 64 << 20
 MAX_DIMS = 8
 STAGE_DEVICE, STAGE_LOAD, STAGE_FORWARD = 1, 2, 3
@@ -87,11 +95,11 @@ DTYPES = ("float32", "bfloat16", "float16", "float64")
 PRECISIONS = {"highest": "ieee", "high": "tf32", "medium": "bf16"}
 # Where a forward runs in inference_mode; elsewhere no_grad (Executor.grad_off).
 INFERENCE_MODE_DEVICES = ("cpu", "cuda")
-FORMATS = ("torchscript", "export", "transformers")
-KINDS = ("classifier", "generator", "embedding")
+FORMATS = ("torchscript", "export", "transformers", "diffusers")
+KINDS = ("classifier", "generator", "embedding", "image")
 POOLINGS = ("none", "mean", "cls")
-USAGE = ("usage: parity_torch.py --model PATH [--format torchscript|export|transformers] "
-         "[--kind classifier|generator|embedding [--pooling mean|cls|none] [--normalize]] "
+USAGE = ("usage: parity_torch.py --model PATH [--format torchscript|export|transformers|diffusers] "
+         "[--kind classifier|generator|embedding|image [--pooling mean|cls|none] [--normalize]] "
          "[--optional-input NAME]... [--output NAME] [--device D] [--dtype T] [--threads N] "
          "[--tf32 on|off] [--matmul-precision highest|high|medium] [--backend-lib PATH] "
          "[--backend-module NAME]... [--compile-backend NAME [--compile-mode MODE] "
@@ -691,6 +699,177 @@ def describe_model(model, fmt, kind):
     return positions, head, hidden
 
 
+# --- The image kind (--kind image, --format diffusers; proto.h DENOISE) ---
+#
+# A Diffusers pipeline directory loaded as its users load it, and
+# DiTPipeline's denoising loop written out step by step, so that the
+# latent after each step can be recorded and the first step timed apart:
+# with the same CPU generator in float32 its image is DiTPipeline's, bit
+# for bit (tests/image_agree.py holds it to that). Only the initial noise
+# differs from a plain call on another device or dtype: it is drawn on the
+# CPU in float32 and then moved, so every environment starts from the same.
+
+
+def load_pipeline(torch, path, device, dtype):
+    """(pipeline, how) for a save_pretrained directory: DiffusionPipeline.
+    from_pretrained in dtype, local files and safetensors only, then moved
+    to device. Only a class-conditional transformer pipeline (DiTPipeline's
+    components: transformer, vae, scheduler) is run; another is refused at
+    load saying what it has."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    here = "%s (torch %s)" % (sys.executable or "python", torch.__version__)
+    if torch_major_minor(torch) < (2, 0):
+        raise Failure(STAGE_LOAD, "format diffusers needs torch 2 and the diffusers package; %s is too old"
+                      % here, FAIL_UNSUPPORTED)
+    try:
+        diffusers = importlib.import_module("diffusers")
+    except Exception as e:
+        raise Failure(STAGE_LOAD, "format diffusers needs the diffusers package (pip install diffusers), which %s "
+                      "cannot import: %s: %s; or choose an interpreter that has it with --python PATH or "
+                      "PARITY_PYTHON" % (here, type(e).__name__, e), FAIL_UNSUPPORTED)
+    getattr(getattr(getattr(diffusers, "utils", None), "logging", None), "disable_progress_bar", lambda: None)()
+    # diffusers 0.36 on calls the argument dtype (torch_dtype is deprecated
+    # there, with a warning in the stderr tail parity keeps), before torch_dtype.
+    utils = importlib.import_module("diffusers.pipelines.pipeline_utils")
+    word = "dtype" if hasattr(utils, "_resolve_dtype") else "torch_dtype"
+    pipe = diffusers.DiffusionPipeline.from_pretrained(path, local_files_only=True, use_safetensors=True,
+                                                       **{word: dtype})
+    missing = [c for c in ("transformer", "vae", "scheduler") if getattr(pipe, c, None) is None]
+    if missing or getattr(pipe.transformer.config, "num_embeds_ada_norm", None) is None:
+        raise Failure(STAGE_LOAD, "%s is a %s: parity runs a class-conditional DiT pipeline (DiTPipeline: a "
+                      "transformer with num_embeds_ada_norm, a vae, a scheduler)%s"
+                      % (path, type(pipe).__name__, "; it has no " + ", ".join(missing) if missing else ""),
+                      FAIL_UNSUPPORTED)
+    pipe = pipe.to(device)
+    return pipe, "DiffusionPipeline.from_pretrained(%s=%s)" % (word, dtype)
+
+
+def vae_scale(pipe):
+    return 2 ** (len(pipe.vae.config.block_out_channels) - 1)
+
+
+def read_denoise(payload):
+    """DENOISE's fields, as a dict; a short or long frame is malformed."""
+    r = Reader(payload)
+    try:
+        req = {"class_id": r.u32(), "seed": r.i64() & MASK64, "steps": r.u32(), "guidance": r.f64(),
+               "height": r.u32(), "width": r.u32(), "every": r.u32()}
+    except Failure:
+        raise Failure(STAGE_FORWARD, "protocol: truncated DENOISE frame")
+    if r.pos != len(payload):
+        raise Failure(STAGE_FORWARD, "protocol: DENOISE frame of %d bytes, not %d" % (len(payload), r.pos))
+    return req
+
+
+def recorded_steps(steps, every):
+    """The 0-based steps whose latent is recorded: each every-th, and the last."""
+    return [i for i in range(steps) if (i + 1) % every == 0 or i == steps - 1]
+
+
+def check_denoise(req, pipe):
+    """Failure(stage forward, "protocol: ...") for a DENOISE this pipeline
+    cannot answer as asked: steps, sizes (a DiT makes sample_size x VAE
+    scale pixels, nothing else), latent_every, the class, the guidance, or a
+    DENOISED that would not fit a frame or parity's bounds."""
+    cfg, f = pipe.transformer.config, vae_scale(pipe)
+    side = cfg.sample_size * f
+    latent = cfg.in_channels * cfg.sample_size * cfg.sample_size
+
+    def bad(what):
+        raise Failure(STAGE_FORWARD, "protocol: DENOISE " + what)
+
+    if not 1 <= req["steps"] <= IMAGE_MAX_STEPS:
+        bad("steps %d not in 1 .. %d" % (req["steps"], IMAGE_MAX_STEPS))
+    if not (1 <= req["height"] <= IMAGE_MAX_SIDE and 1 <= req["width"] <= IMAGE_MAX_SIDE):
+        bad("size %d x %d not in 1 .. %d" % (req["height"], req["width"], IMAGE_MAX_SIDE))
+    if (req["height"], req["width"]) != (side, side):
+        bad("size %d x %d: this DiT makes %d x %d (sample_size %d x the VAE's scale factor %d)"
+            % (req["height"], req["width"], side, side, cfg.sample_size, f))
+    if req["every"] < 1:
+        bad("latent_every 0 (at least 1)")
+    if req["class_id"] >= cfg.num_embeds_ada_norm:
+        bad("class_id %d: the denoiser has class embeddings 0 .. %d (%d is the null class)"
+            % (req["class_id"], cfg.num_embeds_ada_norm - 1, cfg.num_embeds_ada_norm))
+    if not math.isfinite(req["guidance"]):
+        bad("guidance_scale %r" % req["guidance"])
+    n_rec = len(recorded_steps(req["steps"], req["every"]))
+    if n_rec > IMAGE_MAX_RECORDED or latent > IMAGE_MAX_LATENT:
+        bad("would record %d latents of %d values (at most %d of %d): raise latent_every"
+            % (n_rec, latent, IMAGE_MAX_RECORDED, IMAGE_MAX_LATENT))
+    size = 8 * (side * side * 3 + n_rec * (latent + 1)) + 1024
+    if size > FRAME_MAX:
+        bad("answer of %d bytes > the frame's %d: raise latent_every" % (size, FRAME_MAX))
+
+
+def draw_noise(torch, seed, shape):
+    """(noise, hex sha256): torch.randn drawn on the CPU in float32 from
+    torch.Generator("cpu").manual_seed(seed), as DiTPipeline draws with a
+    CPU generator, and the digest of its float32 bytes (little-endian, C
+    order)."""
+    import hashlib
+    g = torch.Generator("cpu").manual_seed(seed)
+    noise = torch.randn(shape, generator=g, dtype=torch.float32)
+    data = noise.contiguous().numpy().astype("<f4").tobytes()
+    return noise, hashlib.sha256(data).hexdigest()
+
+
+def dit_step(torch, pipe, denoiser, x, t, labels, guidance, channels):
+    """One step of DiTPipeline.__call__'s loop, op for op: x is the model
+    input (doubled under guidance); returns the next one."""
+    if guidance > 1:
+        half = x[: len(x) // 2]
+        x = torch.cat([half, half], dim=0)
+    x = pipe.scheduler.scale_model_input(x, t)
+    ts = t if torch.is_tensor(t) else torch.tensor([t], device=x.device)
+    if len(ts.shape) == 0:
+        ts = ts[None].to(x.device)
+    ts = ts.expand(x.shape[0])
+    pred = denoiser(x, timestep=ts, class_labels=labels).sample
+    if guidance > 1:
+        eps, rest = pred[:, :channels], pred[:, channels:]
+        cond, uncond = torch.split(eps, len(eps) // 2, dim=0)
+        half_eps = uncond + guidance * (cond - uncond)
+        eps = torch.cat([half_eps, half_eps], dim=0)
+        pred = torch.cat([eps, rest], dim=1)
+    if pipe.transformer.config.out_channels // 2 == channels:
+        pred, _ = torch.split(pred, channels, dim=1)
+    return pipe.scheduler.step(pred, t, x).prev_sample
+
+
+def decode_image(pipe, latents):
+    """DiTPipeline's ending: the VAE's decode of latents / scaling_factor
+    (written as it writes it), (x / 2 + 0.5).clamp(0, 1), then [H, W, C]
+    float32 on the host (output_type "np")."""
+    latents = 1 / pipe.vae.config.scaling_factor * latents
+    samples = pipe.vae.decode(latents).sample
+    samples = (samples / 2 + 0.5).clamp(0, 1)
+    return samples.cpu().permute(0, 2, 3, 1).float()[0]
+
+
+def send_denoised(chan, dtype, image, digest, latent_shape, records, steps, first_ms, total_ms, compiled):
+    """DENOISED (proto.h), field by field."""
+    f = Frame()
+    f.str(dtype)
+    h, w, c = image.shape
+    for v in (h, w, c):
+        f.u32(v)
+    values = image.double().reshape(-1).tolist()
+    f.parts.append(struct.pack("<%dd" % len(values), *values))
+    f.str(digest)
+    f.u32(len(latent_shape))
+    for d in latent_shape:
+        f.i64(d)
+    f.u32(len(records))
+    for step, vals in records:
+        f.u32(step)
+        f.parts.append(struct.pack("<%dd" % len(vals), *vals))
+    f.u32(steps)
+    f.f64(first_ms)
+    f.f64(total_ms)
+    f.u32(compiled)
+    chan.send(FRAME_DENOISED, f)
+
+
 def is_index(name):
     return name.lstrip("-").isdigit()
 
@@ -927,8 +1106,17 @@ class Executor:
 
     def load(self):
         o = self.o
-        self.model, self.how_loaded = load_model(self.torch, o["model"], o["format"], o["kind"], self.device,
-                                                 self.dtype)
+        if (o["kind"] == "image") != (o["format"] == "diffusers"):
+            raise Failure(STAGE_LOAD, "--kind %s with --format %s: an image pipeline is a Diffusers directory "
+                          "(--kind image --format diffusers), and a Diffusers directory an image pipeline"
+                          % (o["kind"], o["format"]), FAIL_UNSUPPORTED)
+        if o["kind"] == "image":
+            # The denoiser is what a forward is, and what compile: wraps.
+            self.pipe, self.how_loaded = load_pipeline(self.torch, o["model"], self.device, self.dtype)
+            self.model = self.pipe.transformer
+        else:
+            self.model, self.how_loaded = load_model(self.torch, o["model"], o["format"], o["kind"], self.device,
+                                                     self.dtype)
         self.names = forward_names(self.model)
         self.returns = forward_returns(self.model)
         self.described = describe_model(self.model, o["format"], o["kind"])
@@ -1088,6 +1276,52 @@ class Executor:
             x = x / x.norm(p=2, dim=1, keepdim=True).clamp_min(1e-12)
         return x
 
+    def denoise(self, chan, payload):
+        """DENOISE (proto.h): the noise drawn on the CPU and handed over,
+        DiTPipeline's loop step by step (dit_step) recording the conditional
+        half's latent after each latent_every-th step and the last, the
+        decode, DENOISED. Timed after the device is synchronized: the first
+        step alone (any compilation) and the whole call."""
+        torch, pipe = self.torch, getattr(self, "pipe", None)
+        if pipe is None:
+            raise Failure(STAGE_FORWARD, "protocol: DENOISE to a model that is not an image pipeline "
+                          "(--kind %s)" % self.o["kind"])
+        req = read_denoise(payload)
+        check_denoise(req, pipe)
+        cfg = pipe.transformer.config
+        channels, size, guided = cfg.in_channels, cfg.sample_size, req["guidance"] > 1
+        keep = set(recorded_steps(req["steps"], req["every"]))
+        before = self.compile_count()
+        self.synchronize()
+        t0 = time.perf_counter()
+        noise, digest = draw_noise(torch, req["seed"], (1, channels, size, size))
+        records, first_ms = [], 0.0
+        with self.grad_off():
+            x = noise.to(self.device).to(self.dtype)
+            x = torch.cat([x] * 2) if guided else x
+            labels = torch.tensor([req["class_id"]], device=self.device).reshape(-1)
+            if guided:
+                labels = torch.cat([labels, torch.tensor([cfg.num_embeds_ada_norm], device=self.device)], 0)
+            pipe.scheduler.set_timesteps(req["steps"])
+            for i, t in enumerate(pipe.scheduler.timesteps):
+                x = dit_step(torch, pipe, self.model, x, t, labels, req["guidance"], channels)
+                if i == 0:
+                    self.synchronize()
+                    first_ms = (time.perf_counter() - t0) * 1000.0
+                if i in keep:
+                    cond = x.chunk(2, dim=0)[0] if guided else x
+                    records.append((i, cond.detach().to("cpu").double().reshape(-1).tolist()))
+            latents = x.chunk(2, dim=0)[0] if guided else x
+            dtype = str(latents.dtype).replace("torch.", "")
+            image = decode_image(pipe, latents)
+        self.synchronize()
+        total_ms = (time.perf_counter() - t0) * 1000.0
+        after = self.compile_count()
+        compiled = COMPILED_UNKNOWN if before is None or after is None else (
+            COMPILED_YES if after > before else COMPILED_NO)
+        send_denoised(chan, dtype, image, digest, list(latents.shape), records, len(pipe.scheduler.timesteps),
+                      first_ms, total_ms, compiled)
+
     def describe(self, chan, payload):
         """DESCRIBED (proto.h): the forward's argument names, its declared
         return type, the largest position, the head's width, the hidden
@@ -1125,6 +1359,8 @@ class Executor:
 
     def run_one(self, chan, payload):
         torch = self.torch
+        if self.o["kind"] == "image":
+            raise Failure(STAGE_FORWARD, "protocol: an image pipeline (--kind image) answers DENOISE, not RUN")
         inputs = self.read_inputs(Reader(payload), payload)
         before = self.compile_count()
         self.synchronize()  # the inputs' upload is not the forward's
@@ -1404,7 +1640,7 @@ def main(argv):
             return 0
         ftype, payload = frame
         handler = {FRAME_TRAIN: ex.train_steps, FRAME_GENERATE: ex.generate,
-                   FRAME_DESCRIBE: ex.describe}.get(ftype)
+                   FRAME_DESCRIBE: ex.describe, FRAME_DENOISE: ex.denoise}.get(ftype)
         if handler:
             try:
                 handler(chan, payload)

@@ -25,9 +25,21 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Sends in as its kind asks: an image's example (and its probe) as
+ * DENOISE, a generator's example as GENERATE, else one forward (RUN). */
+static int send_input(px_runner *r, child *c, const px_prepared *in, int generate, const px_gen_settings *gs)
+{
+    if (kind_of(r->f)->denoises) {
+        px_denoise_req q = wire_denoise_req(r->f, in);
+        return wire_send_denoise(c->to, &q);
+    }
+    return generate ? wire_send_generate(r->f, c->to, in, gs) : wire_send_run(r->f, c->to, in);
+}
+
 /* Runs one prepared input in a live child; records the outcome in x.
  * Returns 1 when the child is gone afterwards (crash or timeout). A
- * generator's example generates (GENERATE), its probe is one forward. */
+ * generator's example generates (GENERATE), its probe is one forward; an
+ * image's example and probe denoise (DENOISE). */
 static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, px_example_result *x, int generate)
 {
     const px_env *e = &r->f->envs[er->env_index];
@@ -43,12 +55,18 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
      * forward's time, then the environment's timeout per token. */
     if (generate)
         timeout = e->first_forward_timeout_s + e->timeout_s * gs.max_new_tokens;
-    enum wait_result w = (generate ? wire_send_generate(r->f, c->to, in, &gs) : wire_send_run(r->f, c->to, in))
-                             ? W_EOF
-                             : child_wait_frame(r, c, timeout, &type, &p);
+    /* Denoising is a forward of the denoiser per step, and a decode. */
+    int denoise = kind_of(r->f)->denoises;
+    if (denoise)
+        timeout = e->first_forward_timeout_s + e->timeout_s * (r->f->image.steps + 1);
+    enum wait_result w =
+        send_input(r, c, in, generate, &gs) ? W_EOF : child_wait_frame(r, c, timeout, &type, &p);
     char how[64], d[160];
     int gone = 0;
-    if (w == W_FRAME && generate && type == PX_FRAME_GENERATED) {
+    if (w == W_FRAME && denoise && type == PX_FRAME_DENOISED) {
+        px_shape_want want = {e->n_labels, 0, 0};
+        wire_take_denoised(r->f, &p, x, &want);
+    } else if (w == W_FRAME && !denoise && generate && type == PX_FRAME_GENERATED) {
         px_gen_out o = {0};
         if (gen_reply_decode(&p, &o, &gs)) {
             x->status = PX_ST_EXCEPTION;
@@ -56,7 +74,7 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
         } else {
             wire_take_generated(r->f, x, &o, prep->tok);
         }
-    } else if (w == W_FRAME && !generate && type == PX_FRAME_OUTPUT) {
+    } else if (w == W_FRAME && !denoise && !generate && type == PX_FRAME_OUTPUT) {
         if (wire_decode_output(&p, x)) {
             x->status = PX_ST_EXCEPTION;
             wire_set_detail(x, "protocol: malformed OUTPUT frame");
@@ -193,7 +211,7 @@ static int run_probe(px_runner *r, px_env_result *er, int *fitted)
 {
     const px_env_input *in = &r->inputs[er - r->res->envs];
     *fitted = 0;
-    if (in->probe.enc.n == 0)
+    if (!env_input_has_probe(in))
         return 0; /* every example rejected, the empty text no token: nothing to send */
     px_example_result x = {.label = -1, .forward_ms = -1};
     int gone = run_in_child(r, er, &in->probe, &x, 0);

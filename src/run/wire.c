@@ -1,6 +1,7 @@
 /* The wire: what the runner sends an executor and makes of its answers, as
  * frames of the protocol (parity/proto.h): the inputs of examples stacked
- * into RUN, GENERATE and TRAIN, and OUTPUT, GENERATED and READY decoded;
+ * into RUN, GENERATE and TRAIN, an image's DENOISE, and OUTPUT, GENERATED,
+ * DENOISED and READY decoded;
  * and the shape checks an OUTPUT's tensor must pass. Knows no runner and
  * no process: it writes to a file descriptor and reads a frame's payload. */
 #include "wire.h"
@@ -191,6 +192,40 @@ void wire_take_generated(const px_fixture *f, px_example_result *x, px_gen_out *
     if (!g->text)
         wire_set_detail(x, err.msg);
     gen_out_free(o);
+}
+
+px_denoise_req wire_denoise_req(const px_fixture *f, const px_prepared *in)
+{
+    const px_image_spec *im = &f->image;
+    return (px_denoise_req){.class_id = in->class_id < 0 ? 0 : (uint32_t)in->class_id,
+                            .seed = in->seed,
+                            .steps = (uint32_t)im->steps,
+                            .guidance_scale = im->guidance_scale,
+                            .height = (uint32_t)im->height,
+                            .width = (uint32_t)im->width,
+                            .latent_every = (uint32_t)(im->latent_every > 0 ? im->latent_every : 1)};
+}
+
+int wire_send_denoise(int fd, const px_denoise_req *q)
+{
+    px_buf b = {0};
+    denoise_request_encode(&b, q);
+    int rc = b.bad || proto_write_all(fd, b.data, b.len) ? -1 : 0;
+    buf_free(&b);
+    return rc;
+}
+
+void wire_take_denoised(const px_fixture *f, px_buf *p, px_example_result *x, const px_shape_want *w)
+{
+    char why[200];
+    if (denoised_decode(p, x, why, sizeof why)) {
+        char d[260];
+        snprintf(d, sizeof d, "protocol: malformed DENOISED frame: %s", why);
+        x->status = PX_ST_EXCEPTION;
+        wire_set_detail(x, d);
+        return;
+    }
+    wire_judge_output(f, x, w);
 }
 
 void wire_decode_ready(px_buf *p, px_manifest *m)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parity/denoise.h"
 #include "parity/fixture.h"
 #include "parity/generate.h"
 #include "parity/kind.h"
@@ -43,6 +44,16 @@ int wire_send_generate(const px_fixture *f, int fd, const px_prepared *in, const
  * (the stop token left out; a stop string cuts it and the ids after it:
  * prep_gen_text); o is freed. */
 void wire_take_generated(const px_fixture *f, px_example_result *x, px_gen_out *o, const px_tokenizer *tok);
+
+/* An image's example as DENOISE asks it (denoise.h): its class id and seed
+ * (prepare.c), contract.image's steps, guidance, size and latent_every. */
+px_denoise_req wire_denoise_req(const px_fixture *f, const px_prepared *in);
+/* DENOISE for it, written to fd: 0, or -1. */
+int wire_send_denoise(int fd, const px_denoise_req *q);
+/* A DENOISED payload into x (denoised_decode), its image's shape then
+ * judged by the kind's rule (wire_judge_output); malformed: an exception
+ * saying what broke, never a guess. */
+void wire_take_denoised(const px_fixture *f, px_buf *p, px_example_result *x, const px_shape_want *w);
 
 /* A READY frame's fields after its version into m (malloc'd strings; an
  * optional field's "" is NULL, not known); p->bad says when malformed. */
