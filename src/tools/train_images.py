@@ -208,7 +208,7 @@ def main():
     ap.add_argument("--out", default="fixtures/shapes/model")
     ap.add_argument("--per-class", type=int, default=1000)
     ap.add_argument("--vae-steps", type=int, default=1500)
-    ap.add_argument("--dit-steps", type=int, default=5000)
+    ap.add_argument("--dit-steps", type=int, default=8000)
     ap.add_argument("--dit-width", type=int, default=64)
     ap.add_argument("--dit-layers", type=int, default=4)
     ap.add_argument("--kl-weight", type=float, default=5e-3)
