@@ -28,6 +28,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 median() { sort -n | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
+# parity must run the fixture at all (the image kind, diffusers): else say why
+rc=0
+"$parity" run "$fixture" -e reference -q -o "$tmp/run.yaml" --python "$python" >/dev/null 2>"$tmp/run.err" || rc=$?
+if [ "$rc" -gt 1 ]; then
+    echo "bench images: parity run -e reference exit $rc: $(head -c 300 "$tmp/run.err")" >&2
+    exit 1
+fi
+
 "$python" "$here/images_bare.py" "$fixture" --passes "$runs" --warmup 1 --threads 1 > "$tmp/bare.txt"
 b=$(median < "$tmp/bare.txt")
 
@@ -47,7 +55,8 @@ if [ ! -s "$tmp/parity.txt" ]; then
     how="parity run, the executor's forward_ms"
     for _ in $(seq "$runs"); do
         "$parity" run "$fixture" -e reference -q -o "$tmp/run.yaml" --python "$python" >/dev/null 2>&1 || true
-        grep -o 'forward_ms: [0-9.]*' "$tmp/run.yaml" | awk '{print $2}' | median
+        v=$(grep -o 'forward_ms: [0-9.]*' "$tmp/run.yaml" 2>/dev/null | awk '{print $2}' || true)
+        if [ -n "$v" ]; then echo "$v" | median; fi
     done > "$tmp/parity.txt"
 fi
 [ -s "$tmp/parity.txt" ] || { echo "bench images: parity gave no timings ($(head -c 300 "$tmp/bench.err"))" >&2; exit 1; }
