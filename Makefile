@@ -35,6 +35,12 @@
 #   make bench-tokenizers     that last part alone
 #   make bench-search         the search demo through parity against a
 #                             bare Python loop (tests/bench/search.sh)
+#   make demo-images          the fourth demo, pictures: a tiny DiT pipeline
+#                             drawing shapes (fixtures/shapes), float32, the
+#                             CPU bfloat16 twin and inductor
+#   make bench-images         the image demo through parity against
+#                             DiTPipeline called bare (tests/bench/images.sh)
+#   make images-model         retrain fixtures/shapes/model (then re-pin)
 #   make agree                the tokenizer agreement test alone
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
@@ -146,7 +152,7 @@ TORCH2_SUITES += test_cmd_embed
 TORCH2_SUITES += test_cmd_image
 TORCH2_SUITES += test_cmd_load test_cmd_probe test_cmd_modules
 
-.PHONY: kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man man-tables man-tables-fix fuzz
+.PHONY: demo-images images-model bench-images kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man man-tables man-tables-fix fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -372,6 +378,23 @@ demo-search: all
 	if [ -t 0 ] && [ -t 1 ]; then $(PARITY) review fixtures/campus-search/fixture.yaml; \
 	else $(PARITY) run fixtures/campus-search/fixture.yaml -o build/demo-search-results.yaml; fi
 
+# The fourth demo, pictures (fixtures/shapes: a tiny DiT pipeline that
+# draws five shapes, made by src/tools/train_images.py and committed; the
+# float32 reference, the CPU bfloat16 twin and inductor, all on the venv's
+# interpreter with diffusers): the same screen, reference, candidate and
+# their difference drawn side by side.
+demo-images: all
+	@[ -e $(VENV_STAMP) ] || { echo "demo-images: no torch 2 venv with diffusers (make deps)"; exit 1; }; \
+	export PARITY_PYTHON=$(abspath $(VENV))/bin/python TORCHINDUCTOR_CACHE_DIR=$(DEMO_CACHE) HF_HUB_OFFLINE=1; \
+	if [ -t 0 ] && [ -t 1 ]; then $(PARITY) review fixtures/shapes/fixture.yaml; \
+	else $(PARITY) run fixtures/shapes/fixture.yaml -o build/demo-images-results.yaml; fi
+
+# The image demo's examples through parity against DiTPipeline called bare
+# with the same settings and noise (tests/bench/images.sh; also part of make
+# bench).
+bench-images: all
+	tests/bench/images.sh $(PARITY) $(VENV)/bin/python
+
 # The search demo's texts through parity against a bare Python loop
 # (tests/bench/search.sh; also part of make bench).
 bench-search: all
@@ -412,6 +435,7 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide $(BUILD)/tok-bench
 	  tests/bench/stop.sh $(PARITY) $(EXECUTOR); \
 	  tests/bench/generate.sh $(PARITY) $(VENV)/bin/python; \
 	  tests/bench/search.sh $(PARITY) $(VENV)/bin/python; \
+	  tests/bench/images.sh $(PARITY) $(VENV)/bin/python; \
 	  tests/bench/tokenizers.sh $(BUILD)/tok-bench; } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
 
 # Installed, parity finds its executors in ../libexec/parity and its themes
@@ -590,6 +614,13 @@ demo-model: deps-train
 demo-blurbs-model: deps-train
 	$(PYTHON_TORCH) src/tools/train_blurbs.py --corpus fixtures/event-blurbs/corpus.tsv --out fixtures/event-blurbs
 	@echo "now pin the printed sha256 values in fixtures/event-blurbs/fixture.yaml"
+
+# The image demo's pipeline (fixtures/shapes/model): built from configs and
+# trained on drawn shapes with fixed seeds, on two CPU threads (about ten
+# minutes), with the venv's torch 2 and diffusers.
+images-model:
+	$(VENV)/bin/python src/tools/train_images.py --out fixtures/shapes/model
+	@echo "now pin the printed sha256 values in fixtures/shapes/fixture.yaml (and re-measure its thresholds: src/tools/image_parting.py)"
 
 test-models: deps-train
 	$(PYTHON_TORCH) tests/models/make_models.py tests/models
