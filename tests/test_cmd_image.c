@@ -416,3 +416,58 @@ Test(image, the_runner_denoises_an_image_fixture, .timeout = 300)
     fixture_free(f);
     free(fx);
 }
+
+/* The demo's own fixture end to end through the command line: run (the
+ * float32 reference and the bfloat16 twin), check, an HTML report. What
+ * the contract says it must show: the ring that bfloat16 breaks fails its
+ * picture checks, parts at a recorded latent and is blamed on precision;
+ * the other pictures hold; the class not in the labels is rejected; the
+ * report carries the pictures. */
+Test(image, the_demo_runs_checks_and_reports_end_to_end, .timeout = 300)
+{
+    need_venv();
+    /* the fixture in a directory of the test's own (check records its last
+     * good configuration beside it), its model where it says */
+    char dir[700], cmd[3200], out[760], html[760], fx[760], py[1200];
+    snprintf(dir, sizeof dir, "%s/shapes", tl_test_dir());
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp fixtures/shapes/fixture.yaml '%s/' && ln -s '%s/fixtures/shapes/model' '%s/model'",
+             dir, dir, here(), dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(out, sizeof out, "%s/results.yaml", dir);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(fx, sizeof fx, "%s/fixture.yaml", dir);
+    snprintf(py, sizeof py, "%s/%s", here(), VENV_PY);
+    cmd_result r = tl_run((const char *[]){"parity", "run", fx, "-e", "reference", "-e", "cpu-bf16", "-q", "-o", out,
+                                           "--python", py, NULL});
+    cr_assert(r.status == 0 || r.status == 1, "run: exit %d: %s", r.status, r.err);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "check", fx, "--results", out, "--no-run", NULL});
+    cr_expect(r.status == 1 || r.status == 3, "check: exit %d (the twin breaks the ring): %s %s", r.status, r.out, r.err);
+    const char *want[] = {"broken-ring          image-changed: PSNR", "parts from the reference at latent: latent at step",
+                          "cause: precision", "green-square         pass-within-tolerance", "1 rejected-as-expected", NULL};
+    for (int i = 0; want[i]; i++)
+        cr_expect(strstr(r.out, want[i]), "check lacks '%s':\n%s", want[i], r.out);
+    tl_free(&r);
+    r = tl_run((const char *[]){"parity", "report", fx, "--results", out, "--no-run", "-f", "html", "-o", html, NULL});
+    cr_assert_eq(r.status, 0, "report: %s", r.err);
+    tl_free(&r);
+    char *page = tl_slurp(html);
+    cr_assert_not_null(page);
+    size_t n = 0;
+    for (const char *p = page; (p = strstr(p, "data:image/png;base64,")); p++)
+        n++;
+    /* three per candidate example that drew (reference, twin, map: 4), the
+     * reference's own where shown: at least 12 */
+    cr_expect_geq(n, 12, "%zu embedded PNGs", n);
+    free(page);
+}
+
+/* parity bench has no denoising endpoint: refused before anything runs,
+ * never a protocol error per example. */
+Test(image, bench_refuses_an_image_contract)
+{
+    cmd_result r = tl_run((const char *[]){"parity", "bench", "tests/data/image/shapes.yaml", NULL});
+    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "image pipeline's contract") && strstr(r.err, "no denoising endpoint"), "%s", r.err);
+    tl_free(&r);
+}

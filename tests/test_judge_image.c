@@ -306,6 +306,7 @@ Test(judge_image, shifted_picture_parting_with_the_twin_is_precision)
     char want[64];
     snprintf(want, sizeof want, "PSNR %.1f dB < 30", im->psnr);
     cr_expect(strstr(v->detail, want), "%s", v->detail);
+    cr_expect(!strstr(v->detail, "(PSNR"), "the figures said twice: %s", v->detail);
     /* Figures as imagecmp gives them on the 8-bit images. */
     px_image8 a, b;
     px_image_figures fig;

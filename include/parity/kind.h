@@ -45,6 +45,19 @@
  *      in its own file (src/tui/pane_classifier.c, pane_generator.c,
  *      pane_embed.c) and its row in the table in src/tui/pane.c;
  *   8. its man page sections (parity-fixture(5), parity-results(5)).
+ *
+ * Where the fourth kind, the image (issue 39), had to go beyond the list:
+ * px_kind.denoises (its examples run DENOISE, not RUN: the runner and the
+ * wire ask it); the report part grew html_images (the HTML report's
+ * Content-Security-Policy lets data: pictures in), check_words_label and
+ * export_example/export_readme (what a bundle carries for it: bundle.c
+ * asks, never names the kind), and a story cell carries a picture; three
+ * generic places assumed a vocabulary (the ladder's input rung, the story's
+ * pins, the detail view's token line) and now ask the contract whether it
+ * has one; the input processing (prepare.c) looks its class up. Its
+ * arithmetic is shared, not kind code: imagecmp.h (the figures, the
+ * difference map and its colours), png.h, halfblock.h (pictures as
+ * terminal cells).
  */
 #ifndef PARITY_KIND_H
 #define PARITY_KIND_H

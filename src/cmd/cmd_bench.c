@@ -331,6 +331,12 @@ static int bench_prepare(void *opts, const px_fixture *f, px_session_opts *o)
                                "training steps, and has no generation endpoint yet (parity run times each "
                                "generation: forward_ms)",
                                f->path);
+    if (kind_of(f)->denoises)
+        return cli_usage_error(b->a.command,
+                               "%s is an image pipeline's contract: parity bench measures a classifier's forwards "
+                               "and training steps, and has no denoising endpoint yet (parity run times each "
+                               "picture, noise to image: forward_ms)",
+                               f->path);
     for (int i = 0; i < e->n; i++)
         if (e->batches[i] < 0 && !f->train.present)
             return cli_usage_error(b->a.command,

@@ -193,7 +193,9 @@ static int image_compare(const jctx *j, const px_image8 *m, const px_example_res
         return -1;
     if (failed_checks(&j->f->image_cmp, im, &im->failed)) {
         v->outcome = PX_OC_IMAGE_CHANGED;
-        v->detail = strf("%s (%s)%s", im->failed, figs,
+        /* The checks that failed carry their figures: the others are in
+         * v->image, which every view shows beside the detail. */
+        v->detail = strf("%s%s", im->failed,
                          j->f->image_cmp.latents.present ? ""
                                                          : "; no compare.latents: the step where it parts is not told");
     } else if (fig.max_abs == 0) {

@@ -207,7 +207,9 @@ static int detail_body(tui *t, size_t k, int rows, int w)
     free(safe);
     if (d.output)
         y += tui_put_wrapped(t, y, 0, w, cap ? t->line_cap : end - y, PX_EL_DIM, d.output);
-    if (details && rx && rx->clean_text)
+    /* (A contract without a vocabulary, an image's, makes no tokens: its
+     * input is a class.) */
+    if (details && rx && rx->clean_text && t->f->vocab_path)
         y += draw_tokens(t, rx, y, w, end);
     y++;
     y += d.pane->draw(t, k, y, 0, w, end);
