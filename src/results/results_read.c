@@ -537,6 +537,34 @@ static int top_before(int64_t ia, double a, int64_t ib, double b)
     return a > b || (a == b && ia < ib);
 }
 
+/* The opening every kind's own record in an example shares (generated:,
+ * image:): absent or null is no record (*g NULL, 0); present, it must be
+ * of a format that writes it and of the contract's kind (fits), a mapping
+ * of the record's keys with every required one there. w gets the record's
+ * name for messages (400 bytes). */
+static int kind_record(ctx *c, yaml_node_t *ex, const char *key, const px_rrecord *rec, int fits, const char *what,
+                       char w[400], yaml_node_t **g)
+{
+    *g = get(c, ex, key);
+    if (!*g || is_null(*g)) {
+        *g = NULL;
+        return 0;
+    }
+    snprintf(w, 400, "%.300s.%s", what, key);
+    int since = results_schema_since(&px_rs_example, key);
+    if (c->version < since)
+        return fail_at(c, *g, "%s is written from format %d on, this file says %d", key, since, c->version);
+    if (!fits)
+        return fail_at(c, *g, "%s: %s, but the contract's model is %s (contract.model.kind)", w, key,
+                       kind_name(c->f->kind));
+    if (want(c, *g, YAML_MAPPING_NODE, w) || check_record(c, *g, w, rec))
+        return -1;
+    for (size_t i = 0; i < rec->n; i++)
+        if ((rec->fields[i].flags & PX_RF_REQUIRED) && !require(c, *g, rec->fields[i].key, w))
+            return -1;
+    return 0;
+}
+
 /* A generator's example (format 5): generated: {dtype, shape, ids, end,
  * top, text, first_ms}. Everything that can be checked without the
  * vocabulary is checked here, so the file cannot contradict itself: the
@@ -624,22 +652,11 @@ static int load_gen_top_row(ctx *c, yaml_node_t *ids, yaml_node_t *row, size_t k
 static int load_generated(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
 {
     const px_rrecord *rec = &px_rs_generated;
-    yaml_node_t *g = get(c, ex, "generated");
-    if (!g || is_null(g))
-        return 0;
     char w[400];
-    snprintf(w, sizeof w, "%.300s.generated", what);
-    int since = results_schema_since(&px_rs_example, "generated");
-    if (c->version < since)
-        return fail_at(c, g, "generated is written from format %d on, this file says %d", since, c->version);
-    if (c->f->kind != PX_MODEL_GENERATOR)
-        return fail_at(c, g, "%s: generated, but the contract's model is %s (contract.model.kind)", w,
-                       kind_name(c->f->kind));
-    if (want(c, g, YAML_MAPPING_NODE, w) || check_record(c, g, w, rec))
-        return -1;
-    for (size_t i = 0; i < rec->n; i++)
-        if ((rec->fields[i].flags & PX_RF_REQUIRED) && !require(c, g, rec->fields[i].key, w))
-            return -1;
+    yaml_node_t *g;
+    int rc = kind_record(c, ex, "generated", rec, c->f->kind == PX_MODEL_GENERATOR, what, w, &g);
+    if (rc || !g)
+        return rc;
     px_generated *gen = x->gen = calloc(1, sizeof *gen);
     if (!gen || get_dtype(c, g, w, x) || load_shape(c, get(c, g, "shape"), x) ||
         fields_read(c, g, w, rec, gen, "text", "first_ms"))
@@ -739,22 +756,11 @@ static int load_latents(ctx *c, yaml_node_t *n, px_image_out *im, const char *w)
 static int load_image(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
 {
     const px_rrecord *rec = &px_rs_image;
-    yaml_node_t *g = get(c, ex, "image");
-    if (!g || is_null(g))
-        return 0;
     char w[400];
-    snprintf(w, sizeof w, "%.300s.image", what);
-    int since = results_schema_since(&px_rs_example, "image");
-    if (c->version < since)
-        return fail_at(c, g, "image is written from format %d on, this file says %d", since, c->version);
-    if (!kind_of(c->f)->denoises)
-        return fail_at(c, g, "%s: image, but the contract's model is %s (contract.model.kind)", w,
-                       kind_name(c->f->kind));
-    if (want(c, g, YAML_MAPPING_NODE, w) || check_record(c, g, w, rec))
-        return -1;
-    for (size_t i = 0; i < rec->n; i++)
-        if ((rec->fields[i].flags & PX_RF_REQUIRED) && !require(c, g, rec->fields[i].key, w))
-            return -1;
+    yaml_node_t *g;
+    int rc = kind_record(c, ex, "image", rec, kind_of(c->f)->denoises, what, w, &g);
+    if (rc || !g)
+        return rc;
     px_image_out *im = x->img = calloc(1, sizeof *im);
     if (!im)
         return px_error_oom(c->err, c->path);
