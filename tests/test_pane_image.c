@@ -459,3 +459,19 @@ Test(pane_image, true_colour_pairs_hold_the_rgb_values, .fini = scene_end)
     cell_colours(1, 61, &fg, &bg); /* equal: black, as (1, 1, 1), not ANSI colour 0 */
     cr_expect(fg == 0x010101 && bg == 0x010101, "%#x on %#x", fg, bg);
 }
+
+/* Every outcome has its own badge in the review list and a legend line
+ * (keys.h's table): an outcome added without one was drawn as "?" (the
+ * image kind's two were, until this test). */
+#include "../src/tui/badge.h"
+Test(badges, every_outcome_has_a_badge_of_its_own)
+{
+    for (int o = 0; o < PX_OC_COUNT; o++) {
+        const char *b = tui_badge((px_outcome)o);
+        cr_expect_str_neq(b, "?", "%s has no badge", outcome_name((px_outcome)o));
+        for (int p = 0; p < o; p++)
+            cr_expect_str_neq(b, tui_badge((px_outcome)p), "%s and %s share a badge", outcome_name((px_outcome)o),
+                              outcome_name((px_outcome)p));
+    }
+    cr_expect_eq(tui_outcome_el(PX_OC_IMAGE_CHANGED), tui_outcome_el(PX_OC_WRONG_LABEL), "another picture is a failure");
+}

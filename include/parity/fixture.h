@@ -82,7 +82,91 @@ typedef struct px_generate {
     px_loc loc, stop_loc;
 } px_generate;
 
-enum px_model_kind { PX_MODEL_CLASSIFIER, PX_MODEL_GENERATOR, PX_MODEL_EMBEDDING, PX_MODEL_IMAGE };
+enum px_model_kind { PX_MODEL_CLASSIFIER, PX_MODEL_GENERATOR, PX_MODEL_EMBEDDING, PX_MODEL_IMAGE, PX_MODEL_TRAINING };
+
+/* A training run's recipe (kind training, issue 40): contract.train holds
+ * the contract's, and an example (a run) may override any of its keys in
+ * its own `train:`. A causal LM (format transformers: AutoModelForCausalLM)
+ * is trained on a copy (the model files are never written) for `steps`
+ * optimizer steps. The data is contract.train.data, a pinned text file
+ * tokenized by the contract's tokenizer (parity does it, once, the same
+ * ids for every environment) and cut into windows of seq_len + 1 tokens
+ * (window w: ids[w*seq_len .. w*seq_len + seq_len]); step s trains on the
+ * windows (s*batch_size + j) mod n_windows, j < batch_size, in that fixed
+ * order: the inputs a window's first seq_len ids, the targets its last
+ * seq_len, the loss their mean cross-entropy in float32. The learning rate
+ * of each step is parity's (recipe_lr): linear warm-up over warmup_steps
+ * (step s < warmup: lr * (s + 1) / (warmup + 1)), then constant, linear or
+ * cosine decay to decay_min * lr at the last step. Gradients are clipped
+ * to a total L2 norm of clip_grad_norm (0: not clipped); the norm recorded
+ * is before clipping. Dropout is off (p 0) in every environment: a
+ * device's generator draws other masks, another experiment, as an image's
+ * noise would be. */
+enum px_optimizer { PX_OPT_ADAMW = 1, PX_OPT_SGD = 2 };
+enum px_lr_decay { PX_DECAY_NONE = 0, PX_DECAY_LINEAR, PX_DECAY_COSINE };
+#define PX_TRAIN_RUN_MAX_STEPS 100000 /* a recipe's steps */
+typedef struct px_recipe {
+    int steps, batch_size, seq_len;
+    enum px_optimizer optimizer;     /* default adamw */
+    double lr;
+    double beta1, beta2, eps, weight_decay; /* adamw (torch's defaults:
+                                               0.9, 0.999, 1e-8, 0.01) */
+    double momentum;                 /* sgd (default 0) */
+    int warmup_steps;                /* default 0 */
+    enum px_lr_decay decay;          /* default none */
+    double decay_min;                /* the last step's lr / lr (default 0) */
+    double clip_grad_norm;           /* 0: none */
+    unsigned long long seed;         /* torch.manual_seed before training
+                                        (nothing random remains with dropout
+                                        off; kept for a model that draws) */
+    px_loc loc;
+} px_recipe;
+
+/* The training data (contract.train.data): a text file, pinned. */
+typedef struct px_train_data {
+    char *path;      /* resolved */
+    char *sha256;
+    px_loc loc, sha_loc;
+} px_train_data;
+
+/* One per-step quantity's tolerance against the reference (compare.train:
+ * loss, grad_norm, update): |a - b| <= atol + rtol * |b| at every step,
+ * with why (required). */
+typedef struct px_step_tol {
+    int present;
+    double atol, rtol;
+    char *why;
+    px_loc loc;
+} px_step_tol;
+
+typedef struct px_train_checks {
+    px_step_tol loss, grad_norm, update;
+    /* params: each tensor group's parameters at the end, relative to the
+     * reference's, ||p - p_ref|| / ||p_ref|| <= max_rel (estimated from
+     * the groups' sketches: results.h px_train_group), with why. */
+    int params_present;
+    double params_max_rel;
+    char *params_why;
+    px_loc params_loc;
+    /* learning: a run not-learning when the reference's loss drops and its
+     * own drops less than min_fraction of the reference's drop (the drop:
+     * the first step's loss less the mean of the last tenth of steps,
+     * at least one); default 0.1, with why when written. */
+    double learning_min_fraction;
+    char *learning_why;
+    px_loc learning_loc;
+} px_train_checks;
+
+/* An environment's parallel plan (parallel:): processes ranks launched as
+ * torchrun launches them, torch.distributed with backend (gloo on the CPU,
+ * nccl on cuda, else said), the batch split across ranks by strategy. */
+enum px_strategy { PX_PAR_NONE = 0, PX_PAR_DDP, PX_PAR_FSDP };
+typedef struct px_parallel {
+    int processes;                   /* 0: not parallel (one process) */
+    enum px_strategy strategy;
+    char *backend;                   /* NULL: the device's default */
+    px_loc loc;
+} px_parallel;
 
 /* An image's contract (kind image, contract.image; issue 39): what must
  * survive the move of a Diffusers pipeline, fixed for every environment.
@@ -190,6 +274,14 @@ typedef struct px_env {
     int python;         /* executor: python (parity_torch.py) rather than
                            libtorch (parity-torch) */
     px_compile compile; /* compile: (present 0: eager) */
+    /* A training run's precision recipe, named as TorchTitan's settings
+     * are: the weights (and the optimizer's state) in dtype; with
+     * mixed_precision_param bfloat16 the forward and backward compute in it
+     * over float32 master weights (torch.autocast in one process, FSDP's
+     * MixedPrecisionPolicy(param_dtype) in several); mixed_precision_reduce
+     * the gradients' reduction across ranks. NULL: not said. */
+    char *mixed_precision_param, *mixed_precision_reduce;
+    px_parallel parallel; /* parallel: (processes 0: one process) */
     char *role;         /* reference | twin | candidate | oracle; NULL when
                            not said (a candidate), but the reference
                            (fixture_reference) always has "reference" */
@@ -293,6 +385,12 @@ typedef struct px_example {
     enum px_role role;  /* an embedding's: document or query (role:); none otherwise */
     int has_seed;       /* an image's own `seed:` (else contract.image.seed) */
     unsigned long long seed;
+    px_recipe *recipe;  /* a training run's: the contract's recipe with its
+                           own train: keys over it (always set for kind
+                           training; NULL otherwise) */
+    double loss_at_most; /* a training run's expect: {loss_at_most: X}:
+                            the mean loss of its last tenth of steps; NAN
+                            when not said */
     char *why;
     px_review review;   /* the reviewer's record (include/parity/decision.h): owned */
     px_loc loc, text_loc;
@@ -332,6 +430,9 @@ typedef struct px_fixture {
     px_generate gen;    /* contract.generate (a generator's) */
     px_image_spec image; /* contract.image (an image's) */
     px_image_checks image_cmp; /* compare.image and compare.latents */
+    px_recipe recipe;   /* contract.train (a training run's) */
+    px_train_data train_data; /* contract.train.data */
+    px_train_checks train_cmp; /* compare.train */
     px_clean_rule *rules;
     size_t n_rules;
     px_redact_rule *redact; /* `redact:` (include/parity/redact.h) */

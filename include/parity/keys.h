@@ -131,6 +131,11 @@
     X(WRONG_RANKING, "RANK", "wrong-ranking: a query's search misses what its expectation names")                     \
     X(RANKING_CHANGED, "MOVED", "ranking-changed: a query's first k differ from the reference's")                     \
     X(KNOWN_DEFECT, "defect", "known-defect: decided defect; the model's error, as the reference has it")             \
+    X(BLANK_IMAGE, "BLANK", "blank-image: the image is one colour; the pipeline made no picture")                     \
+    X(IMAGE_CHANGED, "PICT", "image-changed: the picture fails a compare.image check against the reference's")        \
+    X(LOSS_NOT_FINITE, "LOSS", "loss-not-finite: the training run's loss or gradient norm is a NaN or an infinity")   \
+    X(NOT_LEARNING, "FLAT", "not-learning: the training run's loss does not go down as the reference's does")         \
+    X(CURVE_CHANGED, "CURVE", "curve-changed: the training run parts from the reference's beyond compare.train")      \
     X(NOT_EVALUATED, "n/e", "not-evaluated: environment down, without results, or stopped")                           \
     X(NONE, "-", "no result, and none coming (not selected, no results, down)")                                       \
     X(NONE, "…", "running or loading: its result is coming")                                                          \

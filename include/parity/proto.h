@@ -123,6 +123,9 @@
  *     child  -> GENERATED | FAIL(stage forward)            one per GENERATE
  *     parent -> DENOISE                                    an image's example
  *     child  -> DENOISED | FAIL(stage forward)             one per DENOISE
+ *     parent -> TRAINRUN                                   a training run
+ *     child  -> TRAINSTEP... TRAINEND | FAIL(stage forward) one per step, then
+ *                                                          the end
  *     parent -> DESCRIBE                                   what the model takes
  *     child  -> DESCRIBED | FAIL(stage forward)            one per DESCRIBE
  *     parent closes stdin                                  child exits 0
@@ -267,6 +270,74 @@
  *          compile: wraps the denoiser (the pipeline's transformer).
  *          (revision 8: DENOISE, DENOISED, --kind image and --format
  *          diffusers are new)
+ * TRAINRUN: (kind training, --format transformers, the Python executor;
+ *          revision 9) a training run (an example of kind training:
+ *          fixture.h px_recipe). u32 steps (1 .. PX_TRAIN_RUN_MAX_STEPS),
+ *          u32 batch_size, u32 seq_len, u32 optimizer (1 adamw, 2 sgd),
+ *          f64 beta1, f64 beta2, f64 eps, f64 weight_decay, f64 momentum,
+ *          f64 clip_grad_norm (0: none), u64 seed (as i64 bits),
+ *          f64 lr[steps] (each step's learning rate: parity's schedule,
+ *          recipe.h, never the executor's), u32 n_windows, i64
+ *          windows[n_windows * (seq_len + 1)] (the data's token ids cut as
+ *          fixture.h says; every id below the model's vocab_size).
+ *          The executor trains a copy of the loaded model (never the model
+ *          files, nor the module later frames use): torch.manual_seed(seed),
+ *          train(), every dropout p 0 (config's *dropout keys too), the
+ *          optimizer on the copy's parameters (torch.optim.AdamW(lr, betas,
+ *          eps, weight_decay) or SGD(lr, momentum)), then per step s: the
+ *          batch rows j < batch_size are windows[(s*batch_size + j) mod
+ *          n_windows]; zero_grad; forward of the first seq_len ids
+ *          (logits in float32), loss the mean cross-entropy against the
+ *          last seq_len; backward; the gradients' total L2 norm (float32,
+ *          torch.nn.utils.clip_grad_norm_, which clips to clip_grad_norm
+ *          when not 0, else get_total_norm); every group's lr set to lr[s];
+ *          optimizer.step(); the update's total L2 norm (the parameters
+ *          after less before, in float32). Precision is the environment's
+ *          (--dtype: the weights and the optimizer's state;
+ *          --mixed-precision-param bfloat16: forward and backward under
+ *          torch.autocast(device, bfloat16) over the float32 weights in one
+ *          process, fully_shard's MixedPrecisionPolicy(param_dtype,
+ *          reduce_dtype from --mixed-precision-reduce) with FSDP, the same
+ *          autocast with DDP). With --parallel ddp|fsdp --processes N
+ *          --dist-backend B the executor is rank 0 of N, started by
+ *          torchrun (python -m torch.distributed.run --standalone
+ *          --nproc-per-node N parity_torch.py ...; parity starts it so, in a
+ *          process group of its own that it kills whole): only rank 0 reads
+ *          and writes the protocol (the others close those descriptors and
+ *          get TRAINRUN's payload by broadcast); each rank trains on rows j
+ *          with j mod N == its rank of every step's batch (batch_size a
+ *          multiple of N), DDP(model) or fully_shard on each decoder layer
+ *          and the model, the loss averaged over ranks as one process's
+ *          mean is; the norms over the whole model. A rank that raises ends
+ *          its run with FAIL(stage forward, "rank R: ...").
+ * TRAINSTEP: (one per step, as each ends; revision 9) u32 step (0-based,
+ *          in order), f64 loss (before the update), f64 grad_norm (before
+ *          clipping), f64 update_norm, f64 lr (as run), f64 step_ms (the
+ *          step, the loss's copy to the host included), u32 compiled
+ *          (enum px_compiled). A NaN stays a NaN: the run goes on.
+ * TRAINEND: (after the last TRAINSTEP; revision 9) str dtype (the
+ *          weights'), u32 processes, f64 startup_ms (TRAINRUN received to
+ *          the first step: the copy, the optimizer, the process group's
+ *          agreement), f64 total_ms, u32 n_groups (1 ..
+ *          PX_TRAIN_MAX_GROUPS), per group: str name (embed, attention,
+ *          mlp, norm, head or other: the first of embed_tokens|wte|
+ *          word_embeddings, attn|attention, mlp|feed_forward, norm|ln_,
+ *          lm_head in the parameter's name, in that order), i64 numel, f64
+ *          norm (the parameters at the end, float32 L2), f64 delta_norm
+ *          (their change since the start), f64 sketch[PX_TRAIN_SKETCH]
+ *          (results.h: row k of a [PX_TRAIN_SKETCH, numel] matrix of
+ *          torch.randn drawn in float32 from torch.Generator("cpu")
+ *          .manual_seed(1000 + the group's index in that list), in chunks
+ *          of 65536 columns, dotted with the change flattened in the
+ *          order of named_parameters, in float64). Groups with no
+ *          parameters are left out.
+ *          Malformed TRAINRUN (counts, an id past vocab_size, a batch_size
+ *          not a multiple of the processes, a payload not of exactly these
+ *          fields): FAIL(stage forward, "protocol: ..."). READY's load:
+ *          "AutoModelForCausalLM.from_pretrained(dtype=torch.float32)".
+ *          (revision 9: TRAINRUN, TRAINSTEP, TRAINEND, --kind training,
+ *          --mixed-precision-param, --mixed-precision-reduce, --parallel,
+ *          --processes and --dist-backend are new)
  * DESCRIBE: no payload. Asks what the loaded model takes and gives, without
  *          a forward (parity init, src/run/describe.c).
  * DESCRIBED: u32 args_known (1 when the forward's argument names could be
@@ -360,6 +431,9 @@ enum px_frame_type {
     PX_FRAME_GENERATED = 0x444E4547u, /* "GEND" */
     PX_FRAME_DENOISE = 0x534E4544u,   /* "DENS" */
     PX_FRAME_DENOISED = 0x444E4544u,  /* "DEND" */
+    PX_FRAME_TRAINRUN = 0x4E555254u,  /* "TRUN" */
+    PX_FRAME_TRAINSTEP = 0x50545354u, /* "TSTP" */
+    PX_FRAME_TRAINEND = 0x444E4554u,  /* "TEND" */
     PX_FRAME_DESCRIBE = 0x43534544u,  /* "DESC" */
     PX_FRAME_DESCRIBED = 0x44435344u, /* "DSCD" */
     /* The fork server's control channel (parity-torch --serve). */
@@ -378,7 +452,7 @@ enum px_frame_type {
 #define PX_IMAGE_MAX_STEPS 1000u /* DENOISE's steps */
 #define PX_IMAGE_MAX_SIDE 4096u  /* DENOISE's height and width */
 
-#define PX_PROTO_VERSION 8u
+#define PX_PROTO_VERSION 9u
 
 enum px_stage {
     PX_STAGE_DEVICE = 1,  /* device string or dtype not usable here */

@@ -158,6 +158,46 @@ typedef struct px_image_out {
 
 void image_out_free(px_image_out *g);
 
+/* What a training run recorded (protocol TRAINRUN, kind training) beside
+ * its loss curve, which is the example's values: loss[n_steps], shape
+ * [1, n_steps], each step's loss before its update as a float64. Per step
+ * also the gradients' total L2 norm before clipping, the update's (the
+ * parameters after the step less before, total L2 norm, in float32), the
+ * learning rate it ran at, and its time. At the end, per tensor group
+ * (parameters grouped by name: embed, attention, mlp, norm, head, other),
+ * the parameters' norm, their change's norm and a sketch of the change:
+ * PX_TRAIN_SKETCH fixed Gaussian projections of it (torch.Generator("cpu")
+ * seeded by the group's index, the same in every environment), so that
+ * ||change_a - change_b|| (= ||p_a - p_b||, both from the same model) is
+ * estimated between two environments without either's weights: the
+ * sketches' distance / sqrt(PX_TRAIN_SKETCH) (within about 20% at 95%
+ * for 64 projections, Johnson-Lindenstrauss). */
+#define PX_TRAIN_SKETCH 64
+#define PX_TRAIN_MAX_GROUPS 16
+typedef struct px_train_group {
+    char *name;
+    int64_t numel;
+    double norm, delta_norm;
+    double sketch[PX_TRAIN_SKETCH];
+} px_train_group;
+
+typedef struct px_train_out {
+    size_t n_steps;           /* that ran (loss[] is the values) */
+    double *grad_norm;        /* n_steps, before clipping */
+    double *update_norm;      /* n_steps */
+    double *lr;               /* n_steps, as run */
+    double *step_ms;          /* n_steps, each step timed (the loss's copy
+                                 to the host included) */
+    double startup_ms;        /* TRAINRUN received to the first step: the
+                                 copy, the optimizer, any process group */
+    double total_ms;          /* the whole run */
+    int processes;            /* ranks (1: one process) */
+    px_train_group *groups;
+    size_t n_groups;
+} px_train_out;
+
+void train_out_free(px_train_out *t);
+
 typedef struct px_example_result {
     /* (Ordered to leave no padding: 10 000 examples in 4 environments hold
      * 40 000 of these.) */
@@ -175,6 +215,7 @@ typedef struct px_example_result {
     int64_t shape[PX_MAX_DIMS]; /* a generator's: its first step's output */
     px_generated *gen;        /* a generator's (NULL: nothing generated) */
     px_image_out *img;        /* an image's (NULL: none made) */
+    px_train_out *train;      /* a training run's (NULL: none ran) */
     double *values;
     size_t n_values;
     double forward_ms;        /* -1 when not run */

@@ -45,6 +45,16 @@ typedef enum px_outcome {
                              the pipeline made nothing */
     PX_OC_IMAGE_CHANGED,  /* a candidate's image fails a compare.image
                              check against the reference's: another picture */
+    PX_OC_LOSS_NOT_FINITE, /* a training run's loss (or gradient norm) is a
+                              NaN or an infinity at some step */
+    PX_OC_NOT_LEARNING,   /* a training run whose loss does not go down
+                             when the reference's does (compare.train
+                             .learning), or (any environment) is above its
+                             expect.loss_at_most: it silently learns nothing */
+    PX_OC_CURVE_CHANGED,  /* a candidate's training run parts from the
+                             reference's beyond compare.train (its loss,
+                             gradient norm or update at some step, or a
+                             tensor group's parameters at the end) */
     PX_OC_COUNT
 } px_outcome;
 
@@ -73,6 +83,9 @@ typedef enum px_div {
                            from the reference's ("rank 2 and 3 swap") */
     PX_DIV_LATENT,      /* an image's: a recorded latent parts beyond
                            compare.latents (diverged at step N) */
+    PX_DIV_STEP,        /* a training run's: the first step whose loss
+                           parts beyond compare.train.loss (or, the loss
+                           within, its gradient norm or update) */
     PX_DIV_COUNT
 } px_div;
 const char *div_name(px_div d);
@@ -170,6 +183,26 @@ typedef struct px_image_verdict {
     char *failed;         /* the checks that failed, in words; NULL none */
 } px_image_verdict;
 
+/* A training run's verdict's own part (NULL for other kinds): the curve
+ * against the reference's step by step (NAN where not compared) and the
+ * first step each quantity parts; the groups' relative difference. */
+typedef struct px_train_verdict {
+    size_t n_steps;       /* compared: the shorter run's steps */
+    double *loss_diff;    /* |a - b| per step */
+    long loss_step, grad_step, update_step; /* first step beyond its
+                             compare.train tolerance, 0-based; -1 none or
+                             not compared */
+    long nonfinite_step;  /* the first step whose loss or gradient norm is
+                             not finite; -1 none */
+    double drop, ref_drop; /* the loss's drop here and the reference's
+                             (compare.train.learning); NAN not known */
+    size_t n_groups;
+    char **group;         /* names (borrowed from the results) */
+    double *param_rel;    /* estimated ||p - p_ref|| / ||p_ref|| per group;
+                             NAN where not compared */
+    char *failed;         /* the checks that failed, in words; NULL none */
+} px_train_verdict;
+
 typedef struct px_verdict {
     /* (Ordered to leave no padding.) */
     px_outcome outcome;
@@ -197,6 +230,7 @@ typedef struct px_verdict {
     px_text_verdict *text; /* a generator's (NULL: a classifier's) */
     px_embed_verdict *embed; /* an embedding's (NULL otherwise) */
     px_image_verdict *image; /* an image's (NULL otherwise) */
+    px_train_verdict *train; /* a training run's (NULL otherwise) */
 } px_verdict;
 
 /* What a benchmark's outputs say against the contract (parity bench;

@@ -56,7 +56,7 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.a
 # include/parity/proto.h's and generate.h's constants (PX_NAME there), copied
 # because this script stands alone; tests/proto_consts.py (make check)
 # proves every one equal and fails on one missing.
-PROTO_VERSION = 8
+PROTO_VERSION = 9
 FRAME_READY = 0x59444552
 FRAME_RUN = 0x204E5552
 FRAME_OUTPUT = 0x2054554F

@@ -44,6 +44,13 @@ static const struct {
     [PX_OC_IMAGE_CHANGED] = {"image-changed",
                              "the image fails a compare.image check against the reference's: another picture", 0,
         "a candidate's image only; the checks that failed are named (PSNR, SSIM, mean or max absolute pixel difference)"},
+    [PX_OC_LOSS_NOT_FINITE] = {"loss-not-finite", "the training run's loss or gradient norm is a NaN or an infinity", 0,
+        "a training run's, in the reference as in a candidate; the first such step is named"},
+    [PX_OC_NOT_LEARNING] = {"not-learning", "the training run's loss does not go down as the reference's does", 0,
+        "its loss drops by less than compare.train.learning's fraction of the reference's drop (the first step's loss less the mean of the last tenth), or is above the run's expect.loss_at_most: a run that silently learns nothing"},
+    [PX_OC_CURVE_CHANGED] = {"curve-changed",
+                             "the training run parts from the reference's beyond compare.train", 0,
+        "a candidate's run only: its loss, gradient norm or update beyond the tolerance at some step (the first is named), or a tensor group's parameters at the end beyond compare.train.params"},
 };
 
 const char *outcome_name(px_outcome o) { return o < PX_OC_COUNT ? outcomes[o].name : "?"; }
@@ -56,7 +63,7 @@ const char *div_name(px_div d)
     static const char *const n[PX_DIV_COUNT] = {"none",          "model revision", "label map",
                                                 "cleaned text",  "token ids",      "output shape",
                                                 "output values", "decision",       "generated tokens",
-                                                "ranking",       "latent"};
+                                                "ranking",       "latent",         "training step"};
     return d < PX_DIV_COUNT ? n[d] : "?";
 }
 

@@ -105,6 +105,17 @@ void image_out_free(px_image_out *g)
     free(g);
 }
 
+void train_out_free(px_train_out *t)
+{
+    if (!t)
+        return;
+    free(t->grad_norm), free(t->update_norm), free(t->lr), free(t->step_ms);
+    for (size_t i = 0; i < t->n_groups; i++)
+        free(t->groups[i].name);
+    free(t->groups);
+    free(t);
+}
+
 const char *generated_end_name(int end) { return end == 1 ? "stop" : end == 2 ? "length" : "?"; }
 
 void example_result_free_input(px_example_result *x)
@@ -127,6 +138,7 @@ void example_result_clear(px_example_result *x)
     results_dtype_free(x->dtype);
     generated_free(x->gen);
     image_out_free(x->img);
+    train_out_free(x->train);
     free(x->values);
     memset(x, 0, sizeof *x);
     x->label = -1;

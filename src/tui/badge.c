@@ -44,7 +44,8 @@ int tui_outcome_el(px_outcome o)
     case PX_OC_REJECTED_OK: case PX_OC_KNOWN_DEFECT: return PX_EL_REJECTED;
     case PX_OC_NOT_EVALUATED: return PX_EL_NOT_EVALUATED;
     case PX_OC_WRONG_LABEL: case PX_OC_NOT_REJECTED: case PX_OC_WRONGLY_REJECTED: case PX_OC_CONSTRAINT_VIOLATED:
-    case PX_OC_WRONG_RANKING: case PX_OC_RANKING_CHANGED:
+    case PX_OC_WRONG_RANKING: case PX_OC_RANKING_CHANGED: case PX_OC_IMAGE_CHANGED: case PX_OC_NOT_LEARNING:
+    case PX_OC_CURVE_CHANGED:
         return PX_EL_FAIL;
     default: return PX_EL_ERROR;
     }
