@@ -102,7 +102,7 @@ def main():
         o.append('      device_name: "test CPU"')
         o.append('      dtype: "%s"' % dtype)
         o.append("      threads: 1")
-        o.append('      model_sha256: "f2b6b4c0b3b8d2f5d3a9c1a0e4f7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9"')
+        o.append('      model_sha256: "6406c8c23eba14ea5627e6335bab7158980a8c70d5359370f0a3a83226cf51ac"')
         o.append('      vocab_sha256: "3b284f74f3c6c3912821ee72e6eec1680861459a4020efc059b5f526999c43f8"')
         o.append('      host: "vm"')
         o.append('      started_at: "2026-12-06T00:30:00Z"')
