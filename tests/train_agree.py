@@ -166,6 +166,9 @@ def worker(path, out):
 
 def main():
     t_all = time.perf_counter()
+    # One thread: the two torchrun workers run beside this process (each
+    # OMP_NUM_THREADS=1), and the model is tiny.
+    torch.set_num_threads(1)
     tmp = tempfile.mkdtemp(prefix="train_agree.")
     path = os.path.join(tmp, "llama")
     build_model(path)
