@@ -146,9 +146,10 @@ def worker(path, out):
     rank, world = parity_train.dist_init("gloo")
     model = load_model(path)
     res = {}
-    for plan in ("ddp", "fsdp"):
+    for plan in ("ddp", "fsdp", "fsdp-mp"):
         req = parity_train.broadcast_request(request() if rank == 0 else None)
-        steps, end = run(model, req, environment(parallel=plan, rank=rank, world=world))
+        mp = torch.bfloat16 if plan == "fsdp-mp" else None
+        steps, end = run(model, req, environment(mp_param=mp, parallel=plan.split("-")[0], rank=rank, world=world))
         if rank == 0:
             res[plan] = dict(loss=[s[1] for s in steps], grad_norm=[s[2] for s in steps],
                              update_norm=[s[3] for s in steps], processes=end["processes"],
@@ -235,6 +236,9 @@ def main():
 
     # (b) the model passed in is unchanged.
     check(unchanged(model, snap), "(b) the loaded model is unchanged after train_run")
+    check(not model.training and model.config.attention_dropout == 0.1
+          and all(m.attention_dropout == 0.1 for m in model.modules() if hasattr(m, "attention_dropout")),
+          "(b) still in eval(), its config's and attention's dropout as loaded (0.1)")
 
     # (c) precision recipes, over a longer run with a small learning rate,
     # where bfloat16 weights without master weights lose small updates.
@@ -249,6 +253,7 @@ def main():
     check(d_amp < d_bf, "(c) over 40 steps at lr 2e-4, max |loss - float32's|: bf16 autocast %.5f < bf16 weights "
           "%.5f (final losses f32 %.5f, autocast %.5f, bf16 weights %.5f)" % (d_amp, d_bf, lf[-1], la[-1], lb[-1]))
     check(unchanged(model, snap), "(b) the loaded model is unchanged after the bfloat16 runs")
+    amp12 = [s[1] for s in run(model, request(), environment(mp_param=torch.bfloat16))[0]]
 
     # (e) the sketches: two runs that differ (learning rates), the true
     # distance from the plain loop's parameters (bit-identical to the runs').
@@ -310,6 +315,10 @@ def main():
                      for a, b in zip(r["groups"], end["groups"]))
             check(dn <= 1e-4, "(d) %s's groups' change norms within %.2g (relative) of one process's"
                   % (plan.upper(), dn))
+        dm = max_diff(amp12, res["fsdp-mp"]["loss"])
+        check(dm <= 0.01, "(d) 2-process FSDP with MixedPrecisionPolicy(param_dtype=bfloat16) against one "
+              "process's bf16 autocast: max |loss diff| %.3g (float32's against autocast: %.3g)"
+              % (dm, max_diff(amp12, ours)))
     check(unchanged(model, snap), "(b) the loaded model is unchanged at the end")
     print("%d failed; %.1f s" % (len(failures), time.perf_counter() - t_all))
     return 1 if failures else 0

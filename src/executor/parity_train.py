@@ -207,12 +207,15 @@ def _sketch(deltas, seed):
     in float64 with the concatenation of deltas (float32, CPU)."""
     import torch
     g = torch.Generator("cpu").manual_seed(seed)
-    flat = torch.cat([d.reshape(-1) for d in deltas])
+    flat = torch.cat([d.reshape(-1) for d in deltas]).double()
     acc = torch.zeros(SKETCH, dtype=torch.float64)
+    wide = torch.empty(SKETCH, min(SKETCH_CHUNK, flat.numel()), dtype=torch.float64)  # reused: no allocation a chunk
     for c0 in range(0, flat.numel(), SKETCH_CHUNK):
         part = flat[c0:c0 + SKETCH_CHUNK]
         r = torch.randn(SKETCH, part.numel(), generator=g, dtype=torch.float32)
-        acc += r.double() @ part.double()
+        w = wide[:, :part.numel()]
+        w.copy_(r)
+        acc += torch.mv(w, part)
     return acc.tolist()
 
 
@@ -268,7 +271,6 @@ def _train(torch, model, req, env, on_step, t_start):
         p.requires_grad_(True)
     # The start of the run, for the change's norm and sketch (the copy in
     # the weights' dtype, before any sharding).
-    names = [n for n, _ in net.named_parameters()]
     start = {n: p.detach().clone() for n, p in net.named_parameters()}
 
     autocast = mp_param is not None
@@ -352,7 +354,7 @@ def _train(torch, model, req, env, on_step, t_start):
                 _COMPILED_YES if after_count > before_count else _COMPILED_NO)
             on_step(s, loss_v, gnorm_v, unorm_v, lr, step_ms, compiled)
 
-    groups = _groups(torch, net, names, start, rank)
+    groups = _groups(torch, net, start, rank)
     sync()
     total_ms = (time.perf_counter() - t_start) * 1000.0
     if rank != 0:
@@ -361,7 +363,7 @@ def _train(torch, model, req, env, on_step, t_start):
                 total_ms=total_ms, groups=groups)
 
 
-def _groups(torch, net, names, start, rank):
+def _groups(torch, net, start, rank):
     """TRAINEND's tensor groups (proto.h), from the full parameters (a
     DTensor's full_tensor(), a collective every rank joins), on rank 0."""
     members = [[] for _ in GROUPS]  # per group: (end float32, change float32), CPU
