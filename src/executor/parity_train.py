@@ -264,7 +264,14 @@ def _train(torch, model, req, env, on_step, t_start):
     torch.manual_seed(int(req["seed"]) & 0xFFFFFFFFFFFFFFFF)
     with torch.no_grad():
         net = copy.deepcopy(model)
-        net.to(device=device, dtype=dtype)
+        net.to(device=device)
+        # The weights in the recipe's dtype; buffers as loaded (RoPE's
+        # inv_freq stays float32, as from_pretrained(dtype=) keeps it and
+        # TorchTitan's bf16 training computes RoPE). .data keeps tied
+        # parameters one.
+        for p in net.parameters():
+            if p.is_floating_point() and p.dtype != dtype:
+                p.data = p.data.to(dtype)
     net.train()
     _no_dropout(net)
     for p in net.parameters():
