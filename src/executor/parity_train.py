@@ -277,8 +277,9 @@ def _train(torch, model, req, env, on_step, t_start):
     for p in net.parameters():
         p.requires_grad_(True)
     # The start of the run, for the change's norm and sketch (the copy in
-    # the weights' dtype, before any sharding).
-    start = {n: p.detach().clone() for n, p in net.named_parameters()}
+    # the weights' dtype, before any sharding), kept on the host by rank 0
+    # only, which alone computes the groups.
+    start = {n: p.detach().to("cpu", copy=True) for n, p in net.named_parameters()} if rank == 0 else {}
 
     autocast = mp_param is not None
     if parallel == "ddp":
