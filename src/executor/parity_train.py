@@ -221,12 +221,23 @@ def _sketch(deltas, seed):
 
 def train_run(model, req, env, on_step):
     """One training run (proto.h TRAINRUN) on a deep copy of `model`, the
-    loaded module, which is never changed. See /tmp/iface.md (the glue's
-    interface): req holds TRAINRUN's fields, env the environment's device,
-    dtype, mp_param, mp_reduce, parallel, rank, world and sync (and,
-    optionally, compile_count: a callable giving the graphs compiled so far
-    or None, and mark_step: called after each optimizer step on a lazy
-    device). Returns TRAINEND's fields on rank 0, None on the others."""
+    loaded module, which is never changed.
+
+    req: steps, batch_size, seq_len, optimizer ('adamw' | 'sgd'), beta1,
+         beta2, eps, weight_decay, momentum, clip_grad_norm (0.0: none),
+         seed, lr (a list of `steps` floats), windows (a CPU LongTensor
+         [n_windows, seq_len + 1]).
+    env: device (torch.device), dtype (the weights' torch dtype), mp_param
+         (torch.bfloat16 or None), mp_reduce (a torch dtype or None),
+         parallel ('ddp' | 'fsdp' | None), rank, world, sync (synchronizes
+         the device before a clock is read); optionally compile_count (the
+         graphs compiled so far, or None where the backend cannot tell) and
+         mark_step (called after each optimizer step on a lazy device).
+    on_step(step, loss, grad_norm, update_norm, lr, step_ms, compiled) is
+         called on rank 0 as each step ends (TRAINSTEP).
+    Returns on rank 0 TRAINEND's fields: dict(dtype, processes, startup_ms,
+    total_ms, groups=[dict(name, numel, norm, delta_norm, sketch)]); None
+    on the others. Raises on any error."""
     import torch
     t_start = time.perf_counter()
     with torch.inference_mode(False), torch.enable_grad():
