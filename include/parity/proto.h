@@ -309,7 +309,11 @@
  *          multiple of N), DDP(model) or fully_shard on each decoder layer
  *          and the model, the loss averaged over ranks as one process's
  *          mean is; the norms over the whole model. A rank that raises ends
- *          its run with FAIL(stage forward, "rank R: ...").
+ *          its run with FAIL(stage forward, "rank R: ..."). Test hook
+ *          (tests only): PARITY_TRAIN_FAULT="RANK:STEP:crash|hang|raise"
+ *          in the executor's environment makes rank RANK, at the start of
+ *          step STEP, exit at once (os._exit(9)), sleep forever, or raise
+ *          RuntimeError (src/executor/parity_train.py).
  * TRAINSTEP: (one per step, as each ends; revision 9) u32 step (0-based,
  *          in order), f64 loss (before the update), f64 grad_norm (before
  *          clipping), f64 update_norm, f64 lr (as run), f64 step_ms (the
