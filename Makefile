@@ -466,7 +466,7 @@ uninstall:
 # libFuzzer harnesses (clang): tests/fuzz/fuzz_NAME.c for the fixture
 # loader, the review splice, the results-file reader, the theme parser and
 # the tokenizer with the cleaning rules, the tokenizer.json reader, the history of last good
-# configurations, the executors' GENERATED and DENOISED replies and the choice of a token. `make fuzz` first runs each file in
+# configurations, the executors' GENERATED, DENOISED and TRAINSTEP/TRAINEND replies and the choice of a token. `make fuzz` first runs each file in
 # tests/fuzz/regressions/ through the harness its name starts with (NAME-*;
 # any crash, leak or timeout fails), then each harness FUZZ_SECONDS on a seed
 # corpus made from the fixtures, golden files, results files, themes,
@@ -480,7 +480,7 @@ uninstall:
 # runs only that one. CI runs a short smoke.
 FUZZ_SECONDS ?= 30
 FUZZ_MAX_LEN ?= 131072
-FUZZ_HARNESSES ?= fixture splice results theme tokenizer hfjson history genreply denoised
+FUZZ_HARNESSES ?= fixture splice results theme tokenizer hfjson history genreply denoised trainstep
 FUZZ_DIR := build/fuzz
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude $(PKG_CFLAGS)
 FUZZ_FLAGS := $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined
@@ -515,8 +515,8 @@ fuzz_select = for f in $(1); do for p in $$(seq 0 $$(($(2) - 1))); do \
 fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	@for h in $(FUZZ_HARNESSES); do rm -rf $(FUZZ_DIR)/seed-$$h && mkdir -p $(FUZZ_DIR)/seed-$$h; done
 	@for f in tests/fuzz/regressions/*; do [ -f "$$f" ] || continue; case "$${f##*/}" in \
-	  fixture-*|splice-*|results-*|theme-*|tokenizer-*|hfjson-*|history-*|genreply-*|denoised-*) ;; \
-	  *) echo "$$f: name it HARNESS-description (fixture, splice, results, theme, tokenizer, hfjson, history, genreply, denoised)"; exit 1;; \
+	  fixture-*|splice-*|results-*|theme-*|tokenizer-*|hfjson-*|history-*|genreply-*|denoised-*|trainstep-*) ;; \
+	  *) echo "$$f: name it HARNESS-description (fixture, splice, results, theme, tokenizer, hfjson, history, genreply, denoised, trainstep)"; exit 1;; \
 	  esac; done
 	@for f in fixtures/*/*.yaml tests/data/*.yaml tests/data/*/fixture.yaml tests/data/embed/search.yaml \
 	  tests/golden/yamledit/*.yaml tests/fuzz/seed-fixture-*; do \
@@ -534,6 +534,7 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	  for f in tests/data/campus-history.yaml tests/fuzz/seed-history-*; do put history $$f; done; \
 	  for f in tests/fuzz/seed-genreply-*; do put genreply $$f; done; \
 	  for f in tests/fuzz/seed-denoised-*; do put denoised $$f; done; \
+	  for f in tests/fuzz/seed-trainstep-*; do put trainstep $$f; done; \
 	  [ ! -d $$s-tokenizer ] || { cut -f2 fixtures/campus-club/corpus.tsv | split -l 1 - $$s-tokenizer/corpus-; \
 	    split -C 1024 fixtures/campus-club/fixture.yaml $$s-tokenizer/fixture-; \
 	    $(call fuzz_select,$$s-tokenizer/*,7); }
