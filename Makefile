@@ -216,10 +216,14 @@ executor-and-testdev: $(EXECUTOR) $(TESTDEV)
 	@:
 
 # parity finds the Python executor beside itself (installed: in
-# ../libexec/parity/).
-parity: $(PARITY) $(BUILD)/parity_torch.py
+# ../libexec/parity/), and the executor its training loop (parity_train.py,
+# kind training) beside itself.
+parity: $(PARITY) $(BUILD)/parity_torch.py $(BUILD)/parity_train.py
 
 $(BUILD)/parity_torch.py: src/executor/parity_torch.py | $(BUILD)/.gitignore
+	cp $< $@
+
+$(BUILD)/parity_train.py: src/executor/parity_train.py | $(BUILD)/.gitignore
 	cp $< $@
 
 $(BUILD)/.gitignore:
@@ -442,7 +446,7 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide $(BUILD)/tok-bench
 # in ../share/parity/themes, relative to itself: PREFIX can be anything.
 PREFIX ?= /usr/local
 DESTDIR ?=
-INSTALLED := bin/parity libexec/parity/parity-torch libexec/parity/parity_torch.py \
+INSTALLED := bin/parity libexec/parity/parity-torch libexec/parity/parity_torch.py libexec/parity/parity_train.py \
              $(patsubst %,share/parity/%,$(wildcard themes/*.theme)) \
              $(patsubst man/%,share/man/man1/%,$(wildcard man/*.1)) $(patsubst man/%,share/man/man5/%,$(wildcard man/*.5)) \
              share/bash-completion/completions/parity
@@ -453,6 +457,7 @@ install: all
 	install -m 755 $(PARITY) $(DESTDIR)$(PREFIX)/bin/parity
 	install -m 755 $(EXECUTOR) $(DESTDIR)$(PREFIX)/libexec/parity/parity-torch
 	install -m 644 src/executor/parity_torch.py $(DESTDIR)$(PREFIX)/libexec/parity/parity_torch.py
+	install -m 644 src/executor/parity_train.py $(DESTDIR)$(PREFIX)/libexec/parity/parity_train.py
 	install -m 644 themes/*.theme $(DESTDIR)$(PREFIX)/share/parity/themes/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/

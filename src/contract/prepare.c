@@ -104,16 +104,22 @@ static int prep_train_data(px_prep *p, const px_fixture *f, const px_env *e, int
     }
     size_t n = enc.n_real;
     /* The windows of every run: each run's seq_len needs seq_len + 1 ids. */
+    /* The contract's recipe first: a run that keeps its seq_len is said there. */
     for (size_t k = 0; k <= f->n_examples; k++) {
-        const px_recipe *r = k < f->n_examples ? f->examples[k].recipe : &f->recipe;
+        const px_recipe *r = k == 0 ? &f->recipe : f->examples[k - 1].recipe;
         if (!r || r->seq_len < 1 || n >= (size_t)r->seq_len + 1)
             continue;
-        px_loc rl = k < f->n_examples && f->examples[k].recipe->loc.line ? f->examples[k].recipe->loc : at;
+        px_loc rl = k && r->loc.line ? r->loc : f->recipe.loc.line ? f->recipe.loc : at;
         encoding_free(&enc);
+        if (k)
+            return px_error_set(err, PX_ERR_MALFORMED, f->path, rl.line, rl.col,
+                                "training data %s is %zu tokens, fewer than one window of run '%s''s seq_len %d "
+                                "(%d tokens)",
+                                d->path, n, f->examples[k - 1].id, r->seq_len, r->seq_len + 1);
         return px_error_set(err, PX_ERR_MALFORMED, f->path, rl.line, rl.col,
-                            "training data %s is %zu tokens, fewer than one window of %s seq_len %d (%d tokens)",
-                            d->path, n, k < f->n_examples ? "this run's" : "the recipe's", r->seq_len,
-                            r->seq_len + 1);
+                            "training data %s is %zu tokens, fewer than one window of the recipe's seq_len %d (%d "
+                            "tokens)",
+                            d->path, n, r->seq_len, r->seq_len + 1);
     }
     long vocab = model && e->model_format == PX_FORMAT_TRANSFORMERS ? modeldir_config_long(e->model_path, "vocab_size")
                                                                      : 0;
