@@ -499,3 +499,34 @@ Test(training, data_of_less_than_one_window_is_refused_before_anything_starts, .
     nothing_left();
     free(fx);
 }
+
+static const char *parity_torch(void)
+{
+    const char *p = getenv("PARITY_TORCH");
+    return p && *p ? p : "build/parity-torch";
+}
+
+/* parity-torch knows the training kind and cannot run it: at load, FAIL
+ * unsupported saying to use executor: python, whatever training options
+ * the runner passes (they are the Python executor's command line). */
+Test(training, parity_torch_refuses_the_kind_at_load, .timeout = 120)
+{
+    TL_ONCE_PER_CHECK();
+    if (access(parity_torch(), X_OK))
+        cr_skip_test("no %s (make builds it)", parity_torch());
+    kid k = start((const char *const[]){parity_torch(), "--model", "tests/data/training/model", "--format",
+                                        "transformers", "--kind", "training", "--device", "cpu", "--dtype", "float32",
+                                        "--threads", "1", "--mixed-precision-param", "bfloat16",
+                                        "--mixed-precision-reduce", "float32", "--parallel", "fsdp", "--processes",
+                                        "2", "--dist-backend", "gloo", NULL});
+    px_buf b = {0};
+    cr_assert_eq(next(&k, &b), PX_FRAME_FAIL, "no FAIL at load");
+    uint32_t stage = buf_get_u32(&b), kind = buf_get_u32(&b);
+    char *msg = buf_get_str(&b);
+    cr_expect(stage == PX_STAGE_LOAD && kind == PX_FAIL_UNSUPPORTED, "stage %u kind %u", stage, kind);
+    cr_expect_str_eq(msg, "kind training: parity-torch does not train a causal LM (TRAINRUN): use executor: python");
+    free(msg);
+    buf_free(&b);
+    close(k.to), close(k.from);
+    waitpid(k.pid, NULL, 0);
+}
