@@ -530,3 +530,18 @@ Test(training, parity_torch_refuses_the_kind_at_load, .timeout = 120)
     close(k.to), close(k.from);
     waitpid(k.pid, NULL, 0);
 }
+
+/* parity bench has no training endpoint: a training contract is refused
+ * in words, and nothing is run or written (its results file untouched). */
+Test(training, bench_refuses_a_training_contract)
+{
+    char before[PX_SHA256_HEX], after[PX_SHA256_HEX];
+    pin("tests/data/training/results.yaml", before);
+    cmd_result r = tl_run((const char *const[]){"parity", "bench", "tests/data/training/fixture.yaml", NULL});
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "is a training contract") && strstr(r.err, "parity run times each run's steps"), "%s",
+              r.err);
+    pin("tests/data/training/results.yaml", after);
+    cr_expect_str_eq(after, before, "nothing written");
+    tl_free(&r);
+}
