@@ -58,9 +58,9 @@ def build_model(path):
     LlamaForCausalLM(cfg).save_pretrained(path, safe_serialization=True)
 
 
-def load_model(path):
+def load_model(path, dtype=torch.float32):
     from transformers import AutoModelForCausalLM
-    return AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32, local_files_only=True)
+    return AutoModelForCausalLM.from_pretrained(path, dtype=dtype, local_files_only=True)
 
 
 def make_windows(n=24):
@@ -120,7 +120,8 @@ def plain_loop(model, req):
         logits = m(input_ids=batch[:, :-1], use_cache=False).logits.float()
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1))
         loss.backward()
-        norms.append(torch.nn.utils.clip_grad_norm_(m.parameters(), req["clip_grad_norm"]).item())
+        if req["clip_grad_norm"] > 0:
+            norms.append(torch.nn.utils.clip_grad_norm_(m.parameters(), req["clip_grad_norm"]).item())
         for grp in opt.param_groups:
             grp["lr"] = req["lr"][s]
         opt.step()
@@ -146,9 +147,10 @@ def worker(path, out):
     rank, world = parity_train.dist_init("gloo")
     model = load_model(path)
     res = {}
-    for plan in ("ddp", "fsdp"):
+    for plan in ("ddp", "fsdp", "fsdp-mp"):
         req = parity_train.broadcast_request(request() if rank == 0 else None)
-        steps, end = run(model, req, environment(parallel=plan, rank=rank, world=world))
+        mp = torch.bfloat16 if plan == "fsdp-mp" else None
+        steps, end = run(model, req, environment(mp_param=mp, parallel=plan.split("-")[0], rank=rank, world=world))
         if rank == 0:
             res[plan] = dict(loss=[s[1] for s in steps], grad_norm=[s[2] for s in steps],
                              update_norm=[s[3] for s in steps], processes=end["processes"],
@@ -166,6 +168,10 @@ def worker(path, out):
 
 def main():
     t_all = time.perf_counter()
+    os.environ.pop("PARITY_TRAIN_FAULT", None)
+    # One thread: the two torchrun workers run beside this process (each
+    # OMP_NUM_THREADS=1), and the model is tiny.
+    torch.set_num_threads(1)
     tmp = tempfile.mkdtemp(prefix="train_agree.")
     path = os.path.join(tmp, "llama")
     build_model(path)
@@ -232,6 +238,9 @@ def main():
 
     # (b) the model passed in is unchanged.
     check(unchanged(model, snap), "(b) the loaded model is unchanged after train_run")
+    check(not model.training and model.config.attention_dropout == 0.1
+          and all(m.attention_dropout == 0.1 for m in model.modules() if hasattr(m, "attention_dropout")),
+          "(b) still in eval(), its config's and attention's dropout as loaded (0.1)")
 
     # (c) precision recipes, over a longer run with a small learning rate,
     # where bfloat16 weights without master weights lose small updates.
@@ -245,7 +254,15 @@ def main():
           "(c) bfloat16 weights and bf16 autocast both run (weights %s, %s)" % (end_bf["dtype"], end_amp["dtype"]))
     check(d_amp < d_bf, "(c) over 40 steps at lr 2e-4, max |loss - float32's|: bf16 autocast %.5f < bf16 weights "
           "%.5f (final losses f32 %.5f, autocast %.5f, bf16 weights %.5f)" % (d_amp, d_bf, lf[-1], la[-1], lb[-1]))
+    # bfloat16 weights are the model from_pretrained(dtype=torch.bfloat16)
+    # gives (RoPE's inv_freq left float32), trained in bfloat16.
+    short = dict(clip_grad_norm=0.0)
+    bf_ours = [s[1] for s in run(model, request(**short), environment(dtype=torch.bfloat16))[0]]
+    bf_plain = plain_loop(load_model(path, torch.bfloat16), request(**short))[0]
+    check(bf_ours == bf_plain, "(c) bfloat16 weights: loss curve bit-identical to the plain loop on "
+          "from_pretrained(dtype=torch.bfloat16) (%.5f -> %.5f)" % (bf_plain[0], bf_plain[-1]))
     check(unchanged(model, snap), "(b) the loaded model is unchanged after the bfloat16 runs")
+    amp12 = [s[1] for s in run(model, request(), environment(mp_param=torch.bfloat16))[0]]
 
     # (e) the sketches: two runs that differ (learning rates), the true
     # distance from the plain loop's parameters (bit-identical to the runs').
@@ -307,6 +324,10 @@ def main():
                      for a, b in zip(r["groups"], end["groups"]))
             check(dn <= 1e-4, "(d) %s's groups' change norms within %.2g (relative) of one process's"
                   % (plan.upper(), dn))
+        dm = max_diff(amp12, res["fsdp-mp"]["loss"])
+        check(dm <= 0.01, "(d) 2-process FSDP with MixedPrecisionPolicy(param_dtype=bfloat16) against one "
+              "process's bf16 autocast: max |loss diff| %.3g (float32's against autocast: %.3g)"
+              % (dm, max_diff(amp12, ours)))
     check(unchanged(model, snap), "(b) the loaded model is unchanged at the end")
     print("%d failed; %.1f s" % (len(failures), time.perf_counter() - t_all))
     return 1 if failures else 0

@@ -207,23 +207,37 @@ def _sketch(deltas, seed):
     in float64 with the concatenation of deltas (float32, CPU)."""
     import torch
     g = torch.Generator("cpu").manual_seed(seed)
-    flat = torch.cat([d.reshape(-1) for d in deltas])
+    flat = torch.cat([d.reshape(-1) for d in deltas]).double()
     acc = torch.zeros(SKETCH, dtype=torch.float64)
+    wide = torch.empty(SKETCH, min(SKETCH_CHUNK, flat.numel()), dtype=torch.float64)  # reused: no allocation a chunk
     for c0 in range(0, flat.numel(), SKETCH_CHUNK):
         part = flat[c0:c0 + SKETCH_CHUNK]
         r = torch.randn(SKETCH, part.numel(), generator=g, dtype=torch.float32)
-        acc += r.double() @ part.double()
+        w = wide[:, :part.numel()]
+        w.copy_(r)
+        acc += torch.mv(w, part)
     return acc.tolist()
 
 
 def train_run(model, req, env, on_step):
     """One training run (proto.h TRAINRUN) on a deep copy of `model`, the
-    loaded module, which is never changed. See /tmp/iface.md (the glue's
-    interface): req holds TRAINRUN's fields, env the environment's device,
-    dtype, mp_param, mp_reduce, parallel, rank, world and sync (and,
-    optionally, compile_count: a callable giving the graphs compiled so far
-    or None, and mark_step: called after each optimizer step on a lazy
-    device). Returns TRAINEND's fields on rank 0, None on the others."""
+    loaded module, which is never changed.
+
+    req: steps, batch_size, seq_len, optimizer ('adamw' | 'sgd'), beta1,
+         beta2, eps, weight_decay, momentum, clip_grad_norm (0.0: none),
+         seed, lr (a list of `steps` floats), windows (a CPU LongTensor
+         [n_windows, seq_len + 1]).
+    env: device (torch.device), dtype (the weights' torch dtype), mp_param
+         (torch.bfloat16 or None), mp_reduce (a torch dtype or None),
+         parallel ('ddp' | 'fsdp' | None), rank, world, sync (synchronizes
+         the device before a clock is read); optionally compile_count (the
+         graphs compiled so far, or None where the backend cannot tell) and
+         mark_step (called after each optimizer step on a lazy device).
+    on_step(step, loss, grad_norm, update_norm, lr, step_ms, compiled) is
+         called on rank 0 as each step ends (TRAINSTEP).
+    Returns on rank 0 TRAINEND's fields: dict(dtype, processes, startup_ms,
+    total_ms, groups=[dict(name, numel, norm, delta_norm, sketch)]); None
+    on the others. Raises on any error."""
     import torch
     t_start = time.perf_counter()
     with torch.inference_mode(False), torch.enable_grad():
@@ -261,15 +275,22 @@ def _train(torch, model, req, env, on_step, t_start):
     torch.manual_seed(int(req["seed"]) & 0xFFFFFFFFFFFFFFFF)
     with torch.no_grad():
         net = copy.deepcopy(model)
-        net.to(device=device, dtype=dtype)
+        net.to(device=device)
+        # The weights in the recipe's dtype; buffers as loaded (RoPE's
+        # inv_freq stays float32, as from_pretrained(dtype=) keeps it and
+        # TorchTitan's bf16 training computes RoPE). .data keeps tied
+        # parameters one.
+        for p in net.parameters():
+            if p.is_floating_point() and p.dtype != dtype:
+                p.data = p.data.to(dtype)
     net.train()
     _no_dropout(net)
     for p in net.parameters():
         p.requires_grad_(True)
     # The start of the run, for the change's norm and sketch (the copy in
-    # the weights' dtype, before any sharding).
-    names = [n for n, _ in net.named_parameters()]
-    start = {n: p.detach().clone() for n, p in net.named_parameters()}
+    # the weights' dtype, before any sharding), kept on the host by rank 0
+    # only, which alone computes the groups.
+    start = {n: p.detach().to("cpu", copy=True) for n, p in net.named_parameters()} if rank == 0 else {}
 
     autocast = mp_param is not None
     if parallel == "ddp":
@@ -352,7 +373,7 @@ def _train(torch, model, req, env, on_step, t_start):
                 _COMPILED_YES if after_count > before_count else _COMPILED_NO)
             on_step(s, loss_v, gnorm_v, unorm_v, lr, step_ms, compiled)
 
-    groups = _groups(torch, net, names, start, rank)
+    groups = _groups(torch, net, start, rank)
     sync()
     total_ms = (time.perf_counter() - t_start) * 1000.0
     if rank != 0:
@@ -361,7 +382,7 @@ def _train(torch, model, req, env, on_step, t_start):
                 total_ms=total_ms, groups=groups)
 
 
-def _groups(torch, net, names, start, rank):
+def _groups(torch, net, start, rank):
     """TRAINEND's tensor groups (proto.h), from the full parameters (a
     DTensor's full_tensor(), a collective every rank joins), on rank 0."""
     members = [[] for _ in GROUPS]  # per group: (end float32, change float32), CPU
