@@ -435,6 +435,19 @@ Test(training, a_raise_a_crash_and_a_hang_are_the_run_s_outcomes, .timeout = 300
                   x->detail ? x->detail : "", said[c]);
         cr_expect_eq(x->n_values, 2, "%s: the 2 steps that ran are kept", faults[c]);
         cr_expect(x->train && x->train->n_steps == 2);
+        cr_expect(x->dtype && !strcmp(x->dtype, "float32"), "%s: the curve so far is its output", faults[c]);
+        /* What was kept is a consistent results file: written, read back. */
+        char path[700];
+        snprintf(path, sizeof path, "%s/breaks-%d.yaml", tl_test_dir(), c);
+        px_error err = {0};
+        cr_expect_eq(results_write(res, f, path, &err), 0, "%s", err.msg);
+        px_results *back = results_load(path, f, &err);
+        cr_expect_not_null(back, "%s: %s:%d:%d: %s", faults[c], path, err.line, err.col, err.msg);
+        if (back) {
+            cr_expect_eq(back->envs[0].ex[0].status, want[c]);
+            cr_expect_eq(back->envs[0].ex[0].n_values, 2);
+            results_free(back);
+        }
         const px_example_result *y = &res->envs[0].ex[1];
         cr_expect_eq(y->status, PX_ST_OK, "%s: the next run (restarted if need be): %s %s", faults[c],
                      status_name(y->status), y->detail ? y->detail : "");

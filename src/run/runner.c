@@ -281,6 +281,11 @@ static int run_train(px_runner *r, px_env_result *er, size_t i, px_example_resul
         c->tail[0] = '\0';
         gone = 1;
     }
+    /* A run cut short keeps the steps that ran: its curve so far is its
+     * output, in the weights' dtype (the environment's: TRAINEND, which
+     * says it, never came), as a results file holds it. */
+    if (!done && x->train && x->n_values && !x->dtype)
+        x->dtype = results_dtype(e->dtype ? e->dtype : "float32");
     free(fail_text);
     return gone;
 }
