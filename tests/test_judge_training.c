@@ -403,9 +403,19 @@ Test(judge_training, how_close_the_twin_must_part)
     c = cause(&p, TPU, EX_PREC);
     cr_expect_str_eq(c, "precision (the bfloat16 twin parts at step 11, this at step 13)");
     free(c);
-    /* Three steps after the candidate's, past the slack of 2: the device. */
+    /* Two steps after the candidate's: within the slack of 2 (of 50
+     * steps), precision; three: past it, the device. */
     for (int s = 10; s < 13; s++)
         tw2->values[s] -= 0.05;
+    for (int s = 13; s < STEPS; s++)
+        tw2->values[s] = ref_loss(s) + 1e-4 + (s >= 14 ? 0.05 : 0);
+    judgement_free(&p.j);
+    judge(&p);
+    cr_expect_eq(verdict(&p, TWIN, EX_PREC)->train->loss_step, 14);
+    cr_expect_eq(verdict(&p, TPU, EX_PREC)->attr, PX_ATTR_PRECISION);
+    c = cause(&p, TPU, EX_PREC);
+    cr_expect_str_eq(c, "precision (the bfloat16 twin parts at step 15, within 2 steps of this at step 13)");
+    free(c);
     for (int s = 13; s < STEPS; s++)
         tw2->values[s] = ref_loss(s) + 1e-4 + (s >= 15 ? 0.05 : 0);
     judgement_free(&p.j);
@@ -523,6 +533,7 @@ Test(judge_training, not_learning_against_a_learning_reference)
     cr_expect_eq(v->div, PX_DIV_NONE);
     cr_expect_eq(v->attr, PX_ATTR_DEVICE);
     char *c = cause(&p, TPU, EX_FLAT);
+    cr_assert_not_null(c);
     cr_expect(!strncmp(c, "device (the twin learns as the reference does: its loss drops 1.9", 65), "%s", c);
     free(c);
     judged_free(&p);
@@ -578,6 +589,16 @@ Test(judge_training, params_only_failure)
     char *c = cause(&p, TPU, EX_PARAMS);
     cr_expect_str_eq(c, "device (the twin keeps to the reference's run through all 50 steps; this parts at its "
                         "parameters (step 50, the end))");
+    free(c);
+    /* The twin's parameters part there too: precision. */
+    for (int i = 0; i < PX_TRAIN_SKETCH; i++)
+        p.r->envs[TWIN].ex[EX_PARAMS].train->groups[1].sketch[i] += 0.5;
+    judgement_free(&p.j);
+    judge(&p);
+    v = verdict(&p, TPU, EX_PARAMS);
+    cr_expect_eq(v->attr, PX_ATTR_PRECISION);
+    c = cause(&p, TPU, EX_PARAMS);
+    cr_expect_str_eq(c, "precision (the bfloat16 twin parts at its parameters (step 50, the end) too)");
     free(c);
     /* A group missing here, one the reference lacks. */
     free(p.r->envs[TPU].ex[EX_SAME].train->groups[2].name);
