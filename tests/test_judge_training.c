@@ -168,7 +168,7 @@ static px_fixture *training_fixture(void)
     c->update = (px_step_tol){.present = 1, .atol = 1e-4, .rtol = 0.01};
     c->params_present = 1;
     c->params_max_rel = 0.01;
-    c->learning_min_fraction = 0; /* unset: the default, 0.1 */
+    c->learning_min_fraction = 0.1; /* the loader's default */
     return f;
 }
 
@@ -522,8 +522,22 @@ Test(judge_training, not_learning_against_a_learning_reference)
     judgement_free(&p.j);
     judge(&p);
     EXPECT_OUTCOME(verdict(&p, TPU, EX_FLAT), PX_OC_CURVE_CHANGED);
-    /* No per-step tolerance: told by learning alone, the twin learning. */
+    /* 0: only a loss that rises fails. */
     p.f->train_cmp.learning_min_fraction = 0;
+    p.r->envs[TPU].ex[EX_FLAT].values[STEPS - 1] = 4.5;
+    judgement_free(&p.j);
+    judge(&p);
+    v = verdict(&p, TPU, EX_FLAT);
+    EXPECT_OUTCOME(v, PX_OC_NOT_LEARNING);
+    cr_expect(v->train->drop < 0, "%g", v->train->drop);
+    /* The last five: 3.9775, 3.977, 3.9765, 3.976 and 4.5. */
+    cr_expect_str_eq(v->detail, "its loss rises 0.0814 (4 → 4.081) where the reference's drops 1.98 (4 → 2.018)");
+    p.r->envs[TPU].ex[EX_FLAT].values[STEPS - 1] = 4.0 - 0.0005 * (STEPS - 1);
+    judgement_free(&p.j);
+    judge(&p);
+    EXPECT_OUTCOME(verdict(&p, TPU, EX_FLAT), PX_OC_CURVE_CHANGED);
+    /* No per-step tolerance: told by learning alone, the twin learning. */
+    p.f->train_cmp.learning_min_fraction = 0.1;
     p.f->train_cmp.loss.present = p.f->train_cmp.grad_norm.present = p.f->train_cmp.update.present = 0;
     p.f->train_cmp.params_present = 0;
     judgement_free(&p.j);

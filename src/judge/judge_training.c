@@ -42,7 +42,10 @@
  * where the candidate parted (the device). */
 enum { TWIN_SLACK_MIN = 2, TWIN_SLACK_DIV = 20 };
 
-/* learning.min_fraction when compare.train does not say (or says 0). */
+/* learning.min_fraction where it is not a fraction (the loader gives
+ * 0.1 when compare.train.learning is not written, and refuses anything
+ * outside [0, 1]; 0, written, holds a run only to a loss that does not
+ * rise). */
 #define LEARNING_DEFAULT 0.1
 
 static long twin_slack(size_t steps)
@@ -54,7 +57,7 @@ static long twin_slack(size_t steps)
 static double learning_fraction(const px_train_checks *c)
 {
     double fr = c->learning_min_fraction;
-    return isfinite(fr) && fr > 0 ? fr : LEARNING_DEFAULT;
+    return fr >= 0 && fr <= 1 ? fr : LEARNING_DEFAULT;
 }
 
 /* The recipe's steps for example k; 0 when not known. */
@@ -288,6 +291,22 @@ static char *course_words(const double *loss, size_t n)
     return strf("%.4g → %.4g", loss[0], tail_mean(loss, n));
 }
 
+/* A run that learns less than the reference's, in words: "its loss drops
+ * 0.0235 (4 → 3.976), less than 0.1 of the reference's drop 1.98 (4 →
+ * 2.018)"; "its loss rises 0.42 (4 → 4.42) where the reference's drops
+ * 1.98 (4 → 2.018)". */
+static char *learning_words(const px_example_result *x, const px_example_result *ref, const px_train_verdict *tv,
+                            double fr)
+{
+    char *ours = course_words(x->values, x->n_values), *theirs = course_words(ref->values, ref->n_values);
+    char *w = tv->drop < 0 ? strf("its loss rises %.3g (%s) where the reference's drops %.3g (%s)", -tv->drop,
+                                  ours ? ours : "?", tv->ref_drop, theirs ? theirs : "?")
+                           : strf("its loss drops %.3g (%s), less than %g of the reference's drop %.3g (%s)",
+                                  tv->drop, ours ? ours : "?", fr, tv->ref_drop, theirs ? theirs : "?");
+    free(ours), free(theirs);
+    return w;
+}
+
 /* x (a curve) against the reference's run ref (usable): tv's figures, the
  * failed checks' words into b, their F_ bits into *bits, *identical when
  * the loss, gradient norm and update norm are the reference's bit for bit.
@@ -326,10 +345,9 @@ static int train_compare(const jctx *j, size_t k, const px_example_result *x, co
     double fr = learning_fraction(c);
     if (!isnan(tv->drop) && tv->ref_drop > 0 && !(tv->drop >= fr * tv->ref_drop)) {
         *bits |= F_LEARNING;
-        char *ours = course_words(x->values, na), *theirs = course_words(ref->values, nb);
-        add_failed(b, strf("learning: its loss drops %.3g (%s), less than %g of the reference's drop %.3g (%s)",
-                           tv->drop, ours ? ours : "?", fr, tv->ref_drop, theirs ? theirs : "?"));
-        free(ours), free(theirs);
+        char *w = learning_words(x, ref, tv, fr);
+        add_failed(b, w ? strf("learning: %s", w) : NULL);
+        free(w);
     }
     int pf;
     if (params_check(c, x->train, ref->train, tv, b, &pf))
@@ -470,10 +488,7 @@ static int train_judge(const jctx *j, size_t e, size_t k, px_verdict *v)
         v->detail = strf("not compared: no curve");
     } else if (bits & F_LEARNING) {
         v->outcome = PX_OC_NOT_LEARNING;
-        char *ours = course_words(x->values, x->n_values), *theirs = course_words(ref->values, ref->n_values);
-        v->detail = strf("its loss drops %.3g (%s), less than %g of the reference's drop %.3g (%s)", tv->drop,
-                         ours ? ours : "?", learning_fraction(&f->train_cmp), tv->ref_drop, theirs ? theirs : "?");
-        free(ours), free(theirs);
+        v->detail = learning_words(x, ref, tv, learning_fraction(&f->train_cmp));
     } else if (bits) {
         v->outcome = PX_OC_CURVE_CHANGED;
         v->detail = strf("%s", tv->failed ? tv->failed : "");
