@@ -150,6 +150,16 @@ static void pair_str(char *a, char *b, size_t size, double x, double y)
     }
 }
 
+/* The first step (bad) whose loss, or gradient norm (grad), is not
+ * finite, in words: "the loss is nan at step 7 of 50". */
+static char *nonfinite_words(const px_example_result *x, long bad, int grad, long steps)
+{
+    if (grad)
+        return strf("the gradient norm is %s at step %ld of %ld (loss %.6g)", num_word(x->train->grad_norm[bad]),
+                    bad + 1, steps, x->values[bad]);
+    return strf("the loss is %s at step %ld of %ld", num_word(x->values[bad]), bad + 1, steps);
+}
+
 /* The quantities compared step by step. */
 enum { Q_LOSS, Q_GRAD, Q_UPDATE, Q_COUNT };
 static const char *const q_name[Q_COUNT] = {"loss", "grad_norm", "update_norm"};
@@ -409,9 +419,7 @@ static int train_judge(const jctx *j, size_t e, size_t k, px_verdict *v)
     if (bad >= 0) {
         bits |= F_NONFINITE;
         tv->nonfinite_step = bad;
-        own = grad ? strf("the gradient norm is %s at step %ld of %ld (loss %.6g)", num_word(x->train->grad_norm[bad]),
-                          bad + 1, steps, x->values[bad])
-                   : strf("the loss is %s at step %ld of %ld", num_word(x->values[bad]), bad + 1, steps);
+        own = nonfinite_words(x, bad, grad, steps);
     } else if (!run_whole(f, k, x)) {
         bits |= F_SHAPE;
         char *sh = judge_shape_words(x);
@@ -441,12 +449,13 @@ static int train_judge(const jctx *j, size_t e, size_t k, px_verdict *v)
         add_failed(&b, strf("%s", own));
     /* Against the reference's run. */
     int compared = 0, identical = 0;
-    const char *not_compared = NULL;
+    char *not_compared = NULL;
     if (ref && ref->status == PX_ST_OK) {
         int rgrad;
         long rbad = first_nonfinite(ref, &rgrad);
         if (!ref_usable(f, k, ref))
-            not_compared = rbad >= 0 ? "its loss or gradient norm is not finite" : "it is not a whole run";
+            not_compared = rbad >= 0 ? nonfinite_words(ref, rbad, rgrad, steps_said(f, k, ref->n_values))
+                                     : strf("it is not a whole run of the recipe's steps");
         else if (has_curve(x)) {
             if (train_compare(j, k, x, ref, tv, &b, &bits, &identical)) {
                 free(own), sbuf_free(&b);
@@ -455,8 +464,8 @@ static int train_judge(const jctx *j, size_t e, size_t k, px_verdict *v)
             compared = 1;
         }
     }
-    if (sbuf_failed(&b)) {
-        free(own), sbuf_free(&b);
+    if (sbuf_failed(&b) || (ref && ref->status == PX_ST_OK && !ref_usable(f, k, ref) && !not_compared)) {
+        free(own), free(not_compared), sbuf_free(&b);
         return px_error_oom(j->err, NULL);
     }
     if (b.len)
@@ -482,7 +491,7 @@ static int train_judge(const jctx *j, size_t e, size_t k, px_verdict *v)
         free(course);
     } else if (not_compared) {
         v->outcome = PX_OC_NOT_EVALUATED;
-        v->detail = strf("not compared: the reference's run of it is not usable (%s)", not_compared);
+        v->detail = strf("not compared: the reference's own run is not usable (%s)", not_compared);
     } else if (!compared) {
         v->outcome = PX_OC_NOT_EVALUATED;
         v->detail = strf("not compared: no curve");
@@ -501,7 +510,7 @@ static int train_judge(const jctx *j, size_t e, size_t k, px_verdict *v)
         v->outcome = PX_OC_PASS_TOL;
         v->detail = within_words(j, k, x, ref, tv);
     }
-    free(own);
+    free(own), free(not_compared);
     return v->detail ? 0 : px_error_oom(j->err, NULL);
 }
 
