@@ -19,9 +19,17 @@
  * It parts from the reference at the first step its loss is beyond
  * compare.train.loss (else its gradient norm, else its update norm; the
  * parameters alone: the last step). The twin tells precision from the
- * device by where its own run parts: at or before TWIN_SLACK steps after
- * the candidate's parting step is precision. Steps are 0-based in the
- * verdict, 1-based in words ("step 7 of 50"). */
+ * device by where its own run parts: at or before max(2, steps / 20)
+ * steps after the candidate's parting step is precision (twin_slack).
+ * Steps are 0-based in the verdict, 1-based in words ("step 7 of 50").
+ *
+ * Another number of steps: a run that recorded other than its recipe's
+ * steps is bad-shape (its own check: not the run the contract asks for,
+ * and a drop over 40 steps is not one over 50), its common steps still
+ * compared; a candidate whose reference did so is not compared (never
+ * blamed for the reference's run). Where no recipe says the steps,
+ * another number than the reference's is curve-changed ("ran 40 steps,
+ * the reference 50"), the common steps compared. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
