@@ -659,6 +659,21 @@ Test(judge_training, another_number_of_steps)
     v = verdict(&p, TPU, EX_SHORT);
     EXPECT_OUTCOME(v, PX_OC_CURVE_CHANGED);
     cr_expect_str_eq(v->detail, "ran 40 steps, the reference 50");
+    cr_expect_eq(v->train->n_steps, 40);
+    judged_free(&p);
+    /* The reference cut short: its own bad-shape; the candidate's whole
+     * run is not compared with it, not blamed. */
+    build(&p);
+    px_example_result *rx = &p.r->envs[REF].ex[EX_WITHIN];
+    rx->n_values = rx->train->n_steps = 45;
+    rx->shape[1] = 45;
+    judge(&p);
+    EXPECT_OUTCOME(verdict(&p, REF, EX_WITHIN), PX_OC_BAD_SHAPE);
+    v = verdict(&p, TPU, EX_WITHIN);
+    EXPECT_OUTCOME(v, PX_OC_NOT_EVALUATED);
+    cr_expect_str_eq(v->detail, "not compared: the reference's own run is not usable (it is not a whole run of the "
+                                "recipe's steps)");
+    cr_expect_eq(v->attr, PX_ATTR_NONE);
     judged_free(&p);
 }
 
