@@ -284,6 +284,7 @@ Test(fixture_training, compare_train_is_required_and_only_a_training_runs)
     px_fixture *f = fixture_parse(AT, v, strlen(v), &err);
     cr_expect_null(f);
     cr_expect(strstr(err.msg, "needs contract.compare.train.loss"), "%s", err.msg);
+    cr_expect(err.line == 7 && err.col == 3, "at the contract: %d:%d", err.line, err.col);
     fixture_free(f);
     free(v), free(text);
     /* on a classifier: refused, and its own contract.train is as it was */

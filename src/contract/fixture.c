@@ -1383,7 +1383,14 @@ static int training_contract(ctx *c, yaml_node_t *contract)
     if (cmp && (want(c, cmp, YAML_MAPPING_NODE, "contract.compare") ||
                 check_keys(c, cmp, "contract.compare", (const char *const[]){"train", NULL})))
         return -1;
-    return load_recipe(c, contract) || load_train_compare(c, cmp) ? -1 : 0;
+    if (load_recipe(c, contract))
+        return -1;
+    if (!cmp)
+        return fail_at(c, contract,
+                       "a training run's contract needs contract.compare.train.loss: {atol, rtol, why} (how far a "
+                       "loss curve may part from the reference's)%s%s",
+                       "", "");
+    return load_train_compare(c, cmp);
 }
 
 /* An environment's precision recipe and parallel plan (fixture.h):
