@@ -770,3 +770,58 @@ Test(judge_training, ladder_words)
     free(w);
     judged_free(&p);
 }
+
+/* The contract's test fixture and results file (tests/data/training: four
+ * environments, two runs of 10 steps), read and judged as check would. */
+#define DATA_FIXTURE "tests/data/training/fixture.yaml"
+#define DATA_RESULTS "tests/data/training/results.yaml"
+
+static int env_named(const px_results *r, const char *name)
+{
+    for (size_t e = 0; e < r->n_envs; e++)
+        if (!strcmp(r->envs[e].name, name))
+            return (int)e;
+    cr_assert_fail("no environment %s", name);
+    return -1;
+}
+
+/* bf16-weights' adamw-warmup parts at step 6 (0-based: "step 7 of 10")
+ * while the twin keeps to the reference (the device); its low-lr run's
+ * loss is a NaN from step 7 ("step 8 of 10"); the twin and fsdp-2 within
+ * every check. */
+Test(judge_training, the_contracts_results_file)
+{
+    px_error err = {0};
+    px_fixture *f = fixture_load(DATA_FIXTURE, &err);
+    cr_assert_not_null(f, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    px_results *r = results_load(DATA_RESULTS, f, &err);
+    cr_assert_not_null(r, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    px_judgement j;
+    cr_assert_eq(judge_results(f, r, &j, &err), 0, "%s", err.msg);
+    int ref = env_named(r, "reference"), twin = env_named(r, "cpu-bf16"), bf = env_named(r, "bf16-weights"),
+        fsdp = env_named(r, "fsdp-2");
+    enum { WARM, LOW };
+    cr_assert_str_eq(f->examples[WARM].id, "adamw-warmup");
+    cr_assert_str_eq(f->examples[LOW].id, "low-lr");
+    for (int k = WARM; k <= LOW; k++) {
+        EXPECT_OUTCOME(&j.envs[ref].ex[k], PX_OC_PASS);
+        EXPECT_OUTCOME(&j.envs[twin].ex[k], PX_OC_PASS_TOL);
+        EXPECT_OUTCOME(&j.envs[fsdp].ex[k], PX_OC_PASS_TOL);
+    }
+    cr_expect(strstr(j.envs[ref].ex[WARM].detail, "trained 10 steps: loss 5.7 → 4.845 (the mean of its last step)"),
+              "%s", j.envs[ref].ex[WARM].detail);
+    const px_verdict *v = &j.envs[bf].ex[WARM];
+    EXPECT_OUTCOME(v, PX_OC_CURVE_CHANGED);
+    cr_expect_eq(v->train->loss_step, 6);
+    cr_expect_eq(v->div, PX_DIV_STEP);
+    cr_expect(!strncmp(v->div_detail, "loss parts at step 7 of 10: ", 28), "%s", v->div_detail);
+    cr_expect_eq(v->attr, PX_ATTR_DEVICE);
+    const px_verdict *n = &j.envs[bf].ex[LOW];
+    EXPECT_OUTCOME(n, PX_OC_LOSS_NOT_FINITE);
+    cr_expect_str_eq(n->detail, "the loss is nan at step 8 of 10");
+    cr_expect_eq(n->train->nonfinite_step, 7);
+    cr_expect_str_eq(j.envs[ref].rung_detail[PX_RUNG_FORWARD], "every run's loss curve is [1,10]");
+    judgement_free(&j);
+    results_free(r);
+    fixture_free(f);
+}

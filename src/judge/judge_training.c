@@ -494,8 +494,11 @@ static int train_judge(const jctx *j, size_t e, size_t k, px_verdict *v)
          * with (the engine says not compared). */
         char *course = course_words(x->values, x->n_values);
         v->outcome = PX_OC_PASS;
-        v->detail = strf("trained %zu steps: loss %s (the mean of the last %zu)", x->n_values, course ? course : "?",
-                         tail_len(x->n_values));
+        size_t t = tail_len(x->n_values);
+        v->detail = t == 1 ? strf("trained %zu steps: loss %s (the mean of its last step)", x->n_values,
+                                  course ? course : "?")
+                           : strf("trained %zu steps: loss %s (the mean of its last %zu)", x->n_values,
+                                  course ? course : "?", t);
         free(course);
     } else if (not_compared) {
         v->outcome = PX_OC_NOT_EVALUATED;
