@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "parity/judge_kind.h"
+#include "parity/prepare.h"
 #include "parity/judge.h"
 #include "parity/strf.h"
 #include "testlib.h"
@@ -796,8 +797,22 @@ Test(judge_training, the_contracts_results_file)
     cr_assert_not_null(f, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
     px_results *r = results_load(DATA_RESULTS, f, &err);
     cr_assert_not_null(r, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    /* What parity's own input processing makes of each run, as check
+     * hands it over (evidence.c): nothing per run (a training run's input
+     * is its recipe and the data), and nothing recorded per run in the
+     * file: the input rung has nothing to hold against it. */
+    px_prepared *prep = calloc(f->n_examples, sizeof *prep);
+    for (size_t e = 0; e < r->n_envs; e++)
+        r->envs[e].expect = prep;
     px_judgement j;
     cr_assert_eq(judge_results(f, r, &j, &err), 0, "%s", err.msg);
+    for (size_t e = 0; e < r->n_envs; e++) {
+        cr_expect_eq(j.envs[e].rung[PX_RUNG_INPUT], PX_RS_PASSED, "%s: %s", r->envs[e].name,
+                     j.envs[e].rung_detail[PX_RUNG_INPUT]);
+        cr_expect_eq(j.envs[e].ex[0].div == PX_DIV_CLEAN, 0, "%s: %s", r->envs[e].name, j.envs[e].ex[0].div_detail);
+        r->envs[e].expect = NULL;
+    }
+    free(prep);
     int ref = env_named(r, "reference"), twin = env_named(r, "cpu-bf16"), bf = env_named(r, "bf16-weights"),
         fsdp = env_named(r, "fsdp-2");
     enum { WARM, LOW };
