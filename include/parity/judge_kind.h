@@ -68,5 +68,6 @@ extern const px_judge_kind judge_classifier;
 extern const px_judge_kind judge_generator;
 extern const px_judge_kind judge_embedding;
 extern const px_judge_kind judge_image;
+extern const px_judge_kind judge_training;
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "judge_int.h"
+#include "parity/kind.h"
 #include "parity/strf.h"
 #include "parity/textcell.h"
 
@@ -76,6 +77,11 @@ char *diverge_input(const jctx *j, size_t e, size_t k, px_div *stage)
     const px_env_result *er = &j->r->envs[e];
     const px_example_result *x = &er->ex[k];
     if (!er->expect || x->status == PX_ST_NOT_EVALUATED || x->status == PX_ST_PENDING)
+        return NULL;
+    /* A training run has no input of its own (its input is its recipe and
+     * the contract's pinned data, the same windows for every run): nothing
+     * recorded per example to check. */
+    if (kind_of(j->f)->trains)
         return NULL;
     const px_prepared *p = &er->expect[k];
     char *d;

@@ -7,6 +7,7 @@ static const px_judge_kind *const kinds[] = {
     [PX_MODEL_GENERATOR] = &judge_generator,
     [PX_MODEL_EMBEDDING] = &judge_embedding,
     [PX_MODEL_IMAGE] = &judge_image,
+    [PX_MODEL_TRAINING] = &judge_training,
 };
 
 const px_judge_kind *judge_kind_of(const px_fixture *f)
