@@ -81,7 +81,8 @@ static void walk(json_t *j, const char *where, const char *doc, const char *path
         json_array_foreach(j, i, x) walk(x, elem, doc, path);
         return;
     }
-    if (!json_is_object(j) || !strcmp(where, "configuration")) /* history.h's fields */
+    /* history.h's fields; a training run's tensor groups, by their names */
+    if (!json_is_object(j) || !strcmp(where, "configuration") || !strcmp(where, "params"))
         return;
     const char *key;
     json_t *v;

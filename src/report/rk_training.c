@@ -305,12 +305,13 @@ static void story_contract(px_story_ctx *b)
     const px_fixture *f = b->f;
     const px_recipe *r = &f->recipe;
     b->s->train = rk_fmt(b,
-                         "%s, lr %g (warm-up %d step%s, %s decay), clip %g; %d steps of %d windows × %d tokens, "
+                         "%s, lr %g (warm-up %d step%s, %s%s), clip %g; %d steps of %d windows × %d tokens, "
                          "the same order in every environment; the loss curve (mean cross-entropy, float32) and "
                          "each step's gradient norm and update compared step by step; an example's own train: "
                          "keys override these",
                          recipe_optimizer_name(r->optimizer), r->lr, r->warmup_steps, r->warmup_steps == 1 ? "" : "s",
-                         recipe_decay_name(r->decay), r->clip_grad_norm, r->steps, r->batch_size, r->seq_len);
+                         r->decay == PX_DECAY_NONE ? "no" : recipe_decay_name(r->decay),
+                         r->decay == PX_DECAY_NONE ? " decay" : " decay to a fraction of it", r->clip_grad_norm, r->steps, r->batch_size, r->seq_len);
     const px_train_checks *ck = &f->train_cmp;
     const struct {
         const px_step_tol *t;
@@ -387,8 +388,9 @@ static void check_lines(FILE *o, const px_fixture *f, const px_results *r, const
     if (at < 0 || !l || (r->reference >= 0 && (size_t)r->reference == e))
         return;
     const px_train_out *t = r->envs[e].ex[k].train;
-    fprintf(o, "%*s%-6s %-11s %-11s %-10s %-10s %-10s %s\n", indent, "", "step", "loss", "reference", "|Δloss|",
-            "grad_norm", "update", "lr");
+    /* (|Δloss| padded by hand: printf pads bytes, Δ is two.) */
+    fprintf(o, "%*s%-6s %-11s %-11s |Δloss|    %-10s %-10s %s\n", indent, "", "step", "loss", "reference", "grad_norm",
+            "update", "lr");
     long from = at > AROUND ? at - AROUND : 0, to = at + AROUND;
     for (long s = from; s <= to && (size_t)s < n; s++) {
         double ref = rl && (size_t)s < nb ? rl[s] : NAN;
@@ -566,7 +568,7 @@ static void fig_cells(const px_story_train *t, int is_ref, char out[N_FIG][96])
         step_text(out[5], 96, t->grad_step);
         step_text(out[6], 96, t->update_step);
     }
-    if (t->worst_group[0])
+    if (t->worst_group[0] && !is_ref)
         snprintf(out[7], 96, "%s %.3g", t->worst_group, t->worst_rel);
     else
         snprintf(out[7], 96, "—");
