@@ -128,6 +128,7 @@ Test(man_tables, check_json_keys_are_in_the_table)
     check_keys("fixtures/campus-club/fixture.yaml", "tests/data/campus-results.yaml");
     check_keys("tests/data/embed/search.yaml", "tests/data/embed/search-results.yaml");
     check_keys("tests/data/gen/fixture.yaml", "tests/data/gen/results.yaml");
+    check_keys("tests/data/training/fixture.yaml", "tests/data/training/results.yaml");
     cr_expect_gt(n_seen, 500, "the walk saw only %zu keys", n_seen);
 }
 

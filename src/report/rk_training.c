@@ -12,6 +12,8 @@
  * stands alone, as an image's does); in export and repro bundles each
  * environment's per-step figures as CSV.
  *
+ * Steps are said from 1 ("step 7 of 10"), as the judge's words say them;
+ * check's JSON and the CSVs count from 0, as the results file does.
  * The parting step shown is the judge's (px_train_verdict.loss_step);
  * run's table, which has no judgement, finds it the way compare.train.loss
  * states it: the first step with |a - b| > atol + rtol·|b|. */
@@ -142,7 +144,7 @@ static void run_diff(FILE *o, const px_fixture *f, const px_results *r, size_t k
         int same;
         long at = first_parting(f, a, na, b, nb, &same);
         if (at >= 0)
-            fprintf(o, "step %ld", at);
+            fprintf(o, "step %ld", at + 1);
         else
             fputs(same ? "=" : "held", o);
     }
@@ -157,16 +159,16 @@ static void run_diff(FILE *o, const px_fixture *f, const px_results *r, size_t k
 static void curve_words(px_sbuf *b, const px_train_verdict *tv)
 {
     if (tv->nonfinite_step >= 0)
-        sbuf_addf(b, "not finite from step %ld; ", tv->nonfinite_step);
+        sbuf_addf(b, "not finite from step %ld; ", tv->nonfinite_step + 1);
     if (tv->loss_step >= 0)
-        sbuf_addf(b, "loss parts at step %ld", tv->loss_step);
+        sbuf_addf(b, "loss parts at step %ld of %zu", tv->loss_step + 1, tv->n_steps);
     else
         sbuf_addf(b, "loss within compare.train.loss over %zu step%s", tv->n_steps, tv->n_steps == 1 ? "" : "s");
     const char *sep = " (";
     if (tv->grad_step >= 0)
-        sbuf_addf(b, "%sgrad_norm at step %ld", sep, tv->grad_step), sep = ", ";
+        sbuf_addf(b, "%sgrad_norm at step %ld", sep, tv->grad_step + 1), sep = ", ";
     if (tv->update_step >= 0)
-        sbuf_addf(b, "%supdate at step %ld", sep, tv->update_step), sep = ", ";
+        sbuf_addf(b, "%supdate at step %ld", sep, tv->update_step + 1), sep = ", ";
     if (*sep == ',')
         sbuf_add(b, ")");
     if (!isnan(tv->drop) || !isnan(tv->ref_drop)) {
@@ -179,8 +181,6 @@ static void curve_words(px_sbuf *b, const px_train_verdict *tv)
         sbuf_add(b, tv->group && tv->group[w] ? tv->group[w] : "?");
         sbuf_addf(b, " %.3g", tv->param_rel[w]);
     }
-    if (tv->failed)
-        sbuf_addf(b, "; fails %s", tv->failed);
 }
 
 /* The reference's (or a run without a verdict of its own): "50 steps,
@@ -342,15 +342,24 @@ static void story_contract(px_story_ctx *b)
 static char *check_words(const px_fixture *f, const px_results *r, const px_judgement *j, size_t e, size_t k,
                          int *show)
 {
-    (void)f;
     size_t n;
     const double *l = loss_of(&r->envs[e].ex[k], &n);
     const px_train_verdict *tv = train_verdict(j, e, k);
     px_sbuf b = PX_SBUF_INIT;
-    if (tv && (r->reference < 0 || (size_t)r->reference != e))
+    int cand = r->reference >= 0 && (size_t)r->reference != e;
+    if (tv && cand)
         curve_words(&b, tv);
-    else if (l)
+    else if (l) {
         run_words(&b, l, n);
+        /* A candidate without a verdict of its own: where it parts, as
+         * run's table finds it. */
+        size_t nb;
+        const double *rl = cand ? loss_of(&r->envs[r->reference].ex[k], &nb) : NULL;
+        int same;
+        long at = rl ? first_parting(f, l, n, rl, nb, &same) : -1;
+        if (at >= 0)
+            sbuf_addf(&b, "; loss parts from the reference's at step %ld of %zu", at + 1, n);
+    }
     if (!b.len || sbuf_failed(&b)) {
         sbuf_free(&b);
         return NULL;
@@ -395,7 +404,7 @@ static void check_lines(FILE *o, const px_fixture *f, const px_results *r, const
     for (long s = from; s <= to && (size_t)s < n; s++) {
         double ref = rl && (size_t)s < nb ? rl[s] : NAN;
         int ht = t && (size_t)s < t->n_steps;
-        fprintf(o, "%*s%-6ld %-11.6g %-11.6g %-10.3g %-10.4g %-10.4g %.3g%s\n", indent, "", s, l[s], ref,
+        fprintf(o, "%*s%-6ld %-11.6g %-11.6g %-10.3g %-10.4g %-10.4g %.3g%s\n", indent, "", s + 1, l[s], ref,
                 fabs(l[s] - ref), ht && t->grad_norm ? t->grad_norm[s] : NAN,
                 ht && t->update_norm ? t->update_norm[s] : NAN, ht && t->lr ? t->lr[s] : NAN,
                 s == at ? "  ← parts" : "");
@@ -530,7 +539,7 @@ static const px_story_train *cell_train(const px_story *s, size_t e, size_t k)
 static void step_text(char *buf, size_t size, long s)
 {
     if (s >= 0)
-        snprintf(buf, size, "step %ld", s);
+        snprintf(buf, size, "step %ld", s + 1);
     else
         snprintf(buf, size, "—");
 }
@@ -635,7 +644,7 @@ static void md_extra(FILE *o, const px_story *s, const px_judgement *j, size_t k
         return;
     fputs("Loss at the steps around the first parting step (", o);
     md_text(o, s->envs[pe].name);
-    fprintf(o, ", step %ld):\n\n| Step |", at);
+    fprintf(o, ", step %ld):\n\n| Step |", at + 1);
     size_t cols = 1;
     for (size_t e = 0; e < s->n_envs; e++)
         if (cell_train(s, e, k))
@@ -650,7 +659,7 @@ static void md_extra(FILE *o, const px_story *s, const px_judgement *j, size_t k
             row |= cell_train(s, e, k) && (size_t)st < cell_train(s, e, k)->n;
         if (!row)
             break;
-        fprintf(o, "| %s%ld%s |", st == at ? "**" : "", st, st == at ? "**" : "");
+        fprintf(o, "| %s%ld%s |", st == at ? "**" : "", st + 1, st == at ? "**" : "");
         for (size_t e = 0; e < s->n_envs; e++) {
             const px_story_train *t = cell_train(s, e, k);
             if (!t)
@@ -701,15 +710,15 @@ static void html_curves(FILE *o, const px_story *s, size_t k)
     size_t pe = 0;
     long first = first_parting_env(s, k, &pe);
     if (first >= 0)
-        fputs("; ", o), html_text(o, s->envs[pe].name), fprintf(o, " parts from the reference at step %ld", first);
+        fputs("; ", o), html_text(o, s->envs[pe].name), fprintf(o, " parts from the reference at step %ld", first + 1);
     fputs("</title>", o);
     /* Axes: the loss's range on the left, the steps below. */
     fprintf(o, "<rect class=\"track\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>", SL, ST, pw, ph);
     fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.4g</text>", SL - 4, ST + 10, hi);
     fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.4g</text>", SL - 4, ST + ph, lo);
     fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"axis\">loss</text>", SL - 4, ST + ph / 2);
-    fprintf(o, "<text x=\"%d\" y=\"%d\">step 0</text>", SL, ST + ph + 14);
-    fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">step %zu</text>", SL + pw, ST + ph + 14, max_n - 1);
+    fprintf(o, "<text x=\"%d\" y=\"%d\">step 1</text>", SL, ST + ph + 14);
+    fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">step %zu</text>", SL + pw, ST + ph + 14, max_n);
     /* The curves: the reference last, drawn over the others. */
     size_t colour = 0, drawn = 0;
     for (size_t pass = 0; pass < 2; pass++)
@@ -751,7 +760,7 @@ static void html_curves(FILE *o, const px_story *s, size_t k)
                         (double)ST + 10 + 11 * (double)(colour - 1 < 8 ? colour - 1 : 8),
                         x > SL + pw / 2 ? " text-anchor=\"end\"" : "");
                 html_text(o, s->envs[e].name);
-                fprintf(o, " parts at step %ld</text>", t->loss_step);
+                fprintf(o, " parts at step %ld</text>", t->loss_step + 1);
             }
         }
     fputs("</svg></figure>\n", o);
@@ -799,7 +808,7 @@ static void html_extra(FILE *o, const px_story *s, const px_judgement *j, size_t
             row |= cell_train(s, e, k) && (size_t)st < cell_train(s, e, k)->n;
         if (!row)
             break;
-        fprintf(o, "<tr%s><td>%ld</td>", st == at ? " class=\"parts\"" : "", st);
+        fprintf(o, "<tr%s><td>%ld</td>", st == at ? " class=\"parts\"" : "", st + 1);
         for (size_t e = 0; e < s->n_envs; e++) {
             const px_story_train *t = cell_train(s, e, k);
             if (!t)
@@ -914,5 +923,5 @@ const px_report_kind rk_training = {
     .export_example = export_steps,
     .export_readme = "`training/`: each training run's per-step figures, one directory each (`N-ID/`): every "
                      "environment's as `ENV-steps.csv` (step,loss,grad_norm,update_norm,lr,step_ms; nan or inf as "
-                     "it was, an empty field where it was not recorded).",
+                     "it was, an empty field where it was not recorded; step from 0, as in the results file).",
 };
