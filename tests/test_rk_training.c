@@ -543,3 +543,44 @@ Test(rk_training, history_records_the_recipe_and_says_its_change)
         f->examples[k].recipe = rec[k];
     history_free(&h);
 }
+
+/* The contract's training fixture and its results file (tests/data/training:
+ * two runs in four environments, bf16-weights' first run parting, its
+ * second's loss a NaN), read as parity reads them: the HTML report draws
+ * four curves a run, and an export carries each environment's steps. */
+Test(rk_training_file, report_and_export_of_the_training_fixture)
+{
+    px_error err = {0};
+    px_fixture *tf = fixture_load("tests/data/training/fixture.yaml", &err);
+    cr_assert_not_null(tf, "%s", err.msg);
+    px_results *tr = results_load("tests/data/training/results.yaml", tf, &err);
+    cr_assert_not_null(tr, "%s", err.msg);
+    cr_assert_eq(tr->n_envs, 4);
+    px_judgement tj;
+    cr_assert_eq(judge_results(tf, tr, &tj, &err), 0, "%s", err.msg);
+    px_story *ts = story_build(tf, tr, &tj, NULL, NULL, &err);
+    cr_assert_not_null(ts, "%s", err.msg);
+    static char *html;
+    static size_t len;
+    html = NULL;
+    FILE *o = open_memstream(&html, &len);
+    report_html_judged(o, ts, &tj);
+    fclose(o);
+    cr_expect_eq(count(html, "<svg class=\"loss-chart\""), tf->n_examples);
+    cr_expect_eq(count(html, "<path class=\"loss "), 4 * tf->n_examples, "four environments, each run");
+    cr_expect_null(strstr(html, "<script"));
+    free(html);
+    files fs = {0};
+    cr_assert_eq(rk_training.export_example(tf, tr, &tj, 0, NULL, put, &fs, &err), 4);
+    size_t steps = tr->envs[0].ex[0].n_values;
+    cr_expect_gt(steps, 1);
+    for (size_t i = 0; i < fs.n; i++) {
+        cr_expect_eq(count(fs.data[i], "\n"), steps + 1, "%s", fs.name[i]);
+        cr_expect_null(strstr(fs.data[i], ",,"), "every figure recorded: %s", fs.name[i]);
+        free(fs.data[i]);
+    }
+    story_free(ts);
+    judgement_free(&tj);
+    results_free(tr);
+    fixture_free(tf);
+}
