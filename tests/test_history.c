@@ -296,13 +296,13 @@ Test(history, only_environments_that_met_the_contract_are_recorded)
     px_error err = {0};
     fake k;
     fake_check(&k, "float32", 1, 0);
-    cr_expect_eq(history_record(&h, k.r, &k.j, &err), 1, "the twin did not meet it");
+    cr_expect_eq(history_record(&h, k.f, k.r, &k.j, &err), 1, "the twin did not meet it");
     cr_expect_not_null(history_find(&h, "reference"));
     cr_expect_null(history_find(&h, "cpu-bf16"));
-    cr_expect_eq(history_record(&h, k.r, &k.j, &err), 0, "the same again changes nothing");
+    cr_expect_eq(history_record(&h, k.f, k.r, &k.j, &err), 0, "the same again changes nothing");
     /* Since: the reference meets it as it did; the twin never did. */
     px_since s[2];
-    cr_assert_eq(history_since(&h, k.r, &k.j, s, &err), 0);
+    cr_assert_eq(history_since(&h, k.f, k.r, &k.j, s, &err), 0);
     cr_expect(s[0].last && s[0].compared && !s[0].changed && !s[0].regressed);
     cr_expect(!s[1].last && !s[1].regressed);
     fake_free(&k);
@@ -310,10 +310,10 @@ Test(history, only_environments_that_met_the_contract_are_recorded)
     /* Now the reference runs bfloat16 and does not meet it: a regression,
      * dtype changed, and its last good stays float32. */
     fake_check(&k, "bfloat16", 0, 1);
-    cr_assert_eq(history_since(&h, k.r, &k.j, s, &err), 0);
+    cr_assert_eq(history_since(&h, k.f, k.r, &k.j, s, &err), 0);
     cr_expect(s[0].regressed && s[0].compared);
     cr_expect_eq(s[0].changed, 1u << PX_CF_DTYPE);
-    cr_expect_eq(history_record(&h, k.r, &k.j, &err), 1, "only the twin");
+    cr_expect_eq(history_record(&h, k.f, k.r, &k.j, &err), 1, "only the twin");
     cr_expect_str_eq(history_find(&h, "reference")->config.v[PX_CF_DTYPE], "float32");
     cr_expect_str_eq(history_find(&h, "cpu-bf16")->started_at, "2026-12-02T00:00:00Z");
     fake_free(&k);
@@ -324,22 +324,22 @@ Test(history, only_environments_that_met_the_contract_are_recorded)
     k.r->envs[0].ex[3].status = PX_ST_NOT_EVALUATED;
     k.r->envs[1].selected = 0;
     k.j.envs[1].selected = 0;
-    cr_expect_eq(history_record(&h, k.r, &k.j, &err), 0);
+    cr_expect_eq(history_record(&h, k.f, k.r, &k.j, &err), 0);
     cr_expect_str_eq(history_find(&h, "reference")->config.v[PX_CF_DTYPE], "float32");
-    cr_assert_eq(history_since(&h, k.r, &k.j, s, &err), 0);
+    cr_assert_eq(history_since(&h, k.f, k.r, &k.j, s, &err), 0);
     cr_expect(s[0].regressed, "cut short: it does not meet the contract now");
     cr_expect(!s[1].regressed, "not selected: not judged");
     k.r->envs[0].ex[3].status = PX_ST_OK;
     k.r->envs[0].state = PX_ENV_DOWN;
     k.j.envs[0].down = 1;
-    cr_assert_eq(history_since(&h, k.r, &k.j, s, &err), 0);
+    cr_assert_eq(history_since(&h, k.f, k.r, &k.j, s, &err), 0);
     cr_expect(s[0].regressed && !s[0].compared, "down: a regression, nothing to compare");
-    cr_expect_eq(history_record(&h, k.r, &k.j, &err), 0);
+    cr_expect_eq(history_record(&h, k.f, k.r, &k.j, &err), 0);
     /* No results at all: nothing known, not a regression. */
     k.r->envs[0].state = PX_ENV_PENDING;
     k.r->envs[0].origin = PX_ORIGIN_NONE;
     k.j.envs[0].down = 0, k.j.envs[0].absent = 1;
-    cr_assert_eq(history_since(&h, k.r, &k.j, s, &err), 0);
+    cr_assert_eq(history_since(&h, k.f, k.r, &k.j, s, &err), 0);
     cr_expect(!s[0].regressed && !s[0].compared && s[0].last);
     fake_free(&k);
     history_free(&h);

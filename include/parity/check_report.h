@@ -77,6 +77,9 @@
     X("examples[]", "embedding", "an embedding's: {role, norm, cosine, min_cosine, search}")                         \
     X("examples[]", "image", "an image's: {psnr, ssim, mean_abs, max_abs, blank, failed, diverged_step, "             \
                              "other_noise, curve, noise_sha256}, or null")                                                             \
+    X("examples[]", "training", "a training run's: {steps, loss, grad_norm, update_norm, lr, step_ms, "               \
+                                "reference_loss, loss_diff, loss_step, grad_step, update_step, nonfinite_step, drop, " \
+                                "ref_drop, params, startup_ms, failed}, or null")                                      \
     X("examples[]", "compare", "null, or {stat, value, threshold, pass, smallest_passing_atol, oracle_ratio}")       \
     X("examples[]", "divergence", "{stage, against, detail}; against: reference, contract, or null")                \
     X("examples[]", "cause", "precision, device, unknown, or null")                                                  \
@@ -111,7 +114,26 @@
                         "max_abs_delta}")                                                                             \
     X("image", "noise_sha256", "the sha256 of the initial noise it was handed (float32 bytes), or null")                 \
     X("curve[]", "step", "the step, from 0")                                                                          \
-    X("curve[]", "max_abs_delta", "the largest absolute difference of its latent from the reference's, or null")
+    X("curve[]", "max_abs_delta", "the largest absolute difference of its latent from the reference's, or null")                                                                                                   \
+    X("training", "steps", "the steps it ran")                                                                        \
+    X("training", "loss", "its loss at each step, before the step's update (null where not finite)")               \
+    X("training", "grad_norm", "the gradients' total L2 norm at each step, before clipping")                       \
+    X("training", "update_norm", "the update's total L2 norm at each step (the parameters after less before)")      \
+    X("training", "lr", "the learning rate each step ran at")                                                       \
+    X("training", "step_ms", "each step's time in milliseconds")                                                     \
+    X("training", "reference_loss", "the reference's loss at each step, or null (the reference itself)")            \
+    X("training", "loss_diff", "|loss - reference's| at each step compared, or null when not compared")             \
+    X("training", "loss_step", "the first step whose loss parts beyond compare.train.loss (from 0), or null")        \
+    X("training", "grad_step", "the first step whose gradient norm parts beyond compare.train.grad_norm, or null")   \
+    X("training", "update_step", "the first step whose update parts beyond compare.train.update, or null")           \
+    X("training", "nonfinite_step", "the first step whose loss or gradient norm is not finite, or null")             \
+    X("training", "drop", "its loss's drop: the first step's less the mean of the last tenth, or null")            \
+    X("training", "ref_drop", "the reference's drop, or null")                                                      \
+    X("training", "params", "each tensor group's parameters at the end against the reference's, "                    \
+                            "{group: ||p - p_ref|| / ||p_ref||} (estimated from sketches; null: not compared)")    \
+    X("training", "startup_ms", "from the run's start to its first step (the copy, the optimizer, any process "      \
+                                "group), or null")                                                                   \
+    X("training", "failed", "the compare.train checks it fails, in words, or null")
 
 /* since: each environment beside its last good configuration (history.h),
  * parallel to r->envs; NULL when not known. Text says what changed (and a

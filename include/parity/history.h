@@ -1,7 +1,9 @@
 /* The last good configuration: for each environment of a fixture, the
  * configuration it last met the contract with (device and its name, dtype,
  * threads, precision settings, executor, torch and backend versions, the
- * model and vocabulary it ran, parity's version), and where that came from
+ * model and vocabulary it ran, parity's version; a training run's recipe
+ * and the environment's precision recipe and parallel plan), and where
+ * that came from
  * (host, when the results were made, the results file). Kept in a small
  * YAML file beside the fixture, ".<fixture name>.parity-history.yaml"
  * (parity-fixture(5)), one entry per environment.
@@ -47,6 +49,16 @@ typedef enum px_cfg_field {
     PX_CF_ENV,          /* the environment variables that change numerics
                            (envrec.h): its text is envrec_text's, compared
                            and told by name */
+    PX_CF_RECIPE,       /* a training run's recipe in words: the contract's
+                           optimizer, lr and schedule, steps, batch, and
+                           the environment's precision recipe and parallel
+                           plan ("adamw lr 0.0003, ...; 2 processes, fsdp,
+                           gloo"); NULL for other kinds (the key is then
+                           left out of the file) */
+    PX_CF_RECIPE_SHA,   /* the digest of every run's recipe in full (an
+                           example's own train: keys included), the data's
+                           pin and the environment's plan: a run's own
+                           override changes it when the words do not */
     PX_CF_COUNT
 } px_cfg_field;
 
@@ -67,6 +79,15 @@ typedef struct px_config {
 /* The configuration an environment's manifest records (malloc'd copies;
  * -1 on out of memory, *out then empty). */
 int history_config_of(const px_manifest *m, px_config *out);
+/* The same for environment er of a check of f: its manifest's, and the
+ * training recipe (PX_CF_RECIPE, PX_CF_RECIPE_SHA) when f's runs have one
+ * (each example's recipe, fixture.h), from the fixture and the
+ * environment's precision recipe and parallel plan. */
+int history_config_for(const px_fixture *f, const px_env_result *er, px_config *out);
+/* The recipe's words and digest for environment env of f (malloc'd into
+ * *words and hex); 0 with *words NULL when f has no training runs, -1 on
+ * out of memory. */
+int history_recipe(const px_fixture *f, const px_env *env, char **words, char hex[PX_SHA256_HEX]);
 void history_config_clear(px_config *c);
 /* The fields that differ (bit 1u << field); a field recorded on one side
  * only differs too. */
@@ -123,13 +144,13 @@ typedef struct px_since {
 
 /* For each environment of r (out parallel to r->envs). -1 on out of
  * memory. */
-int history_since(const px_history *h, const px_results *r, const px_judgement *j, px_since *out, px_error *err);
+int history_since(const px_history *h, const px_fixture *f, const px_results *r, const px_judgement *j, px_since *out, px_error *err);
 
 /* Record, in h, the configuration of every selected environment that met
  * the contract in j, with where it came from; the others keep their entry.
  * Returns how many entries changed (0: the file need not be written), -1 on
  * out of memory. Borrowed pointers into h (px_since.last) may move. */
-int history_record(px_history *h, const px_results *r, const px_judgement *j, px_error *err);
+int history_record(px_history *h, const px_fixture *f, const px_results *r, const px_judgement *j, px_error *err);
 
 /* The file's text (malloc'd, NUL-terminated; NULL on out of memory). */
 char *history_text(const px_history *h, const char *fixture_name, size_t *len);

@@ -87,6 +87,11 @@ typedef struct px_report_kind {
                          int *show);
     /* The word before check_words' line ("search"). */
     const char *check_words_label;
+    /* More lines after it, when the example is shown (a training run's
+     * per-step figures around its parting step), each begun with indent
+     * spaces and ended by a newline; numbers only, or text made safe. */
+    void (*check_lines)(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e, size_t k,
+                        int indent);
     /* The kind's keys in an example's JSON object, each with its comma. */
     void (*check_json_example)(FILE *o, const px_fixture *f, const px_results *r, const px_judgement *j, size_t e,
                                size_t k, const px_verdict *v);
@@ -134,7 +139,7 @@ const px_report_kind *report_kind_of(const px_fixture *f);
 const px_report_kind *report_kind_for(enum px_model_kind kind);
 
 /* The rows, one file a kind (rk_<kind>.c). */
-extern const px_report_kind rk_classifier, rk_generator, rk_embedding, rk_image;
+extern const px_report_kind rk_classifier, rk_generator, rk_embedding, rk_image, rk_training;
 
 /* Shared by the rows: a label as the cell (the classifier's, and what a
  * generator's shows without a text); each candidate's max |Δ| from the

@@ -88,6 +88,22 @@ size_t story_spans(const char *text, const long *matches, size_t n_matches, long
  * '[EOS]'" ('\n' and the like escaped). */
 void story_generate_words(const px_generate *g, char *buf, size_t size);
 
+/* A training run's figures in one environment (a copy: one allocation,
+ * the arrays after the struct): its loss and the other per-step figures
+ * (NAN where not recorded), where it parts from the reference's (the
+ * judge's steps, -1 none or not compared), its drop and the reference's,
+ * and its parameters' worst group against the reference's. */
+typedef struct px_story_train {
+    size_t n;          /* steps */
+    double *loss, *grad_norm, *update_norm, *lr, *step_ms;
+    double startup_ms; /* NAN: not recorded */
+    long loss_step, grad_step, update_step, nonfinite_step;
+    double drop, ref_drop; /* NAN: not known */
+    char worst_group[64]; /* "" none compared */
+    double worst_rel;
+    int processes;
+} px_story_train;
+
 /* One example in one environment. */
 typedef struct px_story_cell {
     int present;       /* 0: the environment was not selected or has no results */
@@ -124,6 +140,8 @@ typedef struct px_story_cell {
      * report to show; NULL when none (another kind, no output, not
      * finite). */
     px_image8 *image;
+    /* A training run's figures (NULL: another kind, or it did not run). */
+    px_story_train *train;
 } px_story_cell;
 
 typedef struct px_story_example {
@@ -163,6 +181,7 @@ typedef struct px_story {
                           14 documents searched"); NULL otherwise */
     char *image;       /* an image's output settings, in words ("32x32 RGB,
                           20 DDIMScheduler steps, ..."); NULL otherwise */
+    char *train;       /* a training run's recipe, in words; NULL otherwise */
     px_story_example *examples;
     size_t n_examples;
     px_strs not_evaluated; /* what was not evaluated, one line each */

@@ -117,7 +117,7 @@ static void record_good(const px_fixture *f, px_history *h, const px_results *re
     char path[4096], line[2048];
     history_path(f->path, path, sizeof path);
     char *name = strdup(f->path);
-    int n = name ? history_record(h, res, j, &err) : px_error_oom(&err, NULL);
+    int n = name ? history_record(h, f, res, j, &err) : px_error_oom(&err, NULL);
     if (n > 0)
         n = history_write(h, path, basename(name), &err) ? -1 : n;
     if (n < 0) {

@@ -30,6 +30,8 @@
 #include "parity/atomic.h"
 #include "parity/emit.h"
 #include "parity/hash.h"
+#include "parity/recipe.h"
+#include "parity/sbuf.h"
 #include "parity/strf.h"
 #include "parity/strmap.h"
 #include "parity/ydoc.h"
@@ -53,6 +55,8 @@ static const struct {
     [PX_CF_VOCAB] = {"vocab_sha256", "vocab"},
     [PX_CF_PARITY] = {"parity_version", "parity"},
     [PX_CF_ENV] = {"env", "environment variables"},
+    [PX_CF_RECIPE] = {"train_recipe", "training recipe"},
+    [PX_CF_RECIPE_SHA] = {"train_recipe_sha256", "training recipe's digest"},
 };
 
 const char *history_field_key(px_cfg_field c) { return c < PX_CF_COUNT ? fields[c].key : "?"; }
@@ -117,6 +121,106 @@ int history_config_of(const px_manifest *m, px_config *out)
     return oom ? -1 : 0;
 }
 
+/* A recipe's settings in words: "adamw lr 0.0003 (betas 0.9, 0.999, eps
+ * 1e-08, weight decay 0.01), warm-up 5, cosine decay to 0.1 of it, clip 1;
+ * 50 steps, batch 8 x 64 tokens". */
+static void recipe_words(px_sbuf *b, const px_recipe *r)
+{
+    sbuf_addf(b, "%s lr %g", recipe_optimizer_name(r->optimizer), r->lr);
+    if (r->optimizer == PX_OPT_SGD)
+        sbuf_addf(b, " (momentum %g)", r->momentum);
+    else
+        sbuf_addf(b, " (betas %g, %g, eps %g, weight decay %g)", r->beta1, r->beta2, r->eps, r->weight_decay);
+    if (r->warmup_steps > 0)
+        sbuf_addf(b, ", warm-up %d", r->warmup_steps);
+    if (r->decay != PX_DECAY_NONE)
+        sbuf_addf(b, ", %s decay to %g of it", recipe_decay_name(r->decay), r->decay_min);
+    if (r->clip_grad_norm > 0)
+        sbuf_addf(b, ", clip %g", r->clip_grad_norm);
+    sbuf_addf(b, "; %d steps, batch %d x %d tokens", r->steps, r->batch_size, r->seq_len);
+}
+
+/* Every number of a recipe, exactly (the digest's text). */
+static void recipe_exact(px_sbuf *b, const px_recipe *r)
+{
+    sbuf_addf(b, "%d %d %d %d %.17g %.17g %.17g %.17g %.17g %.17g %d %d %.17g %.17g %llu\n", r->steps,
+              r->batch_size, r->seq_len, (int)r->optimizer, r->lr, r->beta1, r->beta2, r->eps, r->weight_decay,
+              r->momentum, r->warmup_steps, (int)r->decay, r->decay_min, r->clip_grad_norm, r->seed);
+}
+
+static int same_recipe(const px_recipe *a, const px_recipe *b)
+{
+    px_sbuf x = PX_SBUF_INIT, y = PX_SBUF_INIT;
+    recipe_exact(&x, a), recipe_exact(&y, b);
+    int same = !sbuf_failed(&x) && !sbuf_failed(&y) && !strcmp(sbuf_str(&x), sbuf_str(&y));
+    sbuf_free(&x), sbuf_free(&y);
+    return same;
+}
+
+int history_recipe(const px_fixture *f, const px_env *env, char **words, char hex[PX_SHA256_HEX])
+{
+    *words = NULL;
+    hex[0] = '\0';
+    if (!f->n_examples || !f->examples[0].recipe)
+        return 0; /* no training runs */
+    px_sbuf w = PX_SBUF_INIT, d = PX_SBUF_INIT;
+    recipe_words(&w, &f->recipe);
+    size_t own = 0;
+    for (size_t k = 0; k < f->n_examples; k++)
+        own += f->examples[k].recipe && !same_recipe(f->examples[k].recipe, &f->recipe);
+    sbuf_addf(&w, "; %zu run%s", f->n_examples, f->n_examples == 1 ? "" : "s");
+    if (own)
+        sbuf_addf(&w, " (%zu with %s own recipe)", own, own == 1 ? "its" : "their");
+    /* The environment's precision recipe and parallel plan. */
+    const char *param = env ? env->mixed_precision_param : NULL, *reduce = env ? env->mixed_precision_reduce : NULL;
+    if (param || reduce)
+        sbuf_addf(&w, "; mixed precision param %s, reduce %s", param ? param : "not said", reduce ? reduce : "not said");
+    else
+        sbuf_add(&w, "; no mixed precision");
+    const px_parallel *par = env ? &env->parallel : NULL;
+    if (par && par->processes > 0)
+        sbuf_addf(&w, "; %d processes, %s, %s", par->processes, recipe_strategy_name(par->strategy),
+                  par->backend ? par->backend : "the device's backend");
+    else
+        sbuf_add(&w, "; one process");
+    /* The digest: every run's recipe in full, the data's pin, the plan. */
+    sbuf_addf(&d, "data %s\n", f->train_data.sha256 ? f->train_data.sha256 : "-");
+    for (size_t k = 0; k < f->n_examples; k++) {
+        sbuf_addf(&d, "%s ", f->examples[k].id ? f->examples[k].id : "");
+        recipe_exact(&d, f->examples[k].recipe ? f->examples[k].recipe : &f->recipe);
+    }
+    sbuf_addf(&d, "%s\n", sbuf_str(&w));
+    int oom = sbuf_failed(&w) || sbuf_failed(&d);
+    if (!oom) {
+        hash_buffer(sbuf_str(&d), d.len, hex);
+        *words = sbuf_take(&w);
+        oom = !*words;
+    }
+    sbuf_free(&w), sbuf_free(&d);
+    if (oom)
+        hex[0] = '\0';
+    return oom ? -1 : 0;
+}
+
+int history_config_for(const px_fixture *f, const px_env_result *er, px_config *out)
+{
+    if (history_config_of(&er->m, out))
+        return -1;
+    if (!f)
+        return 0;
+    const px_env *env = er->env_index >= 0 && (size_t)er->env_index < f->n_envs ? &f->envs[er->env_index] : NULL;
+    char hex[PX_SHA256_HEX];
+    if (history_recipe(f, env, &out->v[PX_CF_RECIPE], hex)) {
+        history_config_clear(out);
+        return -1;
+    }
+    if (out->v[PX_CF_RECIPE] && !(out->v[PX_CF_RECIPE_SHA] = strdup(hex))) {
+        history_config_clear(out);
+        return -1;
+    }
+    return 0;
+}
+
 static int same(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
 
 unsigned history_compare(const px_config *last, const px_config *now)
@@ -132,7 +236,7 @@ static const char *shown(px_cfg_field c, const char *v, char *buf, size_t size)
 {
     if (!v)
         return "not recorded";
-    if ((c == PX_CF_MODEL || c == PX_CF_VOCAB) && strlen(v) > 12) {
+    if ((c == PX_CF_MODEL || c == PX_CF_VOCAB || c == PX_CF_RECIPE_SHA) && strlen(v) > 12) {
         snprintf(buf, size, "%.12s…", v);
         return buf;
     }
@@ -293,7 +397,8 @@ static int read_config(rd *c, yaml_node_t *m, px_config *cfg)
         }
         if (i == PX_CF_THREADS ? read_threads(c, v, &cfg->v[i]) : read_str(c, v, what, 0, &cfg->v[i]))
             return -1;
-        if ((i == PX_CF_MODEL || i == PX_CF_VOCAB) && cfg->v[i] && !hash_is_sha256(cfg->v[i]))
+        if ((i == PX_CF_MODEL || i == PX_CF_VOCAB || i == PX_CF_RECIPE_SHA) && cfg->v[i] &&
+            !hash_is_sha256(cfg->v[i]))
             return fail_at(c, v, "%s must be 64 hex digits, not '%.200s'", what, cfg->v[i]);
         if (cfg->v[i] && !*cfg->v[i]) { /* "" is how a manifest says not recorded */
             free(cfg->v[i]);
@@ -426,7 +531,7 @@ void history_where(const px_history_entry *l, char *buf, size_t size)
              l->host ? l->host : "host not recorded", l->results ? ", from " : "", l->results ? l->results : "");
 }
 
-int history_since(const px_history *h, const px_results *r, const px_judgement *j, px_since *out, px_error *err)
+int history_since(const px_history *h, const px_fixture *f, const px_results *r, const px_judgement *j, px_since *out, px_error *err)
 {
     for (size_t e = 0; e < r->n_envs; e++) {
         const px_env_result *er = &r->envs[e];
@@ -443,7 +548,7 @@ int history_since(const px_history *h, const px_results *r, const px_judgement *
         if (!has_config(er))
             continue;
         px_config now;
-        if (history_config_of(&er->m, &now))
+        if (history_config_for(f, er, &now))
             return px_error_oom(err, NULL);
         s->compared = 1;
         s->changed = history_compare(&s->last->config, &now);
@@ -459,7 +564,7 @@ static int same_entry(const px_history_entry *a, const px_history_entry *b)
     return history_compare(&a->config, &b->config) == 0;
 }
 
-int history_record(px_history *h, const px_results *r, const px_judgement *j, px_error *err)
+int history_record(px_history *h, const px_fixture *f, const px_results *r, const px_judgement *j, px_error *err)
 {
     int changed = 0;
     for (size_t e = 0; e < r->n_envs; e++) {
@@ -472,7 +577,7 @@ int history_record(px_history *h, const px_results *r, const px_judgement *j, px
         now.host = dup_or_null(er->m.host, &oom);
         now.started_at = dup_or_null(er->m.started_at, &oom);
         now.results = er->origin == PX_ORIGIN_FILE ? dup_or_null(er->source, &oom) : NULL;
-        if (oom || !now.env || history_config_of(&er->m, &now.config)) {
+        if (oom || !now.env || history_config_for(f, er, &now.config)) {
             entry_clear(&now);
             return px_error_oom(err, NULL);
         }
@@ -532,8 +637,8 @@ char *history_text(const px_history *h, const char *fixture_name, size_t *len)
                 fprintf(o, "      threads: %s\n", e->config.v[f] ? e->config.v[f] : "null");
             else if (f == PX_CF_ENV) /* nothing when not recorded: as before */
                 envrec_write_yaml(o, 6, fields[f].key, &e->config.env);
-            else if (f == PX_CF_COMPILE && !e->config.v[f])
-                continue; /* eager: the file as before compiled environments */
+            else if ((f == PX_CF_COMPILE || f == PX_CF_RECIPE || f == PX_CF_RECIPE_SHA) && !e->config.v[f])
+                continue; /* eager, no training: the file as before them */
             else
                 kv(o, 6, fields[f].key, e->config.v[f]);
         }

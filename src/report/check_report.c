@@ -111,7 +111,7 @@ static const char *env_state(const px_env_verdict *ev)
 }
 
 /* What changed since the last good configuration, one field a line. */
-static void text_since(FILE *o, const px_env_result *er, const px_env_verdict *ev, const px_since *s)
+static void text_since(FILE *o, const px_fixture *f, const px_env_result *er, const px_env_verdict *ev, const px_since *s)
 {
     char where[1024], line[1024];
     if (!s || !ev->selected)
@@ -134,7 +134,7 @@ static void text_since(FILE *o, const px_env_result *er, const px_env_verdict *e
         return;
     }
     px_config now;
-    if (history_config_of(&er->m, &now))
+    if (history_config_for(f, er, &now))
         return;
     if (s->regressed)
         fprintf(o, "  changed since the last good configuration:\n");
@@ -210,7 +210,7 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
             fprintf(o, ": NOT EVALUATED: %s\n", er->source ? er->source : "no results");
             env_identity_lines(o, f, er);
             text_ladder(o, ev);
-            text_since(o, er, ev, since ? &since[e] : NULL);
+            text_since(o, f, er, ev, since ? &since[e] : NULL);
             continue;
         }
         /* Not judged in full (no reference, examples without results) is
@@ -224,7 +224,7 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
                        "causes are not evaluated; its task checks are\n",
                     ev->not_compared);
         text_ladder(o, ev);
-        text_since(o, er, ev, since ? &since[e] : NULL);
+        text_since(o, f, er, ev, since ? &since[e] : NULL);
         text_counts(o, ev);
         size_t n_down = text_down(o, er, ev, r->n_examples);
         for (size_t k = 0; k < r->n_examples; k++) {
@@ -258,6 +258,8 @@ void check_report_text(FILE *o, const px_fixture *f, const px_results *r, const 
                 fprintf(o, "  %-*s %s: ", ID_COLS, "", rk->check_words_label ? rk->check_words_label : "more"),
                     put_text(o, search), fputc('\n', o);
             free(search);
+            if (rk->check_lines)
+                rk->check_lines(o, f, r, j, e, k, ID_COLS + 3);
             if (fit != PX_FIT_NONE) {
                 char *w = decision_words(fit, rv->decision, rv->env, er->name);
                 fprintf(o, "  %-*s review: ", ID_COLS, ""), put_text(o, w);
@@ -385,7 +387,7 @@ static void json_verdict(FILE *o, const px_fixture *f, const px_results *r, cons
 /* "last_good": null when none is recorded; else where it came from, the
  * configuration, whether the one now is the same (null: none now), what
  * changed, and whether this is a regression. */
-static void json_since(FILE *o, const px_env_result *er, const px_since *s)
+static void json_since(FILE *o, const px_fixture *f, const px_env_result *er, const px_since *s)
 {
     json_key(o, "last_good");
     if (!s || !s->last) {
@@ -406,7 +408,7 @@ static void json_since(FILE *o, const px_env_result *er, const px_since *s)
     json_key(o, "same"), fputs(!s->compared ? "null," : s->changed ? "false," : "true,", o);
     json_key(o, "changes"), fputc('[', o);
     px_config now;
-    if (s->compared && s->changed && !history_config_of(&er->m, &now)) {
+    if (s->compared && s->changed && !history_config_for(f, er, &now)) {
         const char *sep = "";
         for (int c = 0; c < PX_CF_COUNT; c++)
             if (s->changed & (1u << c)) {
@@ -451,7 +453,7 @@ static void json_env(FILE *o, const px_fixture *f, const px_results *r, const px
      * reference); incomplete: not met only for want of something. */
     json_key(o, "not_compared"), json_str_or_null(o, ev->not_compared), fputc(',', o);
     json_key(o, "incomplete"), fputs(judgement_env_incomplete(ev) ? "true," : "false,", o);
-    json_since(o, er, since ? &since[e] : NULL);
+    json_since(o, f, er, since ? &since[e] : NULL);
     fputc(',', o);
     json_key(o, "ladder"), fputc('[', o);
     for (int k = 0; k < PX_RUNG_COUNT; k++) {
@@ -526,7 +528,7 @@ void check_report_json(FILE *o, const px_fixture *f, const px_results *r, const 
  * and the environments left out with -e as diagnostics. */
 /* The last good configuration as TAP diagnostics: a regression, and what
  * changed, on one line each. */
-static void tap_since(FILE *o, const px_env_result *er, const px_since *s)
+static void tap_since(FILE *o, const px_fixture *f, const px_env_result *er, const px_since *s)
 {
     char where[1024], line[1024];
     if (!s || !s->last)
@@ -535,7 +537,7 @@ static void tap_since(FILE *o, const px_env_result *er, const px_since *s)
     if (s->regressed)
         fprintf(o, "# %s: REGRESSION: it met the contract before (%s), not now\n", er->name, where);
     px_config now;
-    if (!s->compared || !s->changed || history_config_of(&er->m, &now))
+    if (!s->compared || !s->changed || history_config_for(f, er, &now))
         return;
     fprintf(o, "# %s: changed since the last good configuration:", er->name);
     const char *sep = " ";
@@ -588,7 +590,7 @@ void check_report_tap(FILE *o, const px_fixture *f, const px_results *r, const p
             fprintf(o, "# %s: not evaluated: %s\n", r->envs[e].name, r->envs[e].source ? r->envs[e].source : "");
         if (ev->not_compared)
             fprintf(o, "# %s: not compared: no reference (%s): task checks only\n", r->envs[e].name, ev->not_compared);
-        tap_since(o, &r->envs[e], since ? &since[e] : NULL);
+        tap_since(o, f, &r->envs[e], since ? &since[e] : NULL);
         for (int k = 0; k < PX_RUNG_COUNT; k++)
             if (ev->rung[k] == PX_RS_FAILED)
                 fprintf(o, "# %s: %s failed: %s\n", r->envs[e].name, rung_name((px_rung)k), ev->rung_detail[k]);

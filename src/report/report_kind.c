@@ -15,6 +15,7 @@ static const px_report_kind *const rows[] = {
     [PX_MODEL_GENERATOR] = &rk_generator,
     [PX_MODEL_EMBEDDING] = &rk_embedding,
     [PX_MODEL_IMAGE] = &rk_image,
+    [PX_MODEL_TRAINING] = &rk_training,
 };
 
 const px_report_kind *report_kind_for(enum px_model_kind kind)

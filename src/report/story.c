@@ -480,7 +480,7 @@ static void build_last_good(bctx *b, const px_since *since)
         px_config now;
         if (!s->compared || !s->changed)
             continue;
-        if (history_config_of(&b->r->envs[e].m, &now)) {
+        if (history_config_for(b->f, &b->r->envs[e], &now)) {
             b->oom = 1;
             continue;
         }
@@ -740,6 +740,7 @@ void story_free(px_story *s)
             free(c->generated), free(c->search);
             if (c->image)
                 image8_free(c->image), free(c->image);
+            free(c->train);
         }
         free(x->cells);
         char *v[] = {x->id, x->kind, x->why, x->text, x->expect, x->decision, x->note, x->by, x->at,
@@ -752,6 +753,6 @@ void story_free(px_story *s)
     strs_free(&s->performance), strs_free(&s->searches);
     strs_free(&s->pending), strs_free(&s->warnings);
     free(s->task), free(s->verdict), free(s->fixture), free(s->fixture_sha256), free(s->generated);
-    free(s->ambiguous_rule), free(s->generate), free(s->embedding), free(s->image);
+    free(s->ambiguous_rule), free(s->generate), free(s->embedding), free(s->image), free(s->train);
     free(s);
 }

@@ -184,7 +184,7 @@ int session_judge(const px_check *s, px_verdicts *v, px_error *err)
     if (!s->history_read)
         return 0;
     v->since = calloc(s->res->n_envs ? s->res->n_envs : 1, sizeof *v->since);
-    if (!v->since || history_since(&s->history, s->res, &v->j, v->since, err)) {
+    if (!v->since || history_since(&s->history, s->f, s->res, &v->j, v->since, err)) {
         if (!v->since)
             px_error_oom(err, NULL);
         verdicts_free(v);
