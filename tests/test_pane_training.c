@@ -172,7 +172,8 @@ Test(braille, the_marker_is_one_dot_column_top_to_bottom)
     cr_expect_eq(p.marker_col, 2);
     for (int r = 0; r < 2; r++)
         for (int c = 0; c < 5; c++)
-            cr_expect_eq(p.cells[r * 5 + c].mark, c == 2 ? 0x47 : 0, "cell (%d, %d): %#x", r, c, p.cells[r * 5 + c].mark);
+            cr_expect_eq(p.cells[r * 5 + c].mark, c == 2 ? 0x47 : 0, "cell (%d, %d): %#x", r, c,
+                         p.cells[r * 5 + c].mark);
     braille_free(&p);
     cr_assert_eq(braille_plot(&s, 1, 5, 2, 5, &p), 0);
     cr_expect_eq(p.cells[2].mark, 0xB8, "step 5: the right column");
@@ -591,6 +592,9 @@ Test(pane_training, points_not_finite_and_runs_without_a_curve_are_said, .fini =
     cr_expect_eq(used, tui_pane_training.rows(&sc->t, 0, 90));
     cr_expect_geq(find_row("cpu-bf16: 3 steps not finite, left out (the first: step 41)", 90), 0);
     cr_expect_geq(find_row("twin: no loss curve (crash: signal 9)", 90), 0);
+    werase(sc->pad);
+    tui_pane_training.draw(&sc->t, 0, 0, 0, 12, 80);
+    cr_expect_geq(find_row("cpu-bf16: 3…", 12), 0, "said without a plot too");
     cr_expect_eq(braille_cells(1, 9, 90, PX_EL_DRIFT + 1), 0, "no twin's curve");
     sc->xr[1].status = PX_ST_PENDING;
     werase(sc->pad);

@@ -51,14 +51,19 @@ int braille_dot_col(const px_bplot *p, long step)
     return c;
 }
 
-/* The dot row (0 at the top) of a finite y in p's range. */
-static int row_of(const px_bplot *p, double y)
+/* The dot row (0 at the top) of a finite y in p's range, unrounded: the
+ * middle row for a flat range. */
+static double frow(const px_bplot *p, double y)
 {
     int h = 4 * p->rows;
-    if (!(p->hi > p->lo))
-        return h / 2;
-    long r = lround((p->hi - y) / (p->hi - p->lo) * (h - 1));
-    return r < 0 ? 0 : r >= h ? h - 1 : (int)r;
+    return p->hi > p->lo ? (p->hi - y) / (p->hi - p->lo) * (h - 1) : h / 2;
+}
+
+/* A row rounded onto the canvas. */
+static int row_at(const px_bplot *p, double r)
+{
+    long v = lround(r);
+    return v < 0 ? 0 : v >= 4 * p->rows ? 4 * p->rows - 1 : (int)v;
 }
 
 static void put_dot(px_bplot *p, int s, int dotted, int x, int y)
@@ -95,24 +100,22 @@ static void series_cols(const px_bplot *p, const px_bseries *s, colv *v)
         for (int c = 0; c < d; c++)
             for (size_t i = bucket_start(c, p->steps, d); i < bucket_start(c + 1, p->steps, d) && i < s->n; i++)
                 if (isfinite(s->y[i]))
-                    col_add(&v[c], row_of(p, s->y[i]));
+                    col_add(&v[c], row_at(p, frow(p, s->y[i])));
         return;
     }
     for (size_t i = 0; i < s->n; i++) {
         if (!isfinite(s->y[i]))
             continue;
         int x0 = spread_col(i, p->steps, d);
-        double r0 = (p->hi > p->lo) ? (p->hi - s->y[i]) / (p->hi - p->lo) * (4 * p->rows - 1) : 0;
-        col_add(&v[x0], row_of(p, s->y[i]));
+        double r0 = frow(p, s->y[i]);
+        col_add(&v[x0], row_at(p, r0));
         if (i + 1 >= s->n || !isfinite(s->y[i + 1]))
             continue;
         /* the columns up to the next point, on the line between them */
         int x1 = spread_col(i + 1, p->steps, d);
-        double r1 = (p->hi > p->lo) ? (p->hi - s->y[i + 1]) / (p->hi - p->lo) * (4 * p->rows - 1) : 0;
-        for (int x = x0 + 1; x < x1; x++) {
-            int r = p->hi > p->lo ? (int)lround(r0 + (r1 - r0) * (x - x0) / (x1 - x0)) : row_of(p, s->y[i]);
-            col_add(&v[x], r);
-        }
+        double r1 = frow(p, s->y[i + 1]);
+        for (int x = x0 + 1; x < x1; x++)
+            col_add(&v[x], row_at(p, r0 + (r1 - r0) * (x - x0) / (x1 - x0)));
     }
 }
 

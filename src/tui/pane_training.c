@@ -294,7 +294,8 @@ static void paint_legend(tui *t, const tlayout *l, int y, int x, int w)
         mvwaddstr(TUI_CV(t), y, x + at + 1, sample);
         wattrset(TUI_CV(t), A_NORMAL);
         char *name = textcell_sanitize(t->res->envs[c->e].name, strlen(t->res->envs[c->e].name)), word[600];
-        snprintf(word, sizeof word, "%s%s", name ? name : "", l->mono ? (dot ? " (dotted)" : c->el == PX_EL_CANDIDATE ? " (bold)" : "") : "");
+        const char *how = !l->mono ? "" : dot ? " (dotted)" : c->el == PX_EL_CANDIDATE ? " (bold)" : "";
+        snprintf(word, sizeof word, "%s%s", name ? name : "", how);
         free(name);
         tui_put(t, y, x + at + 4, w - at - 4, l->mono ? PX_EL_NORMAL : c->el, word);
         at += 4 + textcell_width(word) + 1;
@@ -375,10 +376,13 @@ static int draw_figures(tui *t, const tlayout *l, int y, int x, int w, int end, 
             y += line(t, dry, y, x, w, end, c->why_el, c->why);
             continue;
         }
-        if (c->plotted >= 0 && l->has_plot && l->p.skipped[c->plotted]) {
-            size_t k = l->p.skipped[c->plotted];
-            sbuf_addf(&b, "%s: %zu step%s not finite, left out (the first: step %ld)", t->res->envs[c->e].name, k,
-                        k == 1 ? "" : "s", l->p.first_skipped[c->plotted] + 1);
+        size_t k = 0, first = 0;
+        for (size_t i = c->n; i-- > 0;)
+            if (!isfinite(c->y[i]))
+                k++, first = i;
+        if (k) {
+            sbuf_addf(&b, "%s: %zu step%s not finite, left out (the first: step %zu)", t->res->envs[c->e].name, k,
+                      k == 1 ? "" : "s", first + 1);
             y += line(t, dry, y, x, w, end, PX_EL_FAIL, sbuf_str(&b));
             sbuf_reset(&b);
         }
