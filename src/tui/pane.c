@@ -16,6 +16,7 @@ static const tui_pane *const panes[] = {
     [PX_MODEL_GENERATOR] = &tui_pane_generator,
     [PX_MODEL_EMBEDDING] = &tui_pane_embed,
     [PX_MODEL_IMAGE] = &tui_pane_image,
+    [PX_MODEL_TRAINING] = &tui_pane_training,
 };
 
 const tui_pane *tui_pane_of(const tui *t)

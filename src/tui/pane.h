@@ -2,7 +2,8 @@
  * struct a kind (tig's struct view_ops), chosen by the kind in one table,
  * the one place in the review screen that names the kinds. One file a
  * kind: pane_classifier.c, pane_generator.c, pane_embed.c, pane_image.c
- * (its pictures made cells by halfblock.c). The parts the
+ * (its pictures made cells by halfblock.c), pane_training.c (its loss
+ * curves made braille cells by braille.c). The parts the
  * classifier's and the generator's panes share (their two sides, beside
  * each other or stacked) are here too. */
 #ifndef PARITY_TUI_PANE_H
@@ -29,7 +30,7 @@ typedef struct tui_pane {
 /* The pane of the fixture's kind (never NULL). */
 const tui_pane *tui_pane_of(const tui *t);
 
-extern const tui_pane tui_pane_classifier, tui_pane_generator, tui_pane_embed, tui_pane_image;
+extern const tui_pane tui_pane_classifier, tui_pane_generator, tui_pane_embed, tui_pane_image, tui_pane_training;
 
 /* The two sides fit beside each other when each has this many columns:
  * a label, a bar, a percentage and a logit ("volunteer #####  94.8% +3.714"). */
