@@ -41,6 +41,8 @@
 #   make bench-images         the image demo through parity against
 #                             DiTPipeline called bare (tests/bench/images.sh)
 #   make images-model         retrain fixtures/shapes/model (then re-pin)
+#   make training-model       rebuild fixtures/llm-train/model, the training
+#                             demo's tiny Llama and its tokenizer (then re-pin)
 #   make agree                the tokenizer agreement test alone
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
@@ -152,7 +154,7 @@ TORCH2_SUITES += test_cmd_embed
 TORCH2_SUITES += test_cmd_image
 TORCH2_SUITES += test_cmd_load test_cmd_probe test_cmd_modules
 
-.PHONY: demo-images images-model bench-images kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man man-tables man-tables-fix fuzz
+.PHONY: demo-images images-model bench-images training-model kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man man-tables man-tables-fix fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -621,6 +623,14 @@ demo-blurbs-model: deps-train
 images-model:
 	$(VENV)/bin/python src/tools/train_images.py --out fixtures/shapes/model
 	@echo "now pin the printed sha256 values in fixtures/shapes/fixture.yaml (and re-measure its thresholds: src/tools/image_parting.py)"
+
+# The training demo's tiny Llama (fixtures/llm-train/model): a byte-level
+# BPE tokenizer.json trained on the bundled text and a randomly initialised
+# LlamaForCausalLM, both from fixed seeds (a few seconds; the venv's torch 2,
+# transformers and tokenizers).
+training-model:
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(VENV)/bin/python src/tools/make_tiny_llama.py --corpus fixtures/llm-train/corpus.txt --out fixtures/llm-train/model
+	@echo "now pin the printed sha256 values in fixtures/llm-train/fixture.yaml"
 
 test-models: deps-train
 	$(PYTHON_TORCH) tests/models/make_models.py tests/models
