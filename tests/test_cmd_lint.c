@@ -209,7 +209,8 @@ Test(lint, loader_error_is_a_finding)
     expect_lint(SCHEMA, 1, (const char *[]){
         SCHEMA ":12:28: lint: unknown key 'dtyp' in environment 'reference' (expected one of: device, dtype, "
                "threads, timeout, first_forward_timeout, startup_timeout, tf32, matmul_precision, executor, role, note, "
-               "results, model, vocab, labels, record_env, compile)",
+               "results, model, vocab, labels, record_env, compile, mixed_precision_param, mixed_precision_reduce, "
+               "parallel)",
         SCHEMA ":15:10: lint: duplicate example id 'n' (first at line 14)",
         NULL});
 }

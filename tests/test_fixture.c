@@ -400,20 +400,43 @@ Test(fixture, every_key_is_in_the_man_page_and_only_those)
         {"    seed: 7\n", "    seed: 7\n    zzz: 1\n"},
         {"{rejected: true}", "{rejected: true, zzz: 1}"},
     };
-    const size_t n_plain = sizeof probes / sizeof *probes, n_image = sizeof image_probes / sizeof *image_probes;
+    /* A training run's (tests/data/training/fixture.yaml): contract.train
+     * (its recipe and data), compare.train and its checks, an environment's
+     * parallel plan, a run's own train: and expect. */
+    static const char *const training_probes[][2] = {
+        {"    seed: 40\n", "    seed: 40\n    zzz: 1\n"},
+        {"      path: data.txt\n", "      path: data.txt\n      zzz: 1\n"},
+        {"      loss:", "      zzz: 1\n      loss:"},
+        {"{atol: 0.02,", "{atol: 0.02, zzz: 1,"},
+        {"{max_rel: 0.05,", "{max_rel: 0.05, zzz: 1,"},
+        {"{min_fraction: 0.1,", "{min_fraction: 0.1, zzz: 1,"},
+        {"{processes: 2,", "{processes: 2, zzz: 1,"},
+        {"    train: {lr: 1.0e-5}", "    train: {lr: 1.0e-5, zzz: 1}"},
+        {"{loss_at_most: 6.0}", "{loss_at_most: 6.0, zzz: 1}"},
+        {"    kind: edge\n", "    kind: edge\n    zzz: 1\n"},
+        {"{device: cpu, dtype: float32, executor: python, threads: 1, role: reference}",
+         "{device: cpu, dtype: float32, executor: python, threads: 1, role: reference, zzz: 1}"},
+    };
+    const size_t n_plain = sizeof probes / sizeof *probes, n_image = sizeof image_probes / sizeof *image_probes,
+                 n_training = sizeof training_probes / sizeof *training_probes;
     const size_t first_gen = n_plain - 8, first_emb = first_gen + 2;
     char *man = man_keys_section();
-    char *image_text = tl_slurp(IMAGE);
+    char *image_text = tl_slurp(IMAGE), *training_text = tl_slurp("tests/data/training/fixture.yaml");
     cr_assert_not_null(image_text);
+    cr_assert_not_null(training_text);
     char accepted[4096] = " ";
-    for (size_t i = 0; i < n_plain + n_image; i++) {
-        char *text = i >= n_plain ? variant_of(image_text, image_probes[i - n_plain][0], image_probes[i - n_plain][1])
-                                  : variant_of(i < first_gen ? MINIMAL : i < first_emb ? GEN_MINIMAL : EMB_MINIMAL,
-                                               probes[i][0], probes[i][1]);
+    for (size_t i = 0; i < n_plain + n_image + n_training; i++) {
+        size_t ti = i - n_plain - n_image;
+        char *text = i >= n_plain + n_image
+                         ? variant_of(training_text, training_probes[ti][0], training_probes[ti][1])
+                     : i >= n_plain ? variant_of(image_text, image_probes[i - n_plain][0], image_probes[i - n_plain][1])
+                                    : variant_of(i < first_gen ? MINIMAL : i < first_emb ? GEN_MINIMAL : EMB_MINIMAL,
+                                                 probes[i][0], probes[i][1]);
         px_error err;
         memset(&err, 0, sizeof err);
-        px_fixture *f = i >= n_plain ? fixture_parse("tests/data/image/f.yaml", text, strlen(text), &err)
-                                     : parse(text, &err);
+        px_fixture *f = i >= n_plain + n_image ? fixture_parse("tests/data/training/f.yaml", text, strlen(text), &err)
+                        : i >= n_plain         ? fixture_parse("tests/data/image/f.yaml", text, strlen(text), &err)
+                                               : parse(text, &err);
         cr_assert_null(f, "probe %zu loaded", i);
         char *list = strstr(err.msg, "expected one of: ");
         cr_assert_not_null(list, "probe %zu: %s", i, err.msg);
@@ -428,7 +451,7 @@ Test(fixture, every_key_is_in_the_man_page_and_only_those)
         }
         free(text);
     }
-    free(image_text);
+    free(image_text), free(training_text);
     /* The reverse: what an .It line names as a key. */
     for (char *line = strstr(man, "\n.It Cm "); line; line = strstr(line + 1, "\n.It Cm ")) {
         char *eol = strchr(line + 1, '\n'), *p = line + strlen("\n.It Cm ");
@@ -612,7 +635,7 @@ Test(fixture, a_generators_contract_loads_and_each_mistake_is_refused_at_its_pla
         const char *from, *to, *needle;
         int line, col;
     } bad[] = {
-        {"kind: generator}", "kind: translator}", "contract.model.kind must be classifier, generator, embedding or image", 4, 29},
+        {"kind: generator}", "kind: translator}", "contract.model.kind must be classifier, generator, embedding, image or training", 4, 29},
         {"  generate: {decoding: greedy, max_new_tokens: 8}\n", "", "a generator needs its output settings", 3, 3},
         {"decoding: greedy", "decoding: beam", "decoding must be greedy or sample, not 'beam'", 7, 24},
         {"decoding: greedy, max_new_tokens: 8", "decoding: greedy, max_new_tokens: 2000", "max_new_tokens must be", 7,

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -615,4 +616,110 @@ Test(fixture_emit, a_decision_on_an_image_keeps_its_contract)
     free(before), free(after);
     unlink(fx), unlink(pipe), rmdir(dir);
     free(dir);
+}
+
+/* ---- a training contract (kind training, issue 40) ---- */
+
+#define TRAINING "tests/data/training/fixture.yaml"
+
+static void same_recipe(const char *what, const px_recipe *a, const px_recipe *b)
+{
+    SAME_NUM(what, steps, a, b); SAME_NUM(what, batch_size, a, b); SAME_NUM(what, seq_len, a, b);
+    SAME_NUM(what, optimizer, a, b); SAME_NUM(what, lr, a, b); SAME_NUM(what, beta1, a, b);
+    SAME_NUM(what, beta2, a, b); SAME_NUM(what, eps, a, b); SAME_NUM(what, weight_decay, a, b);
+    SAME_NUM(what, momentum, a, b); SAME_NUM(what, warmup_steps, a, b); SAME_NUM(what, decay, a, b);
+    SAME_NUM(what, decay_min, a, b); SAME_NUM(what, clip_grad_norm, a, b); SAME_NUM(what, seed, a, b);
+}
+
+static void same_step_tol(const char *what, const px_step_tol *a, const px_step_tol *b)
+{
+    SAME_NUM(what, present, a, b); SAME_NUM(what, atol, a, b); SAME_NUM(what, rtol, a, b);
+    SAME_STR(what, why, a, b);
+}
+
+/* Every field of contract.train, its data, compare.train, each
+ * environment's precision recipe and parallel plan, each run's recipe and
+ * expect. */
+static void same_training(const char *what, const px_fixture *a, const px_fixture *b)
+{
+    cr_assert_eq(b->kind, PX_MODEL_TRAINING, "%s: the kind", what);
+    same_recipe(what, &a->recipe, &b->recipe);
+    SAME_STR(what, train_data.path, a, b); SAME_STR(what, train_data.sha256, a, b);
+    const px_train_checks *x = &a->train_cmp, *y = &b->train_cmp;
+    same_step_tol(what, &x->loss, &y->loss); same_step_tol(what, &x->grad_norm, &y->grad_norm);
+    same_step_tol(what, &x->update, &y->update);
+    SAME_NUM(what, params_present, x, y); SAME_NUM(what, params_max_rel, x, y); SAME_STR(what, params_why, x, y);
+    SAME_NUM(what, learning_min_fraction, x, y); SAME_STR(what, learning_why, x, y);
+    cr_assert_eq(a->n_envs, b->n_envs);
+    for (size_t i = 0; i < a->n_envs; i++) {
+        const px_env *e = &a->envs[i], *g = &b->envs[i];
+        SAME_STR(what, mixed_precision_param, e, g); SAME_STR(what, mixed_precision_reduce, e, g);
+        SAME_NUM(what, parallel.processes, e, g); SAME_NUM(what, parallel.strategy, e, g);
+        SAME_STR(what, parallel.backend, e, g);
+    }
+    cr_assert_eq(a->n_examples, b->n_examples);
+    for (size_t i = 0; i < a->n_examples; i++) {
+        cr_assert(a->examples[i].recipe && b->examples[i].recipe);
+        same_recipe(what, a->examples[i].recipe, b->examples[i].recipe);
+        cr_expect((isnan(a->examples[i].loss_at_most) && isnan(b->examples[i].loss_at_most)) ||
+                      a->examples[i].loss_at_most == b->examples[i].loss_at_most,
+                  "%s: %s loss_at_most", what, a->examples[i].id);
+    }
+}
+
+static void training_round_trip(const char *what, const px_fixture *f)
+{
+    round_trip(what, f);
+    filtered(what, f);
+    char *text = emit(f, NULL, NULL);
+    cr_assert_not_null(text);
+    px_fixture *g = reparse(what, text);
+    same_training(what, f, g);
+    fixture_free(g);
+    free(text);
+}
+
+Test(fixture_emit, a_training_contract_round_trips)
+{
+    px_error err = {0};
+    px_fixture *f = fixture_load(TRAINING, &err);
+    cr_assert_not_null(f, "%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    training_round_trip("training", f);
+    fixture_free(f);
+    /* every key away from the test fixture's: sgd with momentum on the
+     * contract, linear decay, no clipping, a run switching to adamw with
+     * its own betas, ddp with a backend and a reduce dtype, the defaults
+     * of compare.train.learning, a seed past 2^32 */
+    char *src = tl_slurp(TRAINING);
+    static const char *const edits[][2] = {
+        {"    optimizer: adamw\n", "    optimizer: sgd\n    momentum: 0.875\n"},
+        {"    betas: [0.9, 0.95]\n    eps: 1.0e-8\n", ""},
+        {"decay: cosine", "decay: linear"},
+        {"    clip_grad_norm: 1.0\n", ""},
+        {"seed: 40", "seed: 9223372036854775807"},
+        {"    train: {lr: 1.0e-5}", "    train: {lr: 1.0e-5, optimizer: adamw, betas: [0.5, 0.75], decay: none, "
+                                   "steps: 4, warmup_steps: 0, seed: 3}"},
+        {"{processes: 2, strategy: fsdp}", "{processes: 2, strategy: ddp, backend: gloo}, mixed_precision_reduce: "
+                                           "bfloat16"},
+        {"      learning: {min_fraction: 0.1, why: \"a run that keeps a tenth of the reference's drop still learns\"}\n",
+         ""},
+        {"      grad_norm:", "      zz:"},
+    };
+    char *v = strdup(src);
+    for (size_t i = 0; i + 1 < sizeof edits / sizeof *edits; i++) {
+        char *w = tl_replace_all(v, edits[i][0], edits[i][1]);
+        cr_assert(strcmp(w, v), "test bug: edit %zu changed nothing", i);
+        free(v);
+        v = w;
+    }
+    px_fixture *h = fixture_parse(TRAINING, v, strlen(v), &err);
+    cr_assert_not_null(h, "%d:%d: %s", err.line, err.col, err.msg);
+    cr_expect(h->recipe.optimizer == PX_OPT_SGD && h->recipe.momentum == 0.875 && h->recipe.clip_grad_norm == 0);
+    cr_expect_eq(h->recipe.seed, 9223372036854775807ULL);
+    cr_expect(h->examples[1].recipe->optimizer == PX_OPT_ADAMW && h->examples[1].recipe->beta1 == 0.5 &&
+              h->examples[1].recipe->decay == PX_DECAY_NONE && h->examples[1].recipe->momentum == 0.875);
+    cr_expect(h->train_cmp.learning_min_fraction == 0.1 && !h->train_cmp.learning_why);
+    training_round_trip("training, another", h);
+    fixture_free(h);
+    free(v), free(src);
 }

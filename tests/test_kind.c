@@ -10,7 +10,7 @@ Test(kind, every_kind_has_its_row_and_is_found_by_its_name)
 {
     size_t n;
     const px_kind *all = kind_all(&n);
-    cr_assert_eq(n, 4u);
+    cr_assert_eq(n, 5u);
     for (size_t k = 0; k < n; k++) {
         cr_expect_eq((size_t)all[k].id, k, "row %zu holds kind %d", k, all[k].id);
         cr_expect_eq(kind_named(all[k].name), &all[k], "%s", all[k].name);
@@ -30,6 +30,45 @@ Test(kind, every_kind_has_its_row_and_is_found_by_its_name)
     cr_expect_eq(kind_of(&f)->results_format, 7);
     for (size_t k = 0; k < n; k++)
         cr_expect(!all[k].denoises || all[k].id == PX_MODEL_IMAGE, "%s denoises", all[k].name);
+    /* the training kind (issue 40): its examples are runs (TRAINRUN), its
+     * results format 8, its output the loss curve */
+    f.kind = PX_MODEL_TRAINING;
+    cr_expect_eq(kind_of(&f), kind_named("training"));
+    cr_expect(kind_of(&f)->trains);
+    cr_expect_eq(kind_of(&f)->results_format, 8);
+    cr_expect_str_eq(kind_of(&f)->values, "loss");
+    for (size_t k = 0; k < n; k++)
+        cr_expect(!all[k].trains || all[k].id == PX_MODEL_TRAINING, "%s trains", all[k].name);
+}
+
+/* A loss curve: [1, N], N from 1 to PX_TRAIN_RUN_MAX_STEPS; no probe
+ * forward, so a misfit is never the contract's error. */
+Test(kind, a_training_runs_shape_is_its_loss_curve)
+{
+    px_fixture f = {.kind = PX_MODEL_TRAINING};
+    px_shape_want w = {0};
+    const int64_t good[] = {1, 10}, one[] = {1, 1}, col[] = {10, 1}, three[] = {1, 10, 1},
+                  huge[] = {1, PX_TRAIN_RUN_MAX_STEPS + 1};
+    char *why = NULL;
+    const px_kind *k = kind_of(&f);
+    cr_expect_eq(k->shape_fits(&f, &w, 2, good, 10, &why), PX_SHAPE_FITS);
+    cr_expect_null(why);
+    cr_expect_eq(k->shape_fits(&f, &w, 2, one, 1, &why), PX_SHAPE_FITS);
+    cr_expect_eq(k->shape_fits(&f, &w, 2, col, 10, &why), PX_SHAPE_BAD);
+    cr_expect_str_eq(why, "output shape [10,1], a training run's loss curve is [1,N], one loss a step, N from 1 to "
+                          "100000");
+    free(why);
+    cr_expect_eq(k->shape_fits(&f, &w, 3, three, 10, &why), PX_SHAPE_BAD);
+    free(why);
+    cr_expect_eq(k->shape_fits(&f, &w, 2, huge, 1, &why), PX_SHAPE_BAD);
+    free(why);
+    cr_expect_eq(k->shape_fits(&f, &w, 2, good, 0, &why), PX_SHAPE_EMPTY);
+    cr_expect_str_eq(why, "the loss curve has no steps");
+    free(why);
+    px_error err = {0};
+    px_env e = {.name = "x"};
+    cr_expect_eq(k->probe_misfit(&f, &e, PX_SHAPE_BAD, 2, col, NULL, "step 1", &err), 0);
+    cr_expect_eq(err.code, 0);
 }
 
 /* An image's shape: [1, H, W, C] as contract.image says, channels last. */

@@ -442,7 +442,7 @@ Test(results_load, files_that_are_not_results_are_errors)
     static const bad_case cases[] = {
         {NULL, "", 1, 1, "empty file: not a parity results file"},
         {NULL, "just some text\n", 1, 1, "a results file must be a mapping, not a scalar"},
-        {NULL, "environments: {}\n", 1, 1, "not a parity results file (no parity_results: 7)"},
+        {NULL, "environments: {}\n", 1, 1, "not a parity results file (no parity_results: 8)"},
         {"state: up", "state: [up", 5, 12, "a '[' opened at 5:12 is not closed"},
         {"state: up", "state: u\xffp", 5, 13, "byte 0xFF is not UTF-8"},
         {"        label: music\n", "        label: music\n---\nparity_results: 1\n", 11, 1, "a second YAML document"},

@@ -87,6 +87,9 @@ typedef struct px_kind {
     int decides_label;      /* its output's argmax is a label */
     int generates;          /* its examples run GENERATE, not RUN */
     int denoises;           /* its examples run DENOISE (an image pipeline) */
+    int trains;             /* its examples are training runs: TRAINRUN
+                               (proto.h), each a recipe (px_example.recipe);
+                               its output the loss curve [1, steps] */
     /* The shape rule: does an output of ndim dimensions `shape` holding
      * n_values values fit what f and w ask? On a miss, *why (malloc'd)
      * says what it is and what the contract says. */

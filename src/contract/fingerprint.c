@@ -2,6 +2,7 @@
 #include "parity/fingerprint.h"
 #include "parity/kind.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,9 +86,29 @@ static void write_image(FILE *o, const px_image_spec *im)
     put_str(o, im->scheduler), put_num(o, im->latent_every);
 }
 
+/* A training run's recipe, every key (the contract's, or an example's
+ * own over it): results recorded under another recipe are warned about. */
+static void write_recipe(FILE *o, const px_recipe *r)
+{
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", r->seed);
+    put_str(o, "recipe"), put_num(o, r->steps), put_num(o, r->batch_size), put_num(o, r->seq_len);
+    put_num(o, r->optimizer), put_num(o, r->lr), put_num(o, r->beta1), put_num(o, r->beta2), put_num(o, r->eps);
+    put_num(o, r->weight_decay), put_num(o, r->momentum), put_num(o, r->warmup_steps), put_num(o, r->decay);
+    put_num(o, r->decay_min), put_num(o, r->clip_grad_norm), put_str(o, seed);
+}
+
+static void put_step_tol(FILE *o, const char *name, const px_step_tol *t)
+{
+    put_str(o, name), put_num(o, t->present), put_num(o, t->atol), put_num(o, t->rtol);
+}
+
 static void write_input(FILE *o, const px_fixture *f, size_t k)
 {
     (void)k;
+    /* A training run's data: its pin (the tokenizer's follows, below). */
+    if (kind_of(f)->trains)
+        put_str(o, "train.data"), put_str(o, f->train_data.sha256);
     if (f->image.present) { /* no text, no tokenizer */
         write_image(o, &f->image);
         return;
@@ -145,6 +166,14 @@ static void write_compare(FILE *o, const px_fixture *f, size_t k)
             put_num(o, b[i]->present), put_num(o, b[i]->present ? b[i]->limit : 0);
         put_str(o, "latents"), put_tolerance(o, &ic->latents);
     }
+    /* A training run's: the contract's recipe and compare.train. */
+    if (kind_of(f)->trains) {
+        const px_train_checks *tc = &f->train_cmp;
+        write_recipe(o, &f->recipe);
+        put_step_tol(o, "loss", &tc->loss), put_step_tol(o, "grad_norm", &tc->grad_norm);
+        put_step_tol(o, "update", &tc->update);
+        put_num(o, tc->params_present), put_num(o, tc->params_max_rel), put_num(o, tc->learning_min_fraction);
+    }
 }
 
 /* Labels by name, so that an example reads the same whatever the order of
@@ -182,6 +211,12 @@ static void write_example(FILE *o, const px_fixture *f, size_t k)
         char seed[32];
         snprintf(seed, sizeof seed, "%llu", x->seed);
         put_num(o, x->has_seed), put_str(o, x->has_seed ? seed : NULL);
+    }
+    /* A training run's: its recipe (the contract's with its own keys over
+     * it) and its loss_at_most. */
+    if (kind_of(f)->trains && x->recipe) {
+        write_recipe(o, x->recipe);
+        put_num(o, isnan(x->loss_at_most) ? -1 : x->loss_at_most);
     }
     if (kind_of(f)->searches) {
         put_num(o, x->role), put_num(o, x->similar ? x->similar->present : 0),

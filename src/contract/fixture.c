@@ -446,8 +446,9 @@ static int load_model(ctx *c, yaml_node_t *contract)
     /* By name here, not kind_named(): kind.h includes fixture.h, and the
      * loader is one of the places a new kind is named (kind.h's list). */
     int bad = kind && strcmp(kind, "classifier") && strcmp(kind, "generator") && strcmp(kind, "embedding") &&
-              strcmp(kind, "image");
+              strcmp(kind, "image") && strcmp(kind, "training");
     f->kind = !kind || bad                  ? PX_MODEL_CLASSIFIER
+              : !strcmp(kind, "training")  ? PX_MODEL_TRAINING
               : !strcmp(kind, "generator") ? PX_MODEL_GENERATOR
               : !strcmp(kind, "embedding") ? PX_MODEL_EMBEDDING
               : !strcmp(kind, "image")     ? PX_MODEL_IMAGE
@@ -455,7 +456,7 @@ static int load_model(ctx *c, yaml_node_t *contract)
     free(kind);
     if (bad)
         return fail_at(c, get(c, m, "kind"),
-                       "contract.model.kind must be classifier, generator, embedding or image, not '%s'%s",
+                       "contract.model.kind must be classifier, generator, embedding, image or training, not '%s'%s",
                        scalar(get(c, m, "kind")), "");
     /* A pipeline's inputs are the DENOISE frame's, not a forward's. */
     static const char *const tensor_keys[] = {"inputs", "output", NULL};
@@ -464,6 +465,12 @@ static int load_model(ctx *c, yaml_node_t *contract)
             return fail_at(c, get(c, m, tensor_keys[i]),
                            "contract.model.%s is a forward's; an image's pipeline is called with the example's class "
                            "and contract.image's settings%s",
+                           tensor_keys[i], "");
+    for (int i = 0; f->kind == PX_MODEL_TRAINING && tensor_keys[i]; i++)
+        if (get(c, m, tensor_keys[i]))
+            return fail_at(c, get(c, m, tensor_keys[i]),
+                           "contract.model.%s is a forward's; a training run calls the causal LM on its windows' "
+                           "input_ids and takes the loss of the next tokens%s",
                            tensor_keys[i], "");
     if (load_embedding(c, m))
         return -1;
@@ -488,7 +495,7 @@ static int load_model(ctx *c, yaml_node_t *contract)
                                f->inputs[i], NULL);
         if (f->n_inputs == 0)
             return fail_at(c, in, "contract.model.inputs is empty%s%s", NULL, NULL);
-    } else if (f->kind != PX_MODEL_IMAGE) {
+    } else if (f->kind != PX_MODEL_IMAGE && f->kind != PX_MODEL_TRAINING) {
         f->inputs = calloc(2, sizeof *f->inputs);
         f->inputs[0] = strdup("input_ids");
         f->inputs[1] = strdup("attention_mask");
@@ -579,8 +586,20 @@ static int load_input(ctx *c, yaml_node_t *contract)
                             "", "")
                   : 0;
     }
-    yaml_node_t *in = require(c, contract, "input", "contract");
-    if (!in || want(c, in, YAML_MAPPING_NODE, "contract.input") || check_keys(c, in, "contract.input", keys))
+    static const char *const train_keys[] = {"tokenizer", NULL};
+    int training = f->kind == PX_MODEL_TRAINING;
+    yaml_node_t *in = require(c, contract, "input", training ? "contract (kind training: its tokenizer, "
+                                                               "contract.input.tokenizer)"
+                                                             : "contract");
+    if (!in || want(c, in, YAML_MAPPING_NODE, "contract.input"))
+        return -1;
+    for (int i = 0; training && keys[i]; i++)
+        if (strcmp(keys[i], "tokenizer") && get(c, in, keys[i]))
+            return fail_at(c, get(c, in, keys[i]),
+                           "contract.input.%s is not a training run's: its data is contract.train.data, tokenized "
+                           "whole and cut into windows of seq_len + 1 tokens%s",
+                           keys[i], "");
+    if (check_keys(c, in, "contract.input", training ? train_keys : keys))
         return -1;
     yaml_node_t *rules = get(c, in, "clean");
     if (rules && load_rules(c, rules))
@@ -616,6 +635,12 @@ static int load_input(ctx *c, yaml_node_t *contract)
     f->vocab_path = resolve(f->dir, vocab);
     free(vocab);
     if (f->tokenizer_hf && hf_file_check(c, get(c, t, "file"), f->vocab_path))
+        return -1;
+    if (training && !f->tokenizer_hf)
+        return fail_at(c, get(c, t, "kind"), "a training run's tokenizer is kind huggingface (a tokenizer.json), "
+                                             "not %s%s",
+                       scalar(get(c, t, "kind")), "");
+    if (training && !require(c, t, "sha256", "contract.input.tokenizer (kind training: pinned, sha256)"))
         return -1;
     if (get_sha(c, t, "contract.input.tokenizer", &f->vocab_sha256, &f->vocab_sha_loc))
         return -1;
@@ -779,15 +804,18 @@ static int load_image_compare(ctx *c, yaml_node_t *cmp)
     return fail_at(c, get(c, lat, "why"), "%s.why is empty: say why a latent may part this far%s", w, "");
 }
 
+static int load_train_compare(ctx *c, yaml_node_t *cmp);
+
 static int load_compare(ctx *c, yaml_node_t *contract)
 {
     px_fixture *f = c->f;
     static const char *const keys[] = {"logits", "decision", "vectors", "similar_to_reference", "image", "latents",
-                                       NULL};
+                                       "train", NULL};
     yaml_node_t *cmp = get(c, contract, "compare");
     if (!cmp)
         return 0;
-    if (want(c, cmp, YAML_MAPPING_NODE, "contract.compare") || check_keys(c, cmp, "contract.compare", keys))
+    if (want(c, cmp, YAML_MAPPING_NODE, "contract.compare") || check_keys(c, cmp, "contract.compare", keys) ||
+        load_train_compare(c, cmp))
         return -1;
     if (f->kind == PX_MODEL_IMAGE) {
         static const char *const other[] = {"logits", "decision", "vectors", "similar_to_reference", NULL};
@@ -1117,6 +1145,397 @@ static int load_image(ctx *c, yaml_node_t *contract)
     return 0;
 }
 
+/* ---- a training run's contract (kind training, issue 40; fixture.h) ---- */
+
+static const char *const recipe_keys[] = {"steps",        "batch_size",   "seq_len", "optimizer",
+                                          "lr",           "betas",        "eps",     "weight_decay",
+                                          "momentum",     "warmup_steps", "decay",   "decay_min",
+                                          "clip_grad_norm", "seed",       "data",    NULL};
+
+/* betas: [b1, b2], each from 0 to below 1. */
+static int get_betas(ctx *c, yaml_node_t *map, const char *what, px_recipe *r)
+{
+    yaml_node_t *n = get(c, map, "betas");
+    if (!n)
+        return 0;
+    char w[200];
+    snprintf(w, sizeof w, "%s.betas", what);
+    if (want(c, n, YAML_SEQUENCE_NODE, w))
+        return -1;
+    if (n->data.sequence.items.top - n->data.sequence.items.start != 2)
+        return fail_at(c, n, "%s must be [beta1, beta2], two numbers%s", w, "");
+    for (int i = 0; i < 2; i++) {
+        yaml_node_t *it = node_at(c, n->data.sequence.items.start[i]);
+        char *end;
+        errno = 0;
+        double v = it->type == YAML_SCALAR_NODE ? strtod(scalar(it), &end) : NAN;
+        if (it->type != YAML_SCALAR_NODE || end == scalar(it) || *end || errno || !(v >= 0 && v < 1))
+            return fail_at(c, it, "%s: %s must be a number from 0 to below 1", w, i ? "beta2" : "beta1");
+        *(i ? &r->beta2 : &r->beta1) = v;
+    }
+    return 0;
+}
+
+/* The recipe's keys in one mapping (contract.train, or an example's own
+ * train: over a copy of the contract's), each bounded. data is the
+ * contract's alone (load_train_data). */
+static int load_recipe_keys(ctx *c, yaml_node_t *n, const char *what, px_recipe *r)
+{
+    double steps = r->steps, batch = r->batch_size, seq = r->seq_len, warm = r->warmup_steps;
+    if (get_num(c, n, "steps", what, 1, PX_TRAIN_RUN_MAX_STEPS, 1, &steps) ||
+        get_num(c, n, "batch_size", what, 1, 65536, 1, &batch) ||
+        get_num(c, n, "seq_len", what, 1, 1 << 20, 1, &seq) || get_num(c, n, "lr", what, 1e-12, 10, 0, &r->lr) ||
+        get_betas(c, n, what, r) || get_num(c, n, "eps", what, 1e-30, 1, 0, &r->eps) ||
+        get_num(c, n, "weight_decay", what, 0, 10, 0, &r->weight_decay) ||
+        get_num(c, n, "momentum", what, 0, 0.999999, 0, &r->momentum) ||
+        get_num(c, n, "warmup_steps", what, 0, PX_TRAIN_RUN_MAX_STEPS, 1, &warm) ||
+        get_num(c, n, "decay_min", what, 0, 1, 0, &r->decay_min) ||
+        get_num(c, n, "clip_grad_norm", what, 0, 1e9, 0, &r->clip_grad_norm))
+        return -1;
+    r->steps = (int)steps, r->batch_size = (int)batch, r->seq_len = (int)seq, r->warmup_steps = (int)warm;
+    yaml_node_t *sd = get(c, n, "seed");
+    char w[200];
+    snprintf(w, sizeof w, "%s.seed", what);
+    if (sd && get_seed(c, sd, w, &r->seed))
+        return -1;
+    char *s = NULL;
+    yaml_node_t *o = get(c, n, "optimizer"), *d = get(c, n, "decay");
+    if (get_str(c, n, "optimizer", what, 0, &s))
+        return -1;
+    if (s) {
+        r->optimizer = !strcmp(s, "adamw") ? PX_OPT_ADAMW : !strcmp(s, "sgd") ? PX_OPT_SGD : 0;
+        free(s);
+        if (!r->optimizer)
+            return fail_at(c, o, "%s.optimizer must be adamw or sgd, not '%s'", what, scalar(o));
+    }
+    s = NULL;
+    if (get_str(c, n, "decay", what, 0, &s))
+        return -1;
+    if (s) {
+        int v = !strcmp(s, "none") ? PX_DECAY_NONE : !strcmp(s, "linear") ? PX_DECAY_LINEAR
+                : !strcmp(s, "cosine")                                   ? PX_DECAY_COSINE
+                                                                         : -1;
+        free(s);
+        if (v < 0)
+            return fail_at(c, d, "%s.decay must be none, linear or cosine, not '%s'", what, scalar(d));
+        r->decay = (enum px_lr_decay)v;
+    }
+    /* An optimizer's own keys, said where that optimizer does not run:
+     * read and never used, so refused. */
+    static const char *const adamw_only[] = {"betas", "eps", NULL};
+    for (int i = 0; r->optimizer == PX_OPT_SGD && adamw_only[i]; i++)
+        if (get(c, n, adamw_only[i]))
+            return fail_at(c, get(c, n, adamw_only[i]), "%s.%s is AdamW's, but this run's optimizer is sgd", what,
+                           adamw_only[i]);
+    if (r->optimizer == PX_OPT_ADAMW && get(c, n, "momentum"))
+        return fail_at(c, get(c, n, "momentum"), "%s.momentum is SGD's, but this run's optimizer is adamw%s", what,
+                       " (AdamW's are betas)");
+    if (r->warmup_steps > r->steps)
+        return fail_at(c, get(c, n, "warmup_steps") ? get(c, n, "warmup_steps") : get(c, n, "steps"),
+                       "%s: warmup_steps is more than the run's steps%s", what, "");
+    if (r->decay == PX_DECAY_NONE && get(c, n, "decay_min"))
+        return fail_at(c, get(c, n, "decay_min"), "%s.decay_min goes with decay linear or cosine (decay none keeps "
+                                                  "lr)%s",
+                       what, "");
+    return 0;
+}
+
+/* contract.train.data: {path, sha256}, both required: a text file, pinned. */
+static int load_train_data(ctx *c, yaml_node_t *n)
+{
+    static const char *const keys[] = {"path", "sha256", NULL};
+    static const char *const what = "contract.train.data";
+    px_train_data *d = &c->f->train_data;
+    yaml_node_t *dn = require(c, n, "data", "contract.train (the text it trains on: data: {path, sha256})");
+    char *rel = NULL;
+    if (!dn || want(c, dn, YAML_MAPPING_NODE, what) || check_keys(c, dn, what, keys) ||
+        get_str(c, dn, "path", what, 1, &rel))
+        return -1;
+    d->loc = loc_of(dn);
+    d->path = resolve(c->f->dir, rel);
+    free(rel);
+    if (!d->path)
+        return px_error_oom(c->err, c->path);
+    if (!require(c, dn, "sha256", what))
+        return -1;
+    return get_sha(c, dn, what, &d->sha256, &d->sha_loc);
+}
+
+/* contract.train for kind training: the recipe (fixture.h px_recipe). */
+static int load_recipe(ctx *c, yaml_node_t *contract)
+{
+    static const char *const what = "contract.train";
+    px_recipe *r = &c->f->recipe;
+    yaml_node_t *n = require(c, contract, "train", "contract (kind training: the recipe, contract.train)");
+    if (!n || want(c, n, YAML_MAPPING_NODE, what) || check_keys(c, n, what, recipe_keys))
+        return -1;
+    static const char *const required[] = {"steps", "batch_size", "seq_len", "lr", NULL};
+    for (int i = 0; required[i]; i++)
+        if (!require(c, n, required[i], what))
+            return -1;
+    *r = (px_recipe){.optimizer = PX_OPT_ADAMW, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = 0.01,
+                     .loc = loc_of(n)};
+    return load_recipe_keys(c, n, what, r) || load_train_data(c, n) ? -1 : 0;
+}
+
+/* A required, not empty why of a compare.train check. */
+static int train_why(ctx *c, yaml_node_t *n, const char *w, char **out)
+{
+    if (!require(c, n, "why", w) || get_str(c, n, "why", w, 1, out))
+        return -1;
+    for (const char *p = *out; *p; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+            return 0;
+    return fail_at(c, get(c, n, "why"), "%s.why is empty: say why a run may part this far%s", w, "");
+}
+
+static int load_step_tol(ctx *c, yaml_node_t *t, const char *key, px_step_tol *st)
+{
+    static const char *const keys[] = {"atol", "rtol", "why", NULL};
+    yaml_node_t *n = get(c, t, key);
+    if (!n)
+        return 0;
+    char w[64];
+    snprintf(w, sizeof w, "contract.compare.train.%s", key);
+    st->present = 1;
+    st->loc = loc_of(n);
+    if (want(c, n, YAML_MAPPING_NODE, w) || check_keys(c, n, w, keys) ||
+        get_num(c, n, "atol", w, 0, 1e9, 0, &st->atol) || get_num(c, n, "rtol", w, 0, 1e9, 0, &st->rtol))
+        return -1;
+    if (!get(c, n, "atol") && !get(c, n, "rtol"))
+        return fail_at(c, n, "%s needs atol, rtol or both (|a - b| <= atol + rtol * |b| at every step)%s", w, "");
+    return train_why(c, n, w, &st->why);
+}
+
+/* compare.train (kind training): loss (required), grad_norm, update,
+ * params, learning; every why required. */
+static int load_train_compare(ctx *c, yaml_node_t *cmp)
+{
+    static const char *const keys[] = {"loss", "grad_norm", "update", "params", "learning", NULL};
+    static const char *const what = "contract.compare.train";
+    px_train_checks *tc = &c->f->train_cmp;
+    tc->learning_min_fraction = 0.1;
+    yaml_node_t *t = cmp ? get(c, cmp, "train") : NULL;
+    if (c->f->kind != PX_MODEL_TRAINING)
+        return t ? fail_at(c, t, "contract.compare.train is for a training run (contract.model.kind: training)%s%s",
+                           "", "")
+                 : 0;
+    if (!t)
+        return fail_at(c, cmp ? cmp : NULL,
+                       "a training run's contract needs contract.compare.train.loss: {atol, rtol, why} (how far a "
+                       "loss curve may part from the reference's)%s%s",
+                       "", "");
+    if (want(c, t, YAML_MAPPING_NODE, what) || check_keys(c, t, what, keys) ||
+        !require(c, t, "loss", "contract.compare.train (how far a loss curve may part: loss: {atol, rtol, why})") ||
+        load_step_tol(c, t, "loss", &tc->loss) || load_step_tol(c, t, "grad_norm", &tc->grad_norm) ||
+        load_step_tol(c, t, "update", &tc->update))
+        return -1;
+    yaml_node_t *p = get(c, t, "params"), *l = get(c, t, "learning");
+    static const char *const pkeys[] = {"max_rel", "why", NULL}, *const lkeys[] = {"min_fraction", "why", NULL};
+    if (p) {
+        const char *w = "contract.compare.train.params";
+        tc->params_present = 1;
+        tc->params_loc = loc_of(p);
+        if (want(c, p, YAML_MAPPING_NODE, w) || check_keys(c, p, w, pkeys) || !require(c, p, "max_rel", w) ||
+            get_num(c, p, "max_rel", w, 0, 1e9, 0, &tc->params_max_rel) || train_why(c, p, w, &tc->params_why))
+            return -1;
+    }
+    if (l) {
+        const char *w = "contract.compare.train.learning";
+        tc->learning_loc = loc_of(l);
+        if (want(c, l, YAML_MAPPING_NODE, w) || check_keys(c, l, w, lkeys) || !require(c, l, "min_fraction", w) ||
+            get_num(c, l, "min_fraction", w, 0, 1, 0, &tc->learning_min_fraction) ||
+            train_why(c, l, w, &tc->learning_why))
+            return -1;
+    }
+    return 0;
+}
+
+/* What else a training contract must (not) say: a causal LM of format
+ * transformers, a huggingface tokenizer, pinned, and only it under
+ * contract.input (the data is contract.train.data, cut into windows),
+ * no labels, no generate or image settings, compare.train only. */
+static int training_contract(ctx *c, yaml_node_t *contract)
+{
+    px_fixture *f = c->f;
+    if (f->model_format != PX_FORMAT_TRANSFORMERS)
+        return fail_at(c, get(c, get(c, contract, "model"), "format") ? get(c, get(c, contract, "model"), "format")
+                                                                      : get(c, contract, "model"),
+                       "contract.model.kind training trains a Transformers causal LM (AutoModelForCausalLM): say "
+                       "format: transformers, not %s%s",
+                       fixture_format_name(f->model_format), "");
+    static const char *const other[] = {"labels", "generate", "image", NULL};
+    for (int i = 0; other[i]; i++)
+        if (get(c, contract, other[i]))
+            return fail_at(c, get(c, contract, other[i]),
+                           "contract.%s is not a training run's (it trains on contract.train.data and is judged by its "
+                           "loss curve)%s",
+                           other[i], "");
+    yaml_node_t *cmp = get(c, contract, "compare");
+    static const char *const cmp_other[] = {"logits", "decision", "vectors", "similar_to_reference", "image",
+                                            "latents", NULL};
+    for (int i = 0; cmp && cmp->type == YAML_MAPPING_NODE && cmp_other[i]; i++)
+        if (get(c, cmp, cmp_other[i]))
+            return fail_at(c, get(c, cmp, cmp_other[i]),
+                           "contract.compare.%s is not a training run's: its curves are compared by "
+                           "contract.compare.train%s",
+                           cmp_other[i], "");
+    if (cmp && (want(c, cmp, YAML_MAPPING_NODE, "contract.compare") ||
+                check_keys(c, cmp, "contract.compare", (const char *const[]){"train", NULL})))
+        return -1;
+    return load_recipe(c, contract) || load_train_compare(c, cmp) ? -1 : 0;
+}
+
+/* An environment's precision recipe and parallel plan (fixture.h):
+ * mixed_precision_param bfloat16 over float32 master weights (a training
+ * run's), mixed_precision_reduce with parallel only, parallel: {processes
+ * 2..64, strategy ddp|fsdp, backend} on the Python executor, for a
+ * training run whose contract's batch splits evenly across the ranks
+ * (each example's own batch_size: check_parallel_batches). */
+static int load_train_env(ctx *c, yaml_node_t *v, px_env *e, const char *what)
+{
+    yaml_node_t *mp = get(c, v, "mixed_precision_param"), *mr = get(c, v, "mixed_precision_reduce"),
+                *pn = get(c, v, "parallel");
+    int training = c->f->kind == PX_MODEL_TRAINING;
+    yaml_node_t *any = mp ? mp : mr ? mr : pn;
+    if (!any)
+        return 0;
+    const char *key = mp ? "mixed_precision_param" : mr ? "mixed_precision_reduce" : "parallel";
+    if (!training)
+        return fail_at(c, any, "%s is for a training run (contract.model.kind: training)%s", key, "");
+    if (e->results)
+        return fail_at(c, any, "%s is imported (results:): how it computed is in its results file's manifest%s", what,
+                       "");
+    if (get_str(c, v, "mixed_precision_param", what, 0, &e->mixed_precision_param) ||
+        get_str(c, v, "mixed_precision_reduce", what, 0, &e->mixed_precision_reduce))
+        return -1;
+    if (e->mixed_precision_param && strcmp(e->mixed_precision_param, "bfloat16"))
+        return fail_at(c, mp, "mixed_precision_param must be bfloat16 (the forward and backward in it over float32 "
+                              "master weights), not '%s'%s",
+                       e->mixed_precision_param, "");
+    if (e->mixed_precision_param && strcmp(e->dtype, "float32"))
+        return fail_at(c, mp, "mixed_precision_param bfloat16 computes over float32 master weights: %s says dtype %s; "
+                              "say dtype: float32",
+                       what, e->dtype);
+    if (e->mixed_precision_reduce && strcmp(e->mixed_precision_reduce, "float32") &&
+        strcmp(e->mixed_precision_reduce, "bfloat16"))
+        return fail_at(c, mr, "mixed_precision_reduce must be float32 or bfloat16, not '%s'%s",
+                       e->mixed_precision_reduce, "");
+    if (e->mixed_precision_reduce && !pn)
+        return fail_at(c, mr, "mixed_precision_reduce is how gradients are reduced across ranks: %s runs one process "
+                              "(no parallel:)%s",
+                       what, "");
+    if (!pn)
+        return 0;
+    static const char *const keys[] = {"processes", "strategy", "backend", NULL};
+    char w[200];
+    snprintf(w, sizeof w, "%s.parallel", what);
+    px_parallel *p = &e->parallel;
+    p->loc = loc_of(pn);
+    double procs = 0;
+    char *strategy = NULL;
+    if (want(c, pn, YAML_MAPPING_NODE, w) || check_keys(c, pn, w, keys) || !require(c, pn, "processes", w) ||
+        !require(c, pn, "strategy", w) || get_num(c, pn, "processes", w, 2, 64, 1, &procs) ||
+        get_str(c, pn, "strategy", w, 1, &strategy) || get_str(c, pn, "backend", w, 0, &p->backend))
+        return free(strategy), -1;
+    p->processes = (int)procs;
+    p->strategy = !strcmp(strategy, "ddp") ? PX_PAR_DDP : !strcmp(strategy, "fsdp") ? PX_PAR_FSDP : PX_PAR_NONE;
+    free(strategy);
+    if (!p->strategy)
+        return fail_at(c, get(c, pn, "strategy"), "%s.strategy must be ddp or fsdp, not '%s'", w,
+                       scalar(get(c, pn, "strategy")));
+    if (p->backend && !p->backend[0])
+        return fail_at(c, get(c, pn, "backend"), "%s.backend is empty: name torch.distributed's backend (gloo, nccl, "
+                                                 "...) or leave it out%s",
+                       w, "");
+    if (!e->python)
+        return fail_at(c, pn, "%s runs on several processes (parallel:), launched as torchrun launches them: say "
+                              "executor: python%s",
+                       what, "");
+    if (c->f->recipe.batch_size % p->processes) {
+        char m[200];
+        snprintf(m, sizeof m, "contract.train.batch_size %d does not split evenly across %d processes",
+                 c->f->recipe.batch_size, p->processes);
+        return fail_at(c, get(c, pn, "processes"), "%s: %s (each rank trains on batch_size / processes windows)", w,
+                       m);
+    }
+    return 0;
+}
+
+/* A training run's expect: {loss_at_most: X} (the mean loss of its last
+ * tenth of steps), nothing else. */
+static int load_train_expect(ctx *c, yaml_node_t *n, px_example *x)
+{
+    static const char *const keys[] = {"loss_at_most", NULL};
+    if (want_expect(c, n, "{loss_at_most: X} (the mean loss of the run's last tenth of steps)") ||
+        check_keys(c, n, "expect (a training run's)", keys) ||
+        !require(c, n, "loss_at_most", "expect (a training run's)"))
+        return -1;
+    x->expect.loc = loc_of(n);
+    return get_num(c, n, "loss_at_most", "expect", 0, 1e9, 0, &x->loss_at_most);
+}
+
+/* A training run (an example of kind training): its own train: keys over
+ * a copy of the contract's recipe (px_example.recipe, always set), an
+ * expect of loss_at_most, no text (it trains on contract.train.data). Its
+ * text is "" so that every list of examples can show one. */
+static int load_train_example(ctx *c, yaml_node_t *n, px_example *x)
+{
+    yaml_node_t *t = get(c, n, "train");
+    if (c->f->kind != PX_MODEL_TRAINING)
+        return t ? fail_at(c, t, "an example's train: is for a training run (contract.model.kind: training)%s%s", "",
+                           "")
+                 : 0;
+    static const char *const other[] = {"text", "class", "seed", "compare", "role", "similar_to_reference", NULL};
+    for (int i = 0; other[i]; i++)
+        if (get(c, n, other[i]))
+            return fail_at(c, get(c, n, other[i]),
+                           !strcmp(other[i], "text")   ? "a training run has no text: it trains on contract.train.data "
+                                                         "(a run's own recipe is its train: keys)%s%s"
+                           : !strcmp(other[i], "seed") ? "a training run's seed is a recipe key: say train: {seed: N}%s%s"
+                                                       : "a training run has no %s (its checks are "
+                                                         "contract.compare.train)%s",
+                           other[i], "");
+    if (!(x->recipe = malloc(sizeof *x->recipe)) || !(x->text = strdup("")))
+        return px_error_oom(c->err, c->path);
+    *x->recipe = c->f->recipe;
+    x->recipe->loc = x->loc;
+    x->text_loc = x->loc;
+    if (t) {
+        static const char *const what = "example train";
+        if (want(c, t, YAML_MAPPING_NODE, what))
+            return -1;
+        if (get(c, t, "data"))
+            return fail_at(c, get(c, t, "data"), "example train.data: every run trains on contract.train.data (the "
+                                                 "data is the contract's, pinned once)%s%s",
+                           "", "");
+        if (check_keys(c, t, what, recipe_keys) || load_recipe_keys(c, t, what, x->recipe))
+            return -1;
+        x->recipe->loc = loc_of(t);
+    }
+    yaml_node_t *e = get(c, n, "expect");
+    return e ? load_train_expect(c, e, x) : 0;
+}
+
+/* Every run's batch splits evenly across each parallel environment's
+ * ranks; said at the run's train: once every example is read. */
+static int check_parallel_batches(px_fixture *f, px_error *err)
+{
+    for (size_t i = 0; f->kind == PX_MODEL_TRAINING && i < f->n_envs; i++) {
+        const px_env *e = &f->envs[i];
+        for (size_t k = 0; e->parallel.processes && k < f->n_examples; k++) {
+            const px_recipe *r = f->examples[k].recipe;
+            if (r && r->batch_size % e->parallel.processes)
+                return px_error_set(err, PX_ERR_MALFORMED, f->path, r->loc.line, r->loc.col,
+                                    "example '%s' trains on batch_size %d, which environment '%s' cannot split evenly "
+                                    "across its %d processes (parallel.processes, line %d)",
+                                    f->examples[k].id, r->batch_size, e->name, e->parallel.processes,
+                                    e->parallel.loc.line);
+        }
+    }
+    return 0;
+}
+
 static int load_contract(ctx *c, yaml_node_t *root)
 {
     static const char *const keys[] = {"task", "model", "input", "labels", "compare", "train", "generate", "image",
@@ -1127,11 +1546,15 @@ static int load_contract(ctx *c, yaml_node_t *root)
         return -1;
     if (get_str(c, contract, "task", "contract", 1, &c->f->task))
         return -1;
+    if (load_model(c, contract))
+        return -1;
+    if (c->f->kind == PX_MODEL_TRAINING)
+        return load_input(c, contract) || training_contract(c, contract) ? -1 : 0;
     if (c->f->kind == PX_MODEL_IMAGE && get(c, contract, "train"))
         return fail_at(c, get(c, contract, "train"),
                        "contract.train is for a classifier (cross-entropy on labels), not an image's pipeline%s%s", "",
                        "");
-    return load_model(c, contract) || load_input(c, contract) || load_generate(c, contract) ||
+    return load_input(c, contract) || load_generate(c, contract) ||
                    load_labels(c, contract) || load_image(c, contract) || load_compare(c, contract) ||
                    load_train(c, contract)
                ? -1
@@ -1298,7 +1721,8 @@ static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
 {
     static const char *const keys[] = {"device", "dtype", "threads", "timeout", "first_forward_timeout",
                                        "startup_timeout", "tf32", "matmul_precision", "executor", "role", "note",
-                                       "results", "model", "vocab", "labels", "record_env", "compile", NULL};
+                                       "results", "model", "vocab", "labels", "record_env", "compile",
+                                       "mixed_precision_param", "mixed_precision_reduce", "parallel", NULL};
     static const char *const precisions[] = {"highest", "high", "medium", NULL};
     static const char *const executors[] = {"libtorch", "python", NULL};
     static const char *const roles[] = {"reference", "twin", "candidate", "oracle", NULL};
@@ -1358,8 +1782,10 @@ static int load_env(ctx *c, yaml_node_t *k, yaml_node_t *v, px_env *e)
     }
     if (!e->dtype && e->device)
         e->dtype = strdup("float32");
-    return load_compile(c, v, e, what) || load_record_env(c, v, e, what) || load_env_overrides(c, v, e, what) ? -1
-                                                                                                             : 0;
+    return load_compile(c, v, e, what) || load_record_env(c, v, e, what) || load_env_overrides(c, v, e, what) ||
+                   load_train_env(c, v, e, what)
+               ? -1
+               : 0;
 }
 
 static int load_envs(ctx *c, yaml_node_t *root)
@@ -1748,7 +2174,7 @@ static int load_image_example(ctx *c, yaml_node_t *n, px_example *x)
 static int load_example(ctx *c, yaml_node_t *n, px_example *x)
 {
     static const char *const keys[] = {"id",      "kind", "text",  "class", "seed", "expect", "why", "review",
-                                       "compare", "role", "similar_to_reference", NULL};
+                                       "compare", "role", "similar_to_reference", "train", NULL};
     static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous", "edge", NULL};
     if (want(c, n, YAML_MAPPING_NODE, "an example") || check_keys(c, n, "an example", keys) ||
         get_str(c, n, "id", "example", 1, &x->id) || get_str(c, n, "kind", "example", 0, &x->kind) ||
@@ -1763,9 +2189,10 @@ static int load_example(ctx *c, yaml_node_t *n, px_example *x)
         return fail_at(c, get(c, n, "kind"),
                        "example kind must be normal, short, long, reject, ambiguous or edge, not '%s'%s",
                        x->kind, NULL);
-    if (load_image_example(c, n, x))
+    x->loss_at_most = NAN;
+    if (load_train_example(c, n, x) || load_image_example(c, n, x))
         return -1;
-    if (c->f->kind == PX_MODEL_IMAGE) {
+    if (c->f->kind == PX_MODEL_IMAGE || c->f->kind == PX_MODEL_TRAINING) {
         yaml_node_t *r = get(c, n, "review");
         return r ? load_review(c, r, &x->review) : 0;
     }
@@ -2011,7 +2438,7 @@ static px_fixture *parse(const char *path, const char *data, size_t len, int for
             yaml_document_delete(&c.doc);
         }
     }
-    if (rc || resolve_top(c.f, err)) {
+    if (rc || resolve_top(c.f, err) || check_parallel_batches(c.f, err)) {
         fixture_free(c.f);
         return NULL;
     }
@@ -2062,6 +2489,7 @@ static void env_free(px_env *e)
     free(e->role);
     free(e->note);
     free(e->matmul_precision);
+    free(e->mixed_precision_param), free(e->mixed_precision_reduce), free(e->parallel.backend);
     free(e->compile.backend), free(e->compile.mode);
     free(e->results);
     free_strs(e->record_env, e->n_record_env);
@@ -2106,6 +2534,7 @@ static void example_free(px_example *x)
         free(x->tol->stat), free(x->tol->why), free(x->tol);
     if (x->similar)
         free(x->similar->why), free(x->similar);
+    free(x->recipe);
     review_clear(&x->review);
 }
 
@@ -2144,6 +2573,9 @@ void fixture_free(px_fixture *f)
     free(ic->psnr.why), free(ic->ssim.why), free(ic->mean_abs.why), free(ic->max_abs.why);
     free(ic->latents.stat), free(ic->latents.why);
     free(f->train.why);
+    free(f->train_data.path), free(f->train_data.sha256);
+    px_train_checks *tc = &f->train_cmp;
+    free(tc->loss.why), free(tc->grad_norm.why), free(tc->update.why), free(tc->params_why), free(tc->learning_why);
     free(f->decision);
     for (size_t i = 0; i < f->n_envs; i++)
         env_free(&f->envs[i]);

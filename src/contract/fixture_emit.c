@@ -15,6 +15,7 @@
 #include "parity/version.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +169,85 @@ static void put_image_compare(FILE *o, const px_image_checks *ic)
     }
 }
 
+/* A training run's recipe: the contract's every key (base NULL; an
+ * optimizer's own keys only where that optimizer runs, decay_min only with
+ * a decay), or an example's keys that differ from the contract's (base). */
+static void put_recipe(FILE *o, int ind, const px_recipe *r, const px_recipe *base)
+{
+#define DIFF(m) (!base || r->m != base->m)
+    if (DIFF(steps))
+        fprintf(o, "%*ssteps: %d\n", ind, "", r->steps);
+    if (DIFF(batch_size))
+        fprintf(o, "%*sbatch_size: %d\n", ind, "", r->batch_size);
+    if (DIFF(seq_len))
+        fprintf(o, "%*sseq_len: %d\n", ind, "", r->seq_len);
+    if (DIFF(optimizer))
+        kv_str(o, ind, "optimizer", r->optimizer == PX_OPT_SGD ? "sgd" : "adamw");
+    if (DIFF(lr))
+        kv_num(o, ind, "lr", r->lr);
+    if ((DIFF(beta1) || DIFF(beta2)) && r->optimizer == PX_OPT_ADAMW) {
+        fprintf(o, "%*sbetas: [", ind, "");
+        emit_yaml_double(o, r->beta1);
+        fputs(", ", o);
+        emit_yaml_double(o, r->beta2);
+        fputs("]\n", o);
+    }
+    if (DIFF(eps) && r->optimizer == PX_OPT_ADAMW)
+        kv_num(o, ind, "eps", r->eps);
+    if (DIFF(weight_decay))
+        kv_num(o, ind, "weight_decay", r->weight_decay);
+    if (DIFF(momentum) && r->optimizer == PX_OPT_SGD)
+        kv_num(o, ind, "momentum", r->momentum);
+    if (DIFF(warmup_steps))
+        fprintf(o, "%*swarmup_steps: %d\n", ind, "", r->warmup_steps);
+    if (DIFF(decay))
+        kv_str(o, ind, "decay", r->decay == PX_DECAY_LINEAR ? "linear" : r->decay == PX_DECAY_COSINE ? "cosine" : "none");
+    if (DIFF(decay_min) && r->decay != PX_DECAY_NONE)
+        kv_num(o, ind, "decay_min", r->decay_min);
+    if (DIFF(clip_grad_norm))
+        kv_num(o, ind, "clip_grad_norm", r->clip_grad_norm);
+    if (DIFF(seed))
+        fprintf(o, "%*sseed: %llu\n", ind, "", r->seed);
+#undef DIFF
+}
+
+static void put_step_tol(FILE *o, const char *k, const px_step_tol *t)
+{
+    if (!t->present)
+        return;
+    fprintf(o, "      %s:\n", k);
+    kv_num(o, 8, "atol", t->atol);
+    kv_num(o, 8, "rtol", t->rtol);
+    kv_str(o, 8, "why", t->why ? t->why : "");
+}
+
+/* A training run's contract.train (the recipe and its data) and
+ * compare.train. */
+static void put_training(FILE *o, const px_fixture *f)
+{
+    fputs("  train:\n", o);
+    put_recipe(o, 4, &f->recipe, NULL);
+    fputs("    data:\n", o);
+    kv_str(o, 6, "path", f->train_data.path ? f->train_data.path : "");
+    kv_str(o, 6, "sha256", f->train_data.sha256);
+    const px_train_checks *tc = &f->train_cmp;
+    fputs("  compare:\n    train:\n", o);
+    put_step_tol(o, "loss", &tc->loss);
+    put_step_tol(o, "grad_norm", &tc->grad_norm);
+    put_step_tol(o, "update", &tc->update);
+    if (tc->params_present) {
+        fputs("      params:\n", o);
+        kv_num(o, 8, "max_rel", tc->params_max_rel);
+        kv_str(o, 8, "why", tc->params_why ? tc->params_why : "");
+    }
+    /* the default 0.1 said when a why was, or when it is not the default */
+    if (tc->learning_why || tc->learning_min_fraction != 0.1) {
+        fputs("      learning:\n", o);
+        kv_num(o, 8, "min_fraction", tc->learning_min_fraction);
+        kv_str(o, 8, "why", tc->learning_why ? tc->learning_why : "");
+    }
+}
+
 /* contract.input: the cleaning rules, the tokenizer and the limits. */
 static void put_input(FILE *o, const px_fixture *f, const px_emit_opts *opts)
 {
@@ -184,6 +264,7 @@ static void put_input(FILE *o, const px_fixture *f, const px_emit_opts *opts)
         }
     }
     fputs("    tokenizer:\n", o);
+    int training = kind_of(f)->trains;
     const char *vocab = opts->vocab_path ? opts->vocab_path : f->vocab_path;
     /* huggingface: the tokenizer.json says the rest, and lowercase is refused. */
     kv_str(o, 6, "kind", f->tokenizer_hf ? "huggingface" : f->tokenizer_chars ? "chars" : "wordpiece");
@@ -191,6 +272,8 @@ static void put_input(FILE *o, const px_fixture *f, const px_emit_opts *opts)
     kv_str(o, 6, "sha256", f->vocab_sha256);
     if (!f->tokenizer_hf && !f->tokenizer_chars)
         kv_bool(o, 6, "lowercase", f->lowercase);
+    if (training) /* its tokenizer alone: the data is cut into windows */
+        return;
     fprintf(o, "    max_tokens: %zu\n", f->max_tokens);
     if (f->pad_to)
         fprintf(o, "    pad_to: %zu\n", f->pad_to);
@@ -220,6 +303,8 @@ static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
     }
     if (f->image.present)
         kv_str(o, 4, "kind", "image");
+    if (kind_of(f)->trains)
+        kv_str(o, 4, "kind", "training");
     /* An image's contract has no input: (no text, no tokenizer). */
     if (!f->image.present)
         put_input(o, f, opts);
@@ -227,6 +312,8 @@ static void put_contract(FILE *o, const px_fixture *f, const px_emit_opts *opts)
         kv_list(o, 2, "labels", f->labels, f->n_labels);
     if (f->image.present)
         put_image(o, &f->image);
+    if (kind_of(f)->trains)
+        put_training(o, f);
 
     const px_generate *g = &f->gen;
     if (g->present) {
@@ -306,6 +393,13 @@ static void put_env(FILE *o, const px_env *e, int keep_results)
         kv_str(o, 6, "mode", e->compile.mode);
         if (e->compile.dynamic >= 0)
             kv_bool(o, 6, "dynamic", e->compile.dynamic);
+    }
+    kv_str(o, 4, "mixed_precision_param", e->mixed_precision_param);
+    kv_str(o, 4, "mixed_precision_reduce", e->mixed_precision_reduce);
+    if (e->parallel.processes) {
+        fprintf(o, "    parallel:\n      processes: %d\n", e->parallel.processes);
+        kv_str(o, 6, "strategy", e->parallel.strategy == PX_PAR_FSDP ? "fsdp" : "ddp");
+        kv_str(o, 6, "backend", e->parallel.backend);
     }
     kv_str(o, 4, "role", e->role);
     kv_str(o, 4, "note", e->note);
@@ -411,6 +505,27 @@ static void put_example(FILE *o, const px_fixture *f, const px_example *x, int k
     emit_yaml_string(o, x->id ? x->id : "");
     fputc('\n', o);
     kv_str(o, 4, "kind", x->kind ? x->kind : "normal");
+    /* A training run: no text; its own recipe keys, its expect. */
+    if (kind_of(f)->trains) {
+        size_t at = 0;
+        char *buf = NULL;
+        FILE *m = x->recipe ? open_memstream(&buf, &at) : NULL;
+        if (m) {
+            put_recipe(m, 6, x->recipe, &f->recipe);
+            fclose(m);
+        }
+        if (buf && at)
+            fprintf(o, "    train:\n%s", buf);
+        free(buf);
+        if (!isnan(x->loss_at_most)) {
+            fputs("    expect:\n", o);
+            kv_num(o, 6, "loss_at_most", x->loss_at_most);
+        }
+        kv_str(o, 4, "why", x->why);
+        if (keep_review)
+            put_review(o, &x->review);
+        return;
+    }
     /* An image's example draws a class (kept as its text), with its seed. */
     kv_str(o, 4, f->image.present ? "class" : "text", x->text ? x->text : "");
     if (x->has_seed)

@@ -141,6 +141,40 @@ static int image_misfit(const px_fixture *f, const px_env *e, px_shape_fit fit, 
     return 1;
 }
 
+/* A training run's loss curve: [1, N], one loss a step, N >= 1 (as many
+ * as ran: a run that stopped early has fewer than its recipe's, which the
+ * judge says, and the results reader holds N to the run's recipe). */
+static px_shape_fit training_shape(const px_fixture *f, const px_shape_want *w, int ndim, const int64_t *shape,
+                                   size_t n_values, char **why)
+{
+    (void)f, (void)w;
+    px_sbuf b = PX_SBUF_INIT;
+    px_shape_fit fit;
+    if (n_values == 0) {
+        sbuf_add(&b, "the loss curve has no steps");
+        fit = PX_SHAPE_EMPTY;
+    } else if (ndim != 2 || shape[0] != 1 || shape[1] < 1 || shape[1] > PX_TRAIN_RUN_MAX_STEPS) {
+        put_shape(&b, ndim, shape);
+        sbuf_addf(&b, ", a training run's loss curve is [1,N], one loss a step, N from 1 to %d",
+                  PX_TRAIN_RUN_MAX_STEPS);
+        fit = PX_SHAPE_BAD;
+    } else {
+        return PX_SHAPE_FITS;
+    }
+    *why = sbuf_take(&b);
+    return fit;
+}
+
+/* A training run has no probe forward: its first TRAINSTEP is its first
+ * output. A loss curve of another shape with the contract's own model is
+ * the executor's fault, not the contract's: the environment's outcome. */
+static int training_misfit(const px_fixture *f, const px_env *e, px_shape_fit fit, int ndim, const int64_t *shape,
+                           const char *detail, const char *which, px_error *err)
+{
+    (void)f, (void)e, (void)fit, (void)ndim, (void)shape, (void)detail, (void)which, (void)err;
+    return 0;
+}
+
 static const px_kind kinds[] = {
     [PX_MODEL_CLASSIFIER] = {.id = PX_MODEL_CLASSIFIER,
                              .name = "classifier",
@@ -179,6 +213,15 @@ static const px_kind kinds[] = {
                         .denoises = 1,
                         .shape_fits = image_shape,
                         .probe_misfit = image_misfit},
+    [PX_MODEL_TRAINING] = {.id = PX_MODEL_TRAINING,
+                           .name = "training",
+                           .article = "a training run",
+                           .results_format = PX_RESULTS_TRAINING,
+                           .diff_title = "loss parts at",
+                           .values = "loss",
+                           .trains = 1,
+                           .shape_fits = training_shape,
+                           .probe_misfit = training_misfit},
 };
 
 const px_kind *kind_of(const px_fixture *f)
