@@ -27,11 +27,12 @@ model file, one after another):
             torch.autocast("cpu", bfloat16) (mixed_precision_param bfloat16)
 
 Output: a line per step per precision (loss, grad_norm, update_norm, lr,
-step_ms), then, with several precisions, each one's max |loss - float32's|
-over the steps, where and how large relative to the loss. --json FILE writes
-every curve; --quiet leaves the per-step lines out; --timing prints only one
-step_ms a line (the warm steps, the first WARMUP left out), for
-tests/bench/training.sh. --no-update skips the update norm (a copy of every
+step_ms), then, with several precisions, each one's largest difference from
+the first's (loss, gradient norm, update norm: absolute and relative, and
+where) and each tensor group's weights' distance at the end. --json FILE
+writes every curve; --quiet leaves the per-step lines out; --timing prints
+only one step_ms a line (the warm steps, the first --warm left out), and on
+stderr the whole loop's milliseconds, for tests/bench/training.sh. --no-update skips the update norm (a copy of every
 weight each step, which a user's loop does not pay for: the benchmark leaves
 it out unless parity's recipe is timed with it).
 """
@@ -212,6 +213,7 @@ def main():
         for r in runs:
             for ms in r["step_ms"][a.warm:]:
                 print("%.4f" % ms)
+            print("loop_ms %.3f steps %d" % (sum(r["step_ms"]), a.steps), file=sys.stderr)
         return 0
     if not a.quiet:
         print("# %d windows of %d + 1; %s" % (win.shape[0], a.seq_len, " ".join(sys.argv[1:])))

@@ -133,7 +133,8 @@ def report(a, out, strategy, world, startup_ms, total_ms, compare, names):
     if a.timing:
         for ms in out["step_ms"][a.warm:]:
             print("%.4f" % ms)
-        print("startup_ms %.1f total_ms %.1f" % (startup_ms, total_ms), file=sys.stderr)
+        print("startup_ms %.1f total_ms %.1f loop_ms %.3f steps %d"
+              % (startup_ms, total_ms, sum(out["step_ms"]), a.steps), file=sys.stderr)
         return
     if not a.quiet:
         print("# %s on %d ranks (gloo), %s" % (strategy, world, a.precision))

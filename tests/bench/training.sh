@@ -13,9 +13,12 @@
 #         loss, backward, clip, step; --no-update), the median step of each
 #         run, medians of RUNS (default 5). Parity's step also measures the
 #         update's norm (a copy of every weight), so the bare loop that does
-#         the same is shown too. Both loss curves are compared first: the
-#         same model, data and recipe give the same curve, to float32
-#         rounding, or the figures are not compared.
+#         the same is shown too; and the whole run a step (parity's total_ms
+#         less its startup_ms, its TRAINSTEP frames and the end's sketches
+#         in it, against the bare loop's whole loop). Both loss curves are
+#         compared first: the same model, data and recipe give the same
+#         curve (parity's measured equal to the bare loop's, bit for bit),
+#         or the figures are not compared.
 #   two processes: the same for the fsdp-2 environment (torchrun, gloo,
 #         FSDP2) against tests/bench/train_bare_dist.py under torchrun,
 #         and start-up (parity's startup_ms: TRAINRUN to the first step)
@@ -38,8 +41,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 median() { sort -n | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-# figs RESULTS ENV [CURVE]: "median_step_ms startup_ms total_ms" of ENV's
-# first run in RESULTS (its loss curve to CURVE), or why there are none.
+# figs RESULTS ENV [CURVE]: "median_step_ms startup_ms total_ms whole_ms"
+# of ENV's first run in RESULTS (whole_ms: total less start-up, a step;
+# its loss curve to CURVE), or why there are none.
 figs() {
     "$python" - "$1" "$2" "$warm" "${3:-}" <<'EOF'
 import json, sys, yaml
@@ -62,7 +66,8 @@ except Exception as err:  # no results file, no environment, no train record
 if curve:
     with open(curve, "w") as f:
         json.dump(ex["output"]["values"], f)
-print("%.4f %.3f %.3f" % (ms[len(ms) // 2], t.get("startup_ms", float("nan")), t.get("total_ms", float("nan"))))
+n, su, tot = len(t["step_ms"]), t.get("startup_ms", float("nan")), t.get("total_ms", float("nan"))
+print("%.4f %.3f %.3f %.4f" % (ms[len(ms) // 2], su, tot, (tot - su) / n))
 EOF
 }
 
@@ -71,7 +76,7 @@ rc=0
 "$parity" run "$fixture" -e reference --max-examples 1 -q -o "$tmp/probe.yaml" --python "$python" \
     >/dev/null 2>"$tmp/probe.err" || rc=$?
 if ! figs "$tmp/probe.yaml" reference "$tmp/parity-curve.json" > "$tmp/probe.txt" 2>"$tmp/figs.err"; then
-    echo "bench training: parity cannot run $fixture's training yet (parity run -e reference exit $rc):" \
+    echo "bench training: parity gave no training figures for $fixture (parity run -e reference exit $rc):" \
          "$(head -c 300 "$tmp/figs.err") $(head -c 300 "$tmp/probe.err")" >&2
     exit 1
 fi
@@ -90,26 +95,34 @@ if [ "$d" = inf ] || [ "$(echo "$d > 0.001" | bc -l)" = 1 ]; then
     exit 1
 fi
 
+# loop_ms FILE: a bare loop's whole loop (its stderr line), a step
+loop_ms() { awk '/loop_ms/{for(i=1;i<NF;i++){if($i=="loop_ms")l=$(i+1); if($i=="steps")n=$(i+1)}} END{printf "%.4f\n", l/n}' "$1"; }
+
 # one process: ms a step
-: > "$tmp/p1.txt"; : > "$tmp/b1.txt"; : > "$tmp/b1u.txt"
+: > "$tmp/p1.txt"; : > "$tmp/p1w.txt"; : > "$tmp/b1.txt"; : > "$tmp/b1w.txt"; : > "$tmp/b1u.txt"
 for i in $(seq "$runs"); do
     "$parity" run "$fixture" -e reference --max-examples 1 -q -o "$tmp/r$i.yaml" --python "$python" >/dev/null 2>&1 || true
-    figs "$tmp/r$i.yaml" reference | awk '{print $1}' >> "$tmp/p1.txt"
-    "$python" "$here/train_bare.py" "${recipe[@]}" --timing --no-update 2>/dev/null | median >> "$tmp/b1.txt"
+    read -r ms _ _ whole < <(figs "$tmp/r$i.yaml" reference)
+    echo "$ms" >> "$tmp/p1.txt"; echo "$whole" >> "$tmp/p1w.txt"
+    "$python" "$here/train_bare.py" "${recipe[@]}" --timing --no-update 2>"$tmp/b.err" | median >> "$tmp/b1.txt"
+    loop_ms "$tmp/b.err" >> "$tmp/b1w.txt"
     "$python" "$here/train_bare.py" "${recipe[@]}" --timing 2>/dev/null | median >> "$tmp/b1u.txt"
 done
 p=$(median < "$tmp/p1.txt") b=$(median < "$tmp/b1.txt") bu=$(median < "$tmp/b1u.txt")
-printf 'training, one process, warm ms a step: parity %.2f, bare loop %.2f (%.2f with the update norm parity measures) (medians of %d runs)\n' \
+printf 'training, one process, warm ms a step (median step): parity %.2f, bare loop %.2f (%.2f with the update norm parity measures) (medians of %d runs)\n' \
     "$p" "$b" "$bu" "$runs"
 printf 'ratio parity/bare: %.2f (goal <= 1.1); against the bare loop with the update norm: %.2f\n' \
     "$(echo "$p / $b" | bc -l)" "$(echo "$p / $bu" | bc -l)"
+p=$(median < "$tmp/p1w.txt") b=$(median < "$tmp/b1w.txt")
+printf 'training, one process, the whole run a step (parity: total_ms less startup_ms, its TRAINSTEP frames and the end'"'"'s sketches in it; bare: its whole loop): parity %.2f, bare %.2f; ratio %.2f\n' \
+    "$p" "$b" "$(echo "$p / $b" | bc -l)"
 
 # two processes (fsdp-2): ms a step, start-up, end to end
 rc=0
 "$parity" run "$fixture" -e fsdp-2 --max-examples 1 -q -o "$tmp/probe2.yaml" --python "$python" \
     >/dev/null 2>"$tmp/probe2.err" || rc=$?
 if ! figs "$tmp/probe2.yaml" fsdp-2 > /dev/null 2>"$tmp/figs2.err"; then
-    echo "bench training: parity cannot run the fsdp-2 environment yet (exit $rc):" \
+    echo "bench training: parity gave no training figures for the fsdp-2 environment (exit $rc):" \
          "$(head -c 300 "$tmp/figs2.err") $(head -c 300 "$tmp/probe2.err")" >&2
     exit 1
 fi
@@ -119,7 +132,7 @@ for i in $(seq "$runs"); do
     s=$(date +%s.%N)
     "$parity" run "$fixture" -e fsdp-2 --max-examples 1 -q -o "$tmp/d$i.yaml" --python "$python" >/dev/null 2>&1 || true
     e=$(date +%s.%N); echo "$e - $s" | bc -l >> "$tmp/p2e.txt"
-    read -r ms su _ < <(figs "$tmp/d$i.yaml" fsdp-2)
+    read -r ms su _ _ < <(figs "$tmp/d$i.yaml" fsdp-2)
     echo "$ms" >> "$tmp/p2.txt"; echo "$su" >> "$tmp/p2s.txt"
     s=$(date +%s.%N)
     "${torchrun[@]}" "${recipe[@]}" --timing --no-update > "$tmp/bd.txt" 2> "$tmp/bd.err"
