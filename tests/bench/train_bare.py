@@ -7,8 +7,9 @@ tolerances.
     build/venv/bin/python tests/bench/train_bare.py [options]
 
 The data and the recipe are include/parity/fixture.h's px_recipe, done here
-by hand: the text tokenized by the model directory's tokenizer.json (the
-`tokenizers` library, no special tokens added), cut into windows of
+by hand: the whole text tokenized once by the model directory's
+tokenizer.json as tokenizer(text) does (the `tokenizers` library; the demo's
+has no post-processor, so no special token is added), cut into windows of
 seq_len + 1 ids (window w: ids[w*seq_len .. w*seq_len + seq_len]); step s
 trains on the windows (s*batch + j) mod n_windows, j < batch, inputs a
 window's first seq_len ids, targets its last seq_len, the loss their mean
@@ -77,7 +78,7 @@ def windows(model_dir, data, seq_len):
     from tokenizers import Tokenizer
     tok = Tokenizer.from_file(os.path.join(model_dir, "tokenizer.json"))
     with open(data, encoding="utf-8") as f:
-        ids = tok.encode(f.read(), add_special_tokens=False).ids
+        ids = tok.encode(f.read()).ids  # as tokenizer(text): the post-processor's ids too
     n = (len(ids) - 1) // seq_len
     if n < 1:
         sys.exit("train_bare.py: %s gives %d ids, not one window of %d + 1" % (data, len(ids), seq_len))
