@@ -19,6 +19,13 @@
 #         compared first: the same model, data and recipe give the same
 #         curve (parity's measured equal to the bare loop's, bit for bit),
 #         or the figures are not compared.
+#   CPU a step: on a machine other work shares, wall-clock steps vary by
+#         a third from run to run, so each side is also measured by the CPU
+#         time of its whole process tree (getrusage of the waited-for
+#         children) at 150 steps less at 50, over 100: start-up, loading and
+#         the end's sketches cancel out, the TRAINSTEP frames stay in
+#         (a copy of the fixture with its steps changed, in a scratch
+#         directory). Medians of RUNS; one process and two.
 #   two processes: the same for the fsdp-2 environment (torchrun, gloo,
 #         FSDP2) against tests/bench/train_bare_dist.py under torchrun,
 #         and start-up (parity's startup_ms: TRAINRUN to the first step)
@@ -98,6 +105,42 @@ fi
 # loop_ms FILE: a bare loop's whole loop (its stderr line), a step
 loop_ms() { awk '/loop_ms/{for(i=1;i<NF;i++){if($i=="loop_ms")l=$(i+1); if($i=="steps")n=$(i+1)}} END{printf "%.4f\n", l/n}' "$1"; }
 
+# CPU seconds of a command and all it waited for (parity, its executor,
+# torchrun and its ranks): what a loaded machine's other work does not add
+cpu() { "$python" -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.4f" % (r.ru_utime + r.ru_stime))' "$@"; }
+# The fixture with the contract's steps set to N (the adamw-cosine run), in
+# $tmp/fxN/ beside links to the model and the text
+fixture_steps() {
+    local d="$tmp/fx$1" src
+    src=$(cd "$(dirname "$fixture")" && pwd)
+    if [ ! -d "$d" ]; then
+        mkdir "$d"; ln -s "$src/model" "$d/model"; ln -s "$src/corpus.txt" "$d/corpus.txt"
+        sed "0,/^    steps: 50\$/s//    steps: $1/" "$fixture" > "$d/fixture.yaml"
+        grep -q "^    steps: $1\$" "$d/fixture.yaml" || { echo "bench training: cannot set steps in $fixture" >&2; exit 1; }
+    fi
+    echo "$d/fixture.yaml"
+}
+# marginal ENV CMD...: CPU ms a step, (cpu(150 steps) - cpu(50)) / 100,
+# median of RUNS: start-up, loading and the end's sketches cancel out
+marginal() {
+    local what=$1; shift
+    for _ in $(seq "$runs"); do
+        local a b
+        case $what in
+        parity-*) a=$(cpu "$parity" run "$(fixture_steps 50)" -e "${what#parity-}" --max-examples 1 -q -o "$tmp/m.yaml" --python "$python")
+                  b=$(cpu "$parity" run "$(fixture_steps 150)" -e "${what#parity-}" --max-examples 1 -q -o "$tmp/m.yaml" --python "$python") ;;
+        *)        a=$(cpu "$@" --steps 50); b=$(cpu "$@" --steps 150) ;;
+        esac
+        echo "($b - $a) * 10" | bc -l
+    done | median
+}
+
+fixture_steps 50 > /dev/null; fixture_steps 150 > /dev/null
+
 # one process: ms a step
 : > "$tmp/p1.txt"; : > "$tmp/p1w.txt"; : > "$tmp/b1.txt"; : > "$tmp/b1w.txt"; : > "$tmp/b1u.txt"
 for i in $(seq "$runs"); do
@@ -116,6 +159,9 @@ printf 'ratio parity/bare: %.2f (goal <= 1.1); against the bare loop with the up
 p=$(median < "$tmp/p1w.txt") b=$(median < "$tmp/b1w.txt")
 printf 'training, one process, the whole run a step (parity: total_ms less startup_ms, its TRAINSTEP frames and the end'"'"'s sketches in it; bare: its whole loop): parity %.2f, bare %.2f; ratio %.2f\n' \
     "$p" "$b" "$(echo "$p / $b" | bc -l)"
+p=$(marginal parity-reference) b=$(marginal bare "$python" "$here/train_bare.py" "${recipe[@]}" --timing --no-update)
+printf 'training, one process, CPU ms a step ((150 steps - 50) / 100, all processes; the machine'"'"'s other load left out): parity %.2f, bare loop %.2f (medians of %d); ratio %.2f (goal <= 1.1)\n' \
+    "$p" "$b" "$runs" "$(echo "$p / $b" | bc -l)"
 
 # two processes (fsdp-2): ms a step, start-up, end to end
 rc=0
@@ -143,6 +189,9 @@ done
 p=$(median < "$tmp/p2.txt") b=$(median < "$tmp/b2.txt")
 printf 'training, 2 processes (FSDP2, gloo), warm ms a step: parity %.2f, bare torchrun %.2f (medians of %d runs)\n' "$p" "$b" "$runs"
 printf 'ratio parity/bare: %.2f (goal <= 1.1)\n' "$(echo "$p / $b" | bc -l)"
+p=$(marginal parity-fsdp-2) b=$(marginal bare "${torchrun[@]}" "${recipe[@]}" --timing --no-update)
+printf 'training, 2 processes, CPU ms a step ((150 steps - 50) / 100, both ranks and torchrun): parity %.2f, bare torchrun %.2f (medians of %d); ratio %.2f (goal <= 1.1)\n' \
+    "$p" "$b" "$runs" "$(echo "$p / $b" | bc -l)"
 printf 'training, 2 processes, start-up recorded apart: parity %.0f ms (startup_ms: TRAINRUN to the first step: the copy, FSDP, the optimizer), bare %.0f ms (init_process_group to the first step, loading and tokenizing included: not the same span)\n' \
     "$(median < "$tmp/p2s.txt")" "$(median < "$tmp/b2s.txt")"
 pe=$(median < "$tmp/p2e.txt") be=$(median < "$tmp/b2e.txt")
