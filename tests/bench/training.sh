@@ -25,7 +25,10 @@
 #         children) at 150 steps less at 50, over 100: start-up, loading and
 #         the end's sketches cancel out, the TRAINSTEP frames stay in
 #         (a copy of the fixture with its steps changed, in a scratch
-#         directory). Medians of RUNS; one process and two.
+#         directory). Medians of RUNS; one process and two. (A gloo rank
+#         waiting for the other spins, so two processes' CPU time grows
+#         with how unevenly they are scheduled: on a loaded machine that
+#         figure varies too, by about a quarter here.)
 #   two processes: the same for the fsdp-2 environment (torchrun, gloo,
 #         FSDP2) against tests/bench/train_bare_dist.py under torchrun,
 #         and start-up (parity's startup_ms: TRAINRUN to the first step)
