@@ -284,6 +284,7 @@ Test(fixture_training, compare_train_is_required_and_only_a_training_runs)
     px_fixture *f = fixture_parse(AT, v, strlen(v), &err);
     cr_expect_null(f);
     cr_expect(strstr(err.msg, "needs contract.compare.train.loss"), "%s", err.msg);
+    cr_expect(err.line == 7 && err.col == 3, "at the contract: %d:%d", err.line, err.col);
     fixture_free(f);
     free(v), free(text);
     /* on a classifier: refused, and its own contract.train is as it was */
@@ -354,6 +355,10 @@ Test(fixture_training, a_bad_environment_is_refused_at_its_place)
                  "contract.train.batch_size 2 does not split evenly across 3 processes");
     expect_error("  bf16-weights:", "  imported: {results: r.yaml, parallel: {processes: 2, strategy: ddp}}\n  bf16-weights:",
                  50, 41, "environment 'imported' is imported (results:)");
+    expect_error("  bf16-weights: {device: cpu, dtype: bfloat16,",
+                 "  bf16-weights: {model: {path: m.pt, format: torchscript, sha256: \""
+                 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}, device: cpu, dtype: bfloat16,",
+                 50, 46, "environment 'bf16-weights'.model: a training run trains a Transformers causal LM");
     /* an example's batch that the ranks cannot split: said at its train: */
     expect_error("    train: {lr: 1.0e-5}", "    train: {lr: 1.0e-5, batch_size: 3}", 58, 12,
                  "example 'low-lr' trains on batch_size 3, which environment 'fsdp-2' cannot split evenly across its 2 "

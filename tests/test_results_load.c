@@ -318,7 +318,7 @@ Test(results_load, schema_errors_name_line_and_column)
     static const bad_case cases[] = {
         {"outcome: ok", "outcme: ok", 8, 9, "unknown key 'outcme' in an example in environment 'reference'"},
         {"        label: music\n", "        label: music\n        label: film\n", 11, 9, "duplicate key 'label'"},
-        {"parity_results: 1", "parity_results: 8", 1, 17, "results format 8 is newer than this parity reads (7)"},
+        {"parity_results: 1", "parity_results: 9", 1, 17, "results format 9 is newer than this parity reads (8)"},
         {"parity_results: 1", "parity_results: 1.5", 1, 17, "parity_results: 1.5 is not a results format version"},
         {"parity_results: 1", "parity_results: \"1\"", 1, 17, "is not a results format version"},
         {"parity_results: 1", "parity_results: 0", 1, 17, "is not a results format version"},

@@ -42,6 +42,8 @@ typedef enum px_rfbase {
     PX_RB_GENERATED, /* px_generated */
     PX_RB_MERGED,    /* px_merged_from */
     PX_RB_IMAGE,     /* px_image_out */
+    PX_RB_TRAIN,     /* px_train_out */
+    PX_RB_TRAIN_GROUP, /* px_train_group */
 } px_rfbase;
 
 typedef struct px_rfield {
@@ -75,6 +77,8 @@ extern const px_rrecord px_rs_output;      /* an example's output: */
 extern const px_rrecord px_rs_generated;   /* an example's generated: */
 extern const px_rrecord px_rs_image;       /* an example's image: (kind image) */
 extern const px_rrecord px_rs_latent;      /* an entry of its latents: */
+extern const px_rrecord px_rs_train;       /* an example's train: (kind training) */
+extern const px_rrecord px_rs_train_group; /* an entry of its groups: */
 
 /* Every record above, and how many. */
 extern const px_rrecord *const px_rs_all[];

@@ -17,8 +17,9 @@ const char *fingerprint_part_meaning(px_part p)
 {
     static const char *const n[PX_PART_COUNT] = {
         "the model's pinned sha256, inputs or output",
-        "a cleaning rule, the tokenizer, its pin or a limit (an image's: contract.image)",
-        "the label list", "a tolerance, the decision rule, the training step or the output settings", "an example's id, kind, text, expectation or tolerance"};
+        "a cleaning rule, the tokenizer, its pin or a limit (an image's: contract.image; a training run's: its data's pin)",
+        "the label list", "a tolerance, the decision rule, the training step or recipe, or the output settings",
+        "an example's id, kind, text, expectation, tolerance or recipe"};
     return p < PX_PART_COUNT ? n[p] : "?";
 }
 

@@ -1383,7 +1383,14 @@ static int training_contract(ctx *c, yaml_node_t *contract)
     if (cmp && (want(c, cmp, YAML_MAPPING_NODE, "contract.compare") ||
                 check_keys(c, cmp, "contract.compare", (const char *const[]){"train", NULL})))
         return -1;
-    return load_recipe(c, contract) || load_train_compare(c, cmp) ? -1 : 0;
+    if (load_recipe(c, contract))
+        return -1;
+    if (!cmp)
+        return fail_at(c, contract,
+                       "a training run's contract needs contract.compare.train.loss: {atol, rtol, why} (how far a "
+                       "loss curve may part from the reference's)%s%s",
+                       "", "");
+    return load_train_compare(c, cmp);
 }
 
 /* An environment's precision recipe and parallel plan (fixture.h):
@@ -1397,6 +1404,11 @@ static int load_train_env(ctx *c, yaml_node_t *v, px_env *e, const char *what)
     yaml_node_t *mp = get(c, v, "mixed_precision_param"), *mr = get(c, v, "mixed_precision_reduce"),
                 *pn = get(c, v, "parallel");
     int training = c->f->kind == PX_MODEL_TRAINING;
+    if (training && e->own_model && e->model_format != PX_FORMAT_TRANSFORMERS)
+        return fail_at(c, get(c, get(c, v, "model"), "format") ? get(c, get(c, v, "model"), "format") : get(c, v, "model"),
+                       "%s.model: a training run trains a Transformers causal LM: its own model is format: "
+                       "transformers too, not %s",
+                       what, fixture_format_name(e->model_format));
     yaml_node_t *any = mp ? mp : mr ? mr : pn;
     if (!any)
         return 0;

@@ -451,6 +451,9 @@ static void check_pattern(lctx *c, const px_pattern *p, const char *key)
 static void check_kinds(lctx *c, const px_fixture *f)
 {
     static const char *const kinds[] = {"normal", "short", "long", "reject", "ambiguous"};
+    /* A training run's examples are recipes, not cases of a text task. */
+    if (kind_of(f)->trains)
+        return;
     /* An image's input is a class: no text is short or long, and a class
      * is not ambiguous; what it needs is a class drawn and one refused. */
     if (kind_of(f)->denoises) {
@@ -665,7 +668,8 @@ static void check_shape_fits(lctx *c, const px_fixture *f, long width, long posi
             "contract.model.dim %d, but the model's hidden states are %ld wide: every output would be bad-shape; "
             "set dim: %ld",
             f->dim, width, width);
-    if (positions > 0 && f->max_tokens > (size_t)positions)
+    /* a training run's windows are its seq_len, not max_tokens (check_training) */
+    if (positions > 0 && f->max_tokens > (size_t)positions && !kind_of(f)->trains)
         add(c, c->max_tokens_at,
             "max_tokens %zu is more than the model's %ld positions: a text that long would raise in the model "
             "instead of being rejected; set max_tokens: %ld",
@@ -858,7 +862,8 @@ static void check_files(lctx *c, const px_fixture *f)
                       node_loc(get(c, contract, "labels"), f->labels_loc));
     const char *dir = transformers_dir(f->model_format, f->model_path);
     if (f->vocab_path && check_file(c, f, tok_what, f->vocab_path, f->vocab_sha256, tok_at, f->vocab_sha_loc)) {
-        check_tokenizer(c, f, f->vocab_path, tok_at, 1, dir);
+        /* a training run has no example text: its data is checked apart */
+        check_tokenizer(c, f, f->vocab_path, tok_at, !kind_of(f)->trains, dir);
         check_own_tokenizer(c, f, f->vocab_path, f->vocab_sha256, dir, f->model_files, f->n_model_files, tok_at);
     }
     yaml_node_t *envs = get(c, c->root, "environments");
@@ -876,6 +881,80 @@ static void check_files(lctx *c, const px_fixture *f)
         if (e->own_vocab && check_file(c, f, tok_what, e->vocab_path, e->vocab_sha256, at, e->vocab_sha_loc))
             check_tokenizer(c, f, e->vocab_path, at, 0, e->own_model ? NULL : dir);
         check_env_tokenizer(c, f, e, node_loc(get(c, get(c, en, "model"), "path"), e->loc), at);
+    }
+}
+
+/* ---- a training run's contract (kind training) ---- */
+
+/* The data's token count with the contract's tokenizer, -1 when it cannot
+ * be read (another finding says why). Read whole, at most 256 MiB. */
+static long data_tokens(const px_fixture *f)
+{
+    enum { MOST = 256 << 20 };
+    FILE *fp = fopen(f->train_data.path, "rb");
+    if (!fp)
+        return -1;
+    char *text = malloc(MOST + 1);
+    size_t len = text ? fread(text, 1, MOST + 1, fp) : 0;
+    int bad = !text || ferror(fp) || len > MOST;
+    fclose(fp);
+    px_error err = {0};
+    px_tokenizer *tok = bad ? NULL : tokenizer_of(f, f->vocab_path, &err);
+    px_encoding enc = {0};
+    long n = tok && !tokenizer_encode(tok, text, len, 0, 0, &enc, &err) ? (long)enc.n : -1;
+    if (n >= 0)
+        encoding_free(&enc);
+    tokenizer_free(tok);
+    free(text);
+    return n;
+}
+
+/* One recipe against the data and the model: a window of seq_len + 1
+ * tokens at least, a step's batch without repeats, seq_len within the
+ * model's positions. */
+static void check_recipe(lctx *c, const px_recipe *r, const char *whose, long tokens, long positions, px_loc at)
+{
+    long windows = tokens >= 2 ? (tokens - 1) / r->seq_len : 0;
+    if (tokens >= 0 && windows == 0)
+        add(c, at, "%s: the data is %ld tokens, not one window of seq_len + 1 = %d: run would refuse it; give more "
+                   "text or a shorter seq_len",
+            whose, tokens, r->seq_len + 1);
+    else if (tokens >= 0 && windows < r->batch_size)
+        add(c, at, "%s: the data makes %ld windows of seq_len + 1 = %d tokens, fewer than a step's batch_size %d: "
+                   "each step trains on some window twice; give more text or a smaller batch",
+            whose, windows, r->seq_len + 1, r->batch_size);
+    if (positions > 0 && r->seq_len > positions)
+        add(c, at, "%s: seq_len %d is more than the model's %ld positions (config.json max_position_embeddings): "
+                   "every step would raise; set seq_len to at most %ld",
+            whose, r->seq_len, positions, positions);
+}
+
+/* The data file there and its pin; every recipe's windows and positions;
+ * the tokenizer's ids below the model's vocab_size is check_tokenizer's
+ * (check_vocab_fits), a batch that a parallel environment cannot split
+ * and a compare.train check without its why are the loader's. */
+static void check_training(lctx *c, const px_fixture *f)
+{
+    if (!kind_of(f)->trains)
+        return;
+    yaml_node_t *contract = get(c, c->root, "contract"), *t = get(c, contract, "train");
+    yaml_node_t *d = get(c, t, "data");
+    px_loc path_at = node_loc(get(c, d, "path"), f->train_data.loc);
+    if (!f->train_data.path || !check_file(c, f, "training data", f->train_data.path, f->train_data.sha256, path_at,
+                                           f->train_data.sha_loc))
+        return;
+    long tokens = f->vocab_path && !access(f->vocab_path, R_OK) ? data_tokens(f) : -1;
+    long positions = f->model_format == PX_FORMAT_TRANSFORMERS && !access(f->model_path, R_OK)
+                         ? modeldir_config_long(f->model_path, "max_position_embeddings")
+                         : -1;
+    check_recipe(c, &f->recipe, "contract.train", tokens, positions, node_loc(get(c, t, "seq_len"), f->recipe.loc));
+    for (size_t i = 0; i < f->n_examples; i++) {
+        const px_recipe *r = f->examples[i].recipe;
+        if (!r || (r->seq_len == f->recipe.seq_len && r->batch_size == f->recipe.batch_size))
+            continue; /* the contract's windows: said once */
+        char whose[300];
+        snprintf(whose, sizeof whose, "example '%.200s' train", f->examples[i].id);
+        check_recipe(c, r, whose, tokens, positions, r->loc);
     }
 }
 
@@ -912,6 +991,7 @@ static void check_typed(lctx *c, const px_fixture *f)
     check_files(c, f);
     check_placeholders(c, f);
     check_formats(c, f);
+    check_training(c, f);
     check_rules(c, f);
     check_tolerances(c, f);
     check_kinds(c, f);

@@ -776,6 +776,109 @@ static int load_image(ctx *c, yaml_node_t *ex, px_example_result *x, const char 
                : 0;
 }
 
+/* One of a training record's per-step lists: exactly n numbers (the loss
+ * curve's steps), counted before anything is allocated; durations finite
+ * and 0 or more, the rest any double (a NaN is a finding, not a bad
+ * file). */
+static int load_step_list(ctx *c, yaml_node_t *g, const char *key, const char *w, size_t n, int durations,
+                          double **out)
+{
+    yaml_node_t *s = get(c, g, key);
+    char lw[440];
+    snprintf(lw, sizeof lw, "%.400s.%s", w, key);
+    if (want(c, s, YAML_SEQUENCE_NODE, lw))
+        return -1;
+    if (seq_len(s) != n)
+        return fail_at(c, s, "%s has %zu values, the loss curve %zu steps (one a step)", lw, seq_len(s), n);
+    if (!(*out = malloc((n ? n : 1) * sizeof **out)))
+        return px_error_oom(c->err, c->path);
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *v = seq_at(c, s, i);
+        if (read_double(c, v, lw, &(*out)[i]))
+            return -1;
+        if (durations && (!isfinite((*out)[i]) || (*out)[i] < 0))
+            return fail_at(c, v, "%s must be durations of 0 or more milliseconds, not '%s'", lw, scalar(v));
+    }
+    return 0;
+}
+
+/* groups: at most PX_TRAIN_MAX_GROUPS, each {name, numel, norm,
+ * delta_norm, sketch} with a sketch of exactly PX_TRAIN_SKETCH values. */
+static int load_train_groups(ctx *c, yaml_node_t *n, px_train_out *t, const char *w)
+{
+    char gw[440];
+    snprintf(gw, sizeof gw, "%.400s.groups", w);
+    if (want(c, n, YAML_SEQUENCE_NODE, gw))
+        return -1;
+    size_t len = seq_len(n);
+    if (len > PX_TRAIN_MAX_GROUPS)
+        return fail_at(c, n, "%s has %zu groups; at most %d are recorded", gw, len, PX_TRAIN_MAX_GROUPS);
+    if (!(t->groups = calloc(len ? len : 1, sizeof *t->groups)))
+        return px_error_oom(c->err, c->path);
+    for (size_t i = 0; i < len; i++) {
+        yaml_node_t *it = seq_at(c, n, i), *sk;
+        px_train_group *gr = &t->groups[i];
+        t->n_groups = i + 1;
+        const px_rrecord *rec = &px_rs_train_group;
+        if (want(c, it, YAML_MAPPING_NODE, gw) || check_record(c, it, gw, rec))
+            return -1;
+        for (size_t k = 0; k < rec->n; k++)
+            if (!require(c, it, rec->fields[k].key, gw))
+                return -1;
+        long long numel;
+        if (fields_read(c, it, gw, rec, gr, "name", "name") ||
+            read_int(c, get(c, it, "numel"), "a group's numel", 0, LLONG_MAX, &numel) ||
+            read_double(c, get(c, it, "norm"), "a group's norm", &gr->norm) ||
+            read_double(c, get(c, it, "delta_norm"), "a group's delta_norm", &gr->delta_norm))
+            return -1;
+        gr->numel = numel;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(t->groups[j].name, gr->name))
+                return fail_at(c, get(c, it, "name"), "%s: group '%s' is listed twice", gw, gr->name);
+        sk = get(c, it, "sketch");
+        if (want(c, sk, YAML_SEQUENCE_NODE, "a group's sketch"))
+            return -1;
+        if (seq_len(sk) != PX_TRAIN_SKETCH)
+            return fail_at(c, sk, "%s: group '%s' has a sketch of %zu values, not %d", gw, gr->name, seq_len(sk),
+                           PX_TRAIN_SKETCH);
+        for (size_t j = 0; j < PX_TRAIN_SKETCH; j++)
+            if (read_double(c, seq_at(c, sk, j), "a sketch's value", &gr->sketch[j]))
+                return -1;
+    }
+    return 0;
+}
+
+/* A training run's example (format 8): train: {grad_norm, update_norm,
+ * lr, step_ms, startup_ms, total_ms, processes, groups}, beside its loss
+ * curve (output:, read before it): every list as long as the curve. */
+static int load_train(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
+{
+    const px_rrecord *rec = &px_rs_train;
+    char w[400];
+    yaml_node_t *g;
+    int rc = kind_record(c, ex, "train", rec, kind_of(c->f)->trains, what, w, &g);
+    if (rc || !g)
+        return rc;
+    if (!x->dtype)
+        return fail_at(c, g, "%s: train without its output (the loss curve it records the steps of): an "
+                             "inconsistent file", what);
+    px_train_out *t = x->train = calloc(1, sizeof *t);
+    if (!t)
+        return px_error_oom(c->err, c->path);
+    t->n_steps = x->n_values;
+    if (fields_read(c, g, w, rec, t, "startup_ms", "processes"))
+        return -1;
+    if (t->processes > 64)
+        return fail_at(c, get(c, g, "processes"), "%s.processes must be at most 64, not %d", w, t->processes);
+    return load_step_list(c, g, "grad_norm", w, t->n_steps, 0, &t->grad_norm) ||
+                   load_step_list(c, g, "update_norm", w, t->n_steps, 0, &t->update_norm) ||
+                   load_step_list(c, g, "lr", w, t->n_steps, 0, &t->lr) ||
+                   load_step_list(c, g, "step_ms", w, t->n_steps, 1, &t->step_ms) ||
+                   load_train_groups(c, get(c, g, "groups"), t, w)
+               ? -1
+               : 0;
+}
+
 static int load_output(ctx *c, yaml_node_t *ex, px_example_result *x, const char *what)
 {
     yaml_node_t *o = get(c, ex, "output"), *shape, *values;
@@ -846,6 +949,24 @@ static int load_label(ctx *c, yaml_node_t *ex, const px_env_result *e, px_exampl
                            "%s: outcome ok, but the output is not [1, %d, %d, %d] (contract.image): an inconsistent "
                            "file (that outcome is bad-shape or empty)",
                            what, c->f->image.height, c->f->image.width, c->f->image.channels);
+        return 0;
+    }
+    if (kind_of(c->f)->trains) {
+        /* A training run decides no label: its loss curve is its output,
+         * [1, N], N at most its recipe's steps, with its train: record. */
+        const px_recipe *rp = c->f->examples[x - e->ex].recipe;
+        if (x->label >= 0)
+            return fail_at(c, n, "%s: a training run has no label (its output is its loss curve)", what);
+        if (!x->dtype)
+            return fail_at(c, ex, "%s: outcome ok needs its output (the loss curve)", what);
+        if (!x->train)
+            return fail_at(c, ex, "%s: outcome ok needs its train: record (the per-step figures and the groups)",
+                           what);
+        if (!output_fits(c->f, e, x) || (rp && x->shape[1] > rp->steps))
+            return fail_at(c, get(c, get(c, ex, "output"), "shape"),
+                           "%s: outcome ok, but the output is not [1, N] with N from 1 to the run's %d steps: an "
+                           "inconsistent file (that outcome is bad-shape or empty)",
+                           what, rp ? rp->steps : PX_TRAIN_RUN_MAX_STEPS);
         return 0;
     }
     if (c->f->kind == PX_MODEL_EMBEDDING) {
@@ -971,7 +1092,8 @@ static int load_example_keys(ctx *c, yaml_node_t *n, px_env_result *e, px_exampl
     /* generated: after the tokens, whose count its shape is checked against */
     return load_outcome(c, n, x, what) || fields_read(c, n, what, &px_rs_example, x, "detail", "clean_text") ||
                    load_tokens(c, n, x, what) || load_generated(c, n, x, what) || load_output(c, n, x, what) ||
-                   load_image(c, n, x, what) || image_alone(c, n, x, what) || load_label(c, n, e, x, what) ||
+                   load_image(c, n, x, what) || image_alone(c, n, x, what) || load_train(c, n, x, what) ||
+                   load_label(c, n, e, x, what) ||
                    fields_read(c, n, what, &px_rs_example, x, "forward_ms", "forward_ms") ||
                    get_compiled(c, n, what, &x->compiled)
                ? -1
@@ -1353,7 +1475,7 @@ static int check_kind(ctx *c, yaml_node_t *root)
         return -1;
     const px_kind *fk = k ? kind_named(scalar(k)) : NULL, *want_k = kind_of(c->f);
     if (k && (!fk || fk->results_format < PX_RESULTS_EMBEDDING))
-        return fail_at(c, k, "kind: '%s' is not a kind a results file says (embedding or image; a classifier's or a "
+        return fail_at(c, k, "kind: '%s' is not a kind a results file says (embedding, image or training; a classifier's or a "
                              "generator's file has none)",
                        scalar(k));
     if (fk && c->version < fk->results_format)

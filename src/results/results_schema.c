@@ -138,6 +138,7 @@ static const px_rfield example[] = {
     OWN("compiled", 3, 0),
     OWN("generated", 5, 0),
     OWN("image", 7, 0),
+    OWN("train", 8, 0),
 };
 const px_rrecord px_rs_example = RECORD("an example", PX_RB_EXAMPLE, example);
 
@@ -179,10 +180,38 @@ static const px_rfield latent[] = {
 };
 const px_rrecord px_rs_latent = RECORD("a recorded latent", PX_RB_NONE, latent);
 
+/* A training run's record beside its loss curve (its output:): per step
+ * (as many as the curve) the gradient norm, the update's norm, the
+ * learning rate and the time; the start-up's and the whole run's time,
+ * its ranks, and its tensor groups. */
+static const px_rfield train[] = {
+    OWN("grad_norm", 8, REQ),
+    OWN("update_norm", 8, REQ),
+    OWN("lr", 8, REQ),
+    OWN("step_ms", 8, REQ),
+    MS("startup_ms", 8, px_train_out, startup_ms, NULL),
+    MS("total_ms", 8, px_train_out, total_ms, NULL),
+    {"processes", PX_RF_INT, REQ, 8, offsetof(px_train_out, processes), 0, 1, NULL},
+    OWN("groups", 8, REQ),
+};
+const px_rrecord px_rs_train = RECORD("train", PX_RB_TRAIN, train);
+
+/* One tensor group at the end of a run: its name, size, the parameters'
+ * norm, their change's and the change's sketch (results.h). */
+static const px_rfield train_group[] = {
+    STR("name", 8, REQ, px_train_group, name),
+    OWN("numel", 8, REQ),
+    OWN("norm", 8, REQ),
+    OWN("delta_norm", 8, REQ),
+    OWN("sketch", 8, REQ),
+};
+const px_rrecord px_rs_train_group = RECORD("a tensor group", PX_RB_TRAIN_GROUP, train_group);
+
 const px_rrecord *const px_rs_all[] = {&px_rs_top,      &px_rs_merged_from, &px_rs_env,
                                        &px_rs_down,     &px_rs_manifest,    &px_rs_bench,
                                        &px_rs_example,  &px_rs_output,      &px_rs_generated,
-                                       &px_rs_image,    &px_rs_latent};
+                                       &px_rs_image,    &px_rs_latent,      &px_rs_train,
+                                       &px_rs_train_group};
 const size_t px_rs_count = sizeof px_rs_all / sizeof *px_rs_all;
 
 const px_rfield *results_schema_field(const px_rrecord *rec, const char *key)

@@ -299,6 +299,21 @@ void results_example_sha256(const px_env_result *e, const px_example_result *x, 
                 fprintf(o, "%a,", im->latents[s * im->latent_count + i]);
         }
     }
+    /* A training run's: its per-step figures and its groups (its loss
+     * curve is values). */
+    const px_train_out *t = x->train;
+    if (t) {
+        fprintf(o, ";train:%zu:%d:%a:%a:", t->n_steps, t->processes, t->startup_ms, t->total_ms);
+        for (size_t s = 0; s < t->n_steps; s++)
+            fprintf(o, "%a,%a,%a,%a;", t->grad_norm[s], t->update_norm[s], t->lr[s], t->step_ms[s]);
+        for (size_t g = 0; g < t->n_groups; g++) {
+            const px_train_group *gr = &t->groups[g];
+            fprintf(o, "@%zu:%s:%lld:%a:%a:", gr->name ? strlen(gr->name) : 0, gr->name ? gr->name : "",
+                    (long long)gr->numel, gr->norm, gr->delta_norm);
+            for (int i = 0; i < PX_TRAIN_SKETCH; i++)
+                fprintf(o, "%a,", gr->sketch[i]);
+        }
+    }
     hasher_close(&h, out);
 }
 
@@ -437,6 +452,46 @@ static void write_image(FILE *o, const px_image_out *im)
     }
 }
 
+/* A list of doubles, each as emit_yaml_double writes it (a NaN is .nan). */
+static void put_doubles(FILE *o, const double *v, size_t n)
+{
+    fputc('[', o);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", " : "", o);
+        emit_yaml_double(o, v[i]);
+    }
+    fputc(']', o);
+}
+
+/* A training run's record (format 8) beside its loss curve (output:): the
+ * per-step figures, as many as the curve's steps, the times, the ranks and
+ * each tensor group with its sketch; every double exact. */
+static void write_train(FILE *o, const px_train_out *t)
+{
+    static const char *const keys[] = {"grad_norm", "update_norm", "lr", "step_ms"};
+    const double *v[] = {t->grad_norm, t->update_norm, t->lr, t->step_ms};
+    fprintf(o, "        train:\n");
+    for (int i = 0; i < 4; i++) {
+        fprintf(o, "          %s: ", keys[i]);
+        put_doubles(o, v[i], t->n_steps);
+        fputc('\n', o);
+    }
+    fields_write(o, 10, &px_rs_train, t, "startup_ms", "processes");
+    fprintf(o, "          groups:%s\n", t->n_groups ? "" : " []");
+    for (size_t g = 0; g < t->n_groups; g++) {
+        const px_train_group *gr = &t->groups[g];
+        fprintf(o, "            - name: ");
+        emit_yaml_string(o, gr->name ? gr->name : "");
+        fprintf(o, "\n              numel: %lld\n              norm: ", (long long)gr->numel);
+        emit_yaml_double(o, gr->norm);
+        fputs("\n              delta_norm: ", o);
+        emit_yaml_double(o, gr->delta_norm);
+        fputs("\n              sketch: ", o);
+        put_doubles(o, gr->sketch, PX_TRAIN_SKETCH);
+        fputc('\n', o);
+    }
+}
+
 /* A generator's example: what the output was (dtype, the first step's
  * shape) and what it generated. */
 static void write_generated(FILE *o, const px_example_result *x)
@@ -500,6 +555,8 @@ static void write_example(FILE *o, const px_env_result *e, const px_example_resu
     }
     if (x->img)
         write_image(o, x->img);
+    if (x->train)
+        write_train(o, x->train);
     key_str(o, 8, "label", results_label(e, x));
     fields_write(o, 8, &px_rs_example, x, "forward_ms", "forward_ms");
     if (x->compiled != PX_COMPILED_UNKNOWN)

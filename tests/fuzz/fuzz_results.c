@@ -4,7 +4,8 @@
  * fixtures/campus-club/fixture.yaml, or for a file that says generated:
  * (a generator's results) tests/data/gen/fixture.yaml, or for one that says
  * kind: embedding tests/data/embed/search.yaml, for one that says kind: image
- * tests/data/image/shapes.yaml (run from the repository root). */
+ * tests/data/image/shapes.yaml, for one that says kind: training
+ * tests/data/training/fixture.yaml (run from the repository root). */
 #define _GNU_SOURCE /* memmem */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +15,7 @@
 
 #include "parity/results.h"
 
-static px_fixture *fixture, *classifier, *generator, *embedding, *image;
+static px_fixture *fixture, *classifier, *generator, *embedding, *image, *training;
 
 static px_fixture *load(const char *path)
 {
@@ -36,6 +37,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     generator = load("tests/data/gen/fixture.yaml");
     embedding = load("tests/data/embed/search.yaml");
     image = load("tests/data/image/shapes.yaml");
+    training = load("tests/data/training/fixture.yaml");
     return 0;
 }
 
@@ -57,6 +59,15 @@ static void check(const px_results *r)
             if ((unsigned)x->status >= PX_ST_COUNT || x->label < -1 || x->ndim < 0 ||
                 x->ndim > PX_MAX_DIMS)
                 abort();
+            /* A training run's record: as many figures a step as its
+             * curve has steps, its groups and sketches bounded. */
+            const px_train_out *t = x->train;
+            if (t && (t->n_steps != x->n_values || t->n_groups > PX_TRAIN_MAX_GROUPS || t->processes < 1 ||
+                      !t->grad_norm || !t->update_norm || !t->lr || !t->step_ms))
+                abort();
+            for (size_t s = 0; t && s < t->n_steps; s++)
+                if (!(t->step_ms[s] >= 0))
+                    abort();
             /* A shard file never holds another shard's example. */
             if (!shard_holds(r->shard, fixture->examples[k].id) && x->status != PX_ST_NOT_EVALUATED)
                 abort();
@@ -70,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fixture = memmem(data, size, "generated:", 10)           ? generator
               : memmem(data, size, "kind: embedding", 15) ? embedding
               : memmem(data, size, "kind: image", 11)     ? image
+              : memmem(data, size, "kind: training", 14)  ? training
                                                           : classifier;
     px_results *r = results_parse("fuzz-results.yaml", (const char *)data, size, fixture, &err);
     if (r)
