@@ -225,10 +225,14 @@ executor-and-testdev: $(EXECUTOR) $(TESTDEV)
 	@:
 
 # parity finds the Python executor beside itself (installed: in
-# ../libexec/parity/).
-parity: $(PARITY) $(BUILD)/parity_torch.py
+# ../libexec/parity/), and the executor its training loop (parity_train.py,
+# kind training) beside itself.
+parity: $(PARITY) $(BUILD)/parity_torch.py $(BUILD)/parity_train.py
 
 $(BUILD)/parity_torch.py: src/executor/parity_torch.py | $(BUILD)/.gitignore
+	cp $< $@
+
+$(BUILD)/parity_train.py: src/executor/parity_train.py | $(BUILD)/.gitignore
 	cp $< $@
 
 $(BUILD)/.gitignore:
@@ -474,7 +478,7 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide $(BUILD)/tok-bench
 # in ../share/parity/themes, relative to itself: PREFIX can be anything.
 PREFIX ?= /usr/local
 DESTDIR ?=
-INSTALLED := bin/parity libexec/parity/parity-torch libexec/parity/parity_torch.py \
+INSTALLED := bin/parity libexec/parity/parity-torch libexec/parity/parity_torch.py libexec/parity/parity_train.py \
              $(patsubst %,share/parity/%,$(wildcard themes/*.theme)) \
              $(patsubst man/%,share/man/man1/%,$(wildcard man/*.1)) $(patsubst man/%,share/man/man5/%,$(wildcard man/*.5)) \
              share/bash-completion/completions/parity
@@ -485,6 +489,7 @@ install: all
 	install -m 755 $(PARITY) $(DESTDIR)$(PREFIX)/bin/parity
 	install -m 755 $(EXECUTOR) $(DESTDIR)$(PREFIX)/libexec/parity/parity-torch
 	install -m 644 src/executor/parity_torch.py $(DESTDIR)$(PREFIX)/libexec/parity/parity_torch.py
+	install -m 644 src/executor/parity_train.py $(DESTDIR)$(PREFIX)/libexec/parity/parity_train.py
 	install -m 644 themes/*.theme $(DESTDIR)$(PREFIX)/share/parity/themes/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
@@ -498,7 +503,7 @@ uninstall:
 # libFuzzer harnesses (clang): tests/fuzz/fuzz_NAME.c for the fixture
 # loader, the review splice, the results-file reader, the theme parser and
 # the tokenizer with the cleaning rules, the tokenizer.json reader, the history of last good
-# configurations, the executors' GENERATED and DENOISED replies and the choice of a token. `make fuzz` first runs each file in
+# configurations, the executors' GENERATED, DENOISED and TRAINSTEP/TRAINEND replies and the choice of a token. `make fuzz` first runs each file in
 # tests/fuzz/regressions/ through the harness its name starts with (NAME-*;
 # any crash, leak or timeout fails), then each harness FUZZ_SECONDS on a seed
 # corpus made from the fixtures, golden files, results files, themes,
@@ -512,7 +517,7 @@ uninstall:
 # runs only that one. CI runs a short smoke.
 FUZZ_SECONDS ?= 30
 FUZZ_MAX_LEN ?= 131072
-FUZZ_HARNESSES ?= fixture splice results theme tokenizer hfjson history genreply denoised
+FUZZ_HARNESSES ?= fixture splice results theme tokenizer hfjson history genreply denoised trainstep
 FUZZ_DIR := build/fuzz
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude $(PKG_CFLAGS)
 FUZZ_FLAGS := $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined
@@ -547,8 +552,8 @@ fuzz_select = for f in $(1); do for p in $$(seq 0 $$(($(2) - 1))); do \
 fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	@for h in $(FUZZ_HARNESSES); do rm -rf $(FUZZ_DIR)/seed-$$h && mkdir -p $(FUZZ_DIR)/seed-$$h; done
 	@for f in tests/fuzz/regressions/*; do [ -f "$$f" ] || continue; case "$${f##*/}" in \
-	  fixture-*|splice-*|results-*|theme-*|tokenizer-*|hfjson-*|history-*|genreply-*|denoised-*) ;; \
-	  *) echo "$$f: name it HARNESS-description (fixture, splice, results, theme, tokenizer, hfjson, history, genreply, denoised)"; exit 1;; \
+	  fixture-*|splice-*|results-*|theme-*|tokenizer-*|hfjson-*|history-*|genreply-*|denoised-*|trainstep-*) ;; \
+	  *) echo "$$f: name it HARNESS-description (fixture, splice, results, theme, tokenizer, hfjson, history, genreply, denoised, trainstep)"; exit 1;; \
 	  esac; done
 	@for f in fixtures/*/*.yaml tests/data/*.yaml tests/data/*/fixture.yaml tests/data/embed/search.yaml \
 	  tests/golden/yamledit/*.yaml tests/fuzz/seed-fixture-*; do \
@@ -566,6 +571,7 @@ fuzz: $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 	  for f in tests/data/campus-history.yaml tests/fuzz/seed-history-*; do put history $$f; done; \
 	  for f in tests/fuzz/seed-genreply-*; do put genreply $$f; done; \
 	  for f in tests/fuzz/seed-denoised-*; do put denoised $$f; done; \
+	  for f in tests/fuzz/seed-trainstep-*; do put trainstep $$f; done; \
 	  [ ! -d $$s-tokenizer ] || { cut -f2 fixtures/campus-club/corpus.tsv | split -l 1 - $$s-tokenizer/corpus-; \
 	    split -C 1024 fixtures/campus-club/fixture.yaml $$s-tokenizer/fixture-; \
 	    $(call fuzz_select,$$s-tokenizer/*,7); }

@@ -12,7 +12,7 @@ prefix=/opt/parity-test
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE make -s "$@" SANITIZE= DESTDIR="$dir/root" PREFIX=$prefix; }
 mk install > "$dir/install.log" 2>&1 || { cat "$dir/install.log"; fail "make install failed"; }
 root="$dir/root$prefix"
-for f in bin/parity libexec/parity/parity-torch libexec/parity/parity_torch.py share/parity/themes/light.theme \
+for f in bin/parity libexec/parity/parity-torch libexec/parity/parity_torch.py libexec/parity/parity_train.py share/parity/themes/light.theme \
          share/man/man1/parity.1 share/man/man5/parity-results.5 share/man/man5/parity-fixture.5 \
          share/bash-completion/completions/parity; do
     [ -f "$root/$f" ] || fail "$f not installed"

@@ -35,7 +35,7 @@ CPP = "src/executor/parity_torch.cpp"
 # also holds a DENOISE to (it refuses one whose DENOISED parity would
 # refuse): only these of that header are compared.
 RESULTS = "include/parity/results.h"
-RESULTS_PICKED = ("IMAGE_MAX_RECORDED", "IMAGE_MAX_LATENT")
+RESULTS_PICKED = ("IMAGE_MAX_RECORDED", "IMAGE_MAX_LATENT", "TRAIN_MAX_GROUPS")
 
 # C constants the Python executor has no use for, and why.
 C_ONLY = {
@@ -51,6 +51,7 @@ C_ONLY = {
 PY_ONLY = {
     "MASK64": "Python's ints do not wrap: splitmix64's 64-bit mask",
     "GEN_LIST_MAX_V": "where choosing a token moves from a Python list to torch: speed, not protocol",
+    "TRAIN_RUN_MAX_STEPS": "fixture.h's PX_TRAIN_RUN_MAX_STEPS (a recipe's steps), TRAINRUN's bound on its steps",
 }
 
 DEFINE = re.compile(r"^\s*#\s*define\s+PX_([A-Z0-9_]+)\s+(.+?)\s*$")
@@ -272,8 +273,8 @@ def self_test(files):
         ("a tuple entry changed in Python", sub(PY, "STAGE_DEVICE, STAGE_LOAD, STAGE_FORWARD = 1, 2, 3",
                                                 "STAGE_DEVICE, STAGE_LOAD, STAGE_FORWARD = 1, 3, 3"),
          "STAGE_LOAD"),
-        ("the revision raised in C", sub(HEADERS[0], "#define PX_PROTO_VERSION 8u",
-                                         "#define PX_PROTO_VERSION 9u"), "PROTO_VERSION"),
+        ("the revision raised in C", sub(HEADERS[0], "#define PX_PROTO_VERSION 9u",
+                                         "#define PX_PROTO_VERSION 10u"), "PROTO_VERSION"),
         ("a new #define in C", sub(HEADERS[0], "#define PX_MAX_DIMS 8",
                                    "#define PX_MAX_DIMS 8\n#define PX_NEW_LIMIT (1u << 4)"),
          "NEW_LIMIT"),

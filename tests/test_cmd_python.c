@@ -473,8 +473,10 @@ Test(python_executor, another_protocol_version_is_refused, .timeout = 120)
     setenv("PARITY_FORK_SERVER", "0", 1);
     char *out = run_with_one_down(fx, (const char *[]){"--python", PY, "--executor", fake, NULL}, "DOWN at load");
     unsetenv("PARITY_FORK_SERVER");
+    char speaks[64];
+    snprintf(speaks, sizeof speaks, "this parity speaks %u", PX_PROTO_VERSION);
     expect_only_down(fx, out, (const char *[]){"reference", "cpu-bf16", NULL}, PX_STAGE_LOAD,
-                     (const char *[]){fake, "another protocol", "version 1", "this parity speaks 8", NULL});
+                     (const char *[]){fake, "another protocol", "version 1", speaks, NULL});
 }
 
 /* startup_timeout is the environment's own: a backend module whose import

@@ -89,8 +89,13 @@ enum px_model_kind { PX_MODEL_CLASSIFIER, PX_MODEL_GENERATOR, PX_MODEL_EMBEDDING
  * its own `train:`. A causal LM (format transformers: AutoModelForCausalLM)
  * is trained on a copy (the model files are never written) for `steps`
  * optimizer steps. The data is contract.train.data, a pinned text file
- * tokenized by the contract's tokenizer (parity does it, once, the same
- * ids for every environment) and cut into windows of seq_len + 1 tokens
+ * (at most PX_TRAIN_DATA_MAX bytes, prepare.h) tokenized by the contract's
+ * tokenizer (parity does it, once, the same ids for every environment),
+ * the whole file as one text, as tokenizer(text) encodes it: with the
+ * tokenizer's post-processor, so a Llama tokenizer's one BOS (or BERT's
+ * [CLS] ... [SEP]) at the start and end of the file, none between windows
+ * (a user's tokenizer(open(path).read())["input_ids"]; the same ids
+ * whatever the window), and cut into windows of seq_len + 1 tokens
  * (window w: ids[w*seq_len .. w*seq_len + seq_len]); step s trains on the
  * windows (s*batch_size + j) mod n_windows, j < batch_size, in that fixed
  * order: the inputs a window's first seq_len ids, the targets its last

@@ -32,7 +32,19 @@ typedef struct px_prep {
     const char *env_labels; /* the environment whose own labels those are;
                                NULL: contract.labels */
     char model_sha256[PX_SHA256_HEX], vocab_sha256[PX_SHA256_HEX];
+    /* A training run's data (kind training): contract.train.data's text,
+     * read once (at most PX_TRAIN_DATA_MAX bytes), its pin checked, and
+     * tokenized by the contract's tokenizer as tokenizer(text) encodes it,
+     * post-processor included (fixture.h px_recipe); every id below the
+     * model's vocab_size. The wire cuts it into each run's windows. */
+    int64_t *train_ids;
+    size_t n_train_ids;
+    char train_sha256[PX_SHA256_HEX];
 } px_prep;
+
+/* contract.train.data's largest text: its windows travel in one TRAINRUN
+ * frame (at most 8 bytes an id, within PX_FRAME_MAX). */
+#define PX_TRAIN_DATA_MAX (4u << 20)
 
 void prep_close(px_prep *p);
 

@@ -279,7 +279,10 @@
  *          f64 lr[steps] (each step's learning rate: parity's schedule,
  *          recipe.h, never the executor's), u32 n_windows, i64
  *          windows[n_windows * (seq_len + 1)] (the data's token ids cut as
- *          fixture.h says; every id below the model's vocab_size).
+ *          fixture.h says: the whole file tokenized once by parity as
+ *          tokenizer(text) does, post-processor included, window w its
+ *          ids w*seq_len .. w*seq_len + seq_len, n_windows = (ids - 1) /
+ *          seq_len, all sent; every id below the model's vocab_size).
  *          The executor trains a copy of the loaded model (never the model
  *          files, nor the module later frames use): torch.manual_seed(seed),
  *          train(), every dropout p 0 (config's *dropout keys too), the
@@ -309,7 +312,18 @@
  *          multiple of N), DDP(model) or fully_shard on each decoder layer
  *          and the model, the loss averaged over ranks as one process's
  *          mean is; the norms over the whole model. A rank that raises ends
- *          its run with FAIL(stage forward, "rank R: ...").
+ *          its run with FAIL(stage forward, "rank R: ..."): rank 0 sends
+ *          it; another rank says "parity_torch.py: rank R: ..." on stderr
+ *          and exits 1, and torchrun, which ends the others, reports it
+ *          (its "Root Cause": rank and exitcode) on its stderr, from which
+ *          parity names the rank (one that died: "rank 1 exited with
+ *          status 9"). After any failure of a parallel run parity ends the
+ *          whole group (torchrun; each rank dies with it: PR_SET_PDEATHSIG)
+ *          and starts it afresh for the next run. Test hook:
+ *          PARITY_TRAIN_FAULT="RANK:STEP:crash|hang|raise" in the
+ *          executor's environment makes that rank, at the start of that
+ *          step, exit at once (status 9), sleep forever or raise (tests
+ *          only; parity_train.py).
  * TRAINSTEP: (one per step, as each ends; revision 9) u32 step (0-based,
  *          in order), f64 loss (before the update), f64 grad_norm (before
  *          clipping), f64 update_norm, f64 lr (as run), f64 step_ms (the

@@ -337,6 +337,12 @@ static int bench_prepare(void *opts, const px_fixture *f, px_session_opts *o)
                                "and training steps, and has no denoising endpoint yet (parity run times each "
                                "picture, noise to image: forward_ms)",
                                f->path);
+    if (kind_of(f)->trains)
+        return cli_usage_error(b->a.command,
+                               "%s is a training contract: parity bench measures a classifier's forwards and "
+                               "training steps; parity run times each run's steps (step_ms) and its start-up "
+                               "(startup_ms) apart",
+                               f->path);
     for (int i = 0; i < e->n; i++)
         if (e->batches[i] < 0 && !f->train.present)
             return cli_usage_error(b->a.command,

@@ -1,9 +1,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "parity/prepare.h"
 #include "parity/kind.h"
+#include "parity/modeldir.h"
 #include "parity/sbuf.h"
 #include "parity/strf.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,96 @@ static int prep_open_classes(px_prep *p, const px_fixture *f, const px_env *e, i
     return model ? check_model(f, e, p->model_sha256, err) : 0;
 }
 
+/* A training run's data (kind training: fixture.h px_recipe): the pinned
+ * text read once, at most PX_TRAIN_DATA_MAX bytes (a larger file refused
+ * before it is read whole), tokenized by the contract's tokenizer as
+ * tokenizer(text) encodes it (its post-processor included: a Llama
+ * tokenizer's one BOS at the start of the file, none between windows), into
+ * p->train_ids. Refused before any executor starts, each in one line at
+ * its place: a text of fewer ids than one window of some run's seq_len
+ * (seq_len + 1), and, with the model (run), an id at or past its
+ * config.json vocab_size. */
+static int prep_train_data(px_prep *p, const px_fixture *f, const px_env *e, int model, px_error *err)
+{
+    const px_train_data *d = &f->train_data;
+    px_loc at = d->loc.line ? d->loc : f->recipe.loc;
+    if (!d->path)
+        return px_error_set(err, PX_ERR_MALFORMED, f->path, at.line, at.col,
+                            "a training contract needs its data: contract.train.data: {path, sha256}");
+    FILE *in = fopen(d->path, "rb");
+    if (!in)
+        return px_error_set(err, PX_ERR_NOT_FOUND, f->path, at.line, at.col, "training data %s: %s", d->path,
+                            strerror(errno));
+    char *text = malloc(PX_TRAIN_DATA_MAX + 1);
+    size_t len = text ? fread(text, 1, PX_TRAIN_DATA_MAX + 1, in) : 0;
+    int bad = text && ferror(in);
+    fclose(in);
+    if (!text)
+        return px_error_oom(err, f->path);
+    if (bad || len > PX_TRAIN_DATA_MAX) {
+        free(text);
+        return px_error_set(err, bad ? PX_ERR_NOT_FOUND : PX_ERR_TOO_LARGE, f->path, at.line, at.col,
+                            bad ? "training data %s: cannot be read" : "training data %s is over %u bytes",
+                            d->path, PX_TRAIN_DATA_MAX);
+    }
+    hash_buffer(text, len, p->train_sha256);
+    if (d->sha256 && strcmp(p->train_sha256, d->sha256)) {
+        free(text);
+        px_loc sl = d->sha_loc.line ? d->sha_loc : at;
+        return px_error_set(err, PX_ERR_MISMATCH, f->path, sl.line, sl.col,
+                            "training data %s has sha256 %s, not the pinned %s: different data is a different "
+                            "task: re-pin after review with: parity pin %s",
+                            d->path, p->train_sha256, d->sha256, f->path);
+    }
+    px_encoding enc = {0};
+    int rc = tokenizer_encode(p->tok, text, len, 0, 0, &enc, err);
+    free(text);
+    if (rc) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return px_error_set(err, PX_ERR_MALFORMED, f->path, at.line, at.col, "training data %s: %s", d->path, msg);
+    }
+    size_t n = enc.n_real;
+    /* The windows of every run: each run's seq_len needs seq_len + 1 ids. */
+    /* The contract's recipe first: a run that keeps its seq_len is said there. */
+    for (size_t k = 0; k <= f->n_examples; k++) {
+        const px_recipe *r = k == 0 ? &f->recipe : f->examples[k - 1].recipe;
+        if (!r || r->seq_len < 1 || n >= (size_t)r->seq_len + 1)
+            continue;
+        px_loc rl = k && r->loc.line ? r->loc : f->recipe.loc.line ? f->recipe.loc : at;
+        encoding_free(&enc);
+        if (k)
+            return px_error_set(err, PX_ERR_MALFORMED, f->path, rl.line, rl.col,
+                                "training data %s is %zu tokens, fewer than one window of run '%s''s seq_len %d "
+                                "(%d tokens)",
+                                d->path, n, f->examples[k - 1].id, r->seq_len, r->seq_len + 1);
+        return px_error_set(err, PX_ERR_MALFORMED, f->path, rl.line, rl.col,
+                            "training data %s is %zu tokens, fewer than one window of the recipe's seq_len %d (%d "
+                            "tokens)",
+                            d->path, n, r->seq_len, r->seq_len + 1);
+    }
+    long vocab = model && e->model_format == PX_FORMAT_TRANSFORMERS ? modeldir_config_long(e->model_path, "vocab_size")
+                                                                     : 0;
+    for (size_t i = 0; vocab > 0 && i < n; i++)
+        if (enc.ids[i] < 0 || enc.ids[i] >= vocab) {
+            long long id = (long long)enc.ids[i];
+            encoding_free(&enc);
+            return px_error_set(err, PX_ERR_MISMATCH, f->path, at.line, at.col,
+                                "training data %s: token %zu is id %lld, past the model's vocab_size %ld "
+                                "(config.json): the model has no embedding row for it",
+                                d->path, i, id, vocab);
+        }
+    p->train_ids = malloc((n ? n : 1) * sizeof *p->train_ids);
+    if (!p->train_ids) {
+        encoding_free(&enc);
+        return px_error_oom(err, f->path);
+    }
+    memcpy(p->train_ids, enc.ids, n * sizeof *p->train_ids);
+    p->n_train_ids = n;
+    encoding_free(&enc);
+    return 0;
+}
+
 static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int model, px_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -83,6 +175,10 @@ static int prep_open_with(px_prep *p, const px_fixture *f, const px_env *e, int 
     if (model && e->model_format == PX_FORMAT_TRANSFORMERS &&
         modeldir_vocab_check(f->path, at.line, at.col, e->model_path, e->vocab_path, tokenizer_vocab_size(p->tok),
                              err)) {
+        prep_close(p);
+        return -1;
+    }
+    if (kind_of(f)->trains && prep_train_data(p, f, e, model, err)) {
         prep_close(p);
         return -1;
     }
@@ -136,6 +232,8 @@ void prep_close(px_prep *p)
     cleaner_free(p->cleaner);
     tokenizer_free(p->tok);
     free(p->stop_ids);
+    free(p->train_ids);
+    p->train_ids = NULL, p->n_train_ids = 0;
     p->cleaner = NULL;
     p->tok = NULL;
     p->stop_ids = NULL, p->n_stop = 0;
@@ -185,6 +283,9 @@ int prep_example(const px_prep *p, const px_fixture *f, const char *text, size_t
 {
     memset(out, 0, sizeof *out);
     out->class_id = -1;
+    /* A training run has no text: its input is the recipe and the data. */
+    if (kind_of(f)->trains)
+        return (out->clean_text = strdup("")) ? 0 : px_error_oom(err, NULL);
     if (kind_of(f)->denoises) {
         int rc = prep_class(p, text, len, out, err);
         if (rc)
@@ -248,6 +349,9 @@ static int prep_probe(const px_prep *p, const px_fixture *f, const px_prepared *
     if (kind_of(f)->denoises)
         return prep_probe_image(p, f, examples, out, words, err);
     memset(out, 0, sizeof *out);
+    out->class_id = -1;
+    if (kind_of(f)->trains) /* no probe: the first TRAINSTEP is the first output */
+        return (out->clean_text = strdup("")) ? 0 : px_error_oom(err, f->path);
     out->class_id = -1;
     size_t best = f->n_examples;
     for (size_t k = 0; k < f->n_examples; k++)

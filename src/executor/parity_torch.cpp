@@ -898,11 +898,16 @@ int parse_args(int argc, char **argv, Options &o)
         else if (a == "--output") o.output = v;
         else if (a == "--pooling") o.pooling = v;
         else if (a == "--threads") o.threads = std::atoi(v.c_str());
+        // A training run's (proto.h TRAINRUN): read so that the command
+        // line is the Python executor's; kind training is refused at load.
+        else if (a == "--mixed-precision-param" || a == "--mixed-precision-reduce" || a == "--parallel" ||
+                 a == "--processes" || a == "--dist-backend") continue;
         else return -1;
     }
-    // image is a kind parity-torch knows and cannot run: said at load, as
-    // a FAIL parity shows, not as a usage error.
-    if (o.kind != "classifier" && o.kind != "generator" && o.kind != "embedding" && o.kind != "image")
+    // image and training are kinds parity-torch knows and cannot run: said
+    // at load, as a FAIL parity shows, not as a usage error.
+    if (o.kind != "classifier" && o.kind != "generator" && o.kind != "embedding" && o.kind != "image" &&
+        o.kind != "training")
         return -1;
     if (o.pooling != "none" && o.pooling != "mean" && o.pooling != "cls")
         return -1;
@@ -1037,6 +1042,10 @@ int executor_main(int argc, char **argv)
     if (embedding && pooling != "none")
         default_key = "last_hidden_state";
     ok = ok && guarded(PX_STAGE_LOAD, [&] {
+        if (o.kind == "training")
+            throw Failure{PX_STAGE_LOAD,
+                          "kind training: parity-torch does not train a causal LM (TRAINRUN): use executor: python",
+                          PX_FAIL_UNSUPPORTED};
         if (o.format != "torchscript")
             throw Failure{PX_STAGE_LOAD,
                           "format " + o.format + ": parity-torch loads TorchScript only; use executor: python",

@@ -67,6 +67,9 @@ FRAME_GENERATE = 0x524E4547
 FRAME_GENERATED = 0x444E4547
 FRAME_DENOISE = 0x534E4544
 FRAME_DENOISED = 0x444E4544
+FRAME_TRAINRUN = 0x4E555254
+FRAME_TRAINSTEP = 0x50545354
+FRAME_TRAINEND = 0x444E4554
 FRAME_DESCRIBE = 0x43534544
 FRAME_DESCRIBED = 0x44435344
 GEN_MAX_NEW = 1024
@@ -75,6 +78,8 @@ GEN_GREEDY, GEN_SAMPLE = 1, 2
 GEN_END_NONE, GEN_END_STOP, GEN_END_LENGTH = 0, 1, 2
 MASK64 = (1 << 64) - 1
 TRAIN_MAX_STEPS = 10000
+TRAIN_RUN_MAX_STEPS = 100000  # fixture.h PX_TRAIN_RUN_MAX_STEPS
+TRAIN_MAX_GROUPS = 16  # results.h
 IMAGE_MAX_STEPS = 1000
 IMAGE_MAX_SIDE = 4096
 # results.h's: what parity keeps of one example's latents (proto_consts.py
@@ -96,14 +101,16 @@ PRECISIONS = {"highest": "ieee", "high": "tf32", "medium": "bf16"}
 # Where a forward runs in inference_mode; elsewhere no_grad (Executor.grad_off).
 INFERENCE_MODE_DEVICES = ("cpu", "cuda")
 FORMATS = ("torchscript", "export", "transformers", "diffusers")
-KINDS = ("classifier", "generator", "embedding", "image")
+KINDS = ("classifier", "generator", "embedding", "image", "training")
+PARALLELS = ("", "ddp", "fsdp")
 POOLINGS = ("none", "mean", "cls")
 USAGE = ("usage: parity_torch.py --model PATH [--format torchscript|export|transformers|diffusers] "
-         "[--kind classifier|generator|embedding|image [--pooling mean|cls|none] [--normalize]] "
+         "[--kind classifier|generator|embedding|image|training [--pooling mean|cls|none] [--normalize]] "
          "[--optional-input NAME]... [--output NAME] [--device D] [--dtype T] [--threads N] "
          "[--tf32 on|off] [--matmul-precision highest|high|medium] [--backend-lib PATH] "
          "[--backend-module NAME]... [--compile-backend NAME [--compile-mode MODE] "
-         "[--compile-dynamic true|false]]")
+         "[--compile-dynamic true|false]] [--mixed-precision-param T] [--mixed-precision-reduce T] "
+         "[--parallel ddp|fsdp --processes N --dist-backend B]")
 
 
 class Failure(Exception):
@@ -347,12 +354,15 @@ def parse_args(argv):
     opts = {"model": None, "device": "cpu", "dtype": "float32", "threads": 1, "tf32": "",
             "matmul_precision": "", "backend_lib": "", "backend_modules": [], "format": "torchscript",
             "kind": "classifier", "optional_inputs": [], "output": "", "pooling": "none", "normalize": False,
-            "compile_backend": "", "compile_mode": "default", "compile_dynamic": ""}
+            "compile_backend": "", "compile_mode": "default", "compile_dynamic": "", "mp_param": "",
+            "mp_reduce": "", "parallel": "", "processes": "1", "dist_backend": "gloo"}
     names = {"--model": "model", "--device": "device", "--dtype": "dtype", "--threads": "threads",
              "--tf32": "tf32", "--matmul-precision": "matmul_precision", "--backend-lib": "backend_lib",
              "--format": "format", "--kind": "kind", "--output": "output", "--pooling": "pooling",
              "--compile-backend": "compile_backend", "--compile-mode": "compile_mode",
-             "--compile-dynamic": "compile_dynamic"}
+             "--compile-dynamic": "compile_dynamic", "--mixed-precision-param": "mp_param",
+             "--mixed-precision-reduce": "mp_reduce", "--parallel": "parallel", "--processes": "processes",
+             "--dist-backend": "dist_backend"}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -377,8 +387,14 @@ def parse_args(argv):
             return None
     try:
         opts["threads"] = int(opts["threads"])
+        opts["processes"] = int(opts["processes"])
     except ValueError:
         return None
+    if opts["parallel"] not in PARALLELS or opts["processes"] < 1:
+        return None
+    for k in ("mp_param", "mp_reduce"):
+        if opts[k] and opts[k] not in DTYPES:
+            return None
     if opts["compile_dynamic"] not in ("", "true", "false"):
         return None
     if opts["format"] not in FORMATS or opts["kind"] not in KINDS or opts["pooling"] not in POOLINGS:
@@ -573,8 +589,8 @@ def load_model(torch, path, fmt, kind, device, dtype):
         # crash report.
         getattr(getattr(getattr(transformers, "utils", None), "logging", None), "disable_progress_bar",
                 lambda: None)()
-        auto = {"generator": transformers.AutoModelForCausalLM, "embedding": transformers.AutoModel}.get(
-            kind, transformers.AutoModelForSequenceClassification)
+        auto = {"generator": transformers.AutoModelForCausalLM, "training": transformers.AutoModelForCausalLM,
+                "embedding": transformers.AutoModel}.get(kind, transformers.AutoModelForSequenceClassification)
         # Loaded in the environment's dtype, whatever dtype the config
         # names, as a user loads it: not cast afterwards, which would also
         # round the buffers transformers keeps in float32 (RoPE's inv_freq)
@@ -585,6 +601,8 @@ def load_model(torch, path, fmt, kind, device, dtype):
         m = auto.from_pretrained(path, local_files_only=True, trust_remote_code=False, use_safetensors=True,
                                  **{word: dtype})
         how = "from_pretrained(%s=%s)" % (word, dtype)
+        if kind == "training":  # proto.h TRAINRUN: READY says the class too
+            how = "AutoModelForCausalLM." + how
     else:
         raise Failure(STAGE_LOAD, "unknown model format '%s' (%s)" % (fmt, ", ".join(FORMATS)))
     m = m.to(device)
@@ -883,6 +901,25 @@ class Executor:
         self.compiled = None  # a Compiled when --compile-backend
         self.sync = None  # the device's synchronize (choose_sync); None: nothing to wait for
         self.inference = True  # inference_mode (True) or no_grad (grad_off)
+        self.rank, self.world, self.train = 0, 1, None  # a training run's (start_training)
+
+    def start_training(self):
+        """--kind training: parity_train.py, beside this file, imported;
+        with --parallel, torch.distributed started from torchrun's
+        environment (parity_train.dist_init) before the model loads."""
+        o = self.o
+        if o["kind"] != "training":
+            return
+        here = os.path.dirname(os.path.abspath(__file__))
+        if here not in sys.path:
+            sys.path.insert(0, here)
+        self.train = importlib.import_module("parity_train")
+        if o["parallel"]:
+            if "RANK" not in os.environ:
+                raise Failure(STAGE_LOAD, "--parallel %s: start this executor with torchrun (python -m "
+                              "torch.distributed.run --nproc-per-node %d ...)" % (o["parallel"], o["processes"]),
+                              FAIL_UNSUPPORTED)
+            self.rank, self.world = self.train.dist_init(o["dist_backend"])
 
     def import_backends(self):
         for name in self.o["backend_modules"]:
@@ -1110,6 +1147,9 @@ class Executor:
             raise Failure(STAGE_LOAD, "--kind %s with --format %s: an image pipeline is a Diffusers directory "
                           "(--kind image --format diffusers), and a Diffusers directory an image pipeline"
                           % (o["kind"], o["format"]), FAIL_UNSUPPORTED)
+        if o["kind"] == "training" and o["format"] != "transformers":
+            raise Failure(STAGE_LOAD, "--kind training trains a causal LM of --format transformers "
+                          "(AutoModelForCausalLM), not --format %s" % o["format"], FAIL_UNSUPPORTED)
         if o["kind"] == "image":
             # The denoiser is what a forward is, and what compile: wraps.
             self.pipe, self.how_loaded = load_pipeline(self.torch, o["model"], self.device, self.dtype)
@@ -1117,6 +1157,7 @@ class Executor:
         else:
             self.model, self.how_loaded = load_model(self.torch, o["model"], o["format"], o["kind"], self.device,
                                                      self.dtype)
+        self.loaded = self.model  # what a training run copies (never the compiled wrapper)
         self.names = forward_names(self.model)
         self.returns = forward_returns(self.model)
         self.described = describe_model(self.model, o["format"], o["kind"])
@@ -1590,6 +1631,113 @@ class Executor:
         f.parts.append(struct.pack("<%dd" % steps, *ms))
         chan.send(FRAME_TRAINED, f)
 
+    # --- Training runs (--kind training, --format transformers; proto.h
+    # TRAINRUN). The loop is parity_train.py's (train_run); this is the
+    # glue: the frame decoded and checked, the environment handed over,
+    # each step sent as TRAINSTEP as it ends, TRAINEND at the end. ---
+
+    def read_trainrun(self, payload):
+        """TRAINRUN's fields as parity_train's request dict; a frame that is
+        not exactly them, or an id past the model's vocab_size, is
+        Failure(stage forward, "protocol: ...")."""
+        torch = self.torch
+        r = Reader(payload)
+        try:
+            steps, bs, sl, opt = r.u32(), r.u32(), r.u32(), r.u32()
+            beta1, beta2, eps, wd, mom, clip = (r.f64() for _ in range(6))
+            seed = r.i64() & MASK64
+            if not 1 <= steps <= TRAIN_RUN_MAX_STEPS or 8 * steps > len(payload) - r.pos:
+                raise Failure(STAGE_FORWARD, "protocol: TRAINRUN of %d steps (1 .. %d)" % (steps, TRAIN_RUN_MAX_STEPS))
+            lr = list(struct.unpack("<%dd" % steps, r.take(8 * steps)))
+            nw = r.u32()
+        except Failure:
+            raise Failure(STAGE_FORWARD, "protocol: truncated TRAINRUN frame")
+        if bs < 1 or sl < 1 or nw < 1 or opt not in (1, 2):
+            raise Failure(STAGE_FORWARD, "protocol: TRAINRUN batch_size %d, seq_len %d, %d windows, optimizer %d"
+                          % (bs, sl, nw, opt))
+        n = nw * (sl + 1)
+        if 8 * n != len(payload) - r.pos:
+            raise Failure(STAGE_FORWARD, "protocol: TRAINRUN of %d bytes, its fields %d"
+                          % (len(payload), r.pos + 8 * n))
+        windows = torch.frombuffer(bytearray(payload[r.pos:]), dtype=torch.int64).view(nw, sl + 1)
+        if sys.byteorder != "little":
+            windows = windows.byteswap() if hasattr(windows, "byteswap") else windows
+        vocab = getattr(getattr(self.loaded, "config", None), "vocab_size", None)
+        lo, hi = int(windows.min()), int(windows.max())
+        if lo < 0 or (vocab and hi >= vocab):
+            raise Failure(STAGE_FORWARD, "protocol: TRAINRUN id %d, outside the model's vocab_size %s"
+                          % (hi if lo >= 0 else lo, vocab))
+        return dict(steps=steps, batch_size=bs, seq_len=sl, optimizer="adamw" if opt == 1 else "sgd",
+                    beta1=beta1, beta2=beta2, eps=eps, weight_decay=wd, momentum=mom, clip_grad_norm=clip,
+                    seed=seed, lr=lr, windows=windows)
+
+    def train_env(self):
+        """parity_train's env (/tmp/iface.md, the glue's interface)."""
+        torch, o = self.torch, self.o
+        mark_step = None
+        if any(m[0] == "torch_xla" for m in self.modules):
+            try:
+                mark_step = importlib.import_module("torch_xla.core.xla_model").mark_step
+            except Exception:
+                mark_step = None
+        return dict(device=self.device, dtype=self.dtype,
+                    mp_param=getattr(torch, o["mp_param"]) if o["mp_param"] else None,
+                    mp_reduce=getattr(torch, o["mp_reduce"]) if o["mp_reduce"] else None,
+                    parallel=o["parallel"] or None, rank=self.rank, world=self.world, sync=self.synchronize,
+                    compile_count=self.compile_count, mark_step=mark_step)
+
+    def trainrun(self, chan, payload):
+        """TRAINRUN (proto.h) on rank 0: decoded, handed to the other ranks
+        (parity_train.broadcast_request), trained, each TRAINSTEP sent from
+        on_step, then TRAINEND. Any exception is FAIL(stage forward), "rank
+        R: ..." in a parallel environment (main)."""
+        if self.o["kind"] != "training":
+            raise Failure(STAGE_FORWARD, "protocol: TRAINRUN to a model that is not trained (--kind %s)"
+                          % self.o["kind"])
+        req = self.read_trainrun(payload)
+        if req["batch_size"] % self.world:
+            raise Failure(STAGE_FORWARD, "protocol: TRAINRUN batch_size %d is not a multiple of the %d processes"
+                          % (req["batch_size"], self.world))
+        req = self.train.broadcast_request(req)
+
+        def on_step(step, loss, grad_norm, update_norm, lr, step_ms, compiled):
+            f = Frame()
+            f.u32(step)
+            for v in (loss, grad_norm, update_norm, lr, step_ms):
+                f.f64(float(v))
+            f.u32(compiled if compiled in (COMPILED_UNKNOWN, COMPILED_NO, COMPILED_YES) else COMPILED_UNKNOWN)
+            chan.send(FRAME_TRAINSTEP, f)
+
+        end = self.train.train_run(self.loaded, req, self.train_env(), on_step)
+        groups = end["groups"]
+        if not 1 <= len(groups) <= TRAIN_MAX_GROUPS:
+            raise Failure(STAGE_FORWARD, "protocol: %d tensor groups (1 .. %d)" % (len(groups), TRAIN_MAX_GROUPS))
+        f = Frame()
+        f.str(end["dtype"])
+        f.u32(int(end["processes"]))
+        f.f64(float(end["startup_ms"]))
+        f.f64(float(end["total_ms"]))
+        f.u32(len(groups))
+        for g in groups:
+            f.str(g["name"])
+            f.i64(int(g["numel"]))
+            f.f64(float(g["norm"]))
+            f.f64(float(g["delta_norm"]))
+            f.parts.append(struct.pack("<%dd" % len(g["sketch"]), *[float(v) for v in g["sketch"]]))
+        chan.send(FRAME_TRAINEND, f)
+
+    def follow(self):
+        """A rank other than 0 under torchrun: the same runs as rank 0,
+        whose requests come by broadcast, until rank 0 broadcasts the stop
+        (None). A run that raises here ends this rank: its words on stderr
+        ("parity_torch.py: rank R: ..."; parity names the rank torchrun
+        reports first), exit status 1."""
+        while True:
+            req = self.train.broadcast_request(None)
+            if req is None:
+                return 0
+            self.train.train_run(self.loaded, req, self.train_env(), lambda *a: None)
+
 
 def die_with_parent():
     """Die with parity, even killed by SIGKILL (Linux PR_SET_PDEATHSIG):
@@ -1609,6 +1757,18 @@ def main(argv):
         print(USAGE, file=sys.stderr)
         return 2
     die_with_parent()
+    # Under torchrun (--parallel: proto.h TRAINRUN) only rank 0 speaks the
+    # protocol: the others close stdin and stdout at once.
+    rank = int(os.environ.get("RANK", "0")) if opts["parallel"] else 0
+    if rank != 0:
+        if os.getppid() == 1:  # torchrun died before PR_SET_PDEATHSIG took
+            os._exit(1)
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(2, 1)
+        os.close(null)
+        sys.stdout = sys.stderr
+        return follower_main(opts, rank)
     # The protocol owns the original stdout; anything printed goes to stderr.
     chan = Channel(os.dup(1))
     os.dup2(2, 1)
@@ -1624,6 +1784,12 @@ def main(argv):
         return 1
     ex = Executor(torch, opts)
     t0 = time.perf_counter()
+    try:
+        ex.start_training()
+    except BaseException as e:
+        f = failure_of(e, STAGE_LOAD)
+        chan.fail(f.stage, f.kind, f.message)
+        return 1
     for stage, step in ((STAGE_DEVICE, ex.open_device), (STAGE_LOAD, ex.load), (STAGE_LOAD, ex.compile_model)):
         if step == ex.load:
             t0 = time.perf_counter()
@@ -1637,15 +1803,19 @@ def main(argv):
     while True:
         frame = chan.receive()
         if frame is None:
+            if ex.world > 1:  # the other ranks end too
+                ex.train.broadcast_request(None)
             return 0
         ftype, payload = frame
         handler = {FRAME_TRAIN: ex.train_steps, FRAME_GENERATE: ex.generate,
-                   FRAME_DESCRIBE: ex.describe, FRAME_DENOISE: ex.denoise}.get(ftype)
+                   FRAME_DESCRIBE: ex.describe, FRAME_DENOISE: ex.denoise, FRAME_TRAINRUN: ex.trainrun}.get(ftype)
         if handler:
             try:
                 handler(chan, payload)
             except Exception as e:
                 f = failure_of(e, STAGE_FORWARD)
+                if ex.world > 1:
+                    f.message = "rank 0: " + f.message
                 chan.fail(f.stage, f.kind, f.message)
             continue
         if ftype != FRAME_RUN:
@@ -1656,6 +1826,24 @@ def main(argv):
         except Exception as e:
             f = failure_of(e, STAGE_FORWARD)
             chan.fail(f.stage, f.kind, f.message)
+
+
+def follower_main(opts, rank):
+    """A rank other than 0 (main): loads as rank 0 does, then follows its
+    runs (Executor.follow). Its failures are said on stderr, one line
+    naming the rank, and end it with status 1: torchrun then ends the
+    others and reports it."""
+    try:
+        import torch
+        ex = Executor(torch, opts)
+        ex.start_training()
+        ex.open_device()
+        ex.load()
+        return ex.follow()
+    except BaseException as e:
+        say("parity_torch.py: rank %d: %s" % (rank, failure_of(e, STAGE_FORWARD).message.replace("\n", " ")))
+        sys.stderr.flush()
+        os._exit(1)
 
 
 if __name__ == "__main__":

@@ -160,15 +160,24 @@ int child_module_for(const px_runner_opts *o, const px_env *e, const char *arg, 
 
 /* Environment e's executor's command line (argv[0] its program), threads
  * the room for --threads' value: malloc'd, NULL when out of memory. */
-static const char **executor_argv(px_runner *r, const px_env *e, char *threads, size_t size)
+static const char **executor_argv(px_runner *r, const px_env *e, char *threads, size_t size, char procs[16])
 {
     snprintf(threads, size, "%d", e->threads);
-    const char **argv = calloc(40 + 2 * r->opts.n_backend_modules, sizeof *argv);
+    const char **argv = calloc(64 + 2 * r->opts.n_backend_modules, sizeof *argv);
     if (!argv)
         return NULL;
     const char *prog = e->python ? r->opts.python : r->opts.executor;
     int a = 0;
     argv[a++] = prog;
+    /* A parallel environment (a training run's parallel:) is launched as
+     * its users launch it, by torchrun (proto.h TRAINRUN): N ranks of the
+     * Python executor, rank 0 speaking the protocol; torchrun is the child,
+     * in its own process group, and each rank dies with it. */
+    if (e->python && e->parallel.processes > 0 && kind_of(r->f)->trains) {
+        snprintf(procs, 16, "%d", e->parallel.processes);
+        argv[a++] = "-m", argv[a++] = "torch.distributed.run", argv[a++] = "--standalone";
+        argv[a++] = "--nproc-per-node", argv[a++] = procs;
+    }
     if (e->python)
         argv[a++] = r->opts.script;
     argv[a++] = "--model", argv[a++] = e->model_path;
@@ -190,6 +199,21 @@ static const char **executor_argv(px_runner *r, const px_env *e, char *threads, 
     argv[a++] = "--device", argv[a++] = e->device;
     argv[a++] = "--dtype", argv[a++] = e->dtype;
     argv[a++] = "--threads", argv[a++] = threads;
+    /* A training run's precision recipe and parallel plan (fixture.h). */
+    if (kind_of(r->f)->trains) {
+        if (e->mixed_precision_param)
+            argv[a++] = "--mixed-precision-param", argv[a++] = e->mixed_precision_param;
+        if (e->mixed_precision_reduce)
+            argv[a++] = "--mixed-precision-reduce", argv[a++] = e->mixed_precision_reduce;
+        if (e->parallel.processes > 0) {
+            argv[a++] = "--parallel", argv[a++] = e->parallel.strategy == PX_PAR_FSDP ? "fsdp" : "ddp";
+            argv[a++] = "--processes", argv[a++] = procs;
+            argv[a++] = "--dist-backend";
+            argv[a++] = e->parallel.backend                       ? e->parallel.backend
+                        : child_device_builtin(e->device) && !strncmp(e->device, "cuda", 4) ? "nccl"
+                                                                                      : "gloo";
+        }
+    }
     if (e->tf32 >= 0)
         argv[a++] = "--tf32", argv[a++] = e->tf32 ? "on" : "off";
     if (e->matmul_precision)
@@ -255,8 +279,9 @@ int child_spawn(px_runner *r, const px_env *e, child *c, px_error *err)
         close(in[0]), close(in[1]), close(out[0]), close(out[1]);
         return px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
     }
-    char threads[16];
-    const char **argv = executor_argv(r, e, threads, sizeof threads);
+    char threads[16], procs[16];
+    snprintf(procs, sizeof procs, "%d", e->parallel.processes);
+    const char **argv = executor_argv(r, e, threads, sizeof threads, procs);
     if (!argv) {
         close(in[0]), close(in[1]), close(out[0]), close(out[1]), close(ep[0]), close(ep[1]);
         return px_error_oom(err, NULL);
@@ -476,6 +501,64 @@ void child_reap(px_runner *r, child *c, double grace_s, int kill_now, char *buf,
     close_fd(&c->from), close_fd(&c->err);
     buf_free(&c->rx);
     c->n_shapes = 0; /* a new child compiles afresh */
+}
+
+/* The integer after the last (or, first, the first) occurrence of key
+ * in [s, end): 1 and *v, or 0. */
+static int number_after(const char *s, const char *end, const char *key, int first, long *v)
+{
+    const char *hit = NULL;
+    size_t k = strlen(key);
+    for (const char *p = s; p + k <= end; p++)
+        if (!memcmp(p, key, k)) {
+            hit = p;
+            if (first)
+                break;
+        }
+    if (!hit)
+        return 0;
+    hit += k;
+    while (hit < end && *hit == ' ')
+        hit++;
+    char *stop;
+    long n = strtol(hit, &stop, 10);
+    if (stop == hit)
+        return 0;
+    *v = n;
+    return 1;
+}
+
+int child_rank_failure(const child *c, int *rank, int *code, char **said)
+{
+    const char *s = c->tail, *end = c->tail + c->tail_len;
+    *said = NULL;
+    long r = -1, x = 0;
+    /* torchrun's summary: "Root Cause (first observed failure):" then
+     * "rank : 1 (local_rank: 1)" and "exitcode : 9 (pid: 123)". */
+    const char *root = strstr(s, "Root Cause");
+    if (root && number_after(root, end, "local_rank:", 1, &r)) {
+        /* "exitcode  : 9": the number follows the colon. */
+        const char *e = strstr(root, "exitcode");
+        const char *colon = e ? strchr(e, ':') : NULL;
+        if (!colon)
+            return 0;
+        x = strtol(colon + 1, NULL, 10);
+    } else if (!number_after(s, end, "local_rank:", 0, &r) || !number_after(s, end, "(exitcode:", 0, &x)) {
+        return 0;
+    }
+    if (r < 0 || r > 4096)
+        return 0;
+    *rank = (int)r, *code = (int)x;
+    char key[48];
+    int kn = snprintf(key, sizeof key, "parity_torch.py: rank %ld: ", r);
+    for (const char *p = s; p + kn <= end; p++)
+        if (!memcmp(p, key, (size_t)kn) && (p == s || p[-1] == '\n')) {
+            const char *t = p + strlen("parity_torch.py: ");
+            size_t n = strcspn(t, "\n");
+            free(*said);
+            *said = strndup(t, n);
+        }
+    return 1;
 }
 
 char *child_tail_line(const child *c)

@@ -15,7 +15,8 @@ struct child {
     int served;        /* forked by the fork server, not parity's child */
     int to, from, err; /* -1 when closed */
     px_buf rx;
-    char tail[2048];   /* last bytes of the child's stderr */
+    char tail[8192];   /* last bytes of the child's stderr (torchrun's
+                          report of a failed rank included) */
     size_t tail_len;
     size_t *shapes;    /* sequence lengths this child has run once (a lazy
                           device compiles each new one on its first forward) */
@@ -63,6 +64,15 @@ enum wait_result child_wait_frame(px_runner *r, child *c, double timeout_s, uint
 /* Ends the child: after grace_s without exiting (at once with kill_now, or
  * when the run stops) it is killed. Describes how it ended into buf. */
 void child_reap(px_runner *r, child *c, double grace_s, int kill_now, char *buf, size_t size);
+/* A parallel environment's executor is torchrun (proto.h): when its tail
+ * holds torchrun's report of a worker that failed (the elastic agent's
+ * "Root Cause (first observed failure)": rank and exitcode; else its
+ * "failed (exitcode: C) local_rank: R" line), 1 with the rank and the exit
+ * code (negative: killed by that signal) in *rank, *code, and the rank's
+ * own last words, when it said them ("parity_torch.py: rank R: ..."),
+ * malloc'd in *said (NULL when none); 0 when the tail names none. */
+int child_rank_failure(const child *c, int *rank, int *code, char **said);
+
 /* The last line the child wrote on stderr that is not the Python
  * executor's own IMPORTING or IMPORTED (malloc'd; "" when none). */
 char *child_tail_line(const child *c);

@@ -119,6 +119,177 @@ static int run_in_child(px_runner *r, px_env_result *er, const px_prepared *in, 
     return gone;
 }
 
+/* A parallel environment's failure (torchrun's, proto.h): after rank 0's
+ * FAIL (fail_text, its words) or the end of its output, the rank that
+ * failed first as torchrun reports it, in x's status and detail ("at step
+ * S of N: ..."), the whole group ended. A rank 0 that raised on its own
+ * (the others wait in a collective: torchrun says nothing within a few
+ * seconds) is its FAIL. */
+static void parallel_failed(px_runner *r, child *c, px_example_result *x, const char *at, char *fail_text,
+                            int fail_kind)
+{
+    char how[64];
+    px_buf p = {0};
+    uint32_t type;
+    /* torchrun ends the others and reports once it sees a rank gone: wait
+     * for that, not for the collectives' own timeouts. */
+    enum wait_result w = W_FRAME;
+    double until = state_now() + 5;
+    while (w == W_FRAME && state_now() < until)
+        w = child_wait_frame(r, c, until - state_now(), &type, &p);
+    buf_free(&p);
+    child_reap(r, c, w == W_EOF ? 5 : 0, w != W_EOF, how, sizeof how);
+    int rank = -1, code = 0;
+    char *said = NULL;
+    px_sbuf d = PX_SBUF_INIT;
+    if (w == W_STOPPED || state_stop_of(r) != PX_STOP_NONE) {
+        x->status = PX_ST_NOT_EVALUATED;
+        sbuf_add(&d, state_stop_words(r));
+    } else if (child_rank_failure(c, &rank, &code, &said) && (rank != 0 || !fail_text)) {
+        if (said) {
+            x->status = PX_ST_EXCEPTION;
+            sbuf_addf(&d, "%s: %s", at, said);
+        } else {
+            x->status = PX_ST_CRASH;
+            if (code < 0) {
+                const char *sig = sigabbrev_np(-code);
+                sbuf_addf(&d, "%s: rank %d killed by SIG%s", at, rank, sig ? sig : "?");
+            } else {
+                sbuf_addf(&d, "%s: rank %d exited with status %d", at, rank, code);
+            }
+        }
+    } else if (fail_text) {
+        x->status = fail_kind == PX_FAIL_UNSUPPORTED ? PX_ST_UNSUPPORTED : PX_ST_EXCEPTION;
+        sbuf_addf(&d, "%s: %s", at, fail_text);
+    } else {
+        x->status = PX_ST_CRASH;
+        sbuf_addf(&d, "%s: torchrun %s", at, how);
+        x->stderr_tail = state_scrub(r, child_tail_line(c));
+    }
+    free(said);
+    x->detail = state_scrub(r, sbuf_take(&d));
+    c->tail_len = 0;
+    c->tail[0] = '\0';
+}
+
+/* A training run (kind training, proto.h TRAINRUN): the example's recipe
+ * with parity's learning rates and the data's windows sent, then TRAINSTEP
+ * frames read until TRAINEND: the first within the environment's
+ * first_forward_timeout (the copy, the optimizer, the first step, any
+ * compilation), each later one within its timeout. A FAIL mid-run is the
+ * example's exception, the steps that ran kept; the end of the output a
+ * crash; a timeout kills the executor's whole process group. Every detail
+ * names the step ("at step 4 of 10") and, in a parallel environment, the
+ * rank. Returns 1 when the child is gone afterwards. */
+static int run_train(px_runner *r, px_env_result *er, size_t i, px_example_result *x)
+{
+    const px_env *e = &r->f->envs[er->env_index];
+    child *c = &r->kids[er - r->res->envs];
+    const px_prep *prep = &r->inputs[er - r->res->envs].prep;
+    const px_example *ex = &r->f->examples[i];
+    const px_recipe *rc = ex->recipe ? ex->recipe : &r->f->recipe;
+    int parallel = e->parallel.processes > 0;
+    px_trainrun_req q;
+    if (wire_trainrun_req(rc, prep, &q)) {
+        x->status = PX_ST_EXCEPTION;
+        wire_set_detail(x, "the training data has no window of this run's seq_len (or out of memory)");
+        return 0;
+    }
+    uint32_t steps = q.steps;
+    enum wait_result w = wire_send_trainrun(c->to, &q) ? W_EOF : W_FRAME;
+    wire_trainrun_free(&q);
+    px_buf p = {0};
+    uint32_t type = 0;
+    char why[200], at[64];
+    double timeout = e->first_forward_timeout_s;
+    int done = 0, broken = 0;
+    char *fail_text = NULL;
+    uint32_t fail_kind = 0;
+    while (w == W_FRAME && !done && !broken) {
+        size_t s = x->train ? x->train->n_steps : 0;
+        timeout = s == 0 ? e->first_forward_timeout_s : e->timeout_s;
+        snprintf(at, sizeof at, "at step %zu of %u", s + 1 > steps ? (size_t)steps : s + 1, steps);
+        w = child_wait_frame(r, c, timeout, &type, &p);
+        if (w != W_FRAME)
+            break;
+        if (type == PX_FRAME_TRAINSTEP && !trainstep_decode(&p, x, steps, why, sizeof why)) {
+            state_notify(r);
+        } else if (type == PX_FRAME_TRAINEND && !trainend_decode(&p, x, steps, why, sizeof why)) {
+            px_shape_want want = {0, 0, 0};
+            wire_judge_output(r->f, x, &want);
+            done = 1;
+        } else if (type == PX_FRAME_FAIL) {
+            buf_get_u32(&p);
+            fail_kind = buf_get_u32(&p);
+            fail_text = buf_get_str(&p);
+            if (!fail_text || p.bad || !proto_fail_kind_name((int)fail_kind)) {
+                free(fail_text);
+                fail_text = strdup("protocol: malformed FAIL frame");
+                fail_kind = PX_FAIL_EXCEPTION;
+            }
+            broken = 1;
+        } else {
+            px_sbuf d = PX_SBUF_INIT;
+            if (type == PX_FRAME_TRAINSTEP || type == PX_FRAME_TRAINEND)
+                sbuf_addf(&d, "%s: protocol: malformed %s frame: %s", at,
+                          type == PX_FRAME_TRAINSTEP ? "TRAINSTEP" : "TRAINEND", why);
+            else
+                sbuf_addf(&d, "%s: protocol: unexpected frame", at);
+            fail_text = sbuf_take(&d);
+            fail_kind = 0; /* parity's refusal: the stream is lost, the child ended */
+            broken = 2;
+        }
+    }
+    buf_free(&p);
+    char how[64], d[256];
+    int gone = 0;
+    if (done) {
+        /* ran to its end */
+    } else if (broken == 1 && !parallel) {
+        /* The executor is back in its loop: the next run starts afresh. */
+        x->status = fail_kind == PX_FAIL_UNSUPPORTED ? PX_ST_UNSUPPORTED : PX_ST_EXCEPTION;
+        px_sbuf b = PX_SBUF_INIT;
+        sbuf_addf(&b, "%s: %s", at, fail_text);
+        x->detail = state_scrub(r, sbuf_take(&b));
+    } else if (broken == 2) {
+        child_reap(r, c, 0, 1, how, sizeof how);
+        x->status = PX_ST_EXCEPTION;
+        x->detail = state_scrub(r, fail_text);
+        fail_text = NULL;
+        gone = 1;
+    } else if (parallel && (broken == 1 || w == W_EOF)) {
+        parallel_failed(r, c, x, at, fail_text, (int)fail_kind);
+        gone = 1;
+    } else {
+        /* A timeout: the whole group killed at once, nothing left running. */
+        child_reap(r, c, w == W_EOF ? 5 : 0, w != W_EOF, how, sizeof how);
+        if (w == W_TIMEOUT) {
+            x->status = PX_ST_TIMEOUT;
+            snprintf(d, sizeof d, "%s: no step within %g s%s", at, timeout,
+                     x->train ? "" : " (the first step: first_forward_timeout)");
+            wire_set_detail(x, d);
+        } else if (w == W_STOPPED || state_stop_of(r) != PX_STOP_NONE) {
+            x->status = PX_ST_NOT_EVALUATED;
+            wire_set_detail(x, state_stop_words(r));
+        } else {
+            x->status = PX_ST_CRASH;
+            snprintf(d, sizeof d, "%s: %s", at, how);
+            wire_set_detail(x, d);
+            x->stderr_tail = state_scrub(r, child_tail_line(c));
+        }
+        c->tail_len = 0;
+        c->tail[0] = '\0';
+        gone = 1;
+    }
+    /* A run cut short keeps the steps that ran: its curve so far is its
+     * output, in the weights' dtype (the environment's: TRAINEND, which
+     * says it, never came), as a results file holds it. */
+    if (!done && x->train && x->n_values && !x->dtype)
+        x->dtype = results_dtype(e->dtype ? e->dtype : "float32");
+    free(fail_text);
+    return gone;
+}
+
 static void copy_input(px_example_result *x, const px_prepared *in, const px_tokenizer *tok)
 {
     x->clean_text = strdup(in->clean_text ? in->clean_text : "");
@@ -308,7 +479,10 @@ static void run_examples(px_runner *r, px_env_result *er, int fitted)
                 }
             }
             state_set_progress(r, (int)(er - r->res->envs), (int)i);
-            run_in_child(r, er, in, &x, kind_of(r->f)->generates);
+            if (kind_of(r->f)->trains)
+                run_train(r, er, i, &x);
+            else
+                run_in_child(r, er, in, &x, kind_of(r->f)->generates);
         }
         /* A contract error is the run's, not this example's: it stays
          * pending and is said as the run stopped (runner_main). */

@@ -7,6 +7,7 @@
 #include "wire.h"
 
 #include "parity/kind.h"
+#include "parity/recipe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +259,55 @@ int wire_send_train(const px_fixture *f, int fd, uint32_t steps, double lr, cons
         buf_put_i64(&b, targets[j]);
     proto_end(&b);
     int rc = b.bad || proto_write_all(fd, b.data, b.len) ? -1 : 0;
+    buf_free(&b);
+    return rc;
+}
+
+int wire_trainrun_req(const px_recipe *rc, const px_prep *prep, px_trainrun_req *q)
+{
+    memset(q, 0, sizeof *q);
+    size_t L = rc->seq_len > 0 ? (size_t)rc->seq_len : 0;
+    size_t n_win = L && prep->n_train_ids > 1 ? (prep->n_train_ids - 1) / L : 0;
+    if (rc->steps < 1 || rc->batch_size < 1 || !n_win || n_win > UINT32_MAX)
+        return -1;
+    double *lr = malloc((size_t)rc->steps * sizeof *lr);
+    int64_t *w = malloc(n_win * (L + 1) * sizeof *w);
+    if (!lr || !w) {
+        free(lr), free(w);
+        return -1;
+    }
+    recipe_lr(rc, lr);
+    for (size_t k = 0; k < n_win; k++)
+        memcpy(w + k * (L + 1), prep->train_ids + k * L, (L + 1) * sizeof *w);
+    *q = (px_trainrun_req){.steps = (uint32_t)rc->steps,
+                           .batch_size = (uint32_t)rc->batch_size,
+                           .seq_len = (uint32_t)L,
+                           .optimizer = (uint32_t)rc->optimizer,
+                           .beta1 = rc->beta1,
+                           .beta2 = rc->beta2,
+                           .eps = rc->eps,
+                           .weight_decay = rc->weight_decay,
+                           .momentum = rc->momentum,
+                           .clip_grad_norm = rc->clip_grad_norm,
+                           .seed = rc->seed,
+                           .lr = lr,
+                           .n_windows = (uint32_t)n_win,
+                           .windows = w};
+    return 0;
+}
+
+void wire_trainrun_free(px_trainrun_req *q)
+{
+    free((double *)q->lr);
+    free((int64_t *)q->windows);
+    q->lr = NULL, q->windows = NULL;
+}
+
+int wire_send_trainrun(int fd, const px_trainrun_req *q)
+{
+    px_buf b = {0};
+    trainrun_request_encode(&b, q);
+    int rc = b.bad || b.len > PX_FRAME_MAX + PX_FRAME_HEADER || proto_write_all(fd, b.data, b.len) ? -1 : 0;
     buf_free(&b);
     return rc;
 }

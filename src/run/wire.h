@@ -15,6 +15,7 @@
 #include "parity/proto.h"
 #include "parity/results.h"
 #include "parity/tokenizer.h"
+#include "parity/trainrun.h"
 
 /* x's detail becomes a copy of s (NULL: none). */
 void wire_set_detail(px_example_result *x, const char *s);
@@ -54,6 +55,17 @@ int wire_send_denoise(int fd, const px_denoise_req *q);
  * judged by the kind's rule (wire_judge_output); malformed: an exception
  * saying what broke, never a guess. */
 void wire_take_denoised(const px_fixture *f, px_buf *p, px_example_result *x, const px_shape_want *w);
+
+/* A training run's example as TRAINRUN asks it (trainrun.h): recipe's
+ * numbers, parity's learning rate per step (recipe_lr) and the windows of
+ * the data's ids (prepare.c: prep->train_ids, cut as fixture.h says: window
+ * w is ids[w*seq_len .. w*seq_len + seq_len]). lr and windows are
+ * malloc'd into *q (wire_trainrun_free); -1 when out of memory or the data
+ * has no window for this seq_len (prepare.c refuses that before any run). */
+int wire_trainrun_req(const px_recipe *rc, const px_prep *prep, px_trainrun_req *q);
+void wire_trainrun_free(px_trainrun_req *q);
+/* TRAINRUN for it, written to fd: 0, or -1. */
+int wire_send_trainrun(int fd, const px_trainrun_req *q);
 
 /* A READY frame's fields after its version into m (malloc'd strings; an
  * optional field's "" is NULL, not known); p->bad says when malformed. */
