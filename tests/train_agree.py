@@ -32,6 +32,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ left in src/executor
 sys.path.insert(0, os.path.join(ROOT, "src", "executor"))
 
 import torch  # noqa: E402
