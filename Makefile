@@ -41,6 +41,15 @@
 #   make bench-images         the image demo through parity against
 #                             DiTPipeline called bare (tests/bench/images.sh)
 #   make images-model         retrain fixtures/shapes/model (then re-pin)
+#   make demo-training        the fifth demo, training: a tiny Llama trained
+#                             from scratch on a bundled text (fixtures/
+#                             llm-train), float32, the CPU bfloat16 twin,
+#                             bfloat16 weights and 2-process FSDP
+#   make bench-training       parity's cost a training step against a bare
+#                             loop, one process and two (tests/bench/
+#                             training.sh)
+#   make training-model       rebuild fixtures/llm-train/model, the training
+#                             demo's tiny Llama and its tokenizer (then re-pin)
 #   make agree                the tokenizer agreement test alone
 #   make demo-model           retrain fixtures/campus-club/model.pt + vocab.txt
 #   make demo-blurbs-model    retrain fixtures/event-blurbs/model.pt + vocab.txt
@@ -152,7 +161,7 @@ TORCH2_SUITES += test_cmd_embed
 TORCH2_SUITES += test_cmd_image
 TORCH2_SUITES += test_cmd_load test_cmd_probe test_cmd_modules
 
-.PHONY: demo-images images-model bench-images kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man man-tables man-tables-fix fuzz
+.PHONY: demo-images images-model bench-images training-model demo-training bench-training kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man man-tables man-tables-fix fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -393,6 +402,28 @@ demo-images: all
 	if [ -t 0 ] && [ -t 1 ]; then $(PARITY) review fixtures/shapes/fixture.yaml; \
 	else $(PARITY) run fixtures/shapes/fixture.yaml -o build/demo-images-results.yaml; fi
 
+# The fifth demo, training (fixtures/llm-train: a tiny Llama made by
+# src/tools/make_tiny_llama.py and committed, trained from scratch on the
+# bundled text for 50-100 steps in three recipes; the float32 reference, the
+# CPU bfloat16 twin, bfloat16 weights without master weights and a
+# 2-process FSDP run under torchrun, all on the venv's interpreter): parity
+# run first (the table; its results in build/demo-training-results.yaml),
+# then, on a terminal, the review screen on those results, every
+# environment's loss curve drawn over the reference's.
+demo-training: all
+	@[ -e $(VENV_STAMP) ] || { echo "demo-training: no torch 2 venv with transformers (make deps)"; exit 1; }; \
+	export PARITY_PYTHON=$(abspath $(VENV))/bin/python HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1; \
+	fx=fixtures/llm-train/fixture.yaml out=build/demo-training-results.yaml rc=0; \
+	$(PARITY) run $$fx -o $$out || rc=$$?; \
+	if [ -t 0 ] && [ -t 1 ] && [ -s $$out ]; then $(PARITY) review $$fx --results $$out --no-run; \
+	else exit $$rc; fi
+
+# The training demo's default recipe through parity against bare loops with
+# the same model, data and recipe, one process and two (tests/bench/
+# training.sh; also part of make bench).
+bench-training: all
+	tests/bench/training.sh $(PARITY) $(VENV)/bin/python
+
 # The image demo's examples through parity against DiTPipeline called bare
 # with the same settings and noise (tests/bench/images.sh; also part of make
 # bench).
@@ -440,6 +471,7 @@ bench: all $(TORCH_BUILD)/bench-bare $(BUILD)/bench-decide $(BUILD)/tok-bench
 	  tests/bench/generate.sh $(PARITY) $(VENV)/bin/python; \
 	  tests/bench/search.sh $(PARITY) $(VENV)/bin/python; \
 	  tests/bench/images.sh $(PARITY) $(VENV)/bin/python; \
+	  tests/bench/training.sh $(PARITY) $(VENV)/bin/python; \
 	  tests/bench/tokenizers.sh $(BUILD)/tok-bench; } 2>&1 | tee tests/bench/last.txt; exit $${PIPESTATUS[0]}
 
 # Installed, parity finds its executors in ../libexec/parity and its themes
@@ -627,6 +659,14 @@ demo-blurbs-model: deps-train
 images-model:
 	$(VENV)/bin/python src/tools/train_images.py --out fixtures/shapes/model
 	@echo "now pin the printed sha256 values in fixtures/shapes/fixture.yaml (and re-measure its thresholds: src/tools/image_parting.py)"
+
+# The training demo's tiny Llama (fixtures/llm-train/model): a byte-level
+# BPE tokenizer.json trained on the bundled text and a randomly initialised
+# LlamaForCausalLM, both from fixed seeds (a few seconds; the venv's torch 2,
+# transformers and tokenizers).
+training-model:
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(VENV)/bin/python src/tools/make_tiny_llama.py --corpus fixtures/llm-train/corpus.txt --out fixtures/llm-train/model
+	@echo "now pin the printed sha256 values in fixtures/llm-train/fixture.yaml"
 
 test-models: deps-train
 	$(PYTHON_TORCH) tests/models/make_models.py tests/models
