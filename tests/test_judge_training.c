@@ -37,7 +37,7 @@ static const char FIXTURE[] =
     "environments:\n"
     "  reference: {device: cpu, dtype: float32, threads: 1, role: reference}\n"
     "  cpu-bf16: {device: cpu, dtype: bfloat16, threads: 1, role: twin}\n"
-    "  tpu: {device: cpu, dtype: float32, threads: 1}\n"
+    "  tpu: {device: tpu, dtype: float32, threads: 1}\n"
     "examples:\n"
     "  - {id: same, text: x, expect: {label: a}, why: w}\n"
     "  - {id: within, text: x, expect: {label: a}, why: w}\n"
@@ -830,7 +830,7 @@ Test(judge_training, the_contracts_results_file)
     cr_expect_eq(v->train->loss_step, 6);
     cr_expect_eq(v->div, PX_DIV_STEP);
     cr_expect(!strncmp(v->div_detail, "loss parts at step 7 of 10: ", 28), "%s", v->div_detail);
-    cr_expect_eq(v->attr, PX_ATTR_DEVICE);
+    cr_expect_eq(v->attr, PX_ATTR_PRECISION, "bfloat16 weights on the reference's CPU: their own precision recipe");
     const px_verdict *n = &j.envs[bf].ex[LOW];
     EXPECT_OUTCOME(n, PX_OC_LOSS_NOT_FINITE);
     cr_expect_str_eq(n->detail, "the loss is nan at step 8 of 10");
@@ -839,4 +839,37 @@ Test(judge_training, the_contracts_results_file)
     judgement_free(&j);
     results_free(r);
     fixture_free(f);
+}
+
+/* A candidate on the reference's own device (the demo's CPU environments)
+ * cannot part by the device, and the twin, which runs the TPU's recipe, is
+ * not asked about a recipe that is not its own: bfloat16 weights on the
+ * CPU parting is their precision recipe, whatever the twin does; the same
+ * precision on the same device parting is neither (its plan). Before, a
+ * bfloat16-weights run was blamed on the device because the autocast twin
+ * held. */
+Test(judge_training, a_candidate_on_the_references_device_is_not_blamed_on_the_device)
+{
+    judged p;
+    build(&p);
+    px_env *tpu = &p.f->envs[p.r->envs[TPU].env_index];
+    free(tpu->device), free(tpu->dtype);
+    tpu->device = strdup("cpu"), tpu->dtype = strdup("bfloat16");
+    judge(&p);
+    const px_verdict *v = verdict(&p, TPU, EX_DEV); /* the twin holds here */
+    cr_expect_eq(v->attr, PX_ATTR_PRECISION);
+    char *c = cause(&p, TPU, EX_DEV);
+    cr_expect_str_eq(c, "precision (this runs on the reference's own device, cpu: what differs is its precision "
+                        "recipe, bfloat16 weights, bfloat16 compute, against the reference's float32 weights, float32 "
+                        "compute)");
+    free(c);
+    judgement_free(&p.j);
+    free(tpu->dtype);
+    tpu->dtype = strdup("float32");
+    judge(&p);
+    cr_expect_eq(verdict(&p, TPU, EX_DEV)->attr, PX_ATTR_UNKNOWN);
+    c = cause(&p, TPU, EX_DEV);
+    cr_expect(c && strstr(c, "what differs is its plan (1 processes"), "%s", c ? c : "(none)");
+    free(c);
+    judged_free(&p);
 }

@@ -201,6 +201,12 @@ typedef struct px_train_verdict {
     double *param_rel;    /* estimated ||p - p_ref|| / ||p_ref|| per group;
                              NAN where not compared */
     char *failed;         /* the checks that failed, in words; NULL none */
+    char *own_cause;      /* a candidate on the reference's own device: the
+                             twin is not asked, its cause is told by what
+                             differs (its precision recipe: own_attr
+                             precision; nothing but its plan: unknown), in
+                             words; NULL otherwise */
+    int own_attr;         /* px_attr of own_cause */
 } px_train_verdict;
 
 typedef struct px_verdict {

@@ -36,6 +36,7 @@
 
 #include "judge_int.h"
 #include "parity/judge.h"
+#include "parity/recipe.h"
 #include "parity/sbuf.h"
 #include "parity/strf.h"
 
@@ -411,6 +412,8 @@ static char *within_words(const jctx *j, size_t k, const px_example_result *x, c
  * reference's curve bit for bit), pass-within-tolerance. The figures
  * (v->train) are filled wherever the two can be compared, whatever the
  * outcome; v->train->failed lists every check that failed. */
+static void own_cause(const jctx *j, size_t e, px_train_verdict *tv);
+
 static int train_judge(const jctx *j, size_t e, size_t k, px_verdict *v)
 {
     const px_fixture *f = j->f;
@@ -418,6 +421,7 @@ static int train_judge(const jctx *j, size_t e, size_t k, px_verdict *v)
     const px_example_result *x = &j->r->envs[e].ex[k];
     const px_example_result *ref = (int)e == j->ref ? NULL : judge_result_at(j, j->ref, k);
     px_train_verdict *tv = v->train;
+    own_cause(j, e, tv);
     px_sbuf b = PX_SBUF_INIT;
     unsigned bits = 0;
     char *own = NULL; /* the first own check that failed, in words */
@@ -539,7 +543,8 @@ static int train_verdict_init(const px_fixture *f, size_t k, px_verdict *v)
 static void train_verdict_free(px_verdict *v)
 {
     if (v->train)
-        free(v->train->loss_diff), free(v->train->group), free(v->train->param_rel), free(v->train->failed);
+        free(v->train->loss_diff), free(v->train->group), free(v->train->param_rel), free(v->train->failed),
+            free(v->train->own_cause);
     free(v->train);
     v->train = NULL;
 }
@@ -620,6 +625,46 @@ static int twin_compared(const px_verdict *tv)
  * did not finish). A run that parts at no step but does not learn (no
  * per-step tolerance): precision's when the twin does not learn either,
  * the device's when it does. */
+/* An environment's precision recipe: its weights' dtype, its compute's
+ * (mixed_precision_param), its reduction's; "float32 weights, bfloat16
+ * compute". */
+static void precision_words(const px_env *env, char *buf, size_t size)
+{
+    const char *w = env->dtype ? env->dtype : "float32";
+    snprintf(buf, size, "%s weights, %s compute", w, env->mixed_precision_param ? env->mixed_precision_param : w);
+}
+
+/* A candidate that runs on the reference's own device (the demo's CPU
+ * environments) cannot part by the device: what parts it is its precision
+ * recipe where that differs from the reference's, else its plan (its
+ * processes). The twin is not asked: it runs the TPU's recipe, which need
+ * not be this one. The words in tv->own_cause, the cause in own_attr;
+ * nothing for another device or no reference. */
+static void own_cause(const jctx *j, size_t e, px_train_verdict *tv)
+{
+    free(tv->own_cause);
+    tv->own_cause = NULL, tv->own_attr = PX_ATTR_NONE;
+    if (j->ref < 0 || (int)e == j->ref || (int)e == j->twin)
+        return;
+    const px_env *a = &j->f->envs[j->r->envs[e].env_index], *r = &j->f->envs[j->r->envs[j->ref].env_index];
+    if (!a->device || !r->device || strcmp(a->device, r->device))
+        return;
+    char wa[128], wr[128];
+    precision_words(a, wa, sizeof wa), precision_words(r, wr, sizeof wr);
+    if (strcmp(wa, wr)) {
+        tv->own_attr = PX_ATTR_PRECISION;
+        tv->own_cause = strf("precision (this runs on the reference's own device, %s: what differs is its precision "
+                             "recipe, %s, against the reference's %s)",
+                             a->device, wa, wr);
+    } else {
+        tv->own_attr = PX_ATTR_UNKNOWN;
+        tv->own_cause = strf("unknown: this runs on the reference's device (%s) in its precision (%s); what differs "
+                             "is its plan (%d processes%s%s), neither precision nor the device",
+                             a->device, wa, a->parallel.processes > 0 ? a->parallel.processes : 1,
+                             a->parallel.processes > 0 ? ", " : "", recipe_strategy_name(a->parallel.strategy));
+    }
+}
+
 static px_attr train_attribute(const jctx *j, size_t e, size_t k, const px_example_result *ref, const px_verdict *v)
 {
     (void)ref;
@@ -629,6 +674,8 @@ static px_attr train_attribute(const jctx *j, size_t e, size_t k, const px_examp
     long step = parting_step(v);
     if (step < 0 && !not_learning(&j->f->train_cmp, v->train))
         return PX_ATTR_NONE;
+    if (v->train->own_cause)
+        return (px_attr)v->train->own_attr;
     const px_example_result *tw;
     px_attr said = attribute_twin_first(j, e, k, &tw);
     if (said != PX_ATTR_NONE)
@@ -673,6 +720,8 @@ static char *train_cause(const px_judgement *j, size_t e, size_t k)
     where_str(here, sizeof here, v, step);
     if (tv)
         where_str(there, sizeof there, tv, ts);
+    if (v->train && v->train->own_cause && v->attr == (px_attr)v->train->own_attr)
+        return strf("%s", v->train->own_cause);
     switch (v->attr) {
     case PX_ATTR_PRECISION:
         if ((int)e == j->twin)
