@@ -52,3 +52,15 @@ void html_tag(FILE *o, const char *open, const char *s, const char *close)
     html_text(o, s);
     fputs(close, o);
 }
+
+void report_safe_name(char *out, size_t size, const char *s)
+{
+    size_t n = 0;
+    for (; s[n] && n + 1 < size && n < 80; n++) {
+        char ch = s[n];
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+                 ch == '_' || (ch == '.' && n);
+        out[n] = ok ? ch : '_';
+    }
+    out[n] = '\0';
+}

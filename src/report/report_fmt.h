@@ -19,4 +19,9 @@ void md_cell_text(FILE *o, const char *s);
 void html_text(FILE *o, const char *s);
 void html_tag(FILE *o, const char *open, const char *s, const char *close);
 
+/* s as a name in a bundle's path (a kind's export_example: an example's
+ * id, an environment's name): letters, digits, '.', '-' and '_' kept,
+ * anything else '_' (a leading '.' too), at most 80 bytes. */
+void report_safe_name(char *out, size_t size, const char *s);
+
 #endif

@@ -563,19 +563,6 @@ static const char *html_css(const px_story *s, const px_judgement *j)
 
 /* ---- export and repro bundles ---- */
 
-/* s as a name in a bundle's path: letters, digits, '.', '-' and '_'
- * kept, anything else '_' (a leading '.' too), at most 80 bytes. */
-static void safe_name(char *out, size_t size, const char *s)
-{
-    size_t n = 0;
-    for (; s[n] && n + 1 < size && n < 80; n++) {
-        char ch = s[n];
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
-                 ch == '_' || (ch == '.' && n);
-        out[n] = ok ? ch : '_';
-    }
-    out[n] = '\0';
-}
 
 static int put_png(const px_image8 *m, const char *rel, px_bundle_put put, void *ctx, px_error *err)
 {
@@ -611,14 +598,14 @@ static int export_pictures(const px_fixture *f, const px_results *r, const px_ju
                            const unsigned char *want, px_bundle_put put, void *ctx, px_error *err)
 {
     char id[96], env[96], rel[320];
-    safe_name(id, sizeof id, f->examples[k].id);
+    report_safe_name(id, sizeof id, f->examples[k].id);
     px_image8 ref;
     int have_ref = r->reference >= 0 && !picture_of(f, &r->envs[r->reference].ex[k], &ref), n = 0, rc = 0;
     for (size_t e = 0; !rc && e < r->n_envs; e++) {
         px_image8 m, heat;
         if ((want && !want[e]) || picture_of(f, &r->envs[e].ex[k], &m))
             continue;
-        safe_name(env, sizeof env, r->envs[e].name);
+        report_safe_name(env, sizeof env, r->envs[e].name);
         snprintf(rel, sizeof rel, "images/%zu-%s/%s.png", k + 1, id, env);
         rc = put_png(&m, rel, put, ctx, err);
         n++;

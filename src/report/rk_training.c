@@ -836,20 +836,6 @@ static const char *html_css(const px_story *s, const px_judgement *j)
 
 /* ---- export and repro bundles ---- */
 
-/* s as a name in a bundle's path (rk_image's rule): letters, digits, '.',
- * '-' and '_' kept, anything else '_' (a leading '.' too), at most 80
- * bytes. */
-static void safe_name(char *out, size_t size, const char *s)
-{
-    size_t n = 0;
-    for (; s[n] && n + 1 < size && n < 80; n++) {
-        char ch = s[n];
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
-                 ch == '_' || (ch == '.' && n);
-        out[n] = ok ? ch : '_';
-    }
-    out[n] = '\0';
-}
 
 /* A figure, "nan" or "inf" as it was; an empty field when not recorded. */
 static void csv_num(px_sbuf *b, int recorded, double v)
@@ -865,7 +851,7 @@ static int export_steps(const px_fixture *f, const px_results *r, const px_judge
 {
     (void)j;
     char id[96], env[96], rel[320];
-    safe_name(id, sizeof id, f->examples[k].id);
+    report_safe_name(id, sizeof id, f->examples[k].id);
     int n_files = 0;
     for (size_t e = 0; e < r->n_envs; e++) {
         size_t n;
@@ -884,7 +870,7 @@ static int export_steps(const px_fixture *f, const px_results *r, const px_judge
             csv_num(&b, ht && t->lr, ht && t->lr ? t->lr[s] : 0), sbuf_addc(&b, ',');
             csv_num(&b, ht && t->step_ms, ht && t->step_ms ? t->step_ms[s] : 0), sbuf_addc(&b, '\n');
         }
-        safe_name(env, sizeof env, r->envs[e].name);
+        report_safe_name(env, sizeof env, r->envs[e].name);
         snprintf(rel, sizeof rel, "training/%zu-%s/%s-steps.csv", k + 1, id, env);
         if (sbuf_failed(&b)) {
             sbuf_free(&b);
