@@ -394,11 +394,21 @@ Test(pane_training, the_table_has_its_row, .fini = scene_end)
 {
     scene_start("xterm-256color", 1);
     cr_expect_eq(tui_pane_of(&sc->t), &tui_pane_training);
-    char *o = tui_pane_training.output(&sc->t);
+    char *o = tui_pane_training.output(&sc->t, 0);
     cr_assert_not_null(o);
     cr_expect_str_eq(o, "output: a loss curve of 50 steps, adamw at lr 0.001, 5 warm-up, batch 4 x 32 tokens, "
                         "clipped to 1");
     free(o);
+    /* A run with its own train: keys says its own recipe, not the
+     * contract's. */
+    px_recipe own = sc->f.recipe;
+    own.steps = 20, own.lr = 0.01, own.warmup_steps = 0;
+    sc->ex.recipe = &own;
+    o = tui_pane_training.output(&sc->t, 0);
+    cr_assert_not_null(o);
+    cr_expect_str_eq(o, "output: a loss curve of 20 steps, adamw at lr 0.01, batch 4 x 32 tokens, clipped to 1");
+    free(o);
+    sc->ex.recipe = &sc->f.recipe;
 }
 
 Test(pane_training, three_curves_in_the_themes_colours, .fini = scene_end)

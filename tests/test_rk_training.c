@@ -322,8 +322,9 @@ Test(rk_training, check_text_has_outcome_curve_and_steps_around_the_parting)
     cr_expect_null(line_of(out, "                       10     "), "two steps before, no more");
     cr_expect(strstr(out, "loss-not-finite: its loss is not finite from step 15"), "%s", out);
     cr_expect(strstr(out, "curve: not finite from step 16; loss parts at step 16 of 20"), "%s", out);
-    /* The reference's own runs: their steps and loss. */
-    cr_expect(strstr(out, "curve: 20 steps, loss 4 → 2.1, drop 1.85"), "%s", out);
+    /* The reference's own runs: their steps, their loss from the first
+     * step to the mean of the last tenth (the figure its drop is of). */
+    cr_expect(strstr(out, "curve: 20 steps, loss 4 → 2.15 (the last 2 steps' mean), drop 1.85"), "%s", out);
     free(out);
 }
 
@@ -412,6 +413,12 @@ Test(rk_training, html_draws_every_curve_and_marks_the_parting)
     cr_expect(strstr(html, "<tr class=\"parts\"><td>13</td>"));
     /* The twin's broken line: its path starts again after no step. */
     cr_expect_eq(count(html, "<svg class=\"loss-chart\""), (size_t)f->n_examples);
+    /* The legend: the outcomes shown, in the same words as markdown's. */
+    const char *legend = strstr(html, "<h2 id=\"outcomes\">");
+    cr_assert_not_null(legend);
+    cr_expect(strstr(legend, "<tr><td>curve-changed</td>") && strstr(legend, "<tr><td>loss-not-finite</td>"), "%s",
+              legend);
+    cr_expect_null(strstr(legend, "<tr><td>blank-image</td>"), "%s", legend);
     free(html);
 }
 
@@ -427,6 +434,15 @@ Test(rk_training, markdown_has_figures_and_no_picture)
     cr_expect(strstr(md, "| **13** | 2.8 | 2.801 | 2.85 |"), "%s", md);
     cr_expect(strstr(md, "Training: adamw, lr 0.001"), "%s", md);
     cr_expect(strstr(md, "| reference | 20 | 4 | 2.1 | 1.85 | (reference) | — | — | — | 250 | 10.0 |"), "%s", md);
+    /* The legend explains the outcomes shown here, no other kind's. */
+    const char *legend = strstr(md, "## What the outcomes mean");
+    cr_assert_not_null(legend, "%s", md);
+    const char *shown[] = {"| pass |", "| curve-changed |", "| loss-not-finite |"};
+    for (size_t i = 0; i < sizeof shown / sizeof *shown; i++)
+        cr_expect(strstr(legend, shown[i]), "%s missing: %s", shown[i], legend);
+    const char *not_shown[] = {"| not-learning |", "| wrong-label |", "| image-changed |", "| ranking-changed |"};
+    for (size_t i = 0; i < sizeof not_shown / sizeof *not_shown; i++)
+        cr_expect_null(strstr(legend, not_shown[i]), "%s is not shown here: %s", not_shown[i], legend);
     free(md);
     /* A run's own expectation (expect: {loss_at_most}) in its words. */
     px_sbuf b = PX_SBUF_INIT;

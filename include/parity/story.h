@@ -209,6 +209,10 @@ px_story *story_build(const px_fixture *f, const px_results *r, const px_judgeme
                       const px_error *history_err, px_error *err);
 void story_free(px_story *s);
 
+/* 1 when some example's cell in s has outcome o: the reports' legend
+ * explains the outcomes the report shows, not every kind's. */
+int story_outcome_shown(const px_story *s, px_outcome o);
+
 /* An environment's threads: what its results record, else (run here) what
  * the fixture sets; 0 when neither says. Its executor: "libtorch" or
  * "python", as recorded, else as the fixture gives it; NULL for results

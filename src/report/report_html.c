@@ -374,12 +374,18 @@ void report_html_judged(FILE *o, const px_story *s, const px_judgement *j)
     }
     fputs("<h2 id=\"pending\">Decisions pending</h2>\n", o);
     list(o, &s->pending, "None: every decision is written into the fixture.");
-    fputs("<h2 id=\"outcomes\">What the outcomes mean</h2>\n<table><thead><tr><th>Outcome</th><th>Meaning</th>"
-          "</tr></thead><tbody>\n",
-          o);
+    fputs("<h2 id=\"outcomes\">What the outcomes mean</h2>\n", o);
+    int any = 0;
     for (int k = 0; k < PX_OC_COUNT; k++) {
+        if (!story_outcome_shown(s, (px_outcome)k))
+            continue;
+        if (!any++)
+            fputs("<p>The outcomes this report shows (parity(1), VERDICTS, lists them all).</p>\n"
+                  "<table><thead><tr><th>Outcome</th><th>Meaning</th></tr></thead><tbody>\n",
+                  o);
         html_tag(o, "<tr><td>", outcome_name((px_outcome)k), "</td>");
         html_tag(o, "<td>", outcome_meaning((px_outcome)k), "</td></tr>\n");
     }
-    fputs("</tbody></table>\n</body>\n</html>\n", o);
+    fputs(any ? "</tbody></table>\n" : "<p>No example was judged (parity(1), VERDICTS, lists the outcomes).</p>\n", o);
+    fputs("</body>\n</html>\n", o);
 }

@@ -263,7 +263,17 @@ void report_markdown_judged(FILE *o, const px_story *s, const px_judgement *j)
     if (s->performance.n)
         md_list_section(o, "Performance (a question apart from the contract)", &s->performance, "");
     md_list_section(o, "Decisions pending", &s->pending, "None: every decision is written into the fixture.");
-    fputs("## What the outcomes mean\n\n| Outcome | Meaning |\n|---|---|\n", o);
-    for (int k = 0; k < PX_OC_COUNT; k++)
+    fputs("## What the outcomes mean\n\n", o);
+    int any = 0;
+    for (int k = 0; k < PX_OC_COUNT; k++) {
+        if (!story_outcome_shown(s, (px_outcome)k))
+            continue;
+        if (!any++)
+            fputs("The outcomes this report shows (parity(1), VERDICTS, lists them all).\n\n"
+                  "| Outcome | Meaning |\n|---|---|\n",
+                  o);
         fprintf(o, "| %s | %s |\n", outcome_name((px_outcome)k), outcome_meaning((px_outcome)k));
+    }
+    if (!any)
+        fputs("No example was judged (parity(1), VERDICTS, lists the outcomes).\n", o);
 }

@@ -78,6 +78,18 @@ static long first_parting(const px_fixture *f, const double *a, size_t na, const
     return na < nb ? (long)na : -1;
 }
 
+/* The mean of the last tenth of the steps (at least one), the judge's
+ * "end of the run". */
+static size_t tail_of(size_t n) { return n / 10 ? n / 10 : 1; }
+
+static double tail_mean(const double *l, size_t n)
+{
+    double sum = 0;
+    for (size_t s = n - tail_of(n); s < n; s++)
+        sum += l[s];
+    return sum / (double)tail_of(n);
+}
+
 /* The loss's drop as compare.train.learning measures it: the first step's
  * loss less the mean of the last tenth of the steps (at least one); NAN
  * when not finite or no steps. */
@@ -85,11 +97,7 @@ static double drop_of(const double *l, size_t n)
 {
     if (!l || !n)
         return NAN;
-    size_t tail = n / 10 ? n / 10 : 1;
-    double sum = 0;
-    for (size_t s = n - tail; s < n; s++)
-        sum += l[s];
-    double d = l[0] - sum / (double)tail;
+    double d = l[0] - tail_mean(l, n);
     return isfinite(d) ? d : NAN;
 }
 
@@ -184,11 +192,15 @@ static void curve_words(px_sbuf *b, const px_train_verdict *tv)
 }
 
 /* The reference's (or a run without a verdict of its own): "50 steps,
- * loss 4.21 → 1.83, drop 2.38". */
+ * loss 4.21 → 1.83 (the last 5 steps' mean), drop 2.38": the end is the
+ * mean the judge's drop is taken from, not the last step's loss, so that
+ * the words and the drop are one figure. */
 static void run_words(px_sbuf *b, const double *l, size_t n)
 {
     sbuf_addf(b, "%zu step%s, loss ", n, n == 1 ? "" : "s");
-    num(b, l[0]), sbuf_add(b, " → "), num(b, l[n - 1]);
+    num(b, l[0]), sbuf_add(b, " → "), num(b, tail_mean(l, n));
+    if (tail_of(n) > 1)
+        sbuf_addf(b, " (the last %zu steps' mean)", tail_of(n));
     sbuf_add(b, ", drop "), num(b, drop_of(l, n));
 }
 

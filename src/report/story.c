@@ -715,6 +715,15 @@ static px_story *story_tell(const px_fixture *f, const px_results *r, const px_j
     return s;
 }
 
+int story_outcome_shown(const px_story *s, px_outcome o)
+{
+    for (size_t k = 0; k < s->n_examples; k++)
+        for (size_t e = 0; s->examples[k].cells && e < s->n_envs; e++)
+            if (s->examples[k].cells[e].present && s->examples[k].cells[e].outcome == o)
+                return 1;
+    return 0;
+}
+
 void story_free(px_story *s)
 {
     if (!s)

@@ -19,9 +19,10 @@ typedef struct tui_pane {
      * classifier and a generator the reference's side and the candidate's,
      * for an embedding its searches or its vectors. Returns the rows used. */
     int (*draw)(tui *t, size_t k, int y, int x, int w, int end);
-    /* The row under the example's text that says how its output was made
-     * ("output: greedy, at most 20 tokens"), malloc'd; NULL for none. */
-    char *(*output)(const tui *t);
+    /* The row under example k's text that says how its output was made
+     * ("output: greedy, at most 20 tokens"; a training run's own recipe),
+     * malloc'd; NULL for none. */
+    char *(*output)(const tui *t, size_t k);
     /* The summary's line on environment e beside its state (an
      * embedding's searches), malloc'd, its element at *el; NULL for none. */
     char *(*summary)(const tui *t, size_t e, int *el);

@@ -157,8 +157,9 @@ static int rows(tui *t, size_t k, int w) { return pane_sides_rows(t, k, w, side_
 static int draw(tui *t, size_t k, int y, int x, int w, int end) { return pane_sides_draw(t, k, y, x, w, end, draw_side); }
 
 /* How the text was generated (the contract's generate: block). */
-static char *output(const tui *t)
+static char *output(const tui *t, size_t k)
 {
+    (void)k;
     char words[1024], *s = NULL;
     story_generate_words(&t->f->gen, words, sizeof words);
     return asprintf(&s, "output: %s", words) < 0 ? NULL : s;

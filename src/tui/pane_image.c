@@ -455,15 +455,17 @@ static int rows(tui *t, size_t k, int w) { return draw_image(t, k, 0, 0, w, TUI_
 
 static int draw(tui *t, size_t k, int y, int x, int w, int end) { return draw_image(t, k, y, x, w, end, 0); }
 
-/* How the pictures were made, from the contract: the same for every
- * example but its seed. */
-static char *output(const tui *t)
+/* How the picture was made: the contract's recipe and the example's own
+ * seed (an example's `seed:`, else contract.image.seed). */
+static char *output(const tui *t, size_t k)
 {
     const px_image_spec *is = &t->f->image;
+    const px_example *ex = &t->f->examples[k];
     char *s = NULL;
     if (!is->present ||
-        asprintf(&s, "output: a %dx%d image, %d steps of %s, guidance %g", is->height, is->width, is->steps,
-                 is->scheduler ? is->scheduler : "the pipeline's scheduler", is->guidance_scale) < 0)
+        asprintf(&s, "output: a %dx%d image, %d steps of %s, guidance %g, seed %llu", is->height, is->width,
+                 is->steps, is->scheduler ? is->scheduler : "the pipeline's scheduler", is->guidance_scale,
+                 ex->has_seed ? ex->seed : is->seed) < 0)
         return NULL;
     return s;
 }

@@ -506,11 +506,11 @@ static int rows(tui *t, size_t k, int w) { return draw_training(t, k, 0, 0, w, T
 
 static int draw(tui *t, size_t k, int y, int x, int w, int end) { return draw_training(t, k, y, x, w, end, 0); }
 
-/* The recipe every run of the fixture follows (an example's own train:
- * keys may change it: its verdict says so). */
-static char *output(const tui *t)
+/* The recipe run k followed: the contract's with the run's own train:
+ * keys over it (the example's recipe). */
+static char *output(const tui *t, size_t k)
 {
-    const px_recipe *r = &t->f->recipe;
+    const px_recipe *r = t->f->examples[k].recipe ? t->f->examples[k].recipe : &t->f->recipe;
     px_sbuf b = PX_SBUF_INIT;
     if (r->steps < 1)
         return NULL;

@@ -95,7 +95,7 @@ static void detail_words(tui *t, size_t k, detail *d)
         int other = m->note_by && (!m->by || strcmp(m->note_by, m->by));
         d->note = words("note: %s%s%s%s", m->note, other ? " (" : "", other ? m->note_by : "", other ? ")" : "");
     }
-    d->output = d->pane->output ? d->pane->output(t) : NULL;
+    d->output = d->pane->output ? d->pane->output(t, k) : NULL;
 }
 
 /* The plan, in the order of what gives way: first everything whole
