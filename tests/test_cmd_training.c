@@ -30,7 +30,8 @@
 #include "parity/results.h"
 #include "parity/runner.h"
 #include "parity/trainrun.h"
-#include "../src/run/wire.h" /* the runner's TRAINRUN, as it sends it */
+#include "../src/run/child.h" /* child_rank_progress */
+#include "../src/run/wire.h"  /* the runner's TRAINRUN, as it sends it */
 #include "testlib.h"
 
 #define VENV_PY "build/venv/bin/python"
@@ -488,6 +489,88 @@ Test(training, fsdp_under_torchrun_agrees_and_a_dying_rank_is_named, .timeout = 
     free(fx);
 }
 
+/* A rank that hangs (rank 1 at the start of step 4, under timeout: 3) is
+ * the run's timeout, and the words say which rank from the ranks' marks:
+ * rank 1 last done with step 3, rank 0 waiting in step 4's forward (the
+ * all-gather rank 1 never joined). Nothing is left running, nor the marks'
+ * file (TMPDIR is the test's directory). */
+Test(training, a_hung_rank_is_named_from_the_ranks_marks, .timeout = 300)
+{
+    need_venv();
+    char *fx = training_fixture("hang", data_file(12), 5, 8,
+                                "  fsdp-2: {device: cpu, dtype: float32, executor: python, threads: 1, timeout: 3, "
+                                "first_forward_timeout: 120, parallel: {processes: 2, strategy: fsdp}}\n",
+                                ONE_RUN);
+    setenv("TMPDIR", tl_test_dir(), 1);
+    px_fixture *f;
+    px_env_input *in;
+    px_results *res = run_fixture(fx, "1:3:hang", &f, &in);
+    const px_example_result *x = &res->envs[0].ex[0];
+    cr_expect_eq(x->status, PX_ST_TIMEOUT, "%s %s", status_name(x->status), x->detail ? x->detail : "");
+    cr_expect(x->detail && strstr(x->detail, "at step 4 of 5: no step within 3 s; rank 1 stopped after step 3 "
+                                             "(rank 0 was in step 4's forward)"),
+              "%s", x->detail ? x->detail : "");
+    cr_expect_eq(x->n_values, 3, "the steps before the hang are kept");
+    close_fixture(res, f, in);
+    nothing_left();
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q '^parity-ranks-'", tl_test_dir());
+    cr_expect_neq(system(cmd), 0, "the marks' file is removed with the run");
+    free(fx);
+}
+
+/* The marks in words (child_rank_progress), from files written here as
+ * parity_train.py writes them: the rank furthest behind named, the others
+ * where they waited; all in one place; a rank not yet marked; none. */
+static char *progress_of(const char *const *recs, int ranks)
+{
+    child c = {0};
+    snprintf(c.progress, sizeof c.progress, "%s/marks", tl_test_dir());
+    FILE *o = fopen(c.progress, "w");
+    cr_assert_not_null(o);
+    for (int i = 0; recs[i]; i++) {
+        char rec[PX_PROGRESS_RECORD];
+        memset(rec, recs[i][0] ? ' ' : 0, sizeof rec);
+        memcpy(rec, recs[i], strlen(recs[i]));
+        if (recs[i][0])
+            rec[PX_PROGRESS_RECORD - 1] = '\n';
+        fwrite(rec, 1, sizeof rec, o);
+    }
+    fclose(o);
+    char *w = child_rank_progress(&c, ranks);
+    child_forget(&c);
+    cr_expect_neq(access(c.progress, F_OK), 0);
+    return w;
+}
+
+Test(training, the_ranks_marks_in_words)
+{
+    struct {
+        const char *recs[6];
+        int ranks;
+        const char *want;
+    } cases[] = {
+        {{"3 forward", "2 done", NULL}, 2, "rank 1 stopped after step 3 (rank 0 was in step 4's forward)"},
+        {{"3 backward", "3 backward", NULL}, 2, "both ranks were in step 4's backward"},
+        {{"0 reduce", "0 optimizer", "0 reduce", "0 reduce", NULL}, 4,
+         "rank 1 stopped in step 1's clipping and optimizer step (ranks 0, 2 and 3 were in step 1's loss all-reduce)"},
+        {{"-1 ready", "", NULL}, 2, "rank 1 still starting (rank 0 was at the barrier before step 1)"},
+        {{"5 groups", "4 done", "4 done", NULL}, 3,
+         "ranks 1 and 2 stopped after step 5 (rank 0 was gathering the parameters after the last step)"},
+        {{"2 forward", "garbage", NULL}, 2, "rank 1 still starting (rank 0 was in step 3's forward)"},
+        {{"1 forward", NULL}, 3, "ranks 1 and 2 still starting (rank 0 was in step 2's forward)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *w = progress_of(cases[i].recs, cases[i].ranks);
+        cr_expect(w && !strcmp(w, cases[i].want), "case %zu: '%s', not '%s'", i, w ? w : "(none)", cases[i].want);
+        free(w);
+    }
+    /* No mark at all, or no file: nothing to say. */
+    cr_expect_null(progress_of((const char *const[]){"", "", NULL}, 2));
+    child none = {0};
+    cr_expect_null(child_rank_progress(&none, 2));
+}
+
 /* Too little data for one window is refused before any executor starts:
  * exit 2, one line naming the fixture's place. */
 Test(training, data_of_less_than_one_window_is_refused_before_anything_starts, .timeout = 120)
@@ -522,7 +605,7 @@ Test(training, parity_torch_refuses_the_kind_at_load, .timeout = 120)
                                         "transformers", "--kind", "training", "--device", "cpu", "--dtype", "float32",
                                         "--threads", "1", "--mixed-precision-param", "bfloat16",
                                         "--mixed-precision-reduce", "float32", "--parallel", "fsdp", "--processes",
-                                        "2", "--dist-backend", "gloo", NULL});
+                                        "2", "--dist-backend", "gloo", "--progress", "/nonexistent/marks", NULL});
     px_buf b = {0};
     cr_assert_eq(next(&k, &b), PX_FRAME_FAIL, "no FAIL at load");
     uint32_t stage = buf_get_u32(&b), kind = buf_get_u32(&b);

@@ -319,7 +319,15 @@
  *          parity names the rank (one that died: "rank 1 exited with
  *          status 9"). After any failure of a parallel run parity ends the
  *          whole group (torchrun; each rank dies with it: PR_SET_PDEATHSIG)
- *          and starts it afresh for the next run. Test hook:
+ *          and starts it afresh for the next run. --progress FILE (a
+ *          parallel run's, a file parity made empty): each rank writes
+ *          where it is, "STEP PHASE" (STEP 0-based, -1 before the first;
+ *          PHASE ready, forward, backward, optimizer, reduce, done or
+ *          groups, as it enters each) padded with spaces to 31 bytes and a
+ *          newline, at byte rank * 32, so that a run that hangs (no
+ *          TRAINSTEP within the timeout) is told by its marks: the rank
+ *          furthest behind named, and where the others waited ("rank 1
+ *          stopped after step 3 (rank 0 was in step 4's forward)"). Test hook:
  *          PARITY_TRAIN_FAULT="RANK:STEP:crash|hang|raise" in the
  *          executor's environment makes that rank, at the start of that
  *          step, exit at once (status 9), sleep forever or raise (tests
@@ -351,7 +359,7 @@
  *          "AutoModelForCausalLM.from_pretrained(dtype=torch.float32)".
  *          (revision 9: TRAINRUN, TRAINSTEP, TRAINEND, --kind training,
  *          --mixed-precision-param, --mixed-precision-reduce, --parallel,
- *          --processes and --dist-backend are new)
+ *          --processes, --dist-backend and --progress are new)
  * DESCRIBE: no payload. Asks what the loaded model takes and gives, without
  *          a forward (parity init, src/run/describe.c).
  * DESCRIBED: u32 args_known (1 when the forward's argument names could be

@@ -901,7 +901,7 @@ int parse_args(int argc, char **argv, Options &o)
         // A training run's (proto.h TRAINRUN): read so that the command
         // line is the Python executor's; kind training is refused at load.
         else if (a == "--mixed-precision-param" || a == "--mixed-precision-reduce" || a == "--parallel" ||
-                 a == "--processes" || a == "--dist-backend") continue;
+                 a == "--processes" || a == "--dist-backend" || a == "--progress") continue;
         else return -1;
     }
     // image and training are kinds parity-torch knows and cannot run: said

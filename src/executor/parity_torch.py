@@ -110,7 +110,7 @@ USAGE = ("usage: parity_torch.py --model PATH [--format torchscript|export|trans
          "[--tf32 on|off] [--matmul-precision highest|high|medium] [--backend-lib PATH] "
          "[--backend-module NAME]... [--compile-backend NAME [--compile-mode MODE] "
          "[--compile-dynamic true|false]] [--mixed-precision-param T] [--mixed-precision-reduce T] "
-         "[--parallel ddp|fsdp --processes N --dist-backend B]")
+         "[--parallel ddp|fsdp --processes N --dist-backend B [--progress FILE]]")
 
 
 class Failure(Exception):
@@ -355,14 +355,14 @@ def parse_args(argv):
             "matmul_precision": "", "backend_lib": "", "backend_modules": [], "format": "torchscript",
             "kind": "classifier", "optional_inputs": [], "output": "", "pooling": "none", "normalize": False,
             "compile_backend": "", "compile_mode": "default", "compile_dynamic": "", "mp_param": "",
-            "mp_reduce": "", "parallel": "", "processes": "1", "dist_backend": "gloo"}
+            "mp_reduce": "", "parallel": "", "processes": "1", "dist_backend": "gloo", "progress": ""}
     names = {"--model": "model", "--device": "device", "--dtype": "dtype", "--threads": "threads",
              "--tf32": "tf32", "--matmul-precision": "matmul_precision", "--backend-lib": "backend_lib",
              "--format": "format", "--kind": "kind", "--output": "output", "--pooling": "pooling",
              "--compile-backend": "compile_backend", "--compile-mode": "compile_mode",
              "--compile-dynamic": "compile_dynamic", "--mixed-precision-param": "mp_param",
              "--mixed-precision-reduce": "mp_reduce", "--parallel": "parallel", "--processes": "processes",
-             "--dist-backend": "dist_backend"}
+             "--dist-backend": "dist_backend", "--progress": "progress"}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -902,6 +902,7 @@ class Executor:
         self.sync = None  # the device's synchronize (choose_sync); None: nothing to wait for
         self.inference = True  # inference_mode (True) or no_grad (grad_off)
         self.rank, self.world, self.train = 0, 1, None  # a training run's (start_training)
+        self.progress = None  # a parallel run's marks (--progress: parity_train.progress_marks)
 
     def start_training(self):
         """--kind training: parity_train.py, beside this file, imported;
@@ -920,6 +921,7 @@ class Executor:
                               "torch.distributed.run --nproc-per-node %d ...)" % (o["parallel"], o["processes"]),
                               FAIL_UNSUPPORTED)
             self.rank, self.world = self.train.dist_init(o["dist_backend"])
+            self.progress = self.train.progress_marks(o["progress"], self.rank)
 
     def import_backends(self):
         for name in self.o["backend_modules"]:
@@ -1684,7 +1686,7 @@ class Executor:
                     mp_param=getattr(torch, o["mp_param"]) if o["mp_param"] else None,
                     mp_reduce=getattr(torch, o["mp_reduce"]) if o["mp_reduce"] else None,
                     parallel=o["parallel"] or None, rank=self.rank, world=self.world, sync=self.synchronize,
-                    compile_count=self.compile_count, mark_step=mark_step)
+                    compile_count=self.compile_count, mark_step=mark_step, progress=self.progress)
 
     def trainrun(self, chan, payload):
         """TRAINRUN (proto.h) on rank 0: decoded, handed to the other ranks

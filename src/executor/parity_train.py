@@ -32,10 +32,19 @@ mean over the whole batch, the shards being equal); the gradient and
 update norms are over the whole model (a DTensor's norm is reduced with
 full_tensor(), as TorchTitan's clip_grad_norm_ does).
 
+Where each rank is (a parallel run's, --progress FILE: progress_marks):
+every rank writes its place, "STEP PHASE", into its own record of a file
+parity made, as it enters each part of a step: ready (before the first
+step's barrier), forward, backward, optimizer, reduce (the loss's
+all-reduce), done, and groups (after the last step). A run that hangs is
+told by them: the rank furthest behind, and where the others wait.
+
 Test hook (tests only; proto.h's TRAINRUN names it):
 PARITY_TRAIN_FAULT="RANK:STEP:crash|hang|raise" makes rank RANK, at the
 start of step STEP, exit at once (os._exit(9)), sleep forever, or raise
-RuntimeError, so that a dead, hung or failing rank can be tested.
+RuntimeError, so that a dead, hung or failing rank can be tested. It acts
+before the step's first mark: a rank hung by it was last "done" with the
+step before.
 
 Standard library and torch only.
 """
@@ -148,6 +157,31 @@ def _fault(rank, step):
         raise RuntimeError("PARITY_TRAIN_FAULT: rank %d raised at step %d (a test hook)" % (rank, step))
 
 
+PROGRESS_RECORD = 32  # bytes a rank's mark takes in the --progress file
+
+
+def progress_marks(path, rank):
+    """A parallel run's marks (proto.h TRAINRUN, --progress): a function
+    mark(step, phase) that writes "STEP PHASE" padded to PROGRESS_RECORD
+    bytes at offset rank * PROGRESS_RECORD of the file parity made, so that
+    when a run hangs parity can say which rank stopped where. None without
+    a path or when the file cannot be opened (the run goes on unmarked)."""
+    if not path:
+        return None
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+    def mark(step, phase):
+        rec = ("%d %s" % (step, phase)).encode()[:PROGRESS_RECORD - 1].ljust(PROGRESS_RECORD - 1) + b"\n"
+        try:
+            os.pwrite(fd, rec, rank * PROGRESS_RECORD)
+        except OSError:
+            pass
+    return mark
+
+
 def _no_dropout(model):
     """Every dropout off: nn.Dropout's p, a module's float attribute named
     *dropout* read at forward time (LlamaAttention's attention_dropout), and
@@ -257,6 +291,7 @@ def _train(torch, model, req, env, on_step, t_start):
     sync = env.get("sync") or (lambda: None)
     compile_count = env.get("compile_count") or (lambda: None)
     mark_step = env.get("mark_step")
+    mark = env.get("progress") or (lambda step, phase: None)
     if parallel not in (None, "ddp", "fsdp"):
         raise ValueError("parallel %r (ddp or fsdp)" % (parallel,))
     if parallel is None and world != 1:
@@ -318,6 +353,7 @@ def _train(torch, model, req, env, on_step, t_start):
     else:
         opt = torch.optim.SGD(params, lr=req["lr"][0], momentum=req["momentum"])
     clip = float(req["clip_grad_norm"])
+    mark(-1, "ready")
     if dist is not None:
         dist.barrier()
     sync()
@@ -327,6 +363,7 @@ def _train(torch, model, req, env, on_step, t_start):
     n_windows = windows.shape[0]
     for s in range(steps):
         _fault(rank, s)
+        mark(s, "forward")
         before_count = compile_count() if rank == 0 else None
         sync()
         t0 = time.perf_counter()
@@ -341,7 +378,9 @@ def _train(torch, model, req, env, on_step, t_start):
         else:
             logits = runner(input_ids=x, use_cache=False).logits
             loss = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), y.reshape(-1))
+        mark(s, "backward")
         loss.backward()
+        mark(s, "optimizer")
         grads = [p.grad for p in params if p.grad is not None]
         gnorm = _total_norm(grads)
         if clip > 0:
@@ -359,6 +398,7 @@ def _train(torch, model, req, env, on_step, t_start):
             del before
             lv = loss.detach().float()
             if dist is not None:
+                mark(s, "reduce")
                 lv = lv.clone()
                 dist.all_reduce(lv)
                 lv = lv / world
@@ -366,6 +406,7 @@ def _train(torch, model, req, env, on_step, t_start):
             gnorm_v = float(gnorm.item())
             unorm_v = float(unorm.item())
         sync()
+        mark(s, "done")
         step_ms = (time.perf_counter() - t0) * 1000.0
         if rank == 0:
             after_count = compile_count()
@@ -373,6 +414,7 @@ def _train(torch, model, req, env, on_step, t_start):
                 _COMPILED_YES if after_count > before_count else _COMPILED_NO)
             on_step(s, loss_v, gnorm_v, unorm_v, lr, step_ms, compiled)
 
+    mark(steps, "groups")
     groups = _groups(torch, net, start, rank)
     sync()
     total_ms = (time.perf_counter() - t_start) * 1000.0

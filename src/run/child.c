@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -160,7 +161,8 @@ int child_module_for(const px_runner_opts *o, const px_env *e, const char *arg, 
 
 /* Environment e's executor's command line (argv[0] its program), threads
  * the room for --threads' value: malloc'd, NULL when out of memory. */
-static const char **executor_argv(px_runner *r, const px_env *e, char *threads, size_t size, char procs[16])
+static const char **executor_argv(px_runner *r, const px_env *e, const child *c, char *threads, size_t size,
+                                  char procs[16])
 {
     snprintf(threads, size, "%d", e->threads);
     const char **argv = calloc(64 + 2 * r->opts.n_backend_modules, sizeof *argv);
@@ -212,6 +214,8 @@ static const char **executor_argv(px_runner *r, const px_env *e, char *threads, 
             argv[a++] = e->parallel.backend                       ? e->parallel.backend
                         : child_device_builtin(e->device) && !strncmp(e->device, "cuda", 4) ? "nccl"
                                                                                       : "gloo";
+            if (c->progress[0])
+                argv[a++] = "--progress", argv[a++] = c->progress;
         }
     }
     if (e->tf32 >= 0)
@@ -263,11 +267,37 @@ static int spawn_served(px_runner *r, const px_env *e, child *c, const char **ar
     return rc;
 }
 
+/* A parallel training run's progress file (child.h), made empty for the
+ * ranks to mark; none when it cannot be made (the run goes on, a hang is
+ * then told without where each rank was). */
+static void progress_make(const px_runner *r, const px_env *e, child *c)
+{
+    c->progress[0] = '\0';
+    if (!e->python || e->parallel.processes <= 0 || !kind_of(r->f)->trains)
+        return;
+    const char *tmp = getenv("TMPDIR");
+    int n = snprintf(c->progress, sizeof c->progress, "%s/parity-ranks-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = n > 0 && (size_t)n < sizeof c->progress ? mkostemp(c->progress, O_CLOEXEC) : -1;
+    if (fd < 0)
+        c->progress[0] = '\0';
+    else
+        close(fd);
+}
+
+void child_forget(child *c)
+{
+    if (c->progress[0])
+        unlink(c->progress);
+    c->progress[0] = '\0';
+}
+
 int child_spawn(px_runner *r, const px_env *e, child *c, px_error *err)
 {
     free(c->shapes);
+    child_forget(c);
     memset(c, 0, sizeof *c);
     c->to = c->from = c->err = -1;
+    progress_make(r, e, c);
     int in[2], out[2], ep[2];
     if (pipe2(in, O_CLOEXEC))
         return px_error_set(err, PX_ERR_ENV, NULL, 0, 0, "pipe: %s", strerror(errno));
@@ -281,7 +311,7 @@ int child_spawn(px_runner *r, const px_env *e, child *c, px_error *err)
     }
     char threads[16], procs[16];
     snprintf(procs, sizeof procs, "%d", e->parallel.processes);
-    const char **argv = executor_argv(r, e, threads, sizeof threads, procs);
+    const char **argv = executor_argv(r, e, c, threads, sizeof threads, procs);
     if (!argv) {
         close(in[0]), close(in[1]), close(out[0]), close(out[1]), close(ep[0]), close(ep[1]);
         return px_error_oom(err, NULL);
@@ -559,6 +589,123 @@ int child_rank_failure(const child *c, int *rank, int *code, char **said)
             *said = strndup(t, n);
         }
     return 1;
+}
+
+/* A mark's place, in order: a run's parts as parity_train.py enters them. */
+static const char *const phases[] = {"ready", "forward", "backward", "optimizer", "reduce", "done", "groups"};
+enum { N_PHASES = sizeof phases / sizeof *phases };
+
+/* Record text (PX_PROGRESS_RECORD bytes, "STEP PHASE" padded) as a place:
+ * (step + 1) * N_PHASES + the phase's index; -1 when not a mark (a rank
+ * that has not marked yet: zeros, or nothing). */
+static long progress_place(const char *rec)
+{
+    char text[PX_PROGRESS_RECORD + 1], name[PX_PROGRESS_RECORD];
+    memcpy(text, rec, PX_PROGRESS_RECORD);
+    text[PX_PROGRESS_RECORD] = '\0';
+    long step;
+    if (sscanf(text, "%ld %31s", &step, name) != 2 || step < -1 || step > PX_TRAIN_RUN_MAX_STEPS)
+        return -1;
+    for (int i = 0; i < N_PHASES; i++)
+        if (!strcmp(name, phases[i]))
+            return (step + 1) * N_PHASES + i;
+    return -1;
+}
+
+/* A place in words: "after step 3", "in step 4's forward". */
+static void place_words(px_sbuf *b, long place)
+{
+    if (place < 0) {
+        sbuf_add(b, "still starting");
+        return;
+    }
+    long step = place / N_PHASES; /* 1-based: the mark's 0-based step + 1 */
+    const char *ph = phases[place % N_PHASES];
+    if (!strcmp(ph, "ready"))
+        sbuf_add(b, "at the barrier before step 1");
+    else if (!strcmp(ph, "done"))
+        sbuf_addf(b, "after step %ld", step);
+    else if (!strcmp(ph, "groups"))
+        sbuf_add(b, "gathering the parameters after the last step");
+    else if (!strcmp(ph, "optimizer"))
+        sbuf_addf(b, "in step %ld's clipping and optimizer step", step);
+    else if (!strcmp(ph, "reduce"))
+        sbuf_addf(b, "in step %ld's loss all-reduce", step);
+    else
+        sbuf_addf(b, "in step %ld's %s", step, ph);
+}
+
+/* "rank 1" or "ranks 0, 2 and 3" (at most 8 named, then how many more). */
+static void ranks_words(px_sbuf *b, const long *place, int n, long at)
+{
+    int count = 0, said = 0;
+    for (int i = 0; i < n; i++)
+        count += place[i] == at;
+    sbuf_add(b, count == 1 ? "rank " : "ranks ");
+    for (int i = 0; i < n; i++) {
+        if (place[i] != at)
+            continue;
+        if (said == 8) {
+            sbuf_addf(b, " and %d more", count - said);
+            return;
+        }
+        sbuf_addf(b, "%s%d", !said ? "" : said == count - 1 ? " and " : ", ", i);
+        said++;
+    }
+}
+
+char *child_rank_progress(const child *c, int ranks)
+{
+    if (!c->progress[0] || ranks < 1)
+        return NULL;
+    if (ranks > PX_PROGRESS_MAX_RANKS)
+        ranks = PX_PROGRESS_MAX_RANKS;
+    char buf[PX_PROGRESS_MAX_RANKS * PX_PROGRESS_RECORD];
+    int fd = open(c->progress, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    ssize_t got = pread(fd, buf, (size_t)ranks * PX_PROGRESS_RECORD, 0);
+    close(fd);
+    if (got < 0)
+        return NULL;
+    long place[PX_PROGRESS_MAX_RANKS], low = LONG_MAX, high = -2;
+    int marked = 0;
+    for (int i = 0; i < ranks; i++) {
+        place[i] = (i + 1) * PX_PROGRESS_RECORD <= got ? progress_place(buf + i * PX_PROGRESS_RECORD) : -1;
+        marked += place[i] >= 0;
+        low = place[i] < low ? place[i] : low;
+        high = place[i] > high ? place[i] : high;
+    }
+    if (!marked)
+        return NULL;
+    px_sbuf b = PX_SBUF_INIT;
+    if (low == high) {
+        sbuf_add(&b, ranks == 2 ? "both ranks were " : "every rank was "), place_words(&b, low);
+    } else {
+        ranks_words(&b, place, ranks, low);
+        sbuf_add(&b, low < 0 ? " " : " stopped "), place_words(&b, low);
+        /* The others, where they waited, by place from the furthest on. */
+        const char *sep = " (";
+        for (long at = high; at > low;) {
+            sbuf_add(&b, sep), ranks_words(&b, place, ranks, at);
+            int one = 0;
+            for (int i = 0; i < ranks; i++)
+                one += place[i] == at;
+            sbuf_add(&b, one == 1 ? " was " : " were "), place_words(&b, at);
+            sep = "; ";
+            long next = low;
+            for (int i = 0; i < ranks; i++)
+                if (place[i] < at && place[i] > next)
+                    next = place[i];
+            at = next;
+        }
+        sbuf_add(&b, ")");
+    }
+    if (sbuf_failed(&b)) {
+        sbuf_free(&b);
+        return NULL;
+    }
+    return sbuf_take(&b);
 }
 
 char *child_tail_line(const child *c)

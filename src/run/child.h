@@ -27,6 +27,9 @@ struct child {
     char line[192];    /* the stderr line being read */
     size_t line_len;
     char importing[128]; /* the module being imported, "" when none */
+    /* A parallel training run's ranks' marks (proto.h TRAINRUN,
+     * --progress): the file parity made for them, "" when none. */
+    char progress[256];
 };
 
 /* What waiting for a child's frame came to. */
@@ -72,6 +75,18 @@ void child_reap(px_runner *r, child *c, double grace_s, int kill_now, char *buf,
  * own last words, when it said them ("parity_torch.py: rank R: ..."),
  * malloc'd in *said (NULL when none); 0 when the tail names none. */
 int child_rank_failure(const child *c, int *rank, int *code, char **said);
+
+/* Where the ranks of a parallel training run were, from their marks in
+ * c's progress file (proto.h TRAINRUN, --progress), for a run that hung:
+ * "rank 1 stopped after step 3 (rank 0 was in step 4's forward)", the
+ * rank or ranks furthest behind named, or "every rank was in step 4's
+ * forward"; malloc'd, NULL when there are no marks to read. ranks: the
+ * environment's processes (at most PX_PROGRESS_MAX_RANKS are read). */
+#define PX_PROGRESS_MAX_RANKS 64
+#define PX_PROGRESS_RECORD 32 /* bytes a rank's mark takes (parity_train.py) */
+char *child_rank_progress(const child *c, int ranks);
+/* Removes c's progress file, if it has one (the run's end). */
+void child_forget(child *c);
 
 /* The last line the child wrote on stderr that is not the Python
  * executor's own IMPORTING or IMPORTED (malloc'd; "" when none). */

@@ -265,9 +265,16 @@ static int run_train(px_runner *r, px_env_result *er, size_t i, px_example_resul
         child_reap(r, c, w == W_EOF ? 5 : 0, w != W_EOF, how, sizeof how);
         if (w == W_TIMEOUT) {
             x->status = PX_ST_TIMEOUT;
-            snprintf(d, sizeof d, "%s: no step within %g s%s", at, timeout,
-                     x->train ? "" : " (the first step: first_forward_timeout)");
-            wire_set_detail(x, d);
+            /* A parallel run: which rank hung, from the ranks' marks. */
+            char *where = parallel ? child_rank_progress(c, e->parallel.processes) : NULL;
+            px_sbuf b = PX_SBUF_INIT;
+            sbuf_addf(&b, "%s: no step within %g s%s", at, timeout,
+                      x->train ? "" : " (the first step: first_forward_timeout)");
+            if (where)
+                sbuf_addf(&b, "; %s", where);
+            free(where);
+            free(x->detail);
+            x->detail = state_scrub(r, sbuf_take(&b));
         } else if (w == W_STOPPED || state_stop_of(r) != PX_STOP_NONE) {
             x->status = PX_ST_NOT_EVALUATED;
             wire_set_detail(x, state_stop_words(r));
@@ -742,6 +749,7 @@ static void *runner_main(void *arg)
         char how[64];
         if (r->kids[e].pid)
             child_reap(r, &r->kids[e], 0, 1, how, sizeof how);
+        child_forget(&r->kids[e]);
         if (r->fatal.code && runs_here(&r->res->envs[e])) {
             char why[1200];
             px_error_format(&r->fatal, why, sizeof why - 20);
