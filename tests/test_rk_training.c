@@ -328,6 +328,27 @@ Test(rk_training, check_text_has_outcome_curve_and_steps_around_the_parting)
     free(out);
 }
 
+/* A run not evaluated (its environment down at load: no curve, a verdict
+ * of no steps) has no "curve:" line, not "within ... over 0 steps". */
+Test(rk_training, check_text_says_no_curve_of_a_run_not_evaluated)
+{
+    px_example_result *x = &r->envs[E_CAND].ex[K_PARTS];
+    x->status = PX_ST_NOT_EVALUATED;
+    px_verdict *v = &j.envs[E_CAND].ex[K_PARTS];
+    v->outcome = PX_OC_NOT_EVALUATED;
+    free(v->detail);
+    v->detail = strdup("cpu-fp16 down");
+    v->train->n_steps = 0, v->train->loss_step = v->train->grad_step = -1;
+    char *out = written(w_text);
+    const char *at = strstr(out, "not-evaluated: cpu-fp16 down");
+    cr_assert_not_null(at, "%s", out);
+    const char *next = strchr(at, '\n');
+    cr_assert_not_null(next);
+    cr_expect_null(strstr(out, "over 0 steps"), "%s", out);
+    cr_expect(strncmp(next + 1 + strspn(next + 1, " "), "curve:", 6), "a curve line under it: %s", next + 1);
+    free(out);
+}
+
 Test(rk_training, check_json_has_every_per_step_figure)
 {
     char *out = written(w_json);

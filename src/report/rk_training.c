@@ -359,7 +359,9 @@ static char *check_words(const px_fixture *f, const px_results *r, const px_judg
     const px_train_verdict *tv = train_verdict(j, e, k);
     px_sbuf b = PX_SBUF_INIT;
     int cand = r->reference >= 0 && (size_t)r->reference != e;
-    if (tv && cand)
+    /* A verdict of no steps compared no curve (a run not evaluated, its
+     * environment down): nothing to say of one. */
+    if (tv && cand && tv->n_steps)
         curve_words(&b, tv);
     else if (l) {
         run_words(&b, l, n);
