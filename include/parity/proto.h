@@ -295,7 +295,9 @@
  *          torch.nn.utils.clip_grad_norm_, which clips to clip_grad_norm
  *          when not 0, else get_total_norm); every group's lr set to lr[s];
  *          optimizer.step(); the update's total L2 norm (the parameters
- *          after less before, in float32). Precision is the environment's
+ *          after less before, in float32; in a parallel run each rank's
+ *          squared change of its own shards in float64, summed over the
+ *          ranks in the same all-reduce as the loss). Precision is the environment's
  *          (--dtype: the weights and the optimizer's state;
  *          --mixed-precision-param bfloat16: forward and backward under
  *          torch.autocast(device, bfloat16) over the float32 weights in one

@@ -223,6 +223,11 @@ def _total_norm(tensors):
     return n
 
 
+def _local(t):
+    """A DTensor's local shard (FSDP2's parameters), else t itself."""
+    return t.to_local() if hasattr(t, "to_local") else t
+
+
 def _check(req, world):
     steps, bs, sl = req["steps"], req["batch_size"], req["seq_len"]
     if steps < 1 or bs < 1 or sl < 1:
@@ -389,19 +394,30 @@ def _train(torch, model, req, env, on_step, t_start):
         for g in opt.param_groups:
             g["lr"] = lr
         with torch.no_grad():
-            before = [p.detach().clone() for p in params]
+            # A rank's own shard (a DTensor's local tensor: no collective,
+            # no DTensor dispatch a parameter), the whole tensor otherwise.
+            before = [_local(p.detach()).clone() for p in params]
         opt.step()
         if mark_step is not None:
             mark_step()
         with torch.no_grad():
-            unorm = _total_norm([a.detach().float() - b.float() for a, b in zip(params, before)])
-            del before
-            lv = loss.detach().float()
-            if dist is not None:
+            if dist is None:
+                unorm = _total_norm([a.detach().float() - b.float() for a, b in zip(params, before)])
+                lv = loss.detach().float()
+            else:
+                # One collective for the loss and the update: each rank's
+                # loss and its shards' squared change (float64), summed.
+                # DDP's parameters are whole on every rank: their sum is
+                # world times one rank's.
+                sq = torch.zeros((), dtype=torch.float64, device=device)
+                for a, b in zip(params, before):
+                    sq += torch.sum((_local(a.detach()).double() - b.double()) ** 2)
+                both = torch.stack([loss.detach().double(), sq])
                 mark(s, "reduce")
-                lv = lv.clone()
-                dist.all_reduce(lv)
-                lv = lv / world
+                dist.all_reduce(both)
+                lv = both[0] / world
+                unorm = torch.sqrt(both[1] / (world if parallel == "ddp" else 1))
+            del before
             loss_v = float(lv.item())
             gnorm_v = float(gnorm.item())
             unorm_v = float(unorm.item())
