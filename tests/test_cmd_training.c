@@ -290,8 +290,15 @@ Test(training, the_executor_answers_trainrun_step_by_step_and_refuses_a_malforme
     buf_free(&b), buf_free(&f);
 }
 
+/* What runner_progress_steps said while run_fixture waited, per example
+ * of the first environment: the most steps done seen, and the steps. */
+static struct {
+    int done[8], of[8];
+} seen;
+
 /* Runs fixture fx's environments (all) through the runner with env var
- * PARITY_TRAIN_FAULT=fault (NULL: none); the results. */
+ * PARITY_TRAIN_FAULT=fault (NULL: none), watching its progress as parity
+ * run does (seen); the results. */
 static px_results *run_fixture(const char *fx, const char *fault, px_fixture **fp, px_env_input **inp)
 {
     px_error err = {0};
@@ -317,6 +324,18 @@ static px_results *run_fixture(const char *fx, const char *fault, px_fixture **f
         unsetenv("PARITY_TRAIN_FAULT");
     px_runner *r = runner_start(f, in, res, &o, &err);
     cr_assert_not_null(r, "%s", err.msg);
+    memset(&seen, 0, sizeof seen);
+    while (!runner_done(r)) {
+        int env, ex, done, of;
+        pid_t pid;
+        runner_progress(r, &env, &ex, &pid);
+        runner_progress_steps(r, env, &done, &of);
+        if (env == 0 && ex >= 0 && ex < 8 && of > 0) {
+            seen.of[ex] = of;
+            seen.done[ex] = done > seen.done[ex] ? done : seen.done[ex];
+        }
+        usleep(500);
+    }
     cr_assert_eq(runner_wait(r, &err), 0, "%s", err.msg);
     runner_free(r);
     runner_locate_free(&o);
@@ -394,6 +413,14 @@ Test(training, the_runner_trains_each_run_with_parity_s_data_and_schedule, .time
         cr_expect_str_eq(x->dtype, "float32");
     }
     cr_expect_str_eq(er->m.load, "AutoModelForCausalLM.from_pretrained(dtype=torch.float32)");
+    /* Progress moved step by step: each run's steps were said while it
+     * ran, and a step done seen before its end (a step takes ms, polled
+     * every 0.5 ms). */
+    for (int i = 0; i < 2; i++) {
+        cr_expect_eq(seen.of[i], steps[i], "%s: progress said %d steps", f->examples[i].id, seen.of[i]);
+        cr_expect(seen.done[i] >= 1 && seen.done[i] <= steps[i], "%s: %d steps done seen", f->examples[i].id,
+                  seen.done[i]);
+    }
     /* The model is never the run's: the same first loss both times. */
     cr_expect_eq(er->ex[0].values[0], er->ex[1].values[0]);
     close_fixture(res, f, in);

@@ -105,6 +105,9 @@ void runner_kill_children(void);
  * its example index (or -1 when starting, timing or idle), and its child's
  * pid while it runs an example (or 0). */
 void runner_progress(px_runner *r, int *env, int *example, pid_t *pid);
+/* Environment env's training run in progress: its steps done so far and
+ * its steps (*of 0 when it runs no training run now). */
+void runner_progress_steps(px_runner *r, int env, int *done, int *of);
 /* 1 once the run has finished (runner_wait will not block); with
  * keep_alive, 1 while it waits for runner_rerun. */
 int runner_done(px_runner *r);

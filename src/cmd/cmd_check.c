@@ -148,6 +148,11 @@ static void follow_run(px_runner *run, int quiet)
                 fprintf(stderr, "\r\033[K%s: %s", runner_env_name(run, env), ex < 0 ? "starting" : "running");
             if (env >= 0 && ex >= 0)
                 fprintf(stderr, " %d/%zu", ex + 1, runner_example_count(run));
+            /* A training run: its steps as they come. */
+            int done, of;
+            runner_progress_steps(run, env, &done, &of);
+            if (env >= 0 && ex >= 0 && of > 0)
+                fprintf(stderr, ", step %d/%d", done, of);
         }
         /* A signal cuts the sleep short: the stop is passed on at once. */
         nanosleep(&(struct timespec){0, 20000000}, NULL);

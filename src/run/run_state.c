@@ -55,6 +55,14 @@ void state_set_progress(px_runner *r, int env, int example)
 {
     pthread_mutex_lock(&r->mu);
     r->prog[env] = example;
+    r->steps[2 * env] = r->steps[2 * env + 1] = 0;
     pthread_mutex_unlock(&r->mu);
     state_notify(r);
+}
+
+void state_set_steps(px_runner *r, int env, int done, int of)
+{
+    pthread_mutex_lock(&r->mu);
+    r->steps[2 * env] = done, r->steps[2 * env + 1] = of;
+    pthread_mutex_unlock(&r->mu);
 }

@@ -31,6 +31,9 @@ struct px_runner {
     int started, done;
     int *prog;           /* per environment, under mu: the example it runs
                             (-1 starting or timing, -2 idle) */
+    int *steps;          /* per environment, under mu: a training run's
+                            steps done and its steps (0: not a training
+                            run), two ints an environment */
     int stop;            /* px_stop, atomic: set by runner_stop or the budget */
     int wake[2];         /* runner_stop writes here: child_wait_frame polls it */
     double deadline;     /* monotonic time the budget runs out; 0: none */
@@ -74,5 +77,7 @@ char *state_scrub(px_runner *r, char *s);
 /* What environment env does now: example (>= 0), -1 starting or timing,
  * -2 nothing. */
 void state_set_progress(px_runner *r, int env, int example);
+/* A training run's steps done of its steps, as its TRAINSTEPs come. */
+void state_set_steps(px_runner *r, int env, int done, int of);
 
 #endif

@@ -196,6 +196,8 @@ static int run_train(px_runner *r, px_env_result *er, size_t i, px_example_resul
         return 0;
     }
     uint32_t steps = q.steps;
+    int env_at = (int)(er - r->res->envs);
+    state_set_steps(r, env_at, 0, (int)steps);
     enum wait_result w = wire_send_trainrun(c->to, &q) ? W_EOF : W_FRAME;
     wire_trainrun_free(&q);
     px_buf p = {0};
@@ -213,6 +215,7 @@ static int run_train(px_runner *r, px_env_result *er, size_t i, px_example_resul
         if (w != W_FRAME)
             break;
         if (type == PX_FRAME_TRAINSTEP && !trainstep_decode(&p, x, steps, why, sizeof why)) {
+            state_set_steps(r, env_at, (int)x->train->n_steps, (int)steps);
             state_notify(r);
         } else if (type == PX_FRAME_TRAINEND && !trainend_decode(&p, x, steps, why, sizeof why)) {
             px_shape_want want = {0, 0, 0};
@@ -784,10 +787,11 @@ px_runner *runner_start(const px_fixture *f, const px_env_input *inputs, px_resu
     size_t n = res->n_envs ? res->n_envs : 1;
     r->kids = calloc(n, sizeof *r->kids);
     r->prog = malloc(n * sizeof *r->prog);
+    r->steps = calloc(2 * n, sizeof *r->steps);
     r->sched = calloc(n, sizeof *r->sched);
     r->spawned = calloc(n, sizeof *r->spawned);
     r->errs = calloc(n, sizeof *r->errs);
-    int oom = !r->kids || !r->prog || !r->sched || !r->spawned || !r->errs;
+    int oom = !r->kids || !r->prog || !r->steps || !r->sched || !r->spawned || !r->errs;
     if (oom || !(r->redact = fixture_redactor(f, err))) {
         if (oom)
             px_error_oom(err, NULL);
@@ -856,7 +860,7 @@ void runner_free(px_runner *r)
         if (r->wake[i] >= 0)
             close(r->wake[i]);
     free(r->kids);
-    free(r->prog), free(r->sched), free(r->spawned), free(r->errs);
+    free(r->prog), free(r->steps), free(r->sched), free(r->spawned), free(r->errs);
     redact_free(r->redact);
     free(r);
 }
@@ -891,6 +895,15 @@ void runner_cancel(px_runner *r) { runner_stop(r, PX_STOP_CANCEL); }
 void runner_kill_children(void) { child_kill_all(); }
 
 px_stop runner_stopped(px_runner *r) { return state_stop_of(r); }
+
+void runner_progress_steps(px_runner *r, int env, int *done, int *of)
+{
+    pthread_mutex_lock(&r->mu);
+    int in = env >= 0 && (size_t)env < r->res->n_envs;
+    *done = in ? r->steps[2 * env] : 0;
+    *of = in ? r->steps[2 * env + 1] : 0;
+    pthread_mutex_unlock(&r->mu);
+}
 
 void runner_progress(px_runner *r, int *env, int *example, pid_t *pid)
 {
