@@ -688,10 +688,10 @@ char *child_rank_progress(const child *c, int ranks)
         const char *sep = " (";
         for (long at = high; at > low;) {
             sbuf_add(&b, sep), ranks_words(&b, place, ranks, at);
-            int one = 0;
+            int there = 0;
             for (int i = 0; i < ranks; i++)
-                one += place[i] == at;
-            sbuf_add(&b, one == 1 ? " was " : " were "), place_words(&b, at);
+                there += place[i] == at;
+            sbuf_add(&b, there == 1 ? " was " : " were "), place_words(&b, at);
             sep = "; ";
             long next = low;
             for (int i = 0; i < ranks; i++)
