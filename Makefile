@@ -161,7 +161,7 @@ TORCH2_SUITES += test_cmd_embed
 TORCH2_SUITES += test_cmd_image
 TORCH2_SUITES += test_cmd_load test_cmd_probe test_cmd_modules
 
-.PHONY: demo-images images-model bench-images training-model demo-training bench-training kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man man-tables man-tables-fix fuzz
+.PHONY: check-build demo-images images-model bench-images training-model demo-training bench-training kind-gate bench-tokenizers agree deps-torch-tpu deps-model demo-search bench-search torch2 check-torch2 deps-venv executor-and-testdev layers all parity install uninstall deps deps-debs deps-tokenizers deps-host deps-train check unit e2e demo demo-blurbs bench clean demo-model demo-blurbs-model test-models bert-formats-models test-llama lint-man man-tables man-tables-fix fuzz
 all: parity $(EXECUTOR) $(BUILD)/parity-torch $(TESTDEV) $(TORCH2_ALL)
 
 $(VENV_STAMP):
@@ -320,7 +320,17 @@ TORCH2_LINES = $(foreach t,$(TORCH2_SUITES),torch$(TORCH2_VERSION):$(t)\tenv $(T
 CHECK_TORCH2 := $(if $(SANITIZE)$(LIBTORCH),,yes)
 CHECK_ENV = PARITY_BIN=$(abspath $(PARITY)) PARITY_TORCH=$(abspath $(EXECUTOR)) PARITY_TESTDEV=$(abspath $(TESTDEV))
 
-check: layers kind-gate all $(TEST_BINS) lint-man man-tables $(if $(CHECK_TORCH2),torch2 $(TORCH2_SUITES:%=$(BUILD)/tests/%))
+# What make check builds and checks before the suites, built CHECK_JOBS at
+# a time by a make of its own (the suites' two cores; a fresh clone's build
+# of both executors and every test binary one at a time took about a third
+# of make check). make -jN check keeps N.
+CHECK_BUILD = layers kind-gate all $(TEST_BINS) lint-man man-tables \
+  $(if $(CHECK_TORCH2),torch2 $(TORCH2_SUITES:%=$(BUILD)/tests/%))
+check-build:
+	@$(MAKE) --no-print-directory $(if $(findstring j,$(firstword -$(MAKEFLAGS)))$(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) \
+	  $(CHECK_BUILD)
+
+check: check-build
 	@if ldd $(PARITY) | grep -q torch; then echo "parity must not link libtorch"; exit 1; fi
 	@mkdir -p $(CHECK_LOGS)
 	@printf '$(CHECK_FIRST) $(if $(CHECK_TORCH2),$(call TORCH2_LINES,PARITY_REPEAT_PASS=1)) $(CHECK_REST)' | sed 's/^ //' | \
