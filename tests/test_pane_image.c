@@ -311,6 +311,21 @@ static void cell_colours(int y, int x, int *fg, int *bg)
     cr_assert_neq(extended_pair_content(pair, fg, bg), ERR);
 }
 
+/* The output line: the contract's recipe and the example's own seed, else
+ * the contract's. */
+Test(pane_image, the_output_line_names_the_example_s_seed, .fini = scene_end)
+{
+    scene_start("xterm-256color", 1);
+    sc->f.image.seed = 7, sc->f.image.guidance_scale = 1;
+    char *o = tui_pane_image.output(&sc->t, 0);
+    cr_expect_str_eq(o, "output: a 8x8 image, 4 steps of the pipeline's scheduler, guidance 1, seed 7");
+    free(o);
+    sc->ex.has_seed = 1, sc->ex.seed = 12345678901ULL;
+    o = tui_pane_image.output(&sc->t, 0);
+    cr_expect_str_eq(o, "output: a 8x8 image, 4 steps of the pipeline's scheduler, guidance 1, seed 12345678901");
+    free(o);
+}
+
 Test(pane_image, draws_both_pictures_and_the_map_in_256_colours, .fini = scene_end)
 {
     scene_start("xterm-256color", 1);
