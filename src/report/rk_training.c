@@ -622,16 +622,22 @@ static void md_table_head(FILE *o, const char *const *t, size_t n)
     fputc('\n', o);
 }
 
+/* Whether some environment has a step of example k to show. */
+static int any_figures(const px_story *s, size_t k)
+{
+    for (size_t e = 0; e < s->n_envs; e++)
+        if (cell_train(s, e, k) && cell_train(s, e, k)->n)
+            return 1;
+    return 0;
+}
+
 /* Example k's figures in Markdown: a table of every environment's, then
  * the losses at the steps around the first parting step. No picture:
  * the curves are in the HTML report and an export's training/ CSVs. */
 static void md_extra(FILE *o, const px_story *s, const px_judgement *j, size_t k)
 {
     (void)j;
-    int any = 0;
-    for (size_t e = 0; e < s->n_envs; e++)
-        any |= cell_train(s, e, k) && cell_train(s, e, k)->n;
-    if (!any)
+    if (!any_figures(s, k))
         return;
     fputs("Training figures (the loss curves are drawn in the HTML report; every step is in an export's "
           "`training/`):\n\n",
@@ -785,10 +791,7 @@ static void html_curves(FILE *o, const px_story *s, size_t k)
 static void html_extra(FILE *o, const px_story *s, const px_judgement *j, size_t k)
 {
     (void)j;
-    int any = 0;
-    for (size_t e = 0; e < s->n_envs; e++)
-        any |= cell_train(s, e, k) && cell_train(s, e, k)->n;
-    if (!any)
+    if (!any_figures(s, k))
         return;
     html_curves(o, s, k);
     fputs("<table class=\"train-figures\"><tr><th>Environment</th>", o);
